@@ -1,0 +1,116 @@
+"""Value types of the corpus scan, shared by the scan, the store and the graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Reason codes for every path the scan does not adopt. Stable: they reach users and artifacts.
+REASON_IGNORED = "ignored"  # matched .gitignore, .prooftext/ignore or configured excludes
+REASON_INTERNAL = "internal"  # the .prooftext/ directory (and .git/)
+REASON_SYMLINK = "symlink"  # symlinks are never followed
+REASON_NOT_REGULAR = "not_regular"  # FIFO, socket, device
+REASON_BINARY = "binary"  # a NUL byte in the first BINARY_SNIFF_BYTES bytes
+REASON_ENCODING = "encoding"  # not strict UTF-8
+REASON_SIZE = "size"  # larger than the per-file limit
+REASON_TOTAL_SIZE = "total_size"  # adopting it would pass the total limit
+REASON_UNREADABLE = "unreadable"  # permission denied, EIO, vanished
+REASON_CHANGED = "changed"  # stat differed before and after the read
+REASON_PATH = "path_not_portable"  # not representable as a portable relative path
+REASON_SECRET = "secret"  # carries a credential under an exclude policy
+
+REASONS: tuple[str, ...] = (
+    REASON_BINARY,
+    REASON_CHANGED,
+    REASON_ENCODING,
+    REASON_IGNORED,
+    REASON_INTERNAL,
+    REASON_NOT_REGULAR,
+    REASON_PATH,
+    REASON_SECRET,
+    REASON_SIZE,
+    REASON_SYMLINK,
+    REASON_TOTAL_SIZE,
+    REASON_UNREADABLE,
+)
+
+AUTHORITIES: tuple[str, ...] = (
+    "owner-approved",
+    "canonical-specification",
+    "accepted-public-contract",
+    "verified-evidence",
+    "repository-record",
+    "untrusted-observation",
+    "untrusted-proposal",
+)
+"""Authority order, strongest first (seed: context framework)."""
+
+SENSITIVITIES: tuple[str, ...] = ("public", "repository-private", "owner-private", "secret-or-prohibited")
+"""Sensitivity order, least sensitive first."""
+
+FRESHNESS: tuple[str, ...] = ("immutable", "candidate-bound", "expires-at")
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A path the scan did not adopt, with its reason code: nothing is dropped silently."""
+
+    path: str
+    reason: str
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Labels:
+    authority: str = "repository-record"
+    freshness: str = "candidate-bound"
+    sensitivity: str = "repository-private"
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """A walk entry: a regular file under the root, by portable POSIX relative path, not yet read."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """An adopted source: read safely, strict UTF-8, with its digest and labels."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+    sha256: str
+    text: str
+    kind: str
+    labels: Labels
+    line_count: int
+
+
+@dataclass(frozen=True)
+class CandidateIdentity:
+    """What the corpus is: git HEAD (if a work tree), repository digest, and declared specification digest."""
+
+    git_head: str | None
+    repository_sha256: str
+    source_spec_sha256: str | None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "git_head": self.git_head,
+            "repository_sha256": self.repository_sha256,
+            "source_spec_sha256": self.source_spec_sha256,
+        }
+
+
+@dataclass
+class WalkResult:
+    stats: list[FileStat] = field(default_factory=list)
+    excluded: list[Exclusion] = field(default_factory=list)

@@ -1,0 +1,338 @@
+"""The one exception tree of prooftext.
+
+Every error a user can see is an instance of a class below. Each class carries a stable string ``code``
+(the CLI ``--json`` error object and the JSON-RPC ``data.code``) and a JSON-RPC error code in the
+``-32000..-32099`` range. Adapters (CLI, JSON-RPC, MCP) turn these into wire errors in exactly one place
+each; the core never formats an error for a wire.
+
+::
+
+    ProoftextError                      error               -32000
+    ├── RequestError                    invalid_request     -32602  (names the offending ``field``)
+    │   ├── EmptyQueryError             query_empty
+    │   ├── RangeError                  value_out_of_range
+    │   └── UnknownNameError            unknown_name
+    ├── ConfigError                     config_invalid      -32001
+    ├── RootError                       root_invalid        -32002
+    │   ├── RootMissingError            root_missing
+    │   └── RootNotDirectoryError       root_not_directory
+    ├── CanonicalJSONError              json_invalid        -32003
+    │   ├── JSONSyntaxError             json_syntax
+    │   ├── JSONFloatError              json_float
+    │   ├── JSONNonFiniteError          json_nonfinite
+    │   ├── JSONDuplicateKeyError       json_duplicate_key
+    │   ├── JSONLoneSurrogateError      json_lone_surrogate
+    │   ├── JSONBOMError                json_bom
+    │   ├── JSONDepthError              json_too_deep
+    │   ├── JSONEncodingError           json_encoding
+    │   ├── JSONIntegerRangeError       json_integer_range
+    │   └── JSONTypeError               json_type
+    ├── TokenizerError                  tokenizer_error     -32004
+    │   ├── UnknownTokenizerError       tokenizer_unknown
+    │   └── CorruptTokenizerError       tokenizer_corrupt
+    ├── SourceError                     source_error        -32005
+    │   ├── SourceUnreadableError       source_unreadable
+    │   ├── SourceDriftError            source_drift
+    │   ├── SourceMissingError          source_missing
+    │   └── PathOutsideRootError        path_outside_root
+    ├── BudgetError                     budget_exceeded     -32006
+    ├── StoreError                      store_error         -32007
+    │   ├── StoreCorruptError           store_corrupt
+    │   ├── StoreBusyError              store_busy
+    │   └── StoreSchemaError            store_schema
+    ├── ArtifactError                   artifact_invalid    -32008
+    │   ├── ArtifactIdMismatchError     artifact_id_mismatch
+    │   ├── SchemaViolationError        schema_violation
+    │   └── OutputExistsError           output_exists
+    ├── GovernanceError                 governance_violation -32009
+    │   ├── AuthorityError              authority_invalid
+    │   ├── SensitivityError            sensitivity_violation
+    │   ├── FreshnessError              freshness_violation
+    │   ├── ProvenanceError             provenance_invalid
+    │   ├── CandidateMismatchError      candidate_mismatch
+    │   └── OwnerRootError              owner_root_invalid
+    ├── SelectionBlockedError           selection_blocked   -32010
+    ├── NotFoundError                   not_found           -32011
+    ├── MemoryStoreError                memory_error        -32012
+    ├── BackendError                    backend_error       -32013
+    │   ├── BackendUnavailableError     backend_unavailable
+    │   ├── BackendProtocolError        backend_protocol
+    │   └── ModelNotFoundError          model_not_found
+    ├── AuthError                       unauthorized        -32014
+    └── LimitError                      limit_exceeded      -32015
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+MAX_MESSAGE_CHARS = 2000
+"""Error messages are bounded so that an error object never carries a whole hostile input."""
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
+class ProoftextError(Exception):
+    """Base of every prooftext error: a stable ``code``, a JSON-RPC code and bounded details."""
+
+    code: ClassVar[str] = "error"
+    rpc_code: ClassVar[int] = -32000
+
+    def __init__(self, message: str, **details: Any) -> None:
+        self.message = _bounded(message)
+        self.details: dict[str, Any] = details
+        super().__init__(self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The bounded error object that every interface emits."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = {k: _bounded(v) if isinstance(v, str) else v for k, v in self.details.items()}
+        return out
+
+
+class RequestError(ProoftextError):
+    """A request (query, parameters, flags) is invalid; ``field`` names the offending input."""
+
+    code = "invalid_request"
+    rpc_code = -32602
+
+    def __init__(self, message: str, *, field: str, **details: Any) -> None:
+        super().__init__(message, field=field, **details)
+        self.field = field
+
+
+class EmptyQueryError(RequestError):
+    code = "query_empty"
+
+
+class RangeError(RequestError):
+    code = "value_out_of_range"
+
+
+class UnknownNameError(RequestError):
+    code = "unknown_name"
+
+
+class ConfigError(ProoftextError):
+    code = "config_invalid"
+    rpc_code = -32001
+
+
+class RootError(ProoftextError):
+    code = "root_invalid"
+    rpc_code = -32002
+
+
+class RootMissingError(RootError):
+    code = "root_missing"
+
+
+class RootNotDirectoryError(RootError):
+    code = "root_not_directory"
+
+
+class CanonicalJSONError(ProoftextError):
+    code = "json_invalid"
+    rpc_code = -32003
+
+
+class JSONSyntaxError(CanonicalJSONError):
+    code = "json_syntax"
+
+
+class JSONFloatError(CanonicalJSONError):
+    code = "json_float"
+
+
+class JSONNonFiniteError(CanonicalJSONError):
+    code = "json_nonfinite"
+
+
+class JSONDuplicateKeyError(CanonicalJSONError):
+    code = "json_duplicate_key"
+
+
+class JSONLoneSurrogateError(CanonicalJSONError):
+    code = "json_lone_surrogate"
+
+
+class JSONBOMError(CanonicalJSONError):
+    code = "json_bom"
+
+
+class JSONDepthError(CanonicalJSONError):
+    code = "json_too_deep"
+
+
+class JSONEncodingError(CanonicalJSONError):
+    code = "json_encoding"
+
+
+class JSONIntegerRangeError(CanonicalJSONError):
+    code = "json_integer_range"
+
+
+class JSONTypeError(CanonicalJSONError):
+    code = "json_type"
+
+
+class TokenizerError(ProoftextError):
+    code = "tokenizer_error"
+    rpc_code = -32004
+
+
+class UnknownTokenizerError(TokenizerError):
+    code = "tokenizer_unknown"
+
+
+class CorruptTokenizerError(TokenizerError):
+    code = "tokenizer_corrupt"
+
+
+class SourceError(ProoftextError):
+    code = "source_error"
+    rpc_code = -32005
+
+
+class SourceUnreadableError(SourceError):
+    code = "source_unreadable"
+
+
+class SourceDriftError(SourceError):
+    code = "source_drift"
+
+
+class SourceMissingError(SourceError):
+    code = "source_missing"
+
+
+class PathOutsideRootError(SourceError):
+    code = "path_outside_root"
+
+
+class BudgetError(ProoftextError):
+    code = "budget_exceeded"
+    rpc_code = -32006
+
+
+class StoreError(ProoftextError):
+    code = "store_error"
+    rpc_code = -32007
+
+
+class StoreCorruptError(StoreError):
+    code = "store_corrupt"
+
+
+class StoreBusyError(StoreError):
+    code = "store_busy"
+
+
+class StoreSchemaError(StoreError):
+    code = "store_schema"
+
+
+class ArtifactError(ProoftextError):
+    code = "artifact_invalid"
+    rpc_code = -32008
+
+
+class ArtifactIdMismatchError(ArtifactError):
+    code = "artifact_id_mismatch"
+
+
+class SchemaViolationError(ArtifactError):
+    code = "schema_violation"
+
+
+class OutputExistsError(ArtifactError):
+    code = "output_exists"
+
+
+class GovernanceError(ProoftextError):
+    code = "governance_violation"
+    rpc_code = -32009
+
+
+class AuthorityError(GovernanceError):
+    code = "authority_invalid"
+
+
+class SensitivityError(GovernanceError):
+    code = "sensitivity_violation"
+
+
+class FreshnessError(GovernanceError):
+    code = "freshness_violation"
+
+
+class ProvenanceError(GovernanceError):
+    code = "provenance_invalid"
+
+
+class CandidateMismatchError(GovernanceError):
+    code = "candidate_mismatch"
+
+
+class OwnerRootError(GovernanceError):
+    code = "owner_root_invalid"
+
+
+class SelectionBlockedError(ProoftextError):
+    code = "selection_blocked"
+    rpc_code = -32010
+
+
+class NotFoundError(ProoftextError):
+    code = "not_found"
+    rpc_code = -32011
+
+
+class MemoryStoreError(ProoftextError):
+    code = "memory_error"
+    rpc_code = -32012
+
+
+class BackendError(ProoftextError):
+    code = "backend_error"
+    rpc_code = -32013
+
+
+class BackendUnavailableError(BackendError):
+    code = "backend_unavailable"
+
+
+class BackendProtocolError(BackendError):
+    code = "backend_protocol"
+
+
+class ModelNotFoundError(BackendError):
+    code = "model_not_found"
+
+
+class AuthError(ProoftextError):
+    code = "unauthorized"
+    rpc_code = -32014
+
+
+class LimitError(ProoftextError):
+    code = "limit_exceeded"
+    rpc_code = -32015
+
+
+def all_error_classes() -> list[type[ProoftextError]]:
+    """Every class of the tree, depth first, for tests that check codes are unique and documented."""
+    out: list[type[ProoftextError]] = []
+
+    def walk(cls: type[ProoftextError]) -> None:
+        out.append(cls)
+        for sub in cls.__subclasses__():
+            walk(sub)
+
+    walk(ProoftextError)
+    return out

@@ -1,0 +1,1 @@
+"""The code and documentation graph: nodes, edges and the Graph artifact."""

@@ -1,0 +1,180 @@
+"""Exact token counting: tiktoken encodings loaded from pinned BPE files in package data, plus bytes.
+
+tiktoken downloads its BPE files at first use, which fails offline; prooftext ships them (gzip) and checks
+the SHA-256 of the decompressed bytes before building an encoding. Every count carries its basis.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from typing import Protocol
+
+import tiktoken
+
+from prooftext.errors import CorruptTokenizerError, UnknownTokenizerError
+
+DEFAULT_TOKENIZER = "o200k_base"
+BYTES_BASIS = "bytes"
+
+_ENDOFTEXT = "<|endoftext|>"
+_FIM_PREFIX = "<|fim_prefix|>"
+_FIM_MIDDLE = "<|fim_middle|>"
+_FIM_SUFFIX = "<|fim_suffix|>"
+_ENDOFPROMPT = "<|endofprompt|>"
+
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    filename: str
+    sha256: str
+    pattern: str
+    special: dict[str, int]
+
+
+_SPECS: dict[str, _Spec] = {
+    "o200k_base": _Spec(
+        "o200k_base.tiktoken.gz",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        _O200K_PATTERN,
+        {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+    ),
+    "cl100k_base": _Spec(
+        "cl100k_base.tiktoken.gz",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        _CL100K_PATTERN,
+        {_ENDOFTEXT: 100257, _FIM_PREFIX: 100258, _FIM_MIDDLE: 100259, _FIM_SUFFIX: 100260, _ENDOFPROMPT: 100276},
+    ),
+}
+
+TOKENIZERS: tuple[str, ...] = (*sorted(_SPECS), BYTES_BASIS)
+"""Every basis a count can have."""
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    """A count and the basis it was measured in (a tokenizer name or ``bytes``)."""
+
+    count: int
+    basis: str
+
+    def to_dict(self) -> dict[str, int | str]:
+        return {"count": self.count, "basis": self.basis}
+
+
+class Counter(Protocol):
+    """Anything that counts text exactly in one basis."""
+
+    @property
+    def basis(self) -> str: ...
+
+    def count(self, text: str) -> int: ...
+
+
+def parse_bpe(data: bytes, expected_sha256: str, name: str) -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` BPE file after checking its SHA-256; any damage is a clear error."""
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected_sha256:
+        raise CorruptTokenizerError(
+            f"BPE file for {name} does not match its pinned SHA-256", expected=expected_sha256, actual=actual
+        )
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if not line:
+            continue
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _read_packaged(filename: str, name: str) -> bytes:
+    try:
+        raw = resources.files("prooftext").joinpath("data").joinpath("bpe").joinpath(filename).read_bytes()
+        return gzip.decompress(raw)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise CorruptTokenizerError(f"BPE file for {name} cannot be read: {exc}") from None
+
+
+class TiktokenCounter:
+    """Exact counts with a tiktoken encoding built from a pinned, packaged BPE file."""
+
+    def __init__(self, name: str, encoding: tiktoken.Encoding) -> None:
+        self._name = name
+        self._encoding = encoding
+
+    @property
+    def basis(self) -> str:
+        return self._name
+
+    def count(self, text: str) -> int:
+        # Special-token text in a source is data: count it as ordinary text, never as a control token.
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+    def encode(self, text: str) -> list[int]:
+        return self._encoding.encode(text, disallowed_special=())
+
+    def decode(self, tokens: list[int]) -> str:
+        return self._encoding.decode(tokens)
+
+
+class BytesCounter:
+    """The ``bytes`` unit: UTF-8 length, always available."""
+
+    @property
+    def basis(self) -> str:
+        return BYTES_BASIS
+
+    def count(self, text: str) -> int:
+        return len(text.encode("utf-8"))
+
+
+_cache: dict[str, Counter] = {}
+_lock = threading.Lock()
+
+
+def build_encoding(name: str, bpe: bytes) -> tiktoken.Encoding:
+    """A tiktoken encoding for ``name`` from the given (decompressed) BPE bytes, checked against the pin."""
+    spec = _SPECS[name]
+    ranks = parse_bpe(bpe, spec.sha256, name)
+    return tiktoken.Encoding(name=name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens=spec.special)
+
+
+def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
+    """The counter for a basis name; unknown names fail with ``tokenizer_unknown``."""
+    if name == BYTES_BASIS:
+        return BytesCounter()
+    if name not in _SPECS:
+        raise UnknownTokenizerError(
+            f"unknown tokenizer {name!r}; known: {', '.join(TOKENIZERS)}", field="tokenizer", known=list(TOKENIZERS)
+        )
+    with _lock:
+        counter = _cache.get(name)
+        if counter is None:
+            spec = _SPECS[name]
+            counter = TiktokenCounter(name, build_encoding(name, _read_packaged(spec.filename, name)))
+            _cache[name] = counter
+        return counter
+
+
+def count(text: str, basis: str = DEFAULT_TOKENIZER) -> TokenCount:
+    """Count ``text`` exactly; the result names its basis."""
+    return TokenCount(get_counter(basis).count(text), basis)

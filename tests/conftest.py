@@ -1,0 +1,29 @@
+"""Shared fixtures: the ``../shared`` data folder (skipped with a reason when absent)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_path() -> Path | None:
+    """``../shared`` beside the checkout, or ``$PROOFTEXT_SHARED``; None when neither exists."""
+    env = os.environ.get("PROOFTEXT_SHARED")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO.parent / "shared")
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    path = shared_path()
+    if path is None:
+        pytest.skip("../shared (evaluation data and test vectors) is not present beside this checkout")
+    return path
