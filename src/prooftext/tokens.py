@@ -7,9 +7,11 @@ the SHA-256 of the decompressed bytes before building an encoding. Every count c
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import threading
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 from typing import Protocol
@@ -38,9 +40,7 @@ _O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-_CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
+_CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""  # noqa: E501
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,13 @@ _SPECS: dict[str, _Spec] = {
         "cl100k_base.tiktoken.gz",
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         _CL100K_PATTERN,
-        {_ENDOFTEXT: 100257, _FIM_PREFIX: 100258, _FIM_MIDDLE: 100259, _FIM_SUFFIX: 100260, _ENDOFPROMPT: 100276},
+        {
+            _ENDOFTEXT: 100257,
+            _FIM_PREFIX: 100258,
+            _FIM_MIDDLE: 100259,
+            _FIM_SUFFIX: 100260,
+            _ENDOFPROMPT: 100276,
+        },
     ),
 }
 
@@ -98,19 +104,26 @@ def parse_bpe(data: bytes, expected_sha256: str, name: str) -> dict[bytes, int]:
             f"BPE file for {name} does not match its pinned SHA-256", expected=expected_sha256, actual=actual
         )
     ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
+    for number, line in enumerate(data.splitlines(), start=1):
         if not line:
             continue
-        token, rank = line.split()
-        ranks[base64.b64decode(token)] = int(rank)
+        try:
+            token, rank = line.split()
+            ranks[base64.b64decode(token, validate=True)] = int(rank)
+        except (ValueError, binascii.Error):
+            raise CorruptTokenizerError(f"BPE file for {name} is malformed at line {number}") from None
     return ranks
+
+
+def _packaged_bytes(filename: str) -> bytes:
+    """The raw (gzip) bytes of a packaged BPE file; a seam tests replace to simulate damage."""
+    return resources.files("prooftext").joinpath("data").joinpath("bpe").joinpath(filename).read_bytes()
 
 
 def _read_packaged(filename: str, name: str) -> bytes:
     try:
-        raw = resources.files("prooftext").joinpath("data").joinpath("bpe").joinpath(filename).read_bytes()
-        return gzip.decompress(raw)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        return gzip.decompress(_packaged_bytes(filename))
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
         raise CorruptTokenizerError(f"BPE file for {name} cannot be read: {exc}") from None
 
 
@@ -144,7 +157,16 @@ class BytesCounter:
         return BYTES_BASIS
 
     def count(self, text: str) -> int:
-        return len(text.encode("utf-8"))
+        try:
+            return len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            # A lone surrogate has no UTF-8 form: count it as U+FFFD, exactly as tiktoken encodes it.
+            return len(_without_lone_surrogates(text).encode("utf-8"))
+
+
+def _without_lone_surrogates(text: str) -> str:
+    """Join surrogate pairs and replace lone surrogates with U+FFFD (tiktoken's own fix-up)."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 _cache: dict[str, Counter] = {}
@@ -155,7 +177,9 @@ def build_encoding(name: str, bpe: bytes) -> tiktoken.Encoding:
     """A tiktoken encoding for ``name`` from the given (decompressed) BPE bytes, checked against the pin."""
     spec = _SPECS[name]
     ranks = parse_bpe(bpe, spec.sha256, name)
-    return tiktoken.Encoding(name=name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens=spec.special)
+    return tiktoken.Encoding(
+        name=name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens=spec.special
+    )
 
 
 def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
@@ -164,7 +188,9 @@ def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
         return BytesCounter()
     if name not in _SPECS:
         raise UnknownTokenizerError(
-            f"unknown tokenizer {name!r}; known: {', '.join(TOKENIZERS)}", field="tokenizer", known=list(TOKENIZERS)
+            f"unknown tokenizer {name!r}; known: {', '.join(TOKENIZERS)}",
+            field="tokenizer",
+            known=list(TOKENIZERS),
         )
     with _lock:
         counter = _cache.get(name)

@@ -1,0 +1,247 @@
+"""Exact token counts: pinned tiktoken counts from the packaged BPE files, the bytes basis, and damage."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from importlib import resources
+from typing import Any
+
+import pytest
+import tiktoken_ext.openai_public as openai_public
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prooftext import tokens
+from prooftext.errors import CorruptTokenizerError, TokenizerError, UnknownTokenizerError
+
+ENCODINGS = ("cl100k_base", "o200k_base")
+
+# Computed once with tiktoken 0.14 over the packaged BPE files (same ids as tiktoken's own registry).
+PINNED: list[tuple[str, str, int]] = [
+    ("o200k_base", "hello world", 2),
+    ("cl100k_base", "hello world", 2),
+    ("o200k_base", "", 0),
+    ("cl100k_base", "", 0),
+    ("o200k_base", "Hello, World!", 4),
+    ("cl100k_base", "Hello, World!", 4),
+    ("o200k_base", "The quick brown fox jumps over the lazy dog.", 10),
+    ("cl100k_base", "The quick brown fox jumps over the lazy dog.", 10),
+    ("o200k_base", "def f(x):\n    return x + 1\n", 11),
+    ("cl100k_base", "def f(x):\n    return x + 1\n", 11),
+    ("o200k_base", "naïve café — 東京", 6),
+    ("cl100k_base", "naïve café — 東京", 8),
+    ("o200k_base", "\U0001f602\U0001f602", 2),
+    ("cl100k_base", "\U0001f602\U0001f602", 4),
+    ("o200k_base", "1234567890", 4),
+    ("cl100k_base", "1234567890", 4),
+]
+PINNED_IDS: dict[tuple[str, str], list[int]] = {
+    ("o200k_base", "hello world"): [24912, 2375],
+    ("cl100k_base", "hello world"): [15339, 1917],
+}
+SPECIAL_TEXT = ["<|endoftext|>", "<|endofprompt|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
+
+
+def packaged_bpe(name: str) -> bytes:
+    """The decompressed BPE file shipped in package data, read independently of the loader."""
+    path = resources.files("prooftext").joinpath("data", "bpe", f"{name}.tiktoken.gz")
+    return gzip.decompress(path.read_bytes())
+
+
+def pinned_sha256(name: str) -> str:
+    return tokens._SPECS[name].sha256
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), PINNED, ids=[f"{n}-{t!r}" for n, t, _ in PINNED])
+def test_tiktoken_counts_are_pinned(name: str, text: str, expected: int) -> None:
+    assert tokens.count(text, name) == tokens.TokenCount(expected, name)
+
+
+@pytest.mark.parametrize(("key", "ids"), list(PINNED_IDS.items()), ids=[k[0] for k in PINNED_IDS])
+def test_token_ids_match_the_published_encodings(key: tuple[str, str], ids: list[int]) -> None:
+    name, text = key
+    counter = tokens.get_counter(name)
+    assert isinstance(counter, tokens.TiktokenCounter)
+    assert counter.encode(text) == ids
+    assert counter.decode(ids) == text
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_packaged_specs_equal_tiktokens_own_registry(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Pattern, special tokens and BPE hash equal tiktoken's definitions (no download: the load is faked)."""
+    seen: dict[str, Any] = {}
+
+    def fake_load(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        seen["hash"] = expected_hash
+        return {}
+
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", fake_load)
+    upstream = getattr(openai_public, name)()
+    spec = tokens._SPECS[name]
+    assert spec.pattern == upstream["pat_str"]
+    assert spec.special == upstream["special_tokens"]
+    assert spec.sha256 == seen["hash"]
+    assert hashlib.sha256(packaged_bpe(name)).hexdigest() == spec.sha256
+
+
+def test_the_default_tokenizer_is_o200k_base() -> None:
+    assert tokens.DEFAULT_TOKENIZER == "o200k_base"
+    assert tokens.count("hello world") == tokens.TokenCount(2, "o200k_base")
+
+
+def test_every_basis_is_listed() -> None:
+    assert tokens.TOKENIZERS == ("cl100k_base", "o200k_base", "bytes")
+    for basis in tokens.TOKENIZERS:
+        assert tokens.get_counter(basis).basis == basis
+
+
+def test_bytes_basis_counts_utf8_bytes() -> None:
+    assert tokens.count("héllo 東京 😂", "bytes") == tokens.TokenCount(18, "bytes")
+    assert tokens.count("", "bytes") == tokens.TokenCount(0, "bytes")
+
+
+def test_count_returns_a_token_count_naming_its_basis() -> None:
+    result = tokens.count("hello world", "cl100k_base")
+    assert isinstance(result, tokens.TokenCount)
+    assert result.basis == "cl100k_base"
+    assert result.to_dict() == {"count": 2, "basis": "cl100k_base"}
+
+
+def test_counters_are_cached_per_name() -> None:
+    assert tokens.get_counter("o200k_base") is tokens.get_counter("o200k_base")
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("special", SPECIAL_TEXT)
+def test_special_token_text_counts_as_ordinary_text(name: str, special: str) -> None:
+    counter = tokens.get_counter(name)
+    assert isinstance(counter, tokens.TiktokenCounter)
+    ids = counter.encode(f"before {special} after")
+    assert not set(ids) & set(tokens._SPECS[name].special.values())
+    assert counter.count(special) > 1
+    assert counter.decode(counter.encode(special)) == special
+
+
+def test_endoftext_counts_seven_ordinary_tokens_in_both_encodings() -> None:
+    assert tokens.count("<|endoftext|>", "o200k_base").count == 7
+    assert tokens.count("<|endoftext|>", "cl100k_base").count == 7
+
+
+@pytest.mark.parametrize("name", ["gpt2", "p50k_base", "O200K_BASE", "", "bytes "])
+def test_unknown_tokenizer_fails_with_tokenizer_unknown_naming_the_field(name: str) -> None:
+    with pytest.raises(UnknownTokenizerError) as info:
+        tokens.get_counter(name)
+    assert info.value.code == "tokenizer_unknown"
+    assert info.value.details["field"] == "tokenizer"
+    assert info.value.details["known"] == list(tokens.TOKENIZERS)
+    with pytest.raises(UnknownTokenizerError):
+        tokens.count("x", name)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_parse_bpe_rejects_bytes_that_do_not_match_the_pin(name: str) -> None:
+    with pytest.raises(CorruptTokenizerError) as info:
+        tokens.parse_bpe(b"garbage", pinned_sha256(name), name)
+    assert info.value.code == "tokenizer_corrupt"
+    assert info.value.details["expected"] == pinned_sha256(name)
+    assert info.value.details["actual"] == hashlib.sha256(b"garbage").hexdigest()
+
+
+@pytest.mark.parametrize("data", [b"garbage", b"aGk= 1 2\n", b"!!!! 1\n", b"aGk= one\n"])
+def test_parse_bpe_rejects_malformed_lines_even_when_the_hash_matches(data: bytes) -> None:
+    with pytest.raises(CorruptTokenizerError) as info:
+        tokens.parse_bpe(data, hashlib.sha256(data).hexdigest(), "test")
+    assert info.value.code == "tokenizer_corrupt"
+
+
+def test_parse_bpe_reads_a_well_formed_file() -> None:
+    data = b"aGk= 0\nYQ== 1\n\n"
+    assert tokens.parse_bpe(data, hashlib.sha256(data).hexdigest(), "test") == {b"hi": 0, b"a": 1}
+
+
+def test_build_encoding_rejects_a_bpe_file_with_one_rank_changed() -> None:
+    bpe = packaged_bpe("cl100k_base")
+    first, rest = bpe.split(b"\n", 1)
+    token, rank = first.split()
+    damaged = token + b" " + str(int(rank) + 1).encode() + b"\n" + rest
+    with pytest.raises(CorruptTokenizerError) as info:
+        tokens.build_encoding("cl100k_base", damaged)
+    assert info.value.code == "tokenizer_corrupt"
+    with pytest.raises(CorruptTokenizerError):
+        tokens.build_encoding("cl100k_base", bpe[:-1])
+
+
+def _damaged_gzip() -> dict[str, bytes]:
+    payload = gzip.compress(b"aGk= 0\n" * 1000, mtime=0)
+    bad_block = bytearray(payload)
+    bad_block[10] = 0xFF  # first deflate block header: reserved block type (zlib.error)
+    bad_crc = bytearray(payload)
+    bad_crc[-8] ^= 0xFF
+    return {
+        "truncated": payload[: len(payload) // 2],
+        "bad_deflate_block": bytes(bad_block),
+        "bad_crc": bytes(bad_crc),
+        "not_gzip": b"garbage that is not gzip",
+        "empty": b"",
+        "valid_gzip_wrong_content": gzip.compress(b"aGk= 0\n", mtime=0),
+    }
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("damage", sorted(_damaged_gzip()))
+def test_damaged_packaged_gzip_fails_with_tokenizer_corrupt(
+    monkeypatch: pytest.MonkeyPatch, name: str, damage: str
+) -> None:
+    raw = _damaged_gzip()[damage]
+    monkeypatch.setattr(tokens, "_packaged_bytes", lambda filename: raw)
+    monkeypatch.setattr(tokens, "_cache", {})
+    with pytest.raises(CorruptTokenizerError) as info:
+        tokens.get_counter(name)
+    assert info.value.code == "tokenizer_corrupt"
+    assert isinstance(info.value, TokenizerError)
+    assert name not in tokens._cache
+    with pytest.raises(CorruptTokenizerError):
+        tokens.count("hello", name)
+
+
+def test_the_bytes_basis_survives_damaged_tokenizer_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "_packaged_bytes", lambda filename: b"")
+    monkeypatch.setattr(tokens, "_cache", {})
+    assert tokens.count("héllo", "bytes") == tokens.TokenCount(6, "bytes")
+
+
+def test_a_truncated_copy_of_the_real_packaged_file_is_corrupt(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tokens._packaged_bytes("cl100k_base.tiktoken.gz")
+    monkeypatch.setattr(tokens, "_packaged_bytes", lambda filename: real[: len(real) - 100])
+    with pytest.raises(CorruptTokenizerError) as info:
+        tokens._read_packaged("cl100k_base.tiktoken.gz", "cl100k_base")
+    assert info.value.code == "tokenizer_corrupt"
+
+
+@pytest.mark.parametrize("basis", tokens.TOKENIZERS)
+def test_lone_surrogates_count_as_the_replacement_character_in_every_basis(basis: str) -> None:
+    """Such text has no UTF-8 form; every basis counts it the way tiktoken encodes it (U+FFFD), no crash."""
+    assert tokens.count("a\ud800b", basis) == tokens.count("a\ufffdb", basis)
+    assert tokens.count("\udfff", basis) == tokens.count("\ufffd", basis)
+
+
+def test_a_split_surrogate_pair_counts_as_its_character() -> None:
+    assert tokens.count("\ud83d\ude02", "bytes") == tokens.TokenCount(4, "bytes")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs",))))
+def test_bytes_count_equals_utf8_length(text: str) -> None:
+    assert tokens.count(text, "bytes") == tokens.TokenCount(len(text.encode("utf-8")), "bytes")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=60))
+def test_tiktoken_counts_are_the_length_of_a_lossless_encoding(text: str) -> None:
+    for name in ENCODINGS:
+        counter = tokens.get_counter(name)
+        assert isinstance(counter, tokens.TiktokenCounter)
+        ids = counter.encode(text)
+        assert counter.count(text) == len(ids)
+        assert counter.decode(ids) == text
