@@ -18,6 +18,9 @@ REASON_CHANGED = "changed"  # stat differed before and after the read
 REASON_PATH = "path_not_portable"  # not representable as a portable relative path
 REASON_SECRET = "secret"  # carries a credential under an exclude policy
 
+BINARY_SNIFF_BYTES = 8000
+"""A NUL byte within this many leading bytes marks a file binary (git's own heuristic uses this window)."""
+
 REASONS: tuple[str, ...] = (
     REASON_BINARY,
     REASON_CHANGED,

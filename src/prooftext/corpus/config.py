@@ -1,0 +1,188 @@
+"""Scan configuration: limits, extra excludes, label rules and the declared canonical specification.
+
+Read from ``ROOT/prooftext.toml`` when present (every key optional; other top-level tables belong to other
+parts of prooftext and are left alone)::
+
+    [scan]
+    max_file_bytes = 1048576        # per source; larger files are excluded with reason "size"
+    max_total_bytes = 67108864      # all adopted sources together; the rest get "total_size"
+    exclude = ["*.min.js"]          # extra gitignore-style patterns, relative to the root
+    specification = "SPEC.md"       # portable relative path of the one canonical specification
+
+    [[labels]]                      # ordered; a later matching rule overrides earlier ones field by field
+    glob = "docs/adr/**"            # gitignore wildmatch on the portable path
+    authority = "accepted-public-contract"
+    sensitivity = "public"
+    # freshness = "candidate-bound"
+    # kind = "doc"                  # code | doc | config | data | text
+
+Label values and the structural authority rules are described in :mod:`prooftext.corpus.labels`. A corrupt
+or ill-typed file raises :class:`ConfigError` naming the file and the key (``scan.max_file_bytes``,
+``labels[2].authority``); an authority a path may not carry raises :class:`AuthorityError`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pathspec import GitIgnoreSpec
+
+from prooftext.corpus.labels import LabelRule, check_rule, kind_for, labels_for, source_kind
+from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
+from prooftext.errors import ConfigError, ProoftextError
+
+__all__ = [
+    "CONFIG_FILE",
+    "DEFAULT_MAX_FILE_BYTES",
+    "DEFAULT_MAX_TOTAL_BYTES",
+    "CorpusConfig",
+    "LabelRule",
+    "kind_for",
+    "labels_for",
+    "load_config",
+    "source_kind",
+]
+
+MIB = 1 << 20
+DEFAULT_MAX_FILE_BYTES = 1 * MIB
+DEFAULT_MAX_TOTAL_BYTES = 64 * MIB
+CONFIG_FILE = "prooftext.toml"
+MAX_CONFIG_BYTES = 1 * MIB
+"""The config is read with the same bounded, no-symlink reader as sources."""
+
+_SCAN_KEYS = frozenset({"max_file_bytes", "max_total_bytes", "exclude", "specification"})
+_RULE_KEYS = frozenset(f.name for f in fields(LabelRule))
+
+
+def _check_positive(value: object, key: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{key} must be a positive integer; got {value!r}", key=key)
+
+
+def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
+    for index, pattern in enumerate(patterns):
+        if not isinstance(pattern, str) or "\n" in pattern or "\0" in pattern:
+            raise ConfigError(f"{key}[{index}] must be a one-line string", key=f"{key}[{index}]")
+        try:
+            GitIgnoreSpec.from_lines([pattern])
+        except ValueError as exc:
+            raise ConfigError(
+                f"{key}[{index}] is not a valid pattern: {exc}", key=f"{key}[{index}]"
+            ) from None
+
+
+def _check_specification(value: object, key: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be a string path; got {value!r}", key=key)
+    try:
+        split_portable(value)
+    except Refusal as refusal:
+        raise ConfigError(f"{key} must be a portable relative path: {refusal.detail}", key=key) from None
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """What a scan adopts and how it labels it. Validated on construction (lists become tuples)."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES
+    exclude: tuple[str, ...] = ()
+    label_rules: tuple[LabelRule, ...] = field(default=())
+    specification: str | None = None
+
+    def __post_init__(self) -> None:
+        # Accept lists from callers while keeping the frozen value hashable.
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "label_rules", tuple(self.label_rules))
+        _check_positive(self.max_file_bytes, "scan.max_file_bytes")
+        _check_positive(self.max_total_bytes, "scan.max_total_bytes")
+        _check_patterns(self.exclude, "scan.exclude")
+        _check_specification(self.specification, "scan.specification")
+        for index, rule in enumerate(self.label_rules):
+            if not isinstance(rule, LabelRule):
+                raise ConfigError(f"labels[{index}] must be a LabelRule", key=f"labels[{index}]")
+            check_rule(rule, f"labels[{index}]")
+
+
+def _string_list(value: object, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{key} must be a list of strings", key=key)
+    return list(value)
+
+
+def _unknown_keys(table: dict[str, Any], allowed: frozenset[str], key: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ConfigError(f"{key}.{unknown[0]} is not a known key", key=f"{key}.{unknown[0]}")
+
+
+def _table(value: object, key: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} must be a table", key=key)
+    return value
+
+
+def _rule(value: object, index: int) -> LabelRule:
+    key = f"labels[{index}]"
+    table = _table(value, key)
+    _unknown_keys(table, _RULE_KEYS, key)
+    for name, item in table.items():
+        if not isinstance(item, str):
+            raise ConfigError(f"{key}.{name} must be a string; got {item!r}", key=f"{key}.{name}")
+    if "glob" not in table:
+        raise ConfigError(f"{key}.glob is required", key=f"{key}.glob")
+    return LabelRule(**table)
+
+
+def _config_from(document: dict[str, Any]) -> CorpusConfig:
+    scan = _table(document.get("scan", {}), "scan")
+    _unknown_keys(scan, _SCAN_KEYS, "scan")
+    rules = document.get("labels", [])
+    if not isinstance(rules, list):
+        raise ConfigError("labels must be an array of tables ([[labels]])", key="labels")
+    kwargs: dict[str, Any] = {k: v for k, v in scan.items() if k != "exclude"}
+    if "exclude" in scan:
+        kwargs["exclude"] = tuple(_string_list(scan["exclude"], "scan.exclude"))
+    return CorpusConfig(**kwargs, label_rules=tuple(_rule(rule, i) for i, rule in enumerate(rules)))
+
+
+def _config_bytes(root: Path) -> bytes | None:
+    root_fd = open_root(root)
+    try:
+        return read_below(root_fd, CONFIG_FILE, MAX_CONFIG_BYTES)
+    except Refusal as refusal:
+        if refusal.missing:
+            return None
+        raise ConfigError(
+            f"{CONFIG_FILE} cannot be read ({refusal.reason}): {refusal.detail}", file=CONFIG_FILE
+        ) from None
+    finally:
+        os.close(root_fd)
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{CONFIG_FILE} is not UTF-8 (byte {exc.start})", file=CONFIG_FILE) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}", file=CONFIG_FILE) from None
+
+
+def load_config(root: Path) -> CorpusConfig:
+    """The configuration in ``ROOT/prooftext.toml``, or the defaults when the file does not exist."""
+    data = _config_bytes(Path(root))
+    if data is None:
+        return CorpusConfig()
+    document = _parse(data)
+    try:
+        return _config_from(document)
+    except ProoftextError as exc:
+        # Same class and details, with the file named: the key alone does not say where to look.
+        raise type(exc)(f"{CONFIG_FILE}: {exc.message}", **{**exc.details, "file": CONFIG_FILE}) from None

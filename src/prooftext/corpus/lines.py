@@ -1,0 +1,51 @@
+"""The one definition of lines for the whole project.
+
+A line ends at ``\\n`` on the raw bytes (``\\r``, form feeds and Unicode line separators are ordinary
+characters); a final line without ``\\n`` still counts; an empty file has zero lines. Ranges are 1-based and
+inclusive, and a slice keeps its line endings so that concatenated slices reproduce the source exactly.
+"""
+
+from __future__ import annotations
+
+from prooftext.errors import RangeError
+
+NEWLINE = "\n"
+NEWLINE_BYTE = b"\n"
+
+
+def count_lines(data: bytes) -> int:
+    """Number of lines in raw bytes: one per ``\\n``, plus one for a final unterminated line."""
+    unterminated = 1 if data and not data.endswith(NEWLINE_BYTE) else 0
+    return data.count(NEWLINE_BYTE) + unterminated
+
+
+def count_text_lines(text: str) -> int:
+    """:func:`count_lines` for decoded text (UTF-8 never encodes ``\\n`` inside another character)."""
+    unterminated = 1 if text and not text.endswith(NEWLINE) else 0
+    return text.count(NEWLINE) + unterminated
+
+
+def _advance(text: str, offset: int, lines: int) -> int:
+    """Offset just past ``lines`` more line endings from ``offset``; ``len(text)`` when they run out."""
+    for _ in range(lines):
+        found = text.find(NEWLINE, offset)
+        if found < 0:
+            return len(text)
+        offset = found + 1
+    return offset
+
+
+def line_slice(text: str, start: int, end: int) -> str:
+    """Lines ``start..end`` (1-based, inclusive) of ``text``, with their line endings.
+
+    ``end == start - 1`` is the empty range (``[1, 0]`` is how an empty file's range is written). Raises
+    :class:`RangeError` (field ``line_range``) unless ``1 <= start <= end + 1`` and ``end <=`` the line count.
+    """
+    total = count_text_lines(text)
+    if not (1 <= start <= end + 1 and end <= total):
+        raise RangeError(
+            f"line range {start}-{end} is outside 1-{total}", field="line_range", start=start, end=end
+        )
+    begin = _advance(text, 0, start - 1)
+    stop = _advance(text, begin, end - start + 1)
+    return text[begin:stop]

@@ -1,0 +1,102 @@
+"""Safe reading of one source: regular, unlinked, bounded, unchanged, strict UTF-8.
+
+The path is opened one component at a time under the root with ``O_NOFOLLOW`` (see
+:mod:`prooftext.corpus.safeio`), the leaf with ``O_NOFOLLOW|O_NONBLOCK``; ``fstat`` must show a regular
+file whose (size, mtime_ns, inode) still equal the walk's, before and after reading at most
+``max_file_bytes + 1`` bytes. Then: a NUL in the first ``BINARY_SNIFF_BYTES`` bytes is ``binary``, and
+text that is not strict UTF-8 is ``encoding``. Text is kept exactly as stored (no newline translation).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from prooftext.canonical import sha256_hex
+from prooftext.corpus.config import CorpusConfig
+from prooftext.corpus.labels import labels_for, source_kind
+from prooftext.corpus.lines import count_lines
+from prooftext.corpus.model import (
+    BINARY_SNIFF_BYTES,
+    REASON_BINARY,
+    REASON_ENCODING,
+    REASON_PATH,
+    Exclusion,
+    FileStat,
+    SourceFile,
+)
+from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below
+from prooftext.errors import PathOutsideRootError, SourceError, SourceMissingError, SourceUnreadableError
+
+NUL = b"\0"
+
+
+def _decode(stat: FileStat, data: bytes) -> str | Exclusion:
+    if NUL in data[:BINARY_SNIFF_BYTES]:
+        return Exclusion(stat.path, REASON_BINARY, f"NUL byte in the first {BINARY_SNIFF_BYTES} bytes")
+    try:
+        return data.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        return Exclusion(stat.path, REASON_ENCODING, f"not UTF-8 at byte {exc.start}")
+
+
+def adopt(stat: FileStat, data: bytes, config: CorpusConfig) -> SourceFile | Exclusion:
+    """A source from bytes already read safely for ``stat``: sniff, decode, digest, count, label."""
+    text = _decode(stat, data)
+    if isinstance(text, Exclusion):
+        return text
+    return SourceFile(
+        path=stat.path,
+        size=stat.size,
+        mtime_ns=stat.mtime_ns,
+        inode=stat.inode,
+        sha256=sha256_hex(data),
+        text=text,
+        kind=source_kind(stat.path, config),
+        labels=labels_for(stat.path, config),
+        line_count=count_lines(data),
+    )
+
+
+def read_source_at(root_fd: int, stat: FileStat, config: CorpusConfig) -> SourceFile | Exclusion:
+    """:func:`read_source` with the root already open (the scan reads many files through one descriptor)."""
+    try:
+        data = read_below(root_fd, stat.path, config.max_file_bytes, expected=stat)
+    except Refusal as refusal:
+        return Exclusion(stat.path, refusal.reason, refusal.detail)
+    return adopt(stat, data, config)
+
+
+def read_source(root: Path, stat: FileStat, config: CorpusConfig) -> SourceFile | Exclusion:
+    """Read the walk entry ``stat`` under ``root``: the adopted source, or its exclusion with a reason."""
+    root_fd = open_root(Path(root))
+    try:
+        return read_source_at(root_fd, stat, config)
+    finally:
+        os.close(root_fd)
+
+
+def _error_for(refusal: Refusal, rel_path: str) -> SourceError:
+    shown = display_name(rel_path)
+    message = f"{shown}: {refusal.detail or refusal.reason}"
+    if refusal.reason == REASON_PATH:
+        return PathOutsideRootError(message, path=shown, reason=refusal.reason)
+    if refusal.missing:
+        return SourceMissingError(message, path=shown, reason=refusal.reason)
+    return SourceUnreadableError(message, path=shown, reason=refusal.reason)
+
+
+def read_bytes_checked(root: Path, rel_path: str, max_bytes: int) -> bytes:
+    """The complete bytes of ``rel_path`` under ``root``, read with the scan's safety rules.
+
+    Used to re-verify sources later. Raises :class:`PathOutsideRootError` for a path that is not a
+    portable relative path under the root, :class:`SourceMissingError` when it does not exist, and
+    :class:`SourceUnreadableError` otherwise; each carries the scan's ``reason`` code in its details.
+    """
+    root_fd = open_root(Path(root))
+    try:
+        return read_below(root_fd, rel_path, max_bytes)
+    except Refusal as refusal:
+        raise _error_for(refusal, rel_path) from None
+    finally:
+        os.close(root_fd)

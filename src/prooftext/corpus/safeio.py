@@ -1,0 +1,255 @@
+"""Low-level safe file access shared by the walk, the reader and the config loader.
+
+Every path below the explicit root is opened one component at a time relative to its parent directory's
+file descriptor, with ``O_NOFOLLOW``: a symlink anywhere in the chain fails with ``ELOOP`` instead of being
+followed, so nothing outside the root is ever read through a link, and a directory swapped for a link
+between the walk and the read is caught too. Failures are :class:`Refusal` values carrying a reason code
+from :mod:`prooftext.corpus.model`; callers turn them into an ``Exclusion`` or a ``SourceError``.
+
+Details never contain an absolute path: only the relative path and ``os.strerror`` text.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_module
+from pathlib import Path
+
+from prooftext.corpus.model import (
+    REASON_CHANGED,
+    REASON_NOT_REGULAR,
+    REASON_PATH,
+    REASON_SIZE,
+    REASON_SYMLINK,
+    REASON_UNREADABLE,
+    FileStat,
+)
+from prooftext.errors import RootMissingError, RootNotDirectoryError
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
+"""The explicit root is a command argument: a symlinked root is the caller's choice, so it is followed."""
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+LEAF_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+"""``O_NONBLOCK`` keeps a FIFO that replaced a file from blocking the open; ``fstat`` then rejects it."""
+
+READ_CHUNK_BYTES = 1 << 16
+
+_BYTE_MAX = 0xFF
+_FIRST_SURROGATE_ESCAPE = 0xDC80
+_LAST_SURROGATE_ESCAPE = 0xDCFF
+_SURROGATE_ESCAPE_BASE = 0xDC00
+_FORBIDDEN_NAME_CHARS = frozenset("\\")
+_DOT_NAMES = frozenset({"", ".", ".."})
+
+_SYMLINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})
+"""``O_NOFOLLOW`` on a symlink leaf fails with ELOOP (EMLINK on some BSDs)."""
+_MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR})
+_NOT_REGULAR_ERRNOS = frozenset({errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP})
+"""Opening a socket gives ENXIO; device nodes without a driver give ENODEV."""
+
+
+class Refusal(Exception):
+    """A path the scan will not read, with its reason code and a short, root-free detail."""
+
+    def __init__(self, reason: str, detail: str = "", err: int | None = None) -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+        self.errno = err
+
+    @property
+    def missing(self) -> bool:
+        """The path (or one of its directories) does not exist."""
+        return self.errno in _MISSING_ERRNOS
+
+
+def reason_for_errno(err: int) -> str:
+    """The reason code of an ``OSError`` errno met while opening or reading below the root."""
+    if err in _SYMLINK_ERRNOS:
+        return REASON_SYMLINK
+    if err in _NOT_REGULAR_ERRNOS:
+        return REASON_NOT_REGULAR
+    return REASON_UNREADABLE
+
+
+def refusal_from(exc: OSError, where: str = "") -> Refusal:
+    """A refusal for an ``OSError``; ``where`` names a component other than the path being read."""
+    err = exc.errno if exc.errno is not None else errno.EIO
+    cause = os.strerror(err)
+    return Refusal(reason_for_errno(err), f"{where}: {cause}" if where else cause, err)
+
+
+def _char_problem(char: str) -> str | None:
+    code = ord(char)
+    if _FIRST_SURROGATE_ESCAPE <= code <= _LAST_SURROGATE_ESCAPE:
+        return "not valid UTF-8"
+    if char in _FORBIDDEN_NAME_CHARS:
+        return "contains a backslash"
+    if not char.isprintable():  # C0/C1 controls, line and paragraph separators, format characters
+        return "contains a control character"
+    return None
+
+
+def name_problem(name: str) -> str | None:
+    """Why one path component is not portable, or None. Non-ASCII is fine when it is valid UTF-8."""
+    if name in _DOT_NAMES or "/" in name:
+        return "not a plain file or directory name"
+    for char in name:
+        problem = _char_problem(char)
+        if problem is not None:
+            return problem
+    return None
+
+
+def display_name(name: str) -> str:
+    """A printable, serializable form of a possibly non-portable name (undecodable bytes as ``\\xNN``)."""
+    out: list[str] = []
+    for char in name:
+        code = ord(char)
+        if _FIRST_SURROGATE_ESCAPE <= code <= _LAST_SURROGATE_ESCAPE:
+            out.append(f"\\x{code - _SURROGATE_ESCAPE_BASE:02x}")
+        elif _char_problem(char) is not None:
+            out.append(f"\\x{code:02x}" if code <= _BYTE_MAX else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def split_portable(rel_path: str) -> list[str]:
+    """The components of a portable POSIX relative path; else :class:`Refusal` (``path_not_portable``)."""
+    if not rel_path or rel_path.startswith("/"):
+        raise Refusal(REASON_PATH, "not a relative path")
+    parts = rel_path.split("/")
+    for part in parts:
+        problem = name_problem(part)
+        if problem is not None:
+            raise Refusal(REASON_PATH, f"component {display_name(part)!r}: {problem}")
+    return parts
+
+
+def open_root(root: Path) -> int:
+    """A directory descriptor for the explicit root; the root errors are the user's to see."""
+    try:
+        return os.open(root, ROOT_FLAGS)
+    except FileNotFoundError:
+        raise RootMissingError(f"root does not exist: {root}", root=str(root)) from None
+    except NotADirectoryError:
+        raise RootNotDirectoryError(f"root is not a directory: {root}", root=str(root)) from None
+    except OSError as exc:
+        raise RootMissingError(f"root cannot be opened: {root}: {exc.strerror}", root=str(root)) from None
+
+
+def _is_symlink_at(dir_fd: int, name: str) -> bool:
+    try:
+        return stat_module.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def open_dir_at(dir_fd: int, name: str, where: str = "") -> int:
+    """Open a subdirectory without following a symlink; :class:`Refusal` on failure."""
+    try:
+        return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+    except NotADirectoryError as exc:
+        # Linux reports O_DIRECTORY|O_NOFOLLOW on a symlink as ENOTDIR, the same as for a plain file.
+        if _is_symlink_at(dir_fd, name):
+            raise refusal_from(OSError(errno.ELOOP, os.strerror(errno.ELOOP)), where) from None
+        raise refusal_from(exc, where) from None
+    except OSError as exc:
+        raise refusal_from(exc, where) from None
+
+
+def open_parent(root_fd: int, parts: list[str]) -> int:
+    """A new descriptor for the directory holding ``parts[-1]``, walked one component at a time."""
+    fd = os.dup(root_fd)
+    for index, part in enumerate(parts[:-1]):
+        try:
+            child = open_dir_at(fd, part, "directory " + "/".join(parts[: index + 1]))
+        finally:
+            os.close(fd)
+        fd = child
+    return fd
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_size, a.st_mtime_ns, a.st_ino, a.st_dev) == (b.st_size, b.st_mtime_ns, b.st_ino, b.st_dev)
+
+
+def matches_walk(st: os.stat_result, expected: FileStat) -> bool:
+    return (st.st_size, st.st_mtime_ns, st.st_ino) == (expected.size, expected.mtime_ns, expected.inode)
+
+
+def _read_upto(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(READ_CHUNK_BYTES, remaining))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_open_file(fd: int, max_bytes: int, expected: FileStat | None) -> bytes:
+    before = os.fstat(fd)
+    if not stat_module.S_ISREG(before.st_mode):
+        raise Refusal(REASON_NOT_REGULAR, "not a regular file")
+    if expected is not None and not matches_walk(before, expected):
+        raise Refusal(REASON_CHANGED, "changed since the walk")
+    if before.st_size > max_bytes:
+        raise Refusal(REASON_SIZE, f"{before.st_size} bytes > limit {max_bytes}")
+    # One byte past the limit tells "exactly at the limit" from "grew past it" without an unbounded read.
+    data = _read_upto(fd, max_bytes + 1)
+    if len(data) > max_bytes:
+        raise Refusal(REASON_SIZE, f"more than the limit of {max_bytes} bytes")
+    after = os.fstat(fd)
+    if not _same_file(before, after) or len(data) != after.st_size:
+        raise Refusal(REASON_CHANGED, "changed while it was read")
+    return data
+
+
+def read_regular_at(dir_fd: int, name: str, max_bytes: int, expected: FileStat | None = None) -> bytes:
+    """Read a regular, unlinked file in ``dir_fd`` completely, at most ``max_bytes``; :class:`Refusal` else.
+
+    ``expected`` (the walk's stat) must still describe the file, and the file must not change during the read.
+    """
+    try:
+        fd = os.open(name, LEAF_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        raise refusal_from(exc) from None
+    try:
+        return _read_open_file(fd, max_bytes, expected)
+    except OSError as exc:
+        raise refusal_from(exc) from None
+    finally:
+        os.close(fd)
+
+
+def read_below(root_fd: int, rel_path: str, max_bytes: int, expected: FileStat | None = None) -> bytes:
+    """Read ``rel_path`` under the root descriptor, component by component, never following a symlink."""
+    parts = split_portable(rel_path)
+    parent = open_parent(root_fd, parts)
+    try:
+        return read_regular_at(parent, parts[-1], max_bytes, expected)
+    finally:
+        os.close(parent)
+
+
+def read_small_file(path: Path, max_bytes: int) -> bytes | None:
+    """Bounded read of trusted metadata (git's own files): regular files only, None when absent or odd.
+
+    Symlinks are followed here (git itself follows them in ``.git``), but a FIFO or device never blocks.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return _read_open_file(fd, max_bytes, None)
+    except (OSError, Refusal):
+        return None
+    finally:
+        os.close(fd)

@@ -1,0 +1,161 @@
+"""The deterministic walk: which regular files under the root are candidates, and why the rest are not.
+
+Directories are opened one at a time relative to their parent's descriptor with ``O_NOFOLLOW`` and listed
+with ``os.scandir`` on that descriptor; entries are classified from ``lstat`` data, so no symlink is ever
+followed (to a file or a directory, inside or outside the root, or in a loop). Nothing is read except
+``.gitignore`` files. Per entry, in order: ``internal`` (``.git``, ``.prooftext``), ``ignored``,
+``path_not_portable``, ``symlink``, ``not_regular``, ``size``; unreadable directories get ``unreadable``.
+An excluded directory is one exclusion; the walk does not descend into it.
+
+Candidates come back sorted by portable path. The total limit is then applied in that order: a file is
+adopted only if the running sum of adopted sizes stays within ``max_total_bytes``; a file that would pass it
+gets ``total_size`` while smaller files after it may still fit.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_module
+from dataclasses import dataclass
+from pathlib import Path
+
+from prooftext.corpus.config import CorpusConfig
+from prooftext.corpus.ignore import IgnoreMatcher, is_internal, load_gitignore, root_matcher
+from prooftext.corpus.model import (
+    REASON_IGNORED,
+    REASON_INTERNAL,
+    REASON_NOT_REGULAR,
+    REASON_PATH,
+    REASON_SIZE,
+    REASON_SYMLINK,
+    REASON_TOTAL_SIZE,
+    REASON_UNREADABLE,
+    Exclusion,
+    FileStat,
+    WalkResult,
+)
+from prooftext.corpus.safeio import Refusal, display_name, name_problem, open_dir_at, open_root, refusal_from
+from prooftext.errors import ConfigError, RootError
+
+MAX_WALK_DEPTH = 128
+"""Directory nesting the walk follows; deeper trees are excluded (no portable tool path is that deep)."""
+
+
+def _join(directory: str, name: str) -> str:
+    return f"{directory}/{name}" if directory else name
+
+
+@dataclass
+class _Walker:
+    config: CorpusConfig
+    result: WalkResult
+
+    def exclude(self, path: str, reason: str, detail: str = "") -> None:
+        self.result.excluded.append(Exclusion(path, reason, detail))
+
+    def directory(self, fd: int, rel_dir: str, matcher: IgnoreMatcher, depth: int) -> None:
+        try:
+            with os.scandir(fd) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            detail = refusal_from(exc).detail
+            if not rel_dir:
+                raise RootError(f"the root directory cannot be listed: {detail}") from None
+            self.exclude(rel_dir, REASON_UNREADABLE, detail)
+            return
+        try:
+            gitignore = load_gitignore(fd, rel_dir)
+            if gitignore is not None:
+                matcher = matcher.with_gitignore(rel_dir, gitignore)
+        except Refusal as refusal:
+            if not rel_dir:
+                raise ConfigError(
+                    f"the root .gitignore cannot be used: {refusal.detail}", file=".gitignore"
+                ) from None
+            self.exclude(rel_dir, REASON_UNREADABLE, refusal.detail)
+            return
+        for entry in entries:
+            self.entry(fd, entry, rel_dir, matcher, depth)
+
+    def entry(
+        self, fd: int, entry: os.DirEntry[str], rel_dir: str, matcher: IgnoreMatcher, depth: int
+    ) -> None:
+        name = entry.name
+        path = _join(rel_dir, name)
+        shown = _join(rel_dir, display_name(name))
+        if is_internal(name):
+            self.exclude(shown, REASON_INTERNAL)
+            return
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            self.exclude(shown, REASON_UNREADABLE, refusal_from(exc).detail)
+            return
+        is_dir = stat_module.S_ISDIR(st.st_mode)
+        if matcher.is_ignored(path, is_dir):
+            self.exclude(shown, REASON_IGNORED)
+            return
+        problem = name_problem(name)
+        if problem is not None:
+            self.exclude(shown, REASON_PATH, problem)
+        elif is_dir:
+            self.subdirectory(fd, name, path, matcher, depth + 1)
+        else:
+            self.file(path, st)
+
+    def file(self, path: str, st: os.stat_result) -> None:
+        if stat_module.S_ISLNK(st.st_mode):
+            self.exclude(path, REASON_SYMLINK, "symbolic links are never followed")
+        elif not stat_module.S_ISREG(st.st_mode):
+            self.exclude(path, REASON_NOT_REGULAR, "not a regular file")
+        elif st.st_size > self.config.max_file_bytes:
+            self.exclude(path, REASON_SIZE, f"{st.st_size} bytes > limit {self.config.max_file_bytes}")
+        else:
+            self.result.stats.append(FileStat(path, st.st_size, st.st_mtime_ns, st.st_ino))
+
+    def subdirectory(self, parent_fd: int, name: str, path: str, matcher: IgnoreMatcher, depth: int) -> None:
+        if depth > MAX_WALK_DEPTH:
+            self.exclude(path, REASON_PATH, f"nested deeper than {MAX_WALK_DEPTH} directories")
+            return
+        try:
+            fd = open_dir_at(parent_fd, name)
+        except Refusal as refusal:
+            # A directory swapped for a symlink after the listing lands here as ELOOP -> "symlink".
+            self.exclude(path, refusal.reason, refusal.detail)
+            return
+        try:
+            self.directory(fd, path, matcher, depth)
+        finally:
+            os.close(fd)
+
+
+def _apply_total_limit(result: WalkResult, max_total_bytes: int) -> None:
+    adopted: list[FileStat] = []
+    total = 0
+    for stat in result.stats:
+        if total + stat.size > max_total_bytes:
+            detail = f"{stat.size} bytes would pass the total limit {max_total_bytes} (adopted {total})"
+            result.excluded.append(Exclusion(stat.path, REASON_TOTAL_SIZE, detail))
+            continue
+        total += stat.size
+        adopted.append(stat)
+    result.stats = adopted
+
+
+def walk(root: Path, config: CorpusConfig) -> WalkResult:
+    """Candidates under ``root`` (sorted by path) and every exclusion (sorted by path, then reason).
+
+    Raises :class:`RootMissingError` / :class:`RootNotDirectoryError` for a bad root and
+    :class:`ConfigError` when the root's ignore files cannot be used.
+    """
+    root_fd = open_root(Path(root))
+    result = WalkResult()
+    try:
+        matcher = root_matcher(root_fd, config.exclude)
+        _Walker(config, result).directory(root_fd, "", matcher, 0)
+    finally:
+        os.close(root_fd)
+    result.stats.sort(key=lambda stat: stat.path)
+    _apply_total_limit(result, config.max_total_bytes)
+    result.excluded.sort(key=lambda exclusion: (exclusion.path, exclusion.reason))
+    return result

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from prooftext.corpus.config import CorpusConfig
+from prooftext.corpus.model import Exclusion
+from prooftext.corpus.walk import walk
+from prooftext.errors import ConfigError
+
+from .conftest import MakeTree
+
+GIT = shutil.which("git")
+
+
+def adopted(root: Path, config: CorpusConfig | None = None) -> list[str]:
+    return [stat.path for stat in walk(root, config or CorpusConfig()).stats]
+
+
+def reasons(root: Path, config: CorpusConfig | None = None) -> dict[str, str]:
+    return {e.path: e.reason for e in walk(root, config or CorpusConfig()).excluded}
+
+
+def test_a_nested_gitignore_applies_relative_to_its_directory_and_negation_reincludes(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree(
+        {
+            ".gitignore": "*.log\n",
+            "a.log": "",
+            "pkg/.gitignore": "!keep.log\n/local.txt\n",
+            "pkg/keep.log": "",
+            "pkg/other.log": "",
+            "pkg/local.txt": "",
+            "pkg/sub/local.txt": "",
+        }
+    )
+    assert adopted(root) == [".gitignore", "pkg/.gitignore", "pkg/keep.log", "pkg/sub/local.txt"]
+    assert reasons(root) == {"a.log": "ignored", "pkg/local.txt": "ignored", "pkg/other.log": "ignored"}
+
+
+def test_an_ignored_directory_is_one_exclusion_and_is_not_descended(make_tree: MakeTree) -> None:
+    root = make_tree({".gitignore": "build/\n", "build/a.py": "", "build/deep/b.py": "", "src/build": "file"})
+    result = walk(root, CorpusConfig())
+    assert result.excluded == [Exclusion("build", "ignored")]
+    assert [s.path for s in result.stats] == [".gitignore", "src/build"]
+
+
+def test_a_file_inside_an_ignored_directory_cannot_be_reincluded(make_tree: MakeTree) -> None:
+    root = make_tree({".gitignore": "out/\n!out/keep.md\n", "out/keep.md": ""})
+    assert adopted(root) == [".gitignore"]
+
+
+def test_contents_ignored_with_double_star_can_be_reincluded_as_in_git(make_tree: MakeTree) -> None:
+    root = make_tree({".gitignore": "d/**\n!d/keep.md\n", "d/keep.md": "", "d/x": "", "d/e/y": ""})
+    assert adopted(root) == [".gitignore", "d/keep.md"]
+    assert reasons(root) == {"d/e": "ignored", "d/x": "ignored"}
+
+
+def test_prooftext_ignore_file_excludes_and_a_gitignore_negation_does_not_reinclude(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree(
+        {
+            ".prooftext/ignore": "# local\n*.gen.py\nvendor/\n",
+            ".gitignore": "!*.gen.py\n",
+            "a.gen.py": "",
+            "a.py": "",
+            "vendor/lib.py": "",
+        }
+    )
+    assert adopted(root) == [".gitignore", "a.py"]
+    assert reasons(root) == {".prooftext": "internal", "a.gen.py": "ignored", "vendor": "ignored"}
+
+
+def test_configured_excludes_are_gitignore_patterns_relative_to_the_root(make_tree: MakeTree) -> None:
+    root = make_tree({"app.min.js": "", "web/lib.min.js": "", "web/lib.js": "", "docs/x.md": ""})
+    config = CorpusConfig(exclude=("*.min.js", "/docs"))
+    assert adopted(root, config) == ["web/lib.js"]
+
+
+def test_the_prooftext_and_git_directories_are_always_excluded_as_internal(make_tree: MakeTree) -> None:
+    root = make_tree(
+        {
+            ".prooftext/index.sqlite": "x",
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "sub/.git": "gitdir: ../.git/modules/sub\n",
+            ".gitignore": "!.prooftext/\n!.git/\n",
+            "a.py": "",
+        }
+    )
+    result = walk(root, CorpusConfig())
+    assert [s.path for s in result.stats] == [".gitignore", "a.py"]
+    assert {(e.path, e.reason) for e in result.excluded} == {
+        (".git", "internal"),
+        (".prooftext", "internal"),
+        ("sub/.git", "internal"),
+    }
+
+
+def test_a_symlinked_gitignore_is_not_followed_or_used(make_tree: MakeTree) -> None:
+    root = make_tree({"rules": "*.py\n", "a.py": ""})
+    os.symlink("rules", root / ".gitignore")
+    assert adopted(root) == ["a.py", "rules"]
+    assert reasons(root) == {".gitignore": "symlink"}
+
+
+def test_an_unusable_nested_gitignore_excludes_its_directory_rather_than_failing_open(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree({"pkg/a.py": "", "top.py": ""})
+    os.mkfifo(root / "pkg" / ".gitignore")
+    result = walk(root, CorpusConfig())
+    assert [s.path for s in result.stats] == ["top.py"]
+    assert [(e.path, e.reason) for e in result.excluded] == [("pkg", "unreadable")]
+    assert result.excluded[0].detail == "pkg/.gitignore: not a regular file"
+
+
+def test_an_unreadable_prooftext_ignore_is_a_config_error(make_tree: MakeTree) -> None:
+    root = make_tree({"a.py": "", "elsewhere": "*.py\n"})
+    (root / ".prooftext").mkdir()
+    os.symlink("../elsewhere", root / ".prooftext" / "ignore")
+    with pytest.raises(ConfigError) as info:
+        walk(root, CorpusConfig())
+    assert info.value.details["file"] == ".prooftext/ignore"
+
+
+GIT_TREE = {
+    ".gitignore": "*.tmp\nbuild/\n/only_root.txt\nlogs/**\n!logs/keep.log\ndocs/*.html\n!docs/index.html\n",
+    "only_root.txt": "",
+    "a/only_root.txt": "",
+    "x.tmp": "",
+    "a/x.tmp": "",
+    "a/.gitignore": "!x.tmp\nsecret*\n!secret.example\n",
+    "a/secret.env": "",
+    "a/secret.example": "",
+    "a/b/.gitignore": "*\n!*.py\n!*/\n",
+    "a/b/c.py": "",
+    "a/b/c.txt": "",
+    "a/b/d/e.py": "",
+    "a/b/d/e.md": "",
+    "build/out.js": "",
+    "src/build/x.js": "",
+    "logs/keep.log": "",
+    "logs/other.log": "",
+    "logs/deep/z.log": "",
+    "docs/index.html": "",
+    "docs/page.html": "",
+    "docs/sub/page.html": "",
+    "trailing.txt": "",
+    "sp/.gitignore": "trailing.txt   \n\\#hash\n",
+    "sp/trailing.txt": "",
+    "sp/#hash": "",
+    "plain.py": "",
+}
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+def test_ignore_decisions_agree_with_git_on_a_mixed_tree(make_tree: MakeTree) -> None:
+    root = make_tree(dict(GIT_TREE))
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run([GIT or "git", "init", "-q", str(root)], check=True, env=env)
+    listed = subprocess.run(
+        [GIT or "git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "-z"],
+        check=True,
+        env=env,
+        capture_output=True,
+    ).stdout
+    git_files = sorted(name for name in listed.decode().split("\0") if name)
+    assert adopted(root) == git_files

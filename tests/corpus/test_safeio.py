@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+
+from prooftext.corpus.model import REASON_PATH
+from prooftext.corpus.safeio import Refusal, display_name, name_problem, split_portable
+
+
+@pytest.mark.parametrize("name", ["a.py", "Ünïcode.md", "with space.txt", "日本語.txt", ".hidden"])
+def test_a_valid_utf8_name_without_controls_is_portable(name: str) -> None:
+    assert name_problem(name) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("a\\b", "backslash"),
+        ("a\x01b", "control"),
+        ("a\x7fb", "control"),
+        ("a\u2028b", "control"),
+        ("bad\udcff", "UTF-8"),
+        ("..", "plain"),
+        ("", "plain"),
+    ],
+)
+def test_a_name_with_a_backslash_control_or_undecodable_byte_is_not_portable(name: str, problem: str) -> None:
+    found = name_problem(name)
+    assert found is not None and problem in found
+
+
+def test_a_non_portable_name_is_displayed_without_raw_bytes() -> None:
+    assert display_name("bad\udcff\x01.txt") == "bad\\xff\\x01.txt"
+    assert display_name("a\u2028b") == "a\\u2028b"
+    assert display_name("fine.txt") == "fine.txt"
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "a/../b", "../x", "a//b", "a/./b", "", "a\\b", "a/"])
+def test_a_path_that_is_not_portable_and_relative_is_refused(path: str) -> None:
+    with pytest.raises(Refusal) as info:
+        split_portable(path)
+    assert info.value.reason == REASON_PATH
+
+
+def test_a_portable_relative_path_splits_into_components() -> None:
+    assert split_portable("src/pkg/mod.py") == ["src", "pkg", "mod.py"]
