@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import SAMPLE_FILES, write_tree
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -27,3 +29,9 @@ def shared() -> Path:
     if path is None:
         pytest.skip("../shared (evaluation data and test vectors) is not present beside this checkout")
     return path
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Path:
+    """A small Python/Markdown repository; ``separability_matrix`` is defined once and called twice."""
+    return write_tree(tmp_path / "repo", SAMPLE_FILES)

@@ -1,1 +1,71 @@
-"""prooftext."""
+"""prooftext: compile just enough, provably genuine context for LLM applications.
+
+``prooftext.open(root)`` returns an :class:`Index`; ``index.refresh()`` keeps it fresh incrementally,
+``index.pack(...)`` compiles a packet at a fixed budget and ``index.adaptive_pack(...)`` climbs the SACP
+ladder until the evidence estimator passes. Everything in ``__all__`` is the public API; the rest is
+internal. Heavy parts load on first use, so ``import prooftext`` stays cheap for the command line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+from prooftext.canonical import content_id
+from prooftext.errors import ProoftextError
+from prooftext.tokens import TokenCount, count
+
+if TYPE_CHECKING:
+    from prooftext.adaptive.compile import AdaptiveResult
+    from prooftext.adaptive.ladder import AdaptiveRequest
+    from prooftext.index import Index, IndexStatus
+    from prooftext.index import open_index as open
+    from prooftext.pack.packet import Packet
+    from prooftext.pack.verify import VerifyReport
+    from prooftext.select.query import Query
+    from prooftext.store.refresh import RefreshReport
+
+try:
+    __version__ = version("prooftext")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0"
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "AdaptiveRequest": ("prooftext.adaptive.ladder", "AdaptiveRequest"),
+    "AdaptiveResult": ("prooftext.adaptive.compile", "AdaptiveResult"),
+    "Index": ("prooftext.index", "Index"),
+    "IndexStatus": ("prooftext.index", "IndexStatus"),
+    "Packet": ("prooftext.pack.packet", "Packet"),
+    "Query": ("prooftext.select.query", "Query"),
+    "RefreshReport": ("prooftext.store.refresh", "RefreshReport"),
+    "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),
+    "open": ("prooftext.index", "open_index"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'prooftext' has no attribute {name!r}")
+    value = getattr(importlib.import_module(target[0]), target[1])
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "AdaptiveRequest",
+    "AdaptiveResult",
+    "Index",
+    "IndexStatus",
+    "Packet",
+    "ProoftextError",
+    "Query",
+    "RefreshReport",
+    "TokenCount",
+    "VerifyReport",
+    "__version__",
+    "content_id",
+    "count",
+    "open",
+]

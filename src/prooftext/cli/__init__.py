@@ -14,6 +14,7 @@ from prooftext.cli.common import app, run_app
 # Each command group lives in its own module and registers itself on ``app`` when imported.
 _COMMAND_MODULES: tuple[str, ...] = (
     "prooftext.cli.index",
+    "prooftext.cli.pack",
 )
 
 

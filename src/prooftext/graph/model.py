@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field
+
+from prooftext.canonical import MAX_SAFE_INTEGER, content_id
 
 NODE_FILE = "file"
 NODE_SECTION = "section"  # a Markdown / reStructuredText section, by heading
@@ -20,7 +25,7 @@ EDGE_TYPES: tuple[str, ...] = (EDGE_CONTAINS, EDGE_IMPORTS, EDGE_REFERENCES, EDG
 
 @dataclass(frozen=True)
 class Node:
-    """A unit of evidence: a file, a section, a code symbol or a chunk, with a 1-based inclusive line range."""
+    """A unit of evidence: a file, section, code symbol or chunk, with a 1-based inclusive line range."""
 
     id: str
     kind: str
@@ -34,6 +39,8 @@ class Node:
     signature: str = ""
     docstring: str = ""
     parent_id: str | None = None
+    text_sha256: str = ""  # lowercase SHA-256 of the node's lines (``\n`` terminators included)
+    ordinal: int = 0  # how many earlier nodes of the file share (kind, qualname, symbol_kind): overloads
 
 
 @dataclass(frozen=True)
@@ -83,4 +90,69 @@ class FileGraph:
     uses: list[Use] = field(default_factory=list)
     imports: list[ImportRef] = field(default_factory=list)
     links: list[LinkRef] = field(default_factory=list)
-    contradicts: list[str] = field(default_factory=list)  # declared contradiction targets (paths), resolved later
+    contradicts: list[str] = field(
+        default_factory=list
+    )  # declared contradiction targets (paths), resolved later
+
+
+# Ids are computed for every node and edge of a repository (hundreds of thousands), so they are built
+# directly in canonical form instead of through the general encoder. The bytes are identical to
+# ``canonical.encode`` of the same dict (the tests check it); anything the fast path cannot vouch for —
+# a lone surrogate, an id that is not 64 uppercase hex — goes through ``content_id``, which validates.
+_HEX_ID = re.compile(r"[0-9A-F]{64}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_json_string = json.encoder.encode_basestring_ascii  # the canonical string form: ASCII, escaped
+
+
+def _sha_upper(canonical: str) -> str:
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest().upper()
+
+
+def node_id(
+    *,
+    kind: str,
+    path: str,
+    qualname: str,
+    symbol_kind: str,
+    start_line: int,
+    end_line: int,
+    text_sha256: str,
+    ordinal: int,
+) -> str:
+    """Content id of a node. ``ordinal`` keeps same-named siblings (overloads, repeated headings) apart."""
+    fields = {
+        "kind": kind,
+        "path": path,
+        "qualname": qualname,
+        "symbol_kind": symbol_kind,
+        "start_line": start_line,
+        "end_line": end_line,
+        "text_sha256": text_sha256,
+        "ordinal": ordinal,
+    }
+    if _SURROGATE.search(path) or _SURROGATE.search(qualname) or _SURROGATE.search(kind + symbol_kind):
+        return content_id(fields)
+    numbers = (start_line, end_line, ordinal)
+    if not all(type(n) is int and 0 <= n <= MAX_SAFE_INTEGER for n in numbers):
+        return content_id(fields)
+    return _sha_upper(
+        f'{{"end_line":{end_line},"kind":{_json_string(kind)},"ordinal":{ordinal},'
+        f'"path":{_json_string(path)},"qualname":{_json_string(qualname)},"start_line":{start_line},'
+        f'"symbol_kind":{_json_string(symbol_kind)},"text_sha256":{_json_string(text_sha256)}}}'
+    )
+
+
+def edge_id(edge_type: str, source: str, target: str) -> str:
+    """Content id of an edge; the endpoints of the undirected ``contradicts`` edge are sorted first."""
+    if edge_type == EDGE_CONTRADICTS:
+        source, target = sorted((source, target))
+    if edge_type in EDGE_TYPES and _HEX_ID.fullmatch(source) and _HEX_ID.fullmatch(target):
+        return _sha_upper(f'{{"source":"{source}","target":"{target}","type":"{edge_type}"}}')
+    return content_id({"type": edge_type, "source": source, "target": target})
+
+
+def make_edge(edge_type: str, source: str, target: str) -> Edge:
+    """An edge with its content id (``contradicts`` endpoints stored sorted)."""
+    if edge_type == EDGE_CONTRADICTS:
+        source, target = sorted((source, target))
+    return Edge(id=edge_id(edge_type, source, target), type=edge_type, source=source, target=target)

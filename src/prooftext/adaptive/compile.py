@@ -1,0 +1,167 @@
+"""Adaptive compilation (SACP §4-§7): climb the ladder until the estimator passes, with one stop reason.
+
+Each round selects, packs, verifies, counts exact tokens, digests with BLAKE3, estimates and is appended to
+the trace. The first passing round is selected; otherwise the final round. A failed estimate still yields
+a valid, source-verified packet; callers that want fail-closed behaviour check ``estimated_sufficient``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prooftext.adaptive.estimator import Estimate, Thresholds, describe, estimate
+from prooftext.adaptive.ladder import AdaptiveRequest, at_hard_limit, first_rung, next_rung, validate_request
+from prooftext.pack.packet import Compiler, Packet
+from prooftext.select.query import Query
+
+SCHEMA_ID = "prooftext.adaptive-context/v1"
+STOP_SUFFICIENT = "estimated_sufficient"
+STOP_EXHAUSTED = "candidate_exhausted"
+STOP_HARD_LIMIT = "hard_limit_reached"
+STOP_REASONS = (STOP_SUFFICIENT, STOP_EXHAUSTED, STOP_HARD_LIMIT)
+
+RoundCallback = Callable[[int, dict[str, Any]], None]
+
+
+@dataclass
+class Round:
+    number: int
+    token_ceiling: int
+    node_ceiling: int
+    packet: Packet
+    estimate: Estimate
+    new_evidence: list[str]
+    raised_to_kernel: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        paths = sorted({e.path for e in self.packet.evidence})
+        return {
+            "round": self.number,
+            "token_ceiling": self.token_ceiling,
+            "node_ceiling": self.node_ceiling,
+            "raised_to_kernel": self.raised_to_kernel,
+            "prompt_tokens": self.packet.prompt_tokens.to_dict(),
+            "evidence_count": len(self.packet.evidence),
+            "new_evidence": self.new_evidence,
+            "new_evidence_count": len(self.new_evidence),
+            "evidence_paths": paths,
+            "blake3": self.packet.blake3,
+            "omitted": self.packet.omitted,
+            "truncated_evidence_count": self.packet.truncated_count,
+            "estimate": self.estimate.to_dict(),
+        }
+
+
+@dataclass
+class AdaptiveResult:
+    request: AdaptiveRequest
+    query: Query
+    thresholds: Thresholds
+    rounds: list[Round]
+    stop_reason: str
+    selected_round: int
+    kernel_tokens: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def packet(self) -> Packet:
+        return self.rounds[self.selected_round - 1].packet
+
+    @property
+    def prompt(self) -> str:
+        """What a model receives: the selected packet's prompt, nothing of the trace."""
+        return self.packet.prompt
+
+    @property
+    def estimated_sufficient(self) -> bool:
+        return self.rounds[self.selected_round - 1].estimate.estimated_sufficient
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA_ID,
+            "request": self.request.to_dict(),
+            "query": self.query.to_dict(),
+            "estimator": describe(self.thresholds),
+            "kernel_tokens": self.kernel_tokens,
+            "stop_reason": self.stop_reason,
+            "selected_round": self.selected_round,
+            "estimated_sufficient": self.estimated_sufficient,
+            "attempted_ceilings": [[r.token_ceiling, r.node_ceiling] for r in self.rounds],
+            "digests": [r.packet.blake3 for r in self.rounds],
+            "rounds": [r.to_dict() for r in self.rounds],
+            "packet": self.packet.to_dict(),
+        }
+
+
+def _exhausted(packet: Packet) -> bool:
+    """No candidate and no excerpt bytes remained omitted."""
+    return packet.omitted == 0 and packet.truncated_count == 0
+
+
+def _stop(req: AdaptiveRequest, rnd: Round) -> str | None:
+    """Requirement: sacp.stop.exactly-one, sacp.stop.first-passing-round"""
+    if rnd.estimate.estimated_sufficient:
+        return STOP_SUFFICIENT
+    if _exhausted(rnd.packet):
+        return STOP_EXHAUSTED
+    if at_hard_limit(req, rnd.token_ceiling, rnd.node_ceiling):
+        return STOP_HARD_LIMIT
+    return None
+
+
+def adaptive_compile(
+    conn: sqlite3.Connection,
+    root: Path,
+    req: AdaptiveRequest,
+    base: Query,
+    fmt: str,
+    on_round: RoundCallback | None = None,
+) -> AdaptiveResult:
+    """Run the ladder for ``req`` over the index behind ``conn``; ``base`` carries the other query fields."""
+    validate_request(req)
+    thresholds = Thresholds(req.min_coverage_bps, req.min_evidence, not req.allow_truncated)
+    query = Query(
+        text=req.query,
+        max_tokens=req.max_tokens,
+        unit=base.unit,
+        tokenizer=base.tokenizer,
+        max_nodes=req.max_nodes,
+        max_edges=base.max_edges,
+        max_depth=base.max_depth,
+        required=base.required,
+        clearance=base.clearance,
+        as_of=base.as_of,
+        path_seeds=base.path_seeds,
+        allow_truncated=req.allow_truncated,
+    )
+    compiler = Compiler(conn, root, query, fmt)
+    kernel = compiler.kernel_cost()
+    tokens, nodes, raised = first_rung(req, kernel)
+    rounds: list[Round] = []
+    seen: set[str] = set()
+    while True:
+        packet = compiler.compile(tokens, nodes)
+        ids = [e.node_id for e in packet.evidence]
+        est = estimate(req.query, packet.evidence_texts, packet.truncated_count, thresholds)
+        rnd = Round(
+            len(rounds) + 1,
+            tokens,
+            nodes,
+            packet,
+            est,
+            [i for i in ids if i not in seen],
+            raised and not rounds,
+        )
+        seen.update(ids)
+        rounds.append(rnd)
+        if on_round is not None:
+            on_round(rnd.number, rnd.to_dict())
+        reason = _stop(req, rnd)
+        if reason is not None:
+            selected = rnd.number
+            return AdaptiveResult(req, query, thresholds, rounds, reason, selected, kernel)
+        tokens, nodes = next_rung(req, tokens, nodes)

@@ -1,0 +1,126 @@
+"""The adaptive request and its token/node ladder (SACP §3-§4). Pure functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
+from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
+from prooftext.select.terms import lexical_terms
+
+DEFAULT_MIN_TOKENS = 2000
+DEFAULT_MAX_TOKENS = 8000
+DEFAULT_TOKEN_STEP = 2000
+DEFAULT_MIN_NODES = 4
+DEFAULT_MAX_NODES = 64
+DEFAULT_NODE_STEP = 8
+DEFAULT_MIN_COVERAGE_BPS = 6000
+DEFAULT_MIN_EVIDENCE = 2
+MAX_NODE_CEILING = 4096
+BPS_MAX = 10_000
+
+
+@dataclass(frozen=True)
+class AdaptiveRequest:
+    query: str
+    min_tokens: int = DEFAULT_MIN_TOKENS
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    token_step: int = DEFAULT_TOKEN_STEP
+    min_nodes: int = DEFAULT_MIN_NODES
+    max_nodes: int = DEFAULT_MAX_NODES
+    node_step: int = DEFAULT_NODE_STEP
+    min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS
+    min_evidence: int = DEFAULT_MIN_EVIDENCE
+    allow_truncated: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "min_tokens": self.min_tokens,
+            "max_tokens": self.max_tokens,
+            "token_step": self.token_step,
+            "min_nodes": self.min_nodes,
+            "max_nodes": self.max_nodes,
+            "node_step": self.node_step,
+            "min_query_term_coverage_bps": self.min_coverage_bps,
+            "min_evidence": self.min_evidence,
+            "allow_truncated_evidence": self.allow_truncated,
+        }
+
+
+def _positive(name: str, value: object, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{name} must be an integer", field=name)
+    if not 1 <= value <= high:
+        raise RangeError(f"{name} must be between 1 and {high}, got {value}", field=name)
+    return value
+
+
+def validate_request(req: AdaptiveRequest) -> AdaptiveRequest:
+    """SACP §3: every declared input checked, each failure naming its field.
+
+    Requirement: sacp.request.validated
+    """
+    if not isinstance(req.query, str) or len(req.query) > MAX_QUERY_CHARS:
+        raise RequestError(f"query must be a string of at most {MAX_QUERY_CHARS} characters", field="query")
+    if not lexical_terms(req.query):
+        raise EmptyQueryError(
+            "query must contain at least one searchable term (not only stop words)", field="query"
+        )
+    _positive("min_tokens", req.min_tokens, MAX_TOKENS)
+    _positive("max_tokens", req.max_tokens, MAX_TOKENS)
+    _positive("token_step", req.token_step, MAX_TOKENS)
+    _positive("min_nodes", req.min_nodes, MAX_NODE_CEILING)
+    _positive("max_nodes", req.max_nodes, MAX_NODE_CEILING)
+    _positive("node_step", req.node_step, MAX_NODE_CEILING)
+    _positive("min_evidence", req.min_evidence, MAX_NODE_CEILING)
+    if req.min_tokens > req.max_tokens:
+        raise RangeError("min_tokens must not exceed max_tokens", field="min_tokens")
+    if req.min_nodes > req.max_nodes:
+        raise RangeError("min_nodes must not exceed max_nodes", field="min_nodes")
+    if req.min_evidence > req.max_nodes:
+        raise RangeError("min_evidence must not exceed max_nodes", field="min_evidence")
+    cov = req.min_coverage_bps
+    if isinstance(cov, bool) or not isinstance(cov, int) or not 0 <= cov <= BPS_MAX:
+        raise RangeError(
+            f"min_coverage_bps must be an integer from 0 through {BPS_MAX}", field="min_coverage_bps"
+        )
+    if not isinstance(req.allow_truncated, bool):
+        raise RequestError("allow_truncated must be a boolean", field="allow_truncated")
+    return req
+
+
+def first_rung(req: AdaptiveRequest, kernel_tokens: int) -> tuple[int, int, bool]:
+    """``(T_0, N_0, raised)``: the first rung, raised to the kernel when needed; a kernel above max fails.
+
+    Requirement: sacp.ladder.kernel-over-max-fails, sacp.ladder.first-rung-raised
+    """
+    if kernel_tokens > req.max_tokens:
+        raise BudgetError(
+            f"the minimum context kernel needs {kernel_tokens} tokens, above max_tokens {req.max_tokens}",
+            kernel=kernel_tokens,
+            max_tokens=req.max_tokens,
+        )
+    t0 = max(req.min_tokens, kernel_tokens)
+    return t0, req.min_nodes, t0 > req.min_tokens
+
+
+def next_rung(req: AdaptiveRequest, tokens: int, nodes: int) -> tuple[int, int]:
+    """``T_(i+1) = min(T_i + step, max)``, ``N_(i+1) = min(N_i + step, max)``."""
+    return min(tokens + req.token_step, req.max_tokens), min(nodes + req.node_step, req.max_nodes)
+
+
+def at_hard_limit(req: AdaptiveRequest, tokens: int, nodes: int) -> bool:
+    return tokens >= req.max_tokens and nodes >= req.max_nodes
+
+
+def ladder(req: AdaptiveRequest, kernel_tokens: int) -> list[tuple[int, int]]:
+    """Every rung from the first to the hard limit (for inspection and property tests)."""
+    tokens, nodes, _raised = first_rung(req, kernel_tokens)
+    rungs = [(tokens, nodes)]
+    while not at_hard_limit(req, tokens, nodes):
+        tokens, nodes = next_rung(req, tokens, nodes)
+        rungs.append((tokens, nodes))
+    return rungs

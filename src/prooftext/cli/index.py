@@ -1,0 +1,65 @@
+"""``prooftext index``: build or refresh the index of a root, or report its status."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from prooftext.cli.common import app, emit_json
+from prooftext.index import open_index
+
+RootArg = Annotated[Path, typer.Argument(help="Root directory to index.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+@contextmanager
+def progress_callback(enabled: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on an interactive terminal, nothing otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@app.command("index")
+def index_command(
+    root: RootArg = Path("."),
+    status: Annotated[bool, typer.Option("--status", help="Report changes since the last index.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Index ROOT incrementally (unchanged files are skipped), or with --status report what changed."""
+    with open_index(root) as index:
+        if status:
+            result = index.status().to_dict()
+            if as_json:
+                emit_json(result)
+            else:
+                typer.echo(
+                    f"{result['files_changed_since_index']} files changed since the last index "
+                    f"({result['changed']} modified, {result['added']} new, {result['removed']} removed)"
+                )
+            return
+        with progress_callback(not as_json, "indexing") as progress:
+            report = index.refresh(progress)
+    data = report.to_dict()
+    if as_json:
+        emit_json(data)
+        return
+    skipped = sum(report.files_skipped.values())
+    typer.echo(
+        f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed} removed,"
+        f" {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s"
+    )

@@ -1,0 +1,531 @@
+"""Code symbols, uses and imports from one tree-sitter parse and one query traversal per file.
+
+Symbols: classes, structs, interfaces, enums, traits, impls, namespaces, type aliases, functions and
+methods. A symbol's range covers its wrappers (Python decorators, ``export``, C++ ``template<…>``, TS
+``declare``, Rust ``#[attributes]``) but not its leading doc comment, which becomes ``docstring``.
+``qualname`` is the dotted chain of enclosing symbols plus any qualifier spelled in the definition itself
+(a Go receiver ``(p *Point) Dist`` gives ``Point.Dist``, C++ ``void A::f()`` gives ``A.f``).
+
+A function is a ``method`` when its nearest enclosing symbol is class-like for that language (see
+``CodeSpec.method_parents``), when it is a Go method (it has a receiver), or when it is a C++ definition
+qualified with a scope (``A::f``; namespace-qualified free functions are rare outside namespace blocks).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+
+from tree_sitter import Node as TSNode
+from tree_sitter import QueryCursor
+
+from prooftext.graph import languages as L
+from prooftext.graph.draft import FILE, Draft, Drafts, Owners
+from prooftext.graph.imports import read_imports
+from prooftext.graph.model import NODE_SYMBOL
+
+MAX_SIGNATURE_CHARS = 500
+MAX_DOCSTRING_CHARS = 2000
+MAX_SYMBOLS_PER_FILE = 10_000
+"""Generated files can define tens of thousands of tiny functions; past this the file node suffices."""
+MAX_IMPORTS_PER_FILE = 1_000
+MIN_USE_CHARS = 2
+"""Single-letter names (loop variables, type parameters) resolve to noise, never to a useful definition."""
+
+_BYTES_PER_CHAR = 4  # worst case of UTF-8: bound a byte slice before decoding it
+_NAME_DEPTH = 16  # declarator / type nesting we follow to find a name
+
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+# Nodes whose range belongs to the definition they wrap (decorators, `export`, `template<…>`, `declare`).
+_RANGE_WRAPPERS = frozenset(
+    {"decorated_definition", "export_statement", "template_declaration", "ambient_declaration"}
+)
+# Decorators are part of the range but not of the signature, which starts at `def` / `class`.
+_SIGNATURE_WRAPPERS = _RANGE_WRAPPERS - {"decorated_definition"}
+# The statement around a definition that is not itself a statement (`const f = () => …`, `a.b = function`,
+# Go's `type X struct` inside `type_declaration`): its range is the definition's when it holds only that.
+_STATEMENTS: dict[str, frozenset[str]] = {
+    "variable_declarator": frozenset({"lexical_declaration", "variable_declaration"}),
+    "assignment_expression": frozenset({"expression_statement"}),
+    "type_spec": frozenset({"type_declaration"}),
+}
+_C_SPECIFIERS = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+_C_NAMES = frozenset(
+    {
+        "identifier",
+        "field_identifier",
+        "type_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "template_function",
+        "operator_cast",
+        "primitive_type",
+    }
+)
+_ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
+_TYPE_NAMES = frozenset({"type_identifier", "identifier", "primitive_type", "constant"})
+_FUNCTION = "function"
+_METHOD = "method"
+
+_KINDS: dict[str, str] = {
+    "class_definition": "class",
+    "function_definition": _FUNCTION,
+    "class_declaration": "class",
+    "abstract_class_declaration": "class",
+    "function_declaration": _FUNCTION,
+    "generator_function_declaration": _FUNCTION,
+    "method_definition": _FUNCTION,
+    "interface_declaration": "interface",
+    "enum_declaration": "enum",
+    "type_alias_declaration": "type",
+    "function_signature": _FUNCTION,
+    "method_signature": _FUNCTION,
+    "abstract_method_signature": _FUNCTION,
+    "internal_module": "namespace",
+    "field_definition": _FUNCTION,
+    "public_field_definition": _FUNCTION,
+    "assignment_expression": _FUNCTION,
+    "variable_declarator": _FUNCTION,
+    "method_declaration": _METHOD,
+    "method_elem": _FUNCTION,
+    "type_spec": "type",
+    "type_alias": "type",
+    "struct_item": "struct",
+    "enum_item": "enum",
+    "union_item": "union",
+    "trait_item": "trait",
+    "impl_item": "impl",
+    "function_item": _FUNCTION,
+    "function_signature_item": _FUNCTION,
+    "mod_item": "module",
+    "type_item": "type",
+    "macro_definition": "macro",
+    "record_declaration": "record",
+    "annotation_type_declaration": "annotation",
+    "constructor_declaration": _METHOD,
+    "compact_constructor_declaration": _METHOD,
+    "struct_specifier": "struct",
+    "union_specifier": "union",
+    "enum_specifier": "enum",
+    "class_specifier": "class",
+    "namespace_definition": "namespace",
+    "type_definition": "type",
+    "class": "class",
+    "module": "module",
+    "method": _FUNCTION,
+    "singleton_method": _FUNCTION,
+}
+_KIND_OVERRIDES: dict[str, dict[str, str]] = {
+    L.TYPESCRIPT: {"module": "namespace"},
+    L.TSX: {"module": "namespace"},
+}
+_GO_TYPE_KINDS = {"struct_type": "struct", "interface_type": "interface"}
+
+# Names so common that a reference edge to a same-named definition would be noise. Cheap, not exhaustive:
+# the fan-out cap in resolve.py catches the rest.
+_COMMON = frozenset(
+    {
+        "self", "cls", "this", "super", "new", "init", "get", "set", "len", "str", "int", "float", "bool",
+        "list", "dict", "tuple", "bytes", "object", "type", "print", "range", "isinstance", "issubclass",
+        "getattr", "setattr", "hasattr", "enumerate", "zip", "map", "filter", "sorted", "min", "max", "sum",
+        "any", "all", "abs", "iter", "next", "repr", "append", "items", "keys", "values", "pop",
+        "update", "format", "join", "split", "strip", "startswith", "endswith", "replace", "lower", "upper",
+        "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "AttributeError", "RuntimeError",
+        "NotImplementedError", "Any", "Optional", "Union", "List", "Dict", "Tuple", "Callable", "Iterable",
+        "console", "log", "Object", "Array", "JSON", "Math", "Promise", "String", "Number", "Boolean",
+        "Error", "push", "then", "catch", "length", "toString", "require", "make", "panic", "cap", "error",
+        "string", "byte", "rune", "uint", "int64", "int32", "float64", "Some", "None", "Ok", "Err", "Vec",
+        "Box", "Option", "Result", "Self", "println", "vec", "unwrap", "clone", "Integer", "System", "out",
+        "printf", "malloc", "free", "memcpy", "memset", "strlen", "sizeof", "size_t", "puts", "attr_reader",
+        "attr_accessor", "attr_writer", "raise", "require_relative", "load", "include", "extend", "private",
+        "protected", "public",
+    }
+)  # fmt: skip
+
+
+@dataclass
+class _Def:
+    """A definition node as read from the tree, before nesting is known."""
+
+    outer: TSNode  # the byte range the symbol owns (wrappers included)
+    first_line: int  # first line of the range (Rust attributes may precede ``outer``)
+    name: str
+    scope: tuple[str, ...]  # qualifiers spelled in the definition itself
+    kind: str
+    body: TSNode | None
+    sig_start: int
+    sig_limit: int
+    doc_node: TSNode  # leading comments are the previous siblings of this node
+    py_body: TSNode | None  # Python: the block whose first statement may be a docstring
+
+
+def end_line(node: TSNode) -> int:
+    """Last 1-based line of a node: a node that ends just after a newline ends on the line before."""
+    row, column = node.end_point
+    if column == 0 and row > node.start_point.row:
+        return row
+    return row + 1
+
+
+def _text(data: bytes, node: TSNode | None) -> str:
+    if node is None:
+        return ""
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _first_named(node: TSNode) -> TSNode | None:
+    """The first named child, or None (``Node.named_child`` raises IndexError on a leaf)."""
+    return node.named_child(0) if node.named_child_count else None
+
+
+def _split_scope(text: str, separator: str) -> tuple[tuple[str, ...], str]:
+    parts = [part.strip() for part in text.split(separator) if part.strip()]
+    if not parts:
+        return (), ""
+    return tuple(parts[:-1]), parts[-1]
+
+
+def _base_type(node: TSNode | None, data: bytes) -> str:
+    """The plain type name inside ``*T``, ``&'a T``, ``T<U>``, ``pkg::T``: what a receiver or impl is for."""
+    for _ in range(_NAME_DEPTH):
+        if node is None:
+            return ""
+        if node.type in _TYPE_NAMES:
+            return _text(data, node)
+        inner = node.child_by_field_name("type") or node.child_by_field_name("name")
+        node = inner if inner is not None else _first_named(node)
+    return ""
+
+
+def _c_declarator_name(node: TSNode) -> TSNode | None:
+    """Follow C/C++ ``declarator`` fields (pointers, functions, parentheses) down to the declared name."""
+    current = node.child_by_field_name("declarator")
+    for _ in range(_NAME_DEPTH):
+        if current is None or current.type in _C_NAMES:
+            return current
+        inner = current.child_by_field_name("declarator")
+        current = inner if inner is not None else _first_named(current)
+    return None
+
+
+def _strip_template(text: str) -> str:
+    if text.startswith("operator") or "<" not in text:
+        return text
+    return re.sub(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>", "", text)
+
+
+def _go_receiver(node: TSNode, data: bytes) -> tuple[str, ...]:
+    receiver = node.child_by_field_name("receiver")
+    if receiver is None:
+        return ()
+    for param in receiver.named_children:
+        if param.type == "parameter_declaration":
+            name = _base_type(param.child_by_field_name("type"), data)
+            return (name,) if name else ()
+    return ()
+
+
+def _js_assignment_name(node: TSNode, data: bytes) -> tuple[tuple[str, ...], str]:
+    left = node.child_by_field_name("left")
+    prop = left.child_by_field_name("property") if left is not None else None
+    obj = _text(data, left.child_by_field_name("object")) if left is not None else ""
+    # `Foo.prototype.bar = function` defines a method of Foo; `module.exports.f = …` a plain function.
+    scope = (obj.removesuffix(".prototype"),) if obj.endswith(".prototype") else ()
+    return scope, _text(data, prop)
+
+
+def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], str]:
+    """(scope qualifiers, name) of a definition; an empty name means the definition is anonymous."""
+    kind = node.type
+    if kind == "assignment_expression":
+        return _js_assignment_name(node, data)
+    if kind == "field_definition":
+        return (), _text(data, node.child_by_field_name("property"))
+    if kind == "impl_item":
+        return (), _base_type(node.child_by_field_name("type"), data)
+    if kind == "method_declaration" and language == L.GO:
+        return _go_receiver(node, data), _text(data, node.child_by_field_name("name"))
+    if kind in ("function_definition", "type_definition") and language in (L.C, L.CPP):
+        declared = _c_declarator_name(node)
+        return _split_scope(_strip_template(_text(data, declared)), "::")
+    name_node = node.child_by_field_name("name")
+    if language == L.RUBY or kind == "namespace_definition":
+        return _split_scope(_text(data, name_node), "::")
+    if kind == "module":  # TypeScript `declare module "foo"`
+        return (), _text(data, name_node).strip("'\"")
+    return (), _text(data, name_node)
+
+
+def _kind(node: TSNode, language: str) -> str:
+    kind = _KIND_OVERRIDES.get(language, {}).get(node.type) or _KINDS.get(node.type, _FUNCTION)
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        return "class" if value is not None and value.type == "class" else _FUNCTION
+    if node.type == "type_spec":
+        inner = node.child_by_field_name("type")
+        return _GO_TYPE_KINDS.get(inner.type, "type") if inner is not None else "type"
+    if node.type == "type_definition":
+        inner = node.child_by_field_name("type")
+        if (
+            inner is not None
+            and inner.type in _C_SPECIFIERS
+            and inner.child_by_field_name("body") is not None
+        ):
+            return _KINDS[inner.type]
+    return kind
+
+
+def _body(node: TSNode) -> TSNode | None:
+    body = node.child_by_field_name("body")
+    if body is not None:
+        return body
+    for field in ("value", "right"):  # JS: `const f = () => {…}`, `a.b = function () {…}`, class fields
+        value = node.child_by_field_name(field)
+        if value is not None:
+            return value.child_by_field_name("body")
+    return None
+
+
+def _outer(node: TSNode) -> tuple[TSNode, TSNode]:
+    """(range node, signature node): climb the single-definition statement and wrappers around ``node``."""
+    outer = node
+    parent = node.parent
+    statements = _STATEMENTS.get(node.type)
+    # `const a = 1, f = () => 0;` keeps the declarator's own range: the statement is not all `f`'s.
+    if (
+        parent is not None
+        and statements is not None
+        and parent.type in statements
+        and parent.named_child_count == 1
+    ):
+        outer = parent
+    signature = outer
+    while outer.parent is not None and outer.parent.type in _RANGE_WRAPPERS:
+        outer = outer.parent
+        if outer.type in _SIGNATURE_WRAPPERS:
+            signature = outer
+    return outer, signature
+
+
+def _first_node(outer: TSNode) -> TSNode:
+    """First node of a symbol: Rust ``#[attributes]`` directly above an item belong to it, like decorators."""
+    first = outer
+    prev = first.prev_named_sibling
+    while prev is not None and prev.type == "attribute_item" and end_line(prev) >= first.start_point.row:
+        first = prev
+        prev = first.prev_named_sibling
+    return first
+
+
+def _after_annotations(node: TSNode, signature: TSNode) -> int:
+    """Java: a signature starts after the annotations in ``modifiers`` (in the range, like decorators)."""
+    modifiers = next((child for child in node.children if child.type == "modifiers"), None)
+    if modifiers is None:
+        return signature.start_byte
+    for child in modifiers.children:
+        if child.type not in _ANNOTATIONS:
+            return child.start_byte
+    following = modifiers.next_sibling
+    return following.start_byte if following is not None else signature.start_byte
+
+
+def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
+    if node.type in _C_SPECIFIERS and node.parent is not None and node.parent.type == "type_definition":
+        return None  # `typedef struct {…} name;` is one symbol, read from the typedef
+    scope, name = _name(node, language, data)
+    if not name:
+        return None
+    outer, signature = _outer(node)
+    first = _first_node(outer)
+    sig_start = _after_annotations(node, signature) if language == L.JAVA else signature.start_byte
+    return _Def(
+        outer=outer,
+        first_line=first.start_point.row + 1,
+        name=name,
+        scope=scope,
+        kind=_kind(node, language),
+        body=_body(node),
+        sig_start=sig_start,
+        sig_limit=outer.end_byte,
+        doc_node=first,
+        py_body=node.child_by_field_name("body") if language == L.PYTHON else None,
+    )
+
+
+# --- Docstrings and signatures -----------------------------------------------------------------------
+
+_PY_STRING_START = re.compile(r"^[A-Za-z]*(\"\"\"|'''|\"|')")
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit]
+
+
+def python_docstring(block: TSNode | None, data: bytes) -> str:
+    """The docstring of a Python block (a body or the module): its first statement, if a plain string."""
+    child = _first_named(block) if block is not None else None
+    while child is not None and child.type == "comment":
+        child = child.next_named_sibling
+    if child is None or child.type != "expression_statement" or child.named_child_count != 1:
+        return ""
+    string = _first_named(child)
+    if string is None or string.type != "string":
+        return ""
+    limit = string.start_byte + MAX_DOCSTRING_CHARS * _BYTES_PER_CHAR
+    complete = string.end_byte <= limit
+    text = data[string.start_byte : min(string.end_byte, limit)].decode("utf-8", "ignore")
+    match = _PY_STRING_START.match(text)
+    if match is None:
+        return ""
+    body = text[match.end() :]
+    if complete:
+        body = body.removesuffix(match.group(1))
+    return _bounded(inspect.cleandoc(body), MAX_DOCSTRING_CHARS)
+
+
+_COMMENT_MARKERS = ("///", "//!", "//", "/**", "/*!", "/*", "#")
+
+
+def _clean_comment(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        for marker in _COMMENT_MARKERS:
+            if stripped.startswith(marker):
+                stripped = stripped[len(marker) :]
+                break
+        stripped = stripped.removesuffix("*/").strip()
+        if stripped == "*" or stripped.startswith("* "):
+            stripped = stripped[1:].strip()
+        lines.append(stripped)
+    return "\n".join(lines).strip()
+
+
+def leading_comments(node: TSNode, data: bytes, first_line: int) -> tuple[str, int]:
+    """(text, first line) of the comment block directly above a definition, with no blank line between."""
+    parts: list[str] = []
+    line = first_line
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in _COMMENTS and end_line(prev) >= line - 1:
+        if prev.start_point.row + 1 >= line:  # a trailing comment on the definition's own line
+            break
+        parts.append(_text(data, prev))
+        line = prev.start_point.row + 1
+        prev = prev.prev_named_sibling
+    if not parts:
+        return "", first_line
+    text = _clean_comment("\n".join(reversed(parts)))
+    return _bounded(text, MAX_DOCSTRING_CHARS), line
+
+
+def _signature(found: _Def, data: bytes) -> str:
+    start = found.sig_start
+    if found.body is not None and found.body.start_byte > start:
+        end = found.body.start_byte
+    else:  # no body (a declaration, a type alias): the first line
+        newline = data.find(b"\n", start, found.sig_limit)
+        end = found.sig_limit if newline < 0 else newline
+    end = min(end, start + MAX_SIGNATURE_CHARS * _BYTES_PER_CHAR)
+    text = data[start:end].decode("utf-8", "ignore").rstrip().removesuffix("{").rstrip()
+    return _bounded(text, MAX_SIGNATURE_CHARS)
+
+
+# --- Assembly -------------------------------------------------------------------------------------------
+
+
+def _symbols(defs: list[_Def], spec: L.CodeSpec, data: bytes, drafts: Drafts) -> Owners:
+    """Nest definitions by byte range (a stack sweep in document order) and append their drafts."""
+    defs.sort(key=lambda d: (d.outer.start_byte, -d.outer.end_byte))
+    stack: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    parents: list[int] = []
+    for index, found in enumerate(defs):
+        start, end = found.outer.start_byte, found.outer.end_byte
+        while stack and ends[stack[-1]] <= start:
+            stack.pop()
+        parent = stack[-1] if stack else FILE
+        starts.append(start)
+        ends.append(end)
+        parents.append(parent)
+        stack.append(index)
+        drafts.nodes.append(_draft(found, parent, drafts, spec, data))
+    return Owners(starts, ends, parents)
+
+
+def _draft(found: _Def, parent: int, drafts: Drafts, spec: L.CodeSpec, data: bytes) -> Draft:
+    parent_draft = drafts.nodes[parent] if parent != FILE else None
+    kind = found.kind
+    if kind == _FUNCTION and (
+        (parent_draft is not None and parent_draft.symbol_kind in spec.method_parents)
+        or (found.scope and spec.name in (L.CPP, L.JAVASCRIPT, L.TYPESCRIPT, L.TSX))
+    ):
+        kind = _METHOD
+    prefix = f"{parent_draft.qualname}." if parent_draft is not None else ""
+    qualname = prefix + ".".join((*found.scope, found.name))
+    if spec.name == L.PYTHON:
+        docstring, doc_line = python_docstring(found.py_body, data), found.first_line
+    else:
+        docstring, doc_line = leading_comments(found.doc_node, data, found.first_line)
+    last = end_line(found.outer)
+    if parent == FILE:
+        drafts.covered.append((doc_line, last))
+    return Draft(
+        kind=NODE_SYMBOL,
+        name=found.name,
+        qualname=qualname,
+        symbol_kind=kind,
+        start_line=found.first_line,
+        end_line=max(last, found.first_line),
+        parent=parent,
+        signature=_signature(found, data),
+        docstring=docstring,
+    )
+
+
+def _uses(nodes: list[TSNode], owner_of: Owners, drafts: Drafts, data: bytes) -> None:
+    """Names used in each symbol, deduplicated per owner, first occurrence kept.
+
+    Captures arrive in document order (tree-sitter reports them by position), so "first" is the
+    first in the file. This loop runs for every captured identifier: keep it lean.
+    """
+    seen: set[tuple[int, bytes]] = set()
+    symbols = drafts.nodes
+    for node in nodes:
+        start = node.start_byte
+        raw = data[start : node.end_byte]
+        if len(raw) < MIN_USE_CHARS:
+            continue
+        owner = owner_of(start)
+        key = (owner, raw)
+        if key in seen:
+            continue
+        seen.add(key)
+        name = raw.decode("utf-8", "replace")
+        if name in _COMMON or (owner != FILE and symbols[owner].name == name):
+            continue
+        drafts.uses.append((owner, name, node.start_point.row + 1))
+
+
+def extract_code(language: str, data: bytes) -> Drafts | None:
+    """Symbols, uses and imports of a code file; None when the language's grammar is unavailable."""
+    loaded = L.grammar(language)
+    if loaded is None:
+        return None
+    lang, query = loaded
+    tree = L.parser(language, lang).parse(data)
+    captures = QueryCursor(query).captures(tree.root_node)
+    drafts = Drafts()
+    unique = {node.id: node for node in captures.get("def", [])}  # one node may match two patterns
+    ordered = sorted(unique.values(), key=lambda n: (n.start_byte, -n.end_byte))[:MAX_SYMBOLS_PER_FILE]
+    defs = [d for d in (_read_def(n, language, data) for n in ordered) if d is not None]
+    owner_of = _symbols(defs, L.SPECS[language], data, drafts)
+    _uses(captures.get("use", []), owner_of, drafts, data)
+    for node in sorted(captures.get("import", []), key=lambda n: n.start_byte)[:MAX_IMPORTS_PER_FILE]:
+        for module, names in read_imports(language, node, data):
+            drafts.imports.append((owner_of(node.start_byte), module, node.start_point.row + 1, names))
+    if language == L.PYTHON:
+        drafts.file_docstring = python_docstring(tree.root_node, data)
+    return drafts

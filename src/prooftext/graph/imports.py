@@ -1,0 +1,126 @@
+"""Import statements as written, per language: the module text a resolver can map to a repository file.
+
+Spelling conventions (what ``ImportRef.module`` holds):
+
+- Python: the dotted module with its relative prefix as written (``a.b``, ``..x``, ``.``); ``import a, b``
+  gives one reference per module; ``from m import x, y`` gives module ``m`` with names ``("x", "y")``.
+- JavaScript / TypeScript: the specifier string (``./x``, ``react``), from ``import``, ``export … from``,
+  ``require("…")`` and ``import("…")``.
+- Go: the import path. Java: the imported name (``a.b.C``, ``a.b.*``; ``static`` dropped).
+- Rust: the ``use`` path without whitespace (``crate::a::b``; ``use a::{b, c as d}`` gives module ``a``
+  with names ``("b", "c")``; ``as`` renames and ``::*`` are dropped); ``mod foo;`` is spelled ``self::foo``
+  because that is the path that names the module file it declares.
+- C / C++: ``"x.h"`` includes as the bare path ``x.h``, ``<x.h>`` includes with their angle brackets.
+- Ruby: ``require "a/b"`` as ``a/b``; ``require_relative "b"`` as ``./b`` so it resolves relatively.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node as TSNode
+
+from prooftext.graph import languages as L
+
+_SPACE = re.compile(r"\s+")
+Import = tuple[str, tuple[str, ...]]
+
+
+def _text(data: bytes, node: TSNode | None) -> str:
+    if node is None:
+        return ""
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _compact(text: str) -> str:
+    return _SPACE.sub("", text)
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] in "'\"`" and text[-1] == text[0]:
+        return text[1:-1]
+    return text
+
+
+def _python_name(node: TSNode, data: bytes) -> str:
+    if node.type == "aliased_import":
+        return _compact(_text(data, node.child_by_field_name("name")))
+    return _compact(_text(data, node))
+
+
+def _python(node: TSNode, data: bytes) -> list[Import]:
+    names = [_python_name(child, data) for child in node.children_by_field_name("name")]
+    if node.type == "import_statement":
+        return [(name, ()) for name in names if name]
+    if any(child.type == "wildcard_import" for child in node.named_children):
+        names.append("*")
+    module = _compact(_text(data, node.child_by_field_name("module_name")))
+    return [(module, tuple(name for name in names if name))] if module else []
+
+
+def _ruby(node: TSNode, data: bytes) -> list[Import]:
+    target = _unquote(_text(data, node))
+    call = node.parent.parent if node.parent is not None else None
+    method = _text(data, call.child_by_field_name("method")) if call is not None else ""
+    if not target or "#{" in target:  # interpolated: not a static path
+        return []
+    if method == "require_relative" and not target.startswith("."):
+        target = "./" + target
+    return [(target, ())]
+
+
+def _rust(node: TSNode, data: bytes) -> list[Import]:
+    if node.type == "mod_item":
+        if node.child_by_field_name("body") is not None:
+            return []  # an inline module is a symbol, not a file
+        name = _text(data, node.child_by_field_name("name"))
+        return [(f"self::{name}", ())] if name else []
+    if node.type == "use_as_clause":  # `use a::b as c`: the path is what names a module
+        return [(_compact(_text(data, node.child_by_field_name("path"))), ())]
+    if node.type == "use_wildcard":  # `use a::b::*`
+        return [(_compact(_text(data, node)).removesuffix("::*"), ())]
+    if node.type == "scoped_use_list":  # `use a::b::{c, d as e}`: module a::b, names c, d
+        items = node.child_by_field_name("list")
+        names = (
+            [_compact(_text(data, item.child_by_field_name("path") or item)) for item in items.named_children]
+            if items
+            else []
+        )
+        path = _compact(_text(data, node.child_by_field_name("path")))
+        return [(path, tuple(name for name in names if name and "{" not in name))] if path else []
+    if node.type == "use_list":
+        return []  # `use {a, b}`: rare, and every item would need its own reading
+    return [(_compact(_text(data, node)), ())]
+
+
+def _java(node: TSNode, data: bytes) -> list[Import]:
+    names = [child for child in node.named_children if child.type in ("scoped_identifier", "identifier")]
+    if not names:
+        return []
+    wildcard = any(child.type == "asterisk" for child in node.named_children)
+    return [(_compact(_text(data, names[0])) + (".*" if wildcard else ""), ())]
+
+
+def _c(node: TSNode, data: bytes) -> list[Import]:
+    if node.type == "system_lib_string":
+        return [(_text(data, node).strip(), ())]
+    if node.type == "string_literal":
+        return [(_unquote(_text(data, node)), ())]
+    return []  # a macro-computed include
+
+
+def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
+    """The (module, names) pairs one captured import node stands for."""
+    if language == L.PYTHON:
+        return _python(node, data)
+    if language == L.RUBY:
+        return _ruby(node, data)
+    if language == L.RUST:
+        return _rust(node, data)
+    if language == L.JAVA:
+        return _java(node, data)
+    if language in (L.C, L.CPP):
+        return _c(node, data)
+    target = _unquote(_text(data, node))  # JS / TS / Go: a string literal
+    return [(target, ())] if target else []

@@ -1,0 +1,324 @@
+"""Which language a path is, and how each tree-sitter grammar names its definitions, uses and imports.
+
+Language by extension (case-sensitive, the last suffix of the basename):
+
+=============================================  ============
+extensions                                     language
+=============================================  ============
+``.py`` ``.pyi``                                python
+``.js`` ``.mjs`` ``.cjs`` ``.jsx``              javascript
+``.ts`` ``.mts`` ``.cts``                       typescript
+``.tsx``                                        tsx
+``.go``                                         go
+``.rs``                                         rust
+``.java``                                       java
+``.c`` ``.h``                                   c
+``.cc`` ``.cpp`` ``.cxx`` ``.hpp`` ``.hh``      cpp
+``.hxx``                                        cpp
+``.rb``                                         ruby
+``.md`` ``.markdown``                           markdown
+``.rst``                                        rst
+=============================================  ============
+
+Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks.
+``.h`` is read as C: a C++ grammar would accept C headers too, but C is the conservative reading and the
+symbols we extract from headers (structs, enums, typedefs, inline functions) parse the same either way.
+
+Each code language has one tree-sitter query whose captures are ``@def`` (a definition node), ``@use`` (an
+identifier that names something defined elsewhere: a called function, an attribute, a type) and
+``@import`` (a node naming an imported module). One query means one traversal of the tree per file, which
+matters: walking the tree costs about as much as a third of parsing it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import posixpath
+import threading
+from dataclasses import dataclass
+from functools import cache
+
+from tree_sitter import Language, Parser, Query
+
+PYTHON = "python"
+JAVASCRIPT = "javascript"
+TYPESCRIPT = "typescript"
+TSX = "tsx"
+GO = "go"
+RUST = "rust"
+JAVA = "java"
+C = "c"
+CPP = "cpp"
+RUBY = "ruby"
+MARKDOWN = "markdown"
+RST = "rst"
+TEXT = "text"
+"""The ``FileGraph.language`` of a file no parser reads (``language_for`` returns None for it)."""
+
+EXTENSIONS: dict[str, str] = {
+    ".py": PYTHON,
+    ".pyi": PYTHON,
+    ".js": JAVASCRIPT,
+    ".mjs": JAVASCRIPT,
+    ".cjs": JAVASCRIPT,
+    ".jsx": JAVASCRIPT,
+    ".ts": TYPESCRIPT,
+    ".mts": TYPESCRIPT,
+    ".cts": TYPESCRIPT,
+    ".tsx": TSX,
+    ".go": GO,
+    ".rs": RUST,
+    ".java": JAVA,
+    ".c": C,
+    ".h": C,
+    ".cc": CPP,
+    ".cpp": CPP,
+    ".cxx": CPP,
+    ".hpp": CPP,
+    ".hh": CPP,
+    ".hxx": CPP,
+    ".rb": RUBY,
+    ".md": MARKDOWN,
+    ".markdown": MARKDOWN,
+    ".rst": RST,
+}
+
+CODE_LANGUAGES: tuple[str, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA, C, CPP, RUBY)
+
+
+def language_for(path: str) -> str | None:
+    """The language of a portable relative path by its extension, or None for plain text."""
+    _, ext = posixpath.splitext(posixpath.basename(path))
+    return EXTENSIONS.get(ext)
+
+
+# --- Queries -------------------------------------------------------------------------------------------
+# Only *which* nodes are definitions is decided here; names, kinds and ranges are read in code.py, because
+# several grammars need a small walk (C declarators, Go receivers, JS `const f = () => …`).
+
+_PY_QUERY = """
+(class_definition) @def
+(function_definition) @def
+(call function: (identifier) @use)
+(attribute attribute: (identifier) @use)
+(type (identifier) @use)
+(generic_type (identifier) @use)
+(decorator (identifier) @use)
+(class_definition superclasses: (argument_list (identifier) @use))
+(except_clause (identifier) @use)
+(except_clause (as_pattern . (identifier) @use))
+(call function: (identifier) @_isa arguments: (argument_list (identifier) @use)
+  (#any-of? @_isa "isinstance" "issubclass"))
+(import_statement) @import
+(import_from_statement) @import
+"""
+
+_JS_COMMON = """
+(class_declaration) @def
+(function_declaration) @def
+(generator_function_declaration) @def
+(method_definition) @def
+(variable_declarator name: (identifier) value: [(arrow_function) (function_expression) (class)]) @def
+(assignment_expression
+  left: (member_expression property: (property_identifier))
+  right: [(arrow_function) (function_expression)]) @def
+(call_expression function: (identifier) @use)
+(member_expression property: (property_identifier) @use)
+(new_expression constructor: (identifier) @use)
+(import_statement source: (string) @import)
+(export_statement source: (string) @import)
+(call_expression function: (identifier) @_req arguments: (arguments . (string) @import)
+  (#eq? @_req "require"))
+(call_expression function: (import) arguments: (arguments . (string) @import))
+"""
+
+_JS_QUERY = (
+    _JS_COMMON
+    + """
+(field_definition property: (property_identifier) value: [(arrow_function) (function_expression)]) @def
+(class_heritage (identifier) @use)
+(jsx_opening_element name: (identifier) @use)
+(jsx_self_closing_element name: (identifier) @use)
+"""
+)
+
+_TS_QUERY = (
+    _JS_COMMON
+    + """
+(abstract_class_declaration) @def
+(interface_declaration) @def
+(enum_declaration) @def
+(type_alias_declaration) @def
+(function_signature) @def
+(method_signature) @def
+(abstract_method_signature) @def
+(public_field_definition name: (property_identifier) value: [(arrow_function) (function_expression)]) @def
+(internal_module) @def
+(module) @def
+(type_identifier) @use
+(extends_clause value: (identifier) @use)
+"""
+)
+
+_TSX_QUERY = (
+    _TS_QUERY
+    + """
+(jsx_opening_element name: (identifier) @use)
+(jsx_self_closing_element name: (identifier) @use)
+"""
+)
+
+_GO_QUERY = """
+(function_declaration) @def
+(method_declaration) @def
+(type_spec) @def
+(type_alias) @def
+(method_elem) @def
+(call_expression function: (identifier) @use)
+(selector_expression field: (field_identifier) @use)
+(type_identifier) @use
+(import_spec path: (_) @import)
+"""
+
+_RUST_QUERY = """
+(struct_item) @def
+(enum_item) @def
+(union_item) @def
+(trait_item) @def
+(impl_item) @def
+(function_item) @def
+(function_signature_item) @def
+(mod_item body: (_)) @def
+(type_item) @def
+(macro_definition) @def
+(call_expression function: (identifier) @use)
+(field_expression field: (field_identifier) @use)
+(scoped_identifier name: (identifier) @use)
+(type_identifier) @use
+(macro_invocation macro: (identifier) @use)
+(use_declaration argument: (_) @import)
+(mod_item) @import
+"""
+
+_JAVA_QUERY = """
+(class_declaration) @def
+(interface_declaration) @def
+(enum_declaration) @def
+(record_declaration) @def
+(annotation_type_declaration) @def
+(method_declaration) @def
+(constructor_declaration) @def
+(compact_constructor_declaration) @def
+(method_invocation name: (identifier) @use)
+(field_access field: (identifier) @use)
+(type_identifier) @use
+(marker_annotation name: (identifier) @use)
+(annotation name: (identifier) @use)
+(import_declaration) @import
+"""
+
+_C_DEFS = """
+(function_definition) @def
+(struct_specifier body: (_)) @def
+(union_specifier body: (_)) @def
+(enum_specifier body: (_)) @def
+(type_definition) @def
+(call_expression function: (identifier) @use)
+(field_expression field: (field_identifier) @use)
+(type_identifier) @use
+(preproc_include path: (_) @import)
+"""
+
+_CPP_QUERY = (
+    _C_DEFS
+    + """
+(class_specifier body: (_)) @def
+(namespace_definition name: (_) body: (_)) @def
+(qualified_identifier name: (identifier) @use)
+(template_function name: (identifier) @use)
+"""
+)
+
+_RUBY_QUERY = """
+(class) @def
+(module) @def
+(method) @def
+(singleton_method) @def
+(call method: (identifier) @use)
+(constant) @use
+(call method: (identifier) @_req arguments: (argument_list . (string) @import)
+  (#any-of? @_req "require" "require_relative" "load"))
+"""
+
+
+@dataclass(frozen=True)
+class CodeSpec:
+    """How to read one grammar: its wheel and loader, its query, and which parent kinds make a method.
+
+    The grammar wheel is imported lazily so that a missing or incompatible wheel degrades that language to
+    line chunks instead of breaking the import of the whole package.
+    """
+
+    name: str
+    module: str
+    loader: str
+    query: str
+    method_parents: frozenset[str]
+
+
+_CLASSLIKE = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "union"})
+
+SPECS: dict[str, CodeSpec] = {
+    PYTHON: CodeSpec(PYTHON, "tree_sitter_python", "language", _PY_QUERY, frozenset({"class"})),
+    JAVASCRIPT: CodeSpec(JAVASCRIPT, "tree_sitter_javascript", "language", _JS_QUERY, frozenset({"class"})),
+    TYPESCRIPT: CodeSpec(
+        TYPESCRIPT,
+        "tree_sitter_typescript",
+        "language_typescript",
+        _TS_QUERY,
+        frozenset({"class", "interface"}),
+    ),
+    TSX: CodeSpec(
+        TSX, "tree_sitter_typescript", "language_tsx", _TSX_QUERY, frozenset({"class", "interface"})
+    ),
+    GO: CodeSpec(GO, "tree_sitter_go", "language", _GO_QUERY, frozenset({"interface"})),
+    RUST: CodeSpec(RUST, "tree_sitter_rust", "language", _RUST_QUERY, frozenset({"impl", "trait"})),
+    JAVA: CodeSpec(JAVA, "tree_sitter_java", "language", _JAVA_QUERY, _CLASSLIKE),
+    C: CodeSpec(C, "tree_sitter_c", "language", _C_DEFS, frozenset()),
+    CPP: CodeSpec(CPP, "tree_sitter_cpp", "language", _CPP_QUERY, frozenset({"class", "struct", "union"})),
+    RUBY: CodeSpec(RUBY, "tree_sitter_ruby", "language", _RUBY_QUERY, frozenset({"class", "module"})),
+}
+
+
+@cache
+def grammar(language: str) -> tuple[Language, Query] | None:
+    """The compiled grammar and query of a code language, or None when its grammar cannot be loaded.
+
+    Compiled once per process; both objects are read-only and safe to share between threads.
+    """
+    spec = SPECS.get(language)
+    if spec is None:
+        return None
+    try:
+        module = importlib.import_module(spec.module)
+        lang = Language(getattr(module, spec.loader)())
+        return lang, Query(lang, spec.query)
+    except (ImportError, AttributeError, ValueError, TypeError, OSError):
+        # ValueError/TypeError: an ABI the binding does not support, or a query naming unknown node types.
+        return None
+
+
+_LOCAL = threading.local()
+
+
+def parser(language: str, lang: Language) -> Parser:
+    """A parser for ``language``, cached per thread: a tree-sitter Parser is not thread-safe."""
+    parsers: dict[str, Parser] | None = getattr(_LOCAL, "parsers", None)
+    if parsers is None:
+        parsers = {}
+        _LOCAL.parsers = parsers
+    found = parsers.get(language)
+    if found is None:
+        found = Parser(lang)
+        parsers[language] = found
+    return found

@@ -1,0 +1,238 @@
+"""Markdown and reStructuredText: sections by heading, relative links, and declared contradictions.
+
+A section runs from its heading (the first line of a setext title, or an RST overline) to the line before
+the next heading of the same or a higher level, or to the last line of the file. Its ``qualname`` is the
+chain of enclosing headings joined by `` > ``. Headings inside fenced code blocks and front matter are
+not headings.
+
+Front matter is a ``---`` line at the very top, closed by ``---`` or ``...``. Only its ``contradicts`` key
+is read, by hand (no YAML dependency), in the two simple list forms::
+
+    contradicts: [docs/a.md, "docs/b.md"]
+    contradicts:
+      - docs/a.md
+
+Links: Markdown ``[text](target)``, images, and reference definitions ``[id]: target``; RST
+```text <target>`_``, ``:doc:`` roles and ``include`` / ``literalinclude`` / ``image`` / ``figure``
+directives. Targets with a URL scheme, protocol-relative targets and pure ``#anchors`` are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from prooftext.graph.draft import FILE, Draft, Drafts, Owners
+from prooftext.graph.model import NODE_SECTION
+
+MAX_TITLE_CHARS = 300
+MAX_LINKS_PER_FILE = 2_000
+MAX_SECTIONS_PER_FILE = 5_000
+MAX_FRONT_MATTER_LINES = 200
+SECTION_SEPARATOR = " > "
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+# Lines that cannot be the text of a setext heading: list items, quotes, tables, HTML, indented code.
+_NOT_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}[>|<])")
+_MD_LINK = re.compile(
+    r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)"
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
+)
+_MD_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
+_RST_LINK = re.compile(r"`[^`<\n]*<([^`>\n]+)>`__?")
+_RST_DOC = re.compile(r":doc:`(?:[^`<\n]*<([^`>\n]+)>|([^`<\n]+))`")
+_RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:include|literalinclude|image|figure)::\s*(\S+)")
+_CONTRADICTS = re.compile(r"^contradicts[ \t]*:[ \t]*(.*?)[ \t]*$")
+_LIST_ITEM = re.compile(r"^[ \t]*-[ \t]+(.*?)[ \t]*$")
+
+
+def is_local_target(target: str) -> bool:
+    """True for a link target that can name a repository file: no scheme, not ``//host``, not ``#anchor``."""
+    return bool(target) and not (target.startswith(("#", "//")) or _SCHEME.match(target))
+
+
+def _heading(level: int, title: str, start: int) -> tuple[int, str, int]:
+    return level, title.strip()[:MAX_TITLE_CHARS], start
+
+
+def _sections(headings: list[tuple[int, str, int]], line_count: int, drafts: Drafts) -> Owners:
+    """Turn (level, title, start line) headings into nested section drafts; returns the line owner map."""
+    stack: list[tuple[int, int]] = []  # (level, draft index)
+    starts: list[int] = []
+    ends: list[int] = []
+    parents: list[int] = []
+    for level, title, start in headings[:MAX_SECTIONS_PER_FILE]:
+        if not title:
+            continue
+        while stack and stack[-1][0] >= level:
+            closed = stack.pop()[1]
+            drafts.nodes[closed].end_line = max(start - 1, drafts.nodes[closed].start_line)
+        parent = stack[-1][1] if stack else FILE
+        prefix = drafts.nodes[parent].qualname + SECTION_SEPARATOR if parent != FILE else ""
+        stack.append((level, len(drafts.nodes)))
+        parents.append(parent)
+        starts.append(start)
+        drafts.nodes.append(Draft(NODE_SECTION, title, prefix + title, "", start, line_count, parent))
+    for draft in drafts.nodes:
+        ends.append(draft.end_line + 1)
+        if draft.parent == FILE:
+            drafts.covered.append((draft.start_line, draft.end_line))
+    return Owners(starts, ends, parents)
+
+
+def _attach_links(found: list[tuple[int, str]], owners: Owners, drafts: Drafts) -> None:
+    for line, target in found[:MAX_LINKS_PER_FILE]:
+        target = target.strip()
+        if target.startswith("<") and target.endswith(">"):
+            target = target[1:-1].strip()
+        if is_local_target(target):
+            drafts.links.append((owners(line), target, line))
+
+
+# --- Markdown -------------------------------------------------------------------------------------------
+
+
+def _contradicts(block: list[str]) -> list[str]:
+    for index, line in enumerate(block):
+        match = _CONTRADICTS.match(line)
+        if match is None:
+            continue
+        value = match.group(1)
+        if value.startswith("["):
+            items = value.strip("[]").split(",")
+        elif value:
+            items = [value]
+        else:
+            items = []
+            for item_line in block[index + 1 :]:
+                item = _LIST_ITEM.match(item_line)
+                if item is None:
+                    break
+                items.append(item.group(1))
+        return [clean for clean in (item.strip().strip("'\"").strip() for item in items) if clean]
+    return []
+
+
+def _front_matter(lines: list[str]) -> tuple[int, list[str]]:
+    """(last line of the front matter or 0, its ``contradicts`` list)."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0, []
+    for index in range(1, min(len(lines), MAX_FRONT_MATTER_LINES)):
+        if lines[index].rstrip() in ("---", "..."):
+            return index + 1, _contradicts(lines[1:index])
+    return 0, []
+
+
+class _MarkdownScan:
+    """One pass over the lines: fences, ATX and setext headings, links."""
+
+    def __init__(self) -> None:
+        self.headings: list[tuple[int, str, int]] = []
+        self.links: list[tuple[int, str]] = []
+        self.fence: str | None = None
+        self.paragraph: int = 0  # first line of the open paragraph (a setext title candidate), 0 = none
+
+    def line(self, number: int, line: str, lines: list[str]) -> None:
+        if self.fence is not None:
+            if self._closes_fence(line, self.fence):
+                self.fence = None
+            return
+        fence = _FENCE.match(line)
+        if fence is not None:
+            self.fence, self.paragraph = fence.group(1), 0
+            return
+        atx = _ATX.match(line)
+        if atx is not None:
+            title = _ATX_CLOSE.sub("", atx.group(2) or "")
+            self.headings.append(_heading(len(atx.group(1)), title, number))
+            self.paragraph = 0
+            return
+        if self.paragraph and _SETEXT.match(line):
+            title = " ".join(text.strip() for text in lines[self.paragraph - 1 : number - 1])
+            self.headings.append(_heading(1 if line.lstrip()[0] == "=" else 2, title, self.paragraph))
+            self.paragraph = 0
+            return
+        if not line.strip() or _NOT_PARAGRAPH.match(line):
+            self.paragraph = 0
+        elif not self.paragraph:
+            self.paragraph = number
+        self._links(number, line)
+
+    @staticmethod
+    def _closes_fence(line: str, fence: str) -> bool:
+        closing = _FENCE.match(line)
+        return (
+            closing is not None
+            and closing.group(1)[0] == fence[0]
+            and len(closing.group(1)) >= len(fence)
+            and not line.strip().lstrip(fence[0])
+        )
+
+    def _links(self, number: int, line: str) -> None:
+        if "](" in line:
+            self.links.extend((number, match.group(1)) for match in _MD_LINK.finditer(line))
+        if "]:" in line:
+            reference = _MD_REFERENCE.match(line)
+            if reference is not None:
+                self.links.append((number, reference.group(1)))
+
+
+def extract_markdown(text: str, line_count: int) -> Drafts:
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    drafts = Drafts()
+    front_end, drafts.contradicts = _front_matter(lines)
+    scan = _MarkdownScan()
+    for number in range(front_end + 1, line_count + 1):
+        scan.line(number, lines[number - 1], lines)
+    owners = _sections(scan.headings, line_count, drafts)
+    _attach_links(scan.links, owners, drafts)
+    return drafts
+
+
+# --- reStructuredText -----------------------------------------------------------------------------------
+
+
+def _rst_title(lines: list[str], index: int) -> tuple[str, bool] | None:
+    """(adornment style, has overline) when ``lines[index]`` is a section title, else None."""
+    title = lines[index].rstrip()
+    if not title.strip() or index + 1 >= len(lines) or _RST_ADORNMENT.match(title):
+        return None
+    under = _RST_ADORNMENT.match(lines[index + 1])
+    if under is None or len(lines[index + 1].rstrip()) < len(title.strip()):
+        return None
+    over = index > 0 and lines[index - 1].rstrip() == lines[index + 1].rstrip()
+    if title[0] in " \t" and not over:
+        return None  # an indented line under a rule is a block quote, unless an overline frames it
+    return under.group(1), over
+
+
+def _rst_links(number: int, line: str, found: list[tuple[int, str]]) -> None:
+    if "`" in line:
+        found.extend((number, match.group(1)) for match in _RST_LINK.finditer(line))
+        found.extend((number, match.group(1) or match.group(2)) for match in _RST_DOC.finditer(line))
+    directive = _RST_DIRECTIVE.match(line)
+    if directive is not None:
+        found.append((number, directive.group(1)))
+
+
+def extract_rst(text: str, line_count: int) -> Drafts:
+    lines = [line.removesuffix("\r") for line in text.split("\n")][:line_count]
+    styles: list[tuple[str, bool]] = []  # RST levels are the order in which adornment styles first appear
+    headings: list[tuple[int, str, int]] = []
+    found: list[tuple[int, str]] = []
+    for index, line in enumerate(lines):
+        style = _rst_title(lines, index)
+        if style is not None:
+            if style not in styles:
+                styles.append(style)
+            start = index if style[1] else index + 1
+            headings.append(_heading(styles.index(style) + 1, line, start))
+        _rst_links(index + 1, line, found)
+    drafts = Drafts()
+    owners = _sections(headings, line_count, drafts)
+    _attach_links([(line, target) for line, target in found if not target.endswith("_")], owners, drafts)
+    return drafts

@@ -1,0 +1,373 @@
+"""Cross-file resolution: imports, links and declared contradictions to files; names to definitions.
+
+Pure functions over the set of repository paths and the per-file graphs. Resolution is best effort and
+never guesses wildly: when a spelling is ambiguous, the candidate closest to the importer wins (longest
+common directory prefix, then the shallowest path, then the lexicographically first), so the result is
+deterministic.
+
+Import rules by language:
+
+- Python: relative imports climb ``level - 1`` packages from the importer's directory. Absolute imports try,
+  in order, the canonical module name (computed from ``__init__.py`` chains, which finds ``src/`` and other
+  layouts), the path from the repository root, and — for dotted names of two or more parts only, since a
+  bare ``import os`` would otherwise match any ``os.py`` — any path ending in the dotted path.
+  ``from m import x`` also links ``m.x`` when that is a module.
+- JavaScript / TypeScript: relative specifiers (and ``@/`` / ``~/`` as ``src/``), probing extensions and
+  ``index`` files, and TypeScript sources for ``.js`` specifiers; bare package names are external.
+- Go: the package directory whose path ends the import path (every non-test file of it, up to
+  ``MAX_PACKAGE_FILES``); for module paths without a domain (the standard library) only two or more parts.
+- Rust: ``crate::``, ``self::``, ``super::`` paths and ``mod`` declarations to ``x.rs`` / ``x/mod.rs``.
+- Java: the class file ending in the dotted path (members of static imports and nested classes dropped).
+- C / C++: quoted includes next to the importer, then from the root, then by path suffix; ``<…>`` by suffix.
+- Ruby: ``require_relative`` next to the importer; ``require`` by path suffix.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterable
+from functools import cached_property
+from urllib.parse import unquote
+
+from prooftext.graph import languages as L
+from prooftext.graph.model import (
+    EDGE_CONTRADICTS,
+    EDGE_IMPORTS,
+    EDGE_LINKS,
+    EDGE_REFERENCES,
+    NODE_FILE,
+    NODE_SYMBOL,
+    Edge,
+    FileGraph,
+    make_edge,
+)
+
+MAX_REFERENCE_FANOUT = 20
+"""A name defined more than this many times (``get``, ``run``, ``__init__``) links nothing: it is noise."""
+MAX_PACKAGE_FILES = 64
+"""A Go package import links to at most this many files of the package."""
+
+_PY_SUFFIXES = (".py", ".pyi")
+_PY_INITS = ("/__init__.py", "/__init__.pyi")
+_JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json")
+_JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_DOC_PROBES = ("", ".md", ".rst", "/README.md", "/index.md", "/index.rst", "/README.rst")
+_RUST_ROOTS = ("lib.rs", "main.rs", "mod.rs")
+
+
+def _join(directory: str, relative: str) -> str | None:
+    """Normalized ``directory/relative``, or None when it climbs out of the repository."""
+    joined = posixpath.normpath(posixpath.join(directory, relative)) if relative else directory
+    if joined in (".", ""):
+        return ""
+    if joined == ".." or joined.startswith(("../", "/")):
+        return None
+    return joined
+
+
+def _shared_depth(a: str, b: str) -> int:
+    depth = 0
+    for left, right in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if left != right:
+            break
+        depth += 1
+    return depth
+
+
+def _closest(importer: str, candidates: Iterable[str]) -> str | None:
+    ranked = sorted(candidates, key=lambda p: (-_shared_depth(importer, p), p.count("/"), p))
+    return ranked[0] if ranked else None
+
+
+class PathIndex:
+    """Repository paths with the lookups resolution needs (built lazily, once per set of paths)."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths = frozenset(paths)
+
+    @cached_property
+    def _by_suffix(self) -> dict[str, list[str]]:
+        """Every trailing run of path components (``b.py``, ``a/b.py``, …) to the paths that end with it."""
+        index: dict[str, list[str]] = defaultdict(list)
+        for path in self.paths:
+            parts = path.split("/")
+            for start in range(len(parts)):
+                index["/".join(parts[start:])].append(path)
+        return index
+
+    @cached_property
+    def _python_modules(self) -> dict[str, list[str]]:
+        """Canonical dotted module names: a module's package chain is its run of ``__init__`` directories."""
+        packages = {
+            posixpath.dirname(p)
+            for p in self.paths
+            if posixpath.basename(p) in ("__init__.py", "__init__.pyi")
+        }
+        index: dict[str, list[str]] = defaultdict(list)
+        for path in self.paths:
+            stem, ext = posixpath.splitext(path)
+            if ext not in _PY_SUFFIXES:
+                continue
+            directory, name = posixpath.split(stem)
+            parts = [] if name == "__init__" else [name]
+            while directory in packages and directory:
+                directory, package = posixpath.split(directory)
+                parts.insert(0, package)
+            if parts:
+                index[".".join(parts)].append(path)
+        return index
+
+    @cached_property
+    def _go_packages(self) -> dict[str, list[str]]:
+        index: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(self.paths):
+            if path.endswith(".go") and not path.endswith("_test.go"):
+                index[posixpath.dirname(path)].append(path)
+        return index
+
+    def _suffix(self, importer: str, suffix: str) -> list[str]:
+        best = _closest(importer, self._by_suffix.get(suffix, ()))
+        return [best] if best is not None else []
+
+    def _first(self, candidates: Iterable[str]) -> list[str]:
+        for candidate in candidates:
+            if candidate in self.paths:
+                return [candidate]
+        return []
+
+    # --- per language ---------------------------------------------------------------------------------
+
+    def _python_files(self, base: str) -> list[str]:
+        return [base + s for s in _PY_SUFFIXES] + [base + s for s in _PY_INITS]
+
+    def _python(self, importer: str, module: str) -> list[str]:
+        level = len(module) - len(module.lstrip("."))
+        parts = [part for part in module[level:].split(".") if part]
+        if level:
+            directory: str | None = posixpath.dirname(importer)
+            for _ in range(level - 1):
+                directory = _join(directory, "..") if directory else None
+            if directory is None:
+                return []
+            if not parts:
+                return self._first(
+                    [f"{directory}/{init[1:]}" if directory else init[1:] for init in _PY_INITS]
+                )
+            base = _join(directory, "/".join(parts))
+            return self._first(self._python_files(base)) if base else []
+        if not parts:
+            return []
+        canonical = _closest(importer, self._python_modules.get(".".join(parts), ()))
+        if canonical is not None:
+            return [canonical]
+        found = self._first(self._python_files("/".join(parts)))
+        if found or len(parts) < 2:
+            return found
+        for candidate in self._python_files("/".join(parts)):
+            found = self._suffix(importer, candidate)
+            if found:
+                return found
+        return []
+
+    def _javascript(self, importer: str, spec: str) -> list[str]:
+        if spec.startswith(("./", "../")) or spec in (".", ".."):
+            base = _join(posixpath.dirname(importer), spec)
+        elif spec.startswith(("@/", "~/")):
+            base = _join("src", spec[2:])
+        else:
+            return []  # a package name: outside the repository
+        if base is None:
+            return []
+        stem, ext = posixpath.splitext(base)
+        candidates = [
+            base,
+            *(base + e for e in _JS_EXTENSIONS),
+            *(f"{base}/index{e}" for e in _JS_EXTENSIONS),
+        ]
+        candidates.extend(stem + alternative for alternative in _JS_TO_TS.get(ext, ()))
+        return self._first(c for c in candidates if c)
+
+    def _go(self, importer: str, spec: str) -> list[str]:
+        if spec.startswith("."):
+            directory = _join(posixpath.dirname(importer), spec)
+            return self._go_packages.get(directory, [])[:MAX_PACKAGE_FILES] if directory is not None else []
+        parts = spec.split("/")
+        remote = "." in parts[0]  # github.com/...: any tail may be this repository's package directory
+        shortest = 1 if remote else 2
+        for start in range(1 if remote else 0, len(parts) - shortest + 1):
+            files = self._go_packages.get("/".join(parts[start:]))
+            if files:
+                return files[:MAX_PACKAGE_FILES]
+        return []
+
+    def _rust(self, importer: str, spec: str) -> list[str]:
+        parts = [part for part in spec.split("::") if part]
+        if not parts:
+            return []
+        directory, name = posixpath.split(importer)
+        module_dir = directory if name in _RUST_ROOTS else posixpath.join(directory, name.removesuffix(".rs"))
+        segments = importer.split("/")[:-1]
+        crate = (
+            "/".join(segments[: len(segments) - segments[::-1].index("src")])
+            if "src" in segments
+            else directory
+        )
+        head, rest = parts[0], parts[1:]
+        if head == "self":
+            base: str | None = module_dir
+        elif head == "super":
+            base = posixpath.dirname(module_dir)
+            while rest and rest[0] == "super":
+                base, rest = posixpath.dirname(base), rest[1:]
+        else:
+            base, rest = crate, (rest if head == "crate" else parts)
+        for end in range(len(rest), 0, -1):
+            stem = _join(base or "", "/".join(rest[:end]))
+            found = self._first([f"{stem}.rs", f"{stem}/mod.rs"]) if stem else []
+            if found:
+                return found
+        return []
+
+    def _java(self, importer: str, spec: str) -> list[str]:
+        parts = spec.removesuffix(".*").split(".")
+        while len(parts) >= 2:
+            found = self._suffix(importer, "/".join(parts) + ".java")
+            if found:
+                return found
+            parts = parts[:-1]  # a static import's member, or a nested class
+        return []
+
+    def _c(self, importer: str, spec: str) -> list[str]:
+        if spec.startswith("<"):
+            return self._suffix(importer, spec.strip("<>").strip())
+        local = _join(posixpath.dirname(importer), spec)
+        found = self._first(c for c in (local, _join("", spec)) if c)
+        return found or self._suffix(importer, posixpath.normpath(spec).lstrip("./"))
+
+    def _ruby(self, importer: str, spec: str) -> list[str]:
+        with_ext = spec if spec.endswith(".rb") else spec + ".rb"
+        if spec.startswith("."):
+            local = _join(posixpath.dirname(importer), with_ext)
+            return [local] if local in self.paths else []
+        return self._suffix(importer, with_ext)
+
+    # --- public ---------------------------------------------------------------------------------------
+
+    def resolve_import_all(self, importer: str, module: str, language: str) -> list[str]:
+        """Every repository file an import names (several only for a Go package)."""
+        if not module:
+            return []
+        if language == L.PYTHON:
+            return self._python(importer, module)
+        if language in (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX):
+            return self._javascript(importer, module)
+        if language == L.GO:
+            return self._go(importer, module)
+        if language == L.RUST:
+            return self._rust(importer, module)
+        if language == L.JAVA:
+            return self._java(importer, module)
+        if language in (L.C, L.CPP):
+            return self._c(importer, module)
+        if language == L.RUBY:
+            return self._ruby(importer, module)
+        return []
+
+    def resolve_import(self, importer: str, module: str, language: str) -> str | None:
+        found = self.resolve_import_all(importer, module, language)
+        return found[0] if found else None
+
+    def resolve_link(self, source: str, target: str) -> str | None:
+        """The file a relative document link names (fragment and query dropped, ``%xx`` decoded)."""
+        target = unquote(target.split("#", 1)[0].split("?", 1)[0]).strip()
+        if not target:
+            return None
+        base = (
+            _join("", target.lstrip("/"))
+            if target.startswith("/")
+            else _join(posixpath.dirname(source), target)
+        )
+        if base is None:
+            return None
+        found = self._first(base + probe for probe in _DOC_PROBES if base + probe)
+        return found[0] if found else None
+
+    def resolve_declared(self, source: str, target: str) -> str | None:
+        """A path declared in front matter: from the repository root first, then next to the file."""
+        root = _join("", target.strip().lstrip("/"))
+        if root and root in self.paths:
+            return root
+        return self.resolve_link(source, target)
+
+
+def resolve_import(importer_path: str, module: str, language: str, paths: set[str]) -> str | None:
+    """The repository file an import names, or None. Builds an index: for many lookups use ``PathIndex``."""
+    return PathIndex(paths).resolve_import(importer_path, module, language)
+
+
+def resolve_link(source_path: str, target: str, paths: set[str]) -> str | None:
+    """The repository file a document link names, or None."""
+    return PathIndex(paths).resolve_link(source_path, target)
+
+
+def _python_modules(module: str, names: tuple[str, ...]) -> list[str]:
+    """``from m import x`` may import the submodule ``m.x``: try it as well as ``m``."""
+    joiner = "" if module.endswith(".") else "."
+    return [module, *(module + joiner + name for name in names if name != "*")]
+
+
+class _EdgeSet:
+    def __init__(self) -> None:
+        self.edges: dict[str, Edge] = {}
+
+    def add(self, edge_type: str, source: str, target: str) -> None:
+        if source != target:
+            edge = make_edge(edge_type, source, target)
+            self.edges[edge.id] = edge
+
+
+def _file_edges(graph: FileGraph, index: PathIndex, files: dict[str, str], out: _EdgeSet) -> None:
+    source = files[graph.path]
+    for ref in graph.imports:
+        modules = _python_modules(ref.module, ref.names) if graph.language == L.PYTHON else [ref.module]
+        for module in modules:
+            for path in index.resolve_import_all(graph.path, module, graph.language):
+                out.add(EDGE_IMPORTS, source, files[path])
+    for link in graph.links:
+        linked = index.resolve_link(graph.path, link.target)
+        if linked is not None:
+            out.add(EDGE_LINKS, link.node_id, files[linked])
+    for declared in graph.contradicts:
+        other = index.resolve_declared(graph.path, declared)
+        if other is not None:
+            out.add(EDGE_CONTRADICTS, source, files[other])
+
+
+def _reference_edges(graphs: list[FileGraph], out: _EdgeSet) -> None:
+    definitions: dict[str, list[str]] = defaultdict(list)
+    for graph in graphs:
+        for node in graph.nodes:
+            if node.kind == NODE_SYMBOL:
+                definitions[node.name].append(node.id)
+    for graph in graphs:
+        for use in graph.uses:
+            targets = definitions.get(use.name, ())
+            if len(targets) <= MAX_REFERENCE_FANOUT:
+                for target in targets:
+                    out.add(EDGE_REFERENCES, use.node_id, target)
+
+
+def build_edges(graphs: list[FileGraph]) -> list[Edge]:
+    """Cross-file edges — imports, references, links, contradicts — sorted by edge id.
+
+    Intra-file ``contains`` edges stay in each ``FileGraph.edges``. Self-edges are dropped.
+    """
+    files = {node.path: node.id for graph in graphs for node in graph.nodes if node.kind == NODE_FILE}
+    index = PathIndex(files)
+    out = _EdgeSet()
+    for graph in graphs:
+        if graph.path in files:
+            _file_edges(graph, index, files, out)
+    _reference_edges(graphs, out)
+    return sorted(out.edges.values(), key=lambda edge: edge.id)

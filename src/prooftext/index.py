@@ -1,0 +1,226 @@
+"""The index handle: ``prooftext.open(root)`` returns an :class:`Index` over ``ROOT/.prooftext/index.sqlite``."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from prooftext.adaptive.compile import AdaptiveResult, RoundCallback, adaptive_compile
+from prooftext.adaptive.ladder import (
+    DEFAULT_MAX_NODES,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MIN_COVERAGE_BPS,
+    DEFAULT_MIN_EVIDENCE,
+    DEFAULT_MIN_NODES,
+    DEFAULT_MIN_TOKENS,
+    DEFAULT_NODE_STEP,
+    DEFAULT_TOKEN_STEP,
+    AdaptiveRequest,
+)
+from prooftext.corpus.config import CorpusConfig, load_config
+from prooftext.errors import RootMissingError, RootNotDirectoryError
+from prooftext.pack.packet import Compiler, Packet
+from prooftext.pack.render import DEFAULT_FORMAT
+from prooftext.pack.verify import VerifyReport, verify_packet
+from prooftext.select import query as q
+from prooftext.select.query import Query, validate
+from prooftext.select.rank import rank
+from prooftext.select.terms import analyze
+from prooftext.store import db
+from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
+from prooftext.tokens import DEFAULT_TOKENIZER
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """How far the store is from the files on disk, from stat data alone (nothing is read)."""
+
+    changed: int
+    added: int
+    removed: int
+    unchanged: int
+    indexed_files: int
+
+    @property
+    def fresh(self) -> bool:
+        return self.changed == 0 and self.added == 0 and self.removed == 0
+
+    def to_dict(self) -> dict[str, int | bool]:
+        return {
+            "changed": self.changed,
+            "added": self.added,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "indexed_files": self.indexed_files,
+            "files_changed_since_index": self.changed + self.added + self.removed,
+            "fresh": self.fresh,
+        }
+
+
+def resolve_root(root: Path | str) -> Path:
+    """An existing directory, absolute; a clear error otherwise."""
+    path = Path(root).expanduser()
+    if not path.exists():
+        raise RootMissingError(f"root does not exist: {root}", root=str(root))
+    if not path.is_dir():
+        raise RootNotDirectoryError(f"root is not a directory: {root}", root=str(root))
+    return path.resolve()
+
+
+class Index:
+    """A repository's index: refresh it, ask its status, and (see other methods) select and pack from it."""
+
+    def __init__(self, root: Path | str, config: CorpusConfig | None = None) -> None:
+        self.root = resolve_root(root)
+        self.config = config if config is not None else load_config(self.root)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._writer = db.connect(self.root)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's read connection (WAL: readers never block the writer, nor each other)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = db.connect(self.root)
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
+
+    def refresh(self, progress: Progress | None = None) -> RefreshReport:
+        """Incrementally bring the index up to date; one writer at a time (threads and processes)."""
+        with self._write_lock:
+            return refresh(self._writer, self.root, self.config, progress)
+
+    def status(self) -> IndexStatus:
+        work = plan(self.conn, self.root, self.config)
+        known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
+        changed = sum(1 for s in work.to_read if s.path in known)
+        return IndexStatus(
+            changed=changed,
+            added=len(work.to_read) - changed,
+            removed=len(work.removed),
+            unchanged=len(work.unchanged) + len(work.unchanged_excluded),
+            indexed_files=len(known),
+        )
+
+    def ensure_fresh(self) -> None:
+        """Refresh when anything changed on disk (or nothing was ever indexed)."""
+        if read_meta(self.conn, "candidate") is None or not self.status().fresh:
+            self.refresh()
+
+    def pack(
+        self,
+        query: str,
+        *,
+        max_tokens: int = q.DEFAULT_MAX_TOKENS,
+        max_nodes: int = q.DEFAULT_MAX_NODES,
+        unit: str = q.UNIT_TOKENS,
+        tokenizer: str = DEFAULT_TOKENIZER,
+        format: str = DEFAULT_FORMAT,
+        required: tuple[str, ...] = (),
+        path_seeds: tuple[str, ...] = (),
+        clearance: str = q.DEFAULT_CLEARANCE,
+        max_depth: int = q.DEFAULT_MAX_DEPTH,
+        allow_truncated: bool = False,
+        refresh: bool = True,
+    ) -> Packet:
+        """A packet for ``query`` at a fixed budget: selected, re-verified, counted exactly, digested."""
+        spec = Query(
+            text=query,
+            max_tokens=max_tokens,
+            unit=unit,
+            tokenizer=tokenizer,
+            max_nodes=max_nodes,
+            max_depth=max_depth,
+            required=tuple(required),
+            clearance=clearance,
+            path_seeds=tuple(path_seeds),
+            allow_truncated=allow_truncated,
+        )
+        validate(spec)
+        if refresh:
+            self.ensure_fresh()
+        return Compiler(self.conn, self.root, spec, format).compile()
+
+    def adaptive_pack(
+        self,
+        query: str,
+        *,
+        min_tokens: int = DEFAULT_MIN_TOKENS,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        token_step: int = DEFAULT_TOKEN_STEP,
+        min_nodes: int = DEFAULT_MIN_NODES,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        node_step: int = DEFAULT_NODE_STEP,
+        min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS,
+        min_evidence: int = DEFAULT_MIN_EVIDENCE,
+        allow_truncated: bool = False,
+        tokenizer: str = DEFAULT_TOKENIZER,
+        format: str = DEFAULT_FORMAT,
+        required: tuple[str, ...] = (),
+        path_seeds: tuple[str, ...] = (),
+        clearance: str = q.DEFAULT_CLEARANCE,
+        refresh: bool = True,
+        on_round: RoundCallback | None = None,
+    ) -> AdaptiveResult:
+        """Adaptive compilation (SACP): climb the token/node ladder until the estimator passes."""
+        req = AdaptiveRequest(
+            query=query,
+            min_tokens=min_tokens,
+            max_tokens=max_tokens,
+            token_step=token_step,
+            min_nodes=min_nodes,
+            max_nodes=max_nodes,
+            node_step=node_step,
+            min_coverage_bps=min_coverage_bps,
+            min_evidence=min_evidence,
+            allow_truncated=allow_truncated,
+        )
+        base = Query(
+            text=query,
+            tokenizer=tokenizer,
+            required=tuple(required),
+            path_seeds=tuple(path_seeds),
+            clearance=clearance,
+        )
+        if refresh:
+            self.ensure_fresh()
+        return adaptive_compile(self.conn, self.root, req, base, format, on_round)
+
+    def search(self, query: str, *, limit: int = 20) -> list[dict[str, Any]]:
+        """The best-ranked nodes for ``query`` with their rank components (no packing)."""
+        spec = validate(Query(text=query))
+        ranked = rank(self.conn, spec, analyze(query))
+        return [c.to_dict() for c in ranked.candidates[:limit]]
+
+    def verify(self, packet: dict[str, Any]) -> VerifyReport:
+        """Re-check a saved packet against the files under this root."""
+        return verify_packet(packet, self.root)
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._writer.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def open_index(root: Path | str = ".", config: CorpusConfig | None = None) -> Index:
+    """Open (creating if needed) the index of ``root``; call :meth:`Index.refresh` to bring it up to date."""
+    return Index(root, config)

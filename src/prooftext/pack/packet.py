@@ -1,0 +1,276 @@
+"""Compiling a packet: select under the ceilings, re-read and verify every source, render, count, digest.
+
+A :class:`Compiler` ranks once and can then compile at any ceilings (the adaptive ladder compiles the same
+ranked corpus at rising ceilings). Before a packet is emitted every source is re-read and its sha256 and
+line ranges checked: a drifted optional source is excluded with a reason and the selection is redone; a
+drifted required source is an error. The prompt is counted exactly; it never exceeds its ceiling.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
+from prooftext.pack.render import (
+    DEFAULT_FORMAT,
+    FORMATS,
+    NONCE_PLACEHOLDER,
+    Block,
+    derive_nonce,
+    digest,
+    render,
+    render_block,
+    render_footer,
+    render_header,
+)
+from prooftext.pack.sources import LineText, Observation, StoreTexts, observe
+from prooftext.select.candidates import Candidate
+from prooftext.select.query import Query, validate
+from prooftext.select.rank import RankResult, rank
+from prooftext.select.selector import Choice, Selection, fill, prepare
+from prooftext.select.terms import analyze
+from prooftext.tokens import Counter, TokenCount, get_counter
+
+PACKET_VERSION = "prooftext.packet/v1"
+REASON_EXACT_OVERFLOW = "over_budget_exact"
+"""Dropped after the exact count of the whole prompt (token merges across block boundaries)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    node_id: str
+    qualname: str
+    path: str
+    start_line: int
+    end_line: int
+    sha256: str
+    authority: str
+    sensitivity: str
+    reason: str
+    cost: int
+    truncated_from: tuple[int, int] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "node_id": self.node_id,
+            "qualname": self.qualname,
+            "path": self.path,
+            "lines": [self.start_line, self.end_line],
+            "sha256": self.sha256,
+            "authority": self.authority,
+            "sensitivity": self.sensitivity,
+            "reason": self.reason,
+            "cost": self.cost,
+            "truncated_from": list(self.truncated_from) if self.truncated_from else None,
+        }
+
+
+@dataclass
+class Packet:
+    query: Query
+    format: str
+    nonce: str
+    prompt: str
+    prompt_tokens: TokenCount
+    blake3: str
+    evidence: list[Evidence]
+    evidence_texts: list[str]
+    excluded: list[dict[str, Any]]
+    omitted: int
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def truncated_count(self) -> int:
+        return sum(1 for e in self.evidence if e.truncated_from is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": PACKET_VERSION,
+            "query": self.query.to_dict(),
+            "format": self.format,
+            "nonce": self.nonce,
+            "prompt": self.prompt,
+            "prompt_tokens": self.prompt_tokens.to_dict(),
+            "blake3": self.blake3,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "excluded": self.excluded,
+            "omitted": self.omitted,
+            "trace": self.trace,
+        }
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise UnknownNameError(f"format must be one of {', '.join(FORMATS)}", field="format")
+    return fmt
+
+
+class Compiler:
+    """Rank once for a query over an index; compile packets at any ceilings."""
+
+    def __init__(self, conn: sqlite3.Connection, root: Path, query: Query, fmt: str = DEFAULT_FORMAT) -> None:
+        self.conn = conn
+        self.root = root
+        self.query = validate(query)
+        self.format = check_format(fmt)
+        self.counter: Counter = get_counter(query.basis)
+        self.texts = StoreTexts(conn)
+        self._costs: dict[tuple[str, int, int], int] = {}
+        self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text))
+        self.required, self.optional, self.traversal = prepare(conn, self.query, self.ranked.candidates)
+        self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
+        self.header_cost += self.counter.count(render_footer(self.format))
+
+    def _block(self, cand: Candidate, start: int, end: int, text: LineText) -> Block:
+        truncated = (
+            (cand.start_line, cand.end_line) if (start, end) != (cand.start_line, cand.end_line) else None
+        )
+        return Block(
+            cand.path,
+            start,
+            end,
+            cand.file_sha256,
+            cand.authority,
+            cand.sensitivity,
+            text.slice(start, end),
+            truncated,
+        )
+
+    def cost(self, cand: Candidate, start: int, end: int) -> int:
+        key = (cand.node_id, start, end)
+        value = self._costs.get(key)
+        if value is None:
+            block = self._block(cand, start, end, self.texts.get(cand.path))
+            value = self.counter.count(render_block(self.format, block, NONCE_PLACEHOLDER, 1))
+            self._costs[key] = value
+        return value
+
+    def kernel_cost(self) -> int:
+        """Header plus required evidence: the minimum context kernel."""
+        return self.header_cost + sum(self.cost(c, c.start_line, c.end_line) for c in self.required)
+
+    def _verify(self, sel: Selection) -> tuple[dict[str, LineText], dict[str, Observation]]:
+        ranges: dict[str, list[tuple[int, int]]] = {}
+        digests: dict[str, str] = {}
+        for choice in sel.chosen:
+            ranges.setdefault(choice.candidate.path, []).append((choice.start_line, choice.end_line))
+            digests[choice.candidate.path] = choice.candidate.file_sha256
+        good: dict[str, LineText] = {}
+        bad: dict[str, Observation] = {}
+        for path in sorted(ranges):
+            seen = observe(self.root, path, digests[path], ranges[path])
+            if seen.text is None:
+                bad[path] = seen
+            else:
+                good[path] = seen.text
+        return good, bad
+
+    def _select_verified(
+        self, ceiling: int, nodes: int
+    ) -> tuple[Selection, dict[str, LineText], list[dict[str, Any]]]:
+        query = self.query.with_ceilings(ceiling, nodes)
+        drifted: dict[str, Observation] = {}
+        required_paths = {c.path for c in self.required}
+        while True:
+            optional = [c for c in self.optional if c.path not in drifted]
+            sel = fill(query, self.required, optional, self.cost, self.header_cost)
+            good, bad = self._verify(sel)
+            for path, seen in bad.items():
+                if path in required_paths:
+                    raise SourceDriftError(
+                        f"required source {path} failed verification: {seen.reason} {seen.detail}",
+                        path=path,
+                        reason=seen.reason,
+                    )
+            if not bad:
+                break
+            drifted.update(bad)
+        excluded = [
+            {"path": p, "reason": o.reason, "detail": o.detail, "io_error": o.io_error}
+            for p, o in sorted(drifted.items())
+        ]
+        return sel, good, excluded
+
+    def compile(self, max_tokens: int | None = None, max_nodes: int | None = None) -> Packet:
+        ceiling = self.query.max_tokens if max_tokens is None else max_tokens
+        nodes = self.query.max_nodes if max_nodes is None else max_nodes
+        sel, texts, drift_excluded = self._select_verified(ceiling, nodes)
+        chosen = list(sel.chosen)
+        n_required = len(self.required)
+        while True:
+            blocks = [
+                self._block(c.candidate, c.start_line, c.end_line, texts[c.candidate.path]) for c in chosen
+            ]
+            nonce = derive_nonce(self.query.text, blocks)
+            prompt = render(self.format, self.query.text, blocks, nonce)
+            count = self.counter.count(prompt)
+            if count <= ceiling or len(chosen) <= n_required:
+                break
+            dropped = chosen.pop()
+            sel.excluded.append(
+                {
+                    "node_id": dropped.candidate.node_id,
+                    "path": dropped.candidate.path,
+                    "reason": REASON_EXACT_OVERFLOW,
+                    "lines": [dropped.start_line, dropped.end_line],
+                }
+            )
+            sel.omitted += 1
+        if count > ceiling:
+            raise RequestError(
+                f"required evidence renders to {count} {self.query.basis}, above {ceiling}",
+                field="max_tokens",
+            )
+        return self._packet(sel, chosen, blocks, nonce, prompt, count, drift_excluded, ceiling, nodes)
+
+    def _packet(
+        self,
+        sel: Selection,
+        chosen: list[Choice],
+        blocks: list[Block],
+        nonce: str,
+        prompt: str,
+        count: int,
+        drift_excluded: list[dict[str, Any]],
+        ceiling: int,
+        nodes: int,
+    ) -> Packet:
+        evidence = [
+            Evidence(
+                c.candidate.node_id,
+                c.candidate.qualname,
+                c.candidate.path,
+                c.start_line,
+                c.end_line,
+                c.candidate.file_sha256,
+                c.candidate.authority,
+                c.candidate.sensitivity,
+                c.candidate.reason,
+                c.cost,
+                (c.candidate.start_line, c.candidate.end_line) if c.truncated else None,
+            )
+            for c in chosen
+        ]
+        trace = {
+            "ranking": self.ranked.trace,
+            "traversal": self.traversal,
+            "selected": [c.to_dict() for c in chosen],
+            "header_cost": self.header_cost,
+            "ceilings": {"max_tokens": ceiling, "max_nodes": nodes},
+        }
+        return Packet(
+            query=replace(self.query, max_tokens=ceiling, max_nodes=nodes),
+            format=self.format,
+            nonce=nonce,
+            prompt=prompt,
+            prompt_tokens=TokenCount(count, self.query.basis),
+            blake3=digest(prompt),
+            evidence=evidence,
+            evidence_texts=[b.text for b in blocks],
+            excluded=[*drift_excluded, *sel.excluded],
+            omitted=sel.omitted,
+            trace=trace,
+        )

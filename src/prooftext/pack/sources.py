@@ -1,0 +1,91 @@
+"""Source text for excerpts: from the store while choosing, from the re-read file before emitting."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prooftext.corpus.lines import NEWLINE
+from prooftext.corpus.read import read_bytes_checked
+from prooftext.errors import ProoftextError, SourceError
+
+VERIFY_MAX_BYTES = 8 * 1024 * 1024
+"""Re-reads for verification are bounded like scans are; an indexed file is far smaller."""
+
+REASON_DRIFT = "source_drift"
+REASON_MISSING = "source_missing"
+REASON_UNREADABLE = "source_unreadable"
+REASON_RANGE = "range_invalid"
+
+
+class LineText:
+    """A text split once into lines (ending at ``\\n``), for fast 1-based inclusive slicing."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split(NEWLINE)
+        self.terminated = text.endswith(NEWLINE)
+        if self.terminated:
+            self.lines.pop()
+
+    @property
+    def count(self) -> int:
+        return len(self.lines)
+
+    def slice(self, start: int, end: int) -> str:
+        body = NEWLINE.join(self.lines[start - 1 : end])
+        if end < len(self.lines) or self.terminated:
+            body += NEWLINE
+        return body
+
+
+@dataclass
+class StoreTexts:
+    """File texts from the index store, read once per path."""
+
+    conn: sqlite3.Connection
+    cache: dict[str, LineText] = field(default_factory=dict)
+
+    def get(self, path: str) -> LineText:
+        text = self.cache.get(path)
+        if text is None:
+            row = self.conn.execute("SELECT text FROM files WHERE path = ?", (path,)).fetchone()
+            text = LineText(row[0] if row else "")
+            self.cache[path] = text
+        return text
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A source re-read from disk: its text on success, or why it cannot be used."""
+
+    path: str
+    text: LineText | None
+    reason: str | None = None
+    detail: str = ""
+    io_error: bool = False
+
+
+def observe(root: Path, path: str, sha256: str, ranges: list[tuple[int, int]]) -> Observation:
+    """Re-read ``path`` safely and check its digest and every line range against it."""
+    try:
+        data = read_bytes_checked(root, path, VERIFY_MAX_BYTES)
+    except SourceError as exc:
+        missing = exc.code == "source_missing"
+        return Observation(
+            path, None, REASON_MISSING if missing else REASON_UNREADABLE, exc.message, not missing
+        )
+    except ProoftextError as exc:
+        return Observation(path, None, REASON_UNREADABLE, exc.message, True)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        return Observation(path, None, REASON_DRIFT, f"sha256 is now {actual}")
+    try:
+        text = LineText(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Observation(path, None, REASON_DRIFT, "no longer strict UTF-8")
+    for start, end in ranges:
+        if not 1 <= start <= end <= text.count:
+            return Observation(path, None, REASON_RANGE, f"lines {start}-{end} outside 1-{text.count}")
+    return Observation(path, text)

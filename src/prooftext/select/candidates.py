@@ -1,0 +1,84 @@
+"""A candidate: one node of the index that a selection may take, with its rank components and excerpt range."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
+
+PHASE_REQUIRED = 0
+PHASE_TRAVERSAL = 1
+PHASE_IDENTIFIER = 2
+PHASE_LEXICAL = 3
+PHASE_NAMES = {
+    PHASE_REQUIRED: "required",
+    PHASE_TRAVERSAL: "traversal",
+    PHASE_IDENTIFIER: "identifier",
+    PHASE_LEXICAL: "lexical",
+}
+
+SCALE = 1_000_000
+"""Scores are recorded as integers in millionths: artifacts hold no floats."""
+
+
+@dataclass
+class Candidate:
+    node_id: str
+    kind: str
+    path: str
+    name: str
+    qualname: str
+    symbol_kind: str
+    node_start: int
+    node_end: int
+    start_line: int
+    end_line: int
+    file_sha256: str
+    authority: str
+    sensitivity: str
+    freshness: str
+    phase: int = PHASE_LEXICAL
+    reason: str = "lexical"
+    distance: int = 0
+    priority: int = 0
+    binary_score: int = 0
+    components: dict[str, int] = field(default_factory=dict)
+
+    def rank_key(self) -> tuple[int, int, int, int, int, int, str]:
+        """Phase, then fused priority (desc), graph distance, authority, binary field score (desc),
+        sensitivity, and the node id as the final tie-break."""
+        return (
+            self.phase,
+            -self.priority,
+            self.distance,
+            AUTHORITIES.index(self.authority) if self.authority in AUTHORITIES else len(AUTHORITIES),
+            -self.binary_score,
+            SENSITIVITIES.index(self.sensitivity)
+            if self.sensitivity in SENSITIVITIES
+            else len(SENSITIVITIES),
+            self.node_id,
+        )
+
+    @property
+    def excerpt_is_head(self) -> bool:
+        """The node has children; its excerpt is its own head, the lines before its first child."""
+        return (self.start_line, self.end_line) != (self.node_start, self.node_end)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "node_id": self.node_id,
+            "kind": self.kind,
+            "path": self.path,
+            "qualname": self.qualname,
+            "symbol_kind": self.symbol_kind,
+            "node_range": [self.node_start, self.node_end],
+            "excerpt_range": [self.start_line, self.end_line],
+            "phase": PHASE_NAMES[self.phase],
+            "reason": self.reason,
+            "distance": self.distance,
+            "priority": self.priority,
+            "binary_score": self.binary_score,
+            "components": dict(sorted(self.components.items())),
+            "authority": self.authority,
+            "sensitivity": self.sensitivity,
+        }

@@ -1,0 +1,140 @@
+"""The Query: what to select, under which hard ceilings, for whom.
+
+Limits follow the context framework: 1..4,096 nodes, 0..16,384 edges, traversal depth 0..8, and a byte
+ceiling of 1,024..8,388,608 when the unit is bytes. Path seeds are ranking hints only: they never bypass
+manifest membership, range validation or digest checks. Every invalid field fails with one error naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from prooftext.corpus.model import SENSITIVITIES
+from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError
+from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS
+
+UNIT_TOKENS = "tokens"
+UNIT_BYTES = "bytes"
+UNITS = (UNIT_TOKENS, UNIT_BYTES)
+
+MIN_NODES, MAX_NODES = 1, 4096
+MIN_EDGES, MAX_EDGES = 0, 16_384
+MIN_DEPTH, MAX_DEPTH = 0, 8
+MIN_BYTES, MAX_BYTES = 1024, 8_388_608
+MIN_TOKENS, MAX_TOKENS = 1, 2_097_152
+MAX_QUERY_CHARS = 65_536
+"""Longer query text is rejected rather than silently cut (a whole issue thread fits well within it)."""
+
+DEFAULT_MAX_TOKENS = 8000
+DEFAULT_MAX_NODES = 64
+DEFAULT_MAX_EDGES = 256
+DEFAULT_MAX_DEPTH = 1
+DEFAULT_CLEARANCE = "owner-private"
+"""Everything a repository may hold except secrets; callers lower it to share packets more widely."""
+
+_SEARCHABLE = re.compile(r"[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    unit: str = UNIT_TOKENS
+    tokenizer: str = DEFAULT_TOKENIZER
+    max_nodes: int = DEFAULT_MAX_NODES
+    max_edges: int = DEFAULT_MAX_EDGES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    required: tuple[str, ...] = ()
+    clearance: str = DEFAULT_CLEARANCE
+    as_of: str | None = None
+    path_seeds: tuple[str, ...] = ()
+    allow_truncated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def basis(self) -> str:
+        """What a count of this query is measured in: a tokenizer name or ``bytes``."""
+        return BYTES_BASIS if self.unit == UNIT_BYTES else self.tokenizer
+
+    def with_ceilings(self, max_tokens: int, max_nodes: int) -> Query:
+        return replace(self, max_tokens=max_tokens, max_nodes=max_nodes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "unit": self.unit,
+            "tokenizer": self.tokenizer,
+            "max_tokens": self.max_tokens,
+            "max_nodes": self.max_nodes,
+            "max_edges": self.max_edges,
+            "max_depth": self.max_depth,
+            "required": list(self.required),
+            "clearance": self.clearance,
+            "as_of": self.as_of,
+            "path_seeds": list(self.path_seeds),
+            "allow_truncated": self.allow_truncated,
+        }
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{name} must be an integer", field=name)
+    if not low <= value <= high:
+        raise RangeError(f"{name} must be between {low} and {high}, got {value}", field=name)
+
+
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        raise RequestError("query text must be a string", field="query")
+    if len(text) > MAX_QUERY_CHARS:
+        raise RangeError(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
+    if not text.strip() or not _SEARCHABLE.search(text):
+        raise EmptyQueryError("query must contain at least one searchable term", field="query")
+
+
+def _check_names(query: Query) -> None:
+    if query.unit not in UNITS:
+        raise UnknownNameError(f"unit must be one of {', '.join(UNITS)}", field="unit")
+    if query.tokenizer not in TOKENIZERS:
+        raise UnknownNameError(
+            f"unknown tokenizer {query.tokenizer!r}; known: {', '.join(TOKENIZERS)}", field="tokenizer"
+        )
+    if query.clearance not in SENSITIVITIES:
+        raise UnknownNameError(f"clearance must be one of {', '.join(SENSITIVITIES)}", field="clearance")
+
+
+def _check_paths(name: str, paths: tuple[str, ...]) -> None:
+    for path in paths:
+        if not isinstance(path, str) or not path or "\x00" in path:
+            raise RequestError(f"{name} entries must be non-empty strings", field=name)
+
+
+def _check_as_of(as_of: str | None) -> None:
+    if as_of is None:
+        return
+    try:
+        moment = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
+    except ValueError:
+        raise RequestError("as_of must be an ISO 8601 UTC timestamp", field="as_of") from None
+    if moment.utcoffset() != timedelta(0):
+        raise RequestError("as_of must carry a UTC offset (Z or +00:00)", field="as_of")
+
+
+def validate(query: Query) -> Query:
+    """Check every field; return the query unchanged or raise one error naming the first bad field."""
+    _check_text(query.text)
+    _check_names(query)
+    if query.unit == UNIT_BYTES:
+        _check_int("max_tokens", query.max_tokens, MIN_BYTES, MAX_BYTES)
+    else:
+        _check_int("max_tokens", query.max_tokens, MIN_TOKENS, MAX_TOKENS)
+    _check_int("max_nodes", query.max_nodes, MIN_NODES, MAX_NODES)
+    _check_int("max_edges", query.max_edges, MIN_EDGES, MAX_EDGES)
+    _check_int("max_depth", query.max_depth, MIN_DEPTH, MAX_DEPTH)
+    _check_paths("required", query.required)
+    _check_paths("path_seeds", query.path_seeds)
+    _check_as_of(query.as_of)
+    return query

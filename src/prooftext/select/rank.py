@@ -1,0 +1,441 @@
+"""Ranking: which nodes of the index answer a query, in a deterministic order with recorded components.
+
+Files are ranked by a linear fusion of independent signals, each normalized by its per-query maximum and
+weighted equally (untuned equal weights generalize; see the evaluation notes): lexical BM25 over symbols,
+exact identifier matches, paths the query names, and path words. Test and documentation files are
+de-weighted by generic evidence (a file whose functions are mostly tests; documentation kinds) unless the
+query itself is about tests or docs. Within a file, nodes are ordered by their own evidence, and a node's
+priority decays with its rank inside its file so that one file cannot take the whole budget.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from prooftext.graph.model import NODE_FILE, NODE_SYMBOL
+from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate
+from prooftext.select.query import Query
+from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
+from prooftext.store.fts import fts_quote
+
+FTS_WEIGHTS = (10.0, 1.0, 3.0, 1.0)
+"""BM25 column weights for title, labels, path and content."""
+FTS_LIMIT = 300
+"""Lexical hits read per query."""
+MAX_FTS_TERMS = 40
+"""The rarest query terms searched; very long issue texts otherwise make every node a hit."""
+FILE_TOP_NODES = 3
+"""A file's lexical signal is the sum of its best this-many node scores."""
+NODE_DECAY = 0.6
+"""Priority factor per rank inside a file: the second node of a file weighs 0.6 of the first."""
+CALLER_FACTOR = 0.5
+"""A caller of an identifier hit weighs this much of the hit."""
+MAX_CALLERS = 8
+"""Callers taken per identifier hit."""
+MAX_IDENTIFIER_DEFS = 12
+"""A name defined in more files than this is too ambiguous for the identifier phase."""
+TEST_FACTOR = 0.2
+DOC_FACTOR = 0.5
+"""De-weighting of test and documentation files (lifted when the query is about them)."""
+TEST_SHARE = 0.5
+"""A file whose function and method names are at least this share ``test*`` is a test file."""
+BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
+"""The context framework's binary field scores, recorded as a rank component."""
+
+SIGNALS = ("lexical", "identifier", "path", "path_words", "seed")
+
+_SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
+_TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$")
+_TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures"})
+_DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "docstring", "sphinx"})
+
+NODE_COLUMNS = (
+    "n.rowid, n.id, n.kind, f.path, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line, f.sha256,"
+    " f.authority, f.sensitivity, f.freshness, n.file_id, f.kind"
+)
+
+
+@dataclass
+class _Row:
+    rowid: int
+    node_id: str
+    kind: str
+    path: str
+    name: str
+    qualname: str
+    symbol_kind: str
+    start: int
+    end: int
+    sha256: str
+    authority: str
+    sensitivity: str
+    freshness: str
+    file_id: int
+    file_kind: str
+
+
+@dataclass
+class RankResult:
+    candidates: list[Candidate]
+    trace: dict[str, object] = field(default_factory=dict)
+
+
+def seed_tokens(text: str) -> set[str]:
+    """The context framework's lexical tokens: ASCII-lowercased alphanumeric runs, non-ASCII scalars alone."""
+    return set(_SEED_TOKEN.findall(text.lower()))
+
+
+def _rows(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> list[_Row]:
+    sql = f"SELECT {NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE {where}"
+    return [_Row(*r) for r in conn.execute(sql, params)]
+
+
+def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _search_terms(conn: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
+    df: dict[str, int] = {}
+    for chunk in _chunks(list(terms)):
+        marks = ",".join("?" * len(chunk))
+        for term, doc in conn.execute(f"SELECT term, doc FROM nodes_vocab WHERE term IN ({marks})", chunk):
+            df[term] = doc
+    usable = [t for t in terms if df.get(t, 0) > 0]
+    usable.sort(key=lambda t: (df[t], t))
+    return usable[:MAX_FTS_TERMS]
+
+
+def _lexical(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[int, float]:
+    if not terms:
+        return {}
+    match = " OR ".join(fts_quote(t) for t in terms)
+    weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+    sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
+    return {rowid: -score for rowid, score in conn.execute(sql, (match, FTS_LIMIT))}
+
+
+def _binary_scores(conn: sqlite3.Connection, rowids: Sequence[int], terms: set[str]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for chunk in _chunks([str(r) for r in rowids]):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT rowid, title, labels, path, content FROM nodes_fts WHERE rowid IN ({marks})"
+        for rowid, title, labels, path, content in conn.execute(sql, chunk):
+            score = 0
+            for text, weight in ((title, BINARY_TITLE), (labels, BINARY_LABELS), (path, BINARY_PATH)):
+                score += weight * len(terms & seed_tokens(text))
+            score += BINARY_CONTENT * len(terms & seed_tokens(content))
+            out[rowid] = score
+    return out
+
+
+def _identifier_rows(conn: sqlite3.Connection, names: Sequence[str]) -> list[_Row]:
+    rows: list[_Row] = []
+    for chunk in _chunks(list(names)):
+        marks = ",".join("?" * len(chunk))
+        rows.extend(_rows(conn, f"n.kind = '{NODE_SYMBOL}' AND n.name IN ({marks})", chunk))
+    return rows
+
+
+@dataclass
+class _Corpus:
+    """Per-query view of corpus-wide facts (file paths and test evidence)."""
+
+    paths: dict[int, str]
+    test_files: set[int]
+    doc_files: set[int]
+
+
+def _corpus(conn: sqlite3.Connection) -> _Corpus:
+    paths = {fid: path for fid, path in conn.execute("SELECT id, path FROM files")}
+    tests: set[int] = set()
+    sql = (
+        "SELECT file_id, sum(name LIKE 'test%'), count(*) FROM nodes WHERE kind = 'symbol'"
+        " AND symbol_kind IN ('function', 'method') GROUP BY file_id"
+    )
+    for fid, n_test, n_all in conn.execute(sql):
+        if n_all and n_test / n_all >= TEST_SHARE:
+            tests.add(fid)
+    tests |= {fid for fid, path in paths.items() if _TEST_DIR.search(path)}
+    docs = {fid for (fid,) in conn.execute("SELECT id FROM files WHERE kind = 'doc'")}
+    return _Corpus(paths, tests, docs)
+
+
+def _path_signal(
+    corpus: _Corpus, analysis: QueryAnalysis, seeds: Sequence[str]
+) -> tuple[dict[int, float], dict[int, float]]:
+    mentions = [p.lstrip("./") for p in analysis.paths]
+    for module in analysis.modules:
+        parts = module.split(".")
+        mentions.append("/".join(parts) + ".py")
+        mentions.append("/".join(parts) + "/__init__.py")
+        if len(parts) > 1:
+            mentions.append("/".join(parts[:-1]) + ".py")
+    path_hits: dict[int, float] = {}
+    seed_hits: dict[int, float] = {}
+    for fid, path in corpus.paths.items():
+        if any(path == m or path.endswith("/" + m) or m.endswith("/" + path) for m in mentions if m):
+            path_hits[fid] = 1.0
+        if path in seeds:
+            seed_hits[fid] = 1.0
+    return path_hits, seed_hits
+
+
+def _path_words(corpus: _Corpus, terms: set[str]) -> dict[int, float]:
+    components: dict[int, set[str]] = {}
+    df: dict[str, int] = defaultdict(int)
+    for fid, path in corpus.paths.items():
+        parts = path.lower().split("/")
+        words = {*parts[:-1], parts[-1].rsplit(".", 1)[0]} & terms
+        components[fid] = words
+        for word in words:
+            df[word] += 1
+    total = len(corpus.paths) or 1
+    return {
+        fid: sum(math.log(1 + total / df[w]) for w in words) for fid, words in components.items() if words
+    }
+
+
+def _normalized(values: dict[int, float]) -> dict[int, float]:
+    top = max(values.values(), default=0.0)
+    return {k: v / top for k, v in values.items()} if top > 0 else {}
+
+
+def _about(terms: set[str], words: frozenset[str]) -> bool:
+    return bool(terms & words)
+
+
+def _deweight(fid: int, corpus: _Corpus, terms: set[str]) -> float:
+    if fid in corpus.test_files and not _about(terms, _TEST_WORDS):
+        return TEST_FACTOR
+    if fid in corpus.doc_files and not _about(terms, _DOC_WORDS):
+        return DOC_FACTOR
+    return 1.0
+
+
+@dataclass
+class _Evidence:
+    """Raw per-query evidence, before fusion."""
+
+    rows: dict[int, _Row] = field(default_factory=dict)
+    node_lexical: dict[int, float] = field(default_factory=dict)
+    node_identifier: dict[int, float] = field(default_factory=dict)
+    identifier_phase: set[int] = field(default_factory=set)
+    file_identifier: dict[int, float] = field(default_factory=dict)
+    defining_files: dict[str, set[int]] = field(default_factory=dict)
+
+
+def _gather_identifiers(
+    conn: sqlite3.Connection, analysis: QueryAnalysis, ev: _Evidence, total_files: int
+) -> None:
+    id_rows = _identifier_rows(conn, list(analysis.identifiers))
+    for row in id_rows:
+        ev.defining_files.setdefault(row.name, set()).add(row.file_id)
+    per_file: dict[int, dict[str, float]] = defaultdict(dict)
+    for row in id_rows:
+        files = ev.defining_files[row.name]
+        weight = analysis.identifiers[row.name] * math.log(1 + total_files / len(files))
+        ev.rows[row.rowid] = row
+        ev.node_identifier[row.rowid] = max(ev.node_identifier.get(row.rowid, 0.0), weight)
+        per_file[row.file_id][row.name] = weight
+        if analysis.identifiers[row.name] >= WEIGHT_CAMEL and len(files) <= MAX_IDENTIFIER_DEFS:
+            ev.identifier_phase.add(row.rowid)
+    ev.file_identifier = {fid: sum(names.values()) for fid, names in per_file.items()}
+
+
+def _gather_lexical(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
+    ev.node_lexical = _lexical(conn, terms)
+    if not ev.node_lexical:
+        return
+    for chunk in _chunks([str(r) for r in ev.node_lexical]):
+        marks = ",".join("?" * len(chunk))
+        for row in _rows(conn, f"n.rowid IN ({marks})", chunk):
+            ev.rows[row.rowid] = row
+
+
+def _file_lexical(ev: _Evidence) -> dict[int, float]:
+    per_file: dict[int, list[float]] = defaultdict(list)
+    for rowid, score in ev.node_lexical.items():
+        per_file[ev.rows[rowid].file_id].append(score)
+    return {fid: sum(sorted(scores, reverse=True)[:FILE_TOP_NODES]) for fid, scores in per_file.items()}
+
+
+def _add_file_nodes(conn: sqlite3.Connection, fids: Iterable[int], ev: _Evidence) -> None:
+    have = {row.file_id for row in ev.rows.values()}
+    missing = [str(f) for f in fids if f not in have]
+    for chunk in _chunks(missing):
+        marks = ",".join("?" * len(chunk))
+        for row in _rows(conn, f"n.kind = '{NODE_FILE}' AND n.file_id IN ({marks})", chunk):
+            ev.rows[row.rowid] = row
+
+
+def _fuse(
+    signals: dict[str, dict[int, float]], corpus: _Corpus, terms: set[str]
+) -> dict[int, dict[str, float]]:
+    normalized = {name: _normalized(values) for name, values in signals.items()}
+    files = {fid for values in normalized.values() for fid in values}
+    fused: dict[int, dict[str, float]] = {}
+    for fid in files:
+        parts = {name: normalized[name].get(fid, 0.0) for name in SIGNALS}
+        parts["deweight"] = _deweight(fid, corpus, terms)
+        parts["file_score"] = sum(parts[name] for name in SIGNALS) * parts["deweight"]
+        fused[fid] = parts
+    return fused
+
+
+def _micro(value: float) -> int:
+    return round(value * SCALE)
+
+
+def _candidate(row: _Row, phase: int, reason: str) -> Candidate:
+    return Candidate(
+        node_id=row.node_id,
+        kind=row.kind,
+        path=row.path,
+        name=row.name,
+        qualname=row.qualname,
+        symbol_kind=row.symbol_kind,
+        node_start=row.start,
+        node_end=row.end,
+        start_line=row.start,
+        end_line=row.end,
+        file_sha256=row.sha256,
+        authority=row.authority,
+        sensitivity=row.sensitivity,
+        freshness=row.freshness,
+        phase=phase,
+        reason=reason,
+    )
+
+
+def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[int, Candidate]:
+    lex_norm = _normalized(ev.node_lexical)
+    ident_norm = _normalized(ev.node_identifier)
+    by_file: dict[int, list[tuple[float, str, int]]] = defaultdict(list)
+    for rowid, row in ev.rows.items():
+        local = lex_norm.get(rowid, 0.0) + ident_norm.get(rowid, 0.0)
+        by_file[row.file_id].append((-local, row.node_id, rowid))
+    out: dict[int, Candidate] = {}
+    for fid, entries in by_file.items():
+        parts = fused.get(fid, {"file_score": 0.0})
+        for rank, (neg_local, _node_id, rowid) in enumerate(sorted(entries)):
+            row = ev.rows[rowid]
+            in_phase = rowid in ev.identifier_phase
+            cand = _candidate(
+                row,
+                PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
+                "identifier" if in_phase else ("lexical" if rowid in ev.node_lexical else "path"),
+            )
+            cand.priority = _micro(parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local / 4))
+            cand.components = {k: _micro(v) for k, v in parts.items()}
+            cand.components["node_lexical"] = _micro(lex_norm.get(rowid, 0.0))
+            cand.components["node_identifier"] = _micro(ident_norm.get(rowid, 0.0))
+            cand.components["rank_in_file"] = rank
+            out[rowid] = cand
+    return out
+
+
+def _callers(
+    conn: sqlite3.Connection,
+    hits: list[Candidate],
+    known: dict[str, Candidate],
+    fused: dict[int, dict[str, float]],
+) -> list[Candidate]:
+    """Symbols that use an identifier hit's name: new candidates, or known ones promoted to its phase."""
+    out: list[Candidate] = []
+    sql = (
+        f"SELECT {NODE_COLUMNS} FROM uses u JOIN nodes n ON n.id = u.node_id JOIN files f ON f.id = n.file_id"
+        f" WHERE u.name = ? AND n.kind = '{NODE_SYMBOL}' GROUP BY n.id"
+    )
+    for hit in hits:
+        if hit.kind != NODE_SYMBOL:
+            continue
+        rows = [r for r in (_Row(*r) for r in conn.execute(sql, (hit.name,))) if r.node_id != hit.node_id]
+        rows.sort(key=lambda r: (-fused.get(r.file_id, {}).get("file_score", 0.0), r.node_id))
+        for row in rows[:MAX_CALLERS]:
+            priority = int(hit.priority * CALLER_FACTOR)
+            cand = known.get(row.node_id)
+            if cand is None:
+                cand = _candidate(row, PHASE_IDENTIFIER, f"calls {hit.qualname}")
+                cand.components = {"file_score": _micro(fused.get(row.file_id, {}).get("file_score", 0.0))}
+                known[row.node_id] = cand
+                out.append(cand)
+            elif cand.phase == PHASE_IDENTIFIER:
+                continue
+            cand.phase, cand.reason, cand.distance = PHASE_IDENTIFIER, f"calls {hit.qualname}", 1
+            cand.priority = max(cand.priority, priority)
+            cand.components["caller_of_identifier"] = 1
+    return out
+
+
+def apply_heads(conn: sqlite3.Connection, candidates: list[Candidate]) -> list[Candidate]:
+    """A node with children is excerpted as its head (lines before its first child); empty heads drop out."""
+    first_child: dict[str, int] = {}
+    ids = [c.node_id for c in candidates]
+    for chunk in _chunks(ids):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT parent_id, min(start_line) FROM nodes WHERE parent_id IN ({marks}) GROUP BY parent_id"
+        first_child.update({pid: start for pid, start in conn.execute(sql, chunk)})
+    out: list[Candidate] = []
+    for cand in candidates:
+        start = first_child.get(cand.node_id)
+        if start is not None and start > cand.node_start:
+            cand.end_line = start - 1
+        elif start is not None:
+            continue
+        out.append(cand)
+    return out
+
+
+def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> RankResult:
+    """Every node with evidence for the query, best first (see the module docstring)."""
+    corpus = _corpus(conn)
+    total_files = len(corpus.paths) or 1
+    terms = _search_terms(conn, analysis.terms)
+    ev = _Evidence()
+    _gather_lexical(conn, terms, ev)
+    _gather_identifiers(conn, analysis, ev, total_files)
+    path_hits, seed_hits = _path_signal(corpus, analysis, query.path_seeds)
+    term_set = set(analysis.terms)
+    signals = {
+        "lexical": _file_lexical(ev),
+        "identifier": ev.file_identifier,
+        "path": path_hits,
+        "path_words": _path_words(corpus, term_set),
+        "seed": seed_hits,
+    }
+    fused = _fuse(signals, corpus, term_set)
+    _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
+    nodes = _node_candidates(ev, fused)
+    binary = _binary_scores(conn, list(nodes), seed_tokens(query.text))
+    for rowid, cand in nodes.items():
+        cand.binary_score = binary.get(rowid, 0)
+    candidates = list(nodes.values())
+    hits = sorted((c for c in candidates if c.phase == PHASE_IDENTIFIER), key=Candidate.rank_key)
+    candidates.extend(_callers(conn, hits, {c.node_id: c for c in candidates}, fused))
+    candidates = apply_heads(conn, candidates)
+    candidates.sort(key=Candidate.rank_key)
+    trace = {
+        "fts_terms": terms,
+        "signals": list(SIGNALS),
+        "constants": {
+            "fts_weights_milli": [int(w * 1000) for w in FTS_WEIGHTS],
+            "fts_limit": FTS_LIMIT,
+            "max_fts_terms": MAX_FTS_TERMS,
+            "file_top_nodes": FILE_TOP_NODES,
+            "node_decay_milli": int(NODE_DECAY * 1000),
+            "caller_factor_milli": int(CALLER_FACTOR * 1000),
+            "max_callers": MAX_CALLERS,
+            "max_identifier_defs": MAX_IDENTIFIER_DEFS,
+            "test_factor_milli": int(TEST_FACTOR * 1000),
+            "doc_factor_milli": int(DOC_FACTOR * 1000),
+            "binary_scores": [BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT],
+        },
+        "candidates": len(candidates),
+    }
+    return RankResult(candidates, trace)

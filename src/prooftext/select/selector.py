@@ -1,0 +1,251 @@
+"""Selection under hard ceilings: required first, then breadth-first traversal, identifiers, lexical.
+
+Required items allocate first and can never be evicted; optional candidates fill in rank order; a ceiling
+(cost or node count) is never exceeded. Every candidate that is not taken is recorded with its reason.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from prooftext.corpus.model import SENSITIVITIES
+from prooftext.errors import (
+    BudgetError,
+    PathOutsideRootError,
+    RequestError,
+    SensitivityError,
+    SourceMissingError,
+)
+from prooftext.graph.model import NODE_FILE
+from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candidate
+from prooftext.select.query import Query
+from prooftext.select.rank import NODE_COLUMNS, _candidate, _Row, apply_heads
+
+MIN_TRUNCATED_LINES = 3
+"""A truncated excerpt keeps at least this many lines, or it is not worth a block."""
+
+REASON_OVER_BUDGET = "over_budget"
+REASON_NODE_CEILING = "node_ceiling"
+REASON_OVER_CLEARANCE = "over_clearance"
+REASON_COVERED = "covered"
+REASON_DRIFT = "source_drift"
+
+CostFn = Callable[[Candidate, int, int], int]
+"""``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
+
+
+@dataclass
+class Choice:
+    candidate: Candidate
+    start_line: int
+    end_line: int
+    cost: int
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        out = self.candidate.to_dict()
+        out.update(
+            {"lines": [self.start_line, self.end_line], "cost": self.cost, "truncated": self.truncated}
+        )
+        return out
+
+
+@dataclass
+class Selection:
+    query: Query
+    chosen: list[Choice] = field(default_factory=list)
+    excluded: list[dict[str, object]] = field(default_factory=list)
+    omitted: int = 0
+    header_cost: int = 0
+    trace: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def total_cost(self) -> int:
+        return self.header_cost + sum(c.cost for c in self.chosen)
+
+    @property
+    def exhausted(self) -> bool:
+        """No candidate with evidence was left out for lack of room."""
+        return self.omitted == 0
+
+
+def _portable(path: str) -> str:
+    if path.startswith("/") or "\\" in path or any(p in ("..",) for p in path.split("/")):
+        raise PathOutsideRootError(f"required path is outside the root: {path}", path=path)
+    return path.removeprefix("./")
+
+
+def required_candidates(conn: sqlite3.Connection, query: Query) -> list[Candidate]:
+    """Resolve required references (paths or node ids); each must be a member of the index."""
+    out: list[Candidate] = []
+    for ref in query.required:
+        is_id = len(ref) == 64 and all(c in "0123456789ABCDEF" for c in ref)
+        if is_id:
+            where, param = "n.id = ?", ref
+        else:
+            where, param = f"n.kind = '{NODE_FILE}' AND f.path = ?", _portable(ref)
+        row = conn.execute(
+            f"SELECT {NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE {where}", (param,)
+        ).fetchone()
+        if row is None:
+            raise SourceMissingError(
+                f"required reference is not in the index: {ref}", field="required", ref=ref
+            )
+        cand = _candidate(_Row(*row), PHASE_REQUIRED, "required")
+        out.append(cand)
+    return out
+
+
+def traverse(
+    conn: sqlite3.Connection, roots: Sequence[Candidate], query: Query
+) -> tuple[list[Candidate], dict[str, int]]:
+    """Breadth-first from the required nodes along stored edges, visiting each node once.
+
+    Neighbours are ordered by edge type, target node id, then edge id. Nodes beyond the depth, node or edge
+    bounds are counted in the returned record (``truncated_frontier``), never dropped silently.
+    """
+    seen = {c.node_id for c in roots}
+    frontier = [c.node_id for c in roots]
+    found: list[Candidate] = []
+    edges_used = 0
+    truncated = 0
+    for depth in range(1, query.max_depth + 1):
+        next_frontier: list[str] = []
+        for source in frontier:
+            rows = conn.execute(
+                "SELECT type, target, id FROM edges WHERE source = ? ORDER BY type, target, id", (source,)
+            ).fetchall()
+            for _type, target, _edge_id in rows:
+                if target in seen:
+                    continue
+                if edges_used >= query.max_edges or len(found) + len(roots) >= query.max_nodes:
+                    truncated += 1
+                    continue
+                seen.add(target)
+                edges_used += 1
+                row = conn.execute(
+                    f"SELECT {NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
+                    (target,),
+                ).fetchone()
+                if row is None:
+                    continue
+                cand = _candidate(_Row(*row), PHASE_TRAVERSAL, "traversal")
+                cand.distance = depth
+                found.append(cand)
+                next_frontier.append(target)
+        frontier = next_frontier
+    return found, {"edges_used": edges_used, "truncated_frontier": truncated}
+
+
+def _over_clearance(cand: Candidate, query: Query) -> bool:
+    level = SENSITIVITIES.index(cand.sensitivity) if cand.sensitivity in SENSITIVITIES else len(SENSITIVITIES)
+    return level > SENSITIVITIES.index(query.clearance)
+
+
+def _covered(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
+    return any(s <= cand.start_line and cand.end_line <= e for s, e in taken.get(cand.path, []))
+
+
+def _truncate(cand: Candidate, room: int, cost: CostFn) -> Choice | None:
+    """The longest prefix of the excerpt that fits ``room`` (binary search on its last line)."""
+    low, high = cand.start_line + MIN_TRUNCATED_LINES - 1, cand.end_line - 1
+    best: Choice | None = None
+    while low <= high:
+        mid = (low + high) // 2
+        c = cost(cand, cand.start_line, mid)
+        if c <= room:
+            best = Choice(cand, cand.start_line, mid, c, truncated=True)
+            low = mid + 1
+        else:
+            high = mid - 1
+    return best
+
+
+def _exclude(sel: Selection, cand: Candidate, reason: str) -> None:
+    sel.excluded.append(
+        {
+            "node_id": cand.node_id,
+            "path": cand.path,
+            "reason": reason,
+            "lines": [cand.start_line, cand.end_line],
+        }
+    )
+
+
+def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceiling: int) -> None:
+    for cand in required:
+        if _over_clearance(cand, sel.query):
+            raise SensitivityError(
+                f"required source {cand.path} is above the clearance {sel.query.clearance}"
+            )
+        sel.chosen.append(
+            Choice(cand, cand.start_line, cand.end_line, cost(cand, cand.start_line, cand.end_line))
+        )
+    if sel.total_cost > ceiling:
+        raise BudgetError(
+            f"required evidence needs {sel.total_cost} {sel.query.basis}, above the ceiling {ceiling}",
+            needed=sel.total_cost,
+            ceiling=ceiling,
+        )
+    if len(sel.chosen) > sel.query.max_nodes:
+        raise RequestError("more required references than max_nodes", field="max_nodes")
+
+
+def _fit(cand: Candidate, room: int, cost: CostFn, allow_truncated: bool) -> Choice | None:
+    """The whole excerpt if it fits ``room``; else, when allowed, its longest fitting prefix."""
+    whole = cost(cand, cand.start_line, cand.end_line)
+    if whole <= room:
+        return Choice(cand, cand.start_line, cand.end_line, whole)
+    return _truncate(cand, room, cost) if allow_truncated else None
+
+
+def _skip_reason(cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]]) -> str | None:
+    if _over_clearance(cand, sel.query):
+        return REASON_OVER_CLEARANCE
+    if _covered(cand, taken):
+        return REASON_COVERED
+    if len(sel.chosen) >= sel.query.max_nodes:
+        return REASON_NODE_CEILING
+    return None
+
+
+def fill(
+    query: Query,
+    required: list[Candidate],
+    optional: Sequence[Candidate],
+    cost: CostFn,
+    header_cost: int,
+) -> Selection:
+    """Required first (never evicted), then optional candidates in rank order under both ceilings."""
+    sel = Selection(query=query, header_cost=header_cost)
+    _take_required(sel, required, cost, query.max_tokens)
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for chosen in sel.chosen:
+        taken.setdefault(chosen.candidate.path, []).append((chosen.start_line, chosen.end_line))
+    spent = sel.total_cost
+    for cand in optional:
+        reason = _skip_reason(cand, sel, taken)
+        choice = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
+        if choice is None:
+            reason = reason or REASON_OVER_BUDGET
+            _exclude(sel, cand, reason)
+            sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
+            continue
+        sel.chosen.append(choice)
+        spent += choice.cost
+        taken.setdefault(cand.path, []).append((choice.start_line, choice.end_line))
+    return sel
+
+
+def prepare(
+    conn: sqlite3.Connection, query: Query, ranked: Sequence[Candidate]
+) -> tuple[list[Candidate], list[Candidate], dict[str, int]]:
+    """Required candidates, and the optional ones in order: traversal from required, then ranked hits."""
+    required = required_candidates(conn, query)
+    traversed, record = traverse(conn, required, query)
+    traversed = apply_heads(conn, traversed)
+    skip = {c.node_id for c in required} | {c.node_id for c in traversed}
+    optional = [*traversed, *(c for c in ranked if c.node_id not in skip)]
+    return required, optional, record

@@ -1,0 +1,301 @@
+"""What a query text names: lexical terms, code identifiers, paths and dotted module paths.
+
+Pure functions. Issue texts name code in recognisable ways (backticks, tracebacks, dotted paths, CamelCase,
+snake_case, calls); each way has its own named weight, recorded in the selection trace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from prooftext.store.fts import identifier_parts
+
+STOPWORDS_VERSION = "prooftext-stopwords-v1"
+STOPWORDS_V1: frozenset[str] = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "cannot",
+        "could",
+        "did",
+        "didn",
+        "do",
+        "does",
+        "doesn",
+        "doing",
+        "don",
+        "down",
+        "during",
+        "each",
+        "else",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "gets",
+        "got",
+        "had",
+        "has",
+        "hasn",
+        "have",
+        "haven",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "however",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "let",
+        "like",
+        "me",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "shall",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "upon",
+        "us",
+        "use",
+        "used",
+        "using",
+        "very",
+        "via",
+        "was",
+        "wasn",
+        "we",
+        "were",
+        "weren",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
+)
+"""Fixed, versioned stop words (English function words); changing them changes ``STOPWORDS_VERSION``."""
+
+WEIGHT_BACKTICK = 3
+WEIGHT_TRACEBACK = 3
+WEIGHT_DOTTED = 2
+WEIGHT_CAMEL = 2
+WEIGHT_SNAKE = 2
+WEIGHT_CALL = 2
+WEIGHT_PLAIN = 1
+"""Weights of an identifier by how the query spells it; a name spelled several ways keeps the highest."""
+
+MIN_PLAIN_IDENTIFIER = 4
+"""Plain words shorter than this are too common to be read as identifiers."""
+
+_TERM = re.compile(r"[a-z0-9]+")
+_BACKTICK = re.compile(r"`([^`\n]{1,200})`")
+_TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,300})", line (\d+)(?:, in ([A-Za-z_][A-Za-z0-9_]*))?')
+_DOTTED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b")
+_CAMEL = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[A-Z][A-Za-z0-9]*)\b")
+_SNAKE = re.compile(r"\b([A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b")
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
+_WORD = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\b")
+_PATH = re.compile(
+    r"(?<![\w/.])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
+)
+_FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
+
+
+def lexical_terms(text: str) -> list[str]:
+    """Case-insensitive alphanumeric terms minus stop words, in first-seen order (SACP estimator v1)."""
+    seen: dict[str, None] = {}
+    for term in _TERM.findall(text.lower()):
+        if term not in STOPWORDS_V1:
+            seen.setdefault(term, None)
+    return list(seen)
+
+
+def search_terms(text: str) -> list[str]:
+    """Terms to look up in the FTS index: whole identifiers (with ``_``) and their parts, minus stop words."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        word = match.group(1)
+        for term in (word.lower().strip("_"), *identifier_parts(word)):
+            if term and term not in STOPWORDS_V1 and not term.isdigit():
+                seen.setdefault(term, None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class QueryAnalysis:
+    terms: tuple[str, ...]
+    identifiers: dict[str, int]
+    paths: tuple[str, ...]
+    modules: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "terms": list(self.terms),
+            "identifiers": dict(sorted(self.identifiers.items())),
+            "paths": list(self.paths),
+            "modules": list(self.modules),
+        }
+
+
+def _add(found: dict[str, int], name: str, weight: int) -> None:
+    if not name.strip("_"):
+        return
+    if name not in found or found[name] < weight:
+        found[name] = weight
+
+
+def _from_code_span(found: dict[str, int], span: str) -> None:
+    for dotted in _DOTTED.findall(span):
+        for part in dotted.split("."):
+            _add(found, part, WEIGHT_BACKTICK)
+    for word in _WORD.findall(span):
+        if len(word) >= 2:
+            _add(found, word, WEIGHT_BACKTICK)
+
+
+def _identifiers(text: str) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for span in _BACKTICK.findall(text):
+        _from_code_span(found, span)
+    for _path, _line, func in _TRACEBACK_FRAME.findall(text):
+        if func and func != "<module>":
+            _add(found, func, WEIGHT_TRACEBACK)
+    for dotted in _DOTTED.findall(text):
+        if not dotted.endswith(_FILE_EXTENSIONS):
+            for part in dotted.split("."):
+                _add(found, part, WEIGHT_DOTTED)
+    for name in _CAMEL.findall(text):
+        _add(found, name, WEIGHT_CAMEL)
+    for name in _SNAKE.findall(text):
+        _add(found, name, WEIGHT_SNAKE)
+    for name in _CALL.findall(text):
+        _add(found, name, WEIGHT_CALL)
+    for word in _WORD.findall(text):
+        if len(word) >= MIN_PLAIN_IDENTIFIER and word.lower() not in STOPWORDS_V1:
+            _add(found, word, WEIGHT_PLAIN)
+    return found
+
+
+def _paths(text: str) -> list[str]:
+    out: dict[str, None] = {}
+    for path, _line, _func in _TRACEBACK_FRAME.findall(text):
+        out.setdefault(path.replace("\\", "/"), None)
+    for path in _PATH.findall(text):
+        out.setdefault(path, None)
+    return list(out)
+
+
+def _modules(text: str) -> list[str]:
+    out: dict[str, None] = {}
+    for dotted in _DOTTED.findall(text):
+        if dotted.count(".") >= 1 and not dotted.endswith(_FILE_EXTENSIONS):
+            out.setdefault(dotted, None)
+    return list(out)
+
+
+def analyze(text: str) -> QueryAnalysis:
+    """Everything the selector reads from a query text."""
+    return QueryAnalysis(
+        terms=tuple(search_terms(text)),
+        identifiers=_identifiers(text),
+        paths=tuple(_paths(text)),
+        modules=tuple(_modules(text)),
+    )

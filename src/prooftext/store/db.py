@@ -1,0 +1,96 @@
+"""Opening the index store: WAL mode, one writer at a time, readers never blocked."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from prooftext.errors import StoreBusyError, StoreCorruptError, StoreError
+from prooftext.store.schema import migrate
+
+STORE_DIR = ".prooftext"
+STORE_FILE = "index.sqlite"
+LOCK_FILE = "index.lock"
+BUSY_TIMEOUT_MS = 30_000
+"""How long a statement waits for another connection's lock before ``store_busy``."""
+
+
+def store_dir(root: Path) -> Path:
+    return root / STORE_DIR
+
+
+def _ensure_dir(root: Path) -> Path:
+    directory = store_dir(root)
+    try:
+        directory.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create {STORE_DIR}/ under the root: {exc.strerror}") from None
+    if directory.is_symlink() or not directory.is_dir():
+        raise StoreError(f"{STORE_DIR} under the root is not a plain directory")
+    return directory
+
+
+def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
+    """A connection to ``ROOT/.prooftext/index.sqlite`` with the schema migrated."""
+    path = (_ensure_dir(root) if create else store_dir(root)) / STORE_FILE
+    try:
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        raise _translate(exc, path) from None
+    return conn
+
+
+def _translate(exc: sqlite3.Error, path: Path) -> StoreError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreBusyError(f"index store is busy: {text}")
+    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
+        return StoreCorruptError(f"index store at {STORE_DIR}/{path.name} is corrupt: {text}")
+    return StoreError(f"index store error: {text}")
+
+
+def translate(exc: sqlite3.Error) -> StoreError:
+    """The project error for a SQLite error raised while using the store."""
+    return _translate(exc, Path(STORE_FILE))
+
+
+@contextlib.contextmanager
+def writer_lock(root: Path) -> Iterator[None]:
+    """Serialize writers across processes; SQLite's WAL keeps readers unblocked meanwhile."""
+    path = _ensure_dir(root) / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; rolled back on any error so a killed or failed write leaves nothing."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise translate(exc) from None
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        raise translate(exc) from None

@@ -1,0 +1,426 @@
+"""Incremental refresh of the index store.
+
+Unchanged files are skipped by (size, mtime_ns, inode); changed files are re-read, re-hashed and, when their
+digest changed, re-extracted; deleted files are removed. Every file is written in its own batch transaction,
+so a run killed at any point leaves a store that the next run completes: a file row is only ever present
+together with all of its nodes.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prooftext import canonical
+from prooftext.corpus.config import CorpusConfig
+from prooftext.corpus.identity import candidate_identity
+from prooftext.corpus.lines import line_slice
+from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, SourceFile
+from prooftext.corpus.read import read_source
+from prooftext.corpus.walk import walk
+from prooftext.graph.extract import extract
+from prooftext.graph.model import NODE_FILE, FileGraph, Node
+from prooftext.graph.resolve import resolve_import
+from prooftext.store.db import transaction, writer_lock
+from prooftext.store.fts import expand_identifiers, identifier_parts
+
+BATCH_FILES = 128
+"""Files written per transaction: large enough to amortize commits, small enough to lose little on a kill."""
+
+PARALLEL_MIN_FILES = 48
+"""Below this many changed files, a process pool costs more than it saves."""
+
+MAX_REFERENCE_FANOUT = 20
+"""A name defined more often than this is too ambiguous to count as a reference edge (same as graph/)."""
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: the only way the store reports progress."""
+
+
+@dataclass
+class RefreshReport:
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    files_skipped: dict[str, int] = field(default_factory=dict)
+    nodes: int = 0
+    edges: int = 0
+    seconds_ms: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "files_indexed": self.files_indexed,
+            "files_unchanged": self.files_unchanged,
+            "files_removed": self.files_removed,
+            "files_skipped": dict(sorted(self.files_skipped.items())),
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "seconds": round(self.seconds_ms / 1000, 3),
+        }
+
+
+@dataclass
+class _Known:
+    id: int
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+def _same(stat: FileStat, size: int, mtime_ns: int, inode: int) -> bool:
+    return (stat.size, stat.mtime_ns, stat.inode) == (size, mtime_ns, inode)
+
+
+def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
+    rows = conn.execute("SELECT path, id, size, mtime_ns, inode FROM files")
+    return {r[0]: _Known(r[1], r[2], r[3], r[4]) for r in rows}
+
+
+def load_known_excluded(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
+    rows = conn.execute("SELECT path, size, mtime_ns, inode FROM excluded WHERE size IS NOT NULL")
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+@dataclass
+class Plan:
+    """What a refresh would do, computed from stat data alone (also the basis of ``index --status``)."""
+
+    to_read: list[FileStat]
+    unchanged: list[str]
+    removed: list[str]
+    walk_excluded: list[Exclusion]
+    unchanged_excluded: list[str]
+
+
+def plan(conn: sqlite3.Connection, root: Path, config: CorpusConfig) -> Plan:
+    result = walk(root, config)
+    known = load_known(conn)
+    known_excluded = load_known_excluded(conn)
+    to_read: list[FileStat] = []
+    unchanged: list[str] = []
+    unchanged_excluded: list[str] = []
+    for stat in result.stats:
+        old = known.get(stat.path)
+        if old is not None and _same(stat, old.size, old.mtime_ns, old.inode):
+            unchanged.append(stat.path)
+            continue
+        prior = known_excluded.get(stat.path)
+        if old is None and prior is not None and _same(stat, *prior):
+            unchanged_excluded.append(stat.path)
+            continue
+        to_read.append(stat)
+    seen = {s.path for s in result.stats}
+    removed = sorted(p for p in known if p not in seen)
+    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded)
+
+
+def _load(
+    root: Path, stat: FileStat, config: CorpusConfig
+) -> tuple[SourceFile | Exclusion, FileGraph | None]:
+    source = read_source(root, stat, config)
+    if isinstance(source, Exclusion):
+        return source, None
+    return source, extract(source.path, source.text)
+
+
+def _load_all(
+    root: Path, stats: Sequence[FileStat], config: CorpusConfig
+) -> Iterable[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]]:
+    workers = os.cpu_count() or 1
+    if len(stats) < PARALLEL_MIN_FILES or workers < 2:
+        for stat in stats:
+            yield (stat, *_load(root, stat, config))
+        return
+    chunk = max(1, len(stats) // (workers * 8))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
+        for stat, (source, graph) in zip(stats, results, strict=True):
+            yield stat, source, graph
+
+
+def _node_labels(node: Node, source: SourceFile) -> str:
+    return " ".join(
+        x for x in (node.kind, node.symbol_kind, node.language, source.kind, source.labels.authority) if x
+    )
+
+
+def _title(node: Node) -> str:
+    words = [node.name, node.qualname, *identifier_parts(node.name)]
+    return " ".join(dict.fromkeys(w for w in words if w))
+
+
+def _path_text(path: str) -> str:
+    parts = path.replace("/", " ").replace(".", " ").replace("-", " ")
+    return path + " " + expand_identifiers(parts)
+
+
+def _uncovered_text(text: str, node: Node, children: list[Node]) -> str:
+    """Module-level text of a file: the lines no child node covers, so symbol text is indexed once."""
+    if not children:
+        return text
+    covered = sorted((c.start_line, c.end_line) for c in children)
+    lines = text.splitlines(keepends=True)
+    keep: list[str] = []
+    cursor = 1
+    for start, end in covered:
+        keep.extend(lines[cursor - 1 : start - 1])
+        cursor = max(cursor, end + 1)
+    keep.extend(lines[cursor - 1 : node.end_line])
+    return "".join(keep)
+
+
+def _fts_content(node: Node, source: SourceFile, children: list[Node]) -> str:
+    if node.kind == NODE_FILE:
+        body = _uncovered_text(source.text, node, children)
+    else:
+        body = line_slice(source.text, node.start_line, node.end_line)
+    return expand_identifiers(body)
+
+
+def _delete_file(conn: sqlite3.Connection, file_id: int) -> None:
+    conn.execute(
+        "DELETE FROM nodes_fts WHERE rowid IN (SELECT rowid FROM nodes WHERE file_id = ?)", (file_id,)
+    )
+    conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def _insert_file(conn: sqlite3.Connection, source: SourceFile, graph: FileGraph) -> None:
+    cur = conn.execute(
+        "INSERT INTO files (path, size, mtime_ns, inode, sha256, kind, language, authority, freshness,"
+        " sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            source.path,
+            source.size,
+            source.mtime_ns,
+            source.inode,
+            source.sha256,
+            source.kind,
+            graph.language,
+            source.labels.authority,
+            source.labels.freshness,
+            source.labels.sensitivity,
+            source.line_count,
+            source.text,
+        ),
+    )
+    file_id = cur.lastrowid
+    top_level = [
+        n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in {None, _file_node_id(graph)}
+    ]
+    for node in graph.nodes:
+        children = top_level if node.kind == NODE_FILE else []
+        row = conn.execute(
+            "INSERT INTO nodes (id, file_id, kind, name, qualname, symbol_kind, start_line, end_line, language,"
+            " signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                node.id,
+                file_id,
+                node.kind,
+                node.name,
+                node.qualname,
+                node.symbol_kind,
+                node.start_line,
+                node.end_line,
+                node.language,
+                node.signature,
+                node.docstring,
+                node.parent_id,
+            ),
+        )
+        conn.execute(
+            "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)",
+            (
+                row.lastrowid,
+                _title(node),
+                _node_labels(node, source),
+                _path_text(node.path),
+                _fts_content(node, source, children),
+            ),
+        )
+    conn.executemany(
+        "INSERT OR IGNORE INTO edges (id, file_id, type, source, target) VALUES (?,?,?,?,?)",
+        [(e.id, file_id, e.type, e.source, e.target) for e in graph.edges],
+    )
+    conn.executemany(
+        "INSERT INTO uses (file_id, node_id, name, line) VALUES (?,?,?,?)",
+        [(file_id, u.node_id, u.name, u.line) for u in graph.uses],
+    )
+    conn.executemany(
+        "INSERT INTO imports (file_id, node_id, module, line) VALUES (?,?,?,?)",
+        [(file_id, i.node_id, i.module, i.line) for i in graph.imports],
+    )
+    conn.executemany(
+        "INSERT INTO links (file_id, node_id, target, line) VALUES (?,?,?,?)",
+        [(file_id, link.node_id, link.target, link.line) for link in graph.links],
+    )
+    conn.executemany(
+        "INSERT INTO contradicts (file_id, target) VALUES (?,?)", [(file_id, t) for t in graph.contradicts]
+    )
+
+
+def _file_node_id(graph: FileGraph) -> str | None:
+    return next((n.id for n in graph.nodes if n.kind == NODE_FILE), None)
+
+
+def _record_exclusion(conn: sqlite3.Connection, exclusion: Exclusion, stat: FileStat | None) -> None:
+    values = (stat.size, stat.mtime_ns, stat.inode) if stat else (None, None, None)
+    conn.execute(
+        "INSERT OR REPLACE INTO excluded (path, reason, detail, size, mtime_ns, inode) VALUES (?,?,?,?,?,?)",
+        (exclusion.path, exclusion.reason, exclusion.detail, *values),
+    )
+
+
+def _apply(
+    conn: sqlite3.Connection,
+    known: dict[str, _Known],
+    batch: list[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]],
+) -> int:
+    indexed = 0
+    with transaction(conn):
+        for stat, source, graph in batch:
+            old = known.get(stat.path)
+            if old is not None:
+                _delete_file(conn, old.id)
+            conn.execute("DELETE FROM excluded WHERE path = ?", (stat.path,))
+            if isinstance(source, Exclusion):
+                _record_exclusion(conn, source, stat)
+            elif graph is not None:
+                _insert_file(conn, source, graph)
+                indexed += 1
+    return indexed
+
+
+def _resolve_imports(conn: sqlite3.Connection) -> None:
+    """Re-resolve every import: cheap, and keeps targets right after files appear or disappear."""
+    paths = {r[0] for r in conn.execute("SELECT path FROM files")}
+    query = "SELECT i.rowid, f.path, i.module, f.language FROM imports i JOIN files f ON f.id = i.file_id"
+    rows = list(conn.execute(query))
+    updates: list[tuple[str | None, int]] = []
+    for rowid, importer, module, language in rows:
+        updates.append((resolve_import(importer, module, language, paths), rowid))
+    with transaction(conn):
+        conn.executemany("UPDATE imports SET resolved_path = ? WHERE rowid = ?", updates)
+
+
+def count_edges(conn: sqlite3.Connection) -> int:
+    """Stored edges plus resolved imports, links and name references (fan-out capped)."""
+    stored = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    imports = conn.execute("SELECT count(*) FROM imports WHERE resolved_path IS NOT NULL").fetchone()[0]
+    contradicts = conn.execute("SELECT count(*) FROM contradicts").fetchone()[0]
+    references = conn.execute(
+        "SELECT count(*) FROM (SELECT DISTINCT u.node_id, u.name FROM uses u) AS u"
+        " JOIN (SELECT name, count(*) AS c FROM nodes WHERE kind = 'symbol' GROUP BY name) d"
+        " ON d.name = u.name WHERE d.c <= ?",
+        (MAX_REFERENCE_FANOUT,),
+    ).fetchone()[0]
+    links = conn.execute("SELECT count(*) FROM links").fetchone()[0]
+    return int(stored + imports + contradicts + references + links)
+
+
+def current_candidate(conn: sqlite3.Connection, root: Path, config: CorpusConfig) -> CandidateIdentity:
+    pairs = [(r[0], r[1]) for r in conn.execute("SELECT path, sha256 FROM files ORDER BY path")]
+    spec_sha = None
+    if config.specification:
+        row = conn.execute("SELECT sha256 FROM files WHERE path = ?", (config.specification,)).fetchone()
+        spec_sha = row[0] if row else None
+    return candidate_identity(root, pairs, spec_sha)
+
+
+def _write_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
+    with transaction(conn):
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            [(k, canonical.encode(v).decode("ascii")) for k, v in values.items()],
+        )
+
+
+def read_meta(conn: sqlite3.Connection, key: str) -> object:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else canonical.load(row[0])
+
+
+def refresh(
+    conn: sqlite3.Connection, root: Path, config: CorpusConfig, progress: Progress | None = None
+) -> RefreshReport:
+    """Bring the store in line with the files under ``root``; see the module docstring."""
+    started = time.perf_counter_ns()
+    report = RefreshReport()
+    with writer_lock(root):
+        work = plan(conn, root, config)
+        known = load_known(conn)
+        total = len(work.to_read)
+        done = 0
+        batch: list[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]] = []
+        for item in _load_all(root, work.to_read, config):
+            batch.append(item)
+            if len(batch) >= BATCH_FILES:
+                done = _flush(conn, known, batch, report, done, total, progress)
+        done = _flush(conn, known, batch, report, done, total, progress)
+        _remove(conn, known, work, report)
+        _sync_walk_exclusions(conn, work.walk_excluded)
+        if report.files_indexed or report.files_removed or not read_meta(conn, "candidate"):
+            _resolve_imports(conn)
+        _finish(conn, root, config, report, work)
+    report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
+    return report
+
+
+def _flush(
+    conn: sqlite3.Connection,
+    known: dict[str, _Known],
+    batch: list[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]],
+    report: RefreshReport,
+    done: int,
+    total: int,
+    progress: Progress | None,
+) -> int:
+    if not batch:
+        return done
+    report.files_indexed += _apply(conn, known, batch)
+    done += len(batch)
+    batch.clear()
+    if progress is not None:
+        progress(done, total)
+    return done
+
+
+def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, report: RefreshReport) -> None:
+    if not work.removed:
+        return
+    with transaction(conn):
+        for path in work.removed:
+            _delete_file(conn, known[path].id)
+    report.files_removed = len(work.removed)
+
+
+def _sync_walk_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion]) -> None:
+    """Walk-time exclusions are recomputed each run; read-time ones persist with their stat data."""
+    with transaction(conn):
+        conn.execute("DELETE FROM excluded WHERE size IS NULL")
+        for exclusion in walk_excluded:
+            _record_exclusion(conn, exclusion, None)
+
+
+def _finish(
+    conn: sqlite3.Connection,
+    root: Path,
+    config: CorpusConfig,
+    report: RefreshReport,
+    work: Plan,
+) -> None:
+    report.files_unchanged = len(work.unchanged)
+    counts: dict[str, int] = {}
+    for reason, n in conn.execute("SELECT reason, count(*) FROM excluded GROUP BY reason"):
+        counts[reason] = int(n)
+    report.files_skipped = counts
+    report.nodes = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+    changed = report.files_indexed or report.files_removed
+    cached_edges = read_meta(conn, "edges")
+    report.edges = count_edges(conn) if changed or not isinstance(cached_edges, int) else cached_edges
+    candidate = current_candidate(conn, root, config)
+    _write_meta(conn, {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes})

@@ -1,0 +1,128 @@
+"""The SQLite schema of the index store, as ordered migrations.
+
+Each migration moves ``PRAGMA user_version`` up by one; a store newer than this code is refused rather than
+misread. Text is stored once per file; nodes hold line ranges into it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from prooftext.errors import StoreSchemaError
+from prooftext.store.fts import FTS_TOKENIZER
+
+_MIGRATION_1 = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    language TEXT NOT NULL,
+    authority TEXT NOT NULL,
+    freshness TEXT NOT NULL,
+    sensitivity TEXT NOT NULL,
+    line_count INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE TABLE nodes (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    symbol_kind TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    language TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    docstring TEXT NOT NULL,
+    parent_id TEXT
+);
+CREATE INDEX nodes_file ON nodes(file_id);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_parent ON nodes(parent_id);
+CREATE TABLE edges (
+    id TEXT NOT NULL,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    PRIMARY KEY (id, file_id)
+);
+CREATE INDEX edges_source ON edges(source);
+CREATE INDEX edges_target ON edges(target);
+CREATE TABLE uses (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    line INTEGER NOT NULL
+);
+CREATE INDEX uses_name ON uses(name);
+CREATE INDEX uses_node ON uses(node_id);
+CREATE TABLE imports (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    module TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    resolved_path TEXT
+);
+CREATE INDEX imports_file ON imports(file_id);
+CREATE INDEX imports_resolved ON imports(resolved_path);
+CREATE TABLE links (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    line INTEGER NOT NULL
+);
+CREATE TABLE contradicts (
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    target TEXT NOT NULL
+);
+CREATE TABLE excluded (
+    path TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    size INTEGER,
+    mtime_ns INTEGER,
+    inode INTEGER
+);
+CREATE VIRTUAL TABLE nodes_fts USING fts5(title, labels, path, content, tokenize="{FTS_TOKENIZER}");
+CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
+"""
+
+MIGRATIONS: tuple[str, ...] = (_MIGRATION_1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the store up to ``SCHEMA_VERSION``; refuse a store written by a newer prooftext."""
+    current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if current > SCHEMA_VERSION:
+        raise StoreSchemaError(
+            f"index store has schema version {current}, newer than this prooftext ({SCHEMA_VERSION})",
+            found=current,
+            supported=SCHEMA_VERSION,
+        )
+    if current == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Re-read under the write lock: another process may have migrated meanwhile.
+        current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for version in range(current, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[version]):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";\n") if s.strip()]

@@ -1,0 +1,126 @@
+"""The adaptive request and ladder (SACP §3-§4), including property tests."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prooftext.adaptive.ladder import AdaptiveRequest, first_rung, ladder, next_rung, validate_request
+from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "the of and"}, "query"),
+        ({"min_tokens": 0}, "min_tokens"),
+        ({"max_tokens": -1}, "max_tokens"),
+        ({"min_nodes": 0}, "min_nodes"),
+        ({"max_nodes": 0}, "max_nodes"),
+    ],
+)
+def test_queries_and_ceilings_must_be_searchable_and_positive(changes: dict[str, object], field: str) -> None:
+    """Requirement: sacp.request.searchable-query, sacp.request.positive-ceilings"""
+    with pytest.raises(RequestError) as caught:
+        validate_request(AdaptiveRequest(**{"query": "separability", **changes}))  # type: ignore[arg-type]
+    assert caught.value.field == field
+
+
+def test_a_query_of_stop_words_only_is_refused() -> None:
+    """Requirement: sacp.request.searchable-query"""
+    with pytest.raises(EmptyQueryError):
+        validate_request(AdaptiveRequest(query="What is this and how?"))
+
+
+@pytest.mark.parametrize("field", ["token_step", "node_step"])
+def test_steps_must_be_positive(field: str) -> None:
+    """Requirement: sacp.request.positive-steps"""
+    with pytest.raises(RangeError) as caught:
+        validate_request(AdaptiveRequest(query="x1", **{field: 0}))  # type: ignore[arg-type]
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize("bps", [-1, 10_001])
+def test_coverage_outside_0_to_10000_is_refused(bps: int) -> None:
+    """Requirement: sacp.request.coverage-range"""
+    with pytest.raises(RangeError) as caught:
+        validate_request(AdaptiveRequest(query="x1", min_coverage_bps=bps))
+    assert caught.value.field == "min_coverage_bps"
+
+
+def test_min_evidence_must_be_positive_and_not_above_max_nodes() -> None:
+    """Requirement: sacp.request.min-evidence-positive, sacp.request.min-evidence-not-above-max-nodes"""
+    with pytest.raises(RangeError):
+        validate_request(AdaptiveRequest(query="x1", min_evidence=0))
+    with pytest.raises(RangeError) as caught:
+        validate_request(AdaptiveRequest(query="x1", min_evidence=9, max_nodes=8, min_nodes=2))
+    assert caught.value.field == "min_evidence"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"), [({"min_tokens": 9000}, "min_tokens"), ({"min_nodes": 65}, "min_nodes")]
+)
+def test_minimum_ceilings_must_not_exceed_maximums(changes: dict[str, int], field: str) -> None:
+    """Requirement: sacp.request.min-not-above-max"""
+    with pytest.raises(RangeError) as caught:
+        validate_request(AdaptiveRequest(query="x1", **changes))  # type: ignore[arg-type]
+    assert caught.value.field == field
+
+
+def test_a_kernel_above_max_tokens_is_a_token_budget_error() -> None:
+    """Requirement: sacp.ladder.kernel-over-max-fails"""
+    with pytest.raises(BudgetError):
+        first_rung(AdaptiveRequest(query="x1", max_tokens=500, min_tokens=100), kernel_tokens=501)
+
+
+def test_the_first_rung_is_raised_to_the_kernel_and_says_so() -> None:
+    """Requirement: sacp.ladder.first-rung-raised"""
+    assert first_rung(AdaptiveRequest(query="x1", min_tokens=100), kernel_tokens=300) == (300, 4, True)
+    assert first_rung(AdaptiveRequest(query="x1", min_tokens=400), kernel_tokens=300) == (400, 4, False)
+
+
+def test_next_rung_caps_at_the_maximums() -> None:
+    req = AdaptiveRequest(
+        query="x1", min_tokens=1000, max_tokens=2500, token_step=1000, max_nodes=10, node_step=8
+    )
+    assert next_rung(req, 2000, 8) == (2500, 10)
+
+
+requests = st.builds(
+    lambda mn, extra, step, nmin, nextra, nstep: AdaptiveRequest(
+        query="x1",
+        min_tokens=mn,
+        max_tokens=mn + extra,
+        token_step=step,
+        min_nodes=nmin,
+        max_nodes=nmin + nextra,
+        node_step=nstep,
+    ),
+    st.integers(1, 5000),
+    st.integers(0, 20000),
+    st.integers(1, 6000),
+    st.integers(1, 64),
+    st.integers(0, 200),
+    st.integers(1, 50),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(requests, st.integers(0, 5000))
+def test_ladder_ceilings_never_decrease_and_one_always_rises(req: AdaptiveRequest, kernel: int) -> None:
+    """Requirement: sacp.ladder.non-decreasing, sacp.ladder.strictly-increases, sacp.ladder.hard-max"""
+    if kernel > req.max_tokens:
+        with pytest.raises(BudgetError):
+            ladder(req, kernel)
+        return
+    rungs = ladder(req, kernel)
+    assert rungs[0][0] == max(req.min_tokens, kernel)
+    for (t1, n1), (t2, n2) in itertools.pairwise(rungs):
+        assert t2 >= t1 and n2 >= n1
+        assert t2 > t1 or n2 > n1
+    assert all(t <= req.max_tokens and n <= req.max_nodes for t, n in rungs)
+    assert rungs[-1] == (req.max_tokens, req.max_nodes)

@@ -1,0 +1,147 @@
+"""The command line: index, pack, adaptive-pack and verify, with --json outputs and stable error codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prooftext.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_index_json_reports_files_nodes_edges_and_seconds(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _run(capsys, "index", str(sample_repo), "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert data["files_indexed"] == 5
+    assert {"files_skipped", "nodes", "edges", "seconds"} <= set(data)
+
+
+def test_index_status_reports_changed_files(sample_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _run(capsys, "index", str(sample_repo), "--json")
+    (sample_repo / "util" / "strings.py").write_text("z = 3\n")
+    status, out, _ = _run(capsys, "index", "--status", str(sample_repo), "--json")
+    assert status == 0 and json.loads(out)["files_changed_since_index"] == 1
+
+
+def test_a_missing_root_is_one_json_error_with_a_stable_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _run(capsys, "index", str(tmp_path / "nope"), "--json")
+    assert status != 0
+    assert json.loads(out) == {
+        "error": {
+            "code": "root_missing",
+            "details": {"root": str(tmp_path / "nope")},
+            "message": f"root does not exist: {tmp_path / 'nope'}",
+        }
+    }
+
+
+def test_a_root_that_is_a_file_is_an_error_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    status, _, err = _run(capsys, "index", str(target))
+    assert status != 0
+    assert "root_not_directory" in err and "Traceback" not in err
+
+
+def test_pack_prints_the_prompt_and_a_summary(sample_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(
+        capsys, "pack", "separability_matrix", "--root", str(sample_repo), "--max-tokens", "900"
+    )
+    assert status == 0
+    assert out.startswith("# Context packet")
+    assert "excerpts" in err and "o200k_base" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["pack", "", "--root", "{root}", "--json"], "query_empty"),
+        (["pack", "x1", "--root", "{root}", "--tokenizer", "gpt2", "--json"], "unknown_name"),
+        (["adaptive-pack", "the of", "--root", "{root}", "--json"], "query_empty"),
+        (["adaptive-pack", "x1", "--root", "{root}", "--min-tokens", "9000", "--json"], "value_out_of_range"),
+        (["adaptive-pack", "x1", "--root", "{root}", "--token-step", "0", "--json"], "value_out_of_range"),
+        (["adaptive-pack", "x1", "--root", "{root}", "--min-evidence", "99", "--json"], "value_out_of_range"),
+        (
+            ["adaptive-pack", "x1", "--root", "{root}", "--min-coverage-bps", "10001", "--json"],
+            "value_out_of_range",
+        ),
+        (["pack", "x1", "--root", "{root}", "--require", "../x.py", "--json"], "path_outside_root"),
+        (["pack", "x1", "--root", "{root}", "--require", "absent.py", "--json"], "source_missing"),
+    ],
+)
+def test_bad_requests_fail_with_one_error_and_nothing_else(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], code: str
+) -> None:
+    status, out, _ = _run(capsys, *[a.replace("{root}", str(sample_repo)) for a in argv])
+    assert status != 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["error"]["code"] == code
+
+
+def test_adaptive_pack_json_prints_the_result_artifact(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _run(
+        capsys, "adaptive-pack", "separability_matrix", "--root", str(sample_repo), "--json"
+    )
+    data = json.loads(out)
+    assert status == 0 and data["schema"] == "prooftext.adaptive-context/v1"
+
+
+def test_require_sufficient_exits_2_when_the_estimate_fails(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Requirement: sacp.integration.require-sufficient"""
+    argv = [
+        "adaptive-pack",
+        "separability zyzzyva",
+        "--root",
+        str(sample_repo),
+        "--min-coverage-bps",
+        "10000",
+    ]
+    status, out, _ = _run(capsys, *argv, "--require-sufficient")
+    assert status == 2 and out  # the packet is still printed
+    assert _run(capsys, *argv)[0] == 0
+
+
+def test_verify_exit_status_is_a_bitmask(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = _run(capsys, "pack", "separability_matrix", "--root", str(sample_repo), "--json")
+    saved = tmp_path / "packet.json"
+    saved.write_text(out)
+    assert _run(capsys, "verify", str(saved), "--root", str(sample_repo))[0] == 0
+    (sample_repo / "modeling" / "separable.py").write_text("tampered = True\n")
+    assert _run(capsys, "verify", str(saved), "--root", str(sample_repo))[0] == 2
+    forged = json.loads(out)
+    forged["blake3"] = "0" * 64
+    saved.write_text(json.dumps(forged))
+    assert _run(capsys, "verify", str(saved), "--root", str(sample_repo))[0] == 3
+
+
+def test_the_installed_script_runs_end_to_end(sample_repo: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "prooftext", "pack", "compound model", "--root", str(sample_repo)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "BEGIN EVIDENCE" in proc.stdout

@@ -1,0 +1,65 @@
+"""Test helpers shared across folders (importable because pytest puts tests/ on the path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SAMPLE_FILES: dict[str, str] = {
+    "modeling/__init__.py": '"""Modeling package."""\n',
+    "modeling/separable.py": (
+        '"""Separability of compound models."""\n'
+        "\n"
+        "import numpy as np\n"
+        "\n"
+        "\n"
+        "def _coord_matrix(model, pos, noutp):\n"
+        '    """Create an array representing inputs and outputs of a simple model."""\n'
+        "    mat = np.zeros((noutp, model.n_inputs))\n"
+        "    return mat\n"
+        "\n"
+        "\n"
+        "def separability_matrix(transform):\n"
+        '    """Compute the correlation between outputs and inputs of a compound model."""\n'
+        "    if transform.n_inputs == 1:\n"
+        "        return np.ones((transform.n_outputs, 1), dtype=bool)\n"
+        "    matrix = _coord_matrix(transform, 'left', transform.n_outputs)\n"
+        "    return matrix != 0\n"
+        "\n"
+        "\n"
+        "def is_separable(transform):\n"
+        '    """A model is separable when each output depends on one input."""\n'
+        "    return separability_matrix(transform).sum(1) == 1\n"
+    ),
+    "modeling/core.py": (
+        '"""Core model classes."""\n'
+        "\n"
+        "from .separable import separability_matrix\n"
+        "\n"
+        "\n"
+        "class CompoundModel:\n"
+        '    """A model built from two others."""\n'
+        "\n"
+        "    def __init__(self, left, right):\n"
+        "        self.left = left\n"
+        "        self.right = right\n"
+        "\n"
+        "    def separable(self):\n"
+        "        return separability_matrix(self)\n"
+    ),
+    "docs/guide.md": (
+        "# Guide\n\nModels can be combined.\n\n## Separability\n\nSee the separability matrix of a compound model.\n"
+    ),
+    "util/strings.py": (
+        "def slugify(text):\n"
+        '    """Lowercase words joined by dashes."""\n'
+        "    return '-'.join(text.lower().split())\n"
+    ),
+}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -1,0 +1,57 @@
+"""Selection: required first and never evicted, optional in rank order, every exclusion with a reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import prooftext
+from prooftext.errors import BudgetError, PathOutsideRootError, SourceMissingError
+
+
+def test_required_paths_come_first_even_without_lexical_evidence(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        packet = index.pack("separability_matrix", required=("util/strings.py",))
+    assert packet.evidence[0].path == "util/strings.py"
+    assert packet.evidence[0].reason == "required"
+
+
+def test_required_evidence_above_the_ceiling_is_a_budget_error(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(BudgetError):
+        index.pack("separability", required=("modeling/separable.py",), max_tokens=120)
+
+
+def test_a_required_path_outside_the_root_is_refused(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(PathOutsideRootError):
+        index.pack("x", required=("../etc/passwd",))
+
+
+def test_a_required_path_absent_from_the_index_is_refused(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(SourceMissingError):
+        index.pack("x", required=("nope.py",))
+
+
+def test_path_seeds_rank_a_file_higher_but_never_add_an_unindexed_one(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        seeded = index.pack("lowercase words", path_seeds=("util/strings.py", "ghost.py"))
+    assert seeded.evidence[0].path == "util/strings.py"
+    assert all(e.path != "ghost.py" for e in seeded.evidence)
+
+
+def test_the_node_ceiling_is_respected_and_omissions_are_recorded(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        packet = index.pack("separability matrix compound model", max_nodes=1)
+    assert len(packet.evidence) == 1
+    assert packet.omitted >= 1
+    assert any(e["reason"] == "node_ceiling" for e in packet.excluded)
+
+
+def test_search_records_rank_components_for_each_hit(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        hits = index.search("separability_matrix")
+    top = hits[0]
+    assert top["qualname"] == "separability_matrix"
+    assert top["phase"] == "identifier"
+    assert {"file_score", "identifier", "lexical"} <= set(top["components"])

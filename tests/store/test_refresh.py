@@ -1,0 +1,144 @@
+"""The index store: WAL, versioned schema, FTS5 with split identifiers, incremental refresh."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import prooftext
+from prooftext.errors import StoreCorruptError, StoreSchemaError
+from prooftext.store import db
+from prooftext.store.schema import SCHEMA_VERSION
+
+
+def _indexed(root: Path) -> prooftext.RefreshReport:
+    with prooftext.open(root) as index:
+        return index.refresh()
+
+
+def test_the_store_is_sqlite_in_wal_mode_under_dot_prooftext(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    conn = sqlite3.connect(sample_repo / ".prooftext" / "index.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_first_refresh_indexes_every_file_and_reports_counts(sample_repo: Path) -> None:
+    report = _indexed(sample_repo)
+    assert report.files_indexed == 5
+    assert report.nodes > 5 and report.edges > 0
+    assert "internal" not in report.files_skipped or report.files_skipped["internal"] >= 1
+
+
+def test_a_second_refresh_skips_unchanged_files(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_unchanged, report.files_removed) == (0, 5, 0)
+
+
+def test_only_the_changed_file_is_reextracted_and_deleted_files_are_removed(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    (sample_repo / "util" / "strings.py").write_text("def kebab(text):\n    return text\n")
+    (sample_repo / "docs" / "guide.md").unlink()
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_removed) == (1, 1)
+    with prooftext.open(sample_repo) as index:
+        names = {r[0] for r in index.conn.execute("SELECT name FROM nodes")}
+        fts = index.conn.execute("SELECT count(*) FROM nodes_fts").fetchone()[0]
+        nodes = index.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    assert "kebab" in names and "slugify" not in names
+    assert fts == nodes
+
+
+def test_status_counts_changes_since_the_last_index_without_reading(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    (sample_repo / "new.py").write_text("x = 1\n")
+    (sample_repo / "util" / "strings.py").write_text("y = 2\n")
+    with prooftext.open(sample_repo) as index:
+        status = index.status().to_dict()
+    assert status["added"] == 1 and status["changed"] == 1
+    assert status["files_changed_since_index"] == 2 and status["fresh"] is False
+
+
+def test_identifiers_are_searchable_whole_and_by_their_parts(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    conn = db.connect(sample_repo)
+
+    def hits(term: str) -> int:
+        return conn.execute(
+            "SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?", (f'"{term}"',)
+        ).fetchone()[0]
+
+    assert hits("separability_matrix") > 0
+    assert hits("separability") > 0
+    assert hits("compound") > 0  # from CompoundModel, split on camelCase
+
+
+def test_a_store_from_a_newer_version_is_refused(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    conn = sqlite3.connect(sample_repo / ".prooftext" / "index.sqlite")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreSchemaError):
+        db.connect(sample_repo)
+
+
+def test_a_corrupt_store_is_a_clear_error(sample_repo: Path) -> None:
+    (sample_repo / ".prooftext").mkdir()
+    (sample_repo / ".prooftext" / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreCorruptError):
+        db.connect(sample_repo)
+
+
+def test_readers_are_not_blocked_while_a_writer_holds_its_transaction(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    writer = db.connect(sample_repo)
+    reader = db.connect(sample_repo)
+    with db.transaction(writer):
+        writer.execute("DELETE FROM excluded")
+        assert reader.execute("SELECT count(*) FROM files").fetchone()[0] == 5
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys
+    import prooftext
+    from prooftext.store import refresh as r
+    calls = {"n": 0}
+    original = r._apply
+    def dying(conn, known, batch):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return original(conn, known, batch)
+    r._apply = dying
+    r.BATCH_FILES = 5
+    r.PARALLEL_MIN_FILES = 10**9
+    with prooftext.open(sys.argv[1]) as index:
+        index.refresh()
+    """
+)
+
+
+def test_a_refresh_killed_mid_run_is_completed_by_the_next_without_loss(tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    for i in range(23):
+        (root / f"pkg{i % 3}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{i % 3}" / f"m{i}.py").write_text(f"def function_{i}():\n    return {i}\n")
+    proc = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(root)], capture_output=True, check=False)
+    assert proc.returncode == -signal.SIGKILL
+    with prooftext.open(root) as index:
+        partial = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        assert partial == 5  # exactly the first committed batch survived
+        report = index.refresh()
+        assert report.files_indexed == 18
+        names = {r[0] for r in index.conn.execute("SELECT name FROM nodes WHERE kind = 'symbol'")}
+    assert names == {f"function_{i}" for i in range(23)}
+    assert os.path.exists(root / ".prooftext" / "index.sqlite")
