@@ -15,6 +15,7 @@ from prooftext.cli.common import app, run_app
 _COMMAND_MODULES: tuple[str, ...] = (
     "prooftext.cli.index",
     "prooftext.cli.pack",
+    "prooftext.cli.conversation",
 )
 
 

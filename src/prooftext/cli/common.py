@@ -49,12 +49,12 @@ def run_app(argv: list[str]) -> int:
     except ProoftextError as exc:
         _report(exc.to_dict(), as_json)
         return getattr(exc, "exit_status", EXIT_ERROR)
-    except click.exceptions.Exit as exc:
+    except (click.exceptions.Exit, typer.Exit) as exc:
         return int(exc.exit_code)
     except click.ClickException as exc:
         _report({"code": "usage", "message": exc.format_message()}, as_json)
         return EXIT_USAGE
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, typer.Abort):
         _report({"code": "aborted", "message": "aborted"}, as_json)
         return EXIT_ERROR
     except KeyboardInterrupt:

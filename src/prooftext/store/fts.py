@@ -7,6 +7,7 @@ identifier (exact matches stay possible) followed by its parts (word matches bec
 
 from __future__ import annotations
 
+import functools
 import re
 
 FTS_TOKENIZER = "unicode61 tokenchars '_'"
@@ -17,24 +18,32 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
-def identifier_parts(identifier: str) -> list[str]:
-    """Lowercase words of a camelCase / snake_case identifier (``HTTPServer_v2`` → http, server, v, 2)."""
+PARTS_CACHE_SIZE = 1 << 16
+"""Identifiers repeat across a repository; splitting each distinct one once keeps indexing fast."""
+
+
+@functools.lru_cache(maxsize=PARTS_CACHE_SIZE)
+def _parts(identifier: str) -> tuple[str, ...]:
     parts: list[str] = []
     for piece in identifier.split("_"):
         parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
-    return parts
+    return tuple(parts)
+
+
+def identifier_parts(identifier: str) -> list[str]:
+    """Lowercase words of a camelCase / snake_case identifier (``HTTPServer_v2`` → http, server, v, 2)."""
+    return list(_parts(identifier))
+
+
+_COMPOUND = re.compile(r"\b\w*?(?:[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z])\w*")
+"""Identifiers that split into several words: an inner ``_`` or a case change. Others index as they are."""
 
 
 def expand_identifiers(text: str) -> str:
     """``text`` followed by the parts of every compound identifier it contains (each once, in order)."""
     extra: list[str] = []
-    seen: set[str] = set()
-    for match in _IDENT.finditer(text):
-        ident = match.group(0)
-        if ident in seen:
-            continue
-        seen.add(ident)
-        parts = identifier_parts(ident)
+    for ident in dict.fromkeys(_COMPOUND.findall(text)):
+        parts = _parts(ident)
         if len(parts) > 1:
             extra.extend(parts)
     if not extra:

@@ -19,13 +19,13 @@ from pathlib import Path
 from prooftext import canonical
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
-from prooftext.corpus.lines import line_slice
 from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, SourceFile
 from prooftext.corpus.read import read_source
 from prooftext.corpus.walk import walk
 from prooftext.graph.extract import extract
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
-from prooftext.graph.resolve import resolve_import
+from prooftext.graph.resolve import PathIndex
+from prooftext.pack.sources import LineText
 from prooftext.store.db import transaction, writer_lock
 from prooftext.store.fts import expand_identifiers, identifier_parts
 
@@ -159,26 +159,27 @@ def _path_text(path: str) -> str:
     return path + " " + expand_identifiers(parts)
 
 
-def _uncovered_text(text: str, node: Node, children: list[Node]) -> str:
+def _uncovered_text(lines: LineText, node: Node, children: list[Node]) -> str:
     """Module-level text of a file: the lines no child node covers, so symbol text is indexed once."""
-    if not children:
-        return text
     covered = sorted((c.start_line, c.end_line) for c in children)
-    lines = text.splitlines(keepends=True)
     keep: list[str] = []
     cursor = 1
     for start, end in covered:
-        keep.extend(lines[cursor - 1 : start - 1])
+        if start > cursor:
+            keep.append(lines.slice(cursor, start - 1))
         cursor = max(cursor, end + 1)
-    keep.extend(lines[cursor - 1 : node.end_line])
+    if cursor <= min(node.end_line, lines.count):
+        keep.append(lines.slice(cursor, min(node.end_line, lines.count)))
     return "".join(keep)
 
 
-def _fts_content(node: Node, source: SourceFile, children: list[Node]) -> str:
+def _fts_content(node: Node, lines: LineText, children: list[Node]) -> str:
+    if lines.count == 0:
+        return ""
     if node.kind == NODE_FILE:
-        body = _uncovered_text(source.text, node, children)
+        body = _uncovered_text(lines, node, children)
     else:
-        body = line_slice(source.text, node.start_line, node.end_line)
+        body = lines.slice(node.start_line, min(node.end_line, lines.count))
     return expand_identifiers(body)
 
 
@@ -209,9 +210,10 @@ def _insert_file(conn: sqlite3.Connection, source: SourceFile, graph: FileGraph)
         ),
     )
     file_id = cur.lastrowid
-    top_level = [
-        n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in {None, _file_node_id(graph)}
-    ]
+    file_node = _file_node_id(graph)
+    top_level = [n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in (None, file_node)]
+    lines = LineText(source.text)
+    path_text = _path_text(source.path)
     for node in graph.nodes:
         children = top_level if node.kind == NODE_FILE else []
         row = conn.execute(
@@ -238,8 +240,8 @@ def _insert_file(conn: sqlite3.Connection, source: SourceFile, graph: FileGraph)
                 row.lastrowid,
                 _title(node),
                 _node_labels(node, source),
-                _path_text(node.path),
-                _fts_content(node, source, children),
+                path_text,
+                _fts_content(node, lines, children),
             ),
         )
     conn.executemany(
@@ -295,14 +297,16 @@ def _apply(
     return indexed
 
 
-def _resolve_imports(conn: sqlite3.Connection) -> None:
-    """Re-resolve every import: cheap, and keeps targets right after files appear or disappear."""
+def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
+    """Resolve imports to repository files: all of them when the set of paths changed, else only ``only``."""
     paths = {r[0] for r in conn.execute("SELECT path FROM files")}
+    index = PathIndex(paths)
     query = "SELECT i.rowid, f.path, i.module, f.language FROM imports i JOIN files f ON f.id = i.file_id"
-    rows = list(conn.execute(query))
-    updates: list[tuple[str | None, int]] = []
-    for rowid, importer, module, language in rows:
-        updates.append((resolve_import(importer, module, language, paths), rowid))
+    rows = [r for r in conn.execute(query) if only is None or r[1] in only]
+    updates = [
+        (index.resolve_import(importer, module, language), rowid)
+        for rowid, importer, module, language in rows
+    ]
     with transaction(conn):
         conn.executemany("UPDATE imports SET resolved_path = ? WHERE rowid = ?", updates)
 
@@ -363,8 +367,11 @@ def refresh(
         done = _flush(conn, known, batch, report, done, total, progress)
         _remove(conn, known, work, report)
         _sync_walk_exclusions(conn, work.walk_excluded)
-        if report.files_indexed or report.files_removed or not read_meta(conn, "candidate"):
-            _resolve_imports(conn)
+        known_after = set(load_known(conn))
+        if known_after != set(known) or not read_meta(conn, "candidate"):
+            _resolve_imports(conn, None)
+        elif report.files_indexed:
+            _resolve_imports(conn, {s.path for s in work.to_read})
         _finish(conn, root, config, report, work)
     report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
     return report

@@ -1,0 +1,415 @@
+"""Conversation commands: ``memory add|list|resolve|supersede``, ``depth``, ``turn`` and ``chat``.
+
+Adapters only: they parse flags, call the core and print. Errors are raised, never printed here; the one
+place that turns them into output is :func:`prooftext.cli.common.run_app`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+
+from prooftext.cli.common import app, emit_json
+from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
+from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for
+from prooftext.depth.retrieval import index_retriever
+from prooftext.depth.tiers import classify_detailed, recall_signal
+from prooftext.depth.turn import DEFAULT_WINDOW_TOKENS, HistorySource, MemorySource, TurnPlan, plan_turn
+from prooftext.errors import ProoftextError, RequestError
+from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
+from prooftext.llm.signal import SignalReport, signal_report
+from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryRecord, MemoryStore, StoredMessage
+from prooftext.memory.surface import candidates_for
+from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
+
+memory_app = typer.Typer(
+    help="Typed memory: decisions, constraints, discoveries and failures.", no_args_is_help=True
+)
+app.add_typer(memory_app, name="memory")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+RootOpt = Annotated[Path, typer.Option("--root", help="Project root (memory lives in ROOT/.prooftext/).")]
+ThreadOpt = Annotated[str, typer.Option("--thread", help="Conversation thread (its own history).")]
+ModeOpt = Annotated[str, typer.Option("--mode", help="smart (depth tiers), full or minimal.")]
+WindowOpt = Annotated[int, typer.Option("--window", help="Context window of the model, in tokens.")]
+TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="Token counting basis.")]
+BackendOpt = Annotated[str, typer.Option("--backend", help="ollama or openai (OpenAI-compatible).")]
+EndpointOpt = Annotated[str | None, typer.Option("--endpoint", help="Backend base URL (default: local).")]
+ModelOpt = Annotated[
+    str | None, typer.Option("--model", help="Model name; never chosen or switched for you.")
+]
+
+CHAT_HELP = "commands: /signal (last signal report), /mode smart|full|minimal, /threads, /help, /quit"
+
+
+def _record_line(r: MemoryRecord) -> str:
+    kind = f"{r.strength} constraint" if r.kind == "constraint" else r.kind
+    extra = f" -> #{r.superseded_by}" if r.superseded_by else ""
+    return f"#{r.id} [{kind}, {r.status}{extra}] {r.text}  (source: {r.source})"
+
+
+@memory_app.command("add")
+def memory_add(
+    kind: Annotated[str, typer.Argument(help="decision, constraint, discovery or failure.")],
+    text: Annotated[str, typer.Argument(help="The record's statement.")],
+    source: Annotated[str, typer.Option("--source", help="Provenance: who or what recorded it.")] = "cli",
+    strength: Annotated[
+        str | None, typer.Option("--strength", help="hard or soft (constraints only).")
+    ] = None,
+    thread: Annotated[str | None, typer.Option("--thread", help="Thread it came from.")] = None,
+    root: RootOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Record a memory item."""
+    with MemoryStore.open(root) as store:
+        record = store.add(kind, text, source=source, strength=strength, thread=thread)
+    if as_json:
+        emit_json({"record": record.to_dict()})
+    else:
+        typer.echo(_record_line(record))
+
+
+@memory_app.command("list")
+def memory_list(
+    kind: Annotated[str | None, typer.Option("--kind", help="Only this kind.")] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="active, superseded, unresolved, resolved.")
+    ] = None,
+    root: RootOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """List memory records (all, or of one kind and/or status)."""
+    with MemoryStore.open(root) as store:
+        records = store.records(kind=kind, status=status)
+    if as_json:
+        emit_json({"records": [r.to_dict() for r in records]})
+    else:
+        for r in records:
+            typer.echo(_record_line(r))
+        if not records:
+            typer.echo("(no memory records)")
+
+
+@memory_app.command("resolve")
+def memory_resolve(
+    record_id: Annotated[int, typer.Argument(help="Id of an unresolved failure.")],
+    note: Annotated[str | None, typer.Option("--note", help="How it was resolved.")] = None,
+    source: Annotated[str, typer.Option("--source", help="Who resolved it.")] = "cli",
+    root: RootOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Mark a failure resolved."""
+    with MemoryStore.open(root) as store:
+        record = store.resolve(record_id, note, source=source)
+    if as_json:
+        emit_json({"record": record.to_dict()})
+    else:
+        typer.echo(_record_line(record))
+
+
+@memory_app.command("supersede")
+def memory_supersede(
+    record_id: Annotated[int, typer.Argument(help="Id of an active decision.")],
+    text: Annotated[str, typer.Argument(help="The new decision.")],
+    source: Annotated[str, typer.Option("--source", help="Provenance of the new decision.")] = "cli",
+    root: RootOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Replace an active decision with a new one (the old one stays, marked superseded)."""
+    with MemoryStore.open(root) as store:
+        old, new = store.supersede(record_id, text, source=source)
+    if as_json:
+        emit_json({"new": new.to_dict(), "old": old.to_dict()})
+    else:
+        typer.echo(_record_line(old))
+        typer.echo(_record_line(new))
+
+
+@app.command("depth")
+def depth_command(
+    text: Annotated[str, typer.Argument(help="The chat message to classify.")],
+    attachment: Annotated[bool, typer.Option("--attachment", help="The message has an attachment.")] = False,
+    active_files: Annotated[int, typer.Option("--active-files", help="Number of active context files.")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Classify a message as surface, standard or deep, and show its policy under smart mode."""
+    decision = classify_detailed(text, has_attachment=attachment, active_files=active_files)
+    signal = recall_signal(text)
+    policy = policy_for(Mode.SMART, decision.tier, signal)
+    if as_json:
+        emit_json({"decision": decision.to_dict(), "policy": policy.to_dict(), "signal": signal.to_dict()})
+    else:
+        typer.echo(policy.label)
+        typer.echo(f"rule: {decision.rule}; reasons: {', '.join(decision.reasons)}")
+        on = [n for n, v in (("memory", policy.memory), ("retrieval", policy.retrieval)) if v]
+        typer.echo(
+            f"history cap {policy.history_cap}, output budget {policy.output_budget}, "
+            f"searches: {', '.join(on) or 'none'}"
+        )
+
+
+# -- turns -------------------------------------------------------------------------------------------------
+
+
+def _history_item(m: StoredMessage) -> ContextItem:
+    kind = ItemKind.USER if m.role == "user" else ItemKind.ASSISTANT
+    return make_item(kind, m.text, item_id=f"msg:{m.id}", thread=m.thread, created_ms=m.created_ms)
+
+
+class _Session:
+    """What a turn needs from the project: memory store, history, retriever, counter."""
+
+    def __init__(self, root: Path, tokenizer: str, *, create: bool) -> None:
+        self.root = root
+        self.counter: Counter = get_counter(tokenizer)
+        path = root / STORE_DIR / STORE_FILE
+        self.store: MemoryStore | None = None
+        if create or path.exists():
+            self.store = MemoryStore.open(root)
+        self.retriever, self.retriever_reason = index_retriever(root, self.counter.basis)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def memory_source(self) -> MemorySource | None:
+        store = self.store
+        if store is None:
+            return None
+        counter = self.counter
+        return lambda task: candidates_for(store, task, counter)
+
+    def history_source(self) -> HistorySource:
+        store = self.store
+
+        def load(thread: str, limit: int | None) -> Sequence[ContextItem]:
+            if store is None:
+                return []
+            return [_history_item(m) for m in store.history(thread, limit)]
+
+        return load
+
+    def thread_exists(self, thread: str) -> bool:
+        return self.store is not None and self.store.has_thread(thread)
+
+    def plan(self, thread: str, text: str, mode: str, window: int) -> TurnPlan:
+        return plan_turn(
+            thread,
+            text,
+            mode=mode,
+            history=self.history_source(),
+            memory=self.memory_source(),
+            retriever=self.retriever,
+            retriever_unavailable_reason=self.retriever_reason or "no retriever",
+            counter=self.counter,
+            window_tokens=window,
+        )
+
+
+def _send(
+    session: _Session,
+    backend: ChatBackend,
+    plan: TurnPlan,
+    text: str,
+    model: str,
+    stream: bool,
+    echo_deltas: bool,
+) -> tuple[ChatResult, SignalReport]:
+    """Persist the user turn first (it is never lost), call the model, then persist the reply."""
+    assert session.store is not None
+    tier = plan.tier.value if plan.tier else plan.mode.value
+    session.store.append_message(plan.thread, "user", text, tier=tier)
+    on_delta = (lambda d: typer.echo(d, nl=False)) if echo_deltas else None
+    result = backend.chat(
+        list(plan.messages),
+        model=model,
+        max_output_tokens=plan.output_budget,
+        stream=stream,
+        on_delta=on_delta,
+    )
+    session.store.append_message(plan.thread, "assistant", result.text, tier=tier)
+    return result, signal_report(plan, result)
+
+
+def _require_model(model: str | None) -> str:
+    if model is None or not model.strip():
+        raise RequestError("name the model with --model (it is never chosen for you)", field="model")
+    return model
+
+
+@app.command("turn")
+def turn_command(
+    text: Annotated[str, typer.Argument(help="The user message.")],
+    thread: ThreadOpt = "main",
+    mode: ModeOpt = DEFAULT_MODE.value,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: show what would be sent.")] = False,
+    root: RootOpt = Path("."),
+    window: WindowOpt = DEFAULT_WINDOW_TOKENS,
+    tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
+    backend: BackendOpt = "ollama",
+    endpoint: EndpointOpt = None,
+    model: ModelOpt = None,
+    stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream the reply.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Plan one turn (and, without --dry-run, send it to the model and record it in the thread)."""
+    check_thread(thread)
+    parse_mode(mode)
+    if not dry_run:
+        _require_model(model)
+        if backend not in BACKENDS:
+            make_backend(backend)  # raises unknown_name
+    session = _Session(root, tokenizer, create=not dry_run)
+    try:
+        existed = session.thread_exists(thread)
+        plan = session.plan(thread, text, mode, window)
+        thread_info = {
+            "exists": existed,
+            "name": thread,
+            "note": None if existed else "new thread: no history",
+        }
+        if dry_run:
+            if as_json:
+                emit_json({"dry_run": True, "plan": plan.to_dict(), "thread": thread_info})
+            else:
+                typer.echo(plan.status_label)
+                for step in plan.steps:
+                    typer.echo(f"  {step.name}: {'ran' if step.ran else 'skipped'} ({step.reason})")
+                typer.echo(f"  prompt: {plan.prompt_tokens.count} {plan.prompt_tokens.basis} tokens")
+                typer.echo(f"  output budget: {plan.output_budget}")
+            return
+        with make_backend(backend, endpoint) as client:
+            if not as_json:
+                typer.echo(f"[{plan.status_label}]")
+            result, report = _send(
+                session, client, plan, text, _require_model(model), stream, stream and not as_json
+            )
+        if as_json:
+            emit_json(
+                {
+                    "plan": plan.to_dict(),
+                    "reply": result.text,
+                    "signal": report.to_dict(),
+                    "thread": thread_info,
+                }
+            )
+        else:
+            typer.echo("" if stream else result.text)
+    finally:
+        session.close()
+
+
+def _print_report(report: SignalReport | None, as_json: bool) -> None:
+    if report is None:
+        data: dict[str, Any] = {"signal": None, "note": "no turn answered yet"}
+    else:
+        data = {"signal": report.to_dict()}
+    if as_json:
+        emit_json(data)
+        return
+    if report is None:
+        typer.echo("(no turn answered yet)")
+        return
+    d = report.to_dict()
+    typer.echo(
+        f"{d['status_label']} · prompt {d['prompt_tokens']['count']} {d['prompt_tokens']['basis']} tokens"
+    )
+    typer.echo(f"counts: {d['counts']}  output budget: {d['output_budget']}  model: {d['model']}")
+    typer.echo(f"timings: {d['timings']}  usage: {d['usage']}")
+    if d["suspected_truncation"]:
+        typer.echo(f"warning: suspected silent truncation ({d['truncation_reason']})")
+
+
+@app.command("chat")
+def chat_command(
+    thread: ThreadOpt = "main",
+    model: ModelOpt = None,
+    endpoint: EndpointOpt = None,
+    backend: BackendOpt = "ollama",
+    mode: ModeOpt = DEFAULT_MODE.value,
+    root: RootOpt = Path("."),
+    window: WindowOpt = DEFAULT_WINDOW_TOKENS,
+    tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
+    stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream replies.")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Interactive terminal chat; history and threads persist in ROOT/.prooftext/memory.sqlite."""
+    check_thread(thread)
+    current_mode = parse_mode(mode).value
+    the_model = _require_model(model)
+    session = _Session(root, tokenizer, create=True)
+    last: SignalReport | None = None
+    try:
+        with make_backend(backend, endpoint) as client:
+            if not as_json:
+                typer.echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
+            while True:
+                try:
+                    line = typer.prompt("you", prompt_suffix="> ", default="", show_default=False)
+                except (typer.Abort, click.exceptions.Abort):  # EOF on stdin ends the chat
+                    break
+                cmd = line.strip()
+                if not cmd:
+                    _note("empty message ignored", as_json)
+                    continue
+                if cmd in ("/quit", "/exit"):
+                    break
+                if cmd == "/help":
+                    _note(CHAT_HELP, as_json)
+                    continue
+                if cmd == "/signal":
+                    _print_report(last, as_json)
+                    continue
+                if cmd == "/threads":
+                    assert session.store is not None
+                    names = [t.to_dict() for t in session.store.threads()]
+                    if as_json:
+                        emit_json({"threads": names})
+                    else:
+                        for t in names:
+                            typer.echo(f"{t['name']}: {t['messages']} messages")
+                    continue
+                if cmd.startswith("/mode"):
+                    try:
+                        current_mode = parse_mode(cmd[5:].strip()).value
+                        _note(f"mode {current_mode}", as_json)
+                    except ProoftextError as exc:
+                        _error(exc, as_json)
+                    continue
+                try:
+                    plan = session.plan(thread, line, current_mode, window)
+                    if not as_json:
+                        typer.echo(f"[{plan.status_label}]")
+                    result, last = _send(
+                        session, client, plan, line, the_model, stream, stream and not as_json
+                    )
+                except ProoftextError as exc:
+                    _error(exc, as_json)
+                    continue
+                if as_json:
+                    emit_json(
+                        {"reply": result.text, "signal": last.to_dict(), "status_label": plan.status_label}
+                    )
+                else:
+                    typer.echo("" if stream else result.text)
+    finally:
+        session.close()
+
+
+def _note(text: str, as_json: bool) -> None:
+    if as_json:
+        emit_json({"note": text})
+    else:
+        typer.echo(f"({text})")
+
+
+def _error(exc: ProoftextError, as_json: bool) -> None:
+    """A failed turn inside the chat loop is reported and the chat goes on (the user turn is kept)."""
+    if as_json:
+        emit_json({"error": exc.to_dict()})
+    else:
+        typer.echo(f"error [{exc.code}]: {exc.message}", err=True)

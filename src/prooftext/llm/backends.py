@@ -1,0 +1,447 @@
+"""Chat backends over httpx: Ollama's native ``/api/chat`` and OpenAI-compatible ``/v1/chat/completions``.
+
+Both stream or not; the plan's output budget goes out as ``options.num_predict`` (Ollama) or ``max_tokens``
+(OpenAI-compatible). The model is always the one the caller names: a backend never substitutes another.
+Every failure is a :class:`BackendError` subclass: connection refused or a timeout →
+``backend_unavailable``; an unknown model → ``model_not_found``; malformed JSON, invalid UTF-8 or a stream
+that ends early → ``backend_protocol``; any other HTTP error status → ``backend_error`` with the status.
+
+Local models can take minutes to load and answer, so reads have no timeout by default (connecting does).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Self
+
+import httpx
+
+from prooftext.conversation.render import ChatMessage
+from prooftext.errors import (
+    BackendError,
+    BackendProtocolError,
+    BackendUnavailableError,
+    ModelNotFoundError,
+    RequestError,
+    UnknownNameError,
+)
+
+DEFAULT_OLLAMA_ENDPOINT = "http://127.0.0.1:11434"
+DEFAULT_OPENAI_ENDPOINT = "http://127.0.0.1:8000"
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S: float | None = None
+"""No read timeout: a local model may legitimately take many minutes; cancelling is the caller's call."""
+
+MAX_ERROR_BODY_BYTES = 4096
+OLLAMA_TIMING_FIELDS: tuple[str, ...] = (
+    "load_duration",
+    "prompt_eval_count",
+    "prompt_eval_duration",
+    "eval_count",
+    "eval_duration",
+    "total_duration",
+)
+BACKENDS: tuple[str, ...] = ("ollama", "openai")
+
+DeltaCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """A reply and its shape: Ollama timing fields (nanoseconds and counts) and OpenAI usage, when given."""
+
+    text: str
+    model: str
+    backend: str
+    streamed: bool
+    done_reason: str | None
+    timings: dict[str, int | None] = field(default_factory=dict)
+    usage: dict[str, int | None] = field(default_factory=dict)
+
+
+class ChatBackend(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def endpoint(self) -> str: ...
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        max_output_tokens: int,
+        stream: bool = False,
+        on_delta: DeltaCallback | None = None,
+    ) -> ChatResult: ...
+
+    def close(self) -> None: ...
+
+
+def _decode(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BackendProtocolError(f"{what} is not valid UTF-8 (byte {exc.start})") from None
+
+
+def _json(data: bytes, what: str) -> Any:
+    text = _decode(data, what)
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise BackendProtocolError(f"{what} is not valid JSON") from None
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """Complete lines from a byte stream (split before decoding, so multi-byte characters survive)."""
+    buf = b""
+    for chunk in chunks:
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            yield line.rstrip(b"\r")
+    if buf.strip():
+        yield buf
+
+
+def _check_request(model: str, max_output_tokens: int, messages: Sequence[ChatMessage]) -> None:
+    if not isinstance(model, str) or not model.strip():
+        raise RequestError("a model name is required", field="model")
+    if (
+        isinstance(max_output_tokens, bool)
+        or not isinstance(max_output_tokens, int)
+        or max_output_tokens <= 0
+    ):
+        raise RequestError("max_output_tokens must be a positive integer", field="max_output_tokens")
+    if not messages:
+        raise RequestError("there are no messages to send", field="messages")
+
+
+class _HTTPBackend:
+    name = "http"
+
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        read_timeout: float | None = READ_TIMEOUT_S,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
+            raise RequestError("the endpoint must be an http:// or https:// URL", field="endpoint")
+        self._endpoint = endpoint.rstrip("/")
+        timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=None)
+        self._client = httpx.Client(timeout=timeout, headers=headers or {}, trust_env=False)
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
+        raise NotImplementedError
+
+    def _post(self, path: str, payload: dict[str, Any], model: str) -> Any:
+        url = self._endpoint + path
+        try:
+            response = self._client.post(url, json=payload)
+            body = response.content
+        except httpx.ConnectError as exc:
+            raise BackendUnavailableError(
+                f"cannot connect to {self._endpoint}: {exc}", endpoint=self._endpoint
+            ) from None
+        except httpx.TimeoutException:
+            raise BackendUnavailableError(f"{self._endpoint} timed out", endpoint=self._endpoint) from None
+        except httpx.HTTPError as exc:
+            raise BackendProtocolError(
+                f"HTTP failure talking to {self._endpoint}: {type(exc).__name__}"
+            ) from None
+        if response.status_code >= 400:
+            raise self._fail_status(response.status_code, body, model)
+        return _json(body, "the backend's response")
+
+    def _stream(self, path: str, payload: dict[str, Any], model: str) -> Iterator[bytes]:
+        url = self._endpoint + path
+        try:
+            with self._client.stream("POST", url, json=payload) as response:
+                if response.status_code >= 400:
+                    body = b""
+                    for chunk in response.iter_bytes():
+                        body += chunk
+                        if len(body) > MAX_ERROR_BODY_BYTES:
+                            break
+                    raise self._fail_status(response.status_code, body, model)
+                yield from _lines(response.iter_bytes())
+        except httpx.ConnectError as exc:
+            raise BackendUnavailableError(
+                f"cannot connect to {self._endpoint}: {exc}", endpoint=self._endpoint
+            ) from None
+        except httpx.TimeoutException:
+            raise BackendUnavailableError(f"{self._endpoint} timed out", endpoint=self._endpoint) from None
+        except httpx.HTTPError as exc:
+            raise BackendProtocolError(
+                f"HTTP failure talking to {self._endpoint}: {type(exc).__name__}"
+            ) from None
+
+
+def _error_text(body: bytes) -> str:
+    try:
+        data = json.loads(body.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return body[:200].decode("utf-8", errors="replace")
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, str):
+            return err
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return str(err["message"])
+    return body[:200].decode("utf-8", errors="replace")
+
+
+def _error_code(body: bytes) -> str | None:
+    try:
+        data = json.loads(body.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("error"), dict):
+        code = data["error"].get("code")
+        return code if isinstance(code, str) else None
+    return None
+
+
+class OllamaBackend(_HTTPBackend):
+    """Ollama's native chat API (``POST /api/chat``), NDJSON when streaming."""
+
+    name = "ollama"
+
+    def __init__(
+        self,
+        endpoint: str = DEFAULT_OLLAMA_ENDPOINT,
+        *,
+        num_ctx: int | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        read_timeout: float | None = READ_TIMEOUT_S,
+    ) -> None:
+        super().__init__(endpoint, connect_timeout=connect_timeout, read_timeout=read_timeout)
+        self.num_ctx = num_ctx
+
+    def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
+        message = _error_text(body)
+        if status == 404 and "not found" in message.lower():
+            return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
+        return BackendError(f"backend answered HTTP {status}: {message}", status=status)
+
+    def _payload(
+        self, messages: Sequence[ChatMessage], model: str, max_output_tokens: int, stream: bool
+    ) -> dict[str, Any]:
+        options: dict[str, Any] = {"num_predict": max_output_tokens}
+        if self.num_ctx is not None:
+            options["num_ctx"] = self.num_ctx
+        return {
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "model": model,
+            "options": options,
+            "stream": stream,
+        }
+
+    @staticmethod
+    def _timings(data: dict[str, Any]) -> dict[str, int | None]:
+        return {k: _int_or_none(data.get(k)) for k in OLLAMA_TIMING_FIELDS}
+
+    @staticmethod
+    def _content(data: Any, what: str) -> str:
+        if not isinstance(data, dict):
+            raise BackendProtocolError(f"{what} is not a JSON object")
+        if isinstance(data.get("error"), str):
+            raise BackendError(f"backend reported an error: {data['error']}")
+        message = data.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content", ""), str):
+            raise BackendProtocolError(f"{what} has no message content")
+        return str(message.get("content", ""))
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        max_output_tokens: int,
+        stream: bool = False,
+        on_delta: DeltaCallback | None = None,
+    ) -> ChatResult:
+        _check_request(model, max_output_tokens, messages)
+        payload = self._payload(messages, model, max_output_tokens, stream)
+        if not stream:
+            data = self._post("/api/chat", payload, model)
+            text = self._content(data, "the reply")
+            return ChatResult(
+                text,
+                str(data.get("model", model)),
+                self.name,
+                False,
+                data.get("done_reason"),
+                self._timings(data),
+            )
+        parts: list[str] = []
+        final: dict[str, Any] | None = None
+        for line in self._stream("/api/chat", payload, model):
+            if not line.strip():
+                continue
+            chunk = _json(line, "a stream line")
+            delta = self._content(chunk, "a stream line")
+            if delta:
+                parts.append(delta)
+                if on_delta is not None:
+                    on_delta(delta)
+            if chunk.get("done") is True:
+                final = chunk
+                break
+        if final is None:
+            raise BackendProtocolError("the stream ended before the model said it was done")
+        return ChatResult(
+            "".join(parts),
+            str(final.get("model", model)),
+            self.name,
+            True,
+            final.get("done_reason"),
+            self._timings(final),
+        )
+
+
+class OpenAIBackend(_HTTPBackend):
+    """OpenAI-compatible chat completions (``POST /v1/chat/completions``), SSE when streaming."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        endpoint: str = DEFAULT_OPENAI_ENDPOINT,
+        *,
+        api_key: str | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        read_timeout: float | None = READ_TIMEOUT_S,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        super().__init__(
+            endpoint, connect_timeout=connect_timeout, read_timeout=read_timeout, headers=headers
+        )
+
+    def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
+        message = _error_text(body)
+        code = _error_code(body)
+        lowered = message.lower()
+        if code == "model_not_found" or (
+            status == 404 and ("not found" in lowered or "does not exist" in lowered)
+        ):
+            return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
+        return BackendError(f"backend answered HTTP {status}: {message}", status=status)
+
+    @staticmethod
+    def _usage(data: Any) -> dict[str, int | None]:
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if not isinstance(usage, dict):
+            return {}
+        return {k: _int_or_none(usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        max_output_tokens: int,
+        stream: bool = False,
+        on_delta: DeltaCallback | None = None,
+    ) -> ChatResult:
+        _check_request(model, max_output_tokens, messages)
+        payload: dict[str, Any] = {
+            "max_tokens": max_output_tokens,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "model": model,
+            "stream": stream,
+        }
+        if not stream:
+            data = self._post("/v1/chat/completions", payload, model)
+            choice = self._choice(data, "the reply")
+            message = choice.get("message")
+            if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+                raise BackendProtocolError("the reply has no message content")
+            return ChatResult(
+                message["content"],
+                str(data.get("model", model)),
+                self.name,
+                False,
+                choice.get("finish_reason"),
+                {},
+                self._usage(data),
+            )
+        payload["stream_options"] = {"include_usage": True}
+        parts: list[str] = []
+        finish: str | None = None
+        usage: dict[str, int | None] = {}
+        served_model = model
+        done = False
+        for line in self._stream("/v1/chat/completions", payload, model):
+            if not line.startswith(b"data:"):
+                continue  # blank separators, comments (":"), event names
+            body = line[5:].strip()
+            if body == b"[DONE]":
+                done = True
+                break
+            chunk = _json(body, "a stream event")
+            if not isinstance(chunk, dict):
+                raise BackendProtocolError("a stream event is not a JSON object")
+            if "error" in chunk:
+                raise BackendError(f"backend reported an error: {_error_text(body)}")
+            usage = self._usage(chunk) or usage
+            served_model = str(chunk.get("model", served_model))
+            choices = chunk.get("choices")
+            if not isinstance(choices, list):
+                raise BackendProtocolError("a stream event has no choices list")
+            for choice in choices:
+                if not isinstance(choice, dict):
+                    raise BackendProtocolError("a stream choice is not an object")
+                delta = choice.get("delta") or {}
+                content = delta.get("content") if isinstance(delta, dict) else None
+                if isinstance(content, str) and content:
+                    parts.append(content)
+                    if on_delta is not None:
+                        on_delta(content)
+                if choice.get("finish_reason"):
+                    finish = str(choice["finish_reason"])
+        if not done:
+            raise BackendProtocolError("the stream ended without [DONE]")
+        return ChatResult("".join(parts), served_model, self.name, True, finish, {}, usage)
+
+    @staticmethod
+    def _choice(data: Any, what: str) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise BackendProtocolError(f"{what} is not a JSON object")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise BackendProtocolError(f"{what} has no choices")
+        return choices[0]
+
+
+def make_backend(kind: str, endpoint: str | None = None, **options: Any) -> OllamaBackend | OpenAIBackend:
+    """``ollama`` or ``openai`` (OpenAI-compatible), at ``endpoint`` or the local default."""
+    if kind == "ollama":
+        return OllamaBackend(endpoint or DEFAULT_OLLAMA_ENDPOINT, **options)
+    if kind == "openai":
+        return OpenAIBackend(endpoint or DEFAULT_OPENAI_ENDPOINT, **options)
+    raise UnknownNameError(f"unknown backend {kind!r}; known: {', '.join(BACKENDS)}", field="backend")

@@ -1,0 +1,105 @@
+"""The signal report: the shape of one turn, never its content.
+
+It records the tier and mode, the compiled prompt's exact token count (with its basis), how many memory,
+retrieval, history and file items went in, the output budget, and, when Ollama returns them, its timing
+fields, so a slow turn can be told apart as model load, prompt processing or generation. No message text,
+reply text, memory text or retrieved text ever enters it.
+
+Suspected silent truncation: a server that cuts a prompt to its context length without saying so reports a
+``prompt_eval_count`` well short of what was sent. Different tokenizers and prompt caching also move that
+count, so the flag is a suspicion with its rule recorded, not a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from prooftext.depth.turn import TurnPlan
+from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, ChatResult
+from prooftext.tokens import TokenCount
+
+TRUNCATION_SHARE_BP = 5000
+"""Flag when the server evaluated fewer than 50 % of the compiled prompt tokens."""
+
+TRUNCATION_MIN_PROMPT_TOKENS = 64
+"""Below this compiled size the comparison is noise (chat templates add tokens of their own)."""
+
+SIGNAL_SCHEMA = "prooftext.signal-report/v1"
+
+
+@dataclass(frozen=True)
+class SignalReport:
+    tier: str | None
+    mode: str
+    status_label: str
+    prompt_tokens: TokenCount
+    output_budget: int
+    counts: dict[str, int]
+    backend: str
+    model: str
+    streamed: bool
+    done_reason: str | None
+    timings: dict[str, int | None]
+    usage: dict[str, int | None]
+    suspected_truncation: bool
+    truncation_reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "counts": dict(self.counts),
+            "done_reason": self.done_reason,
+            "mode": self.mode,
+            "model": self.model,
+            "output_budget": self.output_budget,
+            "prompt_tokens": self.prompt_tokens.to_dict(),
+            "schema": SIGNAL_SCHEMA,
+            "status_label": self.status_label,
+            "streamed": self.streamed,
+            "suspected_truncation": self.suspected_truncation,
+            "tier": self.tier,
+            "timings": dict(self.timings),
+            "truncation_rule": {
+                "min_prompt_tokens": TRUNCATION_MIN_PROMPT_TOKENS,
+                "share_bp": TRUNCATION_SHARE_BP,
+            },
+            "truncation_reason": self.truncation_reason,
+            "usage": dict(self.usage),
+        }
+
+
+def truncation_check(compiled: int, evaluated: int | None) -> tuple[bool, str]:
+    """(suspected, why) for a compiled prompt size and the server's evaluated prompt token count."""
+    if evaluated is None:
+        return False, "server reported no prompt token count"
+    if compiled < TRUNCATION_MIN_PROMPT_TOKENS:
+        return False, f"compiled prompt under {TRUNCATION_MIN_PROMPT_TOKENS} tokens"
+    if evaluated * 10000 < compiled * TRUNCATION_SHARE_BP:
+        return True, f"server evaluated {evaluated} of {compiled} compiled prompt tokens"
+    return False, f"server evaluated {evaluated} of {compiled} compiled prompt tokens"
+
+
+def signal_report(plan: TurnPlan, result: ChatResult) -> SignalReport:
+    """The shape-only report of one planned and answered turn."""
+    timings = {k: result.timings.get(k) for k in OLLAMA_TIMING_FIELDS}
+    evaluated = timings.get("prompt_eval_count")
+    if evaluated is None:
+        evaluated = result.usage.get("prompt_tokens")
+    suspected, why = truncation_check(plan.prompt_tokens.count, evaluated)
+    return SignalReport(
+        tier=plan.tier.value if plan.tier else None,
+        mode=plan.mode.value,
+        status_label=plan.status_label,
+        prompt_tokens=plan.prompt_tokens,
+        output_budget=plan.output_budget,
+        counts=dict(plan.counts),
+        backend=result.backend,
+        model=result.model,
+        streamed=result.streamed,
+        done_reason=result.done_reason,
+        timings=timings,
+        usage=dict(result.usage),
+        suspected_truncation=suspected,
+        truncation_reason=why,
+    )

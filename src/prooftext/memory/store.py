@@ -1,0 +1,485 @@
+"""Typed memory and chat history in SQLite: ``ROOT/.prooftext/memory.sqlite`` (WAL, one writer).
+
+Records are decisions (active → superseded), constraints (hard or soft), discoveries, and failures
+(unresolved → resolved), each with provenance (``source``, optional ``thread``) and timestamps in integer
+milliseconds. Nothing is ever deleted: superseding a decision and resolving a failure are state changes,
+each made in one ``BEGIN IMMEDIATE`` transaction, so an error leaves every record as it was.
+
+The same file keeps threads and their messages, so chat history persists between sessions. It is a file of
+its own, apart from the index store, and carries its own schema version (``PRAGMA user_version``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext.conversation.items import check_thread
+from prooftext.errors import (
+    LimitError,
+    MemoryStoreError,
+    NotFoundError,
+    RequestError,
+    RootMissingError,
+    RootNotDirectoryError,
+    StoreBusyError,
+    StoreCorruptError,
+    StoreSchemaError,
+    UnknownNameError,
+)
+
+SCHEMA_VERSION = 1
+STORE_DIR = ".prooftext"
+STORE_FILE = "memory.sqlite"
+BUSY_TIMEOUT_MS = 5000
+
+KINDS: tuple[str, ...] = ("constraint", "decision", "discovery", "failure")
+STRENGTHS: tuple[str, ...] = ("hard", "soft")
+ROLES: tuple[str, ...] = ("assistant", "user")
+
+STATUS_ACTIVE = "active"
+STATUS_SUPERSEDED = "superseded"
+STATUS_UNRESOLVED = "unresolved"
+STATUS_RESOLVED = "resolved"
+STATUSES: tuple[str, ...] = (STATUS_ACTIVE, STATUS_RESOLVED, STATUS_SUPERSEDED, STATUS_UNRESOLVED)
+
+MAX_RECORD_BYTES = 65536
+"""A memory record is a statement, not a document: longer text is refused with ``limit_exceeded``."""
+
+MAX_SOURCE_BYTES = 1024
+
+_SCHEMA = """
+CREATE TABLE records (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('constraint', 'decision', 'discovery', 'failure')),
+    text TEXT NOT NULL CHECK (length(text) > 0),
+    status TEXT NOT NULL CHECK (status IN ('active', 'resolved', 'superseded', 'unresolved')),
+    strength TEXT CHECK (strength IS NULL OR strength IN ('hard', 'soft')),
+    source TEXT NOT NULL CHECK (length(source) > 0),
+    thread TEXT,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    supersedes INTEGER REFERENCES records(id),
+    superseded_by INTEGER REFERENCES records(id),
+    resolved_ms INTEGER,
+    resolution TEXT
+);
+CREATE INDEX records_kind_status ON records(kind, status);
+CREATE TABLE threads (
+    name TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    thread TEXT NOT NULL REFERENCES threads(name),
+    role TEXT NOT NULL CHECK (role IN ('assistant', 'user')),
+    text TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    tier TEXT
+);
+CREATE INDEX messages_thread ON messages(thread, id);
+"""
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    id: int
+    kind: str
+    text: str
+    status: str
+    strength: str | None
+    source: str
+    thread: str | None
+    created_ms: int
+    updated_ms: int
+    supersedes: int | None
+    superseded_by: int | None
+    resolved_ms: int | None
+    resolution: str | None
+
+    @property
+    def is_candidate(self) -> bool:
+        """Active decisions, constraints and discoveries, and unresolved failures, are worth surfacing."""
+        return self.status in (STATUS_ACTIVE, STATUS_UNRESOLVED)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "created_ms": self.created_ms,
+            "id": self.id,
+            "kind": self.kind,
+            "resolution": self.resolution,
+            "resolved_ms": self.resolved_ms,
+            "source": self.source,
+            "status": self.status,
+            "strength": self.strength,
+            "superseded_by": self.superseded_by,
+            "supersedes": self.supersedes,
+            "text": self.text,
+            "thread": self.thread,
+            "updated_ms": self.updated_ms,
+        }
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    thread: str
+    role: str
+    text: str
+    created_ms: int
+    tier: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "created_ms": self.created_ms,
+            "id": self.id,
+            "role": self.role,
+            "text": self.text,
+            "thread": self.thread,
+            "tier": self.tier,
+        }
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    name: str
+    created_ms: int
+    updated_ms: int
+    messages: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "created_ms": self.created_ms,
+            "messages": self.messages,
+            "name": self.name,
+            "updated_ms": self.updated_ms,
+        }
+
+
+def _check_text(value: Any, field: str, limit: int) -> str:
+    if value is None:
+        raise RequestError(f"missing field {field!r}", field=field)
+    if not isinstance(value, str):
+        raise RequestError(f"{field} must be a string", field=field)
+    if not value.strip():
+        raise RequestError(f"{field} must not be empty or whitespace", field=field)
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise RequestError(f"{field} is not valid Unicode text (lone surrogate)", field=field) from None
+    if size > limit:
+        raise LimitError(f"{field} is {size} bytes; the limit is {limit}", field=field, limit=limit)
+    return value
+
+
+def _check_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
+    if value is None:
+        raise RequestError(f"missing field {field!r}", field=field)
+    if value not in choices:
+        raise UnknownNameError(f"unknown {field} {value!r}; known: {', '.join(choices)}", field=field)
+    return str(value)
+
+
+def _record(row: sqlite3.Row) -> MemoryRecord:
+    return MemoryRecord(**{k: row[k] for k in row.keys()})  # noqa: SIM118 - sqlite3.Row is not a Mapping
+
+
+def _message(row: sqlite3.Row) -> StoredMessage:
+    return StoredMessage(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+
+
+class MemoryStore:
+    """The typed memory store. Use :meth:`open` for a project root, or construct with a file path."""
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], int] | None = None) -> None:
+        self.path = Path(path)
+        self._clock = clock or _now_ms
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error as exc:
+            raise MemoryStoreError(f"cannot open the memory store: {exc}") from None
+        self._db.row_factory = sqlite3.Row
+        try:
+            with self._errors():
+                self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @classmethod
+    def open(cls, root: Path | str, *, clock: Callable[[], int] | None = None) -> MemoryStore:
+        """The store of project ``root`` at ``ROOT/.prooftext/memory.sqlite``, created on first use."""
+        base = Path(root)
+        if not base.exists():
+            raise RootMissingError(f"root does not exist: {base}", root=str(base))
+        if not base.is_dir():
+            raise RootNotDirectoryError(f"root is not a directory: {base}", root=str(base))
+        folder = base / STORE_DIR
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise MemoryStoreError(f"cannot create {folder}: {exc.strerror}") from None
+        return cls(folder / STORE_FILE, clock=clock)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing -------------------------------------------------------------------------------------
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if "locked" in text or "busy" in text:
+                raise StoreBusyError(f"memory store is busy: {text}") from None
+            raise MemoryStoreError(f"memory store error: {text}") from None
+        except sqlite3.DatabaseError as exc:
+            text = str(exc)
+            if "not a database" in text or "malformed" in text:
+                raise StoreCorruptError(f"memory store is damaged: {text}", path=str(self.path)) from None
+            raise MemoryStoreError(f"memory store error: {text}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One writer transaction: committed whole or rolled back whole."""
+        with self._errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._errors():
+            version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+            if version == SCHEMA_VERSION:
+                return
+            if version > SCHEMA_VERSION:
+                raise StoreSchemaError(
+                    f"memory store schema {version} is newer than this prooftext ({SCHEMA_VERSION})",
+                    found=version,
+                    supported=SCHEMA_VERSION,
+                )
+            tables = self._db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+            if version == 0 and tables:
+                raise StoreSchemaError(
+                    "memory store file holds foreign tables and no prooftext schema version"
+                )
+        with self._write() as db:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def schema_version(self) -> int:
+        with self._errors():
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    # -- records --------------------------------------------------------------------------------------
+
+    def add(
+        self,
+        kind: str,
+        text: str,
+        *,
+        source: str,
+        strength: str | None = None,
+        thread: str | None = None,
+    ) -> MemoryRecord:
+        """Record a decision, constraint (``strength`` hard or soft), discovery or failure."""
+        kind = _check_choice(kind, "kind", KINDS)
+        text = _check_text(text, "text", MAX_RECORD_BYTES)
+        source = _check_text(source, "source", MAX_SOURCE_BYTES)
+        if kind == "constraint":
+            strength = _check_choice(strength, "strength", STRENGTHS)
+        elif strength is not None:
+            raise RequestError("only constraints have a strength", field="strength")
+        if thread is not None:
+            check_thread(thread)
+        status = STATUS_UNRESOLVED if kind == "failure" else STATUS_ACTIVE
+        now = self._clock()
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO records (kind, text, status, strength, source, thread, created_ms, updated_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (kind, text, status, strength, source, thread, now, now),
+            )
+            rid = int(cur.lastrowid or 0)
+        return self.get(rid)
+
+    def add_record(self, data: Mapping[str, Any]) -> MemoryRecord:
+        """Add from a mapping (JSON-RPC, import); a missing or unknown field is a :class:`RequestError`."""
+        if not isinstance(data, Mapping):
+            raise RequestError("a memory record must be an object", field="record")
+        allowed = {"kind", "text", "source", "strength", "thread"}
+        extra = sorted(set(data) - allowed)
+        if extra:
+            raise RequestError(f"unknown field {extra[0]!r} in memory record", field=str(extra[0]))
+        for name in ("kind", "text", "source"):
+            if name not in data:
+                raise RequestError(f"missing field {name!r} in memory record", field=name)
+        return self.add(
+            data["kind"],
+            data["text"],
+            source=data["source"],
+            strength=data.get("strength"),
+            thread=data.get("thread"),
+        )
+
+    def get(self, record_id: int) -> MemoryRecord:
+        with self._errors():
+            row = self._db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no memory record {record_id}", id=record_id)
+        return _record(row)
+
+    def records(self, kind: str | None = None, status: str | None = None) -> list[MemoryRecord]:
+        """Records in id order, optionally of one kind and/or status."""
+        clauses: list[str] = []
+        args: list[Any] = []
+        if kind is not None:
+            clauses.append("kind = ?")
+            args.append(_check_choice(kind, "kind", KINDS))
+        if status is not None:
+            clauses.append("status = ?")
+            args.append(_check_choice(status, "status", STATUSES))
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._errors():
+            rows = self._db.execute(f"SELECT * FROM records{where} ORDER BY id", args).fetchall()
+        return [_record(r) for r in rows]
+
+    def candidates(self) -> list[MemoryRecord]:
+        """Active decisions, constraints, discoveries and unresolved failures, in id order."""
+        with self._errors():
+            rows = self._db.execute(
+                "SELECT * FROM records WHERE status IN ('active', 'unresolved') ORDER BY id"
+            ).fetchall()
+        return [_record(r) for r in rows]
+
+    def resolve(self, record_id: int, note: str | None = None, *, source: str = "user") -> MemoryRecord:
+        """Mark an unresolved failure resolved (the record and its history stay)."""
+        if note is not None:
+            _check_text(note, "note", MAX_RECORD_BYTES)
+        _check_text(source, "source", MAX_SOURCE_BYTES)
+        now = self._clock()
+        with self._write() as db:
+            row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory record {record_id}", id=record_id)
+            if row["kind"] != "failure":
+                raise RequestError(
+                    f"record {record_id} is a {row['kind']}; only failures resolve", field="id"
+                )
+            if row["status"] == STATUS_RESOLVED:
+                raise RequestError(f"failure {record_id} is already resolved", field="id")
+            db.execute(
+                "UPDATE records SET status = ?, resolved_ms = ?, resolution = ?, updated_ms = ? WHERE id = ?",
+                (STATUS_RESOLVED, now, note if note is not None else f"resolved by {source}", now, record_id),
+            )
+        return self.get(record_id)
+
+    def supersede(self, record_id: int, text: str, *, source: str) -> tuple[MemoryRecord, MemoryRecord]:
+        """Replace an active decision by a new one; returns (old, new). One transaction: all or nothing."""
+        text = _check_text(text, "text", MAX_RECORD_BYTES)
+        source = _check_text(source, "source", MAX_SOURCE_BYTES)
+        now = self._clock()
+        with self._write() as db:
+            row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory record {record_id}", id=record_id)
+            if row["kind"] != "decision":
+                raise RequestError(
+                    f"record {record_id} is a {row['kind']}; only decisions supersede", field="id"
+                )
+            if row["status"] != STATUS_ACTIVE:
+                raise RequestError(
+                    f"decision {record_id} is already superseded by {row['superseded_by']}", field="id"
+                )
+            cur = db.execute(
+                "INSERT INTO records (kind, text, status, source, thread, created_ms, updated_ms, "
+                "supersedes) VALUES ('decision', ?, 'active', ?, ?, ?, ?, ?)",
+                (text, source, row["thread"], now, now, record_id),
+            )
+            new_id = int(cur.lastrowid or 0)
+            db.execute(
+                "UPDATE records SET status = ?, superseded_by = ?, updated_ms = ? WHERE id = ?",
+                (STATUS_SUPERSEDED, new_id, now, record_id),
+            )
+        return self.get(record_id), self.get(new_id)
+
+    # -- threads and history --------------------------------------------------------------------------
+
+    def has_thread(self, name: str) -> bool:
+        with self._errors():
+            return self._db.execute("SELECT 1 FROM threads WHERE name = ?", (name,)).fetchone() is not None
+
+    def threads(self) -> list[ThreadInfo]:
+        with self._errors():
+            rows = self._db.execute(
+                "SELECT t.name, t.created_ms, t.updated_ms, count(m.id) AS messages FROM threads t "
+                "LEFT JOIN messages m ON m.thread = t.name GROUP BY t.name ORDER BY t.name"
+            ).fetchall()
+        return [ThreadInfo(r["name"], r["created_ms"], r["updated_ms"], r["messages"]) for r in rows]
+
+    def append_message(self, thread: str, role: str, text: str, *, tier: str | None = None) -> StoredMessage:
+        """Append one message to a thread (created on first use), committed before this returns."""
+        check_thread(thread)
+        role = _check_choice(role, "role", ROLES)
+        if not isinstance(text, str):
+            raise RequestError("message text must be a string", field="text")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RequestError("message text is not valid Unicode text", field="text") from None
+        now = self._clock()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO threads (name, created_ms, updated_ms) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET updated_ms = excluded.updated_ms",
+                (thread, now, now),
+            )
+            cur = db.execute(
+                "INSERT INTO messages (thread, role, text, created_ms, tier) VALUES (?, ?, ?, ?, ?)",
+                (thread, role, text, now, tier),
+            )
+            mid = int(cur.lastrowid or 0)
+        return StoredMessage(mid, thread, role, text, now, tier)
+
+    def history(self, thread: str, limit: int | None = None) -> list[StoredMessage]:
+        """The last ``limit`` messages of one thread (all when ``None``), oldest first."""
+        check_thread(thread)
+        with self._errors():
+            if limit is None:
+                rows = self._db.execute(
+                    "SELECT * FROM messages WHERE thread = ? ORDER BY id", (thread,)
+                ).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT * FROM messages WHERE thread = ? ORDER BY id DESC LIMIT ?",
+                    (thread, max(0, limit)),
+                ).fetchall()
+                rows.reverse()
+        return [_message(r) for r in rows]

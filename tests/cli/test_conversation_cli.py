@@ -1,0 +1,195 @@
+"""CLI: ``memory``, ``depth``, ``turn`` and the interactive ``chat``, against a real local chat server."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import prooftext.cli.conversation  # noqa: F401  (registers the commands)
+from prooftext.cli.common import app, run_app
+from prooftext.llm.fake_server import FakeChatServer
+from prooftext.memory import MemoryStore
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    with FakeChatServer(reply="Reply from the local model.") as s:
+        yield s
+
+
+def _json_lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, list[dict[str, object]]]:
+    status = run_app(argv)
+    return status, _json_lines(capsys.readouterr().out)
+
+
+def test_memory_commands_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Requirement: memory.cli"""
+    root = str(tmp_path)
+    status, out = _run(capsys, ["memory", "add", "decision", "Use JSON lines", "--root", root, "--json"])
+    assert status == 0
+    rid = out[0]["record"]["id"]  # type: ignore[index]
+    _run(
+        capsys,
+        ["memory", "add", "failure", "Model load timed out", "--source", "chat", "--root", root, "--json"],
+    )
+    _run(capsys, ["memory", "add", "constraint", "No cloud", "--strength", "hard", "--root", root, "--json"])
+    status, out = _run(capsys, ["memory", "supersede", str(rid), "Use SQLite", "--root", root, "--json"])
+    assert status == 0 and out[0]["old"]["status"] == "superseded"  # type: ignore[index]
+    status, out = _run(
+        capsys, ["memory", "resolve", "2", "--note", "raised the timeout", "--root", root, "--json"]
+    )
+    assert status == 0 and out[0]["record"]["status"] == "resolved"  # type: ignore[index]
+    status, out = _run(capsys, ["memory", "list", "--root", root, "--json"])
+    records = out[0]["records"]
+    assert [(r["kind"], r["status"]) for r in records] == [  # type: ignore[union-attr, index]
+        ("decision", "superseded"),
+        ("failure", "resolved"),
+        ("constraint", "active"),
+        ("decision", "active"),
+    ]
+    status, _ = _run(capsys, ["memory", "list", "--root", root])
+    assert status == 0
+
+
+def test_memory_errors_are_one_json_object_and_change_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(tmp_path)
+    _run(capsys, ["memory", "add", "decision", "Keep WAL", "--root", root, "--json"])
+    cases = [
+        (["memory", "add", "constraint", "No cloud", "--root", root, "--json"], "invalid_request"),
+        (["memory", "add", "wish", "x", "--root", root, "--json"], "unknown_name"),
+        (["memory", "add", "decision", "  ", "--root", root, "--json"], "invalid_request"),
+        (["memory", "resolve", "1", "--root", root, "--json"], "invalid_request"),
+        (["memory", "supersede", "42", "x", "--root", root, "--json"], "not_found"),
+        (["memory", "list", "--root", str(tmp_path / "nope"), "--json"], "root_missing"),
+    ]
+    for argv, code in cases:
+        status, out = _run(capsys, argv)
+        assert status != 0 and len(out) == 1 and out[0]["error"]["code"] == code, argv  # type: ignore[index]
+    with MemoryStore.open(tmp_path) as store:
+        assert [(r.text, r.status) for r in store.records()] == [("Keep WAL", "active")]
+
+
+def test_depth_command(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _run(capsys, ["depth", "Hi", "--json"])
+    assert status == 0 and out[0]["decision"]["tier"] == "surface"  # type: ignore[index]
+    assert out[0]["policy"]["label"] == "Context: Smart · Surface"  # type: ignore[index]
+    status, out = _run(capsys, ["depth", "hi", "--attachment", "--json"])
+    assert out[0]["decision"]["tier"] == "deep"  # type: ignore[index]
+    status, out = _run(capsys, ["depth", "   ", "--json"])
+    assert status == 1 and out[0]["error"]["code"] == "query_empty"  # type: ignore[index]
+
+
+def test_turn_dry_run_shows_the_plan_without_side_effects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Requirement: depth.turn.dry_run"""
+    status, out = _run(
+        capsys, ["turn", "Hi", "--thread", "garden", "--root", str(tmp_path), "--dry-run", "--json"]
+    )
+    assert status == 0
+    plan = out[0]["plan"]
+    assert plan["tier"] == "surface" and plan["output_budget"] == 192  # type: ignore[index]
+    assert plan["ledger"]["chained"] is True  # type: ignore[index]
+    assert out[0]["thread"] == {"exists": False, "name": "garden", "note": "new thread: no history"}
+    assert not (tmp_path / ".prooftext" / "memory.sqlite").exists()
+    status, out = _run(capsys, ["turn", "Hi", "--mode", "turbo", "--dry-run", "--json"])
+    assert status == 1 and out[0]["error"]["details"]["field"] == "mode"  # type: ignore[index]
+    status, out = _run(capsys, ["turn", "Hi", "--thread", "bad name", "--dry-run", "--json"])
+    assert status == 1 and out[0]["error"]["details"]["field"] == "thread"  # type: ignore[index]
+
+
+def test_turn_sends_records_and_reports(
+    tmp_path: Path, server: FakeChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(tmp_path)
+    base = ["--root", root, "--model", "tiny", "--endpoint", server.url, "--json"]
+    _run(capsys, ["memory", "add", "decision", "Keep the WAL journal mode", "--root", root, "--json"])
+    status, out = _run(capsys, ["turn", "Please analyze the WAL journal decision", *base])
+    assert status == 0 and out[0]["reply"] == "Reply from the local model."
+    signal = out[0]["signal"]
+    assert signal["tier"] == "deep" and signal["counts"]["memory"] == 1  # type: ignore[index]
+    assert "WAL" not in json.dumps(signal)
+    status, out = _run(capsys, ["turn", "thanks", *base, "--stream"])
+    assert status == 0 and out[0]["plan"]["counts"]["history"] == 1  # type: ignore[index]
+    assert out[0]["thread"]["exists"] is True  # type: ignore[index]
+    with MemoryStore.open(tmp_path) as store:
+        assert [m.role for m in store.history("main")] == ["user", "assistant", "user", "assistant"]
+    status, out = _run(capsys, ["turn", "hi", "--root", root, "--json"])
+    assert status == 1 and out[0]["error"]["details"]["field"] == "model"  # type: ignore[index]
+
+
+def test_chat_is_interactive_persists_history_and_shows_the_signal_report(
+    tmp_path: Path, server: FakeChatServer
+) -> None:
+    """Requirement: llm.chat.interactive"""
+    script = "hi\n/signal\nPlease analyze the ledger design in detail\n\n/mode minimal\nok\n/threads\n/quit\n"
+    args = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url]
+    result = runner.invoke(app, args, input=script)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert (
+        "[Context: Smart · Surface]" in out
+        and "[Context: Smart · Deep]" in out
+        and "[Context: Minimal]" in out
+    )
+    assert out.count("Reply from the local model.") == 3
+    assert "prompt_eval_count" in out and "(empty message ignored)" in out and "main: 6 messages" in out
+    assert {r["body"]["model"] for r in server.requests} == {"tiny"}
+    assert [r["body"]["options"]["num_predict"] for r in server.requests] == [192, 2048, 1024]
+    # the next session continues the same thread from the store
+    again = runner.invoke(app, args, input="thanks\n")
+    assert again.exit_code == 0
+    last = server.requests[-1]["body"]["messages"]
+    assert [m["content"] for m in last[1:]] == ["Reply from the local model.", "thanks"]
+    with MemoryStore.open(tmp_path) as store:
+        assert len(store.history("main")) == 8
+
+
+def test_chat_json_reports_errors_and_keeps_going_without_losing_the_user_turn(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    big = "x" * 300_000
+    script = f"hello\n{big}\n/mode turbo\n/signal\n"
+    args = [
+        "chat",
+        "--root",
+        str(tmp_path),
+        "--model",
+        "tiny",
+        "--endpoint",
+        f"http://127.0.0.1:{port}",
+        "--json",
+    ]
+    result = runner.invoke(app, args, input=script)
+    assert result.exit_code == 0
+    lines = _json_lines(result.output)
+    codes = [line["error"]["code"] for line in lines if "error" in line]  # type: ignore[index]
+    assert codes == ["backend_unavailable", "limit_exceeded", "unknown_name"]
+    assert {"signal": None, "note": "no turn answered yet"} in lines
+    with MemoryStore.open(tmp_path) as store:
+        assert [(m.role, m.text) for m in store.history("main")] == [("user", "hello")]
+
+
+def test_chat_threads_are_separate(tmp_path: Path, server: FakeChatServer) -> None:
+    base = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--no-stream"]
+    runner.invoke(app, [*base, "--thread", "main"], input="what is the store schema version?\n")
+    result = runner.invoke(app, [*base, "--thread", "garden"], input="hello\n")
+    assert result.exit_code == 0
+    sent = server.requests[-1]["body"]["messages"]
+    assert all("schema" not in m["content"] for m in sent)
+    with MemoryStore.open(tmp_path) as store:
+        assert {t.name: t.messages for t in store.threads()} == {"garden": 2, "main": 2}

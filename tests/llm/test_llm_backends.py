@@ -1,0 +1,135 @@
+"""Backends against real local HTTP servers speaking Ollama's and the OpenAI API's wire formats."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from prooftext.conversation.render import ChatMessage
+from prooftext.errors import (
+    BackendError,
+    BackendProtocolError,
+    BackendUnavailableError,
+    ModelNotFoundError,
+    RequestError,
+    UnknownNameError,
+)
+from prooftext.llm import OllamaBackend, OpenAIBackend, make_backend
+from prooftext.llm.backends import OLLAMA_TIMING_FIELDS
+from prooftext.llm.fake_server import FakeChatServer
+
+MESSAGES: list[ChatMessage] = [
+    {"role": "system", "content": "You are terse."},
+    {"role": "user", "content": "Say hello."},
+]
+REPLY = "Héllo wörld — streamed in parts."
+BACKENDS = [OllamaBackend, OpenAIBackend]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    with FakeChatServer(reply=REPLY) as s:
+        yield s
+
+
+def _unused_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("stream", [False, True])
+def test_reply_streaming_and_not(server: FakeChatServer, backend_cls: type, stream: bool) -> None:
+    """Requirement: llm.backends.wire_formats"""
+    deltas: list[str] = []
+    with backend_cls(server.url) as backend:
+        result = backend.chat(
+            MESSAGES, model="tiny", max_output_tokens=77, stream=stream, on_delta=deltas.append
+        )
+    assert result.text == REPLY and result.streamed is stream and result.model == "tiny"
+    assert result.done_reason == "stop"
+    if stream:
+        assert len(deltas) > 1 and "".join(deltas) == REPLY
+    else:
+        assert deltas == []
+    body = server.requests[-1]["body"]
+    assert body["messages"] == MESSAGES and body["model"] == "tiny" and body["stream"] is stream
+    if backend_cls is OllamaBackend:
+        assert server.requests[-1]["path"] == "/api/chat"
+        assert body["options"] == {"num_predict": 77}
+        assert all(isinstance(result.timings[k], int) for k in OLLAMA_TIMING_FIELDS)
+    else:
+        assert server.requests[-1]["path"] == "/v1/chat/completions"
+        assert body["max_tokens"] == 77
+        assert result.usage["prompt_tokens"] is not None and result.usage["completion_tokens"] is not None
+
+
+def test_ollama_num_ctx_is_sent_only_when_configured(server: FakeChatServer) -> None:
+    with OllamaBackend(server.url, num_ctx=4096) as backend:
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5)
+    assert server.requests[-1]["body"]["options"] == {"num_predict": 5, "num_ctx": 4096}
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("stream", [False, True])
+def test_connection_refused_is_backend_unavailable(backend_cls: type, stream: bool) -> None:
+    """Requirement: llm.errors.connection_refused"""
+    with backend_cls(f"http://127.0.0.1:{_unused_port()}") as backend, pytest.raises(BackendUnavailableError):
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=stream)
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("stream", [False, True])
+def test_server_error_500(backend_cls: type, stream: bool) -> None:
+    """Requirement: llm.errors.http_500"""
+    with FakeChatServer(fault="500") as s, backend_cls(s.url) as backend, pytest.raises(BackendError) as exc:
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=stream)
+    assert type(exc.value) is BackendError and exc.value.details["status"] == 500
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("fault", ["malformed", "bad_utf8"])
+def test_malformed_json_and_invalid_utf8_are_protocol_errors(backend_cls: type, fault: str) -> None:
+    """Requirement: llm.errors.malformed"""
+    with FakeChatServer(fault=fault) as s, backend_cls(s.url) as backend:
+        with pytest.raises(BackendProtocolError):
+            backend.chat(MESSAGES, model="tiny", max_output_tokens=5)
+        with pytest.raises(BackendProtocolError):
+            backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=True)
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+def test_a_stream_that_stops_early_is_a_protocol_error(backend_cls: type) -> None:
+    with (
+        FakeChatServer(fault="truncated_stream") as s,
+        backend_cls(s.url) as backend,
+        pytest.raises(BackendProtocolError),
+    ):
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=True)
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("stream", [False, True])
+def test_model_not_found(server: FakeChatServer, backend_cls: type, stream: bool) -> None:
+    """Requirement: llm.errors.model_not_found"""
+    with backend_cls(server.url) as backend, pytest.raises(ModelNotFoundError) as exc:
+        backend.chat(MESSAGES, model="giant", max_output_tokens=5, stream=stream)
+    assert exc.value.details["model"] == "giant"
+
+
+def test_bad_requests_fail_before_any_network_call(server: FakeChatServer) -> None:
+    with OllamaBackend(server.url) as backend:
+        with pytest.raises(RequestError):
+            backend.chat(MESSAGES, model=" ", max_output_tokens=5)
+        with pytest.raises(RequestError):
+            backend.chat(MESSAGES, model="tiny", max_output_tokens=0)
+        with pytest.raises(RequestError):
+            backend.chat([], model="tiny", max_output_tokens=5)
+    assert server.requests == []
+    with pytest.raises(RequestError):
+        OllamaBackend("ftp://example")
+    with pytest.raises(UnknownNameError):
+        make_backend("llamafile-9000")

@@ -1,0 +1,239 @@
+"""The typed memory store: records, state changes in transactions, history, schema, and bad input."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from prooftext.conversation import ItemKind, make_item
+from prooftext.errors import (
+    EmptyQueryError,
+    LimitError,
+    NotFoundError,
+    RequestError,
+    RootMissingError,
+    StoreCorruptError,
+    StoreSchemaError,
+    UnknownNameError,
+)
+from prooftext.memory import SCHEMA_VERSION, MemoryStore, candidates_for, surface_memory
+from prooftext.memory.store import MAX_RECORD_BYTES
+from prooftext.tokens import get_counter
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000
+
+    def __call__(self) -> int:
+        self.now += 1
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[MemoryStore]:
+    s = MemoryStore.open(tmp_path, clock=Clock())
+    yield s
+    s.close()
+
+
+def _snapshot(s: MemoryStore) -> list[dict[str, object]]:
+    return [r.to_dict() for r in s.records()]
+
+
+def test_store_lives_in_its_own_file_with_wal_and_a_schema_version(tmp_path: Path) -> None:
+    """Requirement: memory.store.sqlite"""
+    with MemoryStore.open(tmp_path) as s:
+        assert s.path == tmp_path / ".prooftext" / "memory.sqlite"
+        assert s.schema_version() == SCHEMA_VERSION
+    db = sqlite3.connect(tmp_path / ".prooftext" / "memory.sqlite")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+    with pytest.raises(RootMissingError):
+        MemoryStore.open(tmp_path / "absent")
+
+
+def test_four_kinds_with_provenance_timestamps_and_states(store: MemoryStore) -> None:
+    """Requirement: memory.typed_records"""
+    d = store.add("decision", "Use SQLite in WAL mode", source="design review", thread="main")
+    c = store.add("constraint", "No cloud services", source="owner", strength="hard")
+    s = store.add("constraint", "Prefer small models", source="owner", strength="soft")
+    x = store.add("discovery", "FTS5 does not split camelCase", source="tests")
+    f = store.add("failure", "Ollama truncated a long prompt", source="chat:main")
+    assert (d.status, c.strength, s.strength, x.status, f.status) == (
+        "active",
+        "hard",
+        "soft",
+        "active",
+        "unresolved",
+    )
+    assert d.source == "design review" and d.thread == "main"
+    assert d.created_ms < c.created_ms and d.created_ms == d.updated_ms
+    assert [r.id for r in store.records(kind="constraint")] == [c.id, s.id]
+    assert [r.id for r in store.records(status="unresolved")] == [f.id]
+    # persisted: a new connection sees everything
+    again = MemoryStore(store.path)
+    assert [r.to_dict() for r in again.records()] == _snapshot(store)
+    again.close()
+
+
+def test_supersede_keeps_the_old_decision_and_links_both(store: MemoryStore) -> None:
+    """Requirement: memory.decision.supersede"""
+    d = store.add("decision", "Use JSON lines", source="a")
+    old, new = store.supersede(d.id, "Use SQLite", source="b")
+    assert old.status == "superseded" and old.superseded_by == new.id
+    assert new.status == "active" and new.supersedes == d.id and new.kind == "decision"
+    assert old.text == "Use JSON lines"
+    with pytest.raises(RequestError):
+        store.supersede(d.id, "again", source="c")
+
+
+def test_failed_state_changes_lose_nothing(store: MemoryStore) -> None:
+    """Requirement: memory.never_lost_on_error"""
+    d = store.add("decision", "Keep WAL", source="a")
+    f = store.add("failure", "Timeout on load", source="a")
+    before = _snapshot(store)
+    with pytest.raises(RequestError):
+        store.supersede(f.id, "not a decision", source="x")
+    with pytest.raises(RequestError):
+        store.resolve(d.id, "decisions do not resolve")
+    with pytest.raises(NotFoundError):
+        store.supersede(999, "nothing", source="x")
+    with pytest.raises(LimitError):
+        store.supersede(d.id, "x" * (MAX_RECORD_BYTES + 1), source="x")
+    with pytest.raises(RequestError):
+        store.supersede(d.id, "   ", source="x")
+    assert _snapshot(store) == before
+    # an error in the middle of a transaction rolls the whole transaction back
+    with pytest.raises(RuntimeError), store._write() as db:
+        db.execute("UPDATE records SET status = 'superseded' WHERE id = ?", (d.id,))
+        raise RuntimeError("crash mid-transaction")
+    assert _snapshot(store) == before
+
+
+def test_resolve_failure_once(store: MemoryStore) -> None:
+    """Requirement: memory.failure.resolve"""
+    f = store.add("failure", "Model not found", source="chat")
+    r = store.resolve(f.id, "pulled the model")
+    assert r.status == "resolved" and r.resolution == "pulled the model" and r.resolved_ms is not None
+    with pytest.raises(RequestError):
+        store.resolve(f.id)
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        ({"text": "x", "source": "s"}, "kind"),
+        ({"kind": "decision", "source": "s"}, "text"),
+        ({"kind": "decision", "text": "x"}, "source"),
+        ({"kind": "constraint", "text": "x", "source": "s"}, "strength"),
+        ({"kind": "decision", "text": "x", "source": "s", "colour": "red"}, "colour"),
+        ({"kind": "decision", "text": "", "source": "s"}, "text"),
+        ({"kind": "decision", "text": None, "source": "s"}, "text"),
+        ({"kind": "decision", "text": 5, "source": "s"}, "text"),
+        ({"kind": "decision", "text": "\ud800", "source": "s"}, "text"),
+        ({"kind": "decision", "text": "x", "source": "s", "strength": "hard"}, "strength"),
+        ({"kind": "decision", "text": "x", "source": "s", "thread": "../x"}, "thread"),
+    ],
+)
+def test_a_record_with_a_missing_or_bad_field_is_a_clear_error(
+    store: MemoryStore, record: dict[str, object], field: str
+) -> None:
+    """Requirement: memory.bad_input"""
+    with pytest.raises(RequestError) as exc:
+        store.add_record(record)
+    assert exc.value.field == field
+    assert store.records() == []
+
+
+def test_unknown_kind_and_status_name_the_field(store: MemoryStore) -> None:
+    with pytest.raises(UnknownNameError) as exc:
+        store.add("wish", "x", source="s")
+    assert exc.value.field == "kind"
+    with pytest.raises(UnknownNameError):
+        store.records(status="done")
+
+
+def test_a_one_megabyte_record_is_refused(store: MemoryStore) -> None:
+    with pytest.raises(LimitError):
+        store.add("discovery", "x" * 1_048_576, source="s")
+    assert store.records() == []
+
+
+def test_schema_newer_or_foreign_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreSchemaError):
+        MemoryStore(path)
+    foreign = tmp_path / "f.sqlite"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE other (x)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreSchemaError):
+        MemoryStore(foreign)
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database at all" * 200)
+    with pytest.raises(StoreCorruptError):
+        MemoryStore(junk)
+
+
+def test_history_is_per_thread_and_limited(store: MemoryStore) -> None:
+    """Requirement: memory.history.threads"""
+    for i in range(5):
+        store.append_message("main", "user" if i % 2 == 0 else "assistant", f"main {i}")
+    store.append_message("side", "user", "side 0")
+    assert [m.text for m in store.history("main", 2)] == ["main 3", "main 4"]
+    assert [m.text for m in store.history("side")] == ["side 0"]
+    assert store.history("nobody") == []
+    assert {t.name: t.messages for t in store.threads()} == {"main": 5, "side": 1}
+    assert store.has_thread("side") and not store.has_thread("nobody")
+    with pytest.raises(RequestError):
+        store.append_message("main", "system", "x")
+    with pytest.raises(RequestError):
+        store.append_message("bad thread name!", "user", "x")
+
+
+def test_candidates_for_turns_live_records_into_memory_items(store: MemoryStore) -> None:
+    """Requirement: adr.memory.candidates_for"""
+    d = store.add("decision", "Use JSON lines", source="a")
+    store.supersede(d.id, "Use SQLite", source="b")
+    store.add("constraint", "No cloud", source="owner", strength="hard")
+    store.add("constraint", "Prefer local", source="owner", strength="soft")
+    store.add("discovery", "FTS5 needs pre-split identifiers", source="t")
+    f1 = store.add("failure", "Old failure", source="t")
+    store.resolve(f1.id)
+    store.add("failure", "Open failure", source="t")
+    counter = get_counter()
+    items = candidates_for(store, "how do we store things", counter)
+    texts = [i.text for i in items]
+    assert texts == [
+        "No cloud",
+        "Open failure",
+        "Use SQLite",
+        "Prefer local",
+        "FTS5 needs pre-split identifiers",
+    ]
+    assert all(i.kind is ItemKind.MEMORY for i in items)
+    assert all(i.tokens is not None and i.tokens.basis == "o200k_base" for i in items)
+    assert items[0].label.startswith("hard constraint #")
+    assert all(i.item_id.startswith("memory:") for i in items)
+    with pytest.raises(EmptyQueryError):
+        candidates_for(store, " ", counter)
+
+
+def test_surface_memory_runs_the_whole_pre_pass(store: MemoryStore) -> None:
+    """Requirement: adr.memory.surface"""
+    store.add("decision", "Retry the sqlite write once when busy", source="review")
+    store.add("discovery", "Lunch is at noon", source="chat")
+    counter = get_counter("bytes")
+    context = [make_item(ItemKind.USER, "why did the sqlite write fail when busy", item_id="u", current=True)]
+    check, decision = surface_memory(store, "sqlite write busy", context, counter, 4000)
+    assert not check.fired and check.no_trigger_reason
+    assert [i.text for i in decision.items] == ["Retry the sqlite write once when busy", "Lunch is at noon"]
+    assert decision.plan.budget.basis == "bytes" and decision.plan.budget.count == 600
