@@ -75,7 +75,11 @@ def main() -> None:
     cold = time.perf_counter() - start
     nochange = _timed(index.refresh, args.repeat)
 
-    victim = next(p for p in accepted if p.endswith(".py")) if any(p.endswith(".py") for p in accepted) else accepted[0]
+    victim = (
+        next(p for p in accepted if p.endswith(".py"))
+        if any(p.endswith(".py") for p in accepted)
+        else accepted[0]
+    )
     original = (root / victim).read_bytes()
     try:
         (root / victim).write_bytes(original + b"\n# benchmark edit\n")

@@ -94,10 +94,12 @@ class Index:
                 self._connections.append(conn)
         return conn
 
-    def refresh(self, progress: Progress | None = None) -> RefreshReport:
-        """Incrementally bring the index up to date; one writer at a time (threads and processes)."""
+    def refresh(self, progress: Progress | None = None, *, count_edges: bool = False) -> RefreshReport:
+        """Incrementally bring the index up to date; one writer at a time (threads and processes).
+
+        ``count_edges`` also counts every resolved edge (identifier references included) for the report."""
         with self._write_lock:
-            return refresh(self._writer, self.root, self.config, progress)
+            return refresh(self._writer, self.root, self.config, progress, count_edges)
 
     def status(self) -> IndexStatus:
         work = plan(self.conn, self.root, self.config)

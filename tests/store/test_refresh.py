@@ -20,7 +20,7 @@ from prooftext.store.schema import SCHEMA_VERSION
 
 def _indexed(root: Path) -> prooftext.RefreshReport:
     with prooftext.open(root) as index:
-        return index.refresh()
+        return index.refresh(count_edges=True)
 
 
 def test_the_store_is_sqlite_in_wal_mode_under_dot_prooftext(sample_repo: Path) -> None:

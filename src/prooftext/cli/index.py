@@ -53,7 +53,7 @@ def index_command(
                 )
             return
         with progress_callback(not as_json, "indexing") as progress:
-            report = index.refresh(progress)
+            report = index.refresh(progress, count_edges=True)
     data = report.to_dict()
     if as_json:
         emit_json(data)

@@ -49,7 +49,8 @@ class RefreshReport:
     files_removed: int = 0
     files_skipped: dict[str, int] = field(default_factory=dict)
     nodes: int = 0
-    edges: int = 0
+    edges: int | None = None
+    """Counted only when asked (it joins every identifier use); None otherwise."""
     seconds_ms: int = 0
 
     def to_dict(self) -> dict[str, object]:
@@ -349,7 +350,11 @@ def read_meta(conn: sqlite3.Connection, key: str) -> object:
 
 
 def refresh(
-    conn: sqlite3.Connection, root: Path, config: CorpusConfig, progress: Progress | None = None
+    conn: sqlite3.Connection,
+    root: Path,
+    config: CorpusConfig,
+    progress: Progress | None = None,
+    count: bool = False,
 ) -> RefreshReport:
     """Bring the store in line with the files under ``root``; see the module docstring."""
     started = time.perf_counter_ns()
@@ -372,7 +377,7 @@ def refresh(
             _resolve_imports(conn, None)
         elif report.files_indexed:
             _resolve_imports(conn, {s.path for s in work.to_read})
-        _finish(conn, root, config, report, work)
+        _finish(conn, root, config, report, work, count)
     report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
     return report
 
@@ -419,6 +424,7 @@ def _finish(
     config: CorpusConfig,
     report: RefreshReport,
     work: Plan,
+    count: bool,
 ) -> None:
     report.files_unchanged = len(work.unchanged)
     counts: dict[str, int] = {}
@@ -428,6 +434,9 @@ def _finish(
     report.nodes = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
     changed = report.files_indexed or report.files_removed
     cached_edges = read_meta(conn, "edges")
-    report.edges = count_edges(conn) if changed or not isinstance(cached_edges, int) else cached_edges
+    if changed or not isinstance(cached_edges, int):
+        report.edges = count_edges(conn) if count else None
+    else:
+        report.edges = cached_edges
     candidate = current_candidate(conn, root, config)
     _write_meta(conn, {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes})
