@@ -139,10 +139,13 @@ _COMMON = frozenset(
         "string", "byte", "rune", "uint", "int64", "int32", "float64", "Some", "None", "Ok", "Err", "Vec",
         "Box", "Option", "Result", "Self", "println", "vec", "unwrap", "clone", "Integer", "System", "out",
         "printf", "malloc", "free", "memcpy", "memset", "strlen", "sizeof", "size_t", "puts", "attr_reader",
-        "attr_accessor", "attr_writer", "raise", "require_relative", "load", "include", "extend", "private",
+        "attr_accessor", "attr_writer", "raise", "property", "staticmethod", "classmethod", "require_relative", "load", "include", "extend", "private",
         "protected", "public",
     }
 )  # fmt: skip
+
+
+_COMMON_BYTES = frozenset(name.encode() for name in _COMMON)
 
 
 @dataclass
@@ -379,7 +382,7 @@ def python_docstring(block: TSNode | None, data: bytes) -> str:
     match = _PY_STRING_START.match(text)
     if match is None:
         return ""
-    body = text[match.end() :]
+    body = text[match.end() :].replace("\r\n", "\n")
     if complete:
         body = body.removesuffix(match.group(1))
     return _bounded(inspect.cleandoc(body), MAX_DOCSTRING_CHARS)
@@ -428,7 +431,8 @@ def _signature(found: _Def, data: bytes) -> str:
         newline = data.find(b"\n", start, found.sig_limit)
         end = found.sig_limit if newline < 0 else newline
     end = min(end, start + MAX_SIGNATURE_CHARS * _BYTES_PER_CHAR)
-    text = data[start:end].decode("utf-8", "ignore").rstrip().removesuffix("{").rstrip()
+    text = data[start:end].decode("utf-8", "ignore").replace("\r\n", "\n")
+    text = text.rstrip().removesuffix("{").rstrip()
     return _bounded(text, MAX_SIGNATURE_CHARS)
 
 
@@ -486,27 +490,30 @@ def _draft(found: _Def, parent: int, drafts: Drafts, spec: L.CodeSpec, data: byt
 
 
 def _uses(nodes: list[TSNode], owner_of: Owners, drafts: Drafts, data: bytes) -> None:
-    """Names used in each symbol, deduplicated per owner, first occurrence kept.
+    """Names used in each symbol, deduplicated per owner, each at its first occurrence, in file order.
 
-    Captures arrive in document order (tree-sitter reports them by position), so "first" is the
-    first in the file. This loop runs for every captured identifier: keep it lean.
+    Query captures are not strictly in document order, so the earliest occurrence is kept explicitly.
+    This loop runs for every captured identifier (hundreds per file): keep it lean.
     """
-    seen: set[tuple[int, bytes]] = set()
-    symbols = drafts.nodes
+    own = [draft.name.encode("utf-8", "replace") for draft in drafts.nodes]
+    first: dict[tuple[int, bytes], tuple[int, TSNode]] = {}
     for node in nodes:
         start = node.start_byte
         raw = data[start : node.end_byte]
-        if len(raw) < MIN_USE_CHARS:
+        if len(raw) < MIN_USE_CHARS or raw in _COMMON_BYTES:
             continue
         owner = owner_of(start)
+        if owner != FILE and own[owner] == raw:
+            continue
         key = (owner, raw)
-        if key in seen:
-            continue
-        seen.add(key)
-        name = raw.decode("utf-8", "replace")
-        if name in _COMMON or (owner != FILE and symbols[owner].name == name):
-            continue
-        drafts.uses.append((owner, name, node.start_point.row + 1))
+        seen = first.get(key)
+        if seen is None or start < seen[0]:
+            first[key] = (start, node)
+    ordered = sorted(first.items(), key=lambda item: item[1][0])
+    drafts.uses.extend(
+        (owner, raw.decode("utf-8", "replace"), node.start_point.row + 1)
+        for (owner, raw), (_, node) in ordered
+    )
 
 
 def extract_code(language: str, data: bytes) -> Drafts | None:

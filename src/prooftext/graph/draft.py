@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 FILE = -1
 """Owner / parent index meaning "the file node"."""
@@ -26,9 +27,10 @@ class Lines:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        lengths = map(len, data.split(b"\n"))
         # starts[i] is the byte offset of line i+1; one entry per "\n" plus the first line.
-        self.starts: list[int] = [0, *accumulate(n + 1 for n in lengths)][:-1]
+        # (All C-level iterators: this runs over every line of every file.)
+        sizes = map(add, map(len, data.split(b"\n")), repeat(1))
+        self.starts: list[int] = [0, *accumulate(sizes)][:-1]
         newlines = len(self.starts) - 1
         self.count = newlines if not data or data.endswith(b"\n") else newlines + 1
 

@@ -28,6 +28,7 @@ import hashlib
 import posixpath
 import re
 from collections import Counter
+from itertools import accumulate
 
 from prooftext.graph import languages as L
 from prooftext.graph.code import extract_code
@@ -106,7 +107,7 @@ def _cap_uses(uses: list[tuple[int, str, int]], cap: int) -> list[tuple[int, str
     if len(uses) <= cap:
         return uses
     counts = sorted(Counter(owner for owner, _, _ in uses).values())
-    prefix = [0, *[sum(counts[: i + 1]) for i in range(len(counts))]]
+    prefix = [0, *accumulate(counts)]
 
     def kept(k: int) -> int:  # sum(min(count, k)) over owners, via the sorted counts
         split = bisect.bisect_left(counts, k)
@@ -120,11 +121,13 @@ def _cap_uses(uses: list[tuple[int, str, int]], cap: int) -> list[tuple[int, str
     taken: Counter[int] = Counter()
     out = []
     for use in uses:
-        owner = use[0]
-        if taken[owner] < low or (taken[owner] == low and extra > 0):
-            extra -= taken[owner] == low
-            taken[owner] += 1
-            out.append(use)
+        count = taken[use[0]]
+        if count == low and extra > 0:
+            extra -= 1
+        elif count >= low:
+            continue
+        taken[use[0]] = count + 1
+        out.append(use)
     return out
 
 

@@ -2,32 +2,35 @@
 
 Language by extension (case-sensitive, the last suffix of the basename):
 
-=============================================  ============
-extensions                                     language
-=============================================  ============
-``.py`` ``.pyi``                                python
-``.js`` ``.mjs`` ``.cjs`` ``.jsx``              javascript
-``.ts`` ``.mts`` ``.cts``                       typescript
-``.tsx``                                        tsx
-``.go``                                         go
-``.rs``                                         rust
-``.java``                                       java
-``.c`` ``.h``                                   c
-``.cc`` ``.cpp`` ``.cxx`` ``.hpp`` ``.hh``      cpp
-``.hxx``                                        cpp
-``.rb``                                         ruby
-``.md`` ``.markdown``                           markdown
-``.rst``                                        rst
-=============================================  ============
+========================================================  ==============
+extensions                                                language
+========================================================  ==============
+``.py`` ``.pyi``                                          ``python``
+``.js`` ``.mjs`` ``.cjs`` ``.jsx``                        ``javascript``
+``.ts`` ``.mts`` ``.cts``                                 ``typescript``
+``.tsx``                                                  ``tsx``
+``.go``                                                   ``go``
+``.rs``                                                   ``rust``
+``.java``                                                 ``java``
+``.c`` ``.h``                                             ``c``
+``.cc`` ``.cpp`` ``.cxx`` ``.hpp`` ``.hh`` ``.hxx``       ``cpp``
+``.rb``                                                   ``ruby``
+``.md`` ``.markdown``                                     ``markdown``
+``.rst``                                                  ``rst``
+========================================================  ==============
 
 Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks.
-``.h`` is read as C: a C++ grammar would accept C headers too, but C is the conservative reading and the
-symbols we extract from headers (structs, enums, typedefs, inline functions) parse the same either way.
+``.h`` is read as C, the common case; a C++ header with classes parses with errors there and keeps only
+what the C grammar recognizes (its file node and chunks still cover every line).
 
 Each code language has one tree-sitter query whose captures are ``@def`` (a definition node), ``@use`` (an
 identifier that names something defined elsewhere: a called function, an attribute, a type) and
 ``@import`` (a node naming an imported module). One query means one traversal of the tree per file, which
 matters: walking the tree costs about as much as a third of parsing it.
+
+Uses are names in *calls*, *types*, decorators, base classes and exception clauses, not every attribute
+read: ``self.shape`` or ``obj.name`` name data far more often than a definition, and would tie a function
+to every method called ``name``. A method passed uncalled (``callback=self.run``) is the price.
 """
 
 from __future__ import annotations
@@ -99,14 +102,13 @@ def language_for(path: str) -> str | None:
 _PY_QUERY = """
 (class_definition) @def
 (function_definition) @def
-(call function: (identifier) @use)
-(attribute attribute: (identifier) @use)
-(type (identifier) @use)
-(generic_type (identifier) @use)
-(decorator (identifier) @use)
-(class_definition superclasses: (argument_list (identifier) @use))
-(except_clause (identifier) @use)
-(except_clause (as_pattern . (identifier) @use))
+(call function: [(identifier) @use (attribute attribute: (identifier) @use)])
+(type [(identifier) @use (attribute attribute: (identifier) @use)])
+(generic_type [(identifier) @use (attribute attribute: (identifier) @use)])
+(decorator [(identifier) @use (attribute attribute: (identifier) @use)])
+(class_definition superclasses: (argument_list [(identifier) @use (attribute attribute: (identifier) @use)]))
+(except_clause [(identifier) @use (attribute attribute: (identifier) @use)])
+(except_clause (as_pattern . [(identifier) @use (attribute attribute: (identifier) @use)]))
 (call function: (identifier) @_isa arguments: (argument_list (identifier) @use)
   (#any-of? @_isa "isinstance" "issubclass"))
 (import_statement) @import
@@ -122,9 +124,8 @@ _JS_COMMON = """
 (assignment_expression
   left: (member_expression property: (property_identifier))
   right: [(arrow_function) (function_expression)]) @def
-(call_expression function: (identifier) @use)
-(member_expression property: (property_identifier) @use)
-(new_expression constructor: (identifier) @use)
+(call_expression function: [(identifier) @use (member_expression property: (property_identifier) @use)])
+(new_expression constructor: [(identifier) @use (member_expression property: (property_identifier) @use)])
 (import_statement source: (string) @import)
 (export_statement source: (string) @import)
 (call_expression function: (identifier) @_req arguments: (arguments . (string) @import)
@@ -174,8 +175,7 @@ _GO_QUERY = """
 (type_spec) @def
 (type_alias) @def
 (method_elem) @def
-(call_expression function: (identifier) @use)
-(selector_expression field: (field_identifier) @use)
+(call_expression function: [(identifier) @use (selector_expression field: (field_identifier) @use)])
 (type_identifier) @use
 (import_spec path: (_) @import)
 """
@@ -191,8 +191,7 @@ _RUST_QUERY = """
 (mod_item body: (_)) @def
 (type_item) @def
 (macro_definition) @def
-(call_expression function: (identifier) @use)
-(field_expression field: (field_identifier) @use)
+(call_expression function: [(identifier) @use (field_expression field: (field_identifier) @use)])
 (scoped_identifier name: (identifier) @use)
 (type_identifier) @use
 (macro_invocation macro: (identifier) @use)
@@ -210,7 +209,6 @@ _JAVA_QUERY = """
 (constructor_declaration) @def
 (compact_constructor_declaration) @def
 (method_invocation name: (identifier) @use)
-(field_access field: (identifier) @use)
 (type_identifier) @use
 (marker_annotation name: (identifier) @use)
 (annotation name: (identifier) @use)
@@ -223,8 +221,7 @@ _C_DEFS = """
 (union_specifier body: (_)) @def
 (enum_specifier body: (_)) @def
 (type_definition) @def
-(call_expression function: (identifier) @use)
-(field_expression field: (field_identifier) @use)
+(call_expression function: [(identifier) @use (field_expression field: (field_identifier) @use)])
 (type_identifier) @use
 (preproc_include path: (_) @import)
 """
@@ -266,7 +263,7 @@ class CodeSpec:
     method_parents: frozenset[str]
 
 
-_CLASSLIKE = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "record", "union"})
+_JAVA_TYPES = frozenset({"class", "interface", "enum", "record", "annotation"})
 
 SPECS: dict[str, CodeSpec] = {
     PYTHON: CodeSpec(PYTHON, "tree_sitter_python", "language", _PY_QUERY, frozenset({"class"})),
@@ -283,7 +280,7 @@ SPECS: dict[str, CodeSpec] = {
     ),
     GO: CodeSpec(GO, "tree_sitter_go", "language", _GO_QUERY, frozenset({"interface"})),
     RUST: CodeSpec(RUST, "tree_sitter_rust", "language", _RUST_QUERY, frozenset({"impl", "trait"})),
-    JAVA: CodeSpec(JAVA, "tree_sitter_java", "language", _JAVA_QUERY, _CLASSLIKE),
+    JAVA: CodeSpec(JAVA, "tree_sitter_java", "language", _JAVA_QUERY, _JAVA_TYPES),
     C: CodeSpec(C, "tree_sitter_c", "language", _C_DEFS, frozenset()),
     CPP: CodeSpec(CPP, "tree_sitter_cpp", "language", _CPP_QUERY, frozenset({"class", "struct", "union"})),
     RUBY: CodeSpec(RUBY, "tree_sitter_ruby", "language", _RUBY_QUERY, frozenset({"class", "module"})),

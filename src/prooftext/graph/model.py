@@ -130,11 +130,11 @@ def node_id(
         "text_sha256": text_sha256,
         "ordinal": ordinal,
     }
-    if _SURROGATE.search(path) or _SURROGATE.search(qualname) or _SURROGATE.search(kind + symbol_kind):
-        return content_id(fields)
-    numbers = (start_line, end_line, ordinal)
-    if not all(type(n) is int and 0 <= n <= MAX_SAFE_INTEGER for n in numbers):
-        return content_id(fields)
+    strings = path + qualname + kind + symbol_kind + text_sha256
+    if not strings.isascii() and _SURROGATE.search(strings):
+        return content_id(fields)  # raises: a lone surrogate has no canonical form
+    if max(abs(start_line), abs(end_line), abs(ordinal)) > MAX_SAFE_INTEGER:
+        return content_id(fields)  # raises: outside the I-JSON safe range
     return _sha_upper(
         f'{{"end_line":{end_line},"kind":{_json_string(kind)},"ordinal":{ordinal},'
         f'"path":{_json_string(path)},"qualname":{_json_string(qualname)},"start_line":{start_line},'

@@ -17,6 +17,11 @@ PHASE_NAMES = {
     PHASE_LEXICAL: "lexical",
 }
 
+RANK_GROUP = {PHASE_REQUIRED: 0, PHASE_TRAVERSAL: 1, PHASE_IDENTIFIER: 2, PHASE_LEXICAL: 2}
+"""Identifier and lexical evidence are fused into one priority (its components recorded), so they share a
+rank group; ranking identifier hits strictly first let a weak identifier match in a test file outrank the
+file an issue is about (file Acc@5 on the development split dropped). The phase stays recorded."""
+
 SCALE = 1_000_000
 """Scores are recorded as integers in millionths: artifacts hold no floats."""
 
@@ -45,10 +50,10 @@ class Candidate:
     components: dict[str, int] = field(default_factory=dict)
 
     def rank_key(self) -> tuple[int, int, int, int, int, int, str]:
-        """Phase, then fused priority (desc), graph distance, authority, binary field score (desc),
-        sensitivity, and the node id as the final tie-break."""
+        """Rank group of the phase, then fused priority (desc), graph distance, authority, binary field score
+        (desc), sensitivity, and the node id as the final tie-break."""
         return (
-            self.phase,
+            RANK_GROUP[self.phase],
             -self.priority,
             self.distance,
             AUTHORITIES.index(self.authority) if self.authority in AUTHORITIES else len(AUTHORITIES),

@@ -50,7 +50,8 @@ BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
 SIGNALS = ("lexical", "identifier", "path", "path_words", "seed")
 
 _SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
-_TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$")
+_TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$")
+_DOC_DIR = re.compile(r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$")
 _TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "docstring", "sphinx"})
 
@@ -163,6 +164,7 @@ def _corpus(conn: sqlite3.Connection) -> _Corpus:
             tests.add(fid)
     tests |= {fid for fid, path in paths.items() if _TEST_DIR.search(path)}
     docs = {fid for (fid,) in conn.execute("SELECT id FROM files WHERE kind = 'doc'")}
+    docs |= {fid for fid, path in paths.items() if _DOC_DIR.search(path)}
     return _Corpus(paths, tests, docs)
 
 

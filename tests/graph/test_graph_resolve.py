@@ -1,0 +1,153 @@
+"""Cross-file resolution: imports per language, links, contradictions, references with a fan-out cap."""
+
+from __future__ import annotations
+
+import pytest
+
+from prooftext.graph import (
+    EDGE_CONTRADICTS,
+    EDGE_IMPORTS,
+    EDGE_LINKS,
+    EDGE_REFERENCES,
+    MAX_REFERENCE_FANOUT,
+    FileGraph,
+    PathIndex,
+    build_edges,
+    extract,
+    resolve_import,
+    resolve_link,
+)
+
+PY_TREE = {
+    "pkg/__init__.py",
+    "pkg/a.py",
+    "pkg/sub/__init__.py",
+    "pkg/sub/b.py",
+    "src/mylib/__init__.py",
+    "src/mylib/core.py",
+    "src/ns/inner/__init__.py",
+    "src/ns/inner/m.py",
+    "tests/test_core.py",
+}
+
+
+@pytest.mark.parametrize(
+    ("importer", "module", "expected"),
+    [
+        ("pkg/sub/b.py", "pkg.a", "pkg/a.py"),
+        ("pkg/sub/b.py", "pkg.sub", "pkg/sub/__init__.py"),
+        ("pkg/sub/b.py", "pkg", "pkg/__init__.py"),
+        ("pkg/sub/b.py", ".", "pkg/sub/__init__.py"),
+        ("pkg/sub/b.py", ".b", "pkg/sub/b.py"),
+        ("pkg/sub/b.py", "..", "pkg/__init__.py"),
+        ("pkg/sub/b.py", "..a", "pkg/a.py"),
+        ("pkg/sub/b.py", "....a", None),  # climbs out of the repository
+        ("tests/test_core.py", "mylib.core", "src/mylib/core.py"),  # src/ layout via __init__ chains
+        ("tests/test_core.py", "mylib", "src/mylib/__init__.py"),
+        ("tests/test_core.py", "ns.inner.m", "src/ns/inner/m.py"),  # namespace package: path suffix
+        ("tests/test_core.py", "numpy", None),
+        ("tests/test_core.py", "mylib.missing", None),
+    ],
+)
+def test_python_imports(importer: str, module: str, expected: str | None) -> None:
+    assert resolve_import(importer, module, "python", PY_TREE) == expected
+
+
+JS_TREE = {"web/app.js", "web/util.ts", "web/lib/index.js", "web/comp/Button.tsx", "src/shared/x.ts"}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("./util", "web/util.ts"),
+        ("./util.js", "web/util.ts"),  # TypeScript ESM spelling
+        ("./lib", "web/lib/index.js"),
+        ("./comp/Button", "web/comp/Button.tsx"),
+        ("../src/shared/x", "src/shared/x.ts"),
+        ("@/shared/x", "src/shared/x.ts"),
+        ("react", None),
+        ("../../outside", None),
+    ],
+)
+def test_javascript_relative_specifiers(module: str, expected: str | None) -> None:
+    assert resolve_import("web/app.js", module, "javascript", JS_TREE) == expected
+
+
+def test_other_languages() -> None:
+    go = PathIndex({"pkg/math/sqrt.go", "pkg/math/pow.go", "pkg/math/sqrt_test.go", "cmd/main.go"})
+    assert go.resolve_import_all("cmd/main.go", "github.com/x/y/pkg/math", "go") == [
+        "pkg/math/pow.go",
+        "pkg/math/sqrt.go",
+    ]
+    assert go.resolve_import_all("cmd/main.go", "fmt", "go") == []
+    rust = PathIndex({"src/lib.rs", "src/inner.rs", "src/util/mod.rs", "src/util/helper.rs"})
+    assert rust.resolve_import("src/lib.rs", "self::inner", "rust") == "src/inner.rs"
+    assert rust.resolve_import("src/lib.rs", "crate::util::helper::f", "rust") == "src/util/helper.rs"
+    assert rust.resolve_import("src/util/helper.rs", "super::super::inner", "rust") == "src/inner.rs"
+    assert rust.resolve_import("src/lib.rs", "std::io", "rust") is None
+    java = PathIndex({"src/main/java/a/b/C.java"})
+    assert java.resolve_import("x/Y.java", "a.b.C", "java") == "src/main/java/a/b/C.java"
+    assert java.resolve_import("x/Y.java", "a.b.C.member", "java") == "src/main/java/a/b/C.java"
+    c = PathIndex({"src/util.h", "include/lib/api.h", "src/a.c"})
+    assert c.resolve_import("src/a.c", "util.h", "c") == "src/util.h"
+    assert c.resolve_import("src/a.c", "<lib/api.h>", "c") == "include/lib/api.h"
+    assert c.resolve_import("src/a.c", "<stdio.h>", "c") is None
+    ruby = PathIndex({"lib/outer.rb", "lib/util.rb", "lib/a/b.rb"})
+    assert ruby.resolve_import("lib/outer.rb", "./util", "ruby") == "lib/util.rb"
+    assert ruby.resolve_import("bin/run.rb", "a/b", "ruby") == "lib/a/b.rb"
+
+
+def test_document_links() -> None:
+    paths = {"docs/guide.md", "api/README.md", "docs/sub/index.md", "README.md"}
+    assert resolve_link("docs/design.md", "guide.md#setup", paths) == "docs/guide.md"
+    assert resolve_link("docs/design.md", "../api/", paths) == "api/README.md"
+    assert resolve_link("docs/design.md", "sub", paths) == "docs/sub/index.md"
+    assert resolve_link("docs/design.md", "/README.md", paths) == "README.md"
+    assert resolve_link("docs/design.md", "gu%69de.md", paths) == "docs/guide.md"
+    assert resolve_link("docs/design.md", "../../x.md", paths) is None
+
+
+def _graphs(files: dict[str, str]) -> list[FileGraph]:
+    return [extract(path, text) for path, text in sorted(files.items())]
+
+
+def _named(graphs: list[FileGraph]) -> dict[str, str]:
+    return {n.id: f"{n.path}:{n.qualname}" for g in graphs for n in g.nodes}
+
+
+def test_build_edges_imports_references_links_contradicts() -> None:
+    graphs = _graphs(
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "class Foo:\n    pass\n\ndef helper():\n    return Foo()\n",
+            "pkg/b.py": "from .a import Foo\nfrom . import a\n\ndef run():\n    return Foo(a.helper())\n",
+            "docs/x.md": "---\ncontradicts: [docs/y.md]\n---\n# X\nSee [a](../pkg/a.py).\n",
+            "docs/y.md": "---\ncontradicts:\n  - x.md\n---\n# Y\n",
+        }
+    )
+    edges = build_edges(graphs)
+    named = _named(graphs)
+    found = {(e.type, named[e.source], named[e.target]) for e in edges}
+    assert (EDGE_IMPORTS, "pkg/b.py:pkg/b.py", "pkg/a.py:pkg/a.py") in found
+    assert (EDGE_IMPORTS, "pkg/b.py:pkg/b.py", "pkg/__init__.py:pkg/__init__.py") in found
+    assert (EDGE_REFERENCES, "pkg/b.py:run", "pkg/a.py:Foo") in found
+    assert (EDGE_REFERENCES, "pkg/b.py:run", "pkg/a.py:helper") in found
+    assert (EDGE_REFERENCES, "pkg/a.py:helper", "pkg/a.py:Foo") in found
+    assert (EDGE_LINKS, "docs/x.md:X", "pkg/a.py:pkg/a.py") in found
+    contradicts = [e for e in edges if e.type == EDGE_CONTRADICTS]
+    assert len(contradicts) == 1  # declared from both sides, one undirected edge
+    assert contradicts[0].source < contradicts[0].target
+    assert [e.id for e in edges] == sorted(e.id for e in edges)
+    assert all(e.source != e.target for e in edges)
+
+
+def test_reference_fanout_cap() -> None:
+    def tree(defining: int) -> dict[str, str]:
+        files = {f"m{i:02}.py": "def run():\n    pass\n" for i in range(defining)}
+        files["user.py"] = "def main():\n    run()\n"
+        return files
+
+    at_cap = build_edges(_graphs(tree(MAX_REFERENCE_FANOUT)))
+    assert sum(e.type == EDGE_REFERENCES for e in at_cap) == MAX_REFERENCE_FANOUT
+    over_cap = build_edges(_graphs(tree(MAX_REFERENCE_FANOUT + 1)))
+    assert not any(e.type == EDGE_REFERENCES for e in over_cap)

@@ -1,0 +1,173 @@
+"""Markdown and reStructuredText sections, links, front matter; chunks; files and line geometry."""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+
+from prooftext.graph import CHUNK_LINES, NODE_CHUNK, NODE_FILE, NODE_SECTION, FileGraph, extract
+
+
+def _text(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def sections(graph: FileGraph) -> list[tuple[str, int, int]]:
+    return [(n.qualname, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SECTION]
+
+
+MARKDOWN = _text("""
+    ---
+    title: Design
+    contradicts: [docs/old.md, "docs/older.md"]
+    ---
+    Intro with a [guide](guide.md#setup) and [site](https://example.com).
+
+    # Design
+
+    See [the API](../api/README.md "API") and [top](#design).
+
+    ## Storage
+
+    ```python
+    # not a heading
+    ```
+
+    Details
+    -------
+
+    ![diagram](img/d.png)
+
+    # Appendix
+
+    [ref]: ./notes.md
+""")
+
+
+def test_markdown_sections_nest_by_level_and_end_before_the_next_peer() -> None:
+    graph = extract("docs/design.md", MARKDOWN)
+    assert graph.language == "markdown"
+    assert sections(graph) == [
+        ("Design", 7, 21),
+        ("Design > Storage", 11, 16),
+        ("Design > Details", 17, 21),  # a setext heading
+        ("Appendix", 22, 24),
+    ]
+    storage = next(n for n in graph.nodes if n.name == "Storage")
+    design = next(n for n in graph.nodes if n.name == "Design")
+    assert storage.parent_id == design.id
+
+
+def test_markdown_links_skip_schemes_and_anchors_and_belong_to_their_section() -> None:
+    graph = extract("docs/design.md", MARKDOWN)
+    names = {n.id: n.qualname for n in graph.nodes}
+    assert [(names[link.node_id], link.target, link.line) for link in graph.links] == [
+        ("docs/design.md", "guide.md#setup", 5),
+        ("Design", "../api/README.md", 9),
+        ("Design > Details", "img/d.png", 20),
+        ("Appendix", "./notes.md", 24),
+    ]
+
+
+def test_front_matter_contradicts_in_both_list_forms() -> None:
+    assert extract("docs/design.md", MARKDOWN).contradicts == ["docs/old.md", "docs/older.md"]
+    block = "---\ncontradicts:\n  - a.md\n  - 'b/c.md'\nowner: x\n---\n# T\n"
+    assert extract("x.md", block).contradicts == ["a.md", "b/c.md"]
+    assert extract("y.md", "# no front matter\ncontradicts: [a.md]\n").contradicts == []
+
+
+def test_markdown_preamble_before_the_first_heading_is_a_chunk() -> None:
+    graph = extract("docs/design.md", MARKDOWN)
+    chunks = [(n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_CHUNK]
+    assert chunks == [(1, 5)]
+
+
+RST = _text("""
+    =====
+    Title
+    =====
+
+    Intro, see `the guide <guide.rst>`_ and :doc:`api/index`.
+
+    Section A
+    ---------
+
+    .. include:: snippets/a.txt
+
+    Sub
+    ~~~
+
+    Section B
+    ---------
+    text
+""")
+
+
+def test_rst_sections_by_adornment_order() -> None:
+    graph = extract("docs/index.rst", RST)
+    assert sections(graph) == [
+        ("Title", 1, 17),
+        ("Title > Section A", 7, 14),
+        ("Title > Section A > Sub", 12, 14),
+        ("Title > Section B", 15, 17),
+    ]
+    assert [link.target for link in graph.links] == ["guide.rst", "api/index", "snippets/a.txt"]
+
+
+def test_plain_text_is_chunked_in_windows_only_past_one_window() -> None:
+    short = extract("notes.txt", "line\n" * CHUNK_LINES)
+    assert [n.kind for n in short.nodes] == [NODE_FILE]
+    long = extract("notes.txt", "".join(f"line {i}\n" for i in range(1, 2 * CHUNK_LINES + 11)))
+    chunks = [(n.name, n.start_line, n.end_line) for n in long.nodes if n.kind == NODE_CHUNK]
+    assert chunks == [
+        ("L1-L60", 1, 60),
+        ("L61-L120", 61, 120),
+        ("L121-L130", 121, 130),
+    ]
+    assert long.language == "text"
+
+
+def test_module_level_code_between_symbols_becomes_chunks() -> None:
+    text = "import os\n\nX = 1\n\n\ndef f():\n    pass\n\n\nREGISTRY = {f}\n"
+    graph = extract("m.py", text)
+    chunks = [(n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_CHUNK]
+    assert chunks == [(1, 3), (10, 10)]
+
+
+def test_empty_file_has_one_file_node_with_lines_1_1() -> None:
+    for path in ("empty.py", "empty.md", "empty.txt", "empty.rs"):
+        graph = extract(path, "")
+        assert len(graph.nodes) == 1
+        node = graph.nodes[0]
+        assert (node.kind, node.name, node.qualname, node.start_line, node.end_line) == (
+            NODE_FILE,
+            path,
+            path,
+            1,
+            1,
+        )
+        assert node.text_sha256 == hashlib.sha256(b"").hexdigest()
+        assert graph.edges == [] and graph.uses == []
+
+
+def test_file_node_covers_every_line_and_hashes_the_whole_file() -> None:
+    text = "a\nb\nc"  # no final newline: still three lines
+    graph = extract("dir/x.txt", text)
+    node = graph.nodes[0]
+    assert (node.name, node.qualname, node.start_line, node.end_line) == ("x.txt", "dir/x.txt", 1, 3)
+    assert node.text_sha256 == hashlib.sha256(text.encode()).hexdigest()
+    assert extract("y.txt", "a\nb\n").nodes[0].end_line == 2
+
+
+def test_symbol_text_sha256_is_over_its_exact_lines() -> None:
+    text = "x = 1\ndef f():\n    return 'é'\ny = 2\n"
+    node = next(n for n in extract("m.py", text).nodes if n.name == "f")
+    assert node.text_sha256 == hashlib.sha256("def f():\n    return 'é'\n".encode()).hexdigest()
+
+
+def test_oversized_files_and_lone_surrogates_degrade_without_raising() -> None:
+    big = "def f():\n    pass\n" * 70_000  # > 1 MiB: not parsed, chunked
+    graph = extract("big.py", big)
+    assert {n.kind for n in graph.nodes} == {NODE_FILE, NODE_CHUNK}
+    odd = extract("odd.md", "# Title \ud800\ntext\n")
+    assert [n.kind for n in odd.nodes] == [NODE_FILE, NODE_SECTION]
