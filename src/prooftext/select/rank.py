@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +30,13 @@ FTS_LIMIT = 300
 """Lexical hits read per query."""
 MAX_FTS_TERMS = 40
 """The rarest query terms searched; very long issue texts otherwise make every node a hit."""
+MAX_TERM_PROBES = 200
+"""Query terms (in first-seen order) whose frequency is probed at all."""
+COMMON_TERM_SHARE = 0.05
+MIN_COMMON_CAP = 50
+"""A term in more than this share of nodes (and more than the minimum cap) is too common to search."""
+BINARY_SCORE_LIMIT = 24
+"""The context framework's binary field score is computed for this many best candidates (a late tie-break)."""
 FILE_TOP_NODES = 3
 """A file's lexical signal is the sum of its best this-many node scores."""
 NODE_DECAY = 0.6
@@ -102,14 +110,21 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
 
 
 def _search_terms(conn: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
+    """The query terms worth an FTS search: present, not too common, rarest first.
+
+    Document frequency is counted only up to a cap (a bounded probe per term), which is all the choice needs
+    and keeps long issue texts fast; when every term is common, the least common ones are kept."""
+    total = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+    cap = max(MIN_COMMON_CAP, int(COMMON_TERM_SHARE * total))
     df: dict[str, int] = {}
-    for chunk in _chunks(list(terms)):
-        marks = ",".join("?" * len(chunk))
-        for term, doc in conn.execute(f"SELECT term, doc FROM nodes_vocab WHERE term IN ({marks})", chunk):
-            df[term] = doc
-    usable = [t for t in terms if df.get(t, 0) > 0]
-    usable.sort(key=lambda t: (df[t], t))
-    return usable[:MAX_FTS_TERMS]
+    probe = "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)"
+    for term in terms[:MAX_TERM_PROBES]:
+        found = int(conn.execute(probe, (fts_quote(term), cap + 1)).fetchone()[0])
+        if found:
+            df[term] = found
+    ordered = sorted(df, key=lambda t: (df[t], t))
+    rare = [t for t in ordered if df[t] <= cap]
+    return (rare or ordered)[:MAX_FTS_TERMS]
 
 
 def _lexical(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[int, float]:
@@ -145,16 +160,31 @@ def _identifier_rows(conn: sqlite3.Connection, names: Sequence[str]) -> list[_Ro
 
 @dataclass
 class _Corpus:
-    """Per-query view of corpus-wide facts (file paths and test evidence)."""
+    """Corpus-wide facts the ranking reads, built once per index generation."""
 
     paths: dict[int, str]
+    ids: dict[str, int]
     test_files: set[int]
     doc_files: set[int]
+    suffixes: dict[str, list[int]]
+    components: dict[str, set[int]]
 
 
-def _corpus(conn: sqlite3.Connection) -> _Corpus:
-    paths = {fid: path for fid, path in conn.execute("SELECT id, path FROM files")}
-    tests: set[int] = set()
+CORPUS_CACHE_SIZE = 4
+"""Corpus facts kept for this many (store, generation) pairs: a server or evaluation reuses them."""
+_corpus_cache: OrderedDict[tuple[str, int], _Corpus] = OrderedDict()
+_corpus_lock = threading.Lock()
+
+
+def _generation(conn: sqlite3.Connection) -> tuple[str, int] | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    if row is None:
+        return None
+    return str(conn.execute("PRAGMA database_list").fetchone()[2]), int(row[0])
+
+
+def _test_files(conn: sqlite3.Connection, paths: dict[int, str]) -> set[int]:
+    tests = {fid for fid, path in paths.items() if _TEST_DIR.search(path)}
     sql = (
         "SELECT file_id, sum(name LIKE 'test%'), count(*) FROM nodes WHERE kind = 'symbol'"
         " AND symbol_kind IN ('function', 'method') GROUP BY file_id"
@@ -162,15 +192,42 @@ def _corpus(conn: sqlite3.Connection) -> _Corpus:
     for fid, n_test, n_all in conn.execute(sql):
         if n_all and n_test / n_all >= TEST_SHARE:
             tests.add(fid)
-    tests |= {fid for fid, path in paths.items() if _TEST_DIR.search(path)}
+    return tests
+
+
+def _build_corpus(conn: sqlite3.Connection) -> _Corpus:
+    paths = {fid: path for fid, path in conn.execute("SELECT id, path FROM files")}
     docs = {fid for (fid,) in conn.execute("SELECT id FROM files WHERE kind = 'doc'")}
     docs |= {fid for fid, path in paths.items() if _DOC_DIR.search(path)}
-    return _Corpus(paths, tests, docs)
+    suffixes: dict[str, list[int]] = defaultdict(list)
+    components: dict[str, set[int]] = defaultdict(set)
+    for fid, path in paths.items():
+        parts = path.split("/")
+        for start in range(len(parts)):
+            suffixes["/".join(parts[start:])].append(fid)
+        lowered = path.lower().split("/")
+        for word in {*lowered[:-1], lowered[-1].rsplit(".", 1)[0]}:
+            components[word].add(fid)
+    ids = {path: fid for fid, path in paths.items()}
+    return _Corpus(paths, ids, _test_files(conn, paths), docs, dict(suffixes), dict(components))
 
 
-def _path_signal(
-    corpus: _Corpus, analysis: QueryAnalysis, seeds: Sequence[str]
-) -> tuple[dict[int, float], dict[int, float]]:
+def _corpus(conn: sqlite3.Connection) -> _Corpus:
+    key = _generation(conn)
+    with _corpus_lock:
+        if key is not None and key in _corpus_cache:
+            _corpus_cache.move_to_end(key)
+            return _corpus_cache[key]
+    corpus = _build_corpus(conn)
+    if key is not None:
+        with _corpus_lock:
+            _corpus_cache[key] = corpus
+            while len(_corpus_cache) > CORPUS_CACHE_SIZE:
+                _corpus_cache.popitem(last=False)
+    return corpus
+
+
+def _mentions(analysis: QueryAnalysis) -> list[str]:
     mentions = [p.lstrip("./") for p in analysis.paths]
     for module in analysis.modules:
         parts = module.split(".")
@@ -178,29 +235,37 @@ def _path_signal(
         mentions.append("/".join(parts) + "/__init__.py")
         if len(parts) > 1:
             mentions.append("/".join(parts[:-1]) + ".py")
+    return [m for m in mentions if m]
+
+
+def _path_signal(
+    corpus: _Corpus, analysis: QueryAnalysis, seeds: Sequence[str]
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Files a query names: a mention ending in the file's path, or the file's path ending in a mention."""
     path_hits: dict[int, float] = {}
-    seed_hits: dict[int, float] = {}
-    for fid, path in corpus.paths.items():
-        if any(path == m or path.endswith("/" + m) or m.endswith("/" + path) for m in mentions if m):
+    for mention in _mentions(analysis):
+        for fid in corpus.suffixes.get(mention, ()):
             path_hits[fid] = 1.0
-        if path in seeds:
-            seed_hits[fid] = 1.0
+        parts = mention.split("/")
+        for start in range(1, len(parts)):
+            found = corpus.ids.get("/".join(parts[start:]))
+            if found is not None:
+                path_hits[found] = 1.0
+    seed_hits = {corpus.ids[p]: 1.0 for p in seeds if p in corpus.ids}
     return path_hits, seed_hits
 
 
 def _path_words(corpus: _Corpus, terms: set[str]) -> dict[int, float]:
-    components: dict[int, set[str]] = {}
-    df: dict[str, int] = defaultdict(int)
-    for fid, path in corpus.paths.items():
-        parts = path.lower().split("/")
-        words = {*parts[:-1], parts[-1].rsplit(".", 1)[0]} & terms
-        components[fid] = words
-        for word in words:
-            df[word] += 1
+    """Query words equal to a directory or module name, weighted by how few files carry that component."""
     total = len(corpus.paths) or 1
-    return {
-        fid: sum(math.log(1 + total / df[w]) for w in words) for fid, words in components.items() if words
-    }
+    scores: dict[int, float] = defaultdict(float)
+    for term in terms:
+        fids = corpus.components.get(term)
+        if fids:
+            weight = math.log(1 + total / len(fids))
+            for fid in fids:
+                scores[fid] += weight
+    return dict(scores)
 
 
 def _normalized(values: dict[int, float]) -> dict[int, float]:
@@ -414,7 +479,8 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     fused = _fuse(signals, corpus, term_set)
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
-    binary = _binary_scores(conn, list(nodes), seed_tokens(query.text))
+    best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
+    binary = _binary_scores(conn, best, seed_tokens(query.text))
     for rowid, cand in nodes.items():
         cand.binary_score = binary.get(rowid, 0)
     candidates = list(nodes.values())

@@ -439,4 +439,8 @@ def _finish(
     else:
         report.edges = cached_edges
     candidate = current_candidate(conn, root, config)
-    _write_meta(conn, {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes})
+    generation = read_meta(conn, "generation")
+    if changed or not isinstance(generation, int):
+        generation = (generation if isinstance(generation, int) else 0) + 1
+    meta = {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes}
+    _write_meta(conn, {**meta, "generation": generation})
