@@ -1,0 +1,117 @@
+"""Pack benchmark: warm in-process adaptive_pack latency beside a bm25s query over the same files.
+
+Usage: python bench/pack_bench.py ROOT QUERIES.jsonl [--limit 50] [--max-tokens 8000]
+
+QUERIES is a JSON-lines file whose objects carry ``problem_statement`` (or ``query``). The index is refreshed
+first; then each query runs once to warm up and once measured. A bm25s index over the same accepted files
+is built and queried in the same run as the baseline. One cold CLI call (a new process, start-up included)
+is timed at the end. Peak memory is this process's maximum resident set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import bm25s
+
+import prooftext
+from prooftext.corpus.config import load_config
+from prooftext.corpus.walk import walk
+from prooftext.store.fts import expand_identifiers
+
+TARGET_P50_MS = 66
+TARGET_CLI_S = 1.5
+TARGET_PEAK_MB = 300
+PERCENT_95 = 0.95
+
+
+def _queries(path: Path, limit: int) -> list[str]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out.append(row.get("problem_statement") or row["query"])
+    return out[:limit]
+
+
+def _percentile(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _bm25_baseline(root: Path, queries: list[str]) -> list[float]:
+    docs = []
+    for stat in walk(root, load_config(root)).stats:
+        try:
+            docs.append(expand_identifiers(stat.path + "\n" + (root / stat.path).read_text(encoding="utf-8")))
+        except (UnicodeDecodeError, OSError):
+            continue
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(docs, show_progress=False), show_progress=False)
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        retriever.retrieve(bm25s.tokenize([query], show_progress=False), k=10, show_progress=False)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("queries", type=Path)
+    parser.add_argument("--limit", type=int, default=50)
+    parser.add_argument("--max-tokens", type=int, default=8000)
+    args = parser.parse_args()
+    root = args.root.resolve()
+    queries = _queries(args.queries, args.limit)
+    index = prooftext.open(root)
+    index.refresh()
+    times: list[float] = []
+    stops: dict[str, int] = {}
+    for query in queries:
+        index.adaptive_pack(query, max_tokens=args.max_tokens, refresh=False)
+        start = time.perf_counter()
+        result = index.adaptive_pack(query, max_tokens=args.max_tokens, refresh=False)
+        times.append((time.perf_counter() - start) * 1000)
+        stops[result.stop_reason] = stops.get(result.stop_reason, 0) + 1
+    index.close()
+    bm25_times = _bm25_baseline(root, queries)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "prooftext", "adaptive-pack", queries[0], "--root", str(root)],
+        capture_output=True,
+        check=False,
+    )
+    cli = time.perf_counter() - start
+    p50 = statistics.median(times)
+    print(
+        json.dumps(
+            {
+                "queries": len(queries),
+                "adaptive_pack_ms": {"p50": round(p50, 1), "p95": round(_percentile(times, PERCENT_95), 1)},
+                "bm25s_query_ms": {
+                    "p50": round(statistics.median(bm25_times), 1),
+                    "p95": round(_percentile(bm25_times, PERCENT_95), 1),
+                },
+                "ratio_p50_to_bm25s": round(p50 / max(statistics.median(bm25_times), 1e-6), 1),
+                "stop_reasons": stops,
+                "cold_cli_s": round(cli, 3),
+                "cold_cli_status": proc.returncode,
+                "peak_memory_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "targets": {"p50_ms": TARGET_P50_MS, "cli_s": TARGET_CLI_S, "peak_memory_mb": TARGET_PEAK_MB},
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

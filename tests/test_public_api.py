@@ -1,0 +1,51 @@
+"""The one public door: a sorted ``__all__`` whose every name resolves, and a core free of adapters."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import prooftext
+
+SRC = Path(prooftext.__file__).resolve().parent
+ADAPTER_PACKAGES = ("cli", "server")
+ADAPTER_ONLY_IMPORTS = ("click", "typer", "rich", "mcp", "starlette", "uvicorn")
+
+
+def test_all_is_sorted_and_unique() -> None:
+    assert prooftext.__all__ == sorted(set(prooftext.__all__))
+
+
+def test_every_public_name_resolves() -> None:
+    for name in prooftext.__all__:
+        assert getattr(prooftext, name) is not None, name
+
+
+def test_open_returns_an_index_with_refresh(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    with prooftext.open(tmp_path) as index:
+        assert isinstance(index, prooftext.Index)
+        assert index.refresh().files_indexed == 1
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_core_never_imports_cli_mcp_or_http_libraries() -> None:
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC)
+        if rel.parts[0] in ADAPTER_PACKAGES:
+            continue
+        bad = _imports(path) & set(ADAPTER_ONLY_IMPORTS)
+        if bad:
+            offenders.append(f"{rel}: {sorted(bad)}")
+    assert offenders == []
