@@ -120,28 +120,33 @@ def plan(conn: sqlite3.Connection, root: Path, config: CorpusConfig) -> Plan:
     return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded)
 
 
-def _load(
-    root: Path, stat: FileStat, config: CorpusConfig
-) -> tuple[SourceFile | Exclusion, FileGraph | None]:
+@dataclass
+class Loaded:
+    """One file read and extracted (in a worker process when many files changed), ready to write."""
+
+    stat: FileStat
+    source: SourceFile | Exclusion
+    graph: FileGraph | None = None
+    fts: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+
+def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
     source = read_source(root, stat, config)
     if isinstance(source, Exclusion):
-        return source, None
-    return source, extract(source.path, source.text)
+        return Loaded(stat, source)
+    graph = extract(source.path, source.text)
+    return Loaded(stat, source, graph, fts_rows(source, graph))
 
 
-def _load_all(
-    root: Path, stats: Sequence[FileStat], config: CorpusConfig
-) -> Iterable[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]]:
+def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterable[Loaded]:
     workers = os.cpu_count() or 1
     if len(stats) < PARALLEL_MIN_FILES or workers < 2:
         for stat in stats:
-            yield (stat, *_load(root, stat, config))
+            yield _load(root, stat, config)
         return
     chunk = max(1, len(stats) // (workers * 8))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
-        for stat, (source, graph) in zip(stats, results, strict=True):
-            yield stat, source, graph
+        yield from pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
 
 
 def _node_labels(node: Node, source: SourceFile) -> str:
@@ -191,7 +196,26 @@ def _delete_file(conn: sqlite3.Connection, file_id: int) -> None:
     conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
-def _insert_file(conn: sqlite3.Connection, source: SourceFile, graph: FileGraph) -> None:
+def fts_rows(source: SourceFile, graph: FileGraph) -> list[tuple[str, str, str, str]]:
+    """The FTS fields (title, labels, path, content) of every node of a file, in node order."""
+    file_node = _file_node_id(graph)
+    top_level = [n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in (None, file_node)]
+    lines = LineText(source.text)
+    path_text = _path_text(source.path)
+    return [
+        (
+            _title(node),
+            _node_labels(node, source),
+            path_text,
+            _fts_content(node, lines, top_level if node.kind == NODE_FILE else []),
+        )
+        for node in graph.nodes
+    ]
+
+
+def _insert_file(
+    conn: sqlite3.Connection, source: SourceFile, graph: FileGraph, fts: list[tuple[str, str, str, str]]
+) -> None:
     cur = conn.execute(
         "INSERT INTO files (path, size, mtime_ns, inode, sha256, kind, language, authority, freshness,"
         " sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -211,40 +235,21 @@ def _insert_file(conn: sqlite3.Connection, source: SourceFile, graph: FileGraph)
         ),
     )
     file_id = cur.lastrowid
-    file_node = _file_node_id(graph)
-    top_level = [n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in (None, file_node)]
-    lines = LineText(source.text)
-    path_text = _path_text(source.path)
-    for node in graph.nodes:
-        children = top_level if node.kind == NODE_FILE else []
-        row = conn.execute(
-            "INSERT INTO nodes (id, file_id, kind, name, qualname, symbol_kind, start_line, end_line, language,"
-            " signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                node.id,
-                file_id,
-                node.kind,
-                node.name,
-                node.qualname,
-                node.symbol_kind,
-                node.start_line,
-                node.end_line,
-                node.language,
-                node.signature,
-                node.docstring,
-                node.parent_id,
-            ),
-        )
-        conn.execute(
-            "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)",
-            (
-                row.lastrowid,
-                _title(node),
-                _node_labels(node, source),
-                path_text,
-                _fts_content(node, lines, children),
-            ),
-        )
+    # One writer holds the lock, so rowids can be assigned here and both tables written in bulk.
+    first = int(conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM nodes").fetchone()[0])
+    conn.executemany(
+        "INSERT INTO nodes (rowid, id, file_id, kind, name, qualname, symbol_kind, start_line, end_line,"
+        " language, signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (first + i, n.id, file_id, n.kind, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line,
+             n.language, n.signature, n.docstring, n.parent_id)
+            for i, n in enumerate(graph.nodes)
+        ],
+    )  # fmt: skip
+    conn.executemany(
+        "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)",
+        [(first + i, *row) for i, row in enumerate(fts)],
+    )
     conn.executemany(
         "INSERT OR IGNORE INTO edges (id, file_id, type, source, target) VALUES (?,?,?,?,?)",
         [(e.id, file_id, e.type, e.source, e.target) for e in graph.edges],
@@ -278,22 +283,18 @@ def _record_exclusion(conn: sqlite3.Connection, exclusion: Exclusion, stat: File
     )
 
 
-def _apply(
-    conn: sqlite3.Connection,
-    known: dict[str, _Known],
-    batch: list[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]],
-) -> int:
+def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded]) -> int:
     indexed = 0
     with transaction(conn):
-        for stat, source, graph in batch:
-            old = known.get(stat.path)
+        for loaded in batch:
+            old = known.get(loaded.stat.path)
             if old is not None:
                 _delete_file(conn, old.id)
-            conn.execute("DELETE FROM excluded WHERE path = ?", (stat.path,))
-            if isinstance(source, Exclusion):
-                _record_exclusion(conn, source, stat)
-            elif graph is not None:
-                _insert_file(conn, source, graph)
+            conn.execute("DELETE FROM excluded WHERE path = ?", (loaded.stat.path,))
+            if isinstance(loaded.source, Exclusion):
+                _record_exclusion(conn, loaded.source, loaded.stat)
+            elif loaded.graph is not None:
+                _insert_file(conn, loaded.source, loaded.graph, loaded.fts)
                 indexed += 1
     return indexed
 
@@ -364,7 +365,7 @@ def refresh(
         known = load_known(conn)
         total = len(work.to_read)
         done = 0
-        batch: list[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]] = []
+        batch: list[Loaded] = []
         for item in _load_all(root, work.to_read, config):
             batch.append(item)
             if len(batch) >= BATCH_FILES:
@@ -385,7 +386,7 @@ def refresh(
 def _flush(
     conn: sqlite3.Connection,
     known: dict[str, _Known],
-    batch: list[tuple[FileStat, SourceFile | Exclusion, FileGraph | None]],
+    batch: list[Loaded],
     report: RefreshReport,
     done: int,
     total: int,
