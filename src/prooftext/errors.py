@@ -43,7 +43,8 @@ each; the core never formats an error for a wire.
     ├── ArtifactError                   artifact_invalid    -32008
     │   ├── ArtifactIdMismatchError     artifact_id_mismatch
     │   ├── SchemaViolationError        schema_violation
-    │   └── OutputExistsError           output_exists
+    │   ├── OutputExistsError           output_exists
+    │   └── SelectionMismatchError      selection_mismatch
     ├── GovernanceError                 governance_violation -32009
     │   ├── AuthorityError              authority_invalid
     │   ├── SensitivityError            sensitivity_violation
@@ -252,6 +253,12 @@ class SchemaViolationError(ArtifactError):
 
 class OutputExistsError(ArtifactError):
     code = "output_exists"
+
+
+class SelectionMismatchError(ArtifactError):
+    """A supplied Selection differs from what the deterministic selector produces for its Graph and Query."""
+
+    code = "selection_mismatch"
 
 
 class GovernanceError(ProoftextError):

@@ -16,6 +16,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "prooftext.cli.index",
     "prooftext.cli.pack",
     "prooftext.cli.conversation",
+    "prooftext.cli.context",
 )
 
 

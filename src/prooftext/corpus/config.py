@@ -8,6 +8,8 @@ parts of prooftext and are left alone)::
     max_total_bytes = 67108864      # all adopted sources together; the rest get "total_size"
     exclude = ["*.min.js"]          # extra gitignore-style patterns, relative to the root
     specification = "SPEC.md"       # portable relative path of the one canonical specification
+    secrets = "exclude"             # a source carrying a credential: "exclude" (default) or "redact"
+    secrets_allow_pragma = false    # honour inline "pragma: allowlist secret" / "gitleaks:allow"
 
     [[labels]]                      # ordered; a later matching rule overrides earlier ones field by field
     glob = "docs/adr/**"            # gitignore wildmatch on the portable path
@@ -15,6 +17,13 @@ parts of prooftext and are left alone)::
     sensitivity = "public"
     # freshness = "candidate-bound"
     # kind = "doc"                  # code | doc | config | data | text
+
+Secrets policy (rules in :mod:`prooftext.corpus.secrets`): under ``exclude`` a source with a credential is
+not indexed and is recorded with reason ``secret`` (rule ids and line numbers, never the value); under
+``redact`` it is indexed with each value replaced by ``[REDACTED:<rule>]``, except private-key blocks, which
+are always excluded. A path spelling a credential is always excluded, recorded under a redacted path.
+Inline allowlist pragmas are ignored unless ``secrets_allow_pragma`` is true; prompts redact such values
+anyway.
 
 Label values and the structural authority rules are described in :mod:`prooftext.corpus.labels`. A corrupt
 or ill-typed file raises :class:`ConfigError` naming the file and the key (``scan.max_file_bytes``,
@@ -33,6 +42,7 @@ from pathspec import GitIgnoreSpec
 
 from prooftext.corpus.labels import LabelRule, check_rule, kind_for, labels_for, source_kind
 from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
+from prooftext.corpus.secrets import DEFAULT_POLICY, POLICIES
 from prooftext.errors import ConfigError, ProoftextError
 
 __all__ = [
@@ -54,7 +64,9 @@ CONFIG_FILE = "prooftext.toml"
 MAX_CONFIG_BYTES = 1 * MIB
 """The config is read with the same bounded, no-symlink reader as sources."""
 
-_SCAN_KEYS = frozenset({"max_file_bytes", "max_total_bytes", "exclude", "specification"})
+_SCAN_KEYS = frozenset(
+    {"max_file_bytes", "max_total_bytes", "exclude", "specification", "secrets", "secrets_allow_pragma"}
+)
 _RULE_KEYS = frozenset(f.name for f in fields(LabelRule))
 
 
@@ -73,6 +85,18 @@ def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
             raise ConfigError(
                 f"{key}[{index}] is not a valid pattern: {exc}", key=f"{key}[{index}]"
             ) from None
+
+
+def _check_secrets(policy: object, allow_pragma: object) -> None:
+    if policy not in POLICIES:
+        raise ConfigError(
+            f"scan.secrets must be one of {', '.join(POLICIES)}; got {policy!r}", key="scan.secrets"
+        )
+    if not isinstance(allow_pragma, bool):
+        raise ConfigError(
+            f"scan.secrets_allow_pragma must be true or false; got {allow_pragma!r}",
+            key="scan.secrets_allow_pragma",
+        )
 
 
 def _check_specification(value: object, key: str) -> None:
@@ -95,6 +119,8 @@ class CorpusConfig:
     exclude: tuple[str, ...] = ()
     label_rules: tuple[LabelRule, ...] = field(default=())
     specification: str | None = None
+    secrets: str = DEFAULT_POLICY
+    secrets_allow_pragma: bool = False
 
     def __post_init__(self) -> None:
         # Accept lists from callers while keeping the frozen value hashable.
@@ -104,6 +130,7 @@ class CorpusConfig:
         _check_positive(self.max_total_bytes, "scan.max_total_bytes")
         _check_patterns(self.exclude, "scan.exclude")
         _check_specification(self.specification, "scan.specification")
+        _check_secrets(self.secrets, self.secrets_allow_pragma)
         for index, rule in enumerate(self.label_rules):
             if not isinstance(rule, LabelRule):
                 raise ConfigError(f"labels[{index}] must be a LabelRule", key=f"labels[{index}]")

@@ -5,6 +5,11 @@ The path is opened one component at a time under the root with ``O_NOFOLLOW`` (s
 file whose (size, mtime_ns, inode) still equal the walk's, before and after reading at most
 ``max_file_bytes + 1`` bytes. Then: a NUL in the first ``BINARY_SNIFF_BYTES`` bytes is ``binary``, and
 text that is not strict UTF-8 is ``encoding``. Text is kept exactly as stored (no newline translation).
+
+Then the secrets policy (:mod:`prooftext.corpus.secrets`, ``[scan] secrets``): a path spelling a credential
+is excluded with reason ``secret`` under a redacted path; a text carrying one is excluded with reason
+``secret`` (policy ``exclude``, and always for private keys) or adopted with each value replaced by a
+placeholder (policy ``redact``). The digest stays that of the raw bytes; the line structure is kept.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import os
 from pathlib import Path
 
 from prooftext.canonical import sha256_hex
+from prooftext.corpus import secrets
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.labels import labels_for, source_kind
 from prooftext.corpus.lines import count_lines
@@ -21,6 +27,7 @@ from prooftext.corpus.model import (
     REASON_BINARY,
     REASON_ENCODING,
     REASON_PATH,
+    REASON_SECRET,
     Exclusion,
     FileStat,
     SourceFile,
@@ -40,9 +47,31 @@ def _decode(stat: FileStat, data: bytes) -> str | Exclusion:
         return Exclusion(stat.path, REASON_ENCODING, f"not UTF-8 at byte {exc.start}")
 
 
+def _apply_secrets_policy(stat: FileStat, text: str, config: CorpusConfig) -> str | Exclusion:
+    """The text to index under the secrets policy, or the exclusion (whose detail never holds a value)."""
+    findings = secrets.blocking(
+        secrets.find_secrets(text, path=stat.path, allow_pragma=config.secrets_allow_pragma)
+    )
+    if not findings:
+        return text
+    always = [f for f in findings if f.rule in secrets.ALWAYS_EXCLUDED]
+    if config.secrets == secrets.POLICY_EXCLUDE or always:
+        return Exclusion(stat.path, REASON_SECRET, secrets.describe(always or findings))
+    return secrets.redact(text, findings)
+
+
 def adopt(stat: FileStat, data: bytes, config: CorpusConfig) -> SourceFile | Exclusion:
-    """A source from bytes already read safely for ``stat``: sniff, decode, digest, count, label."""
+    """A source from bytes already read safely for ``stat``: sniff, decode, apply the secrets policy,
+    digest, count, label."""
+    in_path = secrets.path_findings(stat.path)
+    if in_path:
+        return Exclusion(
+            secrets.redact_path(stat.path), REASON_SECRET, secrets.describe(in_path, in_path=True)
+        )
     text = _decode(stat, data)
+    if isinstance(text, Exclusion):
+        return text
+    text = _apply_secrets_policy(stat, text, config)
     if isinstance(text, Exclusion):
         return text
     return SourceFile(

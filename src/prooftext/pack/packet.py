@@ -120,7 +120,13 @@ class Compiler:
         self.texts = StoreTexts(conn)
         self._costs: dict[tuple[str, int, int], int] = {}
         self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text))
-        self.required, self.optional, self.traversal = prepare(conn, self.query, self.ranked.candidates)
+        prepared = prepare(conn, self.query, self.ranked.candidates)
+        self.required, self.optional, self.traversal = (
+            prepared.required,
+            prepared.optional,
+            prepared.traversal,
+        )
+        self.components = prepared.components
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
         self.header_cost += self.counter.count(render_footer(self.format))
 
@@ -176,7 +182,7 @@ class Compiler:
         required_paths = {c.path for c in self.required}
         while True:
             optional = [c for c in self.optional if c.path not in drifted]
-            sel = fill(query, self.required, optional, self.cost, self.header_cost)
+            sel = fill(query, self.required, optional, self.cost, self.header_cost, self.components)
             good, bad = self._verify(sel)
             for path, seen in bad.items():
                 if path in required_paths:

@@ -3,17 +3,33 @@
 Retrieved text is data, never instructions: every block is labelled with its path, line range, digest,
 authority and sensitivity, and fenced by a boundary that carries a nonce no excerpt (nor the query)
 contains, so source text cannot close its own block. The nonce is derived from the packet's content,
-which keeps output deterministic; it is re-derived until it occurs nowhere in the packet's text.
+which keeps output deterministic; it is re-derived until it occurs nowhere in the packet's text or paths.
+
+Two transformations happen here, for every format, so that costs measured while selecting, the final
+prompt and ``prooftext verify`` (which re-renders from the files) always agree:
+
+* **Redaction**: each excerpt passes through :func:`prooftext.corpus.secrets.redact_text`, so a credential
+  never reaches a prompt even if the scan policy let its source in (the scan normally excludes such files).
+* **Flags**: :func:`prooftext.pack.injection.flags` labels excerpts holding instruction-like text,
+  invisible characters, bidi controls, high-entropy strings or redactions (``flags=bidi:1,instruction-like``).
+  The excerpt bytes are otherwise quoted exactly; flags never change what is selected.
+
+In the markdown format a label value that could be misread (spaces, ``=``, quotes) is written as a JSON
+string, so a file name cannot forge another label field.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 import blake3
+
+from prooftext.corpus.secrets import redact_text
+from prooftext.pack.injection import flags
 
 FORMATS = ("markdown", "xml", "json")
 DEFAULT_FORMAT = "markdown"
@@ -57,6 +73,28 @@ class Block:
         return out
 
 
+_PLAIN_VALUE = re.compile(r"[^\s=\"'`]+")
+
+
+def _label_value(value: object) -> str:
+    text = str(value)
+    return text if _PLAIN_VALUE.fullmatch(text) else json.dumps(text)
+
+
+def excerpt_text(block: Block) -> str:
+    """The excerpt as it is rendered: the source text with credentials redacted."""
+    return redact_text(block.text, block.path)
+
+
+def block_label(block: Block, text: str) -> dict[str, object]:
+    """The block's label plus its ``flags`` (only when there are any) for the rendered ``text``."""
+    label = block.label()
+    marks = flags(text, block.path)
+    if marks:
+        label["flags"] = ",".join(marks)
+    return label
+
+
 def _body(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
@@ -82,15 +120,16 @@ def render_header(fmt: str, query: str, nonce: str) -> str:
 
 
 def render_block(fmt: str, block: Block, nonce: str, index: int) -> str:
-    label = block.label()
+    text = excerpt_text(block)
+    label = block_label(block, text)
     if fmt == "xml":
         attrs = " ".join(f"{k}={quoteattr(str(v))}" for k, v in label.items())
-        return f"<evidence nonce={quoteattr(nonce)} {attrs}>\n{escape(_body(block.text))}</evidence>\n"
+        return f"<evidence nonce={quoteattr(nonce)} {attrs}>\n{escape(_body(text))}</evidence>\n"
     if fmt == "json":
-        item = dict(label, text=block.text)
+        item = dict(label, text=text)
         return ("," if index else "") + json.dumps(item, sort_keys=True)
-    labels = " ".join(f"{k}={v}" for k, v in label.items())
-    return f"\n----- BEGIN EVIDENCE {nonce} {labels} -----\n{_body(block.text)}----- END EVIDENCE {nonce} -----\n"
+    labels = " ".join(f"{k}={_label_value(v)}" for k, v in label.items())
+    return f"\n----- BEGIN EVIDENCE {nonce} {labels} -----\n{_body(text)}----- END EVIDENCE {nonce} -----\n"
 
 
 def render_footer(fmt: str) -> str:
@@ -114,7 +153,7 @@ def derive_nonce(query: str, blocks: Sequence[Block]) -> str:
     while True:
         value = int.from_bytes(blake3.blake3(seed + counter.to_bytes(8, "big")).digest()[:8], "big")
         nonce = str(value % _NONCE_MODULUS).zfill(NONCE_DIGITS)
-        if nonce not in query and not any(nonce in b.text for b in blocks):
+        if nonce not in query and not any(nonce in b.text or nonce in b.path for b in blocks):
             return nonce
         counter += 1
 

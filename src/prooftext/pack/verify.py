@@ -12,7 +12,7 @@ from typing import Any
 
 from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, digest, render
-from prooftext.pack.sources import REASON_MISSING, REASON_UNREADABLE, observe
+from prooftext.pack.sources import REASON_MISSING, observe
 
 BIT_DIGEST = 1
 BIT_SOURCE = 2
@@ -56,9 +56,7 @@ def verify_packet(packet: dict[str, Any], root: Path) -> VerifyReport:
         seen = observe(root, path, sha, [(start, end)])
         report.checked += 1
         if seen.text is None:
-            bit = (
-                BIT_IO if seen.io_error or (seen.reason == REASON_UNREADABLE and seen.io_error) else BIT_SOURCE
-            )
+            bit = BIT_IO if seen.io_error else BIT_SOURCE
             report.add(bit, kind=seen.reason or REASON_MISSING, path=path, detail=seen.detail)
             continue
         truncated = item.get("truncated_from")

@@ -7,8 +7,9 @@ Required items allocate first and can never be evicted; optional candidates fill
 from __future__ import annotations
 
 import sqlite3
+from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.errors import (
@@ -19,9 +20,10 @@ from prooftext.errors import (
     SourceMissingError,
 )
 from prooftext.graph.model import NODE_FILE
+from prooftext.graph.resolve import PathIndex
 from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candidate
 from prooftext.select.query import Query
-from prooftext.select.rank import NODE_COLUMNS, _candidate, _Row, apply_heads
+from prooftext.select.rank import NODE_COLUMNS, _candidate, _Row, _rows, apply_heads
 
 MIN_TRUNCATED_LINES = 3
 """A truncated excerpt keeps at least this many lines, or it is not worth a block."""
@@ -31,6 +33,8 @@ REASON_NODE_CEILING = "node_ceiling"
 REASON_OVER_CLEARANCE = "over_clearance"
 REASON_COVERED = "covered"
 REASON_DRIFT = "source_drift"
+REASON_CONTRADICTION = "contradiction_component"
+"""A contradiction component that could not be taken whole was excluded as a unit."""
 
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
@@ -193,6 +197,51 @@ def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceil
         raise RequestError("more required references than max_nodes", field="max_nodes")
 
 
+Components = dict[str, list[Candidate]]
+"""For every path in a declared contradiction, the whole-file candidates of its complete component."""
+
+
+def contradiction_components(conn: sqlite3.Connection) -> Components:
+    """Paths joined by ``contradicts`` declarations, grouped into connected components (never a winner)."""
+    pairs = conn.execute(
+        "SELECT f.path, c.target FROM contradicts c JOIN files f ON f.id = c.file_id"
+    ).fetchall()
+    if not pairs:
+        return {}
+    index = PathIndex({r[0] for r in conn.execute("SELECT path FROM files")})
+    adjacent: dict[str, set[str]] = defaultdict(set)
+    for source, target in pairs:
+        other = index.resolve_declared(source, target)
+        if other is not None and other != source:
+            adjacent[source].add(other)
+            adjacent[other].add(source)
+    out: Components = {}
+    for start in sorted(adjacent):
+        if start in out:
+            continue
+        members, frontier = {start}, [start]
+        while frontier:
+            for nxt in sorted(adjacent[frontier.pop()] - members):
+                members.add(nxt)
+                frontier.append(nxt)
+        marks = ",".join("?" * len(members))
+        rows = _rows(conn, f"n.kind = '{NODE_FILE}' AND f.path IN ({marks})", sorted(members))
+        group = [_candidate(r, PHASE_TRAVERSAL, "contradiction") for r in sorted(rows, key=lambda r: r.path)]
+        for path in members:
+            out[path] = group
+    return out
+
+
+def _take_group(sel: Selection, group: list[Candidate], room: int, cost: CostFn) -> list[Choice] | None:
+    """Every member whole, or nothing: a contradiction component is one atomic decision."""
+    if len(sel.chosen) + len(group) > sel.query.max_nodes or any(
+        _over_clearance(c, sel.query) for c in group
+    ):
+        return None
+    choices = [Choice(c, c.start_line, c.end_line, cost(c, c.start_line, c.end_line)) for c in group]
+    return choices if sum(c.cost for c in choices) <= room else None
+
+
 def _fit(cand: Candidate, room: int, cost: CostFn, allow_truncated: bool) -> Choice | None:
     """The whole excerpt if it fits ``room``; else, when allowed, its longest fitting prefix."""
     whole = cost(cand, cand.start_line, cand.end_line)
@@ -217,6 +266,7 @@ def fill(
     optional: Sequence[Candidate],
     cost: CostFn,
     header_cost: int,
+    components: Components | None = None,
 ) -> Selection:
     """Required first (never evicted), then optional candidates in rank order under both ceilings."""
     sel = Selection(query=query, header_cost=header_cost)
@@ -225,8 +275,30 @@ def fill(
     for chosen in sel.chosen:
         taken.setdefault(chosen.candidate.path, []).append((chosen.start_line, chosen.end_line))
     spent = sel.total_cost
+    decided: set[str] = set()
     for cand in optional:
+        group = (components or {}).get(cand.path)
+        if group is not None and cand.path in decided:
+            if not _covered(cand, taken):
+                _exclude(sel, cand, REASON_CONTRADICTION)
+            continue
         reason = _skip_reason(cand, sel, taken)
+        if group is not None and reason is None:
+            decided.update(c.path for c in group)
+            picked = _take_group(
+                sel, [c for c in group if not _covered(c, taken)], query.max_tokens - spent, cost
+            )
+            if picked is None:
+                for member in group:
+                    _exclude(sel, member, REASON_CONTRADICTION)
+                sel.omitted += len(group)
+                continue
+            for member_choice in picked:
+                sel.chosen.append(member_choice)
+                spent += member_choice.cost
+                path = member_choice.candidate.path
+                taken.setdefault(path, []).append((member_choice.start_line, member_choice.end_line))
+            continue
         choice = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
         if choice is None:
             reason = reason or REASON_OVER_BUDGET
@@ -239,13 +311,33 @@ def fill(
     return sel
 
 
-def prepare(
-    conn: sqlite3.Connection, query: Query, ranked: Sequence[Candidate]
-) -> tuple[list[Candidate], list[Candidate], dict[str, int]]:
+def _with_components(required: list[Candidate], components: Components) -> list[Candidate]:
+    """A required member of a contradiction component makes its whole component required."""
+    out = list(required)
+    have = {c.node_id for c in out}
+    for cand in required:
+        for member in components.get(cand.path, []):
+            if member.node_id not in have:
+                have.add(member.node_id)
+                out.append(replace(member, phase=PHASE_REQUIRED, reason=f"contradicts {cand.path}"))
+    return out
+
+
+@dataclass
+class Prepared:
+    required: list[Candidate]
+    optional: list[Candidate]
+    traversal: dict[str, int]
+    components: Components
+
+
+def prepare(conn: sqlite3.Connection, query: Query, ranked: Sequence[Candidate]) -> Prepared:
     """Required candidates, and the optional ones in order: traversal from required, then ranked hits."""
     required = required_candidates(conn, query)
+    components = contradiction_components(conn)
+    required = _with_components(required, components)
     traversed, record = traverse(conn, required, query)
     traversed = apply_heads(conn, traversed)
     skip = {c.node_id for c in required} | {c.node_id for c in traversed}
     optional = [*traversed, *(c for c in ranked if c.node_id not in skip)]
-    return required, optional, record
+    return Prepared(required, optional, record, components)

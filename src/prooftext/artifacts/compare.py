@@ -1,0 +1,69 @@
+"""``context compare``: a side-effect-free structural comparison of two Snapshots.
+
+Extracts are matched by node id (content-addressed, so equal ids mean equal text and labels); an extract
+that left and another that arrived at the same place (root scope, path, node kind and qualified name) is
+reported as changed. Edges, exclusions and contradiction components are compared by id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prooftext.artifacts.models import Extract, Snapshot
+
+
+def _place(extract: Extract) -> tuple[str, str, str, str]:
+    return (extract.root_scope, extract.path, extract.kind, extract.qualname)
+
+
+def _brief(extract: Extract) -> dict[str, Any]:
+    return {
+        "node_id": extract.node_id,
+        "path": extract.path,
+        "kind": extract.kind,
+        "qualname": extract.qualname,
+        "line_range": list(extract.line_range),
+        "text_sha256": extract.text_sha256,
+    }
+
+
+def _set_delta(base: set[str], current: set[str]) -> dict[str, list[str]]:
+    return {"added": sorted(current - base), "removed": sorted(base - current)}
+
+
+def _extract_delta(base: Snapshot, current: Snapshot) -> dict[str, Any]:
+    before = {e.node_id: e for e in base.extracts}
+    after = {e.node_id: e for e in current.extracts}
+    gone = {_place(before[n]): before[n] for n in sorted(set(before) - set(after))}
+    came = {_place(after[n]): after[n] for n in sorted(set(after) - set(before))}
+    changed = sorted(set(gone) & set(came))
+    return {
+        "unchanged": len(set(before) & set(after)),
+        "added": [_brief(came[p]) for p in sorted(set(came) - set(gone))],
+        "removed": [_brief(gone[p]) for p in sorted(set(gone) - set(came))],
+        "changed": [{"base": _brief(gone[p]), "current": _brief(came[p])} for p in changed],
+    }
+
+
+def compare_snapshots(base: Snapshot, current: Snapshot) -> dict[str, Any]:
+    """The structural difference from ``base`` to ``current``; ``identical`` when the ids are equal."""
+    return {
+        "base_id": base.artifact_id,
+        "current_id": current.artifact_id,
+        "identical": base.artifact_id == current.artifact_id,
+        "candidate_changed": base.candidate != current.candidate,
+        "graph_changed": base.graph_id != current.graph_id,
+        "query_changed": base.query.artifact_id != current.query.artifact_id,
+        "sensitivity": {"base": base.sensitivity, "current": current.sensitivity},
+        "bytes": {
+            "base": base.budget.used_bytes,
+            "current": current.budget.used_bytes,
+            "delta": current.budget.used_bytes - base.budget.used_bytes,
+        },
+        "extracts": _extract_delta(base, current),
+        "edges": _set_delta({e.edge_id for e in base.edges}, {e.edge_id for e in current.edges}),
+        "excluded": _set_delta({x.node_id for x in base.excluded}, {x.node_id for x in current.excluded}),
+        "contradictions": _set_delta(
+            {c.component_id for c in base.contradictions}, {c.component_id for c in current.contradictions}
+        ),
+    }

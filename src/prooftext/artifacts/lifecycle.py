@@ -1,0 +1,186 @@
+"""The lifecycle commands over files: load inputs strictly, build, self-validate, publish exclusively.
+
+Every output is encoded canonically, re-parsed with every reader check, scanned for absolute roots, and
+created exclusively; commands that know the repository root refuse outputs inside the candidate and verify
+the CandidateIdentity once more immediately before publication. ``validate`` and ``compare`` have no side
+effects. The CLI and the context gate both call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext import canonical
+from prooftext.artifacts.compaction import build_compaction
+from prooftext.artifacts.compare import compare_snapshots
+from prooftext.artifacts.indexer import build_graph, spec_source
+from prooftext.artifacts.loader import encode_artifact, load_artifact, parse_artifact, read_artifact_bytes
+from prooftext.artifacts.manifest import build_context_manifest
+from prooftext.artifacts.models import Graph, HostSummaryProposal, Manifest, Query, Selection, Snapshot
+from prooftext.artifacts.observe import Roots, require_candidate
+from prooftext.artifacts.outputs import require_output_outside_candidate
+from prooftext.artifacts.proposal import build_proposal
+from prooftext.artifacts.publish import check_no_absolute_roots, publish_exclusive
+from prooftext.artifacts.quality import build_quality_report
+from prooftext.artifacts.query import QuerySpec, build_query
+from prooftext.artifacts.selector import select
+from prooftext.artifacts.snapshot import build_snapshot, publication_check
+from prooftext.errors import RequestError, RootMissingError, RootNotDirectoryError
+
+MAX_CLAIMS_FILE_BYTES = 8 * 1024 * 1024
+SUMMARY_COUNTS = ("sources", "nodes", "edges", "extracts", "excluded", "retained", "digests", "claims")
+
+
+@dataclass(frozen=True)
+class Published:
+    artifact_type: str
+    artifact_id: str
+    output: Path
+    size: int
+    counts: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "artifact_type": self.artifact_type,
+            "artifact_id": self.artifact_id,
+            "output": str(self.output),
+            "bytes": self.size,
+            "counts": self.counts,
+        }
+
+
+def explicit_root(path: Path, what: str) -> Path:
+    """An existing directory given on the command line, made absolute (never serialized)."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise RootMissingError(f"{what} does not exist", root=what)
+    if not path.is_dir():
+        raise RootNotDirectoryError(f"{what} is not a directory", root=what)
+    return path.resolve()
+
+
+def roots_of(repository: Path, owner: Path | None) -> Roots:
+    return Roots(
+        explicit_root(repository, "--repository-root"),
+        explicit_root(owner, "--owner-root") if owner is not None else None,
+    )
+
+
+def publish_artifact(
+    artifact: dict[str, Any],
+    output: Path,
+    roots: Roots | None = None,
+    final_check: Callable[[], None] | None = None,
+) -> Published:
+    data = encode_artifact(artifact)
+    if roots is not None:
+        check_no_absolute_roots(data, roots.absolute_forms())
+    publish_exclusive(output, data, before=final_check)
+    counts = {key: len(artifact[key]) for key in SUMMARY_COUNTS if isinstance(artifact.get(key), list)}
+    return Published(artifact["artifact_type"], artifact["artifact_id"], output, len(data), counts)
+
+
+def _candidate_check(artifact: dict[str, Any], roots: Roots) -> Callable[[], None]:
+    return lambda: publication_check(artifact, roots)
+
+
+def run_manifest(
+    root: Path,
+    output: Path,
+    specification: str | None,
+    required: list[str],
+    owner_root: Path | None = None,
+    owner_sources: list[str] | None = None,
+) -> Published:
+    roots = roots_of(root, owner_root)
+    require_output_outside_candidate(roots.repository, output)
+    artifact = build_context_manifest(roots, specification, required, owner_sources or [])
+    manifest = Manifest.model_validate(artifact)
+    spec = spec_source(manifest.sources).locator.path
+    return publish_artifact(
+        artifact, output, roots, lambda: require_candidate(manifest.candidate, roots.repository, spec)
+    )
+
+
+def run_index(manifest_path: Path, repository: Path, owner: Path | None, output: Path) -> Published:
+    roots = roots_of(repository, owner)
+    require_output_outside_candidate(roots.repository, output)
+    manifest = load_artifact(manifest_path, Manifest)
+    artifact = build_graph(manifest, roots)
+    return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
+
+
+def run_query(graph_path: Path, spec: QuerySpec, output: Path) -> Published:
+    graph = load_artifact(graph_path, Graph)
+    return publish_artifact(build_query(graph, spec), output)
+
+
+def run_select(graph_path: Path, query_path: Path, output: Path) -> Published:
+    graph = load_artifact(graph_path, Graph)
+    query = load_artifact(query_path, Query)
+    return publish_artifact(select(graph, query), output)
+
+
+def run_snapshot(
+    graph_path: Path, selection_path: Path, repository: Path, owner: Path | None, output: Path
+) -> Published:
+    roots = roots_of(repository, owner)
+    require_output_outside_candidate(roots.repository, output)
+    graph = load_artifact(graph_path, Graph)
+    selection = load_artifact(selection_path, Selection)
+    artifact = build_snapshot(graph, selection, roots)
+    return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
+
+
+def _claims(path: Path) -> list[Any]:
+    value = canonical.load(read_artifact_bytes(path))
+    claims = value.get("claims") if isinstance(value, dict) else value
+    if not isinstance(claims, list):
+        raise RequestError(
+            'the claims file holds a JSON list of claims (or {"claims": [...]})', field="claims"
+        )
+    return claims
+
+
+def run_propose(snapshot_path: Path, claims_path: Path, output: Path) -> Published:
+    snapshot = load_artifact(snapshot_path, Snapshot)
+    return publish_artifact(build_proposal(snapshot, _claims(claims_path)), output)
+
+
+def run_compact(
+    snapshot_path: Path, repository: Path, owner: Path | None, output: Path, proposal_path: Path | None
+) -> Published:
+    roots = roots_of(repository, owner)
+    require_output_outside_candidate(roots.repository, output)
+    snapshot = load_artifact(snapshot_path, Snapshot)
+    proposal = load_artifact(proposal_path, HostSummaryProposal) if proposal_path is not None else None
+    artifact = build_compaction(snapshot, proposal, roots)
+    return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
+
+
+def run_quality(graph_path: Path, snapshot_path: Path, output: Path) -> Published:
+    graph = load_artifact(graph_path, Graph)
+    snapshot = load_artifact(snapshot_path, Snapshot)
+    return publish_artifact(build_quality_report(graph, snapshot), output)
+
+
+def run_compare(base_path: Path, current_path: Path) -> dict[str, Any]:
+    return compare_snapshots(load_artifact(base_path, Snapshot), load_artifact(current_path, Snapshot))
+
+
+def run_validate(path: Path) -> dict[str, Any]:
+    """Every schema, model, id and semantic check; no roots, so nothing is re-observed or authenticated."""
+    data = read_artifact_bytes(path)
+    model = parse_artifact(data)
+    value = model.model_dump(mode="json", exclude_unset=True)
+    return {
+        "valid": True,
+        "artifact_type": value["artifact_type"],
+        "artifact_id": value["artifact_id"],
+        "bytes": len(data),
+        "checks": ["canonical_json", "byte_ceiling", "json_schema", "model", "artifact_id", "semantics"],
+        "reobserved": False,
+    }

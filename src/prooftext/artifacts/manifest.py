@@ -1,0 +1,102 @@
+"""``context manifest``: a Manifest from a scan of the repository root, plus explicit owner records.
+
+Repository sources come from :func:`prooftext.corpus.scan` and :func:`prooftext.corpus.build_manifest`;
+paths that are not portable ASCII are moved to the exclusions (reason ``path_not_portable``). The declared
+specification is the one ``canonical-specification`` source and is always required; ``required`` names more
+repository paths that must be adopted. Owner records are read strictly through the explicit owner root and
+enter as ``owner-approved``, ``owner-private``, self-linked ``owner-record`` sources.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from prooftext import canonical
+from prooftext.artifacts import governance as gov
+from prooftext.artifacts.fields import PATH_PATTERN
+from prooftext.artifacts.observe import Roots, read_strict
+from prooftext.corpus.config import load_config
+from prooftext.corpus.labels import kind_for
+from prooftext.corpus.lines import count_lines
+from prooftext.corpus.manifest import build_manifest
+from prooftext.corpus.model import REASON_PATH
+from prooftext.corpus.scan import scan
+from prooftext.errors import ConfigError, RequestError, SourceMissingError
+
+PROVENANCE_OWNER_RECORD = "owner-record"
+FIRST_LINE = 1
+_PORTABLE = re.compile(PATH_PATTERN)
+
+
+def _portable(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    kept, moved = [], []
+    for entry in entries:
+        path = entry["locator"]["path"]
+        if _PORTABLE.match(path):
+            kept.append(entry)
+        else:
+            moved.append({"path": path, "reason": REASON_PATH, "detail": "not a portable ASCII path"})
+    return kept, moved
+
+
+def _mark_required(sources: list[dict[str, Any]], required: set[str], spec: str) -> None:
+    paths = {s["locator"]["path"] for s in sources}
+    for path in sorted(required - paths):
+        raise SourceMissingError(f"required path {path} is not an adopted source", path=path)
+    for source in sources:
+        if source["locator"]["path"] in required | {spec}:
+            source["required"] = True
+
+
+def owner_source(roots: Roots, path: str) -> dict[str, Any]:
+    """An owner record read strictly through the owner root."""
+    data = read_strict(roots.root_for(gov.SCOPE_OWNER, path), path)
+    digest = canonical.sha256_hex(data)
+    return {
+        "locator": {
+            "root_scope": gov.SCOPE_OWNER,
+            "path": path,
+            "sha256": digest,
+            "line_range": [FIRST_LINE, count_lines(data)],
+        },
+        "kind": kind_for(path),
+        "authority": gov.OWNER_APPROVED,
+        "freshness": gov.CANDIDATE_BOUND,
+        "sensitivity": gov.OWNER_PRIVATE,
+        "provenance": [
+            {
+                "type": PROVENANCE_OWNER_RECORD,
+                "root_scope": gov.SCOPE_OWNER,
+                "locator_path": path,
+                "sha256": digest,
+            }
+        ],
+        "bytes": len(data),
+    }
+
+
+def build_context_manifest(
+    roots: Roots, specification: str | None, required: list[str], owner_paths: list[str]
+) -> dict[str, Any]:
+    """The Manifest of the repository root (and owner records), with its artifact id."""
+    config = load_config(roots.repository)
+    spec = specification or config.specification
+    if spec is None:
+        raise ConfigError(
+            "a manifest needs the canonical specification: pass --specification or set [scan] specification",
+            key="scan.specification",
+        )
+    if owner_paths and roots.owner is None:
+        raise RequestError("--owner-source needs --owner-root", field="owner_source")
+    result = scan(roots.repository, replace(config, specification=spec))
+    base = build_manifest(result.sources, result.excluded, result.candidate)
+    sources, moved = _portable(base["sources"])
+    _mark_required(sources, set(required), spec)
+    sources += [owner_source(roots, path) for path in sorted(set(owner_paths))]
+    roots.check_owner_used()
+    sources.sort(key=lambda s: (s["locator"]["root_scope"], s["locator"]["path"]))
+    excluded = sorted(base["excluded"] + moved, key=lambda e: (e["path"], e["reason"], e["detail"]))
+    body = {**base, "sources": sources, "excluded": excluded}
+    return canonical.with_artifact_id(body)

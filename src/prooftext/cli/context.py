@@ -1,0 +1,219 @@
+"""``prooftext context …`` (the context artifact lifecycle) and ``prooftext fsck``.
+
+Every command has ``--json``; failures become one bounded JSON error object and a non-zero exit status in
+:func:`prooftext.cli.common.run_app`. Publishing commands create one fresh output exclusively.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from prooftext.artifacts import lifecycle as lc
+from prooftext.artifacts import query as aq
+from prooftext.artifacts.fsck import fsck
+from prooftext.cli.common import app, emit_json
+
+context_app = typer.Typer(
+    name="context",
+    help="Context artifacts: manifest → index → query → select → snapshot → compact, compare, quality.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(context_app, name="context")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+OutputOpt = Annotated[Path, typer.Option("--output", help="A new file (never overwritten).")]
+RepoOpt = Annotated[Path, typer.Option("--repository-root", help="The explicit repository root.")]
+OwnerOpt = Annotated[
+    Path | None, typer.Option("--owner-root", help="The explicit owner root (owner sources only).")
+]
+ArtifactArg = Annotated[Path, typer.Argument(help="An artifact file.")]
+EXIT_GATE_FAILED = 1
+
+
+def _report(published: lc.Published, as_json: bool) -> None:
+    if as_json:
+        emit_json(published.to_dict())
+        return
+    counts = ", ".join(f"{n} {key}" for key, n in published.counts.items())
+    typer.echo(
+        f"wrote {published.artifact_type} {published.artifact_id[:16]} ({published.size} bytes"
+        f"{', ' + counts if counts else ''}) to {published.output}"
+    )
+
+
+@context_app.command("manifest")
+def manifest_command(
+    root: Annotated[Path, typer.Argument(help="Repository root to scan.")],
+    output: OutputOpt,
+    specification: Annotated[
+        str | None, typer.Option("--specification", help="Path of the canonical specification.")
+    ] = None,
+    required: Annotated[
+        list[str] | None, typer.Option("--required", help="A repository path that must be adopted.")
+    ] = None,
+    owner_root: OwnerOpt = None,
+    owner_source: Annotated[
+        list[str] | None, typer.Option("--owner-source", help="An owner record (path under --owner-root).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a Manifest of ROOT from a scan (and explicit owner records)."""
+    _report(
+        lc.run_manifest(root, output, specification, required or [], owner_root, owner_source or []), as_json
+    )
+
+
+@context_app.command("index")
+def index_command(
+    manifest: ArtifactArg,
+    repository_root: RepoOpt,
+    output: OutputOpt,
+    owner_root: OwnerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build the Graph of MANIFEST, re-observing every source through the explicit roots."""
+    _report(lc.run_index(manifest, repository_root, owner_root, output), as_json)
+
+
+@context_app.command("query")
+def query_command(
+    graph: ArtifactArg,
+    text: Annotated[str, typer.Argument(help="What the context is for.")],
+    output: OutputOpt,
+    max_bytes: Annotated[int, typer.Option("--max-bytes")] = aq.DEFAULT_MAX_BYTES,
+    max_nodes: Annotated[int, typer.Option("--max-nodes")] = aq.DEFAULT_MAX_NODES,
+    max_edges: Annotated[int, typer.Option("--max-edges")] = aq.DEFAULT_MAX_EDGES,
+    max_depth: Annotated[
+        int, typer.Option("--max-depth", help="BFS depth; 0 turns traversal off.")
+    ] = aq.DEFAULT_MAX_DEPTH,
+    clearance: Annotated[str, typer.Option("--clearance")] = aq.DEFAULT_CLEARANCE,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="UTC instant YYYY-MM-DDTHH:MM:SSZ.")] = None,
+    required: Annotated[
+        list[str] | None, typer.Option("--required", help="A node id or repository path.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a Query bound to GRAPH and its candidate."""
+    spec = aq.QuerySpec(
+        text, max_bytes, max_nodes, max_edges, max_depth, clearance, as_of, tuple(required or ())
+    )
+    _report(lc.run_query(graph, spec, output), as_json)
+
+
+@context_app.command("select")
+def select_command(
+    graph: ArtifactArg, query: ArtifactArg, output: OutputOpt, as_json: JsonOpt = False
+) -> None:
+    """Run the deterministic selector over GRAPH for QUERY."""
+    _report(lc.run_select(graph, query, output), as_json)
+
+
+@context_app.command("snapshot")
+def snapshot_command(
+    graph: ArtifactArg,
+    selection: ArtifactArg,
+    repository_root: RepoOpt,
+    output: OutputOpt,
+    owner_root: OwnerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rerun the selector, require byte equality, and re-observe every selected source."""
+    _report(lc.run_snapshot(graph, selection, repository_root, owner_root, output), as_json)
+
+
+@context_app.command("propose")
+def propose_command(
+    snapshot: ArtifactArg,
+    claims: Annotated[Path, typer.Option("--claims", help="JSON list of {text, decision, links}.")],
+    output: OutputOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """Wrap a host's claims about SNAPSHOT as an untrusted HostSummaryProposal."""
+    _report(lc.run_propose(snapshot, claims, output), as_json)
+
+
+@context_app.command("compact")
+def compact_command(
+    snapshot: ArtifactArg,
+    repository_root: RepoOpt,
+    output: OutputOpt,
+    owner_root: OwnerOpt = None,
+    host_summary_proposal: Annotated[Path | None, typer.Option("--host-summary-proposal")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compact SNAPSHOT extractively after re-observing it (optionally adopting a host proposal)."""
+    _report(lc.run_compact(snapshot, repository_root, owner_root, output, host_summary_proposal), as_json)
+
+
+@context_app.command("quality")
+def quality_command(
+    graph: ArtifactArg, snapshot: ArtifactArg, output: OutputOpt, as_json: JsonOpt = False
+) -> None:
+    """Write the Quality Report of GRAPH and SNAPSHOT (no aggregate score)."""
+    _report(lc.run_quality(graph, snapshot, output), as_json)
+
+
+@context_app.command("compare")
+def compare_command(base: ArtifactArg, current: ArtifactArg, as_json: JsonOpt = False) -> None:
+    """Compare two snapshots structurally (no side effects)."""
+    result = lc.run_compare(base, current)
+    if as_json:
+        emit_json(result)
+        return
+    ex = result["extracts"]
+    typer.echo(
+        "identical"
+        if result["identical"]
+        else f"{len(ex['added'])} added, {len(ex['removed'])} removed, {len(ex['changed'])} changed, "
+        f"{ex['unchanged']} unchanged extracts; bytes {result['bytes']['delta']:+d}"
+    )
+
+
+@context_app.command("validate")
+def validate_command(artifact: ArtifactArg, as_json: JsonOpt = False) -> None:
+    """Validate ARTIFACT: canonical form, schema, model, ids and semantics (no side effects)."""
+    result = lc.run_validate(artifact)
+    if as_json:
+        emit_json(result)
+    else:
+        typer.echo(f"valid {result['artifact_type']} {result['artifact_id']}")
+
+
+@context_app.command("gate")
+def gate_command(as_json: JsonOpt = False) -> None:
+    """Run the context integrity gate on a fresh fixture; prints PASS: CONTEXT-INTEGRITY on success."""
+    from prooftext.gates.context import render, run_gate
+
+    result = run_gate()
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        typer.echo(render(result), nl=False)
+    if not result.ok:
+        raise typer.Exit(EXIT_GATE_FAILED)
+
+
+@app.command("fsck")
+def fsck_command(
+    root: Annotated[
+        Path, typer.Argument(help="Root whose .prooftext/ store and artifacts are checked.")
+    ] = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Recompute stored artifacts, check the index store, re-hash sources; exit bitmask 1/2/4 as verify."""
+    report = fsck(lc.explicit_root(root, "ROOT"))
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        for problem in report.problems:
+            typer.echo(
+                f"fsck: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip(),
+                err=True,
+            )
+        typer.echo("ok" if report.status == 0 else f"failed (status {report.status})")
+    if report.status:
+        raise typer.Exit(report.status)

@@ -1,0 +1,586 @@
+"""Credential detection: which sources carry a secret, where, and how to redact it.
+
+The scan runs :func:`find_secrets` on every adopted text and :func:`path_findings` on every path. What
+happens next is the ``[scan] secrets`` policy (see :mod:`prooftext.corpus.config`):
+
+``exclude`` (default)
+    The file is not indexed: it becomes an exclusion with reason ``secret``. The detail names the rules
+    and line numbers (``aws-access-key-id at line 3``), never the value.
+``redact``
+    The file is indexed with every finding replaced by ``[REDACTED:<rule>]`` (the line structure is
+    kept, so line ranges and the file's SHA-256, which is computed on the raw bytes, stay valid).
+    Private-key blocks span lines and are always excluded, whatever the policy.
+
+Rendering (``pack/render.py``) applies :func:`redact_text` to every excerpt as a second, policy-free line
+of defence, so a value never reaches a prompt even when a source slipped past the scan (an inline
+allowlist pragma, an index built by an older version). Every rule is *line-local* (no pattern crosses a
+``\\n``), which makes redacting an excerpt equal to redacting the whole file and then slicing it: the
+prompt, its exact token cost and ``prooftext verify`` all agree.
+
+Two kinds of rule:
+
+* **definite** rules (:data:`RULES`): fixed credential shapes (cloud keys, git host tokens, chat and
+  payment API keys, JWTs, private keys, credentials in URLs) and ``password=``-style assignments with the
+  heuristics of detect-secrets (placeholders, templates and indirect references are not secrets). These
+  drive the policy.
+* the **high-entropy** heuristic (:func:`high_entropy_count`): long random-looking strings. It only
+  *labels* an excerpt (``flags=high-entropy:N``), because digests are everywhere in a repository: git
+  SHAs, SHA-256 hex, UUIDs, lockfile ``integrity`` hashes and prooftext's own ids are never counted, and
+  lockfiles are not examined at all.
+
+Inline allowlist pragmas (``pragma: allowlist secret``, ``gitleaks:allow``) are honoured only when
+``[scan] secrets_allow_pragma = true``; even then the value is still redacted in prompts.
+
+Known gaps (``tests/reliability/GAPS.md``): a secret split over two lines, or wrapped in base64 or
+another encoding, is not recognised (the high-entropy label may still mark it); walk-time exclusions
+(ignored or oversized files) keep their raw path.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import math
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from prooftext.corpus.labels import KIND_CODE, kind_for
+
+POLICY_EXCLUDE = "exclude"
+POLICY_REDACT = "redact"
+POLICIES: tuple[str, ...] = (POLICY_EXCLUDE, POLICY_REDACT)
+DEFAULT_POLICY = POLICY_EXCLUDE
+
+REDACTED_PREFIX = "[REDACTED:"
+"""Every redaction is ``[REDACTED:<rule id>]``; no rule matches it again, so redaction is idempotent."""
+
+RULE_PRIVATE_KEY = "private-key"
+ALWAYS_EXCLUDED: frozenset[str] = frozenset({RULE_PRIVATE_KEY})
+"""Rules whose findings exclude the file even under the redact policy (multi-line values)."""
+
+PRAGMAS: tuple[str, ...] = ("pragma: allowlist secret", "gitleaks:allow")
+MAX_DETAIL_FINDINGS = 8
+"""An exclusion detail lists at most this many findings, then a count."""
+
+_LOCK_FILES: frozenset[str] = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "pipfile.lock",
+        "cargo.lock",
+        "go.sum",
+        "composer.lock",
+        "gemfile.lock",
+        "uv.lock",
+        "pdm.lock",
+        "flake.lock",
+        "bun.lockb",
+        "packages.lock.json",
+        "mix.lock",
+        "pubspec.lock",
+        "podfile.lock",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One credential-shaped value: which rule, where. The value itself is never kept."""
+
+    rule: str
+    line: int
+    start: int
+    end: int
+    allowlisted: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rule": self.rule, "line": self.line, "allowlisted": self.allowlisted}
+
+
+Check = Callable[[str, str, str], bool]
+"""``check(value, line_text, path) -> bool``: False drops a match (a placeholder, a reference, ...)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    description: str
+    pattern: re.Pattern[str]
+    group: int = 0
+    check: Check | None = None
+
+
+def _not_example(value: str, _line: str, _path: str) -> bool:
+    return "EXAMPLE" not in value.upper()
+
+
+_PLACEHOLDER_WORDS: frozenset[str] = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "changeme",
+        "change_me",
+        "changeit",
+        "example",
+        "dummy",
+        "fake",
+        "test",
+        "testing",
+        "placeholder",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "redacted",
+        "hidden",
+        "required",
+        "optional",
+        "string",
+        "your_password",
+        "yourpassword",
+        "mypassword",
+        "my_password",
+    }
+)
+_PLACEHOLDER_MARKERS: tuple[str, ...] = (
+    REDACTED_PREFIX.lower(),
+    "${",
+    "{{",
+    "{%",
+    "%(",
+    "$(",
+    "<",
+    "example",
+    "placeholder",
+    "your_",
+    "your-",
+    "xxxx",
+    "****",
+    "....",
+    "os.environ",
+    "getenv",
+    "env(",
+    "process.env",
+)
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+_HAS_DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z_.\-]")
+
+
+def is_code_path(path: str) -> bool:
+    """Source code, where an unquoted right-hand side is an expression, not a literal."""
+    return bool(path) and kind_for(path) == KIND_CODE
+
+
+def is_placeholder(value: str) -> bool:
+    """detect-secrets' ``is_templated_secret`` and friends: not a real value."""
+    lowered = value.lower().strip("'\"`")
+    if lowered in _PLACEHOLDER_WORDS or len(set(lowered)) <= 2:
+        return True
+    if lowered.startswith(("$", "%", "@", "&", "*")):
+        return True
+    return any(marker in lowered for marker in _PLACEHOLDER_MARKERS)
+
+
+def _assignment_value(value: str, line: str, path: str) -> bool:
+    quoted = value[:1] in "'\"`"
+    bare = value.strip("'\"`")
+    if len(bare) < 6 or is_placeholder(bare):
+        return False
+    if quoted:
+        return True
+    # An unquoted value in code is a reference (``password=get_password()``), never a literal secret.
+    if is_code_path(path):
+        return False
+    return bool(_HAS_LETTER.search(bare) and _HAS_DIGIT_OR_SYMBOL.search(bare))
+
+
+def _url_password(value: str, _line: str, _path: str) -> bool:
+    return len(value) >= 3 and not is_placeholder(value) and value.lower() not in {"pass", "pwd", "user"}
+
+
+_B = r"(?<![A-Za-z0-9_])"  # a left boundary that, unlike \b, also holds before ``-`` and ``.``
+_E = r"(?![A-Za-z0-9_])"
+_KEY_WORDS = (
+    r"(?:password|passwd|passphrase|pwd|secret|client_secret|secret_key|api_key|apikey|"
+    r"access_key|secret_access_key|auth_token|access_token|private_key|db_pass|db_password)"
+)
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "aws-access-key-id",
+        "AWS access key id",
+        re.compile(_B + r"((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})" + _E),
+        1,
+        _not_example,
+    ),
+    Rule(
+        "aws-secret-access-key",
+        "AWS secret access key next to its name",
+        re.compile(
+            r"(?i)aws[A-Za-z0-9_.-]{0,20}?(?:secret|access)[A-Za-z0-9_.-]{0,20}?['\"]?[ \t]*[=:][ \t]*['\"]?"
+            r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        1,
+        _not_example,
+    ),
+    Rule("github-token", "GitHub token", re.compile(_B + r"(gh[pousr]_[A-Za-z0-9]{36,251})" + _E), 1),
+    Rule(
+        "github-fine-grained-token",
+        "GitHub fine-grained token",
+        re.compile(_B + r"(github_pat_[A-Za-z0-9_]{82})" + _E),
+        1,
+    ),
+    Rule("gitlab-token", "GitLab token", re.compile(_B + r"(glpat-[A-Za-z0-9_-]{20,64})" + _E), 1),
+    Rule("slack-token", "Slack token", re.compile(_B + r"(xox[abposr]-[A-Za-z0-9-]{10,250})" + _E), 1),
+    Rule(
+        "slack-webhook",
+        "Slack incoming webhook",
+        re.compile(r"(https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,})"),
+        1,
+    ),
+    Rule(
+        "discord-webhook",
+        "Discord webhook",
+        re.compile(
+            r"(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,})"
+        ),
+        1,
+    ),
+    Rule(
+        "telegram-bot-token",
+        "Telegram bot token",
+        re.compile(_B + r"([0-9]{8,10}:AA[A-Za-z0-9_-]{33})" + _E),
+        1,
+    ),
+    Rule(
+        "stripe-secret-key",
+        "Stripe secret or restricted key",
+        re.compile(_B + r"((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})" + _E),
+        1,
+    ),
+    Rule(
+        "square-token",
+        "Square access token or secret",
+        re.compile(_B + r"(sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60})" + _E),
+        1,
+    ),
+    Rule("twilio-api-key", "Twilio API key", re.compile(_B + r"(SK[0-9a-f]{32})" + _E), 1),
+    Rule(
+        "sendgrid-api-key",
+        "SendGrid API key",
+        re.compile(_B + r"(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})" + _E),
+        1,
+    ),
+    Rule(
+        "openai-api-key",
+        "OpenAI API key",
+        re.compile(_B + r"(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,})" + _E),
+        1,
+    ),
+    Rule(
+        "anthropic-api-key",
+        "Anthropic API key",
+        re.compile(_B + r"(sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,})" + _E),
+        1,
+    ),
+    Rule("google-api-key", "Google API key", re.compile(_B + r"(AIza[0-9A-Za-z_-]{35})" + _E), 1),
+    Rule("npm-token", "npm access token", re.compile(_B + r"(npm_[A-Za-z0-9]{36})" + _E), 1),
+    Rule("pypi-token", "PyPI upload token", re.compile(_B + r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})"), 1),
+    Rule("huggingface-token", "Hugging Face token", re.compile(_B + r"(hf_[A-Za-z]{34})" + _E), 1),
+    Rule(
+        "azure-storage-key",
+        "Azure storage account key",
+        re.compile(r"AccountKey=([A-Za-z0-9+/]{86}==)"),
+        1,
+    ),
+    Rule(
+        "jwt",
+        "JSON Web Token",
+        re.compile(_B + r"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})" + _E),
+        1,
+    ),
+    Rule(
+        "url-credentials",
+        "password inside a URL",
+        re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"),
+        1,
+        _url_password,
+    ),
+    Rule(
+        "password-assignment",
+        "password= or secret= style assignment of a literal",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*" + _KEY_WORDS + r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*"
+            r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s'\"`,;]{1,200})"
+        ),
+        1,
+        _assignment_value,
+    ),
+)
+RULE_IDS: tuple[str, ...] = (*(rule.id for rule in RULES), RULE_PRIVATE_KEY)
+
+_PATH_RULES: tuple[Rule, ...] = tuple(
+    rule
+    for rule in RULES
+    if rule.id not in {"password-assignment", "url-credentials", "aws-secret-access-key"}
+)
+"""Rules applied to file and directory names (an assignment cannot be spelled in a name)."""
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY_LINE = re.compile(r"[ \t'\"]*[A-Za-z0-9+/=]{16,}[ \t'\",]*\\?n?[ \t'\",+]*")
+_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/=]")
+_MIN_KEY_BODY_CHARS = 64
+_MAX_KEY_SCAN_CHARS = 16_384
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    index = text.find("\n")
+    while index >= 0:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(starts, offset)
+
+
+def _has_pragma(line: str) -> bool:
+    lowered = line.lower()
+    return any(p in lowered for p in PRAGMAS)
+
+
+def _line_text(text: str, starts: list[int], line: int) -> str:
+    begin = starts[line - 1]
+    end = text.find("\n", begin)
+    return text[begin : end if end >= 0 else len(text)]
+
+
+def _private_keys(text: str, starts: list[int]) -> list[Finding]:
+    """A BEGIN ... PRIVATE KEY marker followed by at least 64 characters of key body (not just the marker)."""
+    found: list[Finding] = []
+    for match in _PEM_BEGIN.finditer(text):
+        window = text[match.end() : match.end() + _MAX_KEY_SCAN_CHARS]
+        end = _PEM_END.search(window)
+        body = window[: end.start()] if end else window
+        body = body.replace("\\n", "\n").replace("\\r", "")
+        if len(_BASE64_CHARS.findall(body)) >= _MIN_KEY_BODY_CHARS:
+            stop = match.end() + (end.end() if end else len(window))
+            found.append(Finding(RULE_PRIVATE_KEY, _line_of(starts, match.start()), match.start(), stop))
+    return found
+
+
+def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: str) -> list[Finding]:
+    found: list[Finding] = []
+    for rule in rules:
+        for match in rule.pattern.finditer(text):
+            start, end = match.span(rule.group)
+            line = _line_of(starts, start)
+            if rule.check is not None and not rule.check(
+                match.group(rule.group), _line_text(text, starts, line), path
+            ):
+                continue
+            found.append(Finding(rule.id, line, start, end))
+    return found
+
+
+_PRIORITY: dict[str, int] = {
+    rule_id: index for index, rule_id in enumerate((RULE_PRIVATE_KEY, *(r.id for r in RULES)))
+}
+"""Overlapping matches resolve to the most specific rule: private keys, then :data:`RULES` in order (the
+generic assignment rule is last)."""
+
+
+def _disjoint(findings: list[Finding]) -> list[Finding]:
+    """Non-overlapping findings in document order, the most specific rule winning each overlap."""
+    kept: list[Finding] = []
+    for finding in sorted(findings, key=lambda f: (_PRIORITY[f.rule], f.start, -f.end)):
+        if all(finding.end <= k.start or k.end <= finding.start for k in kept):
+            kept.append(finding)
+    return sorted(kept, key=lambda f: (f.start, f.end))
+
+
+def find_secrets(text: str, *, path: str = "", allow_pragma: bool = False) -> list[Finding]:
+    """Definite findings in ``text`` in document order; with ``allow_pragma``, lines carrying an
+    allowlist pragma are reported as ``allowlisted`` (callers then ignore them)."""
+    starts = _line_starts(text)
+    findings = _disjoint([*_rule_findings(RULES, text, starts, path), *_private_keys(text, starts)])
+    if not allow_pragma:
+        return findings
+    out: list[Finding] = []
+    for f in findings:
+        allowed = _has_pragma(_line_text(text, starts, f.line))
+        out.append(Finding(f.rule, f.line, f.start, f.end, allowed) if allowed else f)
+    return out
+
+
+def blocking(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings a policy acts on: all but the allowlisted ones."""
+    return [f for f in findings if not f.allowlisted]
+
+
+def placeholder(rule: str) -> str:
+    return f"{REDACTED_PREFIX}{rule}]"
+
+
+def redact(text: str, findings: Iterable[Finding]) -> str:
+    """``text`` with each finding's value replaced by its placeholder; newlines are always kept."""
+    out: list[str] = []
+    cursor = 0
+    for f in sorted(findings, key=lambda f: f.start):
+        if f.start < cursor:
+            continue
+        out.append(text[cursor : f.start])
+        span = text[f.start : f.end]
+        # A multi-line value (a private key) keeps its line structure: one placeholder per line.
+        out.append("\n".join(placeholder(f.rule) if part.strip() else part for part in span.split("\n")))
+        cursor = f.end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _pem_fragment_lines(lines: list[str]) -> set[int]:
+    """Lines of private-key material in an excerpt that cut a key block (BEGIN or END outside it)."""
+    hit: set[int] = set()
+    inside = False
+    for number, line in enumerate(lines):
+        if _PEM_BEGIN.search(line) and not _PEM_END.search(line):
+            inside = True
+            continue
+        if _PEM_END.search(line):
+            if not inside:  # the block began before this excerpt: the key body lines just above it
+                back = number - 1
+                while back >= 0 and _PEM_BODY_LINE.fullmatch(lines[back]):
+                    hit.add(back)
+                    back -= 1
+            inside = False
+            continue
+        if inside and line.strip():
+            hit.add(number)
+    return hit
+
+
+def redact_text(text: str, path: str = "") -> str:
+    """Every definite finding of ``text`` redacted, pragmas ignored; what rendering applies to excerpts.
+
+    Private-key material is redacted line by line, also in an excerpt that holds only part of a key block.
+    """
+    redacted = redact(text, find_secrets(text, path=path))
+    if "PRIVATE KEY" not in redacted:
+        return redacted
+    lines = redacted.split("\n")
+    fragments = _pem_fragment_lines(lines)
+    if not fragments:
+        return redacted
+    return "\n".join(
+        placeholder(RULE_PRIVATE_KEY) if i in fragments else line for i, line in enumerate(lines)
+    )
+
+
+def redaction_count(text: str) -> int:
+    """How many placeholders a (rendered) text holds."""
+    return text.count(REDACTED_PREFIX)
+
+
+# --- paths ------------------------------------------------------------------------------------------------
+
+
+def path_findings(path: str) -> list[Finding]:
+    """Credential shapes spelled in a path (file or directory names)."""
+    return _disjoint(_rule_findings(_PATH_RULES, path, [0], path))
+
+
+def redact_path(path: str) -> str:
+    """``path`` with each credential replaced by its placeholder plus 8 hex of the path's SHA-256, so two
+    redacted paths stay distinct records without revealing the value."""
+    findings = path_findings(path)
+    if not findings:
+        return path
+    tag = hashlib.sha256(path.encode("utf-8", errors="surrogateescape")).hexdigest()[:8]
+    out: list[str] = []
+    cursor = 0
+    for f in findings:
+        out.append(path[cursor : f.start])
+        out.append(f"{REDACTED_PREFIX}{f.rule}#{tag}]")
+        cursor = f.end
+    out.append(path[cursor:])
+    return "".join(out)
+
+
+def describe(findings: Iterable[Finding], *, in_path: bool = False) -> str:
+    """An exclusion detail: rule ids and line numbers only (never a value), bounded."""
+    parts = [f"{f.rule} in the path" if in_path else f"{f.rule} at line {f.line}" for f in findings]
+    shown = parts[:MAX_DETAIL_FINDINGS]
+    if len(parts) > MAX_DETAIL_FINDINGS:
+        shown.append(f"{len(parts) - MAX_DETAIL_FINDINGS} more")
+    return "credential: " + "; ".join(shown)
+
+
+# --- the high-entropy heuristic (label only) ------------------------------------------------------------
+
+_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_-]{24,}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DIGEST_HEX_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
+"""MD5, SHA-1 (git), SHA-224, SHA-256 (and prooftext ids, BLAKE3), SHA-384, SHA-512 in hex."""
+_INTEGRITY_PREFIX = re.compile(r"(?:sha(?:1|224|256|384|512)|md5|blake2b|blake3)[-:]", re.IGNORECASE)
+BASE64_ENTROPY_BITS = 4.5
+LONG_BASE64_ENTROPY_BITS = 4.2
+LONG_STRING_CHARS = 40
+"""Longer strings need less entropy per character to look random (base64 of ASCII text scores ~4.4)."""
+HEX_ENTROPY_BITS = 3.0
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value``."""
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+def is_lock_file(path: str) -> bool:
+    """detect-secrets' ``is_lock_file``: lockfiles are all digests, so they are never examined."""
+    return posixpath.basename(path).lower() in _LOCK_FILES
+
+
+def _is_sequential(value: str) -> bool:
+    lowered = value.lower()
+    return any(lowered in s for s in ("abcdefghijklmnopqrstuvwxyz" * 2, "0123456789" * 4, "qwertyuiop" * 3))
+
+
+def _looks_random(value: str, prefix: str) -> bool:
+    if _INTEGRITY_PREFIX.match(value) or _INTEGRITY_PREFIX.search(prefix[-8:]) or _UUID.search(value):
+        return False
+    if _is_sequential(value):
+        return False
+    if _HEX.fullmatch(value):
+        return len(value) not in _DIGEST_HEX_LENGTHS and shannon_entropy(value) >= HEX_ENTROPY_BITS
+    if not (_HAS_LETTER.search(value) and re.search(r"[0-9]", value)):
+        return False  # words joined by dashes or underscores, constant names
+    bits = LONG_BASE64_ENTROPY_BITS if len(value) >= LONG_STRING_CHARS else BASE64_ENTROPY_BITS
+    return shannon_entropy(value) >= bits
+
+
+def high_entropy_count(text: str, path: str = "") -> int:
+    """How many random-looking strings ``text`` holds (a label, never a policy input)."""
+    if path and is_lock_file(path):
+        return 0
+    count = 0
+    for match in _CANDIDATE.finditer(text):
+        value = match.group(0).strip("=-_")
+        prefix = text[max(0, match.start() - 8) : match.start()]
+        if len(value) >= 24 and "data:" not in prefix and _looks_random(value, prefix):
+            count += 1
+    return count

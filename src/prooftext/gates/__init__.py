@@ -1,0 +1,1 @@
+"""Validation gates: executable checks that print one ``PASS:`` line on success."""

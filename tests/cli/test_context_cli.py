@@ -1,0 +1,183 @@
+"""``prooftext context …`` and ``prooftext fsck``: --json everywhere, bounded errors, exclusive outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prooftext.cli.context  # noqa: F401  (registers the commands until cli/__init__ lists the module)
+from prooftext.cli.common import run_app
+from prooftext.errors import MAX_MESSAGE_CHARS
+from prooftext.gates import context as gate
+from prooftext.gates import fixture
+
+OUT = ".prooftext/context"
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> tuple[Path, Path]:
+    return fixture.write_repository(tmp_path / "repo"), fixture.write_owner(tmp_path / "owner")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    status = run_app(list(argv))
+    out = capsys.readouterr().out
+    return status, json.loads(out) if out.strip().startswith("{") else out
+
+
+def lifecycle(capsys: pytest.CaptureFixture[str], repo: Path, owner: Path) -> dict[str, Path]:
+    o = {
+        name: repo / OUT / f"{name}.json"
+        for name in ("manifest", "graph", "query", "selection", "snapshot", "compaction", "quality")
+    }
+    owner_args = ["--owner-root", str(owner)]
+    steps = [
+        [
+            "context",
+            "manifest",
+            str(repo),
+            "--output",
+            str(o["manifest"]),
+            *owner_args,
+            *[x for p in sorted(fixture.OWNER_FILES) for x in ("--owner-source", p)],
+        ],
+        [
+            "context",
+            "index",
+            str(o["manifest"]),
+            "--repository-root",
+            str(repo),
+            *owner_args,
+            "--output",
+            str(o["graph"]),
+        ],
+        ["context", "query", str(o["graph"]), gate.QUERY_TEXT, "--output", str(o["query"])],
+        ["context", "select", str(o["graph"]), str(o["query"]), "--output", str(o["selection"])],
+        [
+            "context",
+            "snapshot",
+            str(o["graph"]),
+            str(o["selection"]),
+            "--repository-root",
+            str(repo),
+            *owner_args,
+            "--output",
+            str(o["snapshot"]),
+        ],
+        [
+            "context",
+            "compact",
+            str(o["snapshot"]),
+            "--repository-root",
+            str(repo),
+            *owner_args,
+            "--output",
+            str(o["compaction"]),
+        ],
+        ["context", "quality", str(o["graph"]), str(o["snapshot"]), "--output", str(o["quality"])],
+    ]
+    for argv in steps:
+        status, result = cli(capsys, *argv, "--json")
+        assert status == 0, result
+        assert result["artifact_id"] == json.loads(Path(result["output"]).read_bytes())["artifact_id"]
+    return o
+
+
+def test_the_whole_lifecycle_from_the_command_line(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]
+) -> None:
+    repo, owner = roots
+    o = lifecycle(capsys, repo, owner)
+    status, report = cli(capsys, "context", "validate", str(o["compaction"]), "--json")
+    assert status == 0 and report["valid"] and report["artifact_type"] == "compaction"
+    status, delta = cli(capsys, "context", "compare", str(o["snapshot"]), str(o["snapshot"]), "--json")
+    assert status == 0 and delta["identical"]
+    status, text = cli(capsys, "context", "validate", str(o["graph"]))
+    assert status == 0 and text.startswith("valid graph ")
+    status, checked = cli(capsys, "fsck", str(repo), "--json")
+    assert status == 0 and checked["artifacts_checked"] == 7
+
+
+def test_errors_are_one_bounded_json_object_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]
+) -> None:
+    repo, owner = roots
+    o = lifecycle(capsys, repo, owner)
+    before = o["selection"].read_bytes()
+    status, error = cli(
+        capsys,
+        "context",
+        "select",
+        str(o["graph"]),
+        str(o["query"]),
+        "--output",
+        str(o["selection"]),
+        "--json",
+    )
+    assert status != 0 and error["error"]["code"] == "output_exists"
+    assert o["selection"].read_bytes() == before
+    status, error = cli(
+        capsys,
+        "context",
+        "index",
+        str(o["manifest"]),
+        "--repository-root",
+        str(repo),
+        "--owner-root",
+        str(owner),
+        "--output",
+        str(repo / "graph.json"),
+        "--json",
+    )
+    assert (status, error["error"]["code"]) == (1, "candidate_mismatch") and not (
+        repo / "graph.json"
+    ).exists()
+    status, error = cli(capsys, "context", "validate", str(repo / fixture.LEDGER), "--json")
+    assert status != 0 and error["error"]["code"] == "json_syntax"
+    assert len(error["error"]["message"]) <= MAX_MESSAGE_CHARS
+
+
+def test_a_snapshot_without_the_owner_root_fails_closed(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]
+) -> None:
+    repo, owner = roots
+    o = lifecycle(capsys, repo, owner)
+    target = repo / OUT / "snap2.json"
+    status, error = cli(
+        capsys,
+        "context",
+        "snapshot",
+        str(o["graph"]),
+        str(o["selection"]),
+        "--repository-root",
+        str(repo),
+        "--output",
+        str(target),
+        "--json",
+    )
+    assert (status, error["error"]["code"]) == (1, "owner_root_invalid") and not target.exists()
+    assert str(repo) not in json.dumps(error)
+
+
+def test_fsck_exit_status_is_a_bitmask(capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]) -> None:
+    repo, owner = roots
+    o = lifecycle(capsys, repo, owner)
+    value = json.loads(o["query"].read_bytes())
+    value["text"] = "edited"
+    o["query"].write_text(json.dumps(value, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+    status, report = cli(capsys, "fsck", str(repo), "--json")
+    assert status == 1 and report["status"] == 1 and not report["ok"]
+
+
+def test_gate_command_reports_and_exits(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gate, "run_gate", lambda: gate.GateResult([gate.Check("x", True)]))
+    status, text = cli(capsys, "context", "gate")
+    assert status == 0 and text.splitlines()[0] == gate.PASS_LINE
+    monkeypatch.setattr(gate, "run_gate", lambda: gate.GateResult([gate.Check("x", False, "why")]))
+    status, result = cli(capsys, "context", "gate", "--json")
+    assert status == 1 and result["result"] == gate.FAIL_LINE
