@@ -46,3 +46,9 @@ def test_lexical_terms_drop_stop_words_and_keep_order() -> None:
 def test_search_terms_keep_whole_identifiers_and_their_parts() -> None:
     terms = analyze("separability_matrix").terms
     assert terms[:3] == ("separability_matrix", "separability", "matrix")
+
+
+def test_seed_tokens_lowercase_ascii_only_and_keep_non_ascii_scalars_apart() -> None:
+    from prooftext.select.rank import seed_tokens
+
+    assert seed_tokens("Ärger HTTPServer x2") == {"Ä", "rger", "httpserver", "x2"}

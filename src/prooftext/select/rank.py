@@ -32,7 +32,7 @@ MAX_FTS_TERMS = 40
 """The rarest query terms searched; very long issue texts otherwise make every node a hit."""
 MAX_TERM_PROBES = 200
 """Query terms (in first-seen order) whose frequency is probed at all."""
-COMMON_TERM_SHARE = 0.05
+COMMON_TERM_SHARE = 0.2
 MIN_COMMON_CAP = 50
 """A term in more than this share of nodes (and more than the minimum cap) is too common to search."""
 BINARY_SCORE_LIMIT = 24
@@ -60,8 +60,6 @@ SIGNALS = ("lexical", "identifier", "path", "path_words", "seed")
 _SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
 _TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$")
 _DOC_DIR = re.compile(r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$")
-_TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures"})
-_DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "docstring", "sphinx"})
 
 NODE_COLUMNS = (
     "n.rowid, n.id, n.kind, f.path, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line, f.sha256,"
@@ -94,9 +92,13 @@ class RankResult:
     trace: dict[str, object] = field(default_factory=dict)
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def seed_tokens(text: str) -> set[str]:
-    """The context framework's lexical tokens: ASCII-lowercased alphanumeric runs, non-ASCII scalars alone."""
-    return set(_SEED_TOKEN.findall(text.lower()))
+    """The context framework's lexical tokens: only ASCII letters are lowercased; alphanumeric ASCII runs,
+    and each non-ASCII scalar as one exact token (no locale or Unicode case tables)."""
+    return set(_SEED_TOKEN.findall(text.translate(_ASCII_LOWER)))
 
 
 def _rows(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> list[_Row]:
@@ -242,17 +244,19 @@ def _path_signal(
     corpus: _Corpus, analysis: QueryAnalysis, seeds: Sequence[str]
 ) -> tuple[dict[int, float], dict[int, float]]:
     """Files a query names: a mention ending in the file's path, or the file's path ending in a mention."""
-    path_hits: dict[int, float] = {}
+    path_hits: dict[int, float] = defaultdict(float)
     for mention in _mentions(analysis):
-        for fid in corpus.suffixes.get(mention, ()):
-            path_hits[fid] = 1.0
+        matched = set(corpus.suffixes.get(mention, ()))
         parts = mention.split("/")
         for start in range(1, len(parts)):
             found = corpus.ids.get("/".join(parts[start:]))
             if found is not None:
-                path_hits[found] = 1.0
+                matched.add(found)
+        # A mention that fits many files (``conftest.py``) says little about each of them.
+        for fid in matched:
+            path_hits[fid] += 1.0 / len(matched)
     seed_hits = {corpus.ids[p]: 1.0 for p in seeds if p in corpus.ids}
-    return path_hits, seed_hits
+    return dict(path_hits), seed_hits
 
 
 def _path_words(corpus: _Corpus, terms: set[str]) -> dict[int, float]:
@@ -273,14 +277,14 @@ def _normalized(values: dict[int, float]) -> dict[int, float]:
     return {k: v / top for k, v in values.items()} if top > 0 else {}
 
 
-def _about(terms: set[str], words: frozenset[str]) -> bool:
-    return bool(terms & words)
+def _deweight(fid: int, corpus: _Corpus) -> float:
+    """Tests and documentation are evidence about the code, rarely the code an issue is about.
 
-
-def _deweight(fid: int, corpus: _Corpus, terms: set[str]) -> float:
-    if fid in corpus.test_files and not _about(terms, _TEST_WORDS):
+    The factors apply whatever the query says: issues of a test framework always speak of tests, so
+    lifting them for a "test" word let example test files crowd out the framework's own modules."""
+    if fid in corpus.test_files:
         return TEST_FACTOR
-    if fid in corpus.doc_files and not _about(terms, _DOC_WORDS):
+    if fid in corpus.doc_files:
         return DOC_FACTOR
     return 1.0
 
@@ -341,15 +345,13 @@ def _add_file_nodes(conn: sqlite3.Connection, fids: Iterable[int], ev: _Evidence
             ev.rows[row.rowid] = row
 
 
-def _fuse(
-    signals: dict[str, dict[int, float]], corpus: _Corpus, terms: set[str]
-) -> dict[int, dict[str, float]]:
+def _fuse(signals: dict[str, dict[int, float]], corpus: _Corpus) -> dict[int, dict[str, float]]:
     normalized = {name: _normalized(values) for name, values in signals.items()}
     files = {fid for values in normalized.values() for fid in values}
     fused: dict[int, dict[str, float]] = {}
     for fid in files:
         parts = {name: normalized[name].get(fid, 0.0) for name in SIGNALS}
-        parts["deweight"] = _deweight(fid, corpus, terms)
+        parts["deweight"] = _deweight(fid, corpus)
         parts["file_score"] = sum(parts[name] for name in SIGNALS) * parts["deweight"]
         fused[fid] = parts
     return fused
@@ -476,7 +478,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
         "path_words": _path_words(corpus, term_set),
         "seed": seed_hits,
     }
-    fused = _fuse(signals, corpus, term_set)
+    fused = _fuse(signals, corpus)
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
