@@ -36,11 +36,14 @@ COMMON_TERM_SHARE = 0.2
 MIN_COMMON_CAP = 50
 """A term in more than this share of nodes (and more than the minimum cap) is too common to search."""
 BINARY_SCORE_LIMIT = 24
+
 """The context framework's binary field score is computed for this many best candidates (a late tie-break)."""
 FILE_TOP_NODES = 3
 """A file's lexical signal is the sum of its best this-many node scores."""
-NODE_DECAY = 0.6
-"""Priority factor per rank inside a file: the second node of a file weighs 0.6 of the first."""
+NODE_DECAY = 0.9
+"""Priority factor per rank inside a file: the second node of a file weighs 0.9 of the first. Lower values
+spread the budget over more files; on the development split 0.9 put the most gold lines into 8k-token
+packets (0.6: 39%, 0.8: 42%, 0.9: 49%, 1.0: 49% with fewer gold files touched)."""
 CALLER_FACTOR = 0.5
 """A caller of an identifier hit weighs this much of the hit."""
 MAX_CALLERS = 8
