@@ -17,6 +17,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "prooftext.cli.pack",
     "prooftext.cli.conversation",
     "prooftext.cli.context",
+    "prooftext.cli.serve",
 )
 
 

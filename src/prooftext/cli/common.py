@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 import typer
+from typer.exceptions import TyperException
 
 from prooftext.errors import ProoftextError
 
@@ -51,8 +52,13 @@ def run_app(argv: list[str]) -> int:
         return getattr(exc, "exit_status", EXIT_ERROR)
     except (click.exceptions.Exit, typer.Exit) as exc:
         return int(exc.exit_code)
-    except click.ClickException as exc:
-        _report({"code": "usage", "message": exc.format_message()}, as_json)
+    except (click.ClickException, TyperException) as exc:
+        # typer >= 0.29 bundles its own click; its usage errors derive from TyperException.
+        format_message = getattr(exc, "format_message", None)
+        message = format_message() if callable(format_message) else str(exc)
+        if not message:  # bare ``prooftext``: the help was printed, nothing failed
+            return 0
+        _report({"code": "usage", "message": str(message)}, as_json)
         return EXIT_USAGE
     except (click.exceptions.Abort, typer.Abort):
         _report({"code": "aborted", "message": "aborted"}, as_json)

@@ -45,68 +45,172 @@ _INVISIBLE = re.compile(
 _ZWJ = "\u200d"
 _BOM = "\ufeff"
 
-_I = re.IGNORECASE
 _M = re.MULTILINE
-_STRONG: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """One instruction-like shape, matched on the lowercased text only where a trigger word occurs.
+
+    Scanning for a few literal words with ``str.find`` and trying the pattern only there keeps labelling
+    far below a millisecond for ordinary text; ``requires`` skips the probe unless one of its fragments is
+    present anywhere; ``sentence_start`` asks for the trigger to begin a sentence.
+    """
+
+    signal: str
+    triggers: tuple[str, ...]
+    pattern: re.Pattern[str]
+    requires: tuple[str, ...] = ()
+    sentence_start: bool = False
+
+
+_PROBES: tuple[_Probe, ...] = (
+    _Probe(
         "override",
+        ("ignore", "disregard", "forget", "skip", "override", "bypass"),
         re.compile(
-            r"\b(?:ignore|disregard|forget|skip|override|bypass)\b[^.\n]{0,40}?"
+            r"(?:ignore|disregard|forget|skip|override|bypass)\b[^.\n]{0,40}?"
             r"\b(?:previous|prior|above|earlier|preceding|all|any|the|your|system|original|these|those)\b"
-            r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|directions|guidelines|context|messages?|constraints)\b",
-            _I,
+            r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|directions|guidelines|context|messages?|constraints)\b"
+        ),
+        requires=(
+            "instruction",
+            "prompt",
+            "rule",
+            "direction",
+            "guideline",
+            "context",
+            "message",
+            "constraint",
         ),
     ),
-    (
+    _Probe(
         "new-instructions",
-        re.compile(r"\b(?:new|updated|real|actual|hidden|secret)\s+(?:instructions?|system\s+prompt)\b", _I),
+        ("new", "updated", "real", "actual", "hidden", "secret"),
+        re.compile(r"(?:new|updated|real|actual|hidden|secret)\s+(?:instructions?|system\s+prompt)\b"),
+        requires=("instruction", "prompt"),
     ),
-    (
-        "role-line",
-        re.compile(
-            r"^[ \t>*#-]*(?:SYSTEM|ASSISTANT|USER|DEVELOPER|System|Assistant|Developer|Human)[ \t]*:"
-            r"[ \t]*\S+(?:[ \t]+\S+){2,}",
-            _M,
-        ),
-    ),
-    (
-        "chat-template",
-        re.compile(
-            r"<\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|eot_id|start_header_id)\|>"
-            r"|\[/?INST\]|<</?SYS>>|<start_of_turn>|<end_of_turn>"
-        ),
-    ),
-    (
+    _Probe(
         "boundary",
-        re.compile(
-            r"\b(?:BEGIN|END)\s+(?:EVIDENCE|QUERY)\b|</?(?:evidence|excerpt|context|notice|query|system)>", _I
-        ),
+        ("begin", "end"),
+        re.compile(r"(?:begin|end)\s+(?:evidence|query)\b"),
+        requires=("evidence", "query"),
     ),
-    (
+    _Probe(
+        "boundary",
+        ("<",),
+        re.compile(r"</?(?:evidence|excerpt|context|notice|query|system)>"),
+        requires=("evidence>", "excerpt>", "context>", "notice>", "query>", "system>"),
+    ),
+    _Probe(
         "addresses-model",
+        ("your",),
+        re.compile(r"your\s+(?:response|reply|answer|message|output|responses|replies|answers|messages)\b"),
+    ),
+    _Probe(
+        "addresses-model",
+        ("you",),
         re.compile(
-            r"\byour\s+(?:response|reply|answer|message|output|responses|replies|answers|messages)\b"
-            r"|\b(?:you\s+are|you're)\s+(?:now|no\s+longer|an?\s+(?:ai|assistant|language\s+model|chatbot|llm))\b"
-            r"|\bas\s+an?\s+(?:ai|language\s+model|assistant|llm)\b"
-            r"|\bpretend\s+(?:to\s+be|you)\b"
-            r"|(?:^|[.!?:]\s+)(?:please\s+)?(?:reply|respond|answer)\s+(?:in|using|with|only|by)\b"
-            r"|\bdo\s+not\s+(?:tell|inform|reveal|mention)\b[^.\n]{0,30}\b(?:user|anyone|human)\b",
-            _I,
+            r"(?:you\s+are|you're)\s+(?:now|no\s+longer|an?\s+(?:ai|assistant|language\s+model|chatbot|llm))\b"
         ),
     ),
-    (
+    _Probe("addresses-model", ("as",), re.compile(r"as\s+an?\s+(?:ai|language\s+model|assistant|llm)\b")),
+    _Probe("addresses-model", ("pretend",), re.compile(r"pretend\s+(?:to\s+be|you)\b")),
+    _Probe(
+        "addresses-model",
+        ("reply", "respond", "answer"),
+        re.compile(r"(?:reply|respond|answer)\s+(?:in|using|with|only|by)\b"),
+        sentence_start=True,
+    ),
+    _Probe(
+        "addresses-model",
+        ("do",),
+        re.compile(r"do\s+not\s+(?:tell|inform|reveal|mention)\b[^.\n]{0,30}\b(?:user|anyone|human)\b"),
+        requires=("not",),
+    ),
+    _Probe(
         "exfiltration",
+        ("send", "forward", "email", "post", "upload", "exfiltrate", "leak", "share"),
         re.compile(
-            r"\b(?:send|forward|email|post|upload|exfiltrate|leak|share)\b[^.\n]{0,60}?\b(?:to|at|with)\s+"
+            r"(?:send|forward|email|post|upload|exfiltrate|leak|share)\b[^.\n]{0,60}?\b(?:to|at|with)\s+"
             r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.)"
-            r"|\b(?:visit|click|open|go\s+to|navigate\s+to)\b[^.\n]{0,40}?(?:https?://|www\.)"
-            r"|\b(?:run|execute)\s+(?:the\s+following|this)\s+(?:command|code|script)\b"
-            r"|\bread\b[^.\n]{0,30}?(?:\.env\b|/etc/passwd|id_rsa|credentials)"
-            r"|\b(?:raise|increase|set|double)\s+(?:the\s+|your\s+)?(?:budget|max_tokens|token\s+limit)\b",
-            _I,
         ),
+        requires=("http", "www.", "@"),
+    ),
+    _Probe(
+        "exfiltration",
+        ("visit", "click", "open", "go", "navigate"),
+        re.compile(r"(?:visit|click|open|go\s+to|navigate\s+to)\b[^.\n]{0,40}?(?:https?://|www\.)"),
+        requires=("http", "www."),
+    ),
+    _Probe(
+        "exfiltration",
+        ("run", "execute"),
+        re.compile(r"(?:run|execute)\s+(?:the\s+following|this)\s+(?:command|code|script)\b"),
+        requires=("command", "code", "script"),
+    ),
+    _Probe(
+        "exfiltration",
+        ("read",),
+        re.compile(r"read\b[^.\n]{0,30}?(?:\.env\b|/etc/passwd|id_rsa|credentials)"),
+        requires=(".env", "/etc/passwd", "id_rsa", "credentials"),
+    ),
+    _Probe(
+        "exfiltration",
+        ("raise", "increase", "set", "double"),
+        re.compile(
+            r"(?:raise|increase|set|double)\s+(?:the\s+|your\s+)?(?:budget|max_tokens|token\s+limit)\b"
+        ),
+        requires=("budget", "max_tokens", "token limit"),
     ),
 )
+_SIGNAL_ORDER: tuple[str, ...] = (
+    "override",
+    "new-instructions",
+    "role-line",
+    "chat-template",
+    "boundary",
+    "addresses-model",
+    "exfiltration",
+)
+_ROLE_LINE = re.compile(
+    r"^[ \t>*#-]*(?:SYSTEM|ASSISTANT|USER|DEVELOPER|System|Assistant|Developer|Human)[ \t]*:"
+    r"[ \t]*\S+(?:[ \t]+\S+){2,}",
+    _M,
+)
+_CHAT_TEMPLATE = re.compile(
+    r"<\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|eot_id|start_header_id)\|>"
+    r"|\[/?INST\]|<</?SYS>>|<start_of_turn>|<end_of_turn>"
+)
+_SENTENCE_BREAK = ".!?:\n"
+
+
+def _word_start(folded: str, at: int) -> bool:
+    return at == 0 or not (folded[at - 1].isalnum() or folded[at - 1] == "_")
+
+
+def _starts_sentence(folded: str, at: int) -> bool:
+    head = folded[:at].rstrip()
+    if head.endswith("please"):
+        head = head[: -len("please")].rstrip()
+    return not head or head[-1] in _SENTENCE_BREAK
+
+
+def _probe_hits(probe: _Probe, folded: str) -> bool:
+    if probe.requires and not any(fragment in folded for fragment in probe.requires):
+        return False
+    for trigger in probe.triggers:
+        at = folded.find(trigger)
+        while at >= 0:
+            if (
+                _word_start(folded, at)
+                and (not probe.sentence_start or _starts_sentence(folded, at))
+                and probe.pattern.match(folded, at)
+            ):
+                return True
+            at = folded.find(trigger, at + 1)
+    return False
+
 
 _REQUEST_VERBS = (
     r"(?:Write|Provide|Show\s+me|Help\s+me|Tell\s+me|Give\s+me|Analy[sz]e|Recommend|Suggest|Summari[sz]e"
@@ -160,6 +264,8 @@ class Signals:
 
 
 def count_invisible(text: str) -> int:
+    if text.isascii():
+        return 0
     count = 0
     for match in _INVISIBLE.finditer(text):
         char, at = match.group(0), match.start()
@@ -179,13 +285,43 @@ def _pictograph(text: str, at: int) -> bool:
 
 
 def count_bidi(text: str) -> int:
-    return len(_BIDI.findall(text))
+    return 0 if text.isascii() else len(_BIDI.findall(text))
+
+
+_OPENER = re.compile(
+    r"\b(?:" + _REQUEST_VERBS + r"|(?:Can|Could|Would|Will)\s+you|" + _QUESTION_OPENERS + r")\b"
+)
+"""A word that can open a task-phrased sentence; only sentences it opens are examined in full."""
+_LEAD_ONLY = re.compile(r"[\s>*#\-\"'`(\[]*(?:\d+[.)]\s*)?(?:[Pp]lease\s+)?")
+_BREAKS = ".!?\n"
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding offset ``at`` starts (just after the previous ``.``, ``!``, ``?`` or LF)."""
+    return max(text.rfind(c, 0, at) for c in _BREAKS) + 1
+
+
+def _has_request(text: str) -> bool:
+    for opener in _OPENER.finditer(text):
+        start = _sentence_start(text, opener.start())
+        if not _LEAD_ONLY.fullmatch(text, start, opener.start()):
+            continue  # the word is inside a sentence, not its opener
+        sentence = _SENTENCE.match(text, start)
+        if sentence is not None and _is_request(sentence.group(0)):
+            return True
+    return False
 
 
 def instruction_signals(text: str) -> tuple[str, ...]:
     """Names of the instruction-like signals in ``text`` (``request`` for task-phrased sentences)."""
-    found = [name for name, pattern in _STRONG if pattern.search(text)]
-    if any(_is_request(m.group(0)) for m in _SENTENCE.finditer(text)):
+    folded = text.lower()
+    hits = {probe.signal for probe in _PROBES if _probe_hits(probe, folded)}
+    if _ROLE_LINE.search(text):
+        hits.add("role-line")
+    if ("<" in text or "[" in text) and _CHAT_TEMPLATE.search(text):
+        hits.add("chat-template")
+    found = [name for name in _SIGNAL_ORDER if name in hits]
+    if _has_request(text):
         found.append("request")
     return tuple(found)
 

@@ -127,6 +127,7 @@ class Compiler:
             prepared.traversal,
         )
         self.components = prepared.components
+        self._prime_costs()
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
         self.header_cost += self.counter.count(render_footer(self.format))
 
@@ -144,6 +145,25 @@ class Compiler:
             text.slice(start, end),
             truncated,
         )
+
+    def _prime_costs(self) -> None:
+        """Measure every whole excerpt in one parallel batch; truncations are measured on demand."""
+        cands = [
+            c
+            for c in [*self.required, *self.optional]
+            if (c.node_id, c.start_line, c.end_line) not in self._costs
+        ]
+        blocks = [
+            render_block(
+                self.format,
+                self._block(c, c.start_line, c.end_line, self.texts.get(c.path)),
+                NONCE_PLACEHOLDER,
+                1,
+            )
+            for c in cands
+        ]
+        for cand, value in zip(cands, self.counter.count_many(blocks), strict=True):
+            self._costs[(cand.node_id, cand.start_line, cand.end_line)] = value
 
     def cost(self, cand: Candidate, start: int, end: int) -> int:
         key = (cand.node_id, start, end)

@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from xml.sax.saxutils import escape, quoteattr
 
 import blake3
@@ -81,17 +82,27 @@ def _label_value(value: object) -> str:
     return text if _PLAIN_VALUE.fullmatch(text) else json.dumps(text)
 
 
+RENDER_CACHE_SIZE = 512
+"""Excerpts whose redaction and flags are remembered: selection measures a block, then renders it again."""
+
+
+@lru_cache(maxsize=RENDER_CACHE_SIZE)
+def _prepared(text: str, path: str) -> tuple[str, str]:
+    redacted = redact_text(text, path)
+    return redacted, ",".join(flags(redacted, path))
+
+
 def excerpt_text(block: Block) -> str:
     """The excerpt as it is rendered: the source text with credentials redacted."""
-    return redact_text(block.text, block.path)
+    return _prepared(block.text, block.path)[0]
 
 
-def block_label(block: Block, text: str) -> dict[str, object]:
-    """The block's label plus its ``flags`` (only when there are any) for the rendered ``text``."""
+def block_label(block: Block) -> dict[str, object]:
+    """The block's label plus its ``flags`` (only when there are any)."""
     label = block.label()
-    marks = flags(text, block.path)
+    marks = _prepared(block.text, block.path)[1]
     if marks:
-        label["flags"] = ",".join(marks)
+        label["flags"] = marks
     return label
 
 
@@ -121,7 +132,7 @@ def render_header(fmt: str, query: str, nonce: str) -> str:
 
 def render_block(fmt: str, block: Block, nonce: str, index: int) -> str:
     text = excerpt_text(block)
-    label = block_label(block, text)
+    label = block_label(block)
     if fmt == "xml":
         attrs = " ".join(f"{k}={quoteattr(str(v))}" for k, v in label.items())
         return f"<evidence nonce={quoteattr(nonce)} {attrs}>\n{escape(_body(text))}</evidence>\n"

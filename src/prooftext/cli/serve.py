@@ -1,0 +1,90 @@
+"""``prooftext serve`` (JSON-RPC 2.0 over stdio or HTTP) and ``prooftext mcp`` (MCP for coding agents)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from prooftext.cli.common import app
+from prooftext.server import limits as limits_defaults
+from prooftext.server.limits import TOKEN_ENV, Limits
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_RPC_PORT = 8765
+DEFAULT_MCP_PORT = 8766
+
+RootOpt = Annotated[Path, typer.Option("--root", help="The one root this server serves.")]
+HostOpt = Annotated[str, typer.Option("--host", help="Address to bind (non-loopback needs a token).")]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option("--token", envvar=TOKEN_ENV, help=f"Bearer token required from clients (or ${TOKEN_ENV})."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Report startup errors as one JSON object.")]
+WarmOpt = Annotated[
+    bool, typer.Option("--warm/--no-warm", help="Refresh the index in the background at startup.")
+]
+
+
+@app.command("serve")
+def serve_command(
+    root: RootOpt = Path("."),
+    stdio: Annotated[bool, typer.Option("--stdio", help="Newline-delimited JSON on stdin/stdout.")] = False,
+    use_http: Annotated[bool, typer.Option("--http", help="HTTP: POST /rpc and GET /health.")] = False,
+    host: HostOpt = DEFAULT_HOST,
+    port: Annotated[int, typer.Option("--port", help="TCP port (0 picks a free one).")] = DEFAULT_RPC_PORT,
+    token: TokenOpt = None,
+    max_body_bytes: Annotated[
+        int, typer.Option("--max-body-bytes", help="Largest request accepted.")
+    ] = limits_defaults.DEFAULT_MAX_BODY_BYTES,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Per-request deadline in seconds.")
+    ] = limits_defaults.DEFAULT_TIMEOUT_S,
+    workers: Annotated[
+        int, typer.Option("--workers", help="Requests executed at once.")
+    ] = limits_defaults.DEFAULT_MAX_WORKERS,
+    fresh_ms: Annotated[
+        int,
+        typer.Option("--fresh-ms", help="Reuse a freshness check up to this old (0: check per request)."),
+    ] = limits_defaults.DEFAULT_FRESH_MS,
+    warm: WarmOpt = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Serve JSON-RPC 2.0 for ROOT: context.adaptive, context.pack, index.status, memory.*, turn.plan, ..."""
+    if stdio == use_http:
+        raise click.UsageError("choose one transport: --stdio or --http")
+    limits = Limits(
+        max_body_bytes=max_body_bytes,
+        timeout_s=timeout,
+        max_workers=workers,
+        max_pending=max(workers, limits_defaults.DEFAULT_MAX_PENDING),
+        fresh_ms=fresh_ms,
+    )
+    from prooftext.server.app import run_jsonrpc_http, run_jsonrpc_stdio  # loaded only when serving
+
+    if stdio:
+        run_jsonrpc_stdio(root, limits, warm=warm)
+    else:
+        run_jsonrpc_http(root, limits, host, port, token, warm=warm)
+
+
+@app.command("mcp")
+def mcp_command(
+    root: RootOpt = Path("."),
+    use_http: Annotated[
+        bool, typer.Option("--http", help="Streamable HTTP at /mcp instead of stdio.")
+    ] = False,
+    host: HostOpt = DEFAULT_HOST,
+    port: Annotated[
+        int, typer.Option("--port", help="TCP port for --http (0 picks a free one).")
+    ] = DEFAULT_MCP_PORT,
+    token: TokenOpt = None,
+    warm: WarmOpt = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ..."""
+    from prooftext.server.app import run_mcp  # the MCP SDK loads only for this command
+
+    run_mcp(root, use_http=use_http, host=host, port=port, token=token, warm=warm)

@@ -1,0 +1,93 @@
+"""Wiring one root to a transport: the functions behind ``prooftext serve`` and ``prooftext mcp``."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from pathlib import Path
+
+from prooftext.errors import ProoftextError
+from prooftext.server.context import ServerContext
+from prooftext.server.dispatcher import Dispatcher
+from prooftext.server.limits import Limits
+from prooftext.server.runner import Runner
+
+log = logging.getLogger("prooftext.server")
+
+RPC_PATH = "/rpc"
+MCP_PATH = "/mcp"
+
+
+def _warm_up(ctx: ServerContext) -> None:
+    """Bring the index up to date in the background so the first request does not pay for it."""
+
+    def run() -> None:
+        try:
+            ctx.ensure_fresh()
+        except ProoftextError as exc:
+            log.warning("initial index refresh failed: %s", exc.message)
+
+    threading.Thread(target=run, name="prooftext-warm-up", daemon=True).start()
+
+
+def open_context(root: Path | str, limits: Limits, interface: str, warm: bool) -> ServerContext:
+    ctx = ServerContext.open(root, limits, interface)
+    if warm:
+        _warm_up(ctx)
+    return ctx
+
+
+def run_jsonrpc_stdio(root: Path | str, limits: Limits, *, warm: bool = True) -> None:
+    from prooftext.server.stdio import serve_stdio
+
+    ctx = open_context(root, limits, "rpc", warm)
+    runner = Runner(Dispatcher(ctx))
+    try:
+        serve_stdio(runner, sys.stdin.buffer, sys.stdout.buffer)
+    finally:
+        runner.close()
+        ctx.close()
+
+
+def run_jsonrpc_http(
+    root: Path | str, limits: Limits, host: str, port: int, token: str | None, *, warm: bool = True
+) -> None:
+    from prooftext.server import http  # uvicorn and starlette load only when HTTP is served
+
+    http.check_bind(host, token)
+    ctx = open_context(root, limits, "rpc", warm)
+    runner = Runner(Dispatcher(ctx))
+    try:
+        http.serve(http.create_app(runner, token), host, port, RPC_PATH)
+    finally:
+        runner.close()
+        ctx.close()
+
+
+def run_mcp(
+    root: Path | str,
+    *,
+    use_http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None = None,
+    warm: bool = True,
+) -> None:
+    from prooftext.server import http
+    from prooftext.server.mcp_server import create_mcp_server  # the MCP SDK loads only for ``mcp``
+
+    if use_http:
+        http.check_bind(host, token)
+    ctx = open_context(root, Limits(), "mcp", warm)
+    server = create_mcp_server(Dispatcher(ctx))
+    try:
+        if use_http:
+            app = http.BearerGuard(
+                server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), token
+            )
+            http.serve(app, host, port, MCP_PATH)
+        else:
+            server.run("stdio")
+    finally:
+        ctx.close()

@@ -1,0 +1,92 @@
+"""What every method handler sees: the one root a server process serves, its open index, and its limits."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from prooftext import __version__
+from prooftext.index import Index, IndexStatus, open_index
+from prooftext.server.limits import Limits
+
+T = TypeVar("T")
+
+__all__ = ["Coalesced", "Limits", "ServerContext"]
+
+
+class Coalesced(Generic[T]):
+    """Run ``fn`` for concurrent callers: each caller gets the outcome of a run that started no earlier than
+    ``max_age_s`` before it arrived (0: after it arrived), and callers waiting at the same time share a run.
+
+    With ``max_age_s = 0`` every caller sees a result at least as fresh as if it had called ``fn`` itself;
+    under load the work is done once per round instead of once per caller.
+    """
+
+    def __init__(self, fn: Callable[[], T], max_age_s: float = 0.0) -> None:
+        self._fn = fn
+        self._max_age_s = max_age_s
+        self._cond = threading.Condition()
+        self._running = False
+        self._done_started_at: float | None = None
+        self._outcome: tuple[T | None, BaseException | None] = (None, None)
+
+    def __call__(self) -> T:
+        oldest = time.monotonic() - self._max_age_s
+        with self._cond:
+            while self._done_started_at is None or self._done_started_at < oldest:
+                if not self._running:
+                    self._running = True
+                    return self._run()
+                self._cond.wait()
+            value, error = self._outcome
+        return self._unwrap(value, error)
+
+    def _run(self) -> T:
+        started_at = time.monotonic()
+        self._cond.release()
+        try:
+            value: T | None = self._fn()
+            error: BaseException | None = None
+        except BaseException as exc:
+            value, error = None, exc
+        finally:
+            self._cond.acquire()
+        self._running = False
+        self._done_started_at = started_at
+        self._outcome = (value, error)
+        self._cond.notify_all()
+        return self._unwrap(value, error)
+
+    @staticmethod
+    def _unwrap(value: T | None, error: BaseException | None) -> T:
+        if error is not None:
+            raise error
+        return value  # type: ignore[return-value]
+
+
+@dataclass
+class ServerContext:
+    """One root, its index (shared by all requests), limits, and the interface name used as provenance."""
+
+    root: Path
+    index: Index
+    limits: Limits = field(default_factory=Limits)
+    interface: str = "rpc"
+    version: str = __version__
+
+    def __post_init__(self) -> None:
+        max_age_s = self.limits.fresh_ms / 1000
+        self.ensure_fresh: Coalesced[None] = Coalesced(self.index.ensure_fresh, max_age_s)
+        self.status: Coalesced[IndexStatus] = Coalesced(self.index.status, max_age_s)
+
+    @classmethod
+    def open(cls, root: Path | str, limits: Limits | None = None, interface: str = "rpc") -> ServerContext:
+        index = open_index(root)
+        return cls(index.root, index, limits or Limits(), interface)
+
+    def close(self) -> None:
+        self.index.close()

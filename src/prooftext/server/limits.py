@@ -1,0 +1,61 @@
+"""The server's limits: request size, batch size, deadline, concurrency, freshness, and the token variable.
+
+Kept apart from the rest of the server so the command line can show the defaults without importing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from prooftext.errors import RangeError
+
+TOKEN_ENV = "PROOFTEXT_TOKEN"
+"""Environment variable holding the bearer token (instead of ``--token``)."""
+
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+"""Largest request accepted (one HTTP body or one stdio line); larger ones are refused unread."""
+DEFAULT_MAX_BATCH = 64
+"""Most calls accepted in one JSON-RPC batch."""
+DEFAULT_TIMEOUT_S = 60.0
+"""Per-request deadline; the caller gets ``limit_exceeded`` when it passes (the work is not interrupted)."""
+DEFAULT_MAX_WORKERS = 8
+"""Requests executed at once (reads run concurrently; index refreshes are serialized by the index)."""
+DEFAULT_MAX_PENDING = 64
+"""Requests admitted at once (running plus queued); beyond it a request is refused as busy."""
+DEFAULT_FRESH_MS = 0
+"""How old a freshness check (index.status, or the one before a context request) a request may reuse
+(0: one that started after the request arrived).
+
+Packets stay verified either way (every excerpt's source is re-hashed before it is served); a positive
+value only delays when a just-edited file is re-indexed, in exchange for fewer tree walks under load."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_batch: int = DEFAULT_MAX_BATCH
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_workers: int = DEFAULT_MAX_WORKERS
+    max_pending: int = DEFAULT_MAX_PENDING
+    fresh_ms: int = DEFAULT_FRESH_MS
+
+    def __post_init__(self) -> None:
+        for name in ("max_body_bytes", "max_batch", "max_workers", "max_pending"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise RangeError(f"{name} must be a positive integer", field=name)
+        if isinstance(self.fresh_ms, bool) or not isinstance(self.fresh_ms, int) or self.fresh_ms < 0:
+            raise RangeError("fresh_ms must be a non-negative integer", field="fresh_ms")
+        if not self.timeout_s > 0:
+            raise RangeError("the request timeout must be positive", field="timeout")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "max_batch": self.max_batch,
+            "fresh_ms": self.fresh_ms,
+            "max_body_bytes": self.max_body_bytes,
+            "max_pending": self.max_pending,
+            "max_workers": self.max_workers,
+            "timeout_ms": int(self.timeout_s * 1000),
+        }

@@ -1,0 +1,99 @@
+"""Validating params and results against the published ``rpc-*.schema.json`` files.
+
+A params violation becomes the same error class the core raises for the same mistake, naming the field:
+``unknown_name`` for a value outside an enumeration, ``value_out_of_range`` for a bound, and
+``invalid_request`` for everything else (a missing field, a wrong type, an unknown field). Integers are
+integers: ``1.0`` is refused where an integer belongs (JSON Schema alone would accept it).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.validators import extend
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from prooftext.errors import RangeError, RequestError, UnknownNameError
+from prooftext.schema_registry import load_schema, schema_names
+
+_NAME_KEYWORDS = frozenset({"enum", "const"})
+_RANGE_KEYWORDS = frozenset(
+    {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "maxItems", "minItems", "maxLength"}
+)
+_MESSAGE_CHARS = 300
+
+
+def _is_integer(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+StrictValidator = extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
+@functools.cache
+def _registry() -> Registry:
+    resources = []
+    for name in schema_names():
+        schema = load_schema(name)
+        if "$id" in schema:
+            resources.append(
+                (schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012))
+            )
+    return Registry().with_resources(resources)
+
+
+@functools.cache
+def validator(name: str) -> Any:
+    """A compiled validator for one shipped schema (references resolve among the shipped schemas)."""
+    return StrictValidator(load_schema(name), registry=_registry())
+
+
+def _field(error: ValidationError) -> str:
+    path = [str(p) for p in error.absolute_path]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [p for p in error.validator_value if p not in error.instance]
+        path.append(str(missing[0]) if missing else "")
+    elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in error.instance if k not in allowed)
+        path.append(extra[0] if extra else "")
+    return ".".join(p for p in path if p) or "params"
+
+
+def _deepest(error: ValidationError) -> ValidationError:
+    """For ``if/then/else``, ``allOf`` and ``$ref`` chains, the innermost failure names the real field."""
+    while error.context:
+        error = sorted(error.context, key=lambda e: (-len(e.absolute_path), str(e.validator)))[0]
+    return error
+
+
+def _error_for(error: ValidationError) -> RequestError:
+    error = _deepest(error)
+    field = _field(error)
+    message = f"invalid params: {field}: {error.message[:_MESSAGE_CHARS]}"
+    if error.validator in _NAME_KEYWORDS:
+        return UnknownNameError(message, field=field)
+    if error.validator in _RANGE_KEYWORDS:
+        return RangeError(message, field=field)
+    return RequestError(message, field=field)
+
+
+def check_params(schema_name: str, params: dict[str, Any]) -> None:
+    """Raise the request error naming the first failing field (errors ordered by path for determinism)."""
+    errors = sorted(
+        validator(schema_name).iter_errors(params), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    if errors:
+        raise _error_for(errors[0])
+
+
+def result_problems(schema_name: str, result: Any) -> list[str]:
+    """Where a result departs from its published schema (empty when it conforms)."""
+    errors = validator(schema_name).iter_errors(result)
+    return ["/" + "/".join(str(p) for p in e.absolute_path) + ": " + e.message[:200] for e in errors]

@@ -1,0 +1,192 @@
+"""JSON-RPC over HTTP against a real uvicorn server on 127.0.0.1 (a free port), started in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from prooftext.cli import main
+from prooftext.errors import AuthError
+from prooftext.server import http
+from prooftext.server.context import Limits, ServerContext
+from prooftext.server.dispatcher import Dispatcher
+from prooftext.server.mcp_server import create_mcp_server
+from prooftext.server.runner import Runner
+
+STARTUP_S = 15.0
+POLL_S = 0.01
+SMALL_LIMIT = 4096
+STATUS = {"jsonrpc": "2.0", "method": "index.status", "id": 1}
+
+
+@contextmanager
+def running(app: Any) -> Iterator[str]:
+    """Serve ``app`` on a free loopback port; yield its base URL; stop it and wait for the thread."""
+    sock = http.bind("127.0.0.1", 0)
+    server = http.make_server(app)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_S
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        thread.join(POLL_S)
+    try:
+        yield http.url_of(sock, "")
+    finally:
+        server.should_exit = True
+        thread.join(STARTUP_S)
+        sock.close()
+    assert not thread.is_alive()
+
+
+@pytest.fixture
+def limited_ctx(sample_repo: Path) -> Iterator[ServerContext]:
+    context = ServerContext.open(sample_repo, Limits(max_body_bytes=SMALL_LIMIT))
+    context.index.refresh()
+    yield context
+    context.close()
+
+
+@contextmanager
+def served(ctx: ServerContext, token: str | None = None) -> Iterator[str]:
+    runner = Runner(Dispatcher(ctx))
+    try:
+        with running(http.create_app(runner, token)) as url:
+            yield url
+    finally:
+        runner.close()
+
+
+def test_rpc_health_notifications_and_errors_over_http(limited_ctx: ServerContext) -> None:
+    with served(limited_ctx) as url, httpx.Client(base_url=url, timeout=30) as client:
+        ok = client.post("/rpc", json=STATUS)
+        assert ok.status_code == 200 and ok.headers["content-type"] == "application/json"
+        assert ok.json()["result"]["fresh"] is True
+        note = client.post("/rpc", json={"jsonrpc": "2.0", "method": "index.status"})
+        assert note.status_code == 204 and note.content == b""
+        bad = client.post("/rpc", content=b'{"jsonrpc": "2.0", "method": ')
+        assert bad.status_code == 200 and bad.json()["error"]["code"] == -32700
+        assert client.get("/rpc").status_code == 405
+        assert client.get("/health").json()["status"] == "ok"
+        packed = client.post(
+            "/rpc", json={"jsonrpc": "2.0", "id": 2, "method": "context.adaptive", "params": ["separability"]}
+        )
+        assert "separability_matrix" in packed.json()["result"]["packet"]["prompt"]
+
+
+def _raw_post(url: str, declared: int, sent: bytes) -> bytes:
+    """POST with a declared Content-Length but only ``sent`` bytes of body; returns the raw response."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        head = f"POST /rpc HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        conn.sendall(f"{head}Content-Length: {declared}\r\n\r\n".encode() + sent)
+        chunks = []
+        while True:
+            data = conn.recv(65536)
+            if not data:
+                break
+            chunks.append(data)
+        return b"".join(chunks)
+
+
+def test_a_100_mb_body_is_refused_without_being_read_and_the_server_stays_up(
+    limited_ctx: ServerContext,
+) -> None:
+    with served(limited_ctx) as url:
+        raw = _raw_post(url, 100 * 1024 * 1024, b"[" * 1024)
+        head, _, body = raw.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413")
+        error = json.loads(body)["error"]
+        assert error["data"] == {"code": "limit_exceeded", "field": "body", "limit": SMALL_LIMIT}
+        with httpx.Client(base_url=url, timeout=30) as client:
+            chunked = client.post("/rpc", content=iter([b" " * SMALL_LIMIT, b" " * 10]))
+            assert chunked.status_code == 413
+            assert client.post("/rpc", json=STATUS).json()["result"]["fresh"] is True
+
+
+def test_a_token_is_required_when_set(limited_ctx: ServerContext) -> None:
+    with served(limited_ctx, token="s3cret-token") as url, httpx.Client(base_url=url, timeout=30) as client:
+        missing = client.post("/rpc", json=STATUS)
+        assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
+        assert missing.json()["error"]["data"]["code"] == "unauthorized"
+        wrong = client.post("/rpc", json=STATUS, headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        right = client.post("/rpc", json=STATUS, headers={"Authorization": "Bearer s3cret-token"})
+        assert right.json()["result"]["fresh"] is True
+
+
+def test_concurrent_requests_are_each_answered_with_their_own_id(limited_ctx: ServerContext) -> None:
+    queries = ["separability matrix", "slugify words", "compound model", "guide models"] * 4
+    answers: dict[int, Any] = {}
+    with served(limited_ctx) as url:
+
+        def ask(i: int) -> None:
+            message = {"jsonrpc": "2.0", "id": i, "method": "context.pack", "params": {"query": queries[i]}}
+            with httpx.Client(base_url=url, timeout=60) as client:
+                answers[i] = client.post("/rpc", json=message).json()
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(queries))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    assert sorted(answers) == list(range(len(queries)))
+    for i, reply in answers.items():
+        assert reply["id"] == i and reply["result"]["query"]["text"] == queries[i]
+
+
+def test_a_non_loopback_bind_without_a_token_is_refused_at_startup(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(http.TOKEN_ENV, raising=False)
+    with pytest.raises(AuthError):
+        http.check_bind("0.0.0.0", None)
+    http.check_bind("0.0.0.0", "a-token")
+    http.check_bind("::1", None)
+    http.check_bind("localhost", None)
+    importlib.import_module("prooftext.cli.serve")
+    for command in ("serve", "mcp"):
+        status = main(
+            [command, "--http", "--host", "0.0.0.0", "--port", "0", "--root", str(sample_repo), "--json"]
+        )
+        out, _ = capsys.readouterr()
+        error = json.loads(out)["error"]
+        assert status != 0 and error["code"] == "unauthorized"
+        assert "--token" in error["message"] and http.TOKEN_ENV in error["message"]
+
+
+def test_mcp_over_streamable_http_requires_the_token(sample_repo: Path) -> None:
+    ctx = ServerContext.open(sample_repo, interface="mcp")
+    server = create_mcp_server(Dispatcher(ctx))
+    app = http.BearerGuard(server.streamable_http_app(streamable_http_path="/mcp"), "mcp-token")
+
+    async def tools(url: str, token: str | None) -> set[str]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as web,
+            Client(streamable_http_client(url, http_client=web)) as client,
+        ):
+            return {t.name for t in (await client.list_tools()).tools}
+
+    try:
+        with running(app) as base:
+            assert "risk_of_changing" in asyncio.run(tools(base + "/mcp", "mcp-token"))
+            with httpx.Client(base_url=base, timeout=30) as plain:
+                refused = plain.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+                assert refused.status_code == 401
+    finally:
+        ctx.close()
