@@ -79,8 +79,8 @@ def test_a_kernel_above_max_tokens_is_a_token_budget_error() -> None:
 
 def test_the_first_rung_is_raised_to_the_kernel_and_says_so() -> None:
     """Requirement: sacp.ladder.first-rung-raised"""
-    assert first_rung(AdaptiveRequest(query="x1", min_tokens=100), kernel_tokens=300) == (300, 4, True)
-    assert first_rung(AdaptiveRequest(query="x1", min_tokens=400), kernel_tokens=300) == (400, 4, False)
+    assert first_rung(AdaptiveRequest(query="x1", min_tokens=100), kernel_tokens=300) == (300, 8, True)
+    assert first_rung(AdaptiveRequest(query="x1", min_tokens=400), kernel_tokens=300) == (400, 8, False)
 
 
 def test_next_rung_caps_at_the_maximums() -> None:
