@@ -44,6 +44,8 @@ NODE_DECAY = 0.9
 """Priority factor per rank inside a file: the second node of a file weighs 0.9 of the first. Lower values
 spread the budget over more files; on the development split 0.9 put the most gold lines into 8k-token
 packets (0.6: 39%, 0.8: 42%, 0.9: 49%, 1.0: 49% with fewer gold files touched)."""
+LOCAL_WEIGHT = 0.25
+"""How much a node's own evidence (lexical + identifier, each 0..1) lifts it above its file's score."""
 CALLER_FACTOR = 0.5
 """A caller of an identifier hit weighs this much of the hit."""
 MAX_CALLERS = 8
@@ -403,7 +405,9 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
                 PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
                 "identifier" if in_phase else ("lexical" if rowid in ev.node_lexical else "path"),
             )
-            cand.priority = _micro(parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local / 4))
+            cand.priority = _micro(
+                parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local * LOCAL_WEIGHT)
+            )
             cand.components = {k: _micro(v) for k, v in parts.items()}
             cand.components["node_lexical"] = _micro(lex_norm.get(rowid, 0.0))
             cand.components["node_identifier"] = _micro(ident_norm.get(rowid, 0.0))
@@ -502,6 +506,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "max_fts_terms": MAX_FTS_TERMS,
             "file_top_nodes": FILE_TOP_NODES,
             "node_decay_milli": int(NODE_DECAY * 1000),
+            "local_weight_milli": int(LOCAL_WEIGHT * 1000),
             "caller_factor_milli": int(CALLER_FACTOR * 1000),
             "max_callers": MAX_CALLERS,
             "max_identifier_defs": MAX_IDENTIFIER_DEFS,

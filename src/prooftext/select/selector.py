@@ -63,7 +63,6 @@ class Selection:
     excluded: list[dict[str, object]] = field(default_factory=list)
     omitted: int = 0
     header_cost: int = 0
-    trace: dict[str, object] = field(default_factory=dict)
 
     @property
     def total_cost(self) -> int:
@@ -76,7 +75,8 @@ class Selection:
 
 
 def _portable(path: str) -> str:
-    if path.startswith("/") or "\\" in path or any(p in ("..",) for p in path.split("/")):
+    """A required path must be a portable path below the root; ``..`` and absolute paths never are."""
+    if path.startswith("/") or "\\" in path or ".." in path.split("/"):
         raise PathOutsideRootError(f"required path is outside the root: {path}", path=path)
     return path.removeprefix("./")
 
