@@ -21,8 +21,9 @@ Two kinds of rule:
 
 * **definite** rules (:data:`RULES`): fixed credential shapes (cloud keys, git host tokens, chat and
   payment API keys, JWTs, private keys, credentials in URLs) and ``password=``-style assignments with the
-  heuristics of detect-secrets (placeholders, templates and indirect references are not secrets). These
-  drive the policy.
+  heuristics of detect-secrets: placeholders (``changeme``), templates (``${DB_PASSWORD}``, ``{password}``),
+  indirect references (an unquoted right-hand side in code) and identifier-like constants in code
+  (``PRIVATE_KEY = "private-key"``) are not secrets. These drive the policy.
 * the **high-entropy** heuristic (:func:`high_entropy_count`): long random-looking strings. It only
   *labels* an excerpt (``flags=high-entropy:N``), because digests are everywhere in a repository: git
   SHAs, SHA-256 hex, UUIDs, lockfile ``integrity`` hashes and prooftext's own ids are never counted, and
@@ -58,6 +59,7 @@ REDACTED_PREFIX = "[REDACTED:"
 """Every redaction is ``[REDACTED:<rule id>]``; no rule matches it again, so redaction is idempotent."""
 
 RULE_PRIVATE_KEY = "private-key"
+RULE_ASSIGNMENT = "password-assignment"
 ALWAYS_EXCLUDED: frozenset[str] = frozenset({RULE_PRIVATE_KEY})
 """Rules whose findings exclude the file even under the redact policy (multi-line values)."""
 
@@ -181,11 +183,18 @@ def is_code_path(path: str) -> bool:
     return bool(path) and kind_for(path) == KIND_CODE
 
 
+_FORMAT_FIELD = re.compile(r"\{[\w.\[\]!:]*\}|%\(\w+\)[sd]|%[sd]")
+_NAME_LIKE = re.compile(r"[a-z]+(?:[-_.][a-z]+)+")
+"""``private-key``, ``db_password``: an identifier-like constant in code, not a credential."""
+
+
 def is_placeholder(value: str) -> bool:
     """detect-secrets' ``is_templated_secret`` and friends: not a real value."""
     lowered = value.lower().strip("'\"`")
     if lowered in _PLACEHOLDER_WORDS or len(set(lowered)) <= 2:
         return True
+    if _FORMAT_FIELD.search(lowered):
+        return True  # "{value}", "%(password)s": a template, filled in elsewhere
     if lowered.startswith(("$", "%", "@", "&", "*")):
         return True
     return any(marker in lowered for marker in _PLACEHOLDER_MARKERS)
@@ -197,7 +206,7 @@ def _assignment_value(value: str, line: str, path: str) -> bool:
     if len(bare) < 6 or is_placeholder(bare):
         return False
     if quoted:
-        return True
+        return not (is_code_path(path) and _NAME_LIKE.fullmatch(bare))
     # An unquoted value in code is a reference (``password=get_password()``), never a literal secret.
     if is_code_path(path):
         return False
@@ -208,7 +217,7 @@ def _url_password(value: str, _line: str, _path: str) -> bool:
     return len(value) >= 3 and not is_placeholder(value) and value.lower() not in {"pass", "pwd", "user"}
 
 
-_B = r"(?<![A-Za-z0-9_])"  # a left boundary that, unlike \b, also holds before ``-`` and ``.``
+_B = ""  # the left boundary (no word character before the match) is checked in Python: see _bounded()
 _E = r"(?![A-Za-z0-9_])"
 _KEY_WORDS = (
     r"(?:password|passwd|passphrase|pwd|secret|client_secret|secret_key|api_key|apikey|"
@@ -320,7 +329,7 @@ RULES: tuple[Rule, ...] = (
         "password-assignment",
         "password= or secret= style assignment of a literal",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*" + _KEY_WORDS + r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*"
+            r"(?i)(?<![A-Za-z0-9])" + _KEY_WORDS + r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*"
             r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s'\"`,;]{1,200})"
         ),
         1,
@@ -328,6 +337,54 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 RULE_IDS: tuple[str, ...] = (*(rule.id for rule in RULES), RULE_PRIVATE_KEY)
+
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github-fine-grained-token": ("github_pat_",),
+    "gitlab-token": ("glpat-",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "discord-webhook": ("/api/webhooks/",),
+    "telegram-bot-token": (":AA",),
+    "stripe-secret-key": ("k_live_", "k_test_"),
+    "square-token": ("sq0",),
+    "twilio-api-key": ("SK",),
+    "sendgrid-api-key": ("SG.",),
+    "openai-api-key": ("T3BlbkFJ",),
+    "anthropic-api-key": ("sk-ant-",),
+    "google-api-key": ("AIza",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-AgEIcHlwaS5vcmc",),
+    "huggingface-token": ("hf_",),
+    "azure-storage-key": ("AccountKey=",),
+    "jwt": ("eyJ",),
+    "url-credentials": ("://",),
+}
+"""Literal fragments each match must contain: a rule whose fragments are all absent is not run (speed)."""
+_FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "aws-secret-access-key": ("aws",),
+    "password-assignment": (
+        "pass",
+        "pwd",
+        "secret",
+        "api_key",
+        "apikey",
+        "access_key",
+        "_token",
+        "private_key",
+    ),
+}
+"""The same, matched against the lowercased text (case-insensitive rules)."""
+
+
+def _may_match(rule: Rule, text: str, folded: str) -> bool:
+    literal = _TRIGGERS.get(rule.id)
+    if literal is not None:
+        return any(t in text for t in literal)
+    lowered = _FOLDED_TRIGGERS.get(rule.id)
+    return lowered is None or any(t in folded for t in lowered)
+
 
 _PATH_RULES: tuple[Rule, ...] = tuple(
     rule
@@ -371,6 +428,8 @@ def _line_text(text: str, starts: list[int], line: int) -> str:
 def _private_keys(text: str, starts: list[int]) -> list[Finding]:
     """A BEGIN ... PRIVATE KEY marker followed by at least 64 characters of key body (not just the marker)."""
     found: list[Finding] = []
+    if "PRIVATE KEY" not in text:
+        return found
     for match in _PEM_BEGIN.finditer(text):
         window = text[match.end() : match.end() + _MAX_KEY_SCAN_CHARS]
         end = _PEM_END.search(window)
@@ -382,10 +441,52 @@ def _private_keys(text: str, starts: list[int]) -> list[Finding]:
     return found
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_UNBOUNDED: frozenset[str] = frozenset(
+    {"aws-secret-access-key", "slack-webhook", "discord-webhook", "azure-storage-key"}
+)
+"""Rules whose match may follow a word character (the others need a non-word character before them)."""
+_KEYWORD_LIST: tuple[str, ...] = tuple(_KEY_WORDS[3:-1].split("|"))
+_ASSIGNMENT = re.compile(
+    r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s'\"`,;]{1,200})"
+)
+
+
+def _matches(rule: Rule, text: str, folded: str) -> Iterable[re.Match[str]]:
+    """The rule's matches; the assignment rule is anchored at each keyword (found with ``str.find``)."""
+    if rule.id != RULE_ASSIGNMENT:
+        for match in rule.pattern.finditer(text):
+            start = match.start()
+            if rule.id in _UNBOUNDED or start == 0 or text[start - 1] not in _WORD_CHARS:
+                yield match
+        return
+    seen: set[int] = set()
+    for keyword in _KEYWORD_LIST:
+        at = folded.find(keyword)
+        while at >= 0:
+            if at == 0 or not folded[at - 1].isalnum():
+                assigned = _ASSIGNMENT.match(text, at + len(keyword))
+                if assigned is not None and assigned.start(1) not in seen:
+                    seen.add(assigned.start(1))
+                    yield assigned
+            at = folded.find(keyword, at + 1)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(text: str) -> str:
+    """ASCII lowercase that keeps every offset (``str.lower`` can lengthen some non-ASCII text)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
 def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: str) -> list[Finding]:
     found: list[Finding] = []
+    folded = fold(text)
     for rule in rules:
-        for match in rule.pattern.finditer(text):
+        if not _may_match(rule, text, folded):
+            continue
+        for match in _matches(rule, text, folded):
             start, end = match.span(rule.group)
             line = _line_of(starts, start)
             if rule.check is not None and not rule.check(
@@ -530,7 +631,7 @@ def describe(findings: Iterable[Finding], *, in_path: bool = False) -> str:
 
 # --- the high-entropy heuristic (label only) ------------------------------------------------------------
 
-_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_-]{24,}")
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{24,}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DIGEST_HEX_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})

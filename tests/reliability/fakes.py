@@ -1,0 +1,116 @@
+"""Fake credentials built at test time by concatenation: no literal secret is ever committed.
+
+Every value comes from a seeded generator, so runs are reproducible, and each prefix is split in two
+(``"AK" + "IA"``) so that this file itself matches no scanner rule.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+ALNUM = string.ascii_letters + string.digits
+URLSAFE = ALNUM + "-_"
+HEX = "0123456789abcdef"
+
+
+def _pick(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def fake_secrets(seed: int = 7) -> dict[str, str]:
+    """One fake value per rule family, keyed by the rule id expected to catch it."""
+    rng = random.Random(seed)
+    header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = _b64url(json.dumps({"sub": _pick(rng, string.digits, 10), "name": "fake"}).encode())
+    return {
+        "aws-access-key-id": "AK" + "IA" + _pick(rng, UPPER_DIGITS, 16),
+        "aws-secret-access-key": _pick(rng, ALNUM + "/+", 40),
+        "github-token": "gh" + "p_" + _pick(rng, ALNUM, 36),
+        "github-fine-grained-token": "github" + "_pat_" + _pick(rng, ALNUM + "_", 82),
+        "gitlab-token": "gl" + "pat-" + _pick(rng, URLSAFE, 20),
+        "slack-token": "xo" + "xb-" + _pick(rng, string.digits, 12) + "-" + _pick(rng, ALNUM, 24),
+        "slack-webhook": "https://hooks.sl"
+        + "ack.com/services/T"
+        + _pick(rng, UPPER_DIGITS, 9)
+        + "/B"
+        + _pick(rng, UPPER_DIGITS, 9)
+        + "/"
+        + _pick(rng, ALNUM, 24),
+        "stripe-secret-key": "sk" + "_live_" + _pick(rng, ALNUM, 24),
+        "openai-api-key": "sk-" + _pick(rng, ALNUM, 20) + "T3Blb" + "kFJ" + _pick(rng, ALNUM, 20),
+        "google-api-key": "AI" + "za" + _pick(rng, URLSAFE, 35),
+        "npm-token": "np" + "m_" + _pick(rng, ALNUM, 36),
+        "telegram-bot-token": _pick(rng, string.digits, 9) + ":A" + "A" + _pick(rng, URLSAFE, 33),
+        "sendgrid-api-key": "S" + "G." + _pick(rng, URLSAFE, 22) + "." + _pick(rng, URLSAFE, 43),
+        "jwt": header + "." + payload + "." + _pick(rng, URLSAFE, 43),
+        "discord-webhook": "https://discord.com/api/web"
+        + "hooks/"
+        + _pick(rng, string.digits, 18)
+        + "/"
+        + _pick(rng, URLSAFE, 68),
+        "square-token": "sq0" + "atp-" + _pick(rng, URLSAFE, 22),
+        "twilio-api-key": "S" + "K" + _pick(rng, HEX, 32),
+        "anthropic-api-key": "sk-" + "ant-api03-" + _pick(rng, URLSAFE, 93),
+        "pypi-token": "pypi-" + "AgEIcHlwaS5vcmc" + _pick(rng, URLSAFE, 60),
+        "huggingface-token": "h" + "f_" + _pick(rng, string.ascii_letters, 34),
+        "azure-storage-key": _pick(rng, ALNUM + "+/", 86) + "==",
+        "password-assignment": _pick(rng, ALNUM, 14) + "!9",
+        "url-credentials": _pick(rng, ALNUM, 12) + "7",
+        "private-key": "\n".join(_pick(rng, ALNUM + "+/", 64) for _ in range(6)),
+    }
+
+
+def pem_block(body: str, kind: str = "RSA ") -> str:
+    return f"-----BEGIN {kind}PRIV" + "ATE KEY-----\n" + body + f"\n-----END {kind}PRIV" + "ATE KEY-----\n"
+
+
+def plant(rule: str, value: str) -> str:
+    """A line (or block) of source text carrying ``value`` the way it is usually written."""
+    if rule == "aws-secret-access-key":
+        return f'aws_secret_access_key = "{value}"\n'
+    if rule == "password-assignment":
+        return f'DB_PASSWORD = "{value}"\n'
+    if rule == "url-credentials":
+        return f"DATABASE_URL = 'postgres://app:{value}@db.internal:5432/app'\n"
+    if rule == "private-key":
+        return pem_block(value)
+    if rule == "azure-storage-key":
+        return f'CONN = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={value};"\n'
+
+    return f'TOKEN = "{value}"\n'
+
+
+def secret_values(secrets: dict[str, str]) -> list[str]:
+    """What must never appear in output: every value, and each line of a multi-line one."""
+    out: list[str] = []
+    for value in secrets.values():
+        out.extend(part for part in value.split("\n") if len(part) >= 8)
+    return out
+
+
+def negatives(seed: int = 11) -> dict[str, str]:
+    """Digest-like and id-like strings that are not secrets (M7's false positives among them)."""
+    rng = random.Random(seed)
+    return {
+        "git-sha": _pick(rng, HEX, 40),
+        "sha256-hex": _pick(rng, HEX, 64),
+        "prooftext-id": _pick(rng, HEX.upper(), 64),
+        "uuid": "-".join(_pick(rng, HEX, n) for n in (8, 4, 4, 4, 12)),
+        "npm-integrity": "sha512-" + base64.b64encode(rng.randbytes(64)).decode("ascii"),
+        "docker-digest": "sha256:" + _pick(rng, HEX, 64),
+        "aws-docs-example": "AK" + "IAIOSFODNN7" + "EXAMPLE",
+        "password-placeholder": 'password = "changeme"',
+        "password-template": 'password: "${DB_PASSWORD}"',
+        "password-reference": "password = settings.DB_PASSWORD",
+        "password-annotation": "def login(user: str, password: str) -> None:",
+        "password-format-field": 'password = "{password}"',
+        "password-name-constant": 'PRIVATE_KEY = "private-key"',
+    }
