@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import write_tree
 
 import prooftext
+from helpers import write_tree
 from prooftext.errors import BudgetError
 
 DOCS = {
@@ -36,7 +36,10 @@ def test_a_component_that_does_not_fit_is_excluded_as_a_unit(repo: Path) -> None
         packet = index.pack("retention logs kept 30 days", max_tokens=260)
     assert not {"docs/retention.md", "docs/policy.md"} & {e.path for e in packet.evidence}
     reasons = {e["path"]: e["reason"] for e in packet.excluded if e["path"].startswith("docs/")}
-    assert reasons == {"docs/retention.md": "contradiction_component", "docs/policy.md": "contradiction_component"}
+    assert reasons == {
+        "docs/retention.md": "contradiction_component",
+        "docs/policy.md": "contradiction_component",
+    }
     assert packet.prompt_tokens.count <= 260
 
 

@@ -96,8 +96,14 @@ def _json(data: bytes, what: str) -> Any:
         raise BackendProtocolError(f"{what} is not valid JSON") from None
 
 
+MAX_REPORTED_INT = 2**53 - 1
+"""Timings and counts beyond the canonical-JSON integer range (or negative) are not believable: dropped."""
+
+
 def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_REPORTED_INT else None
 
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:

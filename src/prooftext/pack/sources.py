@@ -24,7 +24,7 @@ class LineText:
     """A text split once into lines (ending at ``\\n``), for fast 1-based inclusive slicing."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.split(NEWLINE)
+        self.lines = text.split(NEWLINE) if text else []
         self.terminated = text.endswith(NEWLINE)
         if self.terminated:
             self.lines.pop()

@@ -13,6 +13,7 @@ from typing import Any
 from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, digest, render
 from prooftext.pack.sources import REASON_MISSING, observe
+from prooftext.tokens import get_counter
 
 BIT_DIGEST = 1
 BIT_SOURCE = 2
@@ -50,6 +51,11 @@ def verify_packet(packet: dict[str, Any], root: Path) -> VerifyReport:
     prompt = _field(packet, "prompt", str)
     if digest(prompt) != _field(packet, "blake3", str):
         report.add(BIT_DIGEST, kind="digest", detail="BLAKE3 of the prompt does not match")
+    claimed = _field(packet, "prompt_tokens", dict)
+    if get_counter(str(claimed.get("basis"))).count(prompt) != claimed.get("count"):
+        report.add(
+            BIT_DIGEST, kind="token_count", detail="the prompt's exact token count differs from the packet's"
+        )
     blocks: list[Block] = []
     for item in _field(packet, "evidence", list):
         path, (start, end), sha = item["path"], item["lines"], item["sha256"]

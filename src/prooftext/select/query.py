@@ -35,7 +35,8 @@ DEFAULT_MAX_DEPTH = 1
 DEFAULT_CLEARANCE = "owner-private"
 """Everything a repository may hold except secrets; callers lower it to share packets more widely."""
 
-_SEARCHABLE = re.compile(r"[A-Za-z0-9]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters other than tab and line breaks have no place in a query and would reach the prompt."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,9 @@ def _check_text(text: object) -> None:
         raise RequestError("query text must be a string", field="query")
     if len(text) > MAX_QUERY_CHARS:
         raise RangeError(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
-    if not text.strip() or not _SEARCHABLE.search(text):
+    if _CONTROL.search(text):
+        raise RequestError("query contains control characters", field="query")
+    if not any(ch.isalnum() for ch in text):
         raise EmptyQueryError("query must contain at least one searchable term", field="query")
 
 

@@ -185,7 +185,8 @@ WEIGHT_PLAIN = 1
 MIN_PLAIN_IDENTIFIER = 4
 """Plain words shorter than this are too common to be read as identifiers."""
 
-_TERM = re.compile(r"[a-z0-9]+")
+_TERM = re.compile(r"[^\W_]+")
+"""Alphanumeric runs (any script), so a query in Cyrillic or CJK has searchable terms too."""
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,300})", line (\d+)(?:, in ([A-Za-z_][A-Za-z0-9_]*))?')
 _DOTTED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b")
@@ -193,6 +194,7 @@ _CAMEL = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[A-Z][A-Za-z
 _SNAKE = re.compile(r"\b([A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
 _WORD = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\b")
+_SEARCH_WORD = re.compile(r"\w+")
 _PATH = re.compile(
     r"(?<![\w/.])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
 )
@@ -211,8 +213,8 @@ def lexical_terms(text: str) -> list[str]:
 def search_terms(text: str) -> list[str]:
     """Terms to look up in the FTS index: whole identifiers (with ``_``) and their parts, minus stop words."""
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(text):
-        word = match.group(1)
+    for match in _SEARCH_WORD.finditer(text):
+        word = match.group(0)
         for term in (word.lower().strip("_"), *identifier_parts(word)):
             if term and term not in STOPWORDS_V1 and not term.isdigit():
                 seen.setdefault(term, None)

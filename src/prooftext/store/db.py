@@ -78,6 +78,12 @@ def writer_lock(root: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction; SQLite may already have rolled it back itself (disk full, I/O error)."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``; rolled back on any error so a killed or failed write leaves nothing."""
@@ -87,8 +93,11 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise translate(exc) from None
     try:
         yield conn
+    except sqlite3.Error as exc:
+        _rollback(conn)
+        raise translate(exc) from None
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     try:
         conn.execute("COMMIT")

@@ -1,0 +1,50 @@
+"""Small helpers every benchmark uses: failure records and timing."""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext.errors import ProoftextError
+from prooftext.eval.executor import EXECUTOR_PROCESS
+
+MS_PER_S = 1000
+MAX_ERROR_CHARS = 500
+WORK_SUBDIR = "work"
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: how a run reports progress (the CLI draws a bar)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run: output and work directories, parallelism, and how much of the data."""
+
+    out_dir: Path | None = None
+    work_dir: Path | None = None
+    workers: int = 1
+    executor: str = EXECUTOR_PROCESS
+    scheduler: str | None = None
+    limit: int | None = None
+
+
+def error_record(exc: BaseException) -> dict[str, Any]:
+    """A failure as recorded in a row: the stable error object, or the exception type for a bug."""
+    if isinstance(exc, ProoftextError):
+        return exc.to_dict()
+    return {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]}
+
+
+def elapsed_ms(started: float) -> float:
+    """Wall milliseconds since ``started`` (a ``time.perf_counter()`` value)."""
+    return round((time.perf_counter() - started) * MS_PER_S, 3)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (refresh uses a process pool)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime

@@ -1,0 +1,212 @@
+"""What a run declares before it evaluates anything (SACP §9), and the verdict it earns afterwards.
+
+Every run records a quality threshold and a permitted regression from full context — declared in a JSON
+file, by flags, or by the benchmark's defaults below (the record says which) — together with the dataset
+sha256, the tokenizer, the arm parameters and the code version. The declaration is written to the output
+directory before the first task runs, and the summary checks each arm against it.
+
+A declaration file is one JSON object::
+
+    {"metric": "gold_file_recall", "threshold": 0.6, "permitted_regression": 0.4}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import prooftext
+from prooftext.errors import ArtifactError, ConfigError, RequestError
+
+SHA256_CHUNK = 1 << 20
+GIT_TIMEOUT_S = 10
+SOURCE_DEFAULT = "default"
+SOURCE_FILE = "file"
+SOURCE_FLAGS = "flags"
+
+_DECLARATION_KEYS = frozenset({"metric", "threshold", "permitted_regression"})
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """The quality bar an arm must meet: ``metric >= threshold`` and ``reference - metric <= regression``.
+
+    ``metric`` names a key of an arm's summary; the reference is the full-context arm (when the benchmark
+    has one). Higher is better for every declared metric.
+    """
+
+    metric: str
+    threshold: float
+    permitted_regression: float | None
+    source: str = SOURCE_DEFAULT
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "threshold": self.threshold,
+            "permitted_regression": self.permitted_regression,
+            "source": self.source,
+        }
+
+
+def _number(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"declaration field {name} must be a number", field=name)
+    return float(value)
+
+
+def load_declaration(path: Path) -> Declaration:
+    """Read a declaration file (see the module docstring); every field is required."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read declaration {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"declaration {path} is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or set(data) != _DECLARATION_KEYS:
+        raise ConfigError(f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}")
+    metric = data["metric"]
+    if not isinstance(metric, str) or not metric:
+        raise ConfigError("declaration field metric must be a non-empty string", field="metric")
+    regression = data["permitted_regression"]
+    return Declaration(
+        metric,
+        _number(data["threshold"], "threshold"),
+        None if regression is None else _number(regression, "permitted_regression"),
+        SOURCE_FILE,
+    )
+
+
+def resolve_declaration(
+    default: Declaration,
+    path: Path | None = None,
+    metric: str | None = None,
+    threshold: float | None = None,
+    regression: float | None = None,
+) -> Declaration:
+    """The benchmark's default, replaced by a file, then by any flag given."""
+    base = load_declaration(path) if path is not None else default
+    if metric is None and threshold is None and regression is None:
+        return base
+    return Declaration(
+        metric if metric is not None else base.metric,
+        threshold if threshold is not None else base.threshold,
+        regression if regression is not None else base.permitted_regression,
+        SOURCE_FLAGS if path is None else f"{SOURCE_FILE}+{SOURCE_FLAGS}",
+    )
+
+
+def verdict(
+    declaration: Declaration, arms: Mapping[str, Mapping[str, Any]], reference: str | None
+) -> dict[str, Any]:
+    """Per arm: the declared metric's value, its regression from the reference arm, and pass/fail."""
+    ref_value = arms.get(reference, {}).get(declaration.metric) if reference else None
+    out: dict[str, Any] = {}
+    for name, summary in arms.items():
+        value = summary.get(declaration.metric)
+        if name == reference:
+            continue
+        if not isinstance(value, int | float):
+            out[name] = {"value": None, "passes": False, "note": f"{declaration.metric} is undefined"}
+            continue
+        regression = ref_value - value if isinstance(ref_value, int | float) else None
+        meets = value >= declaration.threshold
+        within = (
+            None
+            if regression is None or declaration.permitted_regression is None
+            else regression <= declaration.permitted_regression
+        )
+        out[name] = {
+            "value": value,
+            "reference_value": ref_value,
+            "regression": regression,
+            "meets_threshold": meets,
+            "within_regression": within,
+            "passes": meets and within is not False,
+        }
+    return out
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(SHA256_CHUNK):
+                digest.update(chunk)
+    except OSError as exc:
+        raise ArtifactError(f"cannot read dataset {path}: {exc.strerror}") from None
+    return digest.hexdigest()
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}  # never write the checkout's index
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def code_version() -> dict[str, Any]:
+    """The package version and, when it runs from a git checkout, that checkout's HEAD and dirtiness."""
+    source = Path(prooftext.__file__).resolve().parent
+    head = _git(["rev-parse", "HEAD"], source)
+    status = _git(["status", "--porcelain", "--untracked-files=no"], source) if head else None
+    return {
+        "prooftext": prooftext.__version__,
+        "git_head": head,
+        "git_dirty": None if status is None else bool(status),
+        "python": platform.python_version(),
+    }
+
+
+def manifest(
+    benchmark: str,
+    datasets: Mapping[str, Path],
+    declaration: Declaration,
+    tokenizer: str,
+    arms: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The record written before a run starts: what is evaluated, how, and the declared bar."""
+    return {
+        "benchmark": benchmark,
+        "declared_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "declaration": declaration.to_dict(),
+        "datasets": {
+            name: {"path": str(path), "sha256": sha256_file(path)} for name, path in sorted(datasets.items())
+        },
+        "tokenizer": tokenizer,
+        "arms": {name: dict(params) for name, params in arms.items()},
+        "code": code_version(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def parse_list(text: str, allowed: tuple[str, ...], field: str) -> tuple[str, ...]:
+    """A comma-separated list of names from ``allowed``, in the given order, without repeats."""
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [n for n in names if n not in allowed]
+    if unknown or not names:
+        raise RequestError(f"{field} must be a comma-separated subset of {', '.join(allowed)}", field=field)
+    return names
+
+
+def parse_ints(text: str, field: str) -> tuple[int, ...]:
+    """A comma-separated list of positive integers."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise RequestError(f"{field} must be comma-separated integers", field=field) from None
+    if not values or any(v <= 0 for v in values):
+        raise RequestError(f"{field} must be positive integers", field=field)
+    return values

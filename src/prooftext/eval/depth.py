@@ -1,0 +1,191 @@
+"""Depth tiers: is the surface tier precise on CLINC150, and does it never swallow a LoCoMo question?
+
+CLINC150's test split labels each utterance with an intent; greeting, goodbye, thank_you, yes, no and maybe
+are surface (an acknowledgement needs no context), every other intent is not. The classifier's surface
+prediction is scored for precision and recall, with per-intent rates and the misclassified utterances. The
+out-of-scope test utterances (``oos_test``) are not surface and are reported as a separate false-surface
+count. On LoCoMo every question needs the history, so the share classified surface should be 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from prooftext.depth import Tier, classify
+from prooftext.depth.tiers import MARKER, tier_constants
+from prooftext.errors import ArtifactError
+from prooftext.eval.common import Progress, RunOptions, elapsed_ms
+from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.html import HtmlReport, bar_figure, manifest_section, num, pct, verdict_section
+from prooftext.eval.locomo_data import load_locomo
+from prooftext.eval.metrics import frequencies, percentile
+from prooftext.eval.output import RunOutput
+from prooftext.tokens import DEFAULT_TOKENIZER
+
+SURFACE_INTENTS: frozenset[str] = frozenset({"greeting", "goodbye", "thank_you", "yes", "no", "maybe"})
+CLINC_SPLIT = "test"
+CLINC_OOS_SPLIT = "oos_test"
+EXAMPLES_KEPT = 25
+P50 = 50
+P95 = 95
+DEFAULT_DEPTH_DECLARATION = Declaration("surface_precision", 0.95, None)
+"""Default bar: at least 95% of what is classified surface really is an acknowledgement."""
+
+
+def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """CLINC150 ``data_full.json``: split name → (utterance, intent) pairs."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {split: [(str(t), str(i)) for t, i in items] for split, items in data.items()}
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+        raise ArtifactError(f"{path}: not CLINC150 data ({type(exc).__name__})") from None
+
+
+def _is_surface(text: str) -> bool:
+    return classify(text) is Tier.SURFACE
+
+
+def clinc_scores(items: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Surface precision and recall over labelled utterances, per-intent rates, and the errors."""
+    tp = fp = fn = 0
+    false_pos: list[dict[str, str]] = []
+    false_neg: list[dict[str, str]] = []
+    per_intent: dict[str, list[int]] = {}
+    timings: list[float] = []
+    for text, intent in items:
+        started = time.perf_counter()
+        predicted = _is_surface(text)
+        timings.append(elapsed_ms(started))
+        gold = intent in SURFACE_INTENTS
+        tp += int(predicted and gold)
+        fp += int(predicted and not gold)
+        fn += int(gold and not predicted)
+        if gold:
+            per_intent.setdefault(intent, [0, 0])[0] += int(predicted)
+            per_intent[intent][1] += 1
+        if predicted != gold:
+            (false_pos if predicted else false_neg).append({"text": text, "intent": intent})
+    return {
+        "utterances": len(items),
+        "gold_surface": tp + fn,
+        "predicted_surface": tp + fp,
+        "true_positives": tp,
+        "surface_precision": tp / (tp + fp) if tp + fp else None,
+        "surface_recall": tp / (tp + fn) if tp + fn else None,
+        "surface_recall_by_intent": {k: v[0] / v[1] for k, v in sorted(per_intent.items())},
+        "false_surface": false_pos[:EXAMPLES_KEPT],
+        "false_surface_count": fp,
+        "missed_surface_examples": false_neg[:EXAMPLES_KEPT],
+        "latency_ms_p50": percentile(timings, P50),
+        "latency_ms_p95": percentile(timings, P95),
+    }
+
+
+def locomo_surface(questions: Sequence[str]) -> dict[str, Any]:
+    """How LoCoMo questions are tiered; every one classified surface is an error."""
+    tiers = [classify(q).value for q in questions]
+    wrong = [q for q, t in zip(questions, tiers, strict=True) if t == Tier.SURFACE.value]
+    return {
+        "questions": len(questions),
+        "tiers": frequencies(tiers),
+        "surface_count": len(wrong),
+        "surface_share": len(wrong) / len(questions) if questions else None,
+        "surface_examples": wrong[:EXAMPLES_KEPT],
+    }
+
+
+def run_depth(
+    clinc_path: Path,
+    locomo_path: Path | None,
+    declaration: Declaration,
+    options: RunOptions,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    datasets = {"clinc": clinc_path, **({"locomo": locomo_path} if locomo_path else {})}
+    record = manifest("depth", datasets, declaration, DEFAULT_TOKENIZER, {"classifier": _classifier_params()})
+    with RunOutput(options.out_dir) as output:
+        output.start(record)
+        started = time.perf_counter()
+        splits = load_clinc(clinc_path)
+        summary: dict[str, Any] = {"clinc": clinc_scores(splits.get(CLINC_SPLIT, []))}
+        oos = clinc_scores(splits.get(CLINC_OOS_SPLIT, []))
+        summary["clinc_oos"] = {k: oos[k] for k in ("utterances", "false_surface_count", "false_surface")}
+        if progress is not None:
+            progress(1, 2)
+        if locomo_path is not None:
+            conversations, _ = load_locomo(locomo_path)
+            summary["locomo"] = locomo_surface([q.text for c in conversations for q in c.questions])
+        if progress is not None:
+            progress(2, 2)
+        flat = {"depth": _flat(summary)}
+        summary.update(
+            {
+                "wall_s": round(time.perf_counter() - started, 2),
+                "declaration": record["declaration"],
+                "verdict": verdict(declaration, flat, None),
+                "code": record["code"],
+                "datasets": record["datasets"],
+            }
+        )
+        output.finish(summary, depth_report(record, summary) if options.out_dir else None)
+    return summary
+
+
+def _flat(summary: dict[str, Any]) -> dict[str, Any]:
+    """The declarable metrics of a depth run, under one name."""
+    clinc = summary["clinc"]
+    out = {k: clinc[k] for k in ("surface_precision", "surface_recall")}
+    locomo = summary.get("locomo")
+    if locomo is not None and locomo["surface_share"] is not None:
+        out["locomo_not_surface"] = 1.0 - locomo["surface_share"]
+    return out
+
+
+def _classifier_params() -> dict[str, Any]:
+    return {"marker": MARKER, "constants": tier_constants(), "surface_intents": sorted(SURFACE_INTENTS)}
+
+
+def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
+    report = HtmlReport("prooftext evaluation: depth tiers")
+    clinc = summary["clinc"]
+    report.table(
+        ["dataset", "utterances", "gold surface", "predicted surface", "precision %", "recall %", "p95 ms"],
+        [
+            [
+                f"CLINC150 {CLINC_SPLIT}",
+                clinc["utterances"],
+                clinc["gold_surface"],
+                clinc["predicted_surface"],
+                pct(clinc["surface_precision"]),
+                pct(clinc["surface_recall"]),
+                num(clinc["latency_ms_p95"], 3),
+            ]
+        ],
+    )
+    report.table(
+        ["surface intent", "recall %"], [[k, pct(v)] for k, v in clinc["surface_recall_by_intent"].items()]
+    )
+    report.note(
+        f"CLINC150 {CLINC_OOS_SPLIT}: {summary['clinc_oos']['false_surface_count']} classified surface."
+    )
+    locomo = summary.get("locomo")
+    if locomo is not None:
+        report.heading("LoCoMo questions (all need history)")
+        report.table(
+            ["questions", "classified surface", "share %"],
+            [[locomo["questions"], locomo["surface_count"], pct(locomo["surface_share"])]],
+        )
+        report.figure(bar_figure("LoCoMo question tiers", locomo["tiers"], "tier"), "locomo tiers")
+    verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"])
+    report.heading("Misclassified examples")
+    report.json_block(
+        {"false_surface": clinc["false_surface"], "missed_surface": clinc["missed_surface_examples"]}
+    )
+    manifest_section(report, record)
+    return report.render()

@@ -1,0 +1,133 @@
+"""Running units of evaluation work: in this process, on a local process pool, or on a Dask cluster.
+
+A unit function is ``fn(unit, emit) -> rows emitted``; each result row goes to ``emit`` as soon as it is
+ready. Locally the rows reach the caller's ``on_row`` as they are produced (through a queue from pool
+workers); on Dask a unit's rows arrive when the unit finishes. Dask is an optional extra
+(``pip install 'prooftext[dask]'``); its workers must see the same paths (data, git directories, work dir)
+and must be allowed to start processes (``distributed.worker.daemon: false``) when a unit indexes a large
+tree, since indexing uses a process pool.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, TypeVar
+
+from prooftext.errors import ConfigError, ProoftextError, RequestError
+
+EXECUTOR_PROCESS = "process"
+EXECUTOR_DASK = "dask"
+EXECUTORS: tuple[str, ...] = (EXECUTOR_PROCESS, EXECUTOR_DASK)
+POLL_S = 0.2
+MAX_IDLE_POLLS = 100
+"""After the pool has finished, rows still missing after this many empty polls are lost: an error."""
+START_METHOD = "spawn"
+"""Pool workers start fresh: no inherited threads, locks or open SQLite handles."""
+NESTED_START_METHOD = "fork"
+"""Pools started inside a worker fork it: the worker's code is already loaded and consistent."""
+
+Row = dict[str, Any]
+Emit = Callable[[Row], None]
+U = TypeVar("U")
+UnitFn = Callable[[U, Emit], int]
+
+_SINK: Any = None
+"""In a pool worker: the queue rows are sent back on."""
+
+
+def _install_sink(sink: Any) -> None:
+    """Pool worker initializer: the row queue, and fork for any pool the unit starts (index refresh).
+
+    A spawned worker would otherwise spawn its own pools too: fresh interpreters that re-import prooftext
+    from disk, which costs seconds per refresh and breaks if the source changes during a long run.
+    """
+    global _SINK
+    _SINK = sink
+    if NESTED_START_METHOD in multiprocessing.get_all_start_methods():
+        multiprocessing.set_start_method(NESTED_START_METHOD, force=True)
+
+
+def _pool_unit(fn: UnitFn[U], unit: U) -> int:
+    return fn(unit, _SINK.put)
+
+
+def _collect_unit(fn: UnitFn[U], unit: U) -> list[Row]:
+    rows: list[Row] = []
+    fn(unit, rows.append)
+    return rows
+
+
+def run_units(
+    fn: UnitFn[U],
+    units: Sequence[U],
+    on_row: Emit,
+    *,
+    workers: int = 1,
+    executor: str = EXECUTOR_PROCESS,
+    scheduler: str | None = None,
+) -> None:
+    """Run every unit; ``on_row`` sees each row once. ``fn`` must be picklable for pools and clusters."""
+    if workers < 1:
+        raise RequestError("workers must be at least 1", field="workers")
+    if executor == EXECUTOR_DASK:
+        _run_dask(fn, units, on_row, scheduler)
+    elif executor != EXECUTOR_PROCESS:
+        raise RequestError(f"executor must be one of {', '.join(EXECUTORS)}", field="executor")
+    elif workers == 1 or len(units) <= 1:
+        for unit in units:
+            fn(unit, on_row)
+    else:
+        _run_pool(fn, units, on_row, workers)
+
+
+def _drain(sink: Any, on_row: Emit, block: bool) -> int:
+    got = 0
+    while True:
+        try:
+            row = sink.get(timeout=POLL_S) if block and not got else sink.get_nowait()
+        except queue.Empty:
+            return got
+        on_row(row)
+        got += 1
+
+
+def _run_pool(fn: UnitFn[U], units: Sequence[U], on_row: Emit, workers: int) -> None:
+    context = multiprocessing.get_context(START_METHOD)
+    sink = context.Queue()
+    received = 0
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(units)),
+        mp_context=context,
+        initializer=_install_sink,
+        initargs=(sink,),
+    ) as pool:
+        futures: list[Future[int]] = [pool.submit(_pool_unit, fn, unit) for unit in units]
+        while not all(f.done() for f in futures):
+            received += _drain(sink, on_row, block=True)
+        expected = sum(f.result() for f in futures)  # a crashed unit raises here, after the others ran
+    idle = 0
+    while received < expected:
+        got = _drain(sink, on_row, block=True)
+        received += got
+        idle = 0 if got else idle + 1
+        if idle > MAX_IDLE_POLLS:
+            raise ProoftextError(f"{expected - received} result rows never arrived from the pool")
+
+
+def _run_dask(fn: UnitFn[U], units: Sequence[U], on_row: Emit, scheduler: str | None) -> None:
+    if not scheduler:
+        raise RequestError("--executor dask needs --scheduler ADDRESS", field="scheduler")
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ConfigError(
+            "the dask executor needs the optional extra: pip install 'prooftext[dask]'"
+        ) from None
+    with Client(scheduler, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+        futures = [client.submit(_collect_unit, fn, unit, pure=False) for unit in units]
+        for future in as_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call]
+            for row in future.result():
+                on_row(row)

@@ -1,0 +1,158 @@
+"""A small self-contained HTML report: headings, tables, notes and matplotlib figures embedded as PNG.
+
+Figures are drawn on a bare :class:`matplotlib.figure.Figure` (no pyplot state, no display needed) and
+inlined as base64 ``data:`` URIs, so the file opens anywhere without its neighbours.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from matplotlib.figure import Figure
+
+FIGURE_DPI = 110
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f2f2f2; }
+pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
+img { max-width: 100%; }
+.note { color: #555; font-size: 0.9em; }
+"""
+
+
+def pct(value: object) -> str:
+    """A fraction as a percentage with one decimal; a dash when absent."""
+    return f"{100 * float(value):.1f}" if isinstance(value, int | float) else "–"
+
+
+def num(value: object, digits: int = 0) -> str:
+    if not isinstance(value, int | float):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+class HtmlReport:
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self._parts: list[str] = []
+
+    def heading(self, text: str, level: int = 2) -> None:
+        self._parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def note(self, text: str) -> None:
+        self._parts.append(f'<p class="note">{html.escape(text)}</p>')
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+        head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+        )
+        self._parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+    def json_block(self, value: Any) -> None:
+        text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+        self._parts.append(f"<pre>{html.escape(text)}</pre>")
+
+    def figure(self, fig: Figure, alt: str) -> None:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
+        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        self._parts.append(f'<p><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></p>')
+
+    def render(self) -> str:
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{html.escape(self.title)}</h1>{''.join(self._parts)}</body></html>\n"
+        )
+
+
+def new_figure(width: float = 7.0, height: float = 4.0) -> Figure:
+    return Figure(figsize=(width, height))
+
+
+def bar_figure(title: str, counts: dict[str, int], xlabel: str) -> Figure:
+    fig = new_figure(6.0, 3.2)
+    ax = fig.add_subplot()
+    keys = list(counts)
+    ax.bar(range(len(keys)), [counts[k] for k in keys], color="#4c72b0")
+    ax.set_xticks(range(len(keys)), keys)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("tasks")
+    ax.set_title(title)
+    return fig
+
+
+def manifest_section(report: HtmlReport, manifest: dict[str, Any]) -> None:
+    """Declared bar, datasets, tokenizer, arm parameters and code version, as recorded before the run."""
+    report.heading("Declared before the run (SACP §9)")
+    decl = manifest.get("declaration", {})
+    report.table(
+        ["metric", "threshold", "permitted regression from full", "source", "declared at"],
+        [
+            [
+                decl.get("metric"),
+                decl.get("threshold"),
+                decl.get("permitted_regression"),
+                decl.get("source"),
+                manifest.get("declared_at"),
+            ]
+        ],
+    )
+    datasets = manifest.get("datasets", {})
+    report.table(
+        ["dataset", "sha256", "path"],
+        [[name, d.get("sha256"), d.get("path")] for name, d in datasets.items()],
+    )
+    code = manifest.get("code", {})
+    report.table(
+        ["prooftext", "git HEAD", "dirty", "python", "tokenizer", "cpus"],
+        [
+            [
+                code.get("prooftext"),
+                code.get("git_head"),
+                code.get("git_dirty"),
+                code.get("python"),
+                manifest.get("tokenizer"),
+                manifest.get("cpus"),
+            ]
+        ],
+    )
+    report.heading("Arm parameters", 3)
+    report.json_block(manifest.get("arms", {}))
+
+
+def verdict_section(report: HtmlReport, verdict: dict[str, Any], metric: str) -> None:
+    report.heading("Verdict against the declaration")
+    rows = [
+        [
+            arm,
+            pct(v.get("value")),
+            pct(v.get("reference_value")),
+            pct(v.get("regression")),
+            v.get("meets_threshold"),
+            v.get("within_regression"),
+            v.get("passes"),
+        ]
+        for arm, v in verdict.items()
+    ]
+    report.table(
+        [
+            "arm",
+            f"{metric} %",
+            "full %",
+            "regression (pts)",
+            "meets threshold",
+            "within regression",
+            "passes",
+        ],
+        rows,
+    )

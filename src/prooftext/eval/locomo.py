@@ -1,0 +1,265 @@
+"""LoCoMo: evidence-turn recall against prompt tokens for six ways of giving a model the history.
+
+Arms (``@B`` = at token budget ``B``):
+
+- ``full``: the whole history (budget-independent; it holds every evidence turn),
+- ``last_n@B``: the most recent turns that fit, contiguous,
+- ``bm25@B``: bm25s over turns, packed in rank order (skipping turns that overflow),
+- ``fixed@B``: ``Index.pack`` over the conversation's transcript, ``adaptive@B``: ``Index.adaptive_pack``,
+- ``oracle``: exactly the evidence turns (budget-independent; its tokens are the floor),
+- ``bm25_top5``: the first five bm25 turns, unbudgeted (comparable to DRAGON's top-5 recall of 56.7).
+
+The lexical arms render selected turns in transcript order, each as ``[date] Speaker: text``. Evidence recall
+is the LoCoMo definition: per question the share of its evidence turns in the context, averaged over
+questions that have evidence; the all-evidence rate is the share with every evidence turn present.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS
+from prooftext.eval.common import elapsed_ms, error_record
+from prooftext.eval.executor import Emit
+from prooftext.eval.lexical import Bm25Ranker, pack_whole, terms
+from prooftext.eval.locomo_data import Conversation, Question, sample_questions
+from prooftext.index import Index, open_index
+from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
+
+DEFAULT_BUDGETS: tuple[int, ...] = (512, 1024, 2048, 4096, 8192)
+BUDGETED_ARMS: tuple[str, ...] = ("last_n", "bm25", "fixed", "adaptive")
+UNBUDGETED_ARMS: tuple[str, ...] = ("full", "oracle", "bm25_top5")
+LOCOMO_ARMS: tuple[str, ...] = ("full", "last_n", "bm25", "fixed", "adaptive", "oracle")
+TURN_K1 = 1.2
+TURN_B = 0.75
+TOP_K = 5
+TRANSCRIPT_FILE = "transcript.md"
+
+
+@dataclass(frozen=True)
+class LocomoConfig:
+    work_dir: Path
+    budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    arms: tuple[str, ...] = LOCOMO_ARMS
+    tokenizer: str = DEFAULT_TOKENIZER
+    questions_per_conversation: int | None = None
+    allow_truncated: bool = False
+
+    def arm_parameters(self) -> dict[str, dict[str, Any]]:
+        lexical = {"render": "[date] Speaker: text, transcript order", "tokenizer": self.tokenizer}
+        packed = {
+            "transcript": "Markdown, one ## section per session, one line per turn",
+            "allow_truncated": self.allow_truncated,
+            "tokenizer": self.tokenizer,
+        }
+        params: dict[str, dict[str, Any]] = {
+            "full": {**lexical, "turns": "all"},
+            "last_n": {**lexical, "budgets": list(self.budgets), "packing": "most recent, contiguous"},
+            "bm25": {**lexical, "budgets": list(self.budgets), "k1": TURN_K1, "b": TURN_B},
+            "fixed": {**packed, "budgets": list(self.budgets)},
+            "adaptive": {
+                **packed,
+                "budgets": list(self.budgets),
+                "min_tokens": f"min({DEFAULT_MIN_TOKENS}, budget)",
+            },
+            "oracle": {**lexical, "turns": "evidence only"},
+        }
+        out = {arm: params[arm] for arm in self.arms}
+        if "bm25" in self.arms:
+            out["bm25_top5"] = {"k": TOP_K, "k1": TURN_K1, "b": TURN_B}
+        return out
+
+
+def turn_prompt(question: str, lines: Sequence[str]) -> str:
+    return f"<question>\n{question.strip()}\n</question>\n<conversation>\n{''.join(lines)}</conversation>\n"
+
+
+class _Lexical:
+    """Per-conversation data for the lexical arms: turn blocks, their exact costs, a bm25 ranker."""
+
+    def __init__(self, conv: Conversation, counter: Counter) -> None:
+        self.conv = conv
+        self.counter = counter
+        self.blocks = [f"[{t.date}] {t.line_text}\n" for t in conv.turns]
+        self.costs = [counter.count(b) for b in self.blocks]
+        self.ids = [t.dia_id for t in conv.turns]
+        self.ranker = Bm25Ranker([terms(t.line_text) for t in conv.turns], TURN_K1, TURN_B)
+
+    def prompt(self, question: str, taken: Sequence[int]) -> str:
+        return turn_prompt(question, [self.blocks[i] for i in sorted(taken)])
+
+    def pack(self, question: str, order: Sequence[int], budget: int, skip: bool) -> tuple[set[str], int]:
+        packed = pack_whole(
+            order,
+            lambda i: self.costs[i],
+            lambda taken: self.prompt(question, taken),
+            budget,
+            self.counter,
+            skip_overflow=skip,
+        )
+        return {self.ids[i] for i in packed.taken}, packed.prompt_tokens
+
+
+def _recall(evidence: Sequence[str], present: set[str]) -> dict[str, Any]:
+    if not evidence:
+        return {"evidence_recall": None, "all_evidence": None}
+    hit = sum(1 for e in evidence if e in present)
+    return {"evidence_recall": hit / len(evidence), "all_evidence": hit == len(evidence)}
+
+
+def _lexical_arms(lex: _Lexical, q: Question, cfg: LocomoConfig) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    everything = list(range(len(lex.blocks)))
+    if "full" in cfg.arms:
+        started = time.perf_counter()
+        tokens = lex.counter.count(lex.prompt(q.text, everything))
+        out["full"] = {
+            "prompt_tokens": tokens,
+            "latency_ms": elapsed_ms(started),
+            **_recall(q.evidence, set(lex.ids)),
+        }
+    if "oracle" in cfg.arms:
+        wanted = [i for i, d in enumerate(lex.ids) if d in q.evidence]
+        tokens = lex.counter.count(lex.prompt(q.text, wanted))
+        out["oracle"] = {"prompt_tokens": tokens, **_recall(q.evidence, {lex.ids[i] for i in wanted})}
+    started = time.perf_counter()
+    ranked = lex.ranker.rank(q.text, lex.ids)
+    rank_ms = elapsed_ms(started)
+    if "bm25" in cfg.arms:
+        top = {lex.ids[i] for i in ranked[:TOP_K]}
+        out["bm25_top5"] = {"prompt_tokens": lex.counter.count(lex.prompt(q.text, ranked[:TOP_K]))}
+        out["bm25_top5"].update(_recall(q.evidence, top))
+    for budget in cfg.budgets:
+        if "last_n" in cfg.arms:
+            started = time.perf_counter()
+            present, tokens = lex.pack(q.text, everything[::-1], budget, skip=False)
+            out[f"last_n@{budget}"] = {"prompt_tokens": tokens, "latency_ms": elapsed_ms(started)}
+            out[f"last_n@{budget}"].update(_recall(q.evidence, present))
+        if "bm25" in cfg.arms:
+            started = time.perf_counter()
+            present, tokens = lex.pack(q.text, ranked, budget, skip=True)
+            out[f"bm25@{budget}"] = {"prompt_tokens": tokens, "latency_ms": rank_ms + elapsed_ms(started)}
+            out[f"bm25@{budget}"].update(_recall(q.evidence, present))
+    return out
+
+
+def _fixed(index: Index, conv: Conversation, q: Question, budget: int, cfg: LocomoConfig) -> dict[str, Any]:
+    started = time.perf_counter()
+    packet = index.pack(
+        q.text, max_tokens=budget, tokenizer=cfg.tokenizer, allow_truncated=cfg.allow_truncated, refresh=False
+    )
+    latency = elapsed_ms(started)
+    present = conv.turns_in([(e.start_line, e.end_line) for e in packet.evidence])
+    return {
+        "prompt_tokens": packet.prompt_tokens.count,
+        "latency_ms": latency,
+        "excerpts": len(packet.evidence),
+        "turns": len(present),
+        **_recall(q.evidence, present),
+    }
+
+
+def _adaptive(
+    index: Index, conv: Conversation, q: Question, budget: int, cfg: LocomoConfig
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    result = index.adaptive_pack(
+        q.text,
+        min_tokens=min(DEFAULT_MIN_TOKENS, budget),
+        max_tokens=budget,
+        tokenizer=cfg.tokenizer,
+        allow_truncated=cfg.allow_truncated,
+        refresh=False,
+    )
+    latency = elapsed_ms(started)
+    packet = result.packet
+    present = conv.turns_in([(e.start_line, e.end_line) for e in packet.evidence])
+    return {
+        "prompt_tokens": packet.prompt_tokens.count,
+        "latency_ms": latency,
+        "excerpts": len(packet.evidence),
+        "turns": len(present),
+        "stop_reason": result.stop_reason,
+        "selected_round": result.selected_round,
+        "rounds": len(result.rounds),
+        **_recall(q.evidence, present),
+    }
+
+
+def _prooftext_arms(index: Index, conv: Conversation, q: Question, cfg: LocomoConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for budget in cfg.budgets:
+        for arm, fn in (("fixed", _fixed), ("adaptive", _adaptive)):
+            if arm not in cfg.arms:
+                continue
+            try:
+                out[f"{arm}@{budget}"] = {"ok": True, **fn(index, conv, q, budget, cfg)}
+            except Exception as exc:  # a failure is a measured outcome: recorded, counted, never raised
+                out[f"{arm}@{budget}"] = {"ok": False, "error": error_record(exc)}
+    return out
+
+
+def _question_row(
+    conv: Conversation,
+    q: Question,
+    lex: _Lexical,
+    index: Index | None,
+    cfg: LocomoConfig,
+    failure: dict[str, Any] | None,
+) -> dict[str, Any]:
+    arms = {name: {"ok": True, **values} for name, values in _lexical_arms(lex, q, cfg).items()}
+    if index is not None:
+        arms.update(_prooftext_arms(index, conv, q, cfg))
+    elif failure is not None:
+        for arm in ("fixed", "adaptive"):
+            if arm in cfg.arms:
+                arms.update({f"{arm}@{b}": {"ok": False, "error": failure} for b in cfg.budgets})
+    return {
+        "qid": q.qid,
+        "sample_id": conv.sample_id,
+        "category": q.category,
+        "evidence": list(q.evidence),
+        "arms": arms,
+    }
+
+
+def _conversation_index(conv: Conversation, cfg: LocomoConfig) -> Index:
+    root = cfg.work_dir / conv.sample_id
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / TRANSCRIPT_FILE
+    text = conv.transcript()
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    index = open_index(root)
+    index.refresh()
+    return index
+
+
+@dataclass(frozen=True)
+class ConversationRunner:
+    """``runner(conversation, emit)``: a picklable unit function for the executors."""
+
+    config: LocomoConfig
+
+    def __call__(self, conv: Conversation, emit: Emit) -> int:
+        cfg = self.config
+        lex = _Lexical(conv, get_counter(cfg.tokenizer))
+        questions = sample_questions(conv.questions, cfg.questions_per_conversation)
+        index: Index | None = None
+        failure: dict[str, Any] | None = None
+        if {"fixed", "adaptive"} & set(cfg.arms):
+            try:
+                index = _conversation_index(conv, cfg)
+            except Exception as exc:  # every packed arm of this conversation failed: recorded per question
+                failure = error_record(exc)
+        try:
+            for q in questions:
+                emit(_question_row(conv, q, lex, index, cfg, failure))
+        finally:
+            if index is not None:
+                index.close()
+        return len(questions)

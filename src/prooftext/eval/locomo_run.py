@@ -1,0 +1,254 @@
+"""``run_locomo``: declare, run conversations, summarize per arm, budget and category, and report."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions
+from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.executor import run_units
+from prooftext.eval.html import (
+    HtmlReport,
+    bar_figure,
+    manifest_section,
+    new_figure,
+    num,
+    pct,
+    verdict_section,
+)
+from prooftext.eval.locomo import BUDGETED_ARMS, UNBUDGETED_ARMS, ConversationRunner, LocomoConfig
+from prooftext.eval.locomo_data import CATEGORY_NAMES, load_locomo
+from prooftext.eval.metrics import frequencies, mean_or_none, median_or_none, percentile, share
+from prooftext.eval.output import RunOutput
+
+DEFAULT_LOCOMO_DECLARATION = Declaration("evidence_recall", 0.5, 0.5)
+"""Default bar: contexts hold half of the evidence turns, at most 50 points below full history."""
+
+ANCHORS_LOCOMO: tuple[dict[str, Any], ...] = (
+    {"name": "DRAGON top-5 turns (LoCoMo paper)", "metric": "evidence_recall (top-5)", "value": 0.567},
+)
+P50 = 50
+P95 = 95
+
+Row = Mapping[str, Any]
+
+
+def _recall_stats(pairs: Sequence[tuple[Row, Mapping[str, Any]]]) -> dict[str, Any]:
+    scored = [(r, a) for r, a in pairs if r["evidence"]]
+    recall = [float(a["evidence_recall"]) if a.get("ok") else 0.0 for _, a in scored]
+    complete = [bool(a.get("ok") and a["all_evidence"]) for _, a in scored]
+    return {
+        "questions": len(scored),
+        "evidence_recall": mean_or_none(recall),
+        "all_evidence": share(complete),
+    }
+
+
+def arm_summary(rows: Sequence[Row], key: str) -> dict[str, Any]:
+    pairs = [(r, r["arms"][key]) for r in rows if key in r["arms"]]
+    ok = [a for _, a in pairs if a.get("ok")]
+    out: dict[str, Any] = {"tasks": len(pairs), "failures": len(pairs) - len(ok)}
+    out["failure_codes"] = frequencies(a["error"]["code"] for _, a in pairs if not a.get("ok"))
+    out.update(_recall_stats(pairs))
+    tokens = [float(a["prompt_tokens"]) for a in ok]
+    out["prompt_tokens_mean"] = mean_or_none(tokens)
+    out["prompt_tokens_median"] = median_or_none(tokens)
+    latency = [float(a["latency_ms"]) for a in ok if "latency_ms" in a]
+    out["latency_ms_p50"] = percentile(latency, P50)
+    out["latency_ms_p95"] = percentile(latency, P95)
+    if any("stop_reason" in a for a in ok):
+        out["stop_reasons"] = frequencies(a["stop_reason"] for a in ok)
+        out["selected_rounds"] = frequencies(a["selected_round"] for a in ok)
+    categories = sorted({int(r["category"]) for r, _ in pairs})
+    out["by_category"] = {
+        str(c): _recall_stats([(r, a) for r, a in pairs if int(r["category"]) == c]) for c in categories
+    }
+    return out
+
+
+def locomo_summary(rows: Sequence[Row]) -> dict[str, Any]:
+    keys = sorted({k for r in rows for k in r["arms"]}, key=_arm_order)
+    return {
+        "questions": len(rows),
+        "questions_with_evidence": sum(1 for r in rows if r["evidence"]),
+        "conversations": len({r["sample_id"] for r in rows}),
+        "arms": {k: arm_summary(rows, k) for k in keys},
+        "anchors": list(ANCHORS_LOCOMO),
+    }
+
+
+def _arm_order(key: str) -> tuple[int, int]:
+    name, _, budget = key.partition("@")
+    order = ("full", "oracle", "bm25_top5", *BUDGETED_ARMS)
+    return (order.index(name) if name in order else len(order), int(budget) if budget else 0)
+
+
+def run_locomo(
+    data_path: Path,
+    config: LocomoConfig,
+    declaration: Declaration,
+    options: RunOptions,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    conversations, evidence_stats = load_locomo(data_path)
+    conversations = conversations[: options.limit]
+    runner_total = sum(
+        len(c.questions)
+        if config.questions_per_conversation is None
+        else min(len(c.questions), config.questions_per_conversation)
+        for c in conversations
+    )
+    with tempfile.TemporaryDirectory(prefix="prooftext-locomo-") as scratch:
+        work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
+        config = replace(config, work_dir=work.resolve() / "locomo")
+        record = manifest(
+            "locomo", {"data": data_path}, declaration, config.tokenizer, config.arm_parameters()
+        )
+        record["run"] = {"conversations": len(conversations), "questions": runner_total}
+        record["run"]["questions_per_conversation"] = config.questions_per_conversation
+        rows: list[dict[str, Any]] = []
+        with RunOutput(options.out_dir) as output:
+            output.start(record)
+            started = time.perf_counter()
+
+            def on_row(row: dict[str, Any]) -> None:
+                rows.append(row)
+                output.row(row)
+                if progress is not None:
+                    progress(len(rows), runner_total)
+
+            run_units(
+                ConversationRunner(config),
+                conversations,
+                on_row,
+                workers=options.workers,
+                executor=options.executor,
+                scheduler=options.scheduler,
+            )
+            rows.sort(key=lambda r: (str(r["sample_id"]), int(str(r["qid"]).rpartition("#")[2])))
+            summary = locomo_summary(rows)
+            summary.update(
+                {
+                    "wall_s": round(time.perf_counter() - started, 1),
+                    "evidence_normalization": evidence_stats.to_dict(),
+                    "declaration": record["declaration"],
+                    "verdict": verdict(
+                        declaration, summary["arms"], "full" if "full" in config.arms else None
+                    ),
+                    "code": record["code"],
+                    "datasets": record["datasets"],
+                    "budgets": list(config.budgets),
+                }
+            )
+            output.finish(summary, locomo_report(record, summary) if options.out_dir else None)
+    return summary
+
+
+# --- report -----------------------------------------------------------------------------------------------
+
+LOCOMO_HEADERS = [
+    "arm",
+    "questions",
+    "failures",
+    "evidence recall",
+    "all evidence",
+    "tokens mean",
+    "tokens median",
+    "latency p50 ms",
+    "latency p95 ms",
+]
+
+
+def locomo_rows(arms: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
+    return [
+        [
+            key,
+            str(s["questions"]),
+            str(s["failures"]),
+            pct(s.get("evidence_recall")),
+            pct(s.get("all_evidence")),
+            num(s.get("prompt_tokens_mean")),
+            num(s.get("prompt_tokens_median")),
+            num(s.get("latency_ms_p50"), 1),
+            num(s.get("latency_ms_p95"), 1),
+        ]
+        for key, s in arms.items()
+    ]
+
+
+def category_rows(arms: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    cats = sorted({int(c) for s in arms.values() for c in s.get("by_category", {})})
+    headers = ["arm", *[f"{c} {CATEGORY_NAMES.get(c, '')}".strip() for c in cats]]
+    rows = [
+        [key, *[pct(s.get("by_category", {}).get(str(c), {}).get("evidence_recall")) for c in cats]]
+        for key, s in arms.items()
+    ]
+    return headers, rows
+
+
+def _curves(arms: Mapping[str, Mapping[str, Any]]) -> Figure:
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for number, name in enumerate(BUDGETED_ARMS):
+        points = [
+            (float(s["prompt_tokens_mean"]), float(s["evidence_recall"] or 0.0))
+            for key, s in arms.items()
+            if key.partition("@")[0] == name and s.get("prompt_tokens_mean") is not None
+        ]
+        if points:
+            xs, ys = zip(*sorted(points), strict=True)
+            ax.plot(xs, ys, marker="o", label=name, color=f"C{number}")
+    for number, name in enumerate(UNBUDGETED_ARMS, start=len(BUDGETED_ARMS)):
+        s = arms.get(name)
+        if s and s.get("prompt_tokens_mean") is not None:
+            ax.scatter(
+                [s["prompt_tokens_mean"]],
+                [s["evidence_recall"] or 0.0],
+                s=90,
+                marker="X",
+                label=name,
+                color=f"C{number}",
+            )
+    for anchor in ANCHORS_LOCOMO:
+        ax.axhline(float(anchor["value"]), linestyle=":", color="grey", label=str(anchor["name"]))
+    ax.set_xscale("log")
+    ax.set_xlabel("mean prompt tokens (log scale)")
+    ax.set_ylabel("evidence recall")
+    ax.set_title("Evidence-turn recall vs prompt tokens (points: budgets)")
+    ax.legend(fontsize="x-small", loc="lower right")
+    return fig
+
+
+def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
+    report = HtmlReport("prooftext evaluation: LoCoMo")
+    arms = summary["arms"]
+    report.note(
+        f"{summary['questions']} questions ({summary['questions_with_evidence']} with evidence) from"
+        f" {summary['conversations']} conversations; wall time {num(summary.get('wall_s'), 1)} s."
+        " Recall averages over questions with evidence; a failed arm counts as 0."
+    )
+    report.table(LOCOMO_HEADERS, locomo_rows(arms))
+    report.heading("Published anchor")
+    report.table(
+        ["system", "metric", "value %"], [[a["name"], a["metric"], pct(a["value"])] for a in ANCHORS_LOCOMO]
+    )
+    verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"])
+    report.heading("Evidence recall per category")
+    headers, rows = category_rows(arms)
+    report.table(headers, rows)
+    report.heading("Plots")
+    report.figure(_curves(arms), "evidence recall vs prompt tokens")
+    stops = {k: s for k, s in arms.items() if s.get("stop_reasons")}
+    for key, s in stops.items():
+        report.figure(bar_figure(f"{key}: stop reasons", s["stop_reasons"], "stop reason"), key)
+    report.heading("Evidence id normalization")
+    report.json_block(summary.get("evidence_normalization", {}))
+    manifest_section(report, record)
+    return report.render()

@@ -1,0 +1,196 @@
+"""The SWE-bench report: tables per arm and per repository, anchors, index cost, and four plots."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from prooftext.eval.html import (
+    HtmlReport,
+    bar_figure,
+    manifest_section,
+    new_figure,
+    num,
+    pct,
+    verdict_section,
+)
+from prooftext.eval.metrics import ACC_KS
+
+Row = Mapping[str, Any]
+
+SUMMARY_HEADERS = [
+    "arm",
+    "tasks",
+    "failures",
+    *[f"Acc@{k}" for k in ACC_KS],
+    "gold-file recall",
+    "all gold files",
+    "gold-line recall",
+    "tokens mean",
+    "tokens median",
+    "latency p50 ms",
+    "latency p95 ms",
+]
+
+
+def summary_rows(arms: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
+    rows = []
+    for arm, s in arms.items():
+        rows.append(
+            [
+                arm,
+                str(s.get("tasks")),
+                str(s.get("failures")),
+                *[pct(s.get(f"acc@{k}")) for k in ACC_KS],
+                pct(s.get("gold_file_recall")),
+                pct(s.get("all_gold_files")),
+                pct(s.get("gold_line_recall")),
+                num(s.get("prompt_tokens_mean")),
+                num(s.get("prompt_tokens_median")),
+                num(s.get("latency_ms_p50")),
+                num(s.get("latency_ms_p95")),
+            ]
+        )
+    return rows
+
+
+def _recall_vs_tokens(rows: Sequence[Row], arms: Sequence[str]) -> Figure:
+    fig = new_figure()
+    ax = fig.add_subplot()
+    for number, arm in enumerate(arms):
+        points = [
+            (float(r["arms"][arm]["prompt_tokens"]), float(r["arms"][arm].get("gold_line_recall") or 0.0))
+            for r in rows
+            if r.get("arms", {}).get(arm, {}).get("ok")
+        ]
+        if not points:
+            continue
+        color = f"C{number}"
+        xs, ys = zip(*points, strict=True)
+        ax.scatter(xs, ys, s=10, alpha=0.3, color=color)
+        ax.scatter(
+            [sum(xs) / len(xs)],
+            [sum(ys) / len(ys)],
+            s=130,
+            marker="X",
+            color=color,
+            edgecolors="black",
+            label=arm,
+        )
+    ax.set_xscale("log")
+    ax.set_xlabel("prompt tokens (log scale)")
+    ax.set_ylabel("gold-line recall")
+    ax.set_title("Gold-line recall vs prompt tokens (dots: tasks; X: arm mean)")
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _latency(rows: Sequence[Row], arms: Sequence[str]) -> Figure | None:
+    data = {
+        arm: [
+            float(r["arms"][arm]["latency_ms"])
+            for r in rows
+            if "latency_ms" in r.get("arms", {}).get(arm, {})
+        ]
+        for arm in arms
+    }
+    data = {arm: values for arm, values in data.items() if values}
+    if not data:
+        return None
+    fig = new_figure(6.0, 3.2)
+    ax = fig.add_subplot()
+    ax.boxplot(list(data.values()))
+    ax.set_xticks(range(1, len(data) + 1), list(data))
+    ax.set_yscale("log")
+    ax.set_ylabel("compile latency, ms (log)")
+    ax.set_title("Compile latency per arm")
+    return fig
+
+
+def _accuracy(arms: Mapping[str, Mapping[str, Any]], anchors: Sequence[Mapping[str, Any]]) -> Figure:
+    fig = new_figure(6.5, 3.8)
+    ax = fig.add_subplot()
+    curves: dict[tuple[float, ...], list[str]] = {}
+    for arm, s in arms.items():
+        if "acc@1" in s:
+            curves.setdefault(tuple(100 * float(s[f"acc@{k}"] or 0.0) for k in ACC_KS), []).append(arm)
+    for values, names in curves.items():  # arms sharing one ranking (fixed, adaptive) share one curve
+        ax.plot(ACC_KS, values, marker="o", label=" / ".join(names))
+    for anchor in anchors:
+        ax.scatter([5], [100 * float(anchor["value"])], marker="*", s=140, label=str(anchor["name"]))
+    ax.set_xticks(ACC_KS)
+    ax.set_xlabel("k")
+    ax.set_ylabel("file Acc@k, %")
+    ax.set_title("All gold files in the top k ranked files")
+    ax.legend(fontsize="x-small", loc="lower right")
+    return fig
+
+
+def _repo_table(report: HtmlReport, by_repo: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
+    report.heading("Per repository")
+    for repo, arms in by_repo.items():
+        report.heading(repo, 3)
+        report.table(SUMMARY_HEADERS, summary_rows(arms))
+
+
+def _index_table(report: HtmlReport, index: Mapping[str, Mapping[str, Any]]) -> None:
+    report.heading("Index cost (work trees moved commit to commit, refreshed incrementally)")
+    report.table(
+        [
+            "repository",
+            "tasks",
+            "shards",
+            "refreshes",
+            "files indexed",
+            "refresh s total",
+            "median s",
+            "max s",
+        ],
+        [
+            [
+                repo,
+                i.get("tasks"),
+                i.get("shards"),
+                i.get("refreshes"),
+                i.get("files_indexed_total"),
+                num(i.get("refresh_s_total"), 1),
+                num(i.get("refresh_s_median"), 2),
+                num(i.get("refresh_s_max"), 1),
+            ]
+            for repo, i in index.items()
+        ],
+    )
+
+
+def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Sequence[Row]) -> str:
+    report = HtmlReport("prooftext evaluation: SWE-bench")
+    arms = summary["arms"]
+    report.note(
+        f"{summary['tasks']} tasks, budget {summary.get('budget')} tokens,"
+        f" wall time {num(summary.get('wall_s'), 1)} s. Rates use every task as the denominator"
+        " (a failed arm is a miss). Acc@k: every gold file among the top k files."
+    )
+    report.table(SUMMARY_HEADERS, summary_rows(arms))
+    report.heading("Published anchors (not the same task set)")
+    report.table(
+        ["system", "metric", "value %"],
+        [[a["name"], a["metric"], pct(a["value"])] for a in summary.get("anchors", [])],
+    )
+    verdict_section(report, summary.get("verdict", {}), manifest["declaration"]["metric"])
+    names = list(arms)
+    report.heading("Plots")
+    report.figure(_recall_vs_tokens(rows, names), "recall vs prompt tokens per arm")
+    report.figure(_accuracy(arms, summary.get("anchors", [])), "file Acc@k per arm with anchors")
+    adaptive = arms.get("adaptive", {})
+    if adaptive.get("stop_reasons"):
+        report.figure(bar_figure("Adaptive stop reasons", adaptive["stop_reasons"], "stop reason"), "stops")
+        report.figure(bar_figure("Adaptive selected round", adaptive["selected_rounds"], "round"), "rounds")
+    latency = _latency(rows, names)
+    if latency is not None:
+        report.figure(latency, "latency per arm")
+    _repo_table(report, summary["by_repo"])
+    _index_table(report, summary["index"])
+    manifest_section(report, manifest)
+    return report.render()

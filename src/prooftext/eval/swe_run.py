@@ -1,0 +1,82 @@
+"""``run_swebench``: declare, plan shards, execute, summarize, report."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions
+from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.executor import run_units
+from prooftext.eval.output import RunOutput
+from prooftext.eval.summary import swebench_summary
+from prooftext.eval.swe_report import swebench_report
+from prooftext.eval.swebench import ARM_FULL, ShardRunner, SweConfig, load_repo_map, load_tasks, plan_shards
+
+DEFAULT_SWEBENCH_DECLARATION = Declaration("gold_file_recall", 0.6, 0.4)
+"""Default bar: packets touch at least 60% of gold files, at most 40 points below full context."""
+
+
+def run_swebench(
+    tasks_path: Path,
+    repo_map_path: Path,
+    config: SweConfig,
+    declaration: Declaration,
+    options: RunOptions,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Evaluate every task (or the first ``limit``) and return the summary (also written under ``out_dir``)."""
+    tasks = load_tasks(tasks_path)[: options.limit]
+    repo_map = load_repo_map(repo_map_path)
+    with tempfile.TemporaryDirectory(prefix="prooftext-eval-") as scratch:
+        work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
+        config = replace(config, work_dir=work.resolve())
+        shards = plan_shards(tasks, repo_map, options.workers)
+        record = manifest(
+            "swebench", {"tasks": tasks_path}, declaration, config.tokenizer, config.arm_parameters()
+        )
+        record["run"] = {"tasks": len(tasks), "shards": len(shards), "workers": options.workers}
+        rows: list[dict[str, Any]] = []
+        with RunOutput(options.out_dir) as output:
+            output.start(record)
+            started = time.perf_counter()
+
+            def on_row(row: dict[str, Any]) -> None:
+                rows.append(row)
+                output.row(row)
+                if progress is not None:
+                    progress(len(rows), len(tasks))
+
+            run_units(
+                ShardRunner(config),
+                shards,
+                on_row,
+                workers=options.workers,
+                executor=options.executor,
+                scheduler=options.scheduler,
+            )
+            summary = _summarize(rows, config, declaration, record, time.perf_counter() - started)
+            output.finish(summary, swebench_report(record, summary, rows) if options.out_dir else None)
+    return summary
+
+
+def _summarize(
+    rows: list[dict[str, Any]],
+    config: SweConfig,
+    declaration: Declaration,
+    record: dict[str, Any],
+    wall_s: float,
+) -> dict[str, Any]:
+    rows.sort(key=lambda r: str(r["instance_id"]))
+    summary = swebench_summary(rows, config.arms)
+    summary["wall_s"] = round(wall_s, 1)
+    summary["budget"] = config.budget
+    summary["declaration"] = record["declaration"]
+    reference = ARM_FULL if ARM_FULL in config.arms else None
+    summary["verdict"] = verdict(declaration, summary["arms"], reference)
+    summary["code"] = record["code"]
+    summary["datasets"] = record["datasets"]
+    return summary

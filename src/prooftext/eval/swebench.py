@@ -1,0 +1,502 @@
+"""SWE-bench: four arms on the same tasks, each task at its ``base_commit`` only.
+
+Tasks of one repository are sorted by commit time and cut into contiguous shards; each shard owns one work
+tree and one prooftext index, moved from commit to commit so that refresh is incremental. For each task the
+``problem_statement`` is the query of every arm:
+
+- ``full``: the whole permitted corpus as one whole-file prompt (its token size; it holds every gold line),
+- ``bm25``: bm25s over whole files, packed whole in rank order to the budget, skipping files that overflow,
+- ``fixed``: ``Index.pack`` at the budget,
+- ``adaptive``: ``Index.adaptive_pack`` with ``max_tokens`` = the budget.
+
+Ranked-file metrics (Acc@k) for ``fixed`` and ``adaptive`` come from prooftext's ranking (``Index.search``:
+files in order of their first ranked node); for ``bm25`` from bm25s. Every failure is recorded in the task's
+row and counted, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext.adaptive.ladder import DEFAULT_MAX_NODES as ADAPTIVE_MAX_NODES
+from prooftext.adaptive.ladder import (
+    DEFAULT_MIN_COVERAGE_BPS,
+    DEFAULT_MIN_EVIDENCE,
+    DEFAULT_MIN_NODES,
+    DEFAULT_MIN_TOKENS,
+    DEFAULT_NODE_STEP,
+    DEFAULT_TOKEN_STEP,
+)
+from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError
+from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
+from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
+from prooftext.eval.gittree import WorkTree, commit_time, git_dir_of
+from prooftext.eval.lexical import BM25_B, BM25_K1, file_block, file_prompt, pack_whole
+from prooftext.eval.metrics import (
+    ACC_KS,
+    LineRange,
+    acc_at_k,
+    file_recall,
+    first_occurrences,
+    gold_ranks,
+    group_ranges,
+    line_recall,
+)
+from prooftext.index import Index, open_index
+from prooftext.pack.render import DEFAULT_FORMAT
+from prooftext.select.query import DEFAULT_MAX_NODES as FIXED_MAX_NODES
+from prooftext.tokens import DEFAULT_TOKENIZER, get_counter
+
+ARM_FULL = "full"
+ARM_BM25 = "bm25"
+ARM_FIXED = "fixed"
+ARM_ADAPTIVE = "adaptive"
+ARMS: tuple[str, ...] = (ARM_FULL, ARM_BM25, ARM_FIXED, ARM_ADAPTIVE)
+PROOFTEXT_ARMS = frozenset({ARM_FIXED, ARM_ADAPTIVE})
+DEFAULT_BUDGET = 8000
+SEARCH_LIMIT = 1_000_000
+"""``Index.search`` limit for the file ranking: every ranked candidate."""
+RANKED_FILES_KEPT = 10
+BM25_KINDS: tuple[str, ...] = ("code",)
+"""Source kinds the bm25 baseline ranks (as the SWE-bench retrieval ranks source files, not prose)."""
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class GoldFile:
+    path: str
+    ranges: tuple[LineRange, ...]
+
+
+@dataclass(frozen=True)
+class SweTask:
+    instance_id: str
+    repo: str
+    base_commit: str
+    problem_statement: str
+    gold: tuple[GoldFile, ...]
+    splits: tuple[str, ...] = ()
+
+    @property
+    def gold_paths(self) -> list[str]:
+        return [g.path for g in self.gold]
+
+    @property
+    def gold_ranges(self) -> dict[str, list[LineRange]]:
+        return {g.path: list(g.ranges) for g in self.gold}
+
+
+def _gold_file(item: dict[str, Any]) -> GoldFile:
+    path = item.get("base_path") or item["path"]
+    ranges = tuple((int(a), int(b)) for a, b in item.get("base_line_ranges") or ())
+    return GoldFile(str(path), ranges)
+
+
+def parse_task(data: dict[str, Any]) -> SweTask:
+    """One task from its JSON object (fields as in ``swebench_dev.jsonl``)."""
+    gold = tuple(_gold_file(f) for f in data["fix_files"])
+    return SweTask(
+        instance_id=str(data["instance_id"]),
+        repo=str(data["repo"]),
+        base_commit=str(data["base_commit"]),
+        problem_statement=str(data["problem_statement"]),
+        gold=gold,
+        splits=tuple(str(s) for s in data.get("splits") or ()),
+    )
+
+
+def load_tasks(path: Path) -> list[SweTask]:
+    """Tasks from a JSONL file; a malformed line is an error naming its line number."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ArtifactError(f"cannot read tasks {path}: {exc.strerror}") from None
+    tasks: list[SweTask] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(parse_task(json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ArtifactError(f"{path}:{number}: not a task ({type(exc).__name__}: {exc})") from None
+    return tasks
+
+
+def load_repo_map(path: Path) -> dict[str, Path]:
+    """``{"owner/name": "path to a git directory or clone"}``; relative paths are relative to the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read repo map {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"repo map {path} is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ConfigError('a repo map is a JSON object {"owner/name": "path"}')
+    return {str(k): (path.parent / v).resolve() for k, v in data.items()}
+
+
+@dataclass(frozen=True)
+class SweConfig:
+    """Everything an arm needs, recorded verbatim in the run's declaration."""
+
+    work_dir: Path
+    arms: tuple[str, ...] = ARMS
+    budget: int = DEFAULT_BUDGET
+    tokenizer: str = DEFAULT_TOKENIZER
+    bm25_k1: float = BM25_K1
+    bm25_b: float = BM25_B
+    bm25_kinds: tuple[str, ...] = BM25_KINDS
+    fixed_max_nodes: int = FIXED_MAX_NODES
+    adaptive_min_tokens: int = DEFAULT_MIN_TOKENS
+    adaptive_token_step: int = DEFAULT_TOKEN_STEP
+    adaptive_min_nodes: int = DEFAULT_MIN_NODES
+    adaptive_max_nodes: int = ADAPTIVE_MAX_NODES
+    adaptive_node_step: int = DEFAULT_NODE_STEP
+    adaptive_min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS
+    adaptive_min_evidence: int = DEFAULT_MIN_EVIDENCE
+
+    def arm_parameters(self) -> dict[str, dict[str, Any]]:
+        common = {"budget": self.budget, "tokenizer": self.tokenizer}
+        params: dict[str, dict[str, Any]] = {
+            ARM_FULL: {
+                **common,
+                "count": "whole-file prompt: header plus the exact count of each file block, summed",
+            },
+            ARM_BM25: {
+                **common,
+                "scorer": "bm25s (lucene)",
+                "k1": self.bm25_k1,
+                "b": self.bm25_b,
+                "document": "path terms + content terms, identifiers split",
+                "kinds": list(self.bm25_kinds) or "all",
+                "packing": "whole files in rank order, skipping files that overflow",
+            },
+            ARM_FIXED: {**common, "max_nodes": self.fixed_max_nodes, "format": DEFAULT_FORMAT},
+            ARM_ADAPTIVE: {
+                **common,
+                "max_tokens": self.budget,
+                "min_tokens": min(self.adaptive_min_tokens, self.budget),
+                "token_step": self.adaptive_token_step,
+                "min_nodes": self.adaptive_min_nodes,
+                "max_nodes": self.adaptive_max_nodes,
+                "node_step": self.adaptive_node_step,
+                "min_coverage_bps": self.adaptive_min_coverage_bps,
+                "min_evidence": self.adaptive_min_evidence,
+                "format": DEFAULT_FORMAT,
+            },
+        }
+        return {arm: params[arm] for arm in self.arms}
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Consecutive tasks (by commit time) of one repository, run on one work tree."""
+
+    repo: str
+    git_dir: Path
+    slot: int
+    tasks: tuple[SweTask, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{re.sub(r'[^A-Za-z0-9_.-]', '+', self.repo)}-{self.slot}"
+
+
+def _time_or_zero(git_dir: Path, commit: str) -> int:
+    """A commit's time for ordering; 0 for a commit git cannot read (its task fails when it runs)."""
+    try:
+        return commit_time(git_dir, commit)
+    except SourceUnreadableError:
+        return 0
+
+
+def plan_shards(tasks: Sequence[SweTask], repo_map: dict[str, Path], workers: int) -> list[Shard]:
+    """Per repository, tasks sorted by commit time, cut into ``ceil(workers * share)`` contiguous shards;
+    the largest shards first (so a pool finishes together)."""
+    missing = sorted({t.repo for t in tasks} - set(repo_map))
+    if missing:
+        raise RequestError(f"repo map has no entry for {', '.join(missing)}", field="repo_map")
+    by_repo: dict[str, list[SweTask]] = {}
+    for task in tasks:
+        by_repo.setdefault(task.repo, []).append(task)
+    shards: list[Shard] = []
+    for repo, group in sorted(by_repo.items()):
+        git_dir = git_dir_of(repo_map[repo])
+        times = {c: _time_or_zero(git_dir, c) for c in {t.base_commit for t in group}}
+        group.sort(key=lambda t: (times[t.base_commit], t.base_commit, t.instance_id))
+        count = min(len(group), max(1, math.ceil(workers * len(group) / len(tasks))))
+        size = math.ceil(len(group) / count)
+        for slot, start in enumerate(range(0, len(group), size)):
+            shards.append(Shard(repo, git_dir, slot, tuple(group[start : start + size])))
+    shards.sort(key=lambda s: (-len(s.tasks), s.repo, s.slot))
+    return shards
+
+
+# --- one task ---------------------------------------------------------------------------------------------
+
+
+def _packet_metrics(task: SweTask, excerpts: Sequence[tuple[str, int, int]], tokens: int) -> dict[str, Any]:
+    touched = {path for path, _, _ in excerpts}
+    gold = task.gold_paths
+    return {
+        "prompt_tokens": tokens,
+        "excerpts": len(excerpts),
+        "files": len(touched),
+        "gold_file_recall": file_recall(touched, gold),
+        "all_gold_files": set(gold) <= touched,
+        "gold_line_recall": line_recall(group_ranges(excerpts), task.gold_ranges),
+    }
+
+
+def _ranking_metrics(ranked: Sequence[str], task: SweTask) -> dict[str, Any]:
+    return {
+        "acc": {str(k): acc_at_k(ranked, task.gold_paths, k) for k in ACC_KS},
+        "gold_ranks": gold_ranks(ranked, task.gold_paths),
+        "ranked_files": len(ranked),
+        "top_files": list(ranked[:RANKED_FILES_KEPT]),
+    }
+
+
+@dataclass
+class _TaskContext:
+    task: SweTask
+    index: Index
+    config: SweConfig
+    cache: CorpusCache
+    snapshot: Snapshot | None = None
+    ranking: dict[str, Any] | None = None
+
+    def corpus(self) -> Snapshot:
+        if self.snapshot is None:
+            self.snapshot = self.cache.snapshot(self.index.conn)
+        return self.snapshot
+
+
+def _arm_full(ctx: _TaskContext) -> dict[str, Any]:
+    started = time.perf_counter()
+    snap = ctx.corpus()
+    total = ctx.cache.full_tokens(ctx.index.conn, snap, ctx.task.problem_statement)
+    return {
+        "prompt_tokens": total,
+        "files": len(snap.paths),
+        "fits_budget": total <= ctx.config.budget,
+        "gold_file_recall": 1.0,
+        "all_gold_files": True,
+        "gold_line_recall": 1.0,
+        "count_ms": elapsed_ms(started),
+    }
+
+
+def _arm_bm25(ctx: _TaskContext) -> dict[str, Any]:
+    snap, conn, query = ctx.corpus(), ctx.index.conn, ctx.task.problem_statement
+    started = time.perf_counter()
+    ctx.cache.prepare_ranker(conn, snap)
+    ctx.cache.prepare_costs(conn, snap)
+    index_ms = elapsed_ms(started)
+    started = time.perf_counter()
+    order = snap.rank(query)
+    packed = pack_whole(
+        order,
+        lambda i: ctx.cache.block_cost(conn, snap.paths[i], snap.digests[i]),
+        lambda taken: file_prompt(
+            query, [file_block(snap.paths[i], text_of(conn, snap.paths[i])) for i in taken]
+        ),
+        ctx.config.budget,
+        get_counter(ctx.config.tokenizer),
+    )
+    latency = elapsed_ms(started)
+    excerpts = [(snap.paths[i], 1, max(1, _line_total(conn, snap.paths[i]))) for i in packed.taken]
+    out = _packet_metrics(ctx.task, excerpts, packed.prompt_tokens)
+    out.update(_ranking_metrics([snap.paths[i] for i in order], ctx.task))
+    out.update({"latency_ms": latency, "index_ms": index_ms, "skipped_files": packed.skipped})
+    return out
+
+
+def _line_total(conn: sqlite3.Connection, path: str) -> int:
+    row = conn.execute("SELECT line_count FROM files WHERE path = ?", (path,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def _prooftext_ranking(ctx: _TaskContext) -> dict[str, Any]:
+    if ctx.ranking is None:
+        started = time.perf_counter()
+        nodes = ctx.index.search(ctx.task.problem_statement, limit=SEARCH_LIMIT)
+        ranked = first_occurrences(str(n["path"]) for n in nodes)
+        ctx.ranking = {**_ranking_metrics(ranked, ctx.task), "rank_ms": elapsed_ms(started)}
+    return ctx.ranking
+
+
+def _arm_fixed(ctx: _TaskContext) -> dict[str, Any]:
+    ranking = _prooftext_ranking(ctx)
+    started = time.perf_counter()
+    packet = ctx.index.pack(
+        ctx.task.problem_statement,
+        max_tokens=ctx.config.budget,
+        max_nodes=ctx.config.fixed_max_nodes,
+        tokenizer=ctx.config.tokenizer,
+        refresh=False,
+    )
+    latency = elapsed_ms(started)
+    excerpts = [(e.path, e.start_line, e.end_line) for e in packet.evidence]
+    out = _packet_metrics(ctx.task, excerpts, packet.prompt_tokens.count)
+    out.update(ranking)
+    out.update({"latency_ms": latency, "omitted": packet.omitted})
+    return out
+
+
+def _arm_adaptive(ctx: _TaskContext) -> dict[str, Any]:
+    ranking = _prooftext_ranking(ctx)
+    cfg = ctx.config
+    started = time.perf_counter()
+    result = ctx.index.adaptive_pack(
+        ctx.task.problem_statement,
+        min_tokens=min(cfg.adaptive_min_tokens, cfg.budget),
+        max_tokens=cfg.budget,
+        token_step=cfg.adaptive_token_step,
+        min_nodes=cfg.adaptive_min_nodes,
+        max_nodes=cfg.adaptive_max_nodes,
+        node_step=cfg.adaptive_node_step,
+        min_coverage_bps=cfg.adaptive_min_coverage_bps,
+        min_evidence=cfg.adaptive_min_evidence,
+        tokenizer=cfg.tokenizer,
+        refresh=False,
+    )
+    latency = elapsed_ms(started)
+    packet = result.packet
+    excerpts = [(e.path, e.start_line, e.end_line) for e in packet.evidence]
+    out = _packet_metrics(ctx.task, excerpts, packet.prompt_tokens.count)
+    out.update(ranking)
+    out.update(
+        {
+            "latency_ms": latency,
+            "stop_reason": result.stop_reason,
+            "selected_round": result.selected_round,
+            "rounds": len(result.rounds),
+            "estimated_sufficient": result.estimated_sufficient,
+        }
+    )
+    return out
+
+
+_ARM_FUNCTIONS: dict[str, Callable[[_TaskContext], dict[str, Any]]] = {
+    ARM_FULL: _arm_full,
+    ARM_BM25: _arm_bm25,
+    ARM_FIXED: _arm_fixed,
+    ARM_ADAPTIVE: _arm_adaptive,
+}
+
+
+def _run_arms(ctx: _TaskContext) -> dict[str, Any]:
+    arms: dict[str, Any] = {}
+    for arm in ctx.config.arms:
+        cpu = time.process_time()
+        try:
+            arms[arm] = {"ok": True, **_ARM_FUNCTIONS[arm](ctx)}
+        except Exception as exc:  # a failure is a measured outcome: recorded, counted, never raised
+            arms[arm] = {"ok": False, "error": error_record(exc)}
+        arms[arm]["cpu_ms"] = round((time.process_time() - cpu) * MS_PER_S, 3)
+    return arms
+
+
+def task_row(task: SweTask) -> dict[str, Any]:
+    return {
+        "instance_id": task.instance_id,
+        "repo": task.repo,
+        "base_commit": task.base_commit,
+        "splits": list(task.splits),
+        "gold_files": task.gold_paths,
+        "gold_lines": sum(b - a + 1 for g in task.gold for a, b in g.ranges),
+    }
+
+
+# --- one shard --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _ShardState:
+    shard: Shard
+    config: SweConfig
+    tree: WorkTree
+    cache: CorpusCache
+    index: Index | None = None
+    indexed_commit: str | None = None
+
+    def prepare(self, commit: str) -> tuple[Index, dict[str, Any]]:
+        """Move the tree to ``commit`` and refresh the index; the index and what it cost."""
+        if self.indexed_commit == commit and self.index is not None:
+            return self.index, {"reused": True}
+        started = time.perf_counter()
+        self.tree.checkout(commit)
+        checkout_s = time.perf_counter() - started
+        if self.index is None:
+            self.index = open_index(self.tree.root)
+        cpu = cpu_seconds()
+        report = self.index.refresh()
+        self.indexed_commit = commit
+        return self.index, {
+            "reused": False,
+            "checkout_s": round(checkout_s, 3),
+            "refresh_s": round(report.seconds_ms / MS_PER_S, 3),
+            "refresh_cpu_s": round(cpu_seconds() - cpu, 3),
+            "files_indexed": report.files_indexed,
+            "files_removed": report.files_removed,
+            "files_unchanged": report.files_unchanged,
+            "nodes": report.nodes,
+        }
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
+            self.index = None
+
+
+def evaluate_task(state: _ShardState, task: SweTask) -> dict[str, Any]:
+    row = task_row(task)
+    row["shard"] = state.shard.name
+    try:
+        index, row["index"] = state.prepare(task.base_commit)
+    except Exception as exc:  # the tree or index could not be built: every arm of the task failed
+        state.indexed_commit = None
+        row["index"] = {"error": error_record(exc)}
+        row["arms"] = {arm: {"ok": False, "error": error_record(exc)} for arm in state.config.arms}
+        return row
+    ctx = _TaskContext(task, index, state.config, state.cache)
+    row["arms"] = _run_arms(ctx)
+    if (
+        ctx.snapshot is not None
+    ):  # gold files the permitted corpus lacks (excluded by the scan): no arm can win
+        present = set(ctx.snapshot.paths)
+        row["gold_not_indexed"] = [p for p in task.gold_paths if p not in present]
+    return row
+
+
+@dataclass(frozen=True)
+class ShardRunner:
+    """``runner(shard, emit)``: a picklable unit function for the executors."""
+
+    config: SweConfig
+
+    def __call__(self, shard: Shard, emit: Emit) -> int:
+        return run_shard(shard, self.config, emit)
+
+
+def run_shard(shard: Shard, config: SweConfig, emit: Emit) -> int:
+    """Evaluate a shard's tasks in order on its own work tree; each row goes to ``emit``."""
+    tree = WorkTree(shard.git_dir, config.work_dir / shard.name)
+    cache = CorpusCache(get_counter(config.tokenizer), config.bm25_k1, config.bm25_b, config.bm25_kinds)
+    state = _ShardState(shard, config, tree, cache)
+    try:
+        for task in shard.tasks:
+            emit(evaluate_task(state, task))
+    finally:
+        state.close()
+    return len(shard.tasks)
