@@ -27,7 +27,7 @@ from prooftext.pack.injection import flags
 from prooftext.pack.sources import observe
 from prooftext.pack.verify import BIT_SOURCE, verify_packet
 
-from .conftest import MakeTree, known_bug
+from .conftest import MakeTree
 
 
 def _outcome(root: Path, rel: str, config: CorpusConfig | None = None) -> tuple[str, Any]:
@@ -139,10 +139,6 @@ def test_B09_a_forged_range_on_an_empty_file_fails_verification(make_tree: MakeT
     assert not verify_packet(forged, root).ok
 
 
-@known_bug(
-    "pack/sources.py LineText('') counts 1 line (''.split('\\n') == ['']) where corpus/lines.py counts 0, so "
-    "observe() accepts L1-L1 on an empty file instead of range_invalid"
-)
 def test_B09_l1_l1_on_an_empty_file_is_out_of_range(make_tree: MakeTree) -> None:
     root = make_tree({"empty.txt": b""})
     seen = observe(root, "empty.txt", hashlib.sha256(b"").hexdigest(), [(1, 1)])

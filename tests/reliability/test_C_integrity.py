@@ -180,7 +180,6 @@ def test_C10_a_packet_whose_blake3_does_not_match_its_prompt_fails_verification(
     assert verify_packet(saved, indexed).status & BIT_DIGEST
 
 
-@known_bug("pack/verify.py never recounts prompt_tokens: a packet claiming a wrong token count verifies ok")
 def test_C10_a_packet_whose_token_count_does_not_match_a_recount_fails_verification(indexed: Path) -> None:
     saved = packet_json(indexed)
     saved["prompt_tokens"]["count"] += 7

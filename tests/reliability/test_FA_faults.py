@@ -160,10 +160,6 @@ def test_FA02_disk_full_during_an_index_write_rolls_back_and_the_old_index_stays
     assert len(after["files"]) % 128 in (len(before["files"]) % 128, 5)  # whole batches only
 
 
-@known_bug(
-    "store/db.py transaction() translates only BEGIN/COMMIT failures; an INSERT failing with SQLITE_FULL "
-    "escapes as sqlite3.OperationalError, so `prooftext index` reports internal_error (exit 70) on disk full"
-)
 def test_FA02_disk_full_during_an_index_write_is_a_stable_store_error(
     store_on_tmpfs: Path, cli: Cli, figure: Figure
 ) -> None:
