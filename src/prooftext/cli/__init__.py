@@ -18,6 +18,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "prooftext.cli.conversation",
     "prooftext.cli.context",
     "prooftext.cli.serve",
+    "prooftext.cli.eval",
 )
 
 
