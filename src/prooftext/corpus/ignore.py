@@ -16,6 +16,7 @@ keeps ``dir/keep.md`` exactly as git does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -62,19 +63,43 @@ class PatternSet:
 
     files: GitIgnoreSpec
     directories: GitIgnoreSpec
+    files_any: re.Pattern[str] | None = None
+    directories_any: re.Pattern[str] | None = None
+    """One regex matching wherever any pattern matches: most paths match none, and then no per-pattern
+    evaluation (last match wins, negations) is needed at all."""
 
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> PatternSet:
         patterns = list(lines)
-        return cls(
-            files=GitIgnoreSpec.from_lines(patterns),
-            directories=GitIgnoreSpec.from_lines([_directory_form(line) for line in patterns]),
-        )
+        files = GitIgnoreSpec.from_lines(patterns)
+        directories = GitIgnoreSpec.from_lines([_directory_form(line) for line in patterns])
+        return cls(files, directories, _any_of(files), _any_of(directories))
 
     def check(self, rel_path: str, is_dir: bool) -> bool | None:
         """True ignored, False re-included by a negation, None when no pattern matches."""
-        spec = self.directories if is_dir else self.files
+        spec, prefilter = (self.directories, self.directories_any) if is_dir else (self.files, self.files_any)
+        if prefilter is not None and prefilter.match(rel_path) is None:
+            return None
         return spec.check_file(rel_path).include
+
+
+def _any_of(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    """The alternation of every pattern's regex, or None when one cannot be combined safely."""
+    parts: list[str] = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if getattr(pattern, "include", None) is None:
+            continue
+        if not isinstance(regex, re.Pattern) or regex.flags & ~re.UNICODE:
+            return None
+        # Named groups would collide across alternatives; they only report what matched, so drop them.
+        parts.append("(?:" + re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(", regex.pattern) + ")")
+    if not parts:
+        return None
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return None
 
 
 @dataclass(frozen=True)

@@ -92,10 +92,17 @@ def _char_problem(char: str) -> str | None:
     return None
 
 
+def _plain(name: str) -> bool:
+    """The common case, checked in C: printable ASCII without a backslash needs no per-character scan."""
+    return name.isascii() and name.isprintable() and "\\" not in name
+
+
 def name_problem(name: str) -> str | None:
     """Why one path component is not portable, or None. Non-ASCII is fine when it is valid UTF-8."""
     if name in _DOT_NAMES or "/" in name:
         return "not a plain file or directory name"
+    if _plain(name):
+        return None
     for char in name:
         problem = _char_problem(char)
         if problem is not None:
@@ -105,6 +112,8 @@ def name_problem(name: str) -> str | None:
 
 def display_name(name: str) -> str:
     """A printable, serializable form of a possibly non-portable name (undecodable bytes as ``\\xNN``)."""
+    if _plain(name):
+        return name
     out: list[str] = []
     for char in name:
         code = ord(char)
