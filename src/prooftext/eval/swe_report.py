@@ -19,6 +19,8 @@ from prooftext.eval.html import (
 from prooftext.eval.metrics import ACC_KS
 
 Row = Mapping[str, Any]
+ANCHOR_COLOR_OFFSET = 5
+"""Anchors take colours after the arms' (matplotlib cycle C0, C1, ...), so a star never looks like a curve."""
 
 SUMMARY_HEADERS = [
     "arm",
@@ -118,8 +120,9 @@ def _accuracy(arms: Mapping[str, Mapping[str, Any]], anchors: Sequence[Mapping[s
             curves.setdefault(tuple(100 * float(s[f"acc@{k}"] or 0.0) for k in ACC_KS), []).append(arm)
     for values, names in curves.items():  # arms sharing one ranking (fixed, adaptive) share one curve
         ax.plot(ACC_KS, values, marker="o", label=" / ".join(names))
-    for anchor in anchors:
-        ax.scatter([5], [100 * float(anchor["value"])], marker="*", s=140, label=str(anchor["name"]))
+    for number, anchor in enumerate(anchors, start=ANCHOR_COLOR_OFFSET):
+        value = 100 * float(anchor["value"])
+        ax.scatter([5], [value], marker="*", s=160, color=f"C{number}", label=str(anchor["name"]))
     ax.set_xticks(ACC_KS)
     ax.set_xlabel("k")
     ax.set_ylabel("file Acc@k, %")

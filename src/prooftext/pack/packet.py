@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from prooftext.cache import BoundedCache
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
 from prooftext.pack.render import (
     DEFAULT_FORMAT,
@@ -35,6 +36,10 @@ from prooftext.select.terms import analyze
 from prooftext.tokens import Counter, TokenCount, get_counter
 
 PACKET_VERSION = "prooftext.packet/v1"
+COST_CACHE_ENTRIES = 1 << 17
+"""Measured excerpt costs kept per process: a node's cost is the same for every query that selects it."""
+CostKey = tuple[str, str, str, str, str, str, int, int, int, int]
+_COSTS: BoundedCache[CostKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 REASON_EXACT_OVERFLOW = "over_budget_exact"
 """Dropped after the exact count of the whole prompt (token merges across block boundaries)."""
 
@@ -118,7 +123,6 @@ class Compiler:
         self.format = check_format(fmt)
         self.counter: Counter = get_counter(query.basis)
         self.texts = StoreTexts(conn)
-        self._costs: dict[tuple[str, int, int], int] = {}
         self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text))
         prepared = prepare(conn, self.query, self.ranked.candidates)
         self.required, self.optional, self.traversal = (
@@ -127,6 +131,7 @@ class Compiler:
             prepared.traversal,
         )
         self.components = prepared.components
+        self._rendered: dict[tuple[tuple[str, str, int, int, str], ...], tuple[str, str, int]] = {}
         self._prime_costs()
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
         self.header_cost += self.counter.count(render_footer(self.format))
@@ -146,33 +151,44 @@ class Compiler:
             truncated,
         )
 
+    def _cost_key(self, cand: Candidate, start: int, end: int) -> CostKey:
+        """Everything a block's rendering depends on; the node id covers its path and text digest."""
+        return (self.format, self.counter.basis, cand.node_id, cand.file_sha256, cand.authority,
+                cand.sensitivity, cand.start_line, cand.end_line, start, end)  # fmt: skip
+
+    def _render_for_cost(self, cand: Candidate, start: int, end: int) -> str:
+        block = self._block(cand, start, end, self.texts.get(cand.path, cand.file_sha256))
+        return render_block(self.format, block, NONCE_PLACEHOLDER, 1)
+
     def _prime_costs(self) -> None:
-        """Measure every whole excerpt in one parallel batch; truncations are measured on demand."""
-        cands = [
-            c
-            for c in [*self.required, *self.optional]
-            if (c.node_id, c.start_line, c.end_line) not in self._costs
-        ]
-        blocks = [
-            render_block(
-                self.format,
-                self._block(c, c.start_line, c.end_line, self.texts.get(c.path)),
-                NONCE_PLACEHOLDER,
-                1,
-            )
-            for c in cands
-        ]
-        for cand, value in zip(cands, self.counter.count_many(blocks), strict=True):
-            self._costs[(cand.node_id, cand.start_line, cand.end_line)] = value
+        """Measure every whole excerpt not yet known in one parallel batch; truncations are measured on demand."""
+        todo = {}
+        for cand in [*self.required, *self.optional]:
+            key = self._cost_key(cand, cand.start_line, cand.end_line)
+            if _COSTS.get(key) is None:
+                todo[key] = cand
+        blocks = [self._render_for_cost(c, c.start_line, c.end_line) for c in todo.values()]
+        for key, value in zip(todo, self.counter.count_many(blocks), strict=True):
+            _COSTS.put(key, value)
 
     def cost(self, cand: Candidate, start: int, end: int) -> int:
-        key = (cand.node_id, start, end)
-        value = self._costs.get(key)
+        key = self._cost_key(cand, start, end)
+        value = _COSTS.get(key)
         if value is None:
-            block = self._block(cand, start, end, self.texts.get(cand.path))
-            value = self.counter.count(render_block(self.format, block, NONCE_PLACEHOLDER, 1))
-            self._costs[key] = value
+            value = self.counter.count(self._render_for_cost(cand, start, end))
+            _COSTS.put(key, value)
         return value
+
+    def _render(self, blocks: list[Block]) -> tuple[str, str, int]:
+        """Nonce, prompt and exact count of a block list; rounds that select the same blocks share them."""
+        key = tuple((b.path, b.sha256, b.start_line, b.end_line, b.text) for b in blocks)
+        known = self._rendered.get(key)
+        if known is None:
+            nonce = derive_nonce(self.query.text, blocks)
+            prompt = render(self.format, self.query.text, blocks, nonce)
+            known = (nonce, prompt, self.counter.count(prompt))
+            self._rendered[key] = known
+        return known
 
     def kernel_cost(self) -> int:
         """Header plus required evidence: the minimum context kernel."""
@@ -230,9 +246,7 @@ class Compiler:
             blocks = [
                 self._block(c.candidate, c.start_line, c.end_line, texts[c.candidate.path]) for c in chosen
             ]
-            nonce = derive_nonce(self.query.text, blocks)
-            prompt = render(self.format, self.query.text, blocks, nonce)
-            count = self.counter.count(prompt)
+            nonce, prompt, count = self._render(blocks)
             if count <= ceiling or len(chosen) <= n_required:
                 break
             dropped = chosen.pop()

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from prooftext.cache import BoundedCache
 from prooftext.corpus.lines import NEWLINE
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import ProoftextError, SourceError
 
 VERIFY_MAX_BYTES = 8 * 1024 * 1024
+TEXT_CACHE_FILES = 1024
+"""Split file texts kept per process; keyed by digest, so a changed file is never served stale."""
 """Re-reads for verification are bounded like scans are; an indexed file is far smaller."""
 
 REASON_DRIFT = "source_drift"
@@ -40,19 +43,23 @@ class LineText:
         return body
 
 
+_TEXTS: BoundedCache[tuple[str, str], LineText] = BoundedCache(TEXT_CACHE_FILES)
+
+
 @dataclass
 class StoreTexts:
-    """File texts from the index store, read once per path."""
+    """File texts from the index store, split once per (path, digest) and shared across requests."""
 
     conn: sqlite3.Connection
-    cache: dict[str, LineText] = field(default_factory=dict)
 
-    def get(self, path: str) -> LineText:
-        text = self.cache.get(path)
+    def get(self, path: str, sha256: str) -> LineText:
+        key = (path, sha256)
+        text = _TEXTS.get(key)
         if text is None:
-            row = self.conn.execute("SELECT text FROM files WHERE path = ?", (path,)).fetchone()
+            row = self.conn.execute("SELECT text, sha256 FROM files WHERE path = ?", (path,)).fetchone()
             text = LineText(row[0] if row else "")
-            self.cache[path] = text
+            if row is not None and row[1] == sha256:
+                _TEXTS.put(key, text)
         return text
 
 
