@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from helpers import SAMPLE_FILES, write_tree
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def shared_path() -> Path | None:
-    """``../shared`` beside the checkout, or ``$PROOFTEXT_SHARED``; None when neither exists."""
-    env = os.environ.get("PROOFTEXT_SHARED")
-    candidates = [Path(env)] if env else []
-    candidates.append(REPO.parent / "shared")
-    for path in candidates:
-        if path.is_dir():
-            return path
-    return None
+from helpers import SAMPLE_FILES, shared_path, write_tree
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_path() -> Path | None:
+    """``../shared`` beside the checkout, or ``$PROOFTEXT_SHARED``; None when neither exists."""
+    env = os.environ.get("PROOFTEXT_SHARED")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO.parent / "shared")
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
 
 SAMPLE_FILES: dict[str, str] = {
     "modeling/__init__.py": '"""Modeling package."""\n',

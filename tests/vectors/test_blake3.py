@@ -6,7 +6,6 @@ Each case checks hash, keyed_hash and derive_key (66 checks): the full 131-byte 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -14,20 +13,11 @@ from typing import Any
 import pytest
 from blake3 import blake3
 
+from helpers import shared_path
+
 VECTORS = Path("vectors") / "blake3" / "test_vectors.json"
 ABSENT = "../shared/vectors/blake3 is not present beside this checkout (set PROOFTEXT_SHARED)"
 MODES = ("hash", "keyed_hash", "derive_key")
-
-
-def shared_path() -> Path | None:
-    """``tests/conftest.py``'s ``shared_path()``, loaded by file path so any pytest import mode works."""
-    conftest = Path(__file__).resolve().parents[1] / "conftest.py"
-    spec = importlib.util.spec_from_file_location("_prooftext_tests_conftest", conftest)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Path | None = module.shared_path()
-    return found
 
 
 @pytest.fixture

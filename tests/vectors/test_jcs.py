@@ -15,13 +15,13 @@ are stated precisely rather than skipped.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from helpers import shared_path
 from prooftext import canonical
 from prooftext.errors import CanonicalJSONError
 
@@ -34,17 +34,6 @@ ESCAPED = {"french", "unicode"}  # identical once JCS's raw UTF-8 is written as 
 KEY_ORDER = {"weird"}  # also differs in key order (UTF-16 units vs code points)
 FLOATS = {"structures", "values"}  # floats present: rejected with json_float
 ALL = IDENTICAL | ESCAPED | KEY_ORDER | FLOATS
-
-
-def shared_path() -> Path | None:
-    """``tests/conftest.py``'s ``shared_path()``, loaded by file path so any pytest import mode works."""
-    conftest = Path(__file__).resolve().parents[1] / "conftest.py"
-    spec = importlib.util.spec_from_file_location("_prooftext_tests_conftest", conftest)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Path | None = module.shared_path()
-    return found
 
 
 @pytest.fixture

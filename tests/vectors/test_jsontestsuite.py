@@ -7,11 +7,11 @@ code) is pinned so that any change in behaviour shows up as a failing test rathe
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from helpers import shared_path
 from prooftext import canonical
 from prooftext.errors import CanonicalJSONError
 
@@ -126,17 +126,6 @@ TRANSFORM_PINNED: dict[str, str | bytes] = {
     "string_3_invalid_codepoints.json": "json_encoding",
     "string_with_escaped_NULL.json": b'["A\\u0000B"]',
 }
-
-
-def shared_path() -> Path | None:
-    """``tests/conftest.py``'s ``shared_path()``, loaded by file path so any pytest import mode works."""
-    conftest = Path(__file__).resolve().parents[1] / "conftest.py"
-    spec = importlib.util.spec_from_file_location("_prooftext_tests_conftest", conftest)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Path | None = module.shared_path()
-    return found
 
 
 @pytest.fixture
