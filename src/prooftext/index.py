@@ -22,6 +22,7 @@ from prooftext.adaptive.ladder import (
     AdaptiveRequest,
 )
 from prooftext.corpus.config import CorpusConfig, load_config
+from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import RootMissingError, RootNotDirectoryError
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
@@ -82,6 +83,8 @@ class Index:
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         self._writer = db.connect(self.root)
+        self._watcher: DirectoryWatcher | None = None
+        self._trusted: tuple[tuple[int, object], IndexStatus] | None = None
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -101,17 +104,50 @@ class Index:
         with self._write_lock:
             return refresh(self._writer, self.root, self.config, progress, count_edges)
 
+    def watch(self) -> bool:
+        """Learn of changes from the kernel instead of a walk per :meth:`status` (for long-lived handles).
+
+        Returns whether watching is active; where it is not, every status call walks, as without it."""
+        if self._watcher is None:
+            self._watcher = DirectoryWatcher(self.root)
+        return self._watcher.active
+
+    @property
+    def freshness_check(self) -> dict[str, object]:
+        """How :meth:`status` learns of changes: ``watch`` (with the watched directory count) or ``walk``."""
+        watcher = self._watcher
+        if watcher is not None and watcher.active:
+            return {"mode": "watch", "directories": watcher.watched}
+        return {"mode": "walk", "reason": watcher.reason if watcher is not None else "not watching"}
+
     def status(self) -> IndexStatus:
+        """Changes on disk since the last refresh, from stat data; with :meth:`watch`, a walk happens only
+        when the kernel reported an event since the last walk that found the index fresh."""
+        watcher = self._watcher
+        # A refresh by any process moves the store's generation; the disk side is the watcher's epoch.
+        epoch = (
+            (watcher.epoch(), read_meta(self.conn, "generation"))
+            if watcher is not None and watcher.active
+            else None
+        )
+        trusted = self._trusted
+        if epoch is not None and trusted is not None and trusted[0] == epoch:
+            return trusted[1]
         work = plan(self.conn, self.root, self.config)
         known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
         changed = sum(1 for s in work.to_read if s.path in known)
-        return IndexStatus(
+        status = IndexStatus(
             changed=changed,
             added=len(work.to_read) - changed,
             removed=len(work.removed),
             unchanged=len(work.unchanged) + len(work.unchanged_excluded),
             indexed_files=len(known),
         )
+        if watcher is not None and epoch is not None:
+            new_watches = watcher.sync(work.directories)
+            if status.fresh and not new_watches and watcher.active:
+                self._trusted = (epoch, status)
+        return status
 
     def ensure_fresh(self) -> None:
         """Refresh when anything changed on disk (or nothing was ever indexed)."""
@@ -208,6 +244,8 @@ class Index:
         return verify_packet(packet, self.root)
 
     def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
         with self._connections_lock:
             for conn in self._connections:
                 conn.close()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -192,6 +193,15 @@ def test_server_info(call: Call, ctx: ServerContext) -> None:
     assert info["root"] == str(ctx.root) and info["jsonrpc"] == "2.0"
     assert set(info["methods"]) == EXPECTED_METHODS
     assert info["index"]["fresh"] is True and info["limits"]["max_batch"] == ctx.limits.max_batch
+    assert info["freshness_check"]["mode"] == ("watch" if sys.platform.startswith("linux") else "walk")
+
+
+def test_an_edit_between_two_calls_is_seen_by_the_second(call: Call, ctx: ServerContext) -> None:
+    assert result(call("index.status"))["fresh"] is True
+    target = sorted(ctx.root.rglob("*.py"))[0]
+    target.write_text(target.read_text(encoding="utf-8") + "\nEDITED = 1\n", encoding="utf-8")
+    status = result(call("index.status"))
+    assert status["fresh"] is False and status["changed"] == 1
 
 
 def test_coalesced_gives_every_caller_a_run_that_started_after_it_arrived() -> None:

@@ -26,6 +26,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Report startup errors as 
 WarmOpt = Annotated[
     bool, typer.Option("--warm/--no-warm", help="Refresh the index in the background at startup.")
 ]
+WatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--watch/--no-watch",
+        help="Learn of file changes from kernel events (inotify) instead of a tree walk per request.",
+    ),
+]
 
 
 @app.command("serve")
@@ -50,6 +57,7 @@ def serve_command(
         typer.Option("--fresh-ms", help="Reuse a freshness check up to this old (0: check per request)."),
     ] = limits_defaults.DEFAULT_FRESH_MS,
     warm: WarmOpt = True,
+    watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
     as_json: JsonOpt = False,
 ) -> None:
     """Serve JSON-RPC 2.0 for ROOT: context.adaptive, context.pack, index.status, memory.*, turn.plan, ..."""
@@ -61,6 +69,7 @@ def serve_command(
         max_workers=workers,
         max_pending=max(workers, limits_defaults.DEFAULT_MAX_PENDING),
         fresh_ms=fresh_ms,
+        watch=watch,
     )
     from prooftext.server.app import run_jsonrpc_http, run_jsonrpc_stdio  # loaded only when serving
 
@@ -82,9 +91,10 @@ def mcp_command(
     ] = DEFAULT_MCP_PORT,
     token: TokenOpt = None,
     warm: WarmOpt = True,
+    watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
     as_json: JsonOpt = False,
 ) -> None:
     """Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ..."""
     from prooftext.server.app import run_mcp  # the MCP SDK loads only for this command
 
-    run_mcp(root, use_http=use_http, host=host, port=port, token=token, warm=warm)
+    run_mcp(root, use_http=use_http, host=host, port=port, token=token, warm=warm, watch=watch)

@@ -117,3 +117,5 @@ class CandidateIdentity:
 class WalkResult:
     stats: list[FileStat] = field(default_factory=list)
     excluded: list[Exclusion] = field(default_factory=list)
+    directories: list[str] = field(default_factory=list)
+    """Every directory the walk listed (``""`` is the root), in walk order: what a watcher must watch."""

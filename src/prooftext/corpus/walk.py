@@ -63,6 +63,7 @@ class _Walker:
                 raise RootError(f"the root directory cannot be listed: {detail}") from None
             self.exclude(rel_dir, REASON_UNREADABLE, detail)
             return
+        self.result.directories.append(rel_dir)
         try:
             gitignore = load_gitignore(fd, rel_dir)
             if gitignore is not None:

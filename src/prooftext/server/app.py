@@ -73,13 +73,14 @@ def run_mcp(
     port: int = 0,
     token: str | None = None,
     warm: bool = True,
+    watch: bool = True,
 ) -> None:
     from prooftext.server import http
     from prooftext.server.mcp_server import create_mcp_server  # the MCP SDK loads only for ``mcp``
 
     if use_http:
         http.check_bind(host, token)
-    ctx = open_context(root, Limits(), "mcp", warm)
+    ctx = open_context(root, Limits(watch=watch), "mcp", warm)
     server = create_mcp_server(Dispatcher(ctx))
     try:
         if use_http:

@@ -79,6 +79,8 @@ class ServerContext:
     version: str = __version__
 
     def __post_init__(self) -> None:
+        if self.limits.watch:
+            self.index.watch()
         max_age_s = self.limits.fresh_ms / 1000
         self.ensure_fresh: Coalesced[None] = Coalesced(self.index.ensure_fresh, max_age_s)
         self.status: Coalesced[IndexStatus] = Coalesced(self.index.status, max_age_s)

@@ -29,6 +29,9 @@ DEFAULT_FRESH_MS = 0
 
 Packets stay verified either way (every excerpt's source is re-hashed before it is served); a positive
 value only delays when a just-edited file is re-indexed, in exchange for fewer tree walks under load."""
+DEFAULT_WATCH = True
+"""Learn of changes on disk from kernel events (inotify) rather than a tree walk per check, where available.
+Events are queued before the modifying call returns, so no change that precedes a request is missed."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Limits:
     max_workers: int = DEFAULT_MAX_WORKERS
     max_pending: int = DEFAULT_MAX_PENDING
     fresh_ms: int = DEFAULT_FRESH_MS
+    watch: bool = DEFAULT_WATCH
 
     def __post_init__(self) -> None:
         for name in ("max_body_bytes", "max_batch", "max_workers", "max_pending"):
@@ -58,4 +62,5 @@ class Limits:
             "max_pending": self.max_pending,
             "max_workers": self.max_workers,
             "timeout_ms": int(self.timeout_s * 1000),
+            "watch": self.watch,
         }

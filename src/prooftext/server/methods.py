@@ -120,6 +120,7 @@ def turn_plan(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
 def server_info(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     return {
         "index": ctx.status().to_dict(),
+        "freshness_check": ctx.index.freshness_check,
         "jsonrpc": "2.0",
         "limits": ctx.limits.to_dict(),
         "methods": sorted(METHODS),

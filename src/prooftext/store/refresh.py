@@ -96,6 +96,7 @@ class Plan:
     removed: list[str]
     walk_excluded: list[Exclusion]
     unchanged_excluded: list[str]
+    directories: list[str] = field(default_factory=list)
 
 
 def plan(conn: sqlite3.Connection, root: Path, config: CorpusConfig) -> Plan:
@@ -117,7 +118,7 @@ def plan(conn: sqlite3.Connection, root: Path, config: CorpusConfig) -> Plan:
         to_read.append(stat)
     seen = {s.path for s in result.stats}
     removed = sorted(p for p in known if p not in seen)
-    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded)
+    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories)
 
 
 @dataclass

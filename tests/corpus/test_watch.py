@@ -1,0 +1,113 @@
+"""The directory watcher: a watched index learns of every change before the next status call, without a
+walk when nothing changed, and falls back to walking where inotify is unavailable."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import prooftext
+from prooftext import index as index_module
+from prooftext.corpus import watch as watch_module
+from prooftext.corpus.watch import DirectoryWatcher
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux only")
+
+
+class WalkCounter:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.walks = 0
+        real = index_module.plan
+
+        def counting(*args: object, **kwargs: object) -> object:
+            self.walks += 1
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(index_module, "plan", counting)
+
+
+@pytest.fixture
+def watched(sample_repo: Path) -> prooftext.Index:
+    index = prooftext.open(sample_repo)
+    index.refresh()
+    assert index.watch()
+    index.status()  # the first walk installs the watches; the second, with them in place, is trusted
+    index.status()
+    yield index
+    index.close()
+
+
+def test_an_unchanged_tree_is_answered_without_a_walk(
+    watched: prooftext.Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = WalkCounter(monkeypatch)
+    for _ in range(5):
+        assert watched.status().fresh
+    assert counter.walks == 0
+    assert watched.freshness_check["mode"] == "watch"
+
+
+def test_an_edit_is_seen_by_the_very_next_status_call(watched: prooftext.Index, sample_repo: Path) -> None:
+    path = next(p for p in sorted(sample_repo.rglob("*.py")))
+    path.write_text(path.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    status = watched.status()
+    assert (status.changed, status.fresh) == (1, False)
+
+
+def test_a_refresh_by_this_index_is_trusted_after_one_confirming_walk(
+    watched: prooftext.Index, sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (sample_repo / "added.py").write_text("def added():\n    return 1\n", encoding="utf-8")
+    watched.refresh()
+    counter = WalkCounter(monkeypatch)
+    assert watched.status().fresh
+    assert watched.status().fresh
+    assert counter.walks == 1
+
+
+def test_files_in_a_new_directory_are_seen_before_and_after_it_is_watched(
+    watched: prooftext.Index, sample_repo: Path
+) -> None:
+    (sample_repo / "fresh_pkg").mkdir()
+    (sample_repo / "fresh_pkg" / "one.py").write_text("ONE = 1\n", encoding="utf-8")
+    assert watched.status().added == 1
+    watched.refresh()
+    assert watched.status().fresh
+    (sample_repo / "fresh_pkg" / "two.py").write_text("TWO = 2\n", encoding="utf-8")
+    assert watched.status().added == 1
+
+
+def test_a_deleted_directory_is_seen(watched: prooftext.Index, sample_repo: Path) -> None:
+    victim = next(p for p in sorted(sample_repo.iterdir()) if p.is_dir() and not p.name.startswith("."))
+    shutil.rmtree(victim)
+    assert watched.status().removed >= 1
+
+
+def test_writes_inside_the_store_are_not_changes(watched: prooftext.Index, sample_repo: Path) -> None:
+    watcher = DirectoryWatcher(sample_repo)
+    watcher.sync([""])
+    before = watcher.epoch()
+    (sample_repo / ".prooftext" / "scratch").write_text("x", encoding="utf-8")
+    (sample_repo / ".git").mkdir(exist_ok=True)
+    assert watcher.epoch() == before
+    (sample_repo / "new.txt").write_text("x", encoding="utf-8")
+    assert watcher.epoch() == before + 1
+    watcher.close()
+
+
+def test_without_inotify_every_status_walks_and_stays_correct(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_module, "_libc", lambda: None)
+    index = prooftext.open(sample_repo)
+    index.refresh()
+    assert not index.watch()
+    check = index.freshness_check
+    assert check["mode"] == "walk" and "not available" in str(check["reason"])
+    counter = WalkCounter(monkeypatch)
+    assert index.status().fresh and index.status().fresh
+    assert counter.walks == 2
+    index.close()
