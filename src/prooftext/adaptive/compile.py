@@ -143,10 +143,11 @@ def adaptive_compile(
     tokens, nodes, raised = first_rung(req, kernel)
     rounds: list[Round] = []
     seen: set[str] = set()
+    memo: dict[str, frozenset[str]] = {}
     while True:
         packet = compiler.compile(tokens, nodes)
         ids = [e.node_id for e in packet.evidence]
-        est = estimate(req.query, packet.evidence_texts, packet.truncated_count, thresholds)
+        est = estimate(req.query, packet.evidence_texts, packet.truncated_count, thresholds, memo)
         rnd = Round(
             len(rounds) + 1,
             tokens,

@@ -58,12 +58,25 @@ def query_terms(query: str) -> list[str]:
     return lexical_terms(query)
 
 
-def estimate(query: str, evidence_texts: Sequence[str], truncated: int, thresholds: Thresholds) -> Estimate:
-    """Evaluate estimator v1 on the evidence blocks of one round."""
+def estimate(
+    query: str,
+    evidence_texts: Sequence[str],
+    truncated: int,
+    thresholds: Thresholds,
+    memo: dict[str, frozenset[str]] | None = None,
+) -> Estimate:
+    """Evaluate estimator v1 on the evidence blocks of one round.
+
+    ``memo`` (text to its terms) lets the rounds of one compilation share the work on blocks they share."""
     terms = query_terms(query)
     present: set[str] = set()
     for text in evidence_texts:
-        present.update(lexical_terms(text))
+        found = None if memo is None else memo.get(text)
+        if found is None:
+            found = frozenset(lexical_terms(text))
+            if memo is not None:
+                memo[text] = found
+        present |= found
     matched = tuple(t for t in terms if t in present)
     missing = tuple(t for t in terms if t not in present)
     coverage = (BPS * len(matched)) // len(terms) if terms else 0

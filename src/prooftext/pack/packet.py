@@ -132,6 +132,7 @@ class Compiler:
         )
         self.components = prepared.components
         self._rendered: dict[tuple[tuple[str, str, int, int, str], ...], tuple[str, str, int]] = {}
+        self._costs: dict[tuple[str, int, int, int, int], int] = {}
         self._prime_costs()
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
         self.header_cost += self.counter.count(render_footer(self.format))
@@ -172,11 +173,17 @@ class Compiler:
             _COSTS.put(key, value)
 
     def cost(self, cand: Candidate, start: int, end: int) -> int:
+        # A plain dict in front of the shared, locked cache: fills ask for the same excerpts every round.
+        local = (cand.node_id, cand.start_line, cand.end_line, start, end)
+        value = self._costs.get(local)
+        if value is not None:
+            return value
         key = self._cost_key(cand, start, end)
         value = _COSTS.get(key)
         if value is None:
             value = self.counter.count(self._render_for_cost(cand, start, end))
             _COSTS.put(key, value)
+        self._costs[local] = value
         return value
 
     def _render(self, blocks: list[Block]) -> tuple[str, str, int]:

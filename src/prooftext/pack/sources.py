@@ -13,9 +13,9 @@ from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import ProoftextError, SourceError
 
 VERIFY_MAX_BYTES = 8 * 1024 * 1024
+"""Re-reads for verification are bounded like scans are; an indexed file is far smaller."""
 TEXT_CACHE_FILES = 1024
 """Split file texts kept per process; keyed by digest, so a changed file is never served stale."""
-"""Re-reads for verification are bounded like scans are; an indexed file is far smaller."""
 
 REASON_DRIFT = "source_drift"
 REASON_MISSING = "source_missing"
@@ -88,10 +88,14 @@ def observe(root: Path, path: str, sha256: str, ranges: list[tuple[int, int]]) -
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
         return Observation(path, None, REASON_DRIFT, f"sha256 is now {actual}")
-    try:
-        text = LineText(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return Observation(path, None, REASON_DRIFT, "no longer strict UTF-8")
+    # The bytes just read have the digest of a text split before: reuse that split.
+    text = _TEXTS.get((path, actual))
+    if text is None:
+        try:
+            text = LineText(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return Observation(path, None, REASON_DRIFT, "no longer strict UTF-8")
+        _TEXTS.put((path, actual), text)
     for start, end in ranges:
         if not 1 <= start <= end <= text.count:
             return Observation(path, None, REASON_RANGE, f"lines {start}-{end} outside 1-{text.count}")

@@ -18,6 +18,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from prooftext.cache import BoundedCache
 from prooftext.graph.model import NODE_FILE, NODE_SYMBOL
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate
 from prooftext.select.query import Query
@@ -116,7 +117,28 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
         yield items[i : i + size]
 
 
-def _search_terms(conn: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
+TERM_CACHE_SIZE = 200_000
+"""Probed term frequencies kept per process, keyed by store and generation (queries share most words)."""
+_term_counts: BoundedCache[tuple[str, int, int, str], int] = BoundedCache(TERM_CACHE_SIZE)
+ROW_TOKEN_CACHE_SIZE = 20_000
+"""Field token sets of nodes kept per process for the binary field score, keyed like term counts."""
+_row_tokens: BoundedCache[tuple[str, int, int], tuple[set[str], ...]] = BoundedCache(ROW_TOKEN_CACHE_SIZE)
+
+
+def _probe(conn: sqlite3.Connection, generation: tuple[str, int] | None, term: str, cap: int) -> int:
+    key = None if generation is None else (*generation, cap, term)
+    found = None if key is None else _term_counts.get(key)
+    if found is None:
+        probe = "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)"
+        found = int(conn.execute(probe, (fts_quote(term), cap + 1)).fetchone()[0])
+        if key is not None:
+            _term_counts.put(key, found)
+    return found
+
+
+def _search_terms(
+    conn: sqlite3.Connection, terms: Sequence[str], generation: tuple[str, int] | None
+) -> list[str]:
     """The query terms worth an FTS search: present, not too common, rarest first.
 
     Document frequency is counted only up to a cap (a bounded probe per term), which is all the choice needs
@@ -124,9 +146,8 @@ def _search_terms(conn: sqlite3.Connection, terms: Sequence[str]) -> list[str]:
     total = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
     cap = max(MIN_COMMON_CAP, int(COMMON_TERM_SHARE * total))
     df: dict[str, int] = {}
-    probe = "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)"
     for term in terms[:MAX_TERM_PROBES]:
-        found = int(conn.execute(probe, (fts_quote(term), cap + 1)).fetchone()[0])
+        found = _probe(conn, generation, term, cap)
         if found:
             df[term] = found
     ordered = sorted(df, key=lambda t: (df[t], t))
@@ -143,18 +164,35 @@ def _lexical(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[int, float]
     return {rowid: -score for rowid, score in conn.execute(sql, (match, FTS_LIMIT))}
 
 
-def _binary_scores(conn: sqlite3.Connection, rowids: Sequence[int], terms: set[str]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for chunk in _chunks([str(r) for r in rowids]):
+def _field_tokens(
+    conn: sqlite3.Connection, rowids: Sequence[int], generation: tuple[str, int] | None
+) -> dict[int, tuple[set[str], ...]]:
+    out: dict[int, tuple[set[str], ...]] = {}
+    missing: list[str] = []
+    for rowid in rowids:
+        known = None if generation is None else _row_tokens.get((*generation, rowid))
+        if known is None:
+            missing.append(str(rowid))
+        else:
+            out[rowid] = known
+    for chunk in _chunks(missing):
         marks = ",".join("?" * len(chunk))
         sql = f"SELECT rowid, title, labels, path, content FROM nodes_fts WHERE rowid IN ({marks})"
-        for rowid, title, labels, path, content in conn.execute(sql, chunk):
-            score = 0
-            for text, weight in ((title, BINARY_TITLE), (labels, BINARY_LABELS), (path, BINARY_PATH)):
-                score += weight * len(terms & seed_tokens(text))
-            score += BINARY_CONTENT * len(terms & seed_tokens(content))
-            out[rowid] = score
+        for rowid, *texts in conn.execute(sql, chunk):
+            out[rowid] = tuple(seed_tokens(text) for text in texts)
+            if generation is not None:
+                _row_tokens.put((*generation, rowid), out[rowid])
     return out
+
+
+def _binary_scores(
+    conn: sqlite3.Connection, rowids: Sequence[int], terms: set[str], generation: tuple[str, int] | None
+) -> dict[int, int]:
+    weights = (BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT)
+    return {
+        rowid: sum(w * len(terms & tokens) for w, tokens in zip(weights, fields, strict=True))
+        for rowid, fields in _field_tokens(conn, rowids, generation).items()
+    }
 
 
 def _identifier_rows(conn: sqlite3.Connection, names: Sequence[str]) -> list[_Row]:
@@ -219,8 +257,7 @@ def _build_corpus(conn: sqlite3.Connection) -> _Corpus:
     return _Corpus(paths, ids, _test_files(conn, paths), docs, dict(suffixes), dict(components))
 
 
-def _corpus(conn: sqlite3.Connection) -> _Corpus:
-    key = _generation(conn)
+def _corpus(conn: sqlite3.Connection, key: tuple[str, int] | None) -> _Corpus:
     with _corpus_lock:
         if key is not None and key in _corpus_cache:
             _corpus_cache.move_to_end(key)
@@ -470,9 +507,10 @@ def apply_heads(conn: sqlite3.Connection, candidates: list[Candidate]) -> list[C
 
 def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> RankResult:
     """Every node with evidence for the query, best first (see the module docstring)."""
-    corpus = _corpus(conn)
+    generation = _generation(conn)
+    corpus = _corpus(conn, generation)
     total_files = len(corpus.paths) or 1
-    terms = _search_terms(conn, analysis.terms)
+    terms = _search_terms(conn, analysis.terms, generation)
     ev = _Evidence()
     _gather_lexical(conn, terms, ev)
     _gather_identifiers(conn, analysis, ev, total_files)
@@ -489,7 +527,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
-    binary = _binary_scores(conn, best, seed_tokens(query.text))
+    binary = _binary_scores(conn, best, seed_tokens(query.text), generation)
     for rowid, cand in nodes.items():
         cand.binary_score = binary.get(rowid, 0)
     candidates = list(nodes.values())

@@ -143,9 +143,11 @@ def traverse(
     return found, {"edges_used": edges_used, "truncated_frontier": truncated}
 
 
+_LEVELS = {name: level for level, name in enumerate(SENSITIVITIES)}
+
+
 def _over_clearance(cand: Candidate, query: Query) -> bool:
-    level = SENSITIVITIES.index(cand.sensitivity) if cand.sensitivity in SENSITIVITIES else len(SENSITIVITIES)
-    return level > SENSITIVITIES.index(query.clearance)
+    return _LEVELS.get(cand.sensitivity, len(SENSITIVITIES)) > _LEVELS[query.clearance]
 
 
 def _covered(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:

@@ -9,6 +9,7 @@ together with all of its nodes.
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -40,6 +41,10 @@ MAX_REFERENCE_FANOUT = 20
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
+
+
+GENERATION_START_BITS = 48
+"""Width of the random first generation of a new store (later refreshes count up from it)."""
 
 
 @dataclass
@@ -442,7 +447,11 @@ def _finish(
         report.edges = cached_edges
     candidate = current_candidate(conn, root, config)
     generation = read_meta(conn, "generation")
-    if changed or not isinstance(generation, int):
-        generation = (generation if isinstance(generation, int) else 0) + 1
+    if not isinstance(generation, int):
+        # A random first generation: caches keyed by (store path, generation) never take a rebuilt store
+        # for the one it replaced.
+        generation = secrets.randbits(GENERATION_START_BITS)
+    elif changed:
+        generation += 1
     meta = {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes}
     _write_meta(conn, {**meta, "generation": generation})
