@@ -9,9 +9,9 @@ internal. Heavy parts load on first use, so ``import prooftext`` stays cheap for
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+from prooftext._version import __version__
 from prooftext.canonical import content_id
 from prooftext.errors import ProoftextError
 from prooftext.tokens import TokenCount, count
@@ -26,10 +26,6 @@ if TYPE_CHECKING:
     from prooftext.select.query import Query
     from prooftext.store.refresh import RefreshReport
 
-try:
-    __version__ = version("prooftext")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
 
 _LAZY: dict[str, tuple[str, str]] = {
     "AdaptiveRequest": ("prooftext.adaptive.ladder", "AdaptiveRequest"),

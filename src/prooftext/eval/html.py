@@ -11,9 +11,11 @@ import html
 import io
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 
 FIGURE_DPI = 110
 STYLE = """
@@ -76,6 +78,8 @@ class HtmlReport:
 
 
 def new_figure(width: float = 7.0, height: float = 4.0) -> Figure:
+    from matplotlib.figure import Figure  # loaded only when a report is drawn: it costs a second at start-up
+
     return Figure(figsize=(width, height))
 
 

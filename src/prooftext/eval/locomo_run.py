@@ -7,9 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions
 from prooftext.eval.declare import Declaration, manifest, verdict
@@ -27,6 +25,9 @@ from prooftext.eval.locomo import BUDGETED_ARMS, UNBUDGETED_ARMS, ConversationRu
 from prooftext.eval.locomo_data import CATEGORY_NAMES, load_locomo
 from prooftext.eval.metrics import frequencies, mean_or_none, median_or_none, percentile, share
 from prooftext.eval.output import RunOutput
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DEFAULT_LOCOMO_DECLARATION = Declaration("evidence_recall", 0.5, 0.5)
 """Default bar: contexts hold half of the evidence turns, at most 50 points below full history."""

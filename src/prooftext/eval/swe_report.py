@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from prooftext.eval.html import (
     HtmlReport,
@@ -17,6 +15,9 @@ from prooftext.eval.html import (
     verdict_section,
 )
 from prooftext.eval.metrics import ACC_KS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Row = Mapping[str, Any]
 ANCHOR_COLOR_OFFSET = 5
