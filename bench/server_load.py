@@ -9,7 +9,8 @@ disk, and the server's RSS (start, end, peak, sampled every second). The edit fo
 Targets (issue): p95 <= 300 ms on a sphinx-sized tree; no request fails; memory stays flat.
 
     .venv/bin/python bench/server_load.py ROOT [--clients 16] [--duration 30] [--adaptive-share 50]
-                                              [--think-ms 0] [--workers 8] [--fresh-ms 0] [--json]
+                                              [--think-ms 0] [--workers 8] [--processes 1] [--fresh-ms 0]
+                                              [--json]
 """
 
 from __future__ import annotations
@@ -80,6 +81,21 @@ class Stats:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            out.extend(int(c) for c in (task / "children").read_text().split())
+    except OSError:
+        pass
+    return out
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Resident memory of the server and its worker processes (``--processes``)."""
+    return rss_kb(pid) + sum(tree_rss_kb(child) for child in _children(pid))
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -87,10 +103,20 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def start_server(root: Path, workers: int, fresh_ms: int) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    root: Path, workers: int, fresh_ms: int, processes: int
+) -> tuple[subprocess.Popen[str], str]:
     """Start the server; return it and its base URL once it announces it is listening."""
     cmd = [sys.executable, "-c", BOOTSTRAP, "serve", "--http", "--port", "0", "--root", str(root)]
-    cmd += ["--workers", str(workers), "--fresh-ms", str(fresh_ms), "--no-warm"]
+    cmd += [
+        "--workers",
+        str(workers),
+        "--fresh-ms",
+        str(fresh_ms),
+        "--processes",
+        str(processes),
+        "--no-warm",
+    ]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     assert proc.stderr is not None
     deadline = time.monotonic() + STARTUP_S
@@ -168,7 +194,7 @@ async def editor(client: httpx.AsyncClient, root: Path, stop: float, stats: Stat
 
 async def sample_rss(pid: int, stop: float, stats: Stats) -> None:
     while time.monotonic() < stop:
-        stats.rss_kb.append(rss_kb(pid))
+        stats.rss_kb.append(tree_rss_kb(pid))
         await asyncio.sleep(RSS_SAMPLE_S)
 
 
@@ -284,16 +310,17 @@ def main() -> None:
     )
     parser.add_argument("--think-ms", type=float, default=0.0, help="pause between a client's requests")
     parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--processes", type=int, default=1, help="server --processes (worker processes)")
     parser.add_argument("--fresh-ms", type=int, default=0, help="server --fresh-ms (freshness check reuse)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = args.root.resolve()
-    proc, url = start_server(root, args.workers, args.fresh_ms)
+    proc, url = start_server(root, args.workers, args.fresh_ms, args.processes)
     stats = Stats()
     try:
         indexed = asyncio.run(prepare(url))
         seconds = asyncio.run(load(url, root, proc.pid, args, stats))
-        stats.rss_kb.append(rss_kb(proc.pid))
+        stats.rss_kb.append(tree_rss_kb(proc.pid))
     finally:
         shutil.rmtree(root / EDIT_DIR, ignore_errors=True)
     verification = verify_all(root, stats.packets)
@@ -307,6 +334,7 @@ def main() -> None:
         "adaptive_share_pct": args.adaptive_share,
         "think_ms": args.think_ms,
         "workers": args.workers,
+        "processes": args.processes,
         "fresh_ms": args.fresh_ms,
         "cpus": os.cpu_count(),
         "initial_refresh": indexed,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib
 import json
 import socket
@@ -190,3 +191,29 @@ def test_mcp_over_streamable_http_requires_the_token(sample_repo: Path) -> None:
                 assert refused.status_code == 401
     finally:
         ctx.close()
+
+
+def _concurrently(url: str, body: dict[str, Any], times: int) -> list[dict[str, Any]]:
+    """The same request sent ``times`` times at once, so that every worker process takes some."""
+    with concurrent.futures.ThreadPoolExecutor(times) as pool:
+        replies = pool.map(lambda _: httpx.post(f"{url}/rpc", json=body, timeout=60).json(), range(times))
+        return list(replies)
+
+
+def test_worker_processes_answer_like_threads_and_see_each_others_refreshes(sample_repo: Path) -> None:
+    threaded = ServerContext.open(sample_repo, Limits())
+    threaded.index.refresh()
+    pooled = ServerContext.open(sample_repo, Limits(processes=2))
+    ask = {"jsonrpc": "2.0", "id": 7, "method": "context.pack", "params": {"query": "separability_matrix"}}
+    with served(threaded) as url:
+        expected = httpx.post(f"{url}/rpc", json=ask, timeout=60).json()
+    with served(pooled) as url:
+        assert all(a == expected for a in _concurrently(url, ask, 4))
+        (sample_repo / "brand_new.py").write_text("def brand_new_helper():\n    return 1\n", encoding="utf-8")
+        statuses = _concurrently(url, STATUS, 8)
+        assert all(s["result"]["added"] == 1 for s in statuses)
+        refresh = {"jsonrpc": "2.0", "id": 2, "method": "index.refresh"}
+        assert "result" in httpx.post(f"{url}/rpc", json=refresh, timeout=60).json()
+        assert all(s["result"]["fresh"] for s in _concurrently(url, STATUS, 8))
+    threaded.close()
+    pooled.close()

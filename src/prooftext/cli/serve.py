@@ -56,6 +56,10 @@ def serve_command(
         int,
         typer.Option("--fresh-ms", help="Reuse a freshness check up to this old (0: check per request)."),
     ] = limits_defaults.DEFAULT_FRESH_MS,
+    processes: Annotated[
+        int,
+        typer.Option("--processes", help="Worker processes (1: threads only; more use more cores)."),
+    ] = limits_defaults.DEFAULT_PROCESSES,
     warm: WarmOpt = True,
     watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
     as_json: JsonOpt = False,
@@ -70,6 +74,7 @@ def serve_command(
         max_pending=max(workers, limits_defaults.DEFAULT_MAX_PENDING),
         fresh_ms=fresh_ms,
         watch=watch,
+        processes=processes,
     )
     from prooftext.server.app import run_jsonrpc_http, run_jsonrpc_stdio  # loaded only when serving
 

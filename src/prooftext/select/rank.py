@@ -13,12 +13,11 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from prooftext.cache import BoundedCache
+from prooftext.cache import GenerationCache
 from prooftext.graph.model import NODE_FILE, NODE_SYMBOL
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate
 from prooftext.select.query import Query
@@ -117,22 +116,24 @@ def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
         yield items[i : i + size]
 
 
-TERM_CACHE_SIZE = 200_000
-"""Probed term frequencies kept per process, keyed by store and generation (queries share most words)."""
-_term_counts: BoundedCache[tuple[str, int, int, str], int] = BoundedCache(TERM_CACHE_SIZE)
-ROW_TOKEN_CACHE_SIZE = 20_000
-"""Field token sets of nodes kept per process for the binary field score, keyed like term counts."""
-_row_tokens: BoundedCache[tuple[str, int, int], tuple[set[str], ...]] = BoundedCache(ROW_TOKEN_CACHE_SIZE)
+TERM_CACHE_SIZE = 100_000
+"""Probed term frequencies kept per store for its latest generation (queries share most words)."""
+_term_counts: GenerationCache[tuple[int, str], int] = GenerationCache(TERM_CACHE_SIZE)
+ROW_TOKEN_CACHE_TOKENS = 400_000
+"""Field tokens of nodes (for the binary field score) kept per store for its latest generation, counted in
+tokens so that large file nodes cannot make the cache large."""
+_row_tokens: GenerationCache[int, tuple[set[str], ...]] = GenerationCache(
+    ROW_TOKEN_CACHE_TOKENS, weight=lambda fields: sum(len(tokens) for tokens in fields)
+)
 
 
 def _probe(conn: sqlite3.Connection, generation: tuple[str, int] | None, term: str, cap: int) -> int:
-    key = None if generation is None else (*generation, cap, term)
-    found = None if key is None else _term_counts.get(key)
+    found = None if generation is None else _term_counts.get(*generation, (cap, term))
     if found is None:
         probe = "SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)"
         found = int(conn.execute(probe, (fts_quote(term), cap + 1)).fetchone()[0])
-        if key is not None:
-            _term_counts.put(key, found)
+        if generation is not None:
+            _term_counts.put(*generation, (cap, term), found)
     return found
 
 
@@ -170,7 +171,7 @@ def _field_tokens(
     out: dict[int, tuple[set[str], ...]] = {}
     missing: list[str] = []
     for rowid in rowids:
-        known = None if generation is None else _row_tokens.get((*generation, rowid))
+        known = None if generation is None else _row_tokens.get(*generation, rowid)
         if known is None:
             missing.append(str(rowid))
         else:
@@ -181,7 +182,7 @@ def _field_tokens(
         for rowid, *texts in conn.execute(sql, chunk):
             out[rowid] = tuple(seed_tokens(text) for text in texts)
             if generation is not None:
-                _row_tokens.put((*generation, rowid), out[rowid])
+                _row_tokens.put(*generation, rowid, out[rowid])
     return out
 
 
@@ -215,10 +216,9 @@ class _Corpus:
     components: dict[str, set[int]]
 
 
-CORPUS_CACHE_SIZE = 4
-"""Corpus facts kept for this many (store, generation) pairs: a server or evaluation reuses them."""
-_corpus_cache: OrderedDict[tuple[str, int], _Corpus] = OrderedDict()
-_corpus_lock = threading.Lock()
+CORPUS_STORES = 4
+"""Corpus facts kept for the latest generation of this many stores: a server or evaluation reuses them."""
+_corpus_cache: GenerationCache[str, _Corpus] = GenerationCache(CORPUS_STORES, stores=CORPUS_STORES)
 
 
 def _generation(conn: sqlite3.Connection) -> tuple[str, int] | None:
@@ -258,16 +258,11 @@ def _build_corpus(conn: sqlite3.Connection) -> _Corpus:
 
 
 def _corpus(conn: sqlite3.Connection, key: tuple[str, int] | None) -> _Corpus:
-    with _corpus_lock:
-        if key is not None and key in _corpus_cache:
-            _corpus_cache.move_to_end(key)
-            return _corpus_cache[key]
-    corpus = _build_corpus(conn)
-    if key is not None:
-        with _corpus_lock:
-            _corpus_cache[key] = corpus
-            while len(_corpus_cache) > CORPUS_CACHE_SIZE:
-                _corpus_cache.popitem(last=False)
+    corpus = None if key is None else _corpus_cache.get(*key, "")
+    if corpus is None:
+        corpus = _build_corpus(conn)
+        if key is not None:
+            _corpus_cache.put(*key, "", corpus)
     return corpus
 
 

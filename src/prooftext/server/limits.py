@@ -21,6 +21,10 @@ DEFAULT_TIMEOUT_S = 60.0
 """Per-request deadline; the caller gets ``limit_exceeded`` when it passes (the work is not interrupted)."""
 DEFAULT_MAX_WORKERS = 8
 """Requests executed at once (reads run concurrently; index refreshes are serialized by the index)."""
+DEFAULT_PROCESSES = 1
+"""Worker processes executing requests (1: threads of the server process). Ranking and packing hold the
+interpreter lock, so on a machine with several cores more processes serve more requests at once; each
+process keeps its own index handle, watcher and caches, and refreshes stay serialized by the store's lock."""
 DEFAULT_MAX_PENDING = 64
 """Requests admitted at once (running plus queued); beyond it a request is refused as busy."""
 DEFAULT_FRESH_MS = 0
@@ -43,9 +47,10 @@ class Limits:
     max_pending: int = DEFAULT_MAX_PENDING
     fresh_ms: int = DEFAULT_FRESH_MS
     watch: bool = DEFAULT_WATCH
+    processes: int = DEFAULT_PROCESSES
 
     def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_batch", "max_workers", "max_pending"):
+        for name in ("max_body_bytes", "max_batch", "max_workers", "max_pending", "processes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise RangeError(f"{name} must be a positive integer", field=name)
@@ -61,6 +66,7 @@ class Limits:
             "max_body_bytes": self.max_body_bytes,
             "max_pending": self.max_pending,
             "max_workers": self.max_workers,
+            "processes": self.processes,
             "timeout_ms": int(self.timeout_s * 1000),
             "watch": self.watch,
         }

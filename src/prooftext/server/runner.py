@@ -1,8 +1,9 @@
 """Running requests for the transports: bounded concurrency, an admission limit and a per-request deadline.
 
 The dispatcher is synchronous (SQLite and the tokenizers block), so requests run on a fixed pool of worker
-threads. At most ``max_pending`` requests are admitted at once (running or queued); a request beyond that
-is refused as busy at once. A request that misses its deadline is answered with ``limit_exceeded``; work
+threads, or, with ``processes > 1``, on a pool of worker processes that each open the same root (ranking
+holds the interpreter lock, so only processes use several cores). At most ``max_pending`` requests are
+admitted at once (running or queued); a request beyond that is refused as busy at once. A request that misses its deadline is answered with ``limit_exceeded``; work
 that has not started is cancelled, work that has started finishes in the background and still counts
 against the admission limit until it does, so the bound holds.
 """
@@ -12,13 +13,31 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import multiprocessing
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 from prooftext.errors import CanonicalJSONError, LimitError
 from prooftext.server import wire
+from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher, error_object
+from prooftext.server.limits import Limits
 
 THREAD_PREFIX = "prooftext-rpc"
+
+_child: Dispatcher | None = None
+"""The dispatcher of a worker process, over its own context for the served root."""
+
+
+def _start_child(root: Path, limits: Limits, interface: str) -> None:
+    global _child
+    _child = Dispatcher(ServerContext.open(root, limits, interface))
+
+
+def _child_handle(payload: bytes) -> bytes | None:
+    assert _child is not None, "worker process was not initialized"
+    return _child.handle(payload)
 
 
 def _errors_for(ids: list[Any], error: Exception, batch: bool) -> Any:
@@ -34,10 +53,32 @@ class Runner:
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
         self.limits = dispatcher.ctx.limits
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self.limits.max_workers, thread_name_prefix=THREAD_PREFIX
-        )
+        self._pool = self._new_pool()
         self._pending = 0
+
+    def _new_pool(self) -> concurrent.futures.Executor:
+        if self.limits.processes == 1:
+            return concurrent.futures.ThreadPoolExecutor(
+                max_workers=self.limits.max_workers, thread_name_prefix=THREAD_PREFIX
+            )
+        ctx = self.dispatcher.ctx
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.limits.processes,
+            # Never fork a process that runs an event loop and threads; a fresh interpreter is safe.
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_child,
+            initargs=(ctx.root, self.limits, ctx.interface),
+        )
+
+    def _submit(self, payload: bytes) -> concurrent.futures.Future[bytes | None]:
+        if self.limits.processes == 1:
+            return self._pool.submit(self.dispatcher.handle, payload)
+        try:
+            return self._pool.submit(_child_handle, payload)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): start a new pool once
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            return self._pool.submit(_child_handle, payload)
 
     @property
     def pending(self) -> int:
@@ -53,7 +94,7 @@ class Runner:
             return await self._refuse(payload, busy)
         loop = asyncio.get_running_loop()
         self._pending += 1
-        work = self._pool.submit(self.dispatcher.handle, payload)
+        work = self._submit(payload)
         work.add_done_callback(lambda _: self._release_soon(loop))
         try:
             reply = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(work)), self.limits.timeout_s)
@@ -65,6 +106,8 @@ class Runner:
                 limit_ms=int(self.limits.timeout_s * 1000),
             )
             return await self._refuse(payload, late)
+        except BrokenProcessPool as broken:  # the worker running it died: an internal error, the server lives
+            return await self._refuse(payload, broken)
         return reply
 
     def _release(self) -> None:
