@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from prooftext.artifacts.publish import publish_exclusive
+from prooftext.artifacts.publish import publish_exclusive, sweep_orphans
 from prooftext.errors import OutputExistsError, ProoftextError
 
 PUBLISHERS = 8
@@ -107,3 +109,16 @@ def test_without_hard_links_the_output_is_still_exclusive(
     assert path.read_bytes() == b"data" and os.listdir(tmp_path) == ["artifact.json"]
     with pytest.raises(OutputExistsError):
         publish_exclusive(path, b"other")
+
+
+def test_orphan_temps_of_dead_publishers_are_swept_and_live_ones_kept(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead, live = int(done.stdout), os.getpid()
+    token = "0123456789abcdef"
+    (tmp_path / f".x.json.{dead}.{token}.tmp").write_bytes(b"partial")
+    (tmp_path / f".y.json.{live}.{token}.tmp").write_bytes(b"in progress")
+    (tmp_path / "notes.tmp").write_bytes(b"not ours")
+    assert sweep_orphans(tmp_path) == [f".x.json.{dead}.{token}.tmp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f".y.json.{live}.{token}.tmp", "notes.tmp"]

@@ -98,19 +98,7 @@ BAD_LOCATORS: dict[str, list[str]] = {
     "A09": ["a\\..\\b", "C:\\x", "modeling\\core.py"],
 }
 _LOCATOR_CASES = [
-    pytest.param(
-        case,
-        loc,
-        id=f"{case}-{loc!r}",
-        marks=known_bug(
-            "select/selector.py _portable() strips a leading './', so './modeling/core.py' is accepted as a "
-            "second spelling of 'modeling/core.py' instead of being an error"
-        )
-        if loc.startswith("./")
-        else (),
-    )
-    for case, locs in BAD_LOCATORS.items()
-    for loc in locs
+    pytest.param(case, loc, id=f"{case}-{loc!r}") for case, locs in BAD_LOCATORS.items() for loc in locs
 ]
 LOCATOR_ERRORS = {"path_outside_root", "invalid_request", "source_missing"}
 
@@ -142,10 +130,6 @@ def test_A05_A06_A07_A08_A09_bad_locators_in_a_saved_packet_fail_verification_wi
     assert not report.ok and report.problems
 
 
-@known_bug(
-    "pack/sources.py observe() files a refused locator (path_outside_root) under source_unreadable with "
-    "io_error=True, so verify reports it as an I/O error (bit 4) instead of a bad locator"
-)
 def test_A05_a_locator_escaping_the_root_in_a_packet_is_not_reported_as_an_io_error(indexed: Path) -> None:
     report = verify_packet(_tampered(packet_json(indexed), path="../x"), indexed)
     assert report.status & BIT_IO == 0
@@ -155,10 +139,6 @@ def test_A05_a_locator_escaping_the_root_in_a_packet_is_not_reported_as_an_io_er
 # --- names -----------------------------------------------------------------------------------------------
 
 
-@known_bug(
-    "corpus/ignore.py is_internal() matches only '.git' and '.prooftext' exactly; git's verify_dotfile also "
-    "rejects '.GIT', '.git ' (trailing space/dot) and 'git~1' (protectNTFS/HFS), which are indexed today"
-)
 def test_A10_git_directory_variants_are_excluded_as_internal(make_tree: MakeTree) -> None:
     root = make_tree(
         {"a.py": "", ".GIT/config": "x", ".git /config": "x", "git~1/config": "x", ".Git./c": "x"}
@@ -210,10 +190,6 @@ def test_A14_a_newline_or_control_character_in_a_name_is_excluded_and_escaped(
     assert status == 0 and out.count("\n") == 1  # one JSON line, the name cannot break it
 
 
-@known_bug(
-    "corpus/walk.py has no path-length limit: a 4,500-byte path (git's largePathname threshold is 4096) is "
-    "adopted instead of being excluded"
-)
 def test_A15_a_path_longer_than_4096_bytes_is_excluded(make_tree: MakeTree) -> None:
     root = make_tree({"a.py": ""})
     fd = os.open(root, os.O_RDONLY)

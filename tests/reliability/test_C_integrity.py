@@ -116,10 +116,6 @@ def test_C05_an_artifact_referring_to_a_missing_parent_fails_fsck(artifacts: tup
     assert fsck(root)["status"] & BIT_DIGEST
 
 
-@known_bug(
-    "artifacts/fsck.py _check_artifact() skips a .json file that does not parse ('not a stored artifact'), so "
-    "a truncated artifact passes fsck instead of failing with a parse error"
-)
 def test_C06_a_truncated_artifact_fails_fsck(artifacts: tuple[Path, Path]) -> None:
     root, out = artifacts
     path = out / "graph.json"

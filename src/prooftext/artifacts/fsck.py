@@ -9,6 +9,7 @@ status is a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,13 +64,25 @@ def _artifact_files(directory: Path) -> list[Path]:
     return [p for p in found[:MAX_ARTIFACT_FILES] if not p.is_symlink()]
 
 
+_ARTIFACT_OPENING = re.compile(rb'\s*\{\s*"artifact_id"\s*:\s*"[0-9A-Fa-f]{64}"\s*,\s*"artifact_type"\s*:')
+"""How every stored artifact begins (canonical key order puts its id and type first)."""
+
+
 def _check_artifact(path: Path, root: Path, report: FsckReport) -> None:
     shown = str(path.relative_to(root))
     try:
         data = read_artifact_bytes(path)
-        value = canonical.load(data)
     except ProoftextError:
-        return  # not a readable JSON document: not a stored artifact
+        return  # not a readable regular file: not a stored artifact
+    try:
+        value = canonical.load(data)
+    except ProoftextError as exc:
+        # An artifact opens with its id and type; one that no longer parses (truncated) is damage, not a
+        # foreign file to pass over.
+        if _ARTIFACT_OPENING.match(data):
+            report.artifacts_checked += 1
+            report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
+        return
     if not isinstance(value, dict) or value.get("artifact_type") not in MODELS:
         return
     report.artifacts_checked += 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -88,8 +89,43 @@ def _sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+_TEMP_NAME = re.compile(rf"^\..+\.(\d+)\.[0-9a-f]{{{2 * TEMP_TOKEN_BYTES}}}\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but not ours to signal
+        return True
+    return True
+
+
+def sweep_orphans(directory: Path) -> list[str]:
+    """Remove the temporary files of publishers that died before linking them (their process is gone).
+
+    A temp names its writer's process id, so a live publisher's temp is never touched; a reused process id
+    only delays the sweep. Returns the names removed."""
+    removed: list[str] = []
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return removed
+    for name in names:
+        match = _TEMP_NAME.match(name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        try:
+            os.unlink(directory / name)
+        except OSError:
+            continue
+        removed.append(name)
+    return removed
+
+
 def _temp_file(directory: Path, name: str, data: bytes) -> Path:
-    temp = directory / f".{name}.{secrets.token_hex(TEMP_TOKEN_BYTES)}.tmp"
+    temp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(TEMP_TOKEN_BYTES)}.tmp"
     fd = os.open(temp, CREATE_FLAGS, FILE_MODE)
     try:
         _write_all(fd, data)
@@ -111,6 +147,7 @@ def publish_exclusive(path: Path, data: bytes, before: Callable[[], None] | None
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ArtifactError(f"cannot create the output directory: {exc.strerror}") from None
+    sweep_orphans(path.parent)
     if before is not None:
         before()
     try:

@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from prooftext.cli.common import app, emit_json
+from prooftext.corpus.model import REASON_UNREADABLE
 from prooftext.index import open_index
 
 RootArg = Annotated[Path, typer.Argument(help="Root directory to index.")]
@@ -32,6 +33,10 @@ def progress_callback(enabled: bool, label: str) -> Iterator[Callable[[int, int]
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+EXIT_PARTIAL = 3
+"""``prooftext index`` finished, but some files could not be read (they are listed as ``unreadable``)."""
 
 
 @app.command("index")
@@ -57,9 +62,12 @@ def index_command(
     data = report.to_dict()
     if as_json:
         emit_json(data)
-        return
-    skipped = sum(report.files_skipped.values())
-    typer.echo(
-        f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed} removed,"
-        f" {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s"
-    )
+    else:
+        skipped = sum(report.files_skipped.values())
+        typer.echo(
+            f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed}"
+            f" removed, {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s"
+        )
+    if report.files_skipped.get(REASON_UNREADABLE, 0):
+        # The index is usable but partial: a script must be able to tell, as it can from the report.
+        raise typer.Exit(EXIT_PARTIAL)

@@ -29,6 +29,8 @@ from prooftext.errors import ConfigError
 GIT_DIR = ".git"
 PROOFTEXT_DIR = ".prooftext"
 INTERNAL_NAMES = frozenset({GIT_DIR, PROOFTEXT_DIR})
+INTERNAL_SHORT_NAMES = frozenset({"git~1", "prooft~1"})
+"""8.3 short names under which Windows file systems also reach the internal directories."""
 GITIGNORE = ".gitignore"
 PROOFTEXT_IGNORE = f"{PROOFTEXT_DIR}/ignore"
 MAX_IGNORE_BYTES = 1 << 20
@@ -38,7 +40,10 @@ _ESCAPED_SPACE = "\\ "
 
 
 def is_internal(name: str) -> bool:
-    return name in INTERNAL_NAMES
+    """The internal directories under every spelling git itself refuses (``verify_dotfile``): any case,
+    trailing spaces or dots (dropped by NTFS), and 8.3 short names."""
+    folded = name.rstrip(" .").lower()
+    return folded in INTERNAL_NAMES or folded in INTERNAL_SHORT_NAMES
 
 
 def _strip_trailing_spaces(line: str) -> str:

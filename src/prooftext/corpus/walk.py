@@ -39,6 +39,8 @@ from prooftext.errors import ConfigError, RootError
 
 MAX_WALK_DEPTH = 128
 """Directory nesting the walk follows; deeper trees are excluded (no portable tool path is that deep)."""
+MAX_PATH_BYTES = 4096
+"""Longest relative path (UTF-8 bytes) adopted: git's ``largePathname`` threshold and Linux's PATH_MAX."""
 
 
 def _join(directory: str, name: str) -> str:
@@ -97,6 +99,8 @@ class _Walker:
             self.exclude(shown, REASON_IGNORED)
             return
         problem = name_problem(name)
+        if problem is None and len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+            problem = f"path longer than {MAX_PATH_BYTES} bytes"
         if problem is not None:
             self.exclude(shown, REASON_PATH, problem)
         elif is_dir:

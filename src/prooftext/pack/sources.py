@@ -10,7 +10,7 @@ from pathlib import Path
 from prooftext.cache import BoundedCache
 from prooftext.corpus.lines import NEWLINE
 from prooftext.corpus.read import read_bytes_checked
-from prooftext.errors import ProoftextError, SourceError
+from prooftext.errors import PathOutsideRootError, ProoftextError, SourceError
 
 VERIFY_MAX_BYTES = 8 * 1024 * 1024
 """Re-reads for verification are bounded like scans are; an indexed file is far smaller."""
@@ -21,6 +21,7 @@ REASON_DRIFT = "source_drift"
 REASON_MISSING = "source_missing"
 REASON_UNREADABLE = "source_unreadable"
 REASON_RANGE = "range_invalid"
+REASON_LOCATOR = "locator_invalid"
 
 
 class LineText:
@@ -78,6 +79,8 @@ def observe(root: Path, path: str, sha256: str, ranges: list[tuple[int, int]]) -
     """Re-read ``path`` safely and check its digest and every line range against it."""
     try:
         data = read_bytes_checked(root, path, VERIFY_MAX_BYTES)
+    except PathOutsideRootError as exc:  # a bad locator is a bad packet, not an I/O failure
+        return Observation(path, None, REASON_LOCATOR, exc.message)
     except SourceError as exc:
         missing = exc.code == "source_missing"
         return Observation(

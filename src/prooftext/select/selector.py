@@ -75,10 +75,17 @@ class Selection:
 
 
 def _portable(path: str) -> str:
-    """A required path must be a portable path below the root; ``..`` and absolute paths never are."""
+    """A required path must be a portable path below the root; ``..`` and absolute paths never are.
+
+    It must also be spelled exactly as the index spells it: ``./a.py`` or ``a//b`` would be a second
+    spelling of a source, and provenance must name one path."""
     if path.startswith("/") or "\\" in path or ".." in path.split("/"):
         raise PathOutsideRootError(f"required path is outside the root: {path}", path=path)
-    return path.removeprefix("./")
+    if "" in path.split("/") or "." in path.split("/"):
+        raise RequestError(
+            f"required path {path!r} is not in canonical form (no '.' or empty components)", field="required"
+        )
+    return path
 
 
 def required_candidates(conn: sqlite3.Connection, query: Query) -> list[Candidate]:
