@@ -388,10 +388,6 @@ def test_A24_a_hard_linked_source_is_labelled_in_the_manifest(make_tree: MakeTre
     assert "hardlinked" in json.dumps(manifest)
 
 
-@known_bug(
-    "corpus/walk.py does not compare st_dev: a file system mounted inside the root is walked into instead "
-    "of being excluded as cross_device (RESOLVE_NO_XDEV)"
-)
 def test_A25_a_mount_point_inside_the_root_is_excluded(make_tree: MakeTree) -> None:
     root = make_tree({"a.py": ""})
     with tmpfs(root / "mnt"):

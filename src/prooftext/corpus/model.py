@@ -17,6 +17,7 @@ REASON_UNREADABLE = "unreadable"  # permission denied, EIO, vanished
 REASON_CHANGED = "changed"  # stat differed before and after the read
 REASON_PATH = "path_not_portable"  # not representable as a portable relative path
 REASON_SECRET = "secret"  # carries a credential under an exclude policy
+REASON_CROSS_DEVICE = "cross_device"  # a directory on another file system (a mount point inside the root)
 
 BINARY_SNIFF_BYTES = 8000
 """A NUL byte within this many leading bytes marks a file binary (git's own heuristic uses this window)."""
@@ -24,6 +25,7 @@ BINARY_SNIFF_BYTES = 8000
 REASONS: tuple[str, ...] = (
     REASON_BINARY,
     REASON_CHANGED,
+    REASON_CROSS_DEVICE,
     REASON_ENCODING,
     REASON_IGNORED,
     REASON_INTERNAL,

@@ -4,7 +4,8 @@ Directories are opened one at a time relative to their parent's descriptor with 
 with ``os.scandir`` on that descriptor; entries are classified from ``lstat`` data, so no symlink is ever
 followed (to a file or a directory, inside or outside the root, or in a loop). Nothing is read except
 ``.gitignore`` files. Per entry, in order: ``internal`` (``.git``, ``.prooftext``), ``ignored``,
-``path_not_portable``, ``symlink``, ``not_regular``, ``size``; unreadable directories get ``unreadable``.
+``path_not_portable``, ``cross_device`` (a directory on another file system), ``symlink``, ``not_regular``,
+``size``; unreadable directories get ``unreadable``.
 An excluded directory is one exclusion; the walk does not descend into it.
 
 Candidates come back sorted by portable path. The total limit is then applied in that order: a file is
@@ -22,6 +23,7 @@ from pathlib import Path
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.ignore import IgnoreMatcher, is_internal, load_gitignore, root_matcher
 from prooftext.corpus.model import (
+    REASON_CROSS_DEVICE,
     REASON_IGNORED,
     REASON_INTERNAL,
     REASON_NOT_REGULAR,
@@ -51,6 +53,9 @@ def _join(directory: str, name: str) -> str:
 class _Walker:
     config: CorpusConfig
     result: WalkResult
+    device: int
+    """The root's file system: a directory on another one is a mount point, never walked into. (Files are
+    not compared: overlay file systems report the lower layer's device for them.)"""
 
     def exclude(self, path: str, reason: str, detail: str = "") -> None:
         self.result.excluded.append(Exclusion(path, reason, detail))
@@ -103,6 +108,8 @@ class _Walker:
             problem = f"path longer than {MAX_PATH_BYTES} bytes"
         if problem is not None:
             self.exclude(shown, REASON_PATH, problem)
+        elif is_dir and st.st_dev != self.device:
+            self.exclude(shown, REASON_CROSS_DEVICE, "a mount point: another file system")
         elif is_dir:
             self.subdirectory(fd, name, path, matcher, depth + 1)
         else:
@@ -157,7 +164,7 @@ def walk(root: Path, config: CorpusConfig) -> WalkResult:
     result = WalkResult()
     try:
         matcher = root_matcher(root_fd, config.exclude)
-        _Walker(config, result).directory(root_fd, "", matcher, 0)
+        _Walker(config, result, os.fstat(root_fd).st_dev).directory(root_fd, "", matcher, 0)
     finally:
         os.close(root_fd)
     result.stats.sort(key=lambda stat: stat.path)
