@@ -15,8 +15,6 @@ from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, ChatResult, OllamaBacke
 from prooftext.llm.signal import signal_report
 from prooftext.tokens import get_counter
 
-from .conftest import known_bug
-
 
 def test_H01_empty_huge_non_utf8_and_duplicate_items_are_errors_or_recorded() -> None:
     counter = get_counter("o200k_base")
@@ -99,10 +97,6 @@ def test_H03_a_10k_turn_history_is_trimmed_to_the_budget_with_an_exact_ledger() 
     assert len(plan.pipeline.drops) > 9_000  # every dropped turn is recorded
 
 
-@known_bug(
-    "depth/turn.py budgets item text only: the rendered messages ('role: content' per message, joined by "
-    "newlines) of a 10k-turn history count 7665 tokens against a prompt budget of 6144"
-)
 def test_H03_the_rendered_prompt_of_a_10k_turn_history_respects_the_budget() -> None:
     counter = get_counter("o200k_base")
     plan = plan_turn(

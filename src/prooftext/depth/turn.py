@@ -179,6 +179,26 @@ def _history(
     return own, foreign
 
 
+MAX_FIT_ROUNDS = 4
+"""Pipeline runs allowed to make the rendered messages fit: items are budgeted by their text, and rendering
+adds a role line per message, so each further run lowers the item budget by the measured overflow."""
+
+
+def _fit_rendered(
+    ctr: Counter, ranker: Ranker | None, items: list[ContextItem], text: str, prompt_budget: int
+) -> tuple[PipelineResult, list[ChatMessage], int]:
+    """The pipeline result whose rendered messages fit ``prompt_budget`` (the last try if none does)."""
+    budget, rounds = prompt_budget, 0
+    while True:
+        rounds += 1
+        result = Pipeline(ctr, ranker).run(items, text, budget)
+        messages = render_messages(result.items)
+        overflow = ctr.count(messages_text(messages)) - prompt_budget
+        if overflow <= 0 or budget - overflow <= 0 or rounds == MAX_FIT_ROUNDS:
+            return result, messages, rounds
+        budget -= overflow
+
+
 def plan_turn(
     thread: str,
     text: str,
@@ -354,15 +374,15 @@ def plan_turn(
 
     # 6. the real pipeline, unchanged
     items = [*core, *memory_items, *retrieval_items, *file_items, *past, current]
-    result_p = Pipeline(ctr, ranker).run(items, text, prompt_budget)
+    result_p, messages, fit_rounds = _fit_rendered(ctr, ranker, items, text, prompt_budget)
     steps.add(
         STEP_PIPELINE,
         True,
         "dedup, classify, rank, budget, place",
         budget_met=result_p.budget_met,
         drops=len(result_p.drops),
+        fit_rounds=fit_rounds,
     )
-    messages = render_messages(result_p.items)
     kept = {i.item_id for i in result_p.items}
     counts = {
         "files": sum(1 for i in file_items if i.item_id in kept),
