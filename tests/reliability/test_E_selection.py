@@ -12,7 +12,7 @@ import prooftext
 from prooftext.errors import ProoftextError
 from prooftext.select.query import MAX_QUERY_CHARS
 
-from .conftest import Cli, Figure, MakeTree, error_code, known_bug, run_python_parallel, write_tree
+from .conftest import Cli, Figure, MakeTree, error_code, run_python_parallel, write_tree
 
 
 def _pack_error(root: Path, query: str, **kw: Any) -> str:
@@ -226,10 +226,6 @@ def test_E12_ties_break_stably_100_runs_give_one_selection(make_tree: MakeTree, 
     assert [e.path for e in evidence] == sorted(e.path for e in evidence)  # ties fall back to the path order
 
 
-@known_bug(
-    "select/selector.py does not deduplicate identical content under two paths: both excerpts are emitted "
-    "(expected: one excerpt, the duplicate recorded with the provenance of both)"
-)
 def test_E13_the_same_content_under_two_paths_is_deduplicated_with_both_provenances(
     make_tree: MakeTree,
 ) -> None:

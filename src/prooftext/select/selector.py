@@ -34,6 +34,8 @@ REASON_OVER_CLEARANCE = "over_clearance"
 REASON_COVERED = "covered"
 REASON_DRIFT = "source_drift"
 REASON_CONTRADICTION = "contradiction_component"
+REASON_DUPLICATE = "duplicate_content"
+"""The same lines of a file with the same digest are already in the packet under another path."""
 """A contradiction component that could not be taken whole was excluded as a unit."""
 
 CostFn = Callable[[Candidate, int, int], int]
@@ -285,6 +287,10 @@ def fill(
         taken.setdefault(chosen.candidate.path, []).append((chosen.start_line, chosen.end_line))
     spent = sel.total_cost
     decided: set[str] = set()
+    content: dict[tuple[str, int, int], str] = {
+        (c.candidate.file_sha256, c.candidate.start_line, c.candidate.end_line): c.candidate.path
+        for c in sel.chosen
+    }
     for cand in optional:
         group = (components or {}).get(cand.path)
         if group is not None and cand.path in decided:
@@ -308,6 +314,11 @@ def fill(
                 path = member_choice.candidate.path
                 taken.setdefault(path, []).append((member_choice.start_line, member_choice.end_line))
             continue
+        twin = content.get((cand.file_sha256, cand.start_line, cand.end_line))
+        if reason is None and twin is not None and twin != cand.path:
+            _exclude(sel, cand, REASON_DUPLICATE)
+            sel.excluded[-1]["same_as"] = twin
+            continue
         choice = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
         if choice is None:
             reason = reason or REASON_OVER_BUDGET
@@ -317,6 +328,7 @@ def fill(
         sel.chosen.append(choice)
         spent += choice.cost
         taken.setdefault(cand.path, []).append((choice.start_line, choice.end_line))
+        content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
     return sel
 
 
