@@ -68,12 +68,17 @@ _ARTIFACT_OPENING = re.compile(rb'\s*\{\s*"artifact_id"\s*:\s*"[0-9A-Fa-f]{64}"\
 """How every stored artifact begins (canonical key order puts its id and type first)."""
 
 
-def _check_artifact(path: Path, root: Path, report: FsckReport) -> None:
+REFERENCE_FIELDS = ("manifest_id", "graph_id", "query_id", "selection_id", "snapshot_id")
+"""Top-level fields naming the parent artifacts an artifact was derived from."""
+
+
+def _check_artifact(path: Path, root: Path, report: FsckReport) -> dict[str, Any] | None:
+    """Check one file; the artifact's value when it is a stored artifact, else None."""
     shown = str(path.relative_to(root))
     try:
         data = read_artifact_bytes(path)
     except ProoftextError:
-        return  # not a readable regular file: not a stored artifact
+        return None  # not a readable regular file: not a stored artifact
     try:
         value = canonical.load(data)
     except ProoftextError as exc:
@@ -82,14 +87,31 @@ def _check_artifact(path: Path, root: Path, report: FsckReport) -> None:
         if _ARTIFACT_OPENING.match(data):
             report.artifacts_checked += 1
             report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
-        return
+        return None
     if not isinstance(value, dict) or value.get("artifact_type") not in MODELS:
-        return
+        return None
     report.artifacts_checked += 1
     try:
         parse_artifact(data)
     except ProoftextError as exc:
         report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
+    return {**value, "_path": shown}
+
+
+def _check_references(artifacts: list[dict[str, Any]], report: FsckReport) -> None:
+    """Every parent an artifact names must be one of the stored artifacts: a lineage with a hole cannot be
+    replayed or audited."""
+    known = {a.get("artifact_id") for a in artifacts}
+    for artifact in artifacts:
+        for name in REFERENCE_FIELDS:
+            ref = artifact.get(name)
+            if isinstance(ref, str) and ref not in known:
+                report.add(
+                    BIT_DIGEST,
+                    kind="reference",
+                    path=artifact["_path"],
+                    detail=f"{name} {ref} is not a stored artifact",
+                )
 
 
 def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
@@ -132,8 +154,8 @@ def fsck(root: Path) -> FsckReport:
     report = FsckReport()
     store_dir = root / STORE_DIR
     if store_dir.is_dir() and not store_dir.is_symlink():
-        for path in _artifact_files(store_dir):
-            _check_artifact(path, root, report)
+        found = [_check_artifact(path, root, report) for path in _artifact_files(store_dir)]
+        _check_references([a for a in found if a is not None], report)
     store = store_dir / STORE_FILE
     if store.is_file():
         for rel_path, sha256 in _store_rows(store, report):
