@@ -28,7 +28,7 @@ from prooftext.corpus.scan import scan
 from prooftext.errors import ProoftextError
 from prooftext.pack.verify import BIT_DIGEST, BIT_IO, BIT_SOURCE, verify_packet
 
-from .conftest import Cli, Figure, MakeTree, error_code, known_bug, packet_json, tmpfs
+from .conftest import Cli, Figure, MakeTree, error_code, packet_json, tmpfs
 
 
 def _reasons(root: Path) -> dict[str, str]:
@@ -375,10 +375,6 @@ def test_A24_a_hard_link_to_content_outside_the_tree_is_indexed_as_a_regular_fil
     assert _sources(root) == ["a.py", "hard.txt"]
 
 
-@known_bug(
-    "corpus/model.py and corpus/manifest.py have no field for it: a source with st_nlink > 1 is not labelled "
-    "'hardlinked' (a path cannot tell where hard-linked content came from)"
-)
 def test_A24_a_hard_linked_source_is_labelled_in_the_manifest(make_tree: MakeTree, tmp_path: Path) -> None:
     root = make_tree({"a.py": ""})
     (tmp_path / "outside.txt").write_text("shared content\n")

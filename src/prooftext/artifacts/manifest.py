@@ -16,7 +16,7 @@ from typing import Any
 from prooftext import canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import PATH_PATTERN
-from prooftext.artifacts.observe import Roots, read_strict
+from prooftext.artifacts.observe import REASON_HARD_LINK, Roots, read_strict
 from prooftext.corpus.config import load_config
 from prooftext.corpus.labels import kind_for
 from prooftext.corpus.lines import count_lines
@@ -34,7 +34,11 @@ def _portable(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list
     kept, moved = [], []
     for entry in entries:
         path = entry["locator"]["path"]
-        if _PORTABLE.match(path):
+        if entry.get("hardlinked"):  # sources are read unlinked (see observe); say so at adoption time
+            moved.append(
+                {"path": path, "reason": REASON_HARD_LINK, "detail": "the file has other hard links"}
+            )
+        elif _PORTABLE.match(path):
             kept.append(entry)
         else:
             moved.append({"path": path, "reason": REASON_PATH, "detail": "not a portable ASCII path"})

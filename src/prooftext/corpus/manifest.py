@@ -20,8 +20,8 @@ FIRST_LINE = 1
 
 
 def source_entry(source: SourceFile) -> dict[str, Any]:
-    """The manifest entry of one adopted source."""
-    return {
+    """The manifest entry of one adopted source; ``hardlinked`` marks content with more than one name."""
+    entry: dict[str, Any] = {
         "locator": {
             "root_scope": ROOT_SCOPE_REPOSITORY,
             "path": source.path,
@@ -35,6 +35,9 @@ def source_entry(source: SourceFile) -> dict[str, Any]:
         "provenance": [{"type": PROVENANCE_SCAN, "locator_path": source.path, "sha256": source.sha256}],
         "bytes": source.size,
     }
+    if source.links > 1:
+        entry["hardlinked"] = True
+    return entry
 
 
 def build_manifest(

@@ -82,6 +82,9 @@ class FileStat:
     size: int
     mtime_ns: int
     inode: int
+    links: int = 1
+    """Hard links to the file: above 1, the same content is reachable under another name (maybe outside
+    the root), so its path alone cannot say where the content came from."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class SourceFile:
     kind: str
     labels: Labels
     line_count: int
+    links: int = 1
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ def adopt(stat: FileStat, data: bytes, config: CorpusConfig) -> SourceFile | Exc
         kind=source_kind(stat.path, config),
         labels=labels_for(stat.path, config),
         line_count=count_lines(data),
+        links=stat.links,
     )
 
 
