@@ -34,9 +34,9 @@ REASON_OVER_CLEARANCE = "over_clearance"
 REASON_COVERED = "covered"
 REASON_DRIFT = "source_drift"
 REASON_CONTRADICTION = "contradiction_component"
+"""A contradiction component that could not be taken whole was excluded as a unit."""
 REASON_DUPLICATE = "duplicate_content"
 """The same lines of a file with the same digest are already in the packet under another path."""
-"""A contradiction component that could not be taken whole was excluded as a unit."""
 
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""

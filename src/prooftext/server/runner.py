@@ -3,9 +3,11 @@
 The dispatcher is synchronous (SQLite and the tokenizers block), so requests run on a fixed pool of worker
 threads, or, with ``processes > 1``, on a pool of worker processes that each open the same root (ranking
 holds the interpreter lock, so only processes use several cores). At most ``max_pending`` requests are
-admitted at once (running or queued); a request beyond that is refused as busy at once. A request that misses its deadline is answered with ``limit_exceeded``; work
-that has not started is cancelled, work that has started finishes in the background and still counts
-against the admission limit until it does, so the bound holds.
+admitted at once (running or queued); a request beyond that is refused as busy at once. A request that
+misses its deadline is answered with ``limit_exceeded``; work that has not started is cancelled, work that
+has started finishes in the background and still counts against the admission limit until it does, so the
+bound holds. A worker process that dies fails its own request with an internal error, and the pool is
+started again for the next one.
 """
 
 from __future__ import annotations
