@@ -55,3 +55,32 @@ def test_search_records_rank_components_for_each_hit(sample_repo: Path) -> None:
     assert top["qualname"] == "separability_matrix"
     assert top["phase"] == "identifier"
     assert {"file_score", "identifier", "lexical"} <= set(top["components"])
+
+
+NESTED = '''def build_digest_header(method, url):
+    """Build the header."""
+
+    def md5_utf8(x):
+        return x
+
+    def sha_utf8(x):
+        return x
+
+    qop_value = "auth"
+    base = f"qop={qop_value}"
+    return base + " digest_marker"
+'''
+
+
+def test_a_functions_body_after_its_nested_definitions_is_an_excerpt(tmp_path: Path) -> None:
+    """The lines after a function's last nested definition belong to no child node; they are its tail."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "auth.py").write_text(NESTED, encoding="utf-8")
+    with prooftext.open(root) as index:
+        packet = index.pack("build_digest_header qop_value digest_marker")
+    ranges = sorted((e.start_line, e.end_line) for e in packet.evidence if e.path == "auth.py")
+    assert (9, 12) in ranges  # the tail: from after the last nested definition to the return
+    assert (1, 3) in ranges  # the head: signature and docstring
+    lines = [line for start, end in ranges for line in range(start, end + 1)]
+    assert len(lines) == len(set(lines))  # no line is quoted twice

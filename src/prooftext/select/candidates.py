@@ -49,9 +49,10 @@ class Candidate:
     binary_score: int = 0
     components: dict[str, int] = field(default_factory=dict)
 
-    def rank_key(self) -> tuple[int, int, int, int, int, int, str]:
+    def rank_key(self) -> tuple[int, int, int, int, int, int, str, int]:
         """Rank group of the phase, then fused priority (desc), graph distance, authority, binary field score
-        (desc), sensitivity, and the node id as the final tie-break."""
+        (desc), sensitivity, and the node id and first line (a function's head before its tail) as the final
+        tie-break."""
         return (
             RANK_GROUP[self.phase],
             -self.priority,
@@ -62,12 +63,8 @@ class Candidate:
             if self.sensitivity in SENSITIVITIES
             else len(SENSITIVITIES),
             self.node_id,
+            self.start_line,
         )
-
-    @property
-    def excerpt_is_head(self) -> bool:
-        """The node has children; its excerpt is its own head, the lines before its first child."""
-        return (self.start_line, self.end_line) != (self.node_start, self.node_end)
 
     def to_dict(self) -> dict[str, object]:
         return {

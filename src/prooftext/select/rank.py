@@ -15,7 +15,7 @@ import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from prooftext.cache import GenerationCache
 from prooftext.graph.model import NODE_FILE, NODE_SYMBOL
@@ -481,22 +481,36 @@ def _callers(
     return out
 
 
+TAIL_KINDS = ("function", "method")
+"""Symbol kinds whose lines after their last child are a second excerpt: a function's nested definitions
+come first, and the logic after them (its main body) belongs to no other node."""
+
+
 def apply_heads(conn: sqlite3.Connection, candidates: list[Candidate]) -> list[Candidate]:
-    """A node with children is excerpted as its head (lines before its first child); empty heads drop out."""
-    first_child: dict[str, int] = {}
+    """A node with children is excerpted as its head (lines before its first child); empty heads drop out.
+    A function or method with children also gets its tail (lines after its last child) as an excerpt."""
+    bounds: dict[str, tuple[int, int]] = {}
     ids = [c.node_id for c in candidates]
     for chunk in _chunks(ids):
         marks = ",".join("?" * len(chunk))
-        sql = f"SELECT parent_id, min(start_line) FROM nodes WHERE parent_id IN ({marks}) GROUP BY parent_id"
-        first_child.update({pid: start for pid, start in conn.execute(sql, chunk)})
+        sql = (
+            f"SELECT parent_id, min(start_line), max(end_line) FROM nodes WHERE parent_id IN ({marks})"
+            " GROUP BY parent_id"
+        )
+        bounds.update({pid: (start, end) for pid, start, end in conn.execute(sql, chunk)})
     out: list[Candidate] = []
     for cand in candidates:
-        start = first_child.get(cand.node_id)
-        if start is not None and start > cand.node_start:
-            cand.end_line = start - 1
-        elif start is not None:
+        children = bounds.get(cand.node_id)
+        if children is None:
+            out.append(cand)
             continue
-        out.append(cand)
+        if cand.symbol_kind in TAIL_KINDS and children[1] < cand.node_end:
+            tail = replace(cand, start_line=children[1] + 1, end_line=cand.node_end)
+            tail.components = dict(cand.components, tail=1)
+            out.append(tail)
+        if children[0] > cand.node_start:
+            cand.end_line = children[0] - 1
+            out.append(cand)
     return out
 
 
@@ -546,6 +560,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "test_factor_milli": int(TEST_FACTOR * 1000),
             "doc_factor_milli": int(DOC_FACTOR * 1000),
             "binary_scores": [BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT],
+            "tail_kinds": list(TAIL_KINDS),
         },
         "candidates": len(candidates),
     }
