@@ -40,6 +40,8 @@ eval_app = typer.Typer(
 app.add_typer(eval_app, name="eval")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
+ExecutorOpt = Annotated[str, typer.Option("--executor", help="process or dask.")]
+SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")]
 OutOpt = Annotated[
     Path | None, typer.Option("--out", help="Directory for declaration, rows, summary and report.html.")
 ]
@@ -136,6 +138,11 @@ def _print_swebench(summary: dict[str, Any]) -> None:
     typer.echo(f"wall time {summary['wall_s']} s")
 
 
+def _check_executor(executor: str) -> None:
+    if executor not in EXECUTORS:
+        raise RequestError(f"--executor must be one of {', '.join(EXECUTORS)}", field="executor")
+
+
 @eval_app.command("swebench")
 def swebench_command(
     tasks: Annotated[Path, typer.Option("--tasks", help="SWE-bench tasks, JSONL.")],
@@ -145,8 +152,8 @@ def swebench_command(
         int, typer.Option("--budget", help="Token budget of the packed arms.")
     ] = DEFAULT_BUDGET,
     workers: Annotated[int, typer.Option("--workers", help="Parallel shards (process pool).")] = 1,
-    executor: Annotated[str, typer.Option("--executor", help="process or dask.")] = EXECUTOR_PROCESS,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")] = None,
+    executor: ExecutorOpt = EXECUTOR_PROCESS,
+    scheduler: SchedulerOpt = None,
     out: OutOpt = None,
     work: Annotated[
         Path | None, typer.Option("--work", help="Work trees and indexes (default OUT/work or a temp dir).")
@@ -160,8 +167,7 @@ def swebench_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Full context vs BM25 vs fixed vs adaptive packets on SWE-bench tasks, each at its base commit."""
-    if executor not in EXECUTORS:
-        raise RequestError(f"--executor must be one of {', '.join(EXECUTORS)}", field="executor")
+    _check_executor(executor)
     if budget < 1:
         raise RequestError("--budget must be positive", field="budget")
     config = SweConfig(
@@ -204,8 +210,8 @@ def locomo_command(
         bool, typer.Option("--allow-truncated", help="Packed arms may cut a session short.")
     ] = False,
     workers: Annotated[int, typer.Option("--workers", help="Parallel conversations.")] = 1,
-    executor: Annotated[str, typer.Option("--executor", help="process or dask.")] = EXECUTOR_PROCESS,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")] = None,
+    executor: ExecutorOpt = EXECUTOR_PROCESS,
+    scheduler: SchedulerOpt = None,
     out: OutOpt = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N conversations.")] = None,
     tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
@@ -216,8 +222,7 @@ def locomo_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle."""
-    if executor not in EXECUTORS:
-        raise RequestError(f"--executor must be one of {', '.join(EXECUTORS)}", field="executor")
+    _check_executor(executor)
     config = LocomoConfig(
         work_dir=Path("."),
         budgets=parse_ints(budgets, "budgets"),

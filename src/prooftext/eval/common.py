@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prooftext.errors import ProoftextError
-from prooftext.eval.executor import EXECUTOR_PROCESS
+from prooftext.eval.executor import EXECUTOR_PROCESS, UnitFn, run_units
+
+if TYPE_CHECKING:
+    from prooftext.eval.output import RunOutput
+
+U = TypeVar("U")
 
 MS_PER_S = 1000
 MAX_ERROR_CHARS = 500
@@ -30,6 +35,29 @@ class RunOptions:
     executor: str = EXECUTOR_PROCESS
     scheduler: str | None = None
     limit: int | None = None
+
+
+def collect_rows(
+    fn: UnitFn[U],
+    units: Sequence[U],
+    total: int,
+    output: RunOutput,
+    options: RunOptions,
+    progress: Progress | None,
+) -> list[dict[str, Any]]:
+    """Run every unit under ``options``; each row is written to ``output`` as it arrives and returned."""
+    rows: list[dict[str, Any]] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        rows.append(row)
+        output.row(row)
+        if progress is not None:
+            progress(len(rows), total)
+
+    run_units(
+        fn, units, on_row, workers=options.workers, executor=options.executor, scheduler=options.scheduler
+    )
+    return rows
 
 
 def error_record(exc: BaseException) -> dict[str, Any]:

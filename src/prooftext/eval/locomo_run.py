@@ -9,9 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions
+from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest, verdict
-from prooftext.eval.executor import run_units
 from prooftext.eval.html import (
     HtmlReport,
     bar_figure,
@@ -114,24 +113,11 @@ def run_locomo(
         )
         record["run"] = {"conversations": len(conversations), "questions": runner_total}
         record["run"]["questions_per_conversation"] = config.questions_per_conversation
-        rows: list[dict[str, Any]] = []
         with RunOutput(options.out_dir) as output:
             output.start(record)
             started = time.perf_counter()
-
-            def on_row(row: dict[str, Any]) -> None:
-                rows.append(row)
-                output.row(row)
-                if progress is not None:
-                    progress(len(rows), runner_total)
-
-            run_units(
-                ConversationRunner(config),
-                conversations,
-                on_row,
-                workers=options.workers,
-                executor=options.executor,
-                scheduler=options.scheduler,
+            rows = collect_rows(
+                ConversationRunner(config), conversations, runner_total, output, options, progress
             )
             rows.sort(key=lambda r: (str(r["sample_id"]), int(str(r["qid"]).rpartition("#")[2])))
             summary = locomo_summary(rows)

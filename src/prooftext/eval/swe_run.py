@@ -8,9 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions
+from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest, verdict
-from prooftext.eval.executor import run_units
 from prooftext.eval.output import RunOutput
 from prooftext.eval.summary import swebench_summary
 from prooftext.eval.swe_report import swebench_report
@@ -39,25 +38,10 @@ def run_swebench(
             "swebench", {"tasks": tasks_path}, declaration, config.tokenizer, config.arm_parameters()
         )
         record["run"] = {"tasks": len(tasks), "shards": len(shards), "workers": options.workers}
-        rows: list[dict[str, Any]] = []
         with RunOutput(options.out_dir) as output:
             output.start(record)
             started = time.perf_counter()
-
-            def on_row(row: dict[str, Any]) -> None:
-                rows.append(row)
-                output.row(row)
-                if progress is not None:
-                    progress(len(rows), len(tasks))
-
-            run_units(
-                ShardRunner(config),
-                shards,
-                on_row,
-                workers=options.workers,
-                executor=options.executor,
-                scheduler=options.scheduler,
-            )
+            rows = collect_rows(ShardRunner(config), shards, len(tasks), output, options, progress)
             summary = _summarize(rows, config, declaration, record, time.perf_counter() - started)
             output.finish(summary, swebench_report(record, summary, rows) if options.out_dir else None)
     return summary
