@@ -7,8 +7,6 @@ digits: ``test_A03_...``, ``test_FA04_...``), or appears in :data:`GAPS` with th
 
 from __future__ import annotations
 
-import re
-
 CASES: dict[str, str] = {
     "A1": "Symlink file in root → file outside",
     "A2": "Symlinked directory escaping root (dirlink/outside.txt)",
@@ -169,21 +167,3 @@ BENCHMARKS: dict[str, str] = {
 }
 """The load rows are benchmark scripts (slow, not in CI); ``test_L_load.py`` runs each at a small scale under
 the ``slow`` marker, and ``python -m prooftext.robustness --load`` reports their figures."""
-
-_ID = re.compile(r"(FA|[A-HL])(\d{2})(?=_)")
-
-
-def ids_in_test_name(name: str) -> list[str]:
-    """Catalogue ids named by a test: ``test_A05_A06_x`` → [A5, A6]; ``00`` marks a group-wide property."""
-    rest = name.removeprefix("test_")
-    out: list[str] = []
-    while True:
-        match = _ID.match(rest)
-        if match is None:
-            return out
-        out.append(f"{match.group(1)}{int(match.group(2))}")
-        rest = rest[match.end() + 1 :]
-
-
-def group_of(case_id: str) -> str:
-    return "FA" if case_id.startswith("FA") else case_id[0]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from .catalogue import BENCHMARKS, CASES, GAPS, group_of, ids_in_test_name
+from prooftext.robustness import group_of, ids_in_test_name
+
+from .catalogue import BENCHMARKS, CASES, GAPS
 
 HERE = Path(__file__).resolve().parent
 
