@@ -22,6 +22,8 @@ from prooftext.adaptive.ladder import (
     AdaptiveRequest,
 )
 from prooftext.corpus.config import CorpusConfig, load_config
+from prooftext.corpus.model import WalkResult
+from prooftext.corpus.walk import walk
 from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import RootMissingError, RootNotDirectoryError
 from prooftext.pack.packet import Compiler, Packet
@@ -85,6 +87,7 @@ class Index:
         self._writer = db.connect(self.root)
         self._watcher: DirectoryWatcher | None = None
         self._trusted: tuple[tuple[int, object], IndexStatus] | None = None
+        self._walked: tuple[int, WalkResult] | None = None
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -102,7 +105,7 @@ class Index:
 
         ``count_edges`` also counts every resolved edge (identifier references included) for the report."""
         with self._write_lock:
-            return refresh(self._writer, self.root, self.config, progress, count_edges)
+            return refresh(self._writer, self.root, self.config, progress, count_edges, self._walk)
 
     def watch(self) -> bool:
         """Learn of changes from the kernel instead of a walk per :meth:`status` (for long-lived handles).
@@ -120,11 +123,28 @@ class Index:
             return {"mode": "watch", "directories": watcher.watched}
         return {"mode": "walk", "reason": watcher.reason if watcher is not None else "not watching"}
 
-    def status(self) -> IndexStatus:
-        """Changes on disk since the last refresh, from stat data; with :meth:`watch`, a walk happens only
-        when the kernel reported an event since the last walk that found the index fresh."""
+    def _walk(self) -> WalkResult:
+        """A walk of the root; with :meth:`watch`, the last one while the kernel reported no event since.
+
+        The epoch is read before walking, so an event during the walk makes the next call walk again; a
+        walk that added watches is not reused (a file made before its directory was watched is unseen)."""
         watcher = self._watcher
-        # A refresh by any process moves the store's generation; the disk side is the watcher's epoch.
+        if watcher is None or not watcher.active:
+            return walk(self.root, self.config)
+        epoch = watcher.epoch()
+        walked = self._walked
+        if walked is not None and walked[0] == epoch:
+            return walked[1]
+        result = walk(self.root, self.config)
+        if not watcher.sync(result.directories) and watcher.active:
+            self._walked = (epoch, result)
+        return result
+
+    def status(self) -> IndexStatus:
+        """Changes on disk since the last refresh, from stat data; with :meth:`watch`, the tree is walked
+        only when the kernel reported an event since the last walk, and compared with the store only when
+        that walk or the store's generation (a refresh by any process) moved."""
+        watcher = self._watcher
         epoch = (
             (watcher.epoch(), read_meta(self.conn, "generation"))
             if watcher is not None and watcher.active
@@ -133,7 +153,7 @@ class Index:
         trusted = self._trusted
         if epoch is not None and trusted is not None and trusted[0] == epoch:
             return trusted[1]
-        work = plan(self.conn, self.root, self.config)
+        work = plan(self.conn, self.root, self.config, self._walk())
         known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
         changed = sum(1 for s in work.to_read if s.path in known)
         status = IndexStatus(
@@ -143,10 +163,9 @@ class Index:
             unchanged=len(work.unchanged) + len(work.unchanged_excluded),
             indexed_files=len(known),
         )
-        if watcher is not None and epoch is not None:
-            new_watches = watcher.sync(work.directories)
-            if status.fresh and not new_watches and watcher.active:
-                self._trusted = (epoch, status)
+        walked = self._walked
+        if epoch is not None and status.fresh and walked is not None and walked[0] == epoch[0]:
+            self._trusted = (epoch, status)
         return status
 
     def ensure_fresh(self) -> None:

@@ -18,15 +18,23 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in
 
 
 class WalkCounter:
+    """Counts tree walks and comparisons of a walk with the store made through the index."""
+
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.walks = 0
-        real = index_module.plan
+        self.comparisons = 0
+        real_walk, real_plan = index_module.walk, index_module.plan
 
-        def counting(*args: object, **kwargs: object) -> object:
+        def walking(*args: object, **kwargs: object) -> object:
             self.walks += 1
-            return real(*args, **kwargs)  # type: ignore[arg-type]
+            return real_walk(*args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(index_module, "plan", counting)
+        def comparing(*args: object, **kwargs: object) -> object:
+            self.comparisons += 1
+            return real_plan(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(index_module, "walk", walking)
+        monkeypatch.setattr(index_module, "plan", comparing)
 
 
 @pytest.fixture
@@ -46,7 +54,7 @@ def test_an_unchanged_tree_is_answered_without_a_walk(
     counter = WalkCounter(monkeypatch)
     for _ in range(5):
         assert watched.status().fresh
-    assert counter.walks == 0
+    assert (counter.walks, counter.comparisons) == (0, 0)
     assert watched.freshness_check["mode"] == "watch"
 
 
@@ -57,15 +65,29 @@ def test_an_edit_is_seen_by_the_very_next_status_call(watched: prooftext.Index, 
     assert (status.changed, status.fresh) == (1, False)
 
 
-def test_a_refresh_by_this_index_is_trusted_after_one_confirming_walk(
+def test_an_edit_costs_one_walk_shared_by_status_and_the_refresh(
     watched: prooftext.Index, sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (sample_repo / "added.py").write_text("def added():\n    return 1\n", encoding="utf-8")
-    watched.refresh()
     counter = WalkCounter(monkeypatch)
+    (sample_repo / "added.py").write_text("def added():\n    return 1\n", encoding="utf-8")
+    assert watched.status().added == 1
+    watched.refresh()
     assert watched.status().fresh
     assert watched.status().fresh
     assert counter.walks == 1
+    assert counter.comparisons == 2  # the first status and the one after the refresh moved the store
+
+
+def test_a_refresh_by_another_process_is_compared_without_walking_again(
+    watched: prooftext.Index, sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (sample_repo / "added.py").write_text("def added():\n    return 1\n", encoding="utf-8")
+    assert not watched.status().fresh
+    with prooftext.open(sample_repo) as other:
+        other.refresh()
+    counter = WalkCounter(monkeypatch)
+    assert watched.status().fresh
+    assert (counter.walks, counter.comparisons) == (0, 1)
 
 
 def test_files_in_a_new_directory_are_seen_before_and_after_it_is_watched(
@@ -110,4 +132,6 @@ def test_without_inotify_every_status_walks_and_stays_correct(
     counter = WalkCounter(monkeypatch)
     assert index.status().fresh and index.status().fresh
     assert counter.walks == 2
+    index.refresh()
+    assert counter.walks == 3
     index.close()

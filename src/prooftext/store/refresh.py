@@ -20,7 +20,7 @@ from pathlib import Path
 from prooftext import canonical
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
-from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, SourceFile
+from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, SourceFile, WalkResult
 from prooftext.corpus.read import read_source
 from prooftext.corpus.walk import walk
 from prooftext.graph.extract import extract
@@ -104,8 +104,11 @@ class Plan:
     directories: list[str] = field(default_factory=list)
 
 
-def plan(conn: sqlite3.Connection, root: Path, config: CorpusConfig) -> Plan:
-    result = walk(root, config)
+def plan(
+    conn: sqlite3.Connection, root: Path, config: CorpusConfig, walked: WalkResult | None = None
+) -> Plan:
+    """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store."""
+    result = walk(root, config) if walked is None else walked
     known = load_known(conn)
     known_excluded = load_known_excluded(conn)
     to_read: list[FileStat] = []
@@ -362,12 +365,15 @@ def refresh(
     config: CorpusConfig,
     progress: Progress | None = None,
     count: bool = False,
+    walker: Callable[[], WalkResult] | None = None,
 ) -> RefreshReport:
-    """Bring the store in line with the files under ``root``; see the module docstring."""
+    """Bring the store in line with the files under ``root``; see the module docstring.
+
+    ``walker`` supplies the walk (a caller that watches the tree can hand back one known to be current)."""
     started = time.perf_counter_ns()
     report = RefreshReport()
     with writer_lock(root):
-        work = plan(conn, root, config)
+        work = plan(conn, root, config, None if walker is None else walker())
         known = load_known(conn)
         total = len(work.to_read)
         done = 0
