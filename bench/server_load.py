@@ -27,11 +27,10 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from prooftext.pack.verify import verify_packet
 
@@ -131,20 +130,59 @@ def start_server(
     raise SystemExit(f"the server did not start: {proc.stderr.read()[-2000:]}")
 
 
-async def rpc(client: httpx.AsyncClient, method: str, params: dict[str, Any], rid: int) -> dict[str, Any]:
+class Connection:
+    """One keep-alive HTTP/1.1 connection per simulated client, as load generators (wrk, hey) keep them:
+    no pool, no redirects, little client CPU, so that on a shared machine the figures measure the server."""
+
+    def __init__(self, url: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.path = (parts.path.rstrip("/") + "/rpc").encode()
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, body: bytes) -> bytes:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        head = b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        writer.write(head % (self.path, self.host.encode(), len(body)) + body)
+        try:
+            status = await reader.readline()
+            length = None
+            while (line := await reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if length is None or not status.startswith(b"HTTP/1.1 200"):
+                raise RuntimeError(f"unexpected answer {status[:40]!r}")
+            return await reader.readexactly(length)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
+TRANSPORT_ERRORS = (OSError, asyncio.IncompleteReadError, ValueError, RuntimeError)
+
+
+async def rpc(conn: Connection, method: str, params: dict[str, Any], rid: int) -> dict[str, Any]:
     body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-    response = await client.post("/rpc", json=body, timeout=REQUEST_TIMEOUT_S)
-    reply: dict[str, Any] = response.json()
+    reply: dict[str, Any] = json.loads(
+        await asyncio.wait_for(conn.post(json.dumps(body).encode()), REQUEST_TIMEOUT_S)
+    )
     if reply.get("id") != rid:
         raise RuntimeError(f"answer for id {reply.get('id')} to request {rid}")
     return reply
 
 
-async def one_client(
-    client: httpx.AsyncClient, number: int, stop: float, share: int, think_s: float, stats: Stats
-) -> None:
+async def one_client(url: str, number: int, stop: float, share: int, think_s: float, stats: Stats) -> None:
     rng = random.Random(SEED + number)
     rid = number * 1_000_000
+    conn = Connection(url)
     while time.monotonic() < stop:
         rid += 1
         adaptive = rng.randrange(100) < share
@@ -152,8 +190,8 @@ async def one_client(
         params = {"query": rng.choice(QUERIES)} if adaptive else {}
         began = time.perf_counter()
         try:
-            reply = await rpc(client, method, params, rid)
-        except (httpx.HTTPError, ValueError, RuntimeError) as exc:
+            reply = await rpc(conn, method, params, rid)
+        except TRANSPORT_ERRORS as exc:
             stats.fail(f"transport:{type(exc).__name__}")
             continue
         stats.record(method, (time.perf_counter() - began) * 1000)
@@ -164,13 +202,15 @@ async def one_client(
             stats.packets.setdefault(packet["blake3"], packet)
         if think_s:
             await asyncio.sleep(think_s)
+    conn.close()
 
 
-async def editor(client: httpx.AsyncClient, root: Path, stop: float, stats: Stats) -> None:
+async def editor(url: str, root: Path, stop: float, stats: Stats) -> None:
     """Change, add and remove files under the edit folder, then refresh, about once a second."""
     folder = root / EDIT_DIR
     folder.mkdir(exist_ok=True)
     rng = random.Random(SEED)
+    conn = Connection(url)
     step = 0
     while time.monotonic() < stop:
         target = folder / f"edit_{step % EDIT_FILES}.txt"
@@ -182,14 +222,15 @@ async def editor(client: httpx.AsyncClient, root: Path, stop: float, stats: Stat
         stats.edits += 1
         began = time.perf_counter()
         try:
-            reply = await rpc(client, "index.refresh", {}, -(step + 1))
+            reply = await rpc(conn, "index.refresh", {}, -(step + 1))
             if "error" in reply:
                 stats.fail(f"refresh:{reply['error'].get('data', {}).get('code')}")
-        except (httpx.HTTPError, ValueError, RuntimeError) as exc:
+        except TRANSPORT_ERRORS as exc:
             stats.fail(f"refresh_transport:{type(exc).__name__}")
         stats.refreshes.append((time.perf_counter() - began) * 1000)
         step += 1
         await asyncio.sleep(EDIT_INTERVAL_S)
+    conn.close()
 
 
 async def sample_rss(pid: int, stop: float, stats: Stats) -> None:
@@ -199,16 +240,14 @@ async def sample_rss(pid: int, stop: float, stats: Stats) -> None:
 
 
 async def load(url: str, root: Path, pid: int, args: argparse.Namespace, stats: Stats) -> float:
-    limits = httpx.Limits(max_connections=args.clients + 4, max_keepalive_connections=args.clients + 4)
-    async with httpx.AsyncClient(base_url=url, limits=limits) as client:
-        began = time.monotonic()
-        stop = began + args.duration
-        tasks = [
-            one_client(client, i, stop, args.adaptive_share, args.think_ms / 1000, stats)
-            for i in range(args.clients)
-        ]
-        await asyncio.gather(*tasks, editor(client, root, stop, stats), sample_rss(pid, stop, stats))
-        return time.monotonic() - began
+    began = time.monotonic()
+    stop = began + args.duration
+    tasks = [
+        one_client(url, i, stop, args.adaptive_share, args.think_ms / 1000, stats)
+        for i in range(args.clients)
+    ]
+    await asyncio.gather(*tasks, editor(url, root, stop, stats), sample_rss(pid, stop, stats))
+    return time.monotonic() - began
 
 
 def percentile(values: list[float], p: int) -> float:
@@ -288,16 +327,17 @@ def stop_server(proc: subprocess.Popen[str]) -> None:
 
 
 async def prepare(url: str) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=url) as client:
-        began = time.perf_counter()
-        reply = await rpc(client, "index.refresh", {}, 0)
-        if "error" in reply:
-            raise SystemExit(f"index.refresh failed: {reply['error']}")
-        result: dict[str, Any] = reply["result"]
-        result["wall_ms"] = round((time.perf_counter() - began) * 1000)
-        info = await rpc(client, "server.info", {}, 1)
-        result["indexed_files"] = info["result"]["index"]["indexed_files"]
-        return result
+    conn = Connection(url)
+    began = time.perf_counter()
+    reply = await rpc(conn, "index.refresh", {}, 0)
+    if "error" in reply:
+        raise SystemExit(f"index.refresh failed: {reply['error']}")
+    result: dict[str, Any] = reply["result"]
+    result["wall_ms"] = round((time.perf_counter() - began) * 1000)
+    info = await rpc(conn, "server.info", {}, 1)
+    result["indexed_files"] = info["result"]["index"]["indexed_files"]
+    conn.close()
+    return result
 
 
 def main() -> None:
