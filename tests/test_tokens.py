@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import marshal
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -196,6 +198,7 @@ def test_damaged_packaged_gzip_fails_with_tokenizer_corrupt(
     raw = _damaged_gzip()[damage]
     monkeypatch.setattr(tokens, "_packaged_bytes", lambda filename: raw)
     monkeypatch.setattr(tokens, "_cache", {})
+    monkeypatch.setenv(tokens.CACHE_ENV, "")
     with pytest.raises(CorruptTokenizerError) as info:
         tokens.get_counter(name)
     assert info.value.code == "tokenizer_corrupt"
@@ -245,3 +248,63 @@ def test_tiktoken_counts_are_the_length_of_a_lossless_encoding(text: str) -> Non
         ids = counter.encode(text)
         assert counter.count(text) == len(ids)
         assert counter.decode(ids) == text
+
+
+def _fresh_counter(monkeypatch: pytest.MonkeyPatch, folder: Path) -> tokens.TiktokenCounter:
+    monkeypatch.setenv(tokens.CACHE_ENV, str(folder))
+    monkeypatch.setattr(tokens, "_cache", {})
+    counter = tokens.get_counter("cl100k_base")
+    assert isinstance(counter, tokens.TiktokenCounter)
+    return counter
+
+
+SAMPLE = "def separability_matrix(model):\n    return np.eye(2)  # héllo\n"
+
+
+def test_parsed_ranks_are_cached_and_a_later_start_needs_no_parse(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    expected = _fresh_counter(monkeypatch, tmp_path).encode(SAMPLE)
+    assert len(list(tmp_path.glob("cl100k_base-*.ranks"))) == 1
+    monkeypatch.setattr(tokens, "parse_bpe", lambda *args: pytest.fail("parsed despite the cache"))
+    assert _fresh_counter(monkeypatch, tmp_path).encode(SAMPLE) == expected
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not_ranks"])
+def test_a_damaged_cache_file_is_ignored_and_rewritten(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: str
+) -> None:
+    expected = _fresh_counter(monkeypatch, tmp_path).encode(SAMPLE)
+    (path,) = tmp_path.glob("*.ranks")
+    good = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "flipped":
+        path.write_bytes(good[:-10] + bytes([good[-10] ^ 1]) + good[-9:])
+    else:
+        payload = marshal.dumps([1, 2, 3])
+        path.write_bytes(tokens._RANKS_MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
+    assert _fresh_counter(monkeypatch, tmp_path).encode(SAMPLE) == expected
+    assert path.read_bytes() == good
+
+
+def test_an_empty_cache_setting_turns_the_cache_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(tokens.CACHE_ENV, "")
+    monkeypatch.setattr(tokens, "_cache", {})
+    assert tokens.cache_dir() is None
+    assert tokens.count(SAMPLE, "cl100k_base").count > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_cache_only_costs_the_parse(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    counter = _fresh_counter(monkeypatch, blocker / "cache")
+    assert counter.count(SAMPLE) == tokens.count(SAMPLE, "cl100k_base").count
+
+
+def test_the_default_cache_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(tokens.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert tokens.cache_dir() == tmp_path / "prooftext"

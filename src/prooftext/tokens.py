@@ -2,6 +2,12 @@
 
 tiktoken downloads its BPE files at first use, which fails offline; prooftext ships them (gzip) and checks
 the SHA-256 of the decompressed bytes before building an encoding. Every count carries its basis.
+
+Parsing a BPE file takes about a quarter of a second, paid by every one-shot CLI call; the parsed ranks are
+therefore kept in a per-user cache (``PROOFTEXT_CACHE_DIR``, else ``$XDG_CACHE_HOME/prooftext``, else
+``~/.cache/prooftext``; an empty ``PROOFTEXT_CACHE_DIR`` turns it off). A cache file names the pinned
+SHA-256 it was parsed from and carries the SHA-256 of its own payload; one that does not check out is
+ignored and rewritten, so the cache can make a start faster but never change a count.
 """
 
 from __future__ import annotations
@@ -9,12 +15,16 @@ from __future__ import annotations
 import binascii
 import gzip
 import hashlib
+import marshal
 import os
+import sys
+import tempfile
 import threading
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Protocol
 
 import tiktoken
@@ -204,11 +214,73 @@ _lock = threading.Lock()
 
 def build_encoding(name: str, bpe: bytes) -> tiktoken.Encoding:
     """A tiktoken encoding for ``name`` from the given (decompressed) BPE bytes, checked against the pin."""
+    return _encoding(name, parse_bpe(bpe, _SPECS[name].sha256, name))
+
+
+def _encoding(name: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
     spec = _SPECS[name]
-    ranks = parse_bpe(bpe, spec.sha256, name)
     return tiktoken.Encoding(
         name=name, pat_str=spec.pattern, mergeable_ranks=ranks, special_tokens=spec.special
     )
+
+
+CACHE_ENV = "PROOFTEXT_CACHE_DIR"
+_RANKS_MAGIC = b"prooftext-bpe-ranks/1\n"
+_DIGEST_HEX = 64
+
+
+def cache_dir() -> Path | None:
+    """Where parsed tokenizer ranks are kept, or None when the cache is turned off."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        return Path(configured) if configured else None
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "prooftext"
+
+
+def _ranks_path(folder: Path, name: str) -> Path:
+    # marshal's format may change between Python versions: one file per version.
+    version = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return folder / f"{name}-{_SPECS[name].sha256[:16]}-{version}.ranks"
+
+
+def _cached_ranks(path: Path) -> dict[bytes, int] | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(_RANKS_MAGIC)
+    digest, payload = data[head : head + _DIGEST_HEX], data[head + _DIGEST_HEX :]
+    if not data.startswith(_RANKS_MAGIC) or hashlib.sha256(payload).hexdigest().encode() != digest:
+        return None
+    try:
+        ranks = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return ranks if isinstance(ranks, dict) else None
+
+
+def _store_ranks(path: Path, ranks: dict[bytes, int]) -> None:
+    payload = marshal.dumps(ranks)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", delete=False) as out:
+            out.write(_RANKS_MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
+        os.replace(out.name, path)
+    except OSError:
+        return  # a read-only or full cache only costs the next start its parse
+
+
+def load_encoding(name: str) -> tiktoken.Encoding:
+    """The encoding for ``name``: ranks from the cache when a checked copy is there, else parsed and kept."""
+    folder = cache_dir()
+    path = None if folder is None else _ranks_path(folder, name)
+    ranks = None if path is None else _cached_ranks(path)
+    if ranks is None:
+        ranks = parse_bpe(_read_packaged(_SPECS[name].filename, name), _SPECS[name].sha256, name)
+        if path is not None:
+            _store_ranks(path, ranks)
+    return _encoding(name, ranks)
 
 
 def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
@@ -224,8 +296,7 @@ def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
     with _lock:
         counter = _cache.get(name)
         if counter is None:
-            spec = _SPECS[name]
-            counter = TiktokenCounter(name, build_encoding(name, _read_packaged(spec.filename, name)))
+            counter = TiktokenCounter(name, load_encoding(name))
             _cache[name] = counter
         return counter
 
