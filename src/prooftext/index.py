@@ -23,7 +23,7 @@ from prooftext.adaptive.ladder import (
 )
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.model import WalkResult
-from prooftext.corpus.walk import walk
+from prooftext.corpus.walk import patch, walk
 from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import RootMissingError, RootNotDirectoryError
 from prooftext.pack.packet import Compiler, Packet
@@ -124,7 +124,8 @@ class Index:
         return {"mode": "walk", "reason": watcher.reason if watcher is not None else "not watching"}
 
     def _walk(self) -> WalkResult:
-        """A walk of the root; with :meth:`watch`, the last one while the kernel reported no event since.
+        """A walk of the root; with :meth:`watch`, the last one while the kernel reported no event since,
+        or the last one patched when the events since were edits or deletions of files it listed.
 
         The epoch is read before walking, so an event during the walk makes the next call walk again; a
         walk that added watches is not reused (a file made before its directory was watched is unseen)."""
@@ -135,6 +136,13 @@ class Index:
         walked = self._walked
         if walked is not None and walked[0] == epoch:
             return walked[1]
+        events = None if walked is None else watcher.events_since(walked[0])
+        patched = (
+            None if walked is None or events is None else patch(self.root, self.config, walked[1], events)
+        )
+        if patched is not None:
+            self._walked = (epoch, patched)
+            return patched
         result = walk(self.root, self.config)
         if not watcher.sync(result.directories) and watcher.active:
             self._walked = (epoch, result)

@@ -171,3 +171,74 @@ def walk(root: Path, config: CorpusConfig) -> WalkResult:
     _apply_total_limit(result, config.max_total_bytes)
     result.excluded.sort(key=lambda exclusion: (exclusion.path, exclusion.reason))
     return result
+
+
+PATCH_KNOWN_REASONS = frozenset({REASON_IGNORED, REASON_SYMLINK, REASON_NOT_REGULAR})
+"""Exclusions that an edit of the entry's content cannot change (its name and type stay as they were)."""
+EVENT_CONTENT = 0x00000002 | 0x00000004 | 0x00000008
+"""inotify ``IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE``: the entry is the same, its data or metadata moved."""
+EVENT_DELETE = 0x00000200
+"""inotify ``IN_DELETE``: the name is gone from its directory."""
+GITIGNORE = ".gitignore"
+
+
+def patch(
+    root: Path, config: CorpusConfig, previous: WalkResult, events: list[tuple[str, str, int]]
+) -> WalkResult | None:
+    """``previous`` brought up to date for watcher ``events`` (directory, name, mask) that only edited or
+    deleted files it already listed; None when any event needs a real walk (a name that appeared or moved,
+    an ignore file, a directory, a name it did not list, or a walk that hit the total size limit).
+
+    Equal to a fresh walk for the events it accepts: the same classification rules, order and limits."""
+    if any(e.reason == REASON_TOTAL_SIZE for e in previous.excluded):
+        return None
+    listed = set(previous.directories)
+    stats = {s.path: s for s in previous.stats}
+    excluded = {e.path: e for e in previous.excluded}
+    for directory, name, mask in events:
+        path = _join(directory, name)
+        if directory not in listed or name == GITIGNORE or name_problem(name) is not None:
+            return None
+        if mask & ~(EVENT_CONTENT | EVENT_DELETE):
+            return None
+        known = excluded.get(path)
+        if path not in stats and (known is None or known.reason not in (*PATCH_KNOWN_REASONS, REASON_SIZE)):
+            return None
+        if known is not None and known.reason in PATCH_KNOWN_REASONS:
+            if mask & EVENT_DELETE:
+                del excluded[path]
+            continue
+        stats.pop(path, None)
+        excluded.pop(path, None)
+        if not _restat(root, config, path, stats, excluded):
+            return None
+    result = WalkResult(
+        stats=sorted(stats.values(), key=lambda stat: stat.path),
+        excluded=sorted(excluded.values(), key=lambda exclusion: (exclusion.path, exclusion.reason)),
+        directories=list(previous.directories),
+    )
+    _apply_total_limit(result, config.max_total_bytes)
+    result.excluded.sort(key=lambda exclusion: (exclusion.path, exclusion.reason))
+    return result
+
+
+def _restat(
+    root: Path, config: CorpusConfig, path: str, stats: dict[str, FileStat], excluded: dict[str, Exclusion]
+) -> bool:
+    """Classify one listed file again from ``lstat``; False when it is no longer a plain file (a walk
+    decides). A file that is gone stays out, as a walk would leave it."""
+    try:
+        st = os.lstat(root / path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat_module.S_ISREG(st.st_mode):
+        return False
+    walker = _Walker(config, WalkResult(), st.st_dev)
+    walker.file(path, st)
+    for stat in walker.result.stats:
+        stats[stat.path] = stat
+    for exclusion in walker.result.excluded:
+        excluded[exclusion.path] = exclusion
+    return True

@@ -6,8 +6,11 @@ before the modifying system call returns, so draining the queue without blocking
 every change that happened before the request: there is no delivery lag and no timer, unlike watchers
 that batch events on a background thread.
 
-The watcher only says *whether* anything may have changed, never *what*: any event bumps an epoch, and
-the caller walks again. A walk result is trusted while the epoch is unchanged. Directories that appear
+Any event bumps an epoch, and a walk result is trusted while the epoch is unchanged. The watcher also
+keeps a short log of what the events were (directory, name, mask), so a caller can patch its last walk
+for edits and deletions of files it knew instead of walking again (``corpus.walk.patch``); anything the
+log cannot vouch for (an overflow, an event on a directory, an unknown watch, a log grown past its bound)
+makes ``events_since`` answer None, and the caller walks. Directories that appear
 are watched only after a walk listed them, so a walk that added watches is not trusted either (a file
 created between its listing and the new watch would be missed); the next walk, with the watch in place,
 is. Where inotify is unavailable (other systems, or the per-user watch limit is reached) the watcher
@@ -39,6 +42,7 @@ IN_DELETE_SELF = 0x00000400
 IN_MOVE_SELF = 0x00000800
 IN_Q_OVERFLOW = 0x00004000
 IN_IGNORED = 0x00008000
+IN_ISDIR = 0x40000000
 IN_ONLYDIR = 0x01000000
 IN_DONT_FOLLOW = 0x02000000
 IN_NONBLOCK = os.O_NONBLOCK
@@ -53,6 +57,13 @@ EVENT_HEADER = struct.Struct("iIII")
 """``struct inotify_event``: watch descriptor, mask, cookie, name length (the name follows)."""
 READ_CHUNK = 64 * 1024
 """Bytes drained per read; a full queue overflows into one ``IN_Q_OVERFLOW`` event, which also counts."""
+MAX_LOGGED_EVENTS = 1024
+"""Events remembered for :meth:`DirectoryWatcher.events_since`; past this, callers walk again."""
+
+Event = tuple[str, str, int]
+"""One logged event: the watched directory (relative, ``""`` for the root), the entry's name, the mask."""
+_UNKNOWN: Event = ("", "", -1)
+"""A logged event that says nothing usable about what changed."""
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -77,6 +88,9 @@ class DirectoryWatcher:
         self._epoch = 0
         self._by_path: dict[str, int] = {}
         self._by_wd: dict[int, str] = {}
+        self._log: list[tuple[int, Event]] = []
+        self._log_floor = 0
+        """Events are logged for every epoch above this one."""
         self._libc = _libc()
         self._fd = -1
         self.reason = "inotify is not available on this system"
@@ -117,13 +131,29 @@ class DirectoryWatcher:
                 except OSError as exc:
                     self._deactivate(f"reading inotify events failed: {exc.strerror}")
                     break
-                if self._matters(data):
+                events = self._events(data)
+                if events:
                     self._epoch += 1
+                    self._remember(events)
             return self._epoch
 
-    def _matters(self, data: bytes) -> bool:
-        """Any event except the acknowledgements of our own removals and names internal to the tool."""
-        offset, found = 0, False
+    def events_since(self, epoch: int) -> list[Event] | None:
+        """What happened after ``epoch`` (call :meth:`epoch` first), or None when the log cannot say."""
+        with self._lock:
+            if epoch < self._log_floor:
+                return None
+            events = [event for at, event in self._log if at > epoch]
+        return None if _UNKNOWN in events else events
+
+    def _remember(self, events: list[Event]) -> None:
+        self._log.extend((self._epoch, event) for event in events)
+        if len(self._log) > MAX_LOGGED_EVENTS:
+            self._log_floor = self._epoch
+            self._log.clear()
+
+    def _events(self, data: bytes) -> list[Event]:
+        """Every event except the acknowledgements of our own removals and names internal to the tool."""
+        offset, found = 0, []
         while offset + EVENT_HEADER.size <= len(data):
             wd, mask, _cookie, length = EVENT_HEADER.unpack_from(data, offset)
             name = data[offset + EVENT_HEADER.size : offset + EVENT_HEADER.size + length].rstrip(b"\0")
@@ -131,9 +161,12 @@ class DirectoryWatcher:
             if mask & IN_IGNORED:
                 self._forget(wd)
                 continue
-            if name and is_internal(os.fsdecode(name)):
+            decoded = os.fsdecode(name)
+            if name and is_internal(decoded):
                 continue
-            found = True
+            directory = self._by_wd.get(wd)
+            usable = directory is not None and bool(name) and not mask & (IN_ISDIR | IN_Q_OVERFLOW)
+            found.append((directory or "", decoded, mask) if usable else _UNKNOWN)
         return found
 
     def _forget(self, wd: int) -> None:

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from prooftext.cache import GenerationCache
+from prooftext.cache import BoundedCache, GenerationCache
 from prooftext.graph.model import NODE_FILE, NODE_SYMBOL
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate
 from prooftext.select.query import Query
@@ -120,11 +120,14 @@ TERM_CACHE_SIZE = 100_000
 """Probed term frequencies kept per store for its latest generation (queries share most words)."""
 _term_counts: GenerationCache[tuple[int, str], int] = GenerationCache(TERM_CACHE_SIZE)
 ROW_TOKEN_CACHE_TOKENS = 400_000
-"""Field tokens of nodes (for the binary field score) kept per store for its latest generation, counted in
-tokens so that large file nodes cannot make the cache large."""
-_row_tokens: GenerationCache[int, tuple[set[str], ...]] = GenerationCache(
+"""Field tokens of nodes (for the binary field score) kept per store, counted in tokens so that large file
+nodes cannot make the cache large. A node's indexed fields are fixed by its content id and its file's
+authority and kind, so entries stay valid across generations: a refresh that changes one file does not
+make every request re-read the texts of the nodes it ranks."""
+_row_tokens: GenerationCache[tuple[str, str, str], tuple[set[str], ...]] = GenerationCache(
     ROW_TOKEN_CACHE_TOKENS, weight=lambda fields: sum(len(tokens) for tokens in fields)
 )
+_ANY_GENERATION = 0
 
 
 def _probe(conn: sqlite3.Connection, generation: tuple[str, int] | None, term: str, cap: int) -> int:
@@ -165,34 +168,38 @@ def _lexical(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[int, float]
     return {rowid: -score for rowid, score in conn.execute(sql, (match, FTS_LIMIT))}
 
 
+def _row_key(row: _Row) -> tuple[str, str, str]:
+    return (row.node_id, row.authority, row.file_kind)
+
+
 def _field_tokens(
-    conn: sqlite3.Connection, rowids: Sequence[int], generation: tuple[str, int] | None
+    conn: sqlite3.Connection, rows: Sequence[_Row], store: str | None
 ) -> dict[int, tuple[set[str], ...]]:
     out: dict[int, tuple[set[str], ...]] = {}
-    missing: list[str] = []
-    for rowid in rowids:
-        known = None if generation is None else _row_tokens.get(*generation, rowid)
+    missing: dict[str, _Row] = {}
+    for row in rows:
+        known = None if store is None else _row_tokens.get(store, _ANY_GENERATION, _row_key(row))
         if known is None:
-            missing.append(str(rowid))
+            missing[str(row.rowid)] = row
         else:
-            out[rowid] = known
-    for chunk in _chunks(missing):
+            out[row.rowid] = known
+    for chunk in _chunks(list(missing)):
         marks = ",".join("?" * len(chunk))
         sql = f"SELECT rowid, title, labels, path, content FROM nodes_fts WHERE rowid IN ({marks})"
         for rowid, *texts in conn.execute(sql, chunk):
             out[rowid] = tuple(seed_tokens(text) for text in texts)
-            if generation is not None:
-                _row_tokens.put(*generation, rowid, out[rowid])
+            if store is not None:
+                _row_tokens.put(store, _ANY_GENERATION, _row_key(missing[str(rowid)]), out[rowid])
     return out
 
 
 def _binary_scores(
-    conn: sqlite3.Connection, rowids: Sequence[int], terms: set[str], generation: tuple[str, int] | None
+    conn: sqlite3.Connection, rows: Sequence[_Row], terms: set[str], store: str | None
 ) -> dict[int, int]:
     weights = (BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT)
     return {
         rowid: sum(w * len(terms & tokens) for w, tokens in zip(weights, fields, strict=True))
-        for rowid, fields in _field_tokens(conn, rowids, generation).items()
+        for rowid, fields in _field_tokens(conn, rows, store).items()
     }
 
 
@@ -218,7 +225,17 @@ class _Corpus:
 
 CORPUS_STORES = 4
 """Corpus facts kept for the latest generation of this many stores: a server or evaluation reuses them."""
-_corpus_cache: GenerationCache[str, _Corpus] = GenerationCache(CORPUS_STORES, stores=CORPUS_STORES)
+
+
+@dataclass(frozen=True)
+class _CorpusState:
+    generation: int
+    files: dict[str, tuple[int, str, str]]
+    """Every file's id, kind and SHA-256, by path: what the corpus facts were derived from."""
+    corpus: _Corpus
+
+
+_corpus_states: BoundedCache[str, _CorpusState] = BoundedCache(CORPUS_STORES)
 
 
 def _generation(conn: sqlite3.Connection) -> tuple[str, int] | None:
@@ -228,41 +245,110 @@ def _generation(conn: sqlite3.Connection) -> tuple[str, int] | None:
     return str(conn.execute("PRAGMA database_list").fetchone()[2]), int(row[0])
 
 
-def _test_files(conn: sqlite3.Connection, paths: dict[int, str]) -> set[int]:
-    tests = {fid for fid, path in paths.items() if _TEST_DIR.search(path)}
-    sql = (
-        "SELECT file_id, sum(name LIKE 'test%'), count(*) FROM nodes WHERE kind = 'symbol'"
-        " AND symbol_kind IN ('function', 'method') GROUP BY file_id"
-    )
-    for fid, n_test, n_all in conn.execute(sql):
+_TEST_SHARE_SQL = (
+    "SELECT file_id, sum(name LIKE 'test%'), count(*) FROM nodes WHERE kind = 'symbol'"
+    " AND symbol_kind IN ('function', 'method')"
+)
+
+
+def _test_files(
+    conn: sqlite3.Connection, paths: dict[int, str], only: Sequence[int] | None = None
+) -> set[int]:
+    """Files under a test directory or named as tests, and files whose functions are mostly tests
+    (among ``only``, when given)."""
+    scope = paths if only is None else {fid: paths[fid] for fid in only}
+    tests = {fid for fid, path in scope.items() if _TEST_DIR.search(path)}
+    rows: list[tuple[int, int, int]] = []
+    if only is None:
+        rows = conn.execute(_TEST_SHARE_SQL + " GROUP BY file_id").fetchall()
+    else:
+        for chunk in _chunks([str(fid) for fid in only]):
+            marks = ",".join("?" * len(chunk))
+            sql = f"{_TEST_SHARE_SQL} AND file_id IN ({marks}) GROUP BY file_id"
+            rows.extend(conn.execute(sql, chunk).fetchall())
+    for fid, n_test, n_all in rows:
         if n_all and n_test / n_all >= TEST_SHARE:
             tests.add(fid)
     return tests
 
 
-def _build_corpus(conn: sqlite3.Connection) -> _Corpus:
-    paths = {fid: path for fid, path in conn.execute("SELECT id, path FROM files")}
-    docs = {fid for (fid,) in conn.execute("SELECT id FROM files WHERE kind = 'doc'")}
+_FILES_SQL = "SELECT path, id, kind, sha256 FROM files ORDER BY id"
+
+
+def _build_corpus(conn: sqlite3.Connection, files: dict[str, tuple[int, str, str]]) -> _Corpus:
+    paths = {fid: path for path, (fid, _kind, _sha) in sorted(files.items(), key=lambda kv: kv[1][0])}
+    docs = {fid for fid, _kind, _sha in files.values() if _kind == "doc"}
     docs |= {fid for fid, path in paths.items() if _DOC_DIR.search(path)}
     suffixes: dict[str, list[int]] = defaultdict(list)
     components: dict[str, set[int]] = defaultdict(set)
     for fid, path in paths.items():
-        parts = path.split("/")
-        for start in range(len(parts)):
-            suffixes["/".join(parts[start:])].append(fid)
-        lowered = path.lower().split("/")
-        for word in {*lowered[:-1], lowered[-1].rsplit(".", 1)[0]}:
+        for suffix in _suffixes(path):
+            suffixes[suffix].append(fid)
+        for word in _components(path):
             components[word].add(fid)
     ids = {path: fid for fid, path in paths.items()}
     return _Corpus(paths, ids, _test_files(conn, paths), docs, dict(suffixes), dict(components))
 
 
+def _suffixes(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[start:]) for start in range(len(parts))]
+
+
+def _components(path: str) -> set[str]:
+    lowered = path.lower().split("/")
+    return {*lowered[:-1], lowered[-1].rsplit(".", 1)[0]}
+
+
+def _renumbered(corpus: _Corpus, moved: dict[str, tuple[int, int]]) -> _Corpus:
+    """``corpus`` with the files in ``moved`` (path: old id, new id) under their new ids; nothing shared is
+    changed in place, so earlier generations' facts stay intact for requests still using them."""
+    swap = {old: new for old, new in moved.values()}
+    paths = {swap.get(fid, fid): path for fid, path in corpus.paths.items()}
+    paths = dict(sorted(paths.items()))
+    ids = {**corpus.ids, **{path: new for path, (_old, new) in moved.items()}}
+    suffixes = dict(corpus.suffixes)
+    components = dict(corpus.components)
+    for path in moved:
+        for suffix in _suffixes(path):
+            suffixes[suffix] = sorted(swap.get(fid, fid) for fid in suffixes[suffix])
+        for word in _components(path):
+            components[word] = {swap.get(fid, fid) for fid in components[word]}
+    docs = {swap.get(fid, fid) for fid in corpus.doc_files}
+    return _Corpus(paths, ids, corpus.test_files, docs, suffixes, components)
+
+
+def _roll_forward(
+    conn: sqlite3.Connection, before: _CorpusState, files: dict[str, tuple[int, str, str]]
+) -> _Corpus | None:
+    """The corpus after edits that kept every path and kind (the common refresh): edited files got new ids,
+    and only their test status can differ. None when files came, went or changed kind."""
+    if files.keys() != before.files.keys():
+        return None
+    edited: dict[str, tuple[int, int]] = {}
+    for path, (fid, kind, sha) in files.items():
+        old_fid, old_kind, old_sha = before.files[path]
+        if old_kind != kind:
+            return None
+        if (old_fid, old_sha) != (fid, sha):
+            edited[path] = (old_fid, fid)
+    corpus = _renumbered(before.corpus, edited)
+    olds = {old for old, _new in edited.values()}
+    news = [new for _old, new in edited.values()]
+    tests = (corpus.test_files - olds) | _test_files(conn, corpus.paths, news)
+    return _Corpus(corpus.paths, corpus.ids, tests, corpus.doc_files, corpus.suffixes, corpus.components)
+
+
 def _corpus(conn: sqlite3.Connection, key: tuple[str, int] | None) -> _Corpus:
-    corpus = None if key is None else _corpus_cache.get(*key, "")
+    state = None if key is None else _corpus_states.get(key[0])
+    if state is not None and key is not None and state.generation == key[1]:
+        return state.corpus
+    files = {path: (fid, kind, sha) for path, fid, kind, sha in conn.execute(_FILES_SQL)}
+    corpus = None if state is None else _roll_forward(conn, state, files)
     if corpus is None:
-        corpus = _build_corpus(conn)
-        if key is not None:
-            _corpus_cache.put(*key, "", corpus)
+        corpus = _build_corpus(conn, files)
+    if key is not None:
+        _corpus_states.put(key[0], _CorpusState(key[1], files, corpus))
     return corpus
 
 
@@ -429,6 +515,7 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():
         parts = fused.get(fid, {"file_score": 0.0})
+        file_components = {k: _micro(v) for k, v in parts.items()}
         for rank, (neg_local, _node_id, rowid) in enumerate(sorted(entries)):
             row = ev.rows[rowid]
             in_phase = rowid in ev.identifier_phase
@@ -440,7 +527,7 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
             cand.priority = _micro(
                 parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local * LOCAL_WEIGHT)
             )
-            cand.components = {k: _micro(v) for k, v in parts.items()}
+            cand.components = dict(file_components)
             cand.components["node_lexical"] = _micro(lex_norm.get(rowid, 0.0))
             cand.components["node_identifier"] = _micro(ident_norm.get(rowid, 0.0))
             cand.components["rank_in_file"] = rank
@@ -536,7 +623,8 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
-    binary = _binary_scores(conn, best, seed_tokens(query.text), generation)
+    store = None if generation is None else generation[0]
+    binary = _binary_scores(conn, [ev.rows[r] for r in best], seed_tokens(query.text), store)
     for rowid, cand in nodes.items():
         cand.binary_score = binary.get(rowid, 0)
     candidates = list(nodes.values())

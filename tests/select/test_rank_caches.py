@@ -1,0 +1,75 @@
+"""Ranking reuses corpus facts and node field tokens across refreshes, and still ranks exactly as a fresh
+process does: an edit reaches the test-file rule and the binary field score at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import prooftext
+from prooftext.select import rank as rank_module
+from prooftext.select.rank import _build_corpus, _corpus, _generation
+
+
+def _files(index: prooftext.Index) -> dict[str, tuple[int, str, str]]:
+    rows = index.conn.execute("SELECT path, id, kind, sha256 FROM files")
+    return {path: (fid, kind, sha) for path, fid, kind, sha in rows}
+
+
+def _facts(index: prooftext.Index) -> rank_module._Corpus:
+    return _corpus(index.conn, _generation(index.conn))
+
+
+def _scores(index: prooftext.Index, query: str) -> list[tuple[str, int, int, dict[str, int]]]:
+    return [(c["node_id"], c["priority"], c["binary_score"], c["components"]) for c in index.search(query)]
+
+
+def test_an_edited_file_that_becomes_a_test_module_is_known_as_one_after_the_refresh(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        before = _facts(index)
+        target = sample_repo / "modeling" / "core.py"
+        assert before.ids["modeling/core.py"] not in before.test_files
+        target.write_text("def test_one():\n    pass\n\n\ndef test_two():\n    pass\n", encoding="utf-8")
+        index.refresh()
+        monkeypatch.setattr(rank_module, "_build_corpus", lambda *a: pytest.fail("rebuilt, not rolled"))
+        after = _facts(index)
+        monkeypatch.undo()
+        assert after.ids["modeling/core.py"] in after.test_files
+        assert after == _build_corpus(index.conn, _files(index))
+
+
+def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        _facts(index)
+        (sample_repo / "modeling" / "extra.py").write_text("EXTRA = 1\n", encoding="utf-8")
+        index.refresh()
+        after = _facts(index)
+        assert "modeling/extra.py" in after.ids
+        assert after == _build_corpus(index.conn, _files(index))
+
+
+def test_rankings_after_an_edit_match_a_process_with_empty_caches(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = "separability matrix of a compound model"
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        _scores(index, query)
+        path = sample_repo / "modeling" / "separable.py"
+        path.write_text(
+            path.read_text(encoding="utf-8").replace("correlation", "compound model separability"),
+            encoding="utf-8",
+        )
+        index.refresh()
+        warm = _scores(index, query)
+        monkeypatch.setattr(rank_module, "_corpus_states", rank_module.BoundedCache(4))
+        monkeypatch.setattr(
+            rank_module, "_row_tokens", rank_module.GenerationCache(rank_module.ROW_TOKEN_CACHE_TOKENS)
+        )
+        monkeypatch.setattr(rank_module, "_term_counts", rank_module.GenerationCache(1000))
+        assert warm == _scores(index, query)
