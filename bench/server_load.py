@@ -9,7 +9,7 @@ disk, and the server's RSS (start, end, peak, sampled every second). The edit fo
 Targets (issue): p95 <= 300 ms on a sphinx-sized tree; no request fails; memory stays flat.
 
     .venv/bin/python bench/server_load.py ROOT [--clients 16] [--duration 30] [--adaptive-share 50]
-                                              [--think-ms 0] [--workers 8] [--processes 1] [--fresh-ms 0]
+                                              [--think-ms 0] [--workers 8] [--processes CORES] [--fresh-ms 0]
                                               [--json]
 """
 
@@ -350,7 +350,12 @@ def main() -> None:
     )
     parser.add_argument("--think-ms", type=float, default=0.0, help="pause between a client's requests")
     parser.add_argument("--workers", type=int, default=8)
-    parser.add_argument("--processes", type=int, default=1, help="server --processes (worker processes)")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="server --processes (worker processes); default: one per core, as the README advises",
+    )
     parser.add_argument("--fresh-ms", type=int, default=0, help="server --fresh-ms (freshness check reuse)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -217,3 +217,22 @@ def test_worker_processes_answer_like_threads_and_see_each_others_refreshes(samp
         assert all(s["result"]["fresh"] for s in _concurrently(url, STATUS, 8))
     threaded.close()
     pooled.close()
+
+
+def test_worker_processes_are_kept_fed_by_a_deep_call_queue_without_touching_other_pools(
+    sample_repo: Path,
+) -> None:
+    from concurrent.futures import process as cf_process
+
+    from prooftext.server.dispatcher import Dispatcher
+    from prooftext.server.runner import QUEUED_CALLS, Runner
+
+    before = cf_process.EXTRA_QUEUED_CALLS
+    ctx = ServerContext.open(sample_repo, Limits(processes=2))
+    runner = Runner(Dispatcher(ctx))
+    try:
+        assert runner._pool._call_queue._maxsize == 2 + QUEUED_CALLS  # type: ignore[attr-defined]
+        assert before == cf_process.EXTRA_QUEUED_CALLS
+    finally:
+        runner.close()
+        ctx.close()
