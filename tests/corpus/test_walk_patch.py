@@ -61,25 +61,33 @@ def _same_as_a_fresh_walk(index: prooftext.Index) -> None:
     assert index._walk() == walk(index.root, index.config)
 
 
-@pytest.mark.parametrize(
-    "change",
-    [
-        lambda root: (root / "pkg" / "b.py").write_text("# edited\n", encoding="utf-8"),
-        lambda root: (root / "pkg" / "b.py").unlink(),
-        lambda root: (root / "pkg" / "b.py").write_text("y" * (LIMIT + 1), encoding="utf-8"),
-        lambda root: (root / "pkg" / "big.txt").write_text("small\n", encoding="utf-8"),
-        lambda root: (root / "pkg" / "skip.log").write_text("still ignored\n", encoding="utf-8"),
-        lambda root: os.chmod(root / "a.py", 0o600),
-    ],
-    ids=["edit", "delete", "grow-past-limit", "shrink-below-limit", "edit-ignored", "chmod"],
-)
-def test_edits_and_deletions_of_listed_files_are_patched_without_a_walk(
-    watched: prooftext.Index, tree: Path, monkeypatch: pytest.MonkeyPatch, change: object
+PATCHED = {
+    "edit": lambda root: (root / "pkg" / "b.py").write_text("# edited\n", encoding="utf-8"),
+    "delete": lambda root: (root / "pkg" / "b.py").unlink(),
+    "grow-past-limit": lambda root: (root / "pkg" / "b.py").write_text("y" * (LIMIT + 1), encoding="utf-8"),
+    "shrink-below-limit": lambda root: (root / "pkg" / "big.txt").write_text("small\n", encoding="utf-8"),
+    "edit-ignored": lambda root: (root / "pkg" / "skip.log").write_text("still ignored\n", encoding="utf-8"),
+    "chmod": lambda root: os.chmod(root / "a.py", 0o600),
+}
+"""Edits and deletions of listed files: patched without a walk."""
+WALKED = {
+    "create": lambda root: (root / "pkg" / "new.py").write_text("NEW = 1\n", encoding="utf-8"),
+    "rename": lambda root: (root / "pkg" / "b.py").rename(root / "pkg" / "b2.py"),
+    "gitignore": lambda root: (root / ".gitignore").write_text("*.md\n", encoding="utf-8"),
+    "mkdir": lambda root: (root / "pkg" / "fresh").mkdir(),
+    "rmdir": lambda root: (root / "pkg" / "sub" / "c.md").unlink() or (root / "pkg" / "sub").rmdir(),
+}
+"""Anything else: one walk."""
+
+
+@pytest.mark.parametrize(("name", "walks_expected"), [(n, 0) for n in PATCHED] + [(n, 1) for n in WALKED])
+def test_only_edits_and_deletions_of_listed_files_are_patched_and_every_result_is_a_fresh_walks(
+    watched: prooftext.Index, tree: Path, monkeypatch: pytest.MonkeyPatch, name: str, walks_expected: int
 ) -> None:
     walks = Walks(monkeypatch)
-    change(tree)  # type: ignore[operator]
+    {**PATCHED, **WALKED}[name](tree)
     watched.status()
-    assert walks.count == 0
+    assert walks.count == walks_expected
     _same_as_a_fresh_walk(watched)
 
 
@@ -88,27 +96,6 @@ def test_a_file_grown_past_the_limit_is_excluded_for_its_size(watched: prooftext
     walked = watched._walk()
     assert [e.reason for e in walked.excluded if e.path == "a.py"] == [REASON_SIZE]
     assert "a.py" not in {s.path for s in walked.stats}
-
-
-@pytest.mark.parametrize(
-    "change",
-    [
-        lambda root: (root / "pkg" / "new.py").write_text("NEW = 1\n", encoding="utf-8"),
-        lambda root: (root / "pkg" / "b.py").rename(root / "pkg" / "b2.py"),
-        lambda root: (root / ".gitignore").write_text("*.md\n", encoding="utf-8"),
-        lambda root: (root / "pkg" / "fresh").mkdir(),
-        lambda root: (root / "pkg" / "sub" / "c.md").unlink() or (root / "pkg" / "sub").rmdir(),
-    ],
-    ids=["create", "rename", "gitignore", "mkdir", "rmdir"],
-)
-def test_anything_else_walks_again(
-    watched: prooftext.Index, tree: Path, monkeypatch: pytest.MonkeyPatch, change: object
-) -> None:
-    walks = Walks(monkeypatch)
-    change(tree)  # type: ignore[operator]
-    watched.status()
-    assert walks.count == 1
-    _same_as_a_fresh_walk(watched)
 
 
 def test_a_log_grown_past_its_bound_walks_again(
