@@ -153,9 +153,12 @@ class Compiler:
         )
 
     def _cost_key(self, cand: Candidate, start: int, end: int) -> CostKey:
-        """Everything a block's rendering depends on; the node id covers its path and text digest."""
-        return (self.format, self.counter.basis, cand.node_id, cand.file_sha256, cand.authority,
-                cand.sensitivity, cand.start_line, cand.end_line, start, end)  # fmt: skip
+        """Everything a block's rendering depends on, and nothing else: nodes that quote the same lines (a
+        minified file's symbols all sit on one line) share one count."""
+        whole = (start, end) == (cand.start_line, cand.end_line)
+        truncated_from = (0, 0) if whole else (cand.start_line, cand.end_line)
+        return (self.format, self.counter.basis, cand.path, cand.file_sha256, cand.authority,
+                cand.sensitivity, *truncated_from, start, end)  # fmt: skip
 
     def _render_for_cost(self, cand: Candidate, start: int, end: int) -> str:
         block = self._block(cand, start, end, self.texts.get(cand.path, cand.file_sha256))
