@@ -34,6 +34,9 @@ from prooftext.errors import CorruptTokenizerError, UnknownTokenizerError
 DEFAULT_TOKENIZER = "o200k_base"
 BATCH_THREADS = max(1, os.cpu_count() or 1)
 """Threads for batch counting: one per core."""
+BATCH_MIN_CHARS = 64 * 1024
+"""Below this much text a batch is counted in this thread: a batch starts a thread pool, which costs more
+than encoding a few small excerpts."""
 BYTES_BASIS = "bytes"
 
 _ENDOFTEXT = "<|endoftext|>"
@@ -175,6 +178,8 @@ class TiktokenCounter:
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Exact counts of many texts, encoded in parallel threads (the encoder releases the GIL)."""
+        if sum(map(len, texts)) < BATCH_MIN_CHARS:
+            return [self.count(text) for text in texts]
         batches = self._encoding.encode_batch(list(texts), num_threads=BATCH_THREADS, disallowed_special=())
         return [len(tokens) for tokens in batches]
 

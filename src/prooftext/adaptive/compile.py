@@ -138,7 +138,7 @@ def adaptive_compile(
         path_seeds=base.path_seeds,
         allow_truncated=req.allow_truncated,
     )
-    compiler = Compiler(conn, root, query, fmt)
+    compiler = Compiler(conn, root, query, fmt, additive=True)
     kernel = compiler.kernel_cost()
     tokens, nodes, raised = first_rung(req, kernel)
     rounds: list[Round] = []

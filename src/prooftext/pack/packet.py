@@ -8,6 +8,7 @@ drifted required source is an error. The prompt is counted exactly; it never exc
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,11 +18,15 @@ from prooftext.cache import BoundedCache
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
 from prooftext.pack.render import (
     DEFAULT_FORMAT,
+    FORMAT_MARKDOWN,
     FORMATS,
     NONCE_PLACEHOLDER,
     Block,
     derive_nonce,
     digest,
+    markdown_block_piece,
+    markdown_header_piece,
+    markdown_pieces,
     render,
     render_block,
     render_footer,
@@ -33,7 +38,7 @@ from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
 from prooftext.select.selector import Choice, Selection, fill, prepare
 from prooftext.select.terms import analyze
-from prooftext.tokens import Counter, TokenCount, get_counter
+from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, get_counter
 
 PACKET_VERSION = "prooftext.packet/v1"
 COST_CACHE_ENTRIES = 1 << 17
@@ -113,10 +118,33 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
+@functools.cache
+def _single_token_digit_groups(basis: str) -> bool:
+    counter = get_counter(basis)
+    return all(count == 1 for count in counter.count_many([f"{n:03d}" for n in range(1000)]))
+
+
+def nonce_invariant(counter: Counter) -> bool:
+    """Whether a prompt's count is the same for every nonce: bytes always; a tokenizer when every group
+    of three digits (how both patterns split the 18-digit nonce) is one token."""
+    return counter.basis == BYTES_BASIS or _single_token_digit_groups(counter.basis)
+
+
 class Compiler:
     """Rank once for a query over an index; compile packets at any ceilings."""
 
-    def __init__(self, conn: sqlite3.Connection, root: Path, query: Query, fmt: str = DEFAULT_FORMAT) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        root: Path,
+        query: Query,
+        fmt: str = DEFAULT_FORMAT,
+        *,
+        additive: bool = False,
+    ) -> None:
+        """``additive``: count markdown prompts piece by piece (see :func:`render.markdown_pieces`), for
+        callers that compile many packets from one ranking: each distinct block is encoded once, not once
+        per round. The sum is exact (the cuts fall where no pre-token can span; property-tested)."""
         self.conn = conn
         self.root = root
         self.query = validate(query)
@@ -132,6 +160,8 @@ class Compiler:
         )
         self.components = prepared.components
         self._rendered: dict[tuple[tuple[str, str, int, int, str], ...], tuple[str, str, int]] = {}
+        self.additive = additive and self.format == FORMAT_MARKDOWN and nonce_invariant(self.counter)
+        self._pieces: dict[tuple[object, ...], int] = {}
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
         self._prime_costs()
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
@@ -195,10 +225,33 @@ class Compiler:
         known = self._rendered.get(key)
         if known is None:
             nonce = derive_nonce(self.query.text, blocks)
-            prompt = render(self.format, self.query.text, blocks, nonce)
-            known = (nonce, prompt, self.counter.count(prompt))
+            if self.additive:
+                prompt = "".join(markdown_pieces(self.query.text, blocks, nonce))
+                count = self._piecewise_count(blocks)
+            else:
+                prompt = render(self.format, self.query.text, blocks, nonce)
+                count = self.counter.count(prompt)
+            known = (nonce, prompt, count)
             self._rendered[key] = known
         return known
+
+    def _piecewise_count(self, blocks: list[Block]) -> int:
+        """The prompt's count as the sum of its pieces', each measured once (with the placeholder nonce,
+        whose digit groups are single tokens, so the count does not depend on the nonce)."""
+        last = len(blocks) - 1
+        header = ("header", bool(blocks))
+        if header not in self._pieces:
+            piece = markdown_header_piece(self.query.text, NONCE_PLACEHOLDER, bool(blocks))
+            self._pieces[header] = self.counter.count(piece)
+        keys = [(b.path, b.sha256, b.start_line, b.end_line, b.authority, b.sensitivity, b.truncated_from, i == last)
+                for i, b in enumerate(blocks)]  # fmt: skip
+        todo = [(k, b) for k, b in zip(keys, blocks, strict=True) if k not in self._pieces]
+        if todo:
+            pieces = [markdown_block_piece(b, NONCE_PLACEHOLDER, bool(k[-1])) for k, b in todo]
+            self._pieces.update(
+                (k, c) for (k, _b), c in zip(todo, self.counter.count_many(pieces), strict=True)
+            )
+        return self._pieces[header] + sum(self._pieces[k] for k in keys)
 
     def kernel_cost(self) -> int:
         """Header plus required evidence: the minimum context kernel."""

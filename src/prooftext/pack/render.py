@@ -32,8 +32,9 @@ import blake3
 from prooftext.corpus.secrets import redact_text
 from prooftext.pack.injection import flags
 
-FORMATS = ("markdown", "xml", "json")
-DEFAULT_FORMAT = "markdown"
+FORMAT_MARKDOWN = "markdown"
+FORMATS = (FORMAT_MARKDOWN, "xml", "json")
+DEFAULT_FORMAT = FORMAT_MARKDOWN
 NONCE_DIGITS = 18
 """Nonce length in decimal digits (about 60 bits). Decimal, because both tokenizers split digit runs into
 fixed groups of three: every nonce costs the same number of tokens, so costs measured with the placeholder
@@ -174,6 +175,29 @@ def render(fmt: str, query: str, blocks: Sequence[Block], nonce: str) -> str:
     parts.extend(render_block(fmt, block, nonce, i) for i, block in enumerate(blocks))
     parts.append(render_footer(fmt))
     return "".join(parts)
+
+
+def markdown_pieces(query: str, blocks: Sequence[Block], nonce: str) -> list[str]:
+    """A markdown prompt cut just before each ``----- BEGIN EVIDENCE`` fence: the pieces concatenate to
+    :func:`render`'s prompt, every cut falls between a line feed and a ``-``.
+
+    BPE merges never cross a pre-token, and no pre-token of the o200k or cl100k patterns spans such a cut:
+    the run of ``-`` and line feeds before it ends at the ``-`` after it, a line-feed run ends at any
+    non-space, and nothing looks behind. So a prompt's count is the sum of its pieces' counts, and a piece
+    is counted once however many rounds quote it (tested against whole-prompt counts)."""
+    last = len(blocks) - 1
+    return [markdown_header_piece(query, nonce, bool(blocks))] + [
+        markdown_block_piece(block, nonce, i == last) for i, block in enumerate(blocks)
+    ]
+
+
+def markdown_header_piece(query: str, nonce: str, has_blocks: bool) -> str:
+    return render_header(FORMAT_MARKDOWN, query, nonce) + ("\n" if has_blocks else "")
+
+
+def markdown_block_piece(block: Block, nonce: str, last: bool) -> str:
+    # render_block's markdown starts with the line feed that ends the previous piece.
+    return render_block(FORMAT_MARKDOWN, block, nonce, 0)[1:] + ("" if last else "\n")
 
 
 def digest(prompt: str) -> str:
