@@ -240,7 +240,10 @@ def cache_dir() -> Path | None:
     if configured is not None:
         return Path(configured) if configured else None
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "prooftext"
+    if xdg:
+        return Path(xdg) / "prooftext"
+    home = os.path.expanduser("~")
+    return None if home == "~" else Path(home) / ".cache" / "prooftext"  # no home: no cache
 
 
 def _ranks_path(folder: Path, name: str) -> Path:

@@ -277,7 +277,7 @@ _FILES_SQL = "SELECT path, id, kind, sha256 FROM files ORDER BY id"
 
 def _build_corpus(conn: sqlite3.Connection, files: dict[str, tuple[int, str, str]]) -> _Corpus:
     paths = {fid: path for path, (fid, _kind, _sha) in sorted(files.items(), key=lambda kv: kv[1][0])}
-    docs = {fid for fid, _kind, _sha in files.values() if _kind == "doc"}
+    docs = {fid for fid, kind, _sha in files.values() if kind == "doc"}
     docs |= {fid for fid, path in paths.items() if _DOC_DIR.search(path)}
     suffixes: dict[str, list[int]] = defaultdict(list)
     components: dict[str, set[int]] = defaultdict(set)
