@@ -114,6 +114,7 @@ def test_H04_an_unavailable_tokenizer_is_an_error_never_an_estimate(
 ) -> None:
     monkeypatch.setattr(tokens, "_packaged_bytes", lambda filename: b"not a bpe file")
     monkeypatch.setattr(tokens, "_cache", {})  # as if no encoding had been loaded in this process yet
+    monkeypatch.setenv(tokens.CACHE_ENV, "")  # and no parsed copy were kept from an earlier run
     with pytest.raises(TokenizerError):
         get_counter("cl100k_base")
     with prooftext.open(indexed) as index, pytest.raises(TokenizerError):
