@@ -37,6 +37,7 @@ from prooftext.corpus.model import (
     WalkResult,
 )
 from prooftext.corpus.safeio import Refusal, display_name, name_problem, open_dir_at, open_root, refusal_from
+from prooftext.corpus.watch import IN_ATTRIB, IN_CLOSE_WRITE, IN_DELETE, IN_MODIFY
 from prooftext.errors import ConfigError, RootError
 
 MAX_WALK_DEPTH = 128
@@ -175,10 +176,8 @@ def walk(root: Path, config: CorpusConfig) -> WalkResult:
 
 PATCH_KNOWN_REASONS = frozenset({REASON_IGNORED, REASON_SYMLINK, REASON_NOT_REGULAR})
 """Exclusions that an edit of the entry's content cannot change (its name and type stay as they were)."""
-EVENT_CONTENT = 0x00000002 | 0x00000004 | 0x00000008
-"""inotify ``IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE``: the entry is the same, its data or metadata moved."""
-EVENT_DELETE = 0x00000200
-"""inotify ``IN_DELETE``: the name is gone from its directory."""
+EVENT_CONTENT = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE
+"""The entry is the same; its data or metadata moved."""
 GITIGNORE = ".gitignore"
 
 
@@ -199,13 +198,13 @@ def patch(
         path = _join(directory, name)
         if directory not in listed or name == GITIGNORE or name_problem(name) is not None:
             return None
-        if mask & ~(EVENT_CONTENT | EVENT_DELETE):
+        if mask & ~(EVENT_CONTENT | IN_DELETE):
             return None
         known = excluded.get(path)
         if path not in stats and (known is None or known.reason not in (*PATCH_KNOWN_REASONS, REASON_SIZE)):
             return None
         if known is not None and known.reason in PATCH_KNOWN_REASONS:
-            if mask & EVENT_DELETE:
+            if mask & IN_DELETE:
                 del excluded[path]
             continue
         stats.pop(path, None)

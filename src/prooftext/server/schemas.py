@@ -124,14 +124,14 @@ def _absolute(node: Any) -> Any:
 
 
 @functools.cache
+def _compiled_registry() -> Any:
+    schemas = (_absolute(load_schema(name)) for name in schema_names())
+    return jsonschema_rs.Registry([(schema["$id"], schema) for schema in schemas if "$id" in schema])
+
+
+@functools.cache
 def _compiled(name: str) -> Any:
-    resources = [
-        (schema["$id"], schema)
-        for schema in (_absolute(load_schema(n)) for n in schema_names())
-        if "$id" in schema
-    ]
-    registry = jsonschema_rs.Registry(resources)
-    return jsonschema_rs.validator_for(_absolute(load_schema(name)), registry=registry)
+    return jsonschema_rs.validator_for(_absolute(load_schema(name)), registry=_compiled_registry())
 
 
 def result_problems(schema_name: str, result: Any) -> list[str]:
