@@ -285,6 +285,35 @@ def test_F04_digests_uuids_and_lockfile_hashes_are_not_secrets(make_tree: MakeTr
         assert secrets.high_entropy_count(source.text, source.path) == 0, source.path
 
 
+EXAMPLE_LINES = {
+    "src/app/config.py": "    SECRET_KEY = 'development key'\n",
+    "release/deploy.xsh": 'password = getpass("Password: ")\n',
+    "docs/views.rst": "password = request.form['password']\n",
+    "docs/forms.rst": "password = PasswordField('New Password', [\n",
+    "docs/tests.rst": "data={'username': username, 'password': password}\n",
+    "scripts/release.py": 'url = f"https://{token}:x-oauth-basic@github.com/{SLUG}.git"\n',
+}
+"""Lines of real repositories (docs, docstrings, release scripts) that name a credential without holding
+one: prose in quotes, a call or a lookup, a name closing a literal, a URL whose user part is a template."""
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLE_LINES))
+def test_F04_prose_calls_lookups_and_templated_urls_are_not_credentials(path: str) -> None:
+    assert secrets.find_secrets(EXAMPLE_LINES[path], path=path) == []
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ['password = "{v}"\n', "password = {v}\n", "password: {v})\n", 'u = "https://alice:{v}@example.org/"\n'],
+)
+def test_F04_those_exceptions_still_catch_a_literal_value(shape: str) -> None:
+    value = fake_secrets()["password-assignment"]
+    text = shape.format(v=value)
+    for path in ("notes.rst", "deploy.env"):
+        found = secrets.find_secrets(text, path=path)
+        assert found and value not in secrets.redact_text(text, path), (shape, path)
+
+
 def test_F04_prooftext_never_scans_its_own_store(indexed: Path) -> None:
     assert {e.path: e.reason for e in scan(indexed).excluded} == {".prooftext": "internal"}
 

@@ -21,9 +21,11 @@ Two kinds of rule:
 
 * **definite** rules (:data:`RULES`): fixed credential shapes (cloud keys, git host tokens, chat and
   payment API keys, JWTs, private keys, credentials in URLs) and ``password=``-style assignments with the
-  heuristics of detect-secrets: placeholders (``changeme``), templates (``${DB_PASSWORD}``, ``{password}``),
-  indirect references (an unquoted right-hand side in code) and identifier-like constants in code
-  (``PRIVATE_KEY = "private-key"``) are not secrets. These drive the policy.
+  heuristics of detect-secrets: placeholders (``changeme``), templates (``${DB_PASSWORD}``, ``{password}``,
+  ``https://{token}:x@host``), indirect references (a call or lookup anywhere, any unquoted right-hand side
+  in code), quoted prose (``SECRET_KEY = 'development key'``: detect-secrets' values hold no whitespace) and
+  identifier-like constants in code (``PRIVATE_KEY = "private-key"``) are not secrets. These drive the
+  policy: a false positive costs a whole source, so examples in docs and docstrings must not trip them.
 * the **high-entropy** heuristic (:func:`high_entropy_count`): long random-looking strings. It only
   *labels* an excerpt (``flags=high-entropy:N``), because digests are everywhere in a repository: git
   SHAs, SHA-256 hex, UUIDs, lockfile ``integrity`` hashes and prooftext's own ids are never counted, and
@@ -200,9 +202,21 @@ def is_placeholder(value: str) -> bool:
     return any(marker in lowered for marker in _PLACEHOLDER_MARKERS)
 
 
+_INDIRECT = re.compile(r"[\w.-]+[\[(]")
+"""detect-secrets' ``is_indirect_reference``: ``getpass(``, ``request.form[``: a call or a lookup."""
+_CLOSERS = ")]}"
+
+
 def _assignment_value(value: str, line: str, path: str) -> bool:
     quoted = value[:1] in "'\"`"
     bare = value.strip("'\"`")
+    if quoted and any(c.isspace() for c in bare):
+        # detect-secrets' keyword values hold no whitespace: 'development key' is prose in an example.
+        return False
+    if not quoted:
+        if _INDIRECT.match(bare):
+            return False
+        bare = bare.rstrip(_CLOSERS)  # ``{'password': password}``: a name closing a literal
     if len(bare) < 6 or is_placeholder(bare):
         return False
     if quoted:
@@ -321,7 +335,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "url-credentials",
         "password inside a URL",
-        re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"),
+        # A user part that is a template (``https://{token}:x-oauth-basic@host``) is filled in elsewhere.
+        re.compile(
+            r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?![{$%<])[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"
+        ),
         1,
         _url_password,
     ),
