@@ -84,3 +84,34 @@ def test_a_functions_body_after_its_nested_definitions_is_an_excerpt(tmp_path: P
     assert (1, 3) in ranges  # the head: signature and docstring
     lines = [line for start, end in ranges for line in range(start, end + 1)]
     assert len(lines) == len(set(lines))  # no line is quoted twice
+
+
+MESSAGES = {
+    "shapes.py": (
+        "def validate_shape(dims):\n"
+        "    if not dims:\n"
+        '        raise ValueError("shape functions must have arguments")\n'
+        "    return dims\n"
+    ),
+    "functions.py": (
+        "def shape_functions(dims):\n"
+        '    """Shape functions: arguments, dims, and the functions of a shape."""\n'
+        "    return [shape for shape in dims if shape]\n"
+    ),
+}
+
+
+def test_a_node_holding_the_quoted_error_message_ranks_first_and_says_why(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name, text in MESSAGES.items():
+        (root / name).write_text(text, encoding="utf-8")
+    query = "Shape functions fail: ValueError: shape functions must have arguments"
+    with prooftext.open(root) as index:
+        index.refresh()
+        hits = index.search(query)
+        packet = index.pack(query)
+    assert hits[0]["qualname"] == "validate_shape"
+    assert hits[0]["reason"] == "phrase" and hits[0]["components"]["node_phrase"] == 1_000_000
+    assert hits[0]["components"]["phrase"] > 0
+    assert "shape functions must have" in packet.trace["ranking"]["phrase_runs"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from prooftext.select.terms import (
+    PHRASE_WINDOW,
     WEIGHT_BACKTICK,
     WEIGHT_CAMEL,
     WEIGHT_SNAKE,
     WEIGHT_TRACEBACK,
     analyze,
     lexical_terms,
+    phrases,
 )
 
 
@@ -52,3 +54,27 @@ def test_seed_tokens_lowercase_ascii_only_and_keep_non_ascii_scalars_apart() -> 
     from prooftext.select.rank import seed_tokens
 
     assert seed_tokens("Ärger HTTPServer x2") == {"Ä", "rger", "httpserver", "x2"}
+
+
+def test_error_messages_become_runs_of_consecutive_words() -> None:
+    runs = phrases("Calling it raises `ValueError: The Max/Min functions must have arguments.` today")
+    assert ("max", "min", "functions", "must") in runs
+    assert all(len(run) == PHRASE_WINDOW for run in runs)
+    assert not any("today" in run for run in runs)  # the message ends at the closing backtick
+
+
+def test_traceback_source_lines_and_quoted_messages_are_literals() -> None:
+    text = (
+        '  File "/site/pkg/models.py", line 12, in content\n'
+        "    self._content = bytes().join(self.iter_content(CHUNK_SIZE)) or bytes()\n"
+        'it printed "write() argument must be str, not bytes"\n'
+    )
+    runs = phrases(text)
+    assert ("self", "_content", "bytes", "join") in runs
+    assert ("argument", "must", "be", "str") in runs
+
+
+def test_paths_single_tokens_and_printed_formulas_are_not_literals() -> None:
+    text = 'File "/home/u/.pyenv/versions/2.7.6/lib/python2.7/site.py", line 3\nsaid "Poly(a*x**5 + x**4, x)"'
+    assert phrases(text) == []
+    assert analyze("no literal text here").phrases == ()

@@ -2,7 +2,8 @@
 
 Files are ranked by a linear fusion of independent signals, each normalized by its per-query maximum and
 weighted equally (untuned equal weights generalize; see the evaluation notes): lexical BM25 over symbols,
-exact identifier matches, paths the query names, and path words. Test and documentation files are
+exact identifier matches, literal phrases the query quotes (error messages, traceback source lines, quoted
+strings, matched as runs of consecutive words), paths the query names, and path words. Test and documentation files are
 de-weighted by generic evidence (a file whose functions are mostly tests; documentation kinds) unless the
 query itself is about tests or docs. Within a file, nodes are ordered by their own evidence, and a node's
 priority decays with its rank inside its file so that one file cannot take the whole budget.
@@ -60,7 +61,10 @@ TEST_SHARE = 0.5
 BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
 """The context framework's binary field scores, recorded as a rank component."""
 
-SIGNALS = ("lexical", "identifier", "path", "path_words", "seed")
+PHRASE_LIMIT = 100
+"""Nodes read for the query's literal phrases (best BM25 of the phrase runs first)."""
+
+SIGNALS = ("lexical", "identifier", "phrase", "path", "path_words", "seed")
 
 _SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
 _TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$")
@@ -419,6 +423,7 @@ class _Evidence:
     rows: dict[int, _Row] = field(default_factory=dict)
     node_lexical: dict[int, float] = field(default_factory=dict)
     node_identifier: dict[int, float] = field(default_factory=dict)
+    node_phrase: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
     file_identifier: dict[int, float] = field(default_factory=dict)
     defining_files: dict[str, set[int]] = field(default_factory=dict)
@@ -442,21 +447,35 @@ def _gather_identifiers(
     ev.file_identifier = {fid: sum(names.values()) for fid, names in per_file.items()}
 
 
-def _gather_lexical(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
-    ev.node_lexical = _lexical(conn, terms)
-    if not ev.node_lexical:
-        return
-    for chunk in _chunks([str(r) for r in ev.node_lexical]):
+def _add_rows(conn: sqlite3.Connection, rowids: Iterable[int], ev: _Evidence) -> None:
+    missing = [str(r) for r in rowids if r not in ev.rows]
+    for chunk in _chunks(missing):
         marks = ",".join("?" * len(chunk))
         for row in _rows(conn, f"n.rowid IN ({marks})", chunk):
             ev.rows[row.rowid] = row
 
 
-def _file_lexical(ev: _Evidence) -> dict[int, float]:
+def _gather_lexical(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
+    ev.node_lexical = _lexical(conn, terms)
+    _add_rows(conn, ev.node_lexical, ev)
+
+
+def _gather_phrases(conn: sqlite3.Connection, runs: Sequence[Sequence[str]], ev: _Evidence) -> None:
+    """Nodes holding the query's literal word runs, scored by BM25 (which weighs each run by its rarity)."""
+    if not runs:
+        return
+    match = " OR ".join(fts_quote(" ".join(run)) for run in runs)
+    weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+    sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
+    ev.node_phrase = {rowid: -score for rowid, score in conn.execute(sql, (match, PHRASE_LIMIT))}
+    _add_rows(conn, ev.node_phrase, ev)
+
+
+def _per_file_top(ev: _Evidence, scores: dict[int, float]) -> dict[int, float]:
     per_file: dict[int, list[float]] = defaultdict(list)
-    for rowid, score in ev.node_lexical.items():
+    for rowid, score in scores.items():
         per_file[ev.rows[rowid].file_id].append(score)
-    return {fid: sum(sorted(scores, reverse=True)[:FILE_TOP_NODES]) for fid, scores in per_file.items()}
+    return {fid: sum(sorted(values, reverse=True)[:FILE_TOP_NODES]) for fid, values in per_file.items()}
 
 
 def _add_file_nodes(conn: sqlite3.Connection, fids: Iterable[int], ev: _Evidence) -> None:
@@ -505,12 +524,19 @@ def _candidate(row: _Row, phase: int, reason: str) -> Candidate:
     )
 
 
+def _evidence_reason(rowid: int, ev: _Evidence) -> str:
+    if rowid in ev.node_phrase:
+        return "phrase"
+    return "lexical" if rowid in ev.node_lexical else "path"
+
+
 def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[int, Candidate]:
     lex_norm = _normalized(ev.node_lexical)
     ident_norm = _normalized(ev.node_identifier)
+    phrase_norm = _normalized(ev.node_phrase)
     by_file: dict[int, list[tuple[float, str, int]]] = defaultdict(list)
     for rowid, row in ev.rows.items():
-        local = lex_norm.get(rowid, 0.0) + ident_norm.get(rowid, 0.0)
+        local = lex_norm.get(rowid, 0.0) + ident_norm.get(rowid, 0.0) + phrase_norm.get(rowid, 0.0)
         by_file[row.file_id].append((-local, row.node_id, rowid))
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():
@@ -522,7 +548,7 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
             cand = _candidate(
                 row,
                 PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
-                "identifier" if in_phase else ("lexical" if rowid in ev.node_lexical else "path"),
+                "identifier" if in_phase else _evidence_reason(rowid, ev),
             )
             cand.priority = _micro(
                 parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local * LOCAL_WEIGHT)
@@ -530,6 +556,7 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
             cand.components = dict(file_components)
             cand.components["node_lexical"] = _micro(lex_norm.get(rowid, 0.0))
             cand.components["node_identifier"] = _micro(ident_norm.get(rowid, 0.0))
+            cand.components["node_phrase"] = _micro(phrase_norm.get(rowid, 0.0))
             cand.components["rank_in_file"] = rank
             out[rowid] = cand
     return out
@@ -610,11 +637,13 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     ev = _Evidence()
     _gather_lexical(conn, terms, ev)
     _gather_identifiers(conn, analysis, ev, total_files)
+    _gather_phrases(conn, analysis.phrases, ev)
     path_hits, seed_hits = _path_signal(corpus, analysis, query.path_seeds)
     term_set = set(analysis.terms)
     signals = {
-        "lexical": _file_lexical(ev),
+        "lexical": _per_file_top(ev, ev.node_lexical),
         "identifier": ev.file_identifier,
+        "phrase": _per_file_top(ev, ev.node_phrase),
         "path": path_hits,
         "path_words": _path_words(corpus, term_set),
         "seed": seed_hits,
@@ -634,10 +663,12 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     candidates.sort(key=Candidate.rank_key)
     trace = {
         "fts_terms": terms,
+        "phrase_runs": [" ".join(run) for run in analysis.phrases],
         "signals": list(SIGNALS),
         "constants": {
             "fts_weights_milli": [int(w * 1000) for w in FTS_WEIGHTS],
             "fts_limit": FTS_LIMIT,
+            "phrase_limit": PHRASE_LIMIT,
             "max_fts_terms": MAX_FTS_TERMS,
             "file_top_nodes": FILE_TOP_NODES,
             "node_decay_milli": int(NODE_DECAY * 1000),

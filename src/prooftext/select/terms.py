@@ -185,6 +185,18 @@ WEIGHT_PLAIN = 1
 MIN_PLAIN_IDENTIFIER = 4
 """Plain words shorter than this are too common to be read as identifiers."""
 
+PHRASE_WINDOW = 4
+"""Literal phrases are matched as runs of this many consecutive words: an error message with a value
+formatted into it (``can't add 2.0*Point2D(1, 1) and a Point``) still shares its fixed runs with the code."""
+MIN_RUN_WORDS = 2
+MIN_RUN_WORD = 3
+"""A run needs this many words of at least this many letters: ``x 5 x 4`` from a printed formula is no
+literal text."""
+MAX_PHRASE_RUNS = 32
+"""Word runs searched per query, in first-seen order (each is one FTS5 phrase)."""
+MAX_PHRASE_CHARS = 300
+"""A literal is read up to this many characters (quoted strings longer than this are not literals)."""
+
 _TERM = re.compile(r"[^\W_]+")
 """Alphanumeric runs (any script), so a query in Cyrillic or CJK has searchable terms too."""
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
@@ -198,6 +210,9 @@ _SEARCH_WORD = re.compile(r"\w+")
 _PATH = re.compile(
     r"(?<![\w/.])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
 )
+_ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^`\n]+)")
+_QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")
+_TRACEBACK_CODE = re.compile(r'File "[^"\n]{1,300}", line \d+[^\n]*\n[ \t]+([^\n]+)')
 _FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
 
 
@@ -227,6 +242,8 @@ class QueryAnalysis:
     identifiers: dict[str, int]
     paths: tuple[str, ...]
     modules: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...] = ()
+    """Literal word runs the query quotes (error messages, quoted strings, traceback source lines)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -234,6 +251,7 @@ class QueryAnalysis:
             "identifiers": dict(sorted(self.identifiers.items())),
             "paths": list(self.paths),
             "modules": list(self.modules),
+            "phrases": [" ".join(words) for words in self.phrases],
         }
 
 
@@ -293,6 +311,25 @@ def _modules(text: str) -> list[str]:
     return list(out)
 
 
+def phrases(text: str) -> list[tuple[str, ...]]:
+    """Runs of :data:`PHRASE_WINDOW` lowercase words from the literal text a query quotes: messages after
+    ``SomeError:``, quoted strings and the source lines of traceback frames. Code carries these verbatim, so
+    a run found in a node is evidence no bag of words gives."""
+    found: list[str] = [m.group(1) for m in _ERROR_LINE.finditer(text)]
+    found.extend(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
+    found.extend(m.group(1) for m in _TRACEBACK_CODE.finditer(text))
+    runs: dict[tuple[str, ...], None] = {}
+    for literal in dict.fromkeys(f.strip() for f in found):
+        if not any(c.isspace() for c in literal):
+            continue  # a path or a single token, not a phrase
+        words = [w.lower() for w in _SEARCH_WORD.findall(literal[:MAX_PHRASE_CHARS])]
+        for start in range(len(words) - PHRASE_WINDOW + 1):
+            run = tuple(words[start : start + PHRASE_WINDOW])
+            if sum(len(w) >= MIN_RUN_WORD and w.isalpha() for w in run) >= MIN_RUN_WORDS:
+                runs.setdefault(run, None)
+    return list(runs)[:MAX_PHRASE_RUNS]
+
+
 def analyze(text: str) -> QueryAnalysis:
     """Everything the selector reads from a query text."""
     return QueryAnalysis(
@@ -300,4 +337,5 @@ def analyze(text: str) -> QueryAnalysis:
         identifiers=_identifiers(text),
         paths=tuple(_paths(text)),
         modules=tuple(_modules(text)),
+        phrases=tuple(phrases(text)),
     )
