@@ -3,7 +3,8 @@
 Files are ranked by a linear fusion of independent signals, each normalized by its per-query maximum and
 weighted equally (untuned equal weights generalize; see the evaluation notes): lexical BM25 over symbols,
 exact identifier matches, literal phrases the query quotes (error messages, traceback source lines, quoted
-strings, matched as runs of consecutive words), paths the query names, and path words. Test and documentation files are
+strings, matched as runs of consecutive words), BM25 of the query's subject line alone (an issue's title),
+paths the query names, and path words. Test and documentation files are
 de-weighted by generic evidence (a file whose functions are mostly tests; documentation kinds) unless the
 query itself is about tests or docs. Within a file, nodes are ordered by their own evidence, and a node's
 priority decays with its rank inside its file so that one file cannot take the whole budget.
@@ -64,7 +65,7 @@ BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
 PHRASE_LIMIT = 100
 """Nodes read for the query's literal phrases (best BM25 of the phrase runs first)."""
 
-SIGNALS = ("lexical", "identifier", "phrase", "path", "path_words", "seed")
+SIGNALS = ("lexical", "identifier", "phrase", "subject", "path", "path_words", "seed")
 
 _SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
 _TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$")
@@ -145,22 +146,27 @@ def _probe(conn: sqlite3.Connection, generation: tuple[str, int] | None, term: s
 
 
 def _search_terms(
-    conn: sqlite3.Connection, terms: Sequence[str], generation: tuple[str, int] | None
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    generation: tuple[str, int] | None,
+    subject: Sequence[str] = (),
 ) -> list[str]:
-    """The query terms worth an FTS search: present, not too common, rarest first.
+    """The query terms worth an FTS search: present, not too common, rarest first; then the subject's terms
+    that are not too common, whatever their rank (see :func:`~prooftext.select.terms.subject_terms`).
 
     Document frequency is counted only up to a cap (a bounded probe per term), which is all the choice needs
     and keeps long issue texts fast; when every term is common, the least common ones are kept."""
     total = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
     cap = max(MIN_COMMON_CAP, int(COMMON_TERM_SHARE * total))
     df: dict[str, int] = {}
-    for term in terms[:MAX_TERM_PROBES]:
+    for term in dict.fromkeys([*terms[:MAX_TERM_PROBES], *subject]):
         found = _probe(conn, generation, term, cap)
         if found:
             df[term] = found
     ordered = sorted(df, key=lambda t: (df[t], t))
     rare = [t for t in ordered if df[t] <= cap]
-    return (rare or ordered)[:MAX_FTS_TERMS]
+    chosen = (rare or ordered)[:MAX_FTS_TERMS]
+    return chosen + [t for t in dict.fromkeys(subject) if t in df and df[t] <= cap and t not in chosen]
 
 
 def _lexical(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[int, float]:
@@ -424,6 +430,7 @@ class _Evidence:
     node_lexical: dict[int, float] = field(default_factory=dict)
     node_identifier: dict[int, float] = field(default_factory=dict)
     node_phrase: dict[int, float] = field(default_factory=dict)
+    node_subject: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
     file_identifier: dict[int, float] = field(default_factory=dict)
     defining_files: dict[str, set[int]] = field(default_factory=dict)
@@ -469,6 +476,13 @@ def _gather_phrases(conn: sqlite3.Connection, runs: Sequence[Sequence[str]], ev:
     sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
     ev.node_phrase = {rowid: -score for rowid, score in conn.execute(sql, (match, PHRASE_LIMIT))}
     _add_rows(conn, ev.node_phrase, ev)
+
+
+def _gather_subject(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
+    """BM25 of the subject's terms alone: a title's few words, outweighed in the whole query by the many
+    tokens of its examples, are a signal of their own."""
+    ev.node_subject = _lexical(conn, terms)
+    _add_rows(conn, ev.node_subject, ev)
 
 
 def _per_file_top(ev: _Evidence, scores: dict[int, float]) -> dict[int, float]:
@@ -527,16 +541,19 @@ def _candidate(row: _Row, phase: int, reason: str) -> Candidate:
 def _evidence_reason(rowid: int, ev: _Evidence) -> str:
     if rowid in ev.node_phrase:
         return "phrase"
-    return "lexical" if rowid in ev.node_lexical else "path"
+    if rowid in ev.node_lexical:
+        return "lexical"
+    return "subject" if rowid in ev.node_subject else "path"
 
 
 def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[int, Candidate]:
     lex_norm = _normalized(ev.node_lexical)
     ident_norm = _normalized(ev.node_identifier)
     phrase_norm = _normalized(ev.node_phrase)
+    subject_norm = _normalized(ev.node_subject)
     by_file: dict[int, list[tuple[float, str, int]]] = defaultdict(list)
     for rowid, row in ev.rows.items():
-        local = lex_norm.get(rowid, 0.0) + ident_norm.get(rowid, 0.0) + phrase_norm.get(rowid, 0.0)
+        local = sum(norm.get(rowid, 0.0) for norm in (lex_norm, ident_norm, phrase_norm, subject_norm))
         by_file[row.file_id].append((-local, row.node_id, rowid))
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():
@@ -557,6 +574,7 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
             cand.components["node_lexical"] = _micro(lex_norm.get(rowid, 0.0))
             cand.components["node_identifier"] = _micro(ident_norm.get(rowid, 0.0))
             cand.components["node_phrase"] = _micro(phrase_norm.get(rowid, 0.0))
+            cand.components["node_subject"] = _micro(subject_norm.get(rowid, 0.0))
             cand.components["rank_in_file"] = rank
             out[rowid] = cand
     return out
@@ -633,17 +651,19 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     generation = _generation(conn)
     corpus = _corpus(conn, generation)
     total_files = len(corpus.paths) or 1
-    terms = _search_terms(conn, analysis.terms, generation)
+    terms = _search_terms(conn, analysis.terms, generation, analysis.subject)
     ev = _Evidence()
     _gather_lexical(conn, terms, ev)
     _gather_identifiers(conn, analysis, ev, total_files)
     _gather_phrases(conn, analysis.phrases, ev)
+    _gather_subject(conn, [t for t in analysis.subject if t in terms], ev)
     path_hits, seed_hits = _path_signal(corpus, analysis, query.path_seeds)
     term_set = set(analysis.terms)
     signals = {
         "lexical": _per_file_top(ev, ev.node_lexical),
         "identifier": ev.file_identifier,
         "phrase": _per_file_top(ev, ev.node_phrase),
+        "subject": _per_file_top(ev, ev.node_subject),
         "path": path_hits,
         "path_words": _path_words(corpus, term_set),
         "seed": seed_hits,
@@ -664,6 +684,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     trace = {
         "fts_terms": terms,
         "phrase_runs": [" ".join(run) for run in analysis.phrases],
+        "subject_terms": list(analysis.subject),
         "signals": list(SIGNALS),
         "constants": {
             "fts_weights_milli": [int(w * 1000) for w in FTS_WEIGHTS],

@@ -244,6 +244,8 @@ class QueryAnalysis:
     modules: tuple[str, ...]
     phrases: tuple[tuple[str, ...], ...] = ()
     """Literal word runs the query quotes (error messages, quoted strings, traceback source lines)."""
+    subject: tuple[str, ...] = ()
+    """Search terms of the first line of a query of several lines: its subject (an issue's title)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -252,6 +254,7 @@ class QueryAnalysis:
             "paths": list(self.paths),
             "modules": list(self.modules),
             "phrases": [" ".join(words) for words in self.phrases],
+            "subject": list(self.subject),
         }
 
 
@@ -330,6 +333,15 @@ def phrases(text: str) -> list[tuple[str, ...]]:
     return list(runs)[:MAX_PHRASE_RUNS]
 
 
+def subject_terms(text: str) -> list[str]:
+    """The search terms of a query's first line, when more lines follow it.
+
+    A long issue text names many rare tokens in its examples and tracebacks; its title says in a few common
+    words what it is about, and those words must not lose their place to the rare ones."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return search_terms(lines[0]) if len(lines) > 1 else []
+
+
 def analyze(text: str) -> QueryAnalysis:
     """Everything the selector reads from a query text."""
     return QueryAnalysis(
@@ -338,4 +350,5 @@ def analyze(text: str) -> QueryAnalysis:
         paths=tuple(_paths(text)),
         modules=tuple(_modules(text)),
         phrases=tuple(phrases(text)),
+        subject=tuple(subject_terms(text)),
     )
