@@ -115,3 +115,27 @@ def test_a_node_holding_the_quoted_error_message_ranks_first_and_says_why(tmp_pa
     assert hits[0]["reason"] == "phrase" and hits[0]["components"]["node_phrase"] == 1_000_000
     assert hits[0]["components"]["phrase"] > 0
     assert "shape functions must have" in packet.trace["ranking"]["phrase_runs"]
+
+
+def test_the_subject_line_keeps_its_words_searched_among_many_rarer_tokens(tmp_path: Path) -> None:
+    """Fifty rare tokens from an example would push the title's common words out of the searched terms."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    noise = [f"tok{i:02d}x" for i in range(50)]
+    common = "".join(f"def common_{i}():\n    return 'indexing matrix {i}'\n\n" for i in range(8))
+    (root / "common.py").write_text(common, encoding="utf-8")
+    (root / "matrix_index.py").write_text(
+        "def strange_indexing(matrix):\n    return matrix.indexing_behaviour()\n", encoding="utf-8"
+    )
+    (root / "noise.py").write_text(
+        "".join(f"def use_{t}():\n    return '{t}'\n\n" for t in noise), encoding="utf-8"
+    )
+    query = "Strange indexing behaviour of a matrix\n\n" + " ".join(noise)
+    with prooftext.open(root) as index:
+        index.refresh()
+        hits = index.search(query, limit=200)
+        packet = index.pack(query, max_tokens=400)
+    subject_hits = [h for h in hits if h["components"].get("node_subject")]
+    assert subject_hits and subject_hits[0]["qualname"] == "strange_indexing"
+    assert packet.trace["ranking"]["subject_terms"] == ["strange", "indexing", "behaviour", "matrix"]
+    assert {"strange", "indexing", "behaviour", "matrix"} <= set(packet.trace["ranking"]["fts_terms"])

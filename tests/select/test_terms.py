@@ -11,6 +11,7 @@ from prooftext.select.terms import (
     analyze,
     lexical_terms,
     phrases,
+    subject_terms,
 )
 
 
@@ -78,3 +79,13 @@ def test_paths_single_tokens_and_printed_formulas_are_not_literals() -> None:
     text = 'File "/home/u/.pyenv/versions/2.7.6/lib/python2.7/site.py", line 3\nsaid "Poly(a*x**5 + x**4, x)"'
     assert phrases(text) == []
     assert analyze("no literal text here").phrases == ()
+
+
+def test_the_first_line_of_a_query_of_several_lines_is_its_subject() -> None:
+    text = "\n  cse() has strange behaviour for MatrixSymbol indexing\n\nExample:\n    x0 = a[0, 0]\n"
+    assert subject_terms(text) == ["cse", "strange", "behaviour", "matrixsymbol", "matrix", "symbol", "indexing"]
+    assert analyze(text).subject == tuple(subject_terms(text))
+
+
+def test_a_query_of_one_line_has_no_subject_apart_from_itself() -> None:
+    assert subject_terms("cse() has strange behaviour for MatrixSymbol indexing") == []
