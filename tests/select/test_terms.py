@@ -83,7 +83,15 @@ def test_paths_single_tokens_and_printed_formulas_are_not_literals() -> None:
 
 def test_the_first_line_of_a_query_of_several_lines_is_its_subject() -> None:
     text = "\n  cse() has strange behaviour for MatrixSymbol indexing\n\nExample:\n    x0 = a[0, 0]\n"
-    assert subject_terms(text) == ["cse", "strange", "behaviour", "matrixsymbol", "matrix", "symbol", "indexing"]
+    assert subject_terms(text) == [
+        "cse",
+        "strange",
+        "behaviour",
+        "matrixsymbol",
+        "matrix",
+        "symbol",
+        "indexing",
+    ]
     assert analyze(text).subject == tuple(subject_terms(text))
 
 
