@@ -36,7 +36,7 @@ from prooftext.pack.sources import LineText, Observation, StoreTexts, observe
 from prooftext.select.candidates import Candidate
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
-from prooftext.select.selector import Choice, Selection, fill, prepare
+from prooftext.select.selector import Choice, Selection, cut_records, fill, prepare
 from prooftext.select.terms import analyze
 from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, get_counter
 
@@ -159,6 +159,7 @@ class Compiler:
             prepared.traversal,
         )
         self.components = prepared.components
+        self.cut = cut_records(prepared.cut)
         self._rendered: dict[tuple[tuple[str, str, int, int, str], ...], tuple[str, str, int]] = {}
         self.additive = additive and self.format == FORMAT_MARKDOWN and nonce_invariant(self.counter)
         self._pieces: dict[tuple[object, ...], int] = {}
@@ -281,7 +282,7 @@ class Compiler:
         required_paths = {c.path for c in self.required}
         while True:
             optional = [c for c in self.optional if c.path not in drifted]
-            sel = fill(query, self.required, optional, self.cost, self.header_cost, self.components)
+            sel = fill(query, self.required, optional, self.cost, self.header_cost, self.components, self.cut)
             good, bad = self._verify(sel)
             for path, seen in bad.items():
                 if path in required_paths:

@@ -37,6 +37,7 @@ MAX_TERM_PROBES = 200
 COMMON_TERM_SHARE = 0.2
 MIN_COMMON_CAP = 50
 """A term in more than this share of nodes (and more than the minimum cap) is too common to search."""
+SUBJECT_TERM_SHARE = 0.2
 BINARY_SCORE_LIMIT = 24
 
 """The context framework's binary field score is computed for this many best candidates (a late tie-break)."""
@@ -64,6 +65,9 @@ BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
 
 PHRASE_LIMIT = 100
 """Nodes read for the query's literal phrases (best BM25 of the phrase runs first)."""
+SUBJECT_LIMIT = 300
+"""Nodes read for the query's subject line alone."""
+SUBJECT_COLUMNS = "title path"
 
 SIGNALS = ("lexical", "identifier", "phrase", "subject", "path", "path_words", "seed")
 
@@ -166,16 +170,25 @@ def _search_terms(
     ordered = sorted(df, key=lambda t: (df[t], t))
     rare = [t for t in ordered if df[t] <= cap]
     chosen = (rare or ordered)[:MAX_FTS_TERMS]
-    return chosen + [t for t in dict.fromkeys(subject) if t in df and df[t] <= cap and t not in chosen]
+    subject_cap = max(MIN_COMMON_CAP, int(SUBJECT_TERM_SHARE * total))
+    return chosen + [
+        t for t in dict.fromkeys(subject) if t in df and df[t] <= subject_cap and t not in chosen
+    ]
 
 
-def _lexical(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[int, float]:
-    if not terms:
+def _bm25(
+    conn: sqlite3.Connection, phrases: Sequence[str], limit: int, columns: str = ""
+) -> dict[int, float]:
+    """The best ``limit`` nodes holding any of ``phrases`` (terms or word runs) in ``columns`` (all when
+    empty), by weighted BM25."""
+    if not phrases or limit <= 0:
         return {}
-    match = " OR ".join(fts_quote(t) for t in terms)
+    match = " OR ".join(fts_quote(p) for p in phrases)
+    if columns:
+        match = f"{{{columns}}} : ({match})"
     weights = ", ".join(str(w) for w in FTS_WEIGHTS)
     sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
-    return {rowid: -score for rowid, score in conn.execute(sql, (match, FTS_LIMIT))}
+    return {rowid: -score for rowid, score in conn.execute(sql, (match, limit))}
 
 
 def _row_key(row: _Row) -> tuple[str, str, str]:
@@ -463,25 +476,20 @@ def _add_rows(conn: sqlite3.Connection, rowids: Iterable[int], ev: _Evidence) ->
 
 
 def _gather_lexical(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
-    ev.node_lexical = _lexical(conn, terms)
+    ev.node_lexical = _bm25(conn, terms, FTS_LIMIT)
     _add_rows(conn, ev.node_lexical, ev)
 
 
 def _gather_phrases(conn: sqlite3.Connection, runs: Sequence[Sequence[str]], ev: _Evidence) -> None:
     """Nodes holding the query's literal word runs, scored by BM25 (which weighs each run by its rarity)."""
-    if not runs:
-        return
-    match = " OR ".join(fts_quote(" ".join(run)) for run in runs)
-    weights = ", ".join(str(w) for w in FTS_WEIGHTS)
-    sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
-    ev.node_phrase = {rowid: -score for rowid, score in conn.execute(sql, (match, PHRASE_LIMIT))}
+    ev.node_phrase = _bm25(conn, [" ".join(run) for run in runs], PHRASE_LIMIT)
     _add_rows(conn, ev.node_phrase, ev)
 
 
 def _gather_subject(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
     """BM25 of the subject's terms alone: a title's few words, outweighed in the whole query by the many
     tokens of its examples, are a signal of their own."""
-    ev.node_subject = _lexical(conn, terms)
+    ev.node_subject = _bm25(conn, terms, SUBJECT_LIMIT, SUBJECT_COLUMNS)
     _add_rows(conn, ev.node_subject, ev)
 
 
@@ -551,30 +559,31 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
     ident_norm = _normalized(ev.node_identifier)
     phrase_norm = _normalized(ev.node_phrase)
     subject_norm = _normalized(ev.node_subject)
-    by_file: dict[int, list[tuple[float, str, int]]] = defaultdict(list)
+    norms = {
+        "node_lexical": lex_norm,
+        "node_identifier": ident_norm,
+        "node_phrase": phrase_norm,
+        "node_subject": subject_norm,
+    }
+    by_file: dict[int, list[tuple[float, str, int, tuple[float, ...]]]] = defaultdict(list)
     for rowid, row in ev.rows.items():
-        local = sum(norm.get(rowid, 0.0) for norm in (lex_norm, ident_norm, phrase_norm, subject_norm))
-        by_file[row.file_id].append((-local, row.node_id, rowid))
+        own = tuple(norm.get(rowid, 0.0) for norm in norms.values())
+        by_file[row.file_id].append((-sum(own), row.node_id, rowid, own))
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():
         parts = fused.get(fid, {"file_score": 0.0})
         file_components = {k: _micro(v) for k, v in parts.items()}
-        for rank, (neg_local, _node_id, rowid) in enumerate(sorted(entries)):
-            row = ev.rows[rowid]
+        for rank, (neg_local, _node_id, rowid, own) in enumerate(sorted(entries)):
             in_phase = rowid in ev.identifier_phase
             cand = _candidate(
-                row,
+                ev.rows[rowid],
                 PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
                 "identifier" if in_phase else _evidence_reason(rowid, ev),
             )
             cand.priority = _micro(
                 parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local * LOCAL_WEIGHT)
             )
-            cand.components = dict(file_components)
-            cand.components["node_lexical"] = _micro(lex_norm.get(rowid, 0.0))
-            cand.components["node_identifier"] = _micro(ident_norm.get(rowid, 0.0))
-            cand.components["node_phrase"] = _micro(phrase_norm.get(rowid, 0.0))
-            cand.components["node_subject"] = _micro(subject_norm.get(rowid, 0.0))
+            cand.components = {**file_components, **{k: _micro(v) for k, v in zip(norms, own, strict=True)}}
             cand.components["rank_in_file"] = rank
             out[rowid] = cand
     return out
@@ -690,6 +699,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "fts_weights_milli": [int(w * 1000) for w in FTS_WEIGHTS],
             "fts_limit": FTS_LIMIT,
             "phrase_limit": PHRASE_LIMIT,
+            "subject_limit": SUBJECT_LIMIT,
             "max_fts_terms": MAX_FTS_TERMS,
             "file_top_nodes": FILE_TOP_NODES,
             "node_decay_milli": int(NODE_DECAY * 1000),

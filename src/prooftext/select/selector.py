@@ -37,6 +37,15 @@ REASON_CONTRADICTION = "contradiction_component"
 """A contradiction component that could not be taken whole was excluded as a unit."""
 REASON_DUPLICATE = "duplicate_content"
 """The same lines of a file with the same digest are already in the packet under another path."""
+REASON_RANK_CUTOFF = "below_rank_cutoff"
+"""Ranked below the candidates a fill considers (see :func:`ranked_window`)."""
+
+MIN_RANKED_CANDIDATES = 200
+UNITS_PER_CANDIDATE = 40
+"""A fill considers the best ``max(200, ceiling // 40)`` ranked candidates: an excerpt costs far more than
+40 tokens, so no packet could take more. On the development split no 8k-token packet took a candidate
+ranked below 171, while long issue texts rank 600 and more; looking at every one of them for every rung
+was most of the time of a fill."""
 
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
@@ -271,6 +280,11 @@ def _skip_reason(cand: Candidate, sel: Selection, taken: dict[str, list[tuple[in
     return None
 
 
+def ranked_window(query: Query) -> int:
+    """How many ranked candidates a fill for ``query`` considers."""
+    return max(MIN_RANKED_CANDIDATES, query.max_tokens // UNITS_PER_CANDIDATE)
+
+
 def fill(
     query: Query,
     required: list[Candidate],
@@ -278,8 +292,11 @@ def fill(
     cost: CostFn,
     header_cost: int,
     components: Components | None = None,
+    cut: Sequence[dict[str, object]] = (),
 ) -> Selection:
-    """Required first (never evicted), then optional candidates in rank order under both ceilings."""
+    """Required first (never evicted), then optional candidates in rank order under both ceilings; ``cut``
+    (the exclusion records of the candidates ranked below the window, see :func:`cut_records`) is recorded
+    as left out for lack of rank."""
     sel = Selection(query=query, header_cost=header_cost)
     _take_required(sel, required, cost, query.max_tokens)
     taken: dict[str, list[tuple[int, int]]] = {}
@@ -329,7 +346,22 @@ def fill(
         spent += choice.cost
         taken.setdefault(cand.path, []).append((choice.start_line, choice.end_line))
         content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
+    sel.excluded.extend(cut)
+    sel.omitted += len(cut)
     return sel
+
+
+def cut_records(cut: Sequence[Candidate]) -> list[dict[str, object]]:
+    """Exclusion records of candidates below the window, built once for every fill of a compilation."""
+    return [
+        {
+            "node_id": c.node_id,
+            "path": c.path,
+            "reason": REASON_RANK_CUTOFF,
+            "lines": [c.start_line, c.end_line],
+        }
+        for c in cut
+    ]
 
 
 def _with_components(required: list[Candidate], components: Components) -> list[Candidate]:
@@ -350,6 +382,8 @@ class Prepared:
     optional: list[Candidate]
     traversal: dict[str, int]
     components: Components
+    cut: list[Candidate] = field(default_factory=list)
+    """Ranked candidates below the window (:func:`ranked_window`)."""
 
 
 def prepare(conn: sqlite3.Connection, query: Query, ranked: Sequence[Candidate]) -> Prepared:
@@ -360,5 +394,6 @@ def prepare(conn: sqlite3.Connection, query: Query, ranked: Sequence[Candidate])
     traversed, record = traverse(conn, required, query)
     traversed = apply_heads(conn, traversed)
     skip = {c.node_id for c in required} | {c.node_id for c in traversed}
-    optional = [*traversed, *(c for c in ranked if c.node_id not in skip)]
-    return Prepared(required, optional, record, components)
+    hits = [c for c in ranked if c.node_id not in skip]
+    window = ranked_window(query)
+    return Prepared(required, [*traversed, *hits[:window]], record, components, hits[window:])
