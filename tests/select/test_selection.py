@@ -8,6 +8,13 @@ import pytest
 
 import prooftext
 from prooftext.errors import BudgetError, PathOutsideRootError, SourceMissingError
+from prooftext.select.query import Query
+from prooftext.select.selector import (
+    MIN_RANKED_CANDIDATES,
+    REASON_RANK_CUTOFF,
+    UNITS_PER_CANDIDATE,
+    ranked_window,
+)
 
 
 def test_required_paths_come_first_even_without_lexical_evidence(sample_repo: Path) -> None:
@@ -139,3 +146,27 @@ def test_the_subject_line_keeps_its_words_searched_among_many_rarer_tokens(tmp_p
     assert subject_hits and subject_hits[0]["qualname"] == "strange_indexing"
     assert packet.trace["ranking"]["subject_terms"] == ["strange", "indexing", "behaviour", "matrix"]
     assert {"strange", "indexing", "behaviour", "matrix"} <= set(packet.trace["ranking"]["fts_terms"])
+
+
+def test_candidates_ranked_below_the_window_are_recorded_never_dropped(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    body = "".join(f"def widget_{i:03d}():\n    return 'sprocket widget {i}'\n\n" for i in range(260))
+    (root / "widgets.py").write_text(body, encoding="utf-8")
+    with prooftext.open(root) as index:
+        index.refresh()
+        ranked = index.search("sprocket widget", limit=1000)
+        packet = index.pack("sprocket widget", max_tokens=2000)
+    window = ranked_window(packet.query)
+    assert window == MIN_RANKED_CANDIDATES and len(ranked) > window
+    cut = [e for e in packet.excluded if e["reason"] == REASON_RANK_CUTOFF]
+    assert [e["node_id"] for e in cut] == [c["node_id"] for c in ranked[window:]]
+    assert packet.omitted >= len(cut)
+    chosen = {e.node_id for e in packet.evidence}
+    accounted = chosen | {e["node_id"] for e in packet.excluded}
+    assert {c["node_id"] for c in ranked} <= accounted
+
+
+def test_the_window_grows_with_the_ceiling() -> None:
+    assert ranked_window(Query(text="q", max_tokens=8000)) == MIN_RANKED_CANDIDATES
+    assert ranked_window(Query(text="q", max_tokens=100_000)) == 100_000 // UNITS_PER_CANDIDATE
