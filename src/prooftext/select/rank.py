@@ -37,8 +37,6 @@ MAX_TERM_PROBES = 200
 COMMON_TERM_SHARE = 0.2
 MIN_COMMON_CAP = 50
 """A term in more than this share of nodes (and more than the minimum cap) is too common to search."""
-SUBJECT_TERM_SHARE = COMMON_TERM_SHARE
-"""The subject's words are searched whatever their rarity, unless more common than this share of nodes."""
 BINARY_SCORE_LIMIT = 24
 
 """The context framework's binary field score is computed for this many best candidates (a late tie-break)."""
@@ -174,10 +172,7 @@ def _search_terms(
     ordered = sorted(df, key=lambda t: (df[t], t))
     rare = [t for t in ordered if df[t] <= cap]
     chosen = (rare or ordered)[:MAX_FTS_TERMS]
-    subject_cap = max(MIN_COMMON_CAP, int(SUBJECT_TERM_SHARE * total))
-    return chosen + [
-        t for t in dict.fromkeys(subject) if t in df and df[t] <= subject_cap and t not in chosen
-    ]
+    return chosen + [t for t in dict.fromkeys(subject) if t in df and df[t] <= cap and t not in chosen]
 
 
 def _bm25(
