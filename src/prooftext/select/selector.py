@@ -42,10 +42,10 @@ REASON_RANK_CUTOFF = "below_rank_cutoff"
 
 MIN_RANKED_CANDIDATES = 200
 UNITS_PER_CANDIDATE = 40
-"""A fill considers the best ``max(200, ceiling // 40)`` ranked candidates: an excerpt costs far more than
-40 tokens, so no packet could take more. On the development split no 8k-token packet took a candidate
-ranked below 171, while long issue texts rank 600 and more; looking at every one of them for every rung
-was most of the time of a fill."""
+"""A fill considers the best ``max(200, ceiling // 40)`` ranked candidates. A block's label alone costs
+more than 40 units, so a packet never holds that many excerpts; on the development split no 8k-token
+packet took a candidate ranked below 171, while long issue texts rank 600 and more, and looking at every
+one of them for every rung was most of the time of a fill."""
 
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
@@ -187,15 +187,17 @@ def _truncate(cand: Candidate, room: int, cost: CostFn) -> Choice | None:
     return best
 
 
+def _record(cand: Candidate, reason: str) -> dict[str, object]:
+    return {
+        "node_id": cand.node_id,
+        "path": cand.path,
+        "reason": reason,
+        "lines": [cand.start_line, cand.end_line],
+    }
+
+
 def _exclude(sel: Selection, cand: Candidate, reason: str) -> None:
-    sel.excluded.append(
-        {
-            "node_id": cand.node_id,
-            "path": cand.path,
-            "reason": reason,
-            "lines": [cand.start_line, cand.end_line],
-        }
-    )
+    sel.excluded.append(_record(cand, reason))
 
 
 def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceiling: int) -> None:
@@ -353,15 +355,7 @@ def fill(
 
 def cut_records(cut: Sequence[Candidate]) -> list[dict[str, object]]:
     """Exclusion records of candidates below the window, built once for every fill of a compilation."""
-    return [
-        {
-            "node_id": c.node_id,
-            "path": c.path,
-            "reason": REASON_RANK_CUTOFF,
-            "lines": [c.start_line, c.end_line],
-        }
-        for c in cut
-    ]
+    return [_record(c, REASON_RANK_CUTOFF) for c in cut]
 
 
 def _with_components(required: list[Candidate], components: Components) -> list[Candidate]:
