@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import prooftext
+import prooftext.pack.packet as packet_module
 from helpers import write_tree
 from prooftext.adaptive.estimator import Thresholds, estimate
 from prooftext.adaptive.requirements import SACP_REQUIREMENTS
@@ -35,6 +36,26 @@ def test_every_round_is_verified_counted_digested_and_estimated(sample_repo: Pat
         assert len(rnd.packet.evidence) <= rnd.node_ceiling
         with prooftext.open(sample_repo) as index:
             assert index.verify(rnd.packet.to_dict()).ok
+
+
+def test_a_compilation_reads_each_source_once_and_the_next_one_reads_again(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds share one verified read of a source; a later call re-reads it (and sees an edit)."""
+    reads: list[str] = []
+    real = packet_module.observe
+
+    def counting(root: Path, path: str, sha256: str, ranges: list[tuple[int, int]]) -> object:
+        reads.append(path)
+        return real(root, path, sha256, ranges)
+
+    monkeypatch.setattr(packet_module, "observe", counting)
+    result = _run(sample_repo, min_tokens=150, token_step=100, max_tokens=2000, min_coverage_bps=10_000)
+    assert len(result.rounds) > 1 and reads and len(reads) == len(set(reads))
+    first = sorted(set(reads))
+    reads.clear()
+    _run(sample_repo, min_tokens=150, token_step=100, max_tokens=2000, min_coverage_bps=10_000)
+    assert sorted(set(reads)) == first
 
 
 def test_the_first_passing_round_is_selected(sample_repo: Path) -> None:

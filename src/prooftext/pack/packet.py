@@ -164,6 +164,9 @@ class Compiler:
         self.additive = additive and self.format == FORMAT_MARKDOWN and nonce_invariant(self.counter)
         self._pieces: dict[tuple[object, ...], int] = {}
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
+        self._read: dict[tuple[str, str], LineText] = {}
+        """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
+        (text and digest always come from the same bytes, so a packet never mixes two states of a file)."""
         self._prime_costs()
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
         self.header_cost += self.counter.count(render_footer(self.format))
@@ -267,11 +270,15 @@ class Compiler:
         good: dict[str, LineText] = {}
         bad: dict[str, Observation] = {}
         for path in sorted(ranges):
+            text = self._read.get((path, digests[path]))
+            if text is not None and all(1 <= a <= b <= text.count for a, b in ranges[path]):
+                good[path] = text
+                continue
             seen = observe(self.root, path, digests[path], ranges[path])
             if seen.text is None:
                 bad[path] = seen
             else:
-                good[path] = seen.text
+                good[path] = self._read[(path, digests[path])] = seen.text
         return good, bad
 
     def _select_verified(
