@@ -13,6 +13,7 @@ ignored and rewritten, so the cache can make a start faster but never change a c
 from __future__ import annotations
 
 import binascii
+import contextlib
 import gzip
 import hashlib
 import marshal
@@ -270,13 +271,18 @@ def _cached_ranks(path: Path) -> dict[bytes, int] | None:
 
 def _store_ranks(path: Path, ranks: dict[bytes, int]) -> None:
     payload = marshal.dumps(ranks)
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", delete=False) as out:
+            temporary = out.name
             out.write(_RANKS_MAGIC + hashlib.sha256(payload).hexdigest().encode() + payload)
-        os.replace(out.name, path)
+        os.replace(temporary, path)
     except OSError:
-        return  # a read-only or full cache only costs the next start its parse
+        # A read-only or full cache only costs the next start its parse; it keeps no half-written file.
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
 
 
 def load_encoding(name: str) -> tiktoken.Encoding:

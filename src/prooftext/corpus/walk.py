@@ -155,6 +155,14 @@ def _apply_total_limit(result: WalkResult, max_total_bytes: int) -> None:
     result.stats = adopted
 
 
+def _finish(result: WalkResult, config: CorpusConfig) -> WalkResult:
+    """Stats sorted by path, the total size limit applied, exclusions sorted by path then reason."""
+    result.stats.sort(key=lambda stat: stat.path)
+    _apply_total_limit(result, config.max_total_bytes)
+    result.excluded.sort(key=lambda exclusion: (exclusion.path, exclusion.reason))
+    return result
+
+
 def walk(root: Path, config: CorpusConfig) -> WalkResult:
     """Candidates under ``root`` (sorted by path) and every exclusion (sorted by path, then reason).
 
@@ -168,10 +176,7 @@ def walk(root: Path, config: CorpusConfig) -> WalkResult:
         _Walker(config, result, os.fstat(root_fd).st_dev).directory(root_fd, "", matcher, 0)
     finally:
         os.close(root_fd)
-    result.stats.sort(key=lambda stat: stat.path)
-    _apply_total_limit(result, config.max_total_bytes)
-    result.excluded.sort(key=lambda exclusion: (exclusion.path, exclusion.reason))
-    return result
+    return _finish(result, config)
 
 
 PATCH_KNOWN_REASONS = frozenset({REASON_IGNORED, REASON_SYMLINK, REASON_NOT_REGULAR})
@@ -212,13 +217,9 @@ def patch(
         if not _restat(root, config, path, stats, excluded):
             return None
     result = WalkResult(
-        stats=sorted(stats.values(), key=lambda stat: stat.path),
-        excluded=sorted(excluded.values(), key=lambda exclusion: (exclusion.path, exclusion.reason)),
-        directories=list(previous.directories),
+        stats=list(stats.values()), excluded=list(excluded.values()), directories=list(previous.directories)
     )
-    _apply_total_limit(result, config.max_total_bytes)
-    result.excluded.sort(key=lambda exclusion: (exclusion.path, exclusion.reason))
-    return result
+    return _finish(result, config)
 
 
 def _restat(

@@ -32,7 +32,7 @@ from prooftext.pack.render import (
     render_footer,
     render_header,
 )
-from prooftext.pack.sources import LineText, Observation, StoreTexts, observe
+from prooftext.pack.sources import LineText, Observation, StoreTexts, observe, ranges_fit
 from prooftext.select.candidates import Candidate
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
@@ -271,7 +271,7 @@ class Compiler:
         bad: dict[str, Observation] = {}
         for path in sorted(ranges):
             text = self._read.get((path, digests[path]))
-            if text is not None and all(1 <= a <= b <= text.count for a, b in ranges[path]):
+            if text is not None and ranges_fit(text, ranges[path]):
                 good[path] = text
                 continue
             seen = observe(self.root, path, digests[path], ranges[path])

@@ -100,6 +100,11 @@ def observe(root: Path, path: str, sha256: str, ranges: list[tuple[int, int]]) -
             return Observation(path, None, REASON_DRIFT, "no longer strict UTF-8")
         _TEXTS.put((path, actual), text)
     for start, end in ranges:
-        if not 1 <= start <= end <= text.count:
+        if not ranges_fit(text, [(start, end)]):
             return Observation(path, None, REASON_RANGE, f"lines {start}-{end} outside 1-{text.count}")
     return Observation(path, text)
+
+
+def ranges_fit(text: LineText, ranges: list[tuple[int, int]]) -> bool:
+    """Every 1-based inclusive range lies within ``text``."""
+    return all(1 <= start <= end <= text.count for start, end in ranges)

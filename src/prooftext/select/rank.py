@@ -474,22 +474,13 @@ def _add_rows(conn: sqlite3.Connection, rowids: Iterable[int], ev: _Evidence) ->
             ev.rows[row.rowid] = row
 
 
-def _gather_lexical(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
-    ev.node_lexical = _bm25(conn, terms, FTS_LIMIT)
-    _add_rows(conn, ev.node_lexical, ev)
-
-
-def _gather_phrases(conn: sqlite3.Connection, runs: Sequence[Sequence[str]], ev: _Evidence) -> None:
-    """Nodes holding the query's literal word runs, scored by BM25 (which weighs each run by its rarity)."""
-    ev.node_phrase = _bm25(conn, [" ".join(run) for run in runs], PHRASE_LIMIT)
-    _add_rows(conn, ev.node_phrase, ev)
-
-
-def _gather_subject(conn: sqlite3.Connection, terms: Sequence[str], ev: _Evidence) -> None:
-    """BM25 of the subject's terms alone in names and paths: a title's few words, outweighed in the whole
-    query by the many tokens of its examples, are a signal of their own."""
-    ev.node_subject = _bm25(conn, terms, SUBJECT_LIMIT, SUBJECT_COLUMNS)
-    _add_rows(conn, ev.node_subject, ev)
+def _gather(
+    conn: sqlite3.Connection, phrases: Sequence[str], limit: int, ev: _Evidence, columns: str = ""
+) -> dict[int, float]:
+    """The BM25 hits of ``phrases`` (see :func:`_bm25`), their rows added to the evidence."""
+    hits = _bm25(conn, phrases, limit, columns)
+    _add_rows(conn, hits, ev)
+    return hits
 
 
 def _per_file_top(ev: _Evidence, scores: dict[int, float]) -> dict[int, float]:
@@ -554,15 +545,11 @@ def _evidence_reason(rowid: int, ev: _Evidence) -> str:
 
 
 def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[int, Candidate]:
-    lex_norm = _normalized(ev.node_lexical)
-    ident_norm = _normalized(ev.node_identifier)
-    phrase_norm = _normalized(ev.node_phrase)
-    subject_norm = _normalized(ev.node_subject)
     norms = {
-        "node_lexical": lex_norm,
-        "node_identifier": ident_norm,
-        "node_phrase": phrase_norm,
-        "node_subject": subject_norm,
+        "node_lexical": _normalized(ev.node_lexical),
+        "node_identifier": _normalized(ev.node_identifier),
+        "node_phrase": _normalized(ev.node_phrase),
+        "node_subject": _normalized(ev.node_subject),
     }
     by_file: dict[int, list[tuple[float, str, int, tuple[float, ...]]]] = defaultdict(list)
     for rowid, row in ev.rows.items():
@@ -661,10 +648,14 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     total_files = len(corpus.paths) or 1
     terms = _search_terms(conn, analysis.terms, generation, analysis.subject)
     ev = _Evidence()
-    _gather_lexical(conn, terms, ev)
+    ev.node_lexical = _gather(conn, terms, FTS_LIMIT, ev)
     _gather_identifiers(conn, analysis, ev, total_files)
-    _gather_phrases(conn, analysis.phrases, ev)
-    _gather_subject(conn, [t for t in analysis.subject if t in terms], ev)
+    # Runs of the literal text the query quotes, each weighed by its rarity.
+    ev.node_phrase = _gather(conn, [" ".join(run) for run in analysis.phrases], PHRASE_LIMIT, ev)
+    # The subject's words alone, in names and paths: a title's few words are outweighed in the whole
+    # query by the many tokens of its examples.
+    subject = [t for t in analysis.subject if t in terms]
+    ev.node_subject = _gather(conn, subject, SUBJECT_LIMIT, ev, SUBJECT_COLUMNS)
     path_hits, seed_hits = _path_signal(corpus, analysis, query.path_seeds)
     term_set = set(analysis.terms)
     signals = {
