@@ -21,7 +21,7 @@ def _packet(root: Path, **kw: object) -> prooftext.Packet:
 
 def test_a_question_about_a_function_surfaces_its_definition_and_its_callers(sample_repo: Path) -> None:
     packet = _packet(sample_repo)
-    names = [e.qualname for e in packet.evidence]
+    names = [q for e in packet.evidence for q in (e.qualname, *(j.qualname for j in e.joined))]
     assert "separability_matrix" in names
     assert {"is_separable", "CompoundModel.separable"} <= set(names)
     assert names.index("separability_matrix") < names.index("is_separable")

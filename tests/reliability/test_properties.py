@@ -191,8 +191,8 @@ def test_E00_fill_never_exceeds_a_ceiling_and_records_every_candidate_it_skips(
             fill(query, [], optional, cost, header)
         return
     sel = fill(query, [], optional, cost, header)
-    assert sel.total_cost <= max_tokens and len(sel.chosen) <= max_nodes
-    taken = {c.candidate.node_id for c in sel.chosen}
+    assert sel.total_cost <= max_tokens and sel.nodes <= max_nodes
+    taken = {c.node_id for choice in sel.chosen for c in (choice.candidate, *choice.joined)}
     skipped = {str(e["node_id"]) for e in sel.excluded}
     assert (
         taken | skipped == {c.node_id for c in optional} and not taken & skipped

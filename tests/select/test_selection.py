@@ -86,9 +86,11 @@ def test_a_functions_body_after_its_nested_definitions_is_an_excerpt(tmp_path: P
     (root / "auth.py").write_text(NESTED, encoding="utf-8")
     with prooftext.open(root) as index:
         packet = index.pack("build_digest_header qop_value digest_marker")
+    nodes = {tuple(s["excerpt_range"]) for s in packet.trace["selected"]}
+    nodes |= {(j.start_line, j.end_line) for e in packet.evidence for j in e.joined}
+    assert (9, 12) in nodes  # the tail: from after the last nested definition to the return
+    assert (1, 3) in nodes  # the head: signature and docstring
     ranges = sorted((e.start_line, e.end_line) for e in packet.evidence if e.path == "auth.py")
-    assert (9, 12) in ranges  # the tail: from after the last nested definition to the return
-    assert (1, 3) in ranges  # the head: signature and docstring
     lines = [line for start, end in ranges for line in range(start, end + 1)]
     assert len(lines) == len(set(lines))  # no line is quoted twice
 
@@ -162,7 +164,7 @@ def test_candidates_ranked_below_the_window_are_recorded_never_dropped(tmp_path:
     cut = [e for e in packet.excluded if e["reason"] == REASON_RANK_CUTOFF]
     assert [e["node_id"] for e in cut] == [c["node_id"] for c in ranked[window:]]
     assert packet.omitted >= len(cut)
-    chosen = {e.node_id for e in packet.evidence}
+    chosen = {i for e in packet.evidence for i in e.node_ids}
     accounted = chosen | {e["node_id"] for e in packet.excluded}
     assert {c["node_id"] for c in ranked} <= accounted
 

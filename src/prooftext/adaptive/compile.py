@@ -146,7 +146,7 @@ def adaptive_compile(
     memo: dict[str, frozenset[str]] = {}
     while True:
         packet = compiler.compile(tokens, nodes)
-        ids = [e.node_id for e in packet.evidence]
+        ids = [i for e in packet.evidence for i in e.node_ids]
         est = estimate(req.query, packet.evidence_texts, packet.truncated_count, thresholds, memo)
         rnd = Round(
             len(rounds) + 1,

@@ -50,6 +50,25 @@ REASON_EXACT_OVERFLOW = "over_budget_exact"
 
 
 @dataclass(frozen=True)
+class JoinedNode:
+    """A node quoted inside another node's excerpt (its block also quotes the lines between them)."""
+
+    node_id: str
+    qualname: str
+    start_line: int
+    end_line: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "node_id": self.node_id,
+            "qualname": self.qualname,
+            "lines": [self.start_line, self.end_line],
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
 class Evidence:
     node_id: str
     qualname: str
@@ -62,6 +81,12 @@ class Evidence:
     reason: str
     cost: int
     truncated_from: tuple[int, int] | None
+    joined: tuple[JoinedNode, ...] = ()
+    """Further nodes this excerpt quotes: neighbours of ``node_id`` in its file, taken as one block."""
+
+    @property
+    def node_ids(self) -> list[str]:
+        return [self.node_id, *(j.node_id for j in self.joined)]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +100,7 @@ class Evidence:
             "reason": self.reason,
             "cost": self.cost,
             "truncated_from": list(self.truncated_from) if self.truncated_from else None,
+            "joined": [j.to_dict() for j in self.joined],
         }
 
 
@@ -171,10 +197,8 @@ class Compiler:
         self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
         self.header_cost += self.counter.count(render_footer(self.format))
 
-    def _block(self, cand: Candidate, start: int, end: int, text: LineText) -> Block:
-        truncated = (
-            (cand.start_line, cand.end_line) if (start, end) != (cand.start_line, cand.end_line) else None
-        )
+    @staticmethod
+    def _block(cand: Candidate, start: int, end: int, text: LineText, truncated: bool) -> Block:
         return Block(
             cand.path,
             start,
@@ -183,7 +207,7 @@ class Compiler:
             cand.authority,
             cand.sensitivity,
             text.slice(start, end),
-            truncated,
+            (cand.start_line, cand.end_line) if truncated else None,
         )
 
     def _cost_key(self, cand: Candidate, start: int, end: int) -> CostKey:
@@ -195,7 +219,8 @@ class Compiler:
                 cand.sensitivity, *truncated_from, start, end)  # fmt: skip
 
     def _render_for_cost(self, cand: Candidate, start: int, end: int) -> str:
-        block = self._block(cand, start, end, self.texts.get(cand.path, cand.file_sha256))
+        text = self.texts.get(cand.path, cand.file_sha256)
+        block = self._block(cand, start, end, text, (start, end) != (cand.start_line, cand.end_line))
         return render_block(self.format, block, NONCE_PLACEHOLDER, 1)
 
     def _prime_costs(self) -> None:
@@ -315,7 +340,8 @@ class Compiler:
         n_required = len(self.required)
         while True:
             blocks = [
-                self._block(c.candidate, c.start_line, c.end_line, texts[c.candidate.path]) for c in chosen
+                self._block(c.candidate, c.start_line, c.end_line, texts[c.candidate.path], c.truncated)
+                for c in chosen
             ]
             nonce, prompt, count = self._render(blocks)
             if count <= ceiling or len(chosen) <= n_required:
@@ -362,6 +388,9 @@ class Compiler:
                 c.candidate.reason,
                 c.cost,
                 (c.candidate.start_line, c.candidate.end_line) if c.truncated else None,
+                tuple(
+                    JoinedNode(j.node_id, j.qualname, j.start_line, j.end_line, j.reason) for j in c.joined
+                ),
             )
             for c in chosen
         ]

@@ -2,6 +2,11 @@
 
 Required items allocate first and can never be evicted; optional candidates fill in rank order; a ceiling
 (cost or node count) is never exceeded. Every candidate that is not taken is recorded with its reason.
+
+A candidate next to an excerpt already taken from its file *joins* it when one block costs no more than
+two: a block's label (path, lines, digest, labels, two fences) costs more than a few lines of code, so
+neighbouring functions quoted as one block leave more room for evidence and also quote the lines between
+them. The joined block lists every node it quotes.
 """
 
 from __future__ import annotations
@@ -47,6 +52,10 @@ more than 40 units, so a packet never holds that many excerpts; on the developme
 packet took a candidate ranked below 171, while long issue texts rank 600 and more, and looking at every
 one of them for every rung was most of the time of a fill."""
 
+JOIN_GAP_LINES = 16
+"""A candidate is measured for a join only with excerpts at most this many lines away: beyond that the
+lines between cost more than a label saves."""
+
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
 
@@ -58,11 +67,22 @@ class Choice:
     end_line: int
     cost: int
     truncated: bool = False
+    joined: list[Candidate] = field(default_factory=list)
+    """Further nodes quoted by this excerpt's block, in the order they were taken (see the module notes)."""
+
+    @property
+    def nodes(self) -> int:
+        return 1 + len(self.joined)
 
     def to_dict(self) -> dict[str, object]:
         out = self.candidate.to_dict()
         out.update(
-            {"lines": [self.start_line, self.end_line], "cost": self.cost, "truncated": self.truncated}
+            {
+                "lines": [self.start_line, self.end_line],
+                "cost": self.cost,
+                "truncated": self.truncated,
+                "joined": [c.node_id for c in self.joined],
+            }
         )
         return out
 
@@ -78,6 +98,10 @@ class Selection:
     @property
     def total_cost(self) -> int:
         return self.header_cost + sum(c.cost for c in self.chosen)
+
+    @property
+    def nodes(self) -> int:
+        return sum(c.nodes for c in self.chosen)
 
     @property
     def exhausted(self) -> bool:
@@ -215,7 +239,7 @@ def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceil
             needed=sel.total_cost,
             ceiling=ceiling,
         )
-    if len(sel.chosen) > sel.query.max_nodes:
+    if sel.nodes > sel.query.max_nodes:
         raise RequestError("more required references than max_nodes", field="max_nodes")
 
 
@@ -256,9 +280,7 @@ def contradiction_components(conn: sqlite3.Connection) -> Components:
 
 def _take_group(sel: Selection, group: list[Candidate], room: int, cost: CostFn) -> list[Choice] | None:
     """Every member whole, or nothing: a contradiction component is one atomic decision."""
-    if len(sel.chosen) + len(group) > sel.query.max_nodes or any(
-        _over_clearance(c, sel.query) for c in group
-    ):
+    if sel.nodes + len(group) > sel.query.max_nodes or any(_over_clearance(c, sel.query) for c in group):
         return None
     choices = [Choice(c, c.start_line, c.end_line, cost(c, c.start_line, c.end_line)) for c in group]
     return choices if sum(c.cost for c in choices) <= room else None
@@ -272,12 +294,46 @@ def _fit(cand: Candidate, room: int, cost: CostFn, allow_truncated: bool) -> Cho
     return _truncate(cand, room, cost) if allow_truncated else None
 
 
+def _gap(choice: Choice, cand: Candidate) -> int:
+    """Lines strictly between an excerpt and a candidate; negative when they overlap."""
+    return max(choice.start_line, cand.start_line) - min(choice.end_line, cand.end_line) - 1
+
+
+def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_from: int) -> Choice | None:
+    """Join ``cand`` with the optional excerpts of its file near it, if one block costs no more than
+    ``cand``'s own block plus theirs and the difference fits ``room``. The joined block keeps the place
+    (and the primary node) of the earliest of them."""
+    near = [
+        i
+        for i, c in enumerate(sel.chosen)
+        if i >= optional_from
+        and c.candidate.path == cand.path
+        and not c.truncated
+        and _gap(c, cand) <= JOIN_GAP_LINES
+    ]
+    if not near:
+        return None
+    start = min(cand.start_line, *(sel.chosen[i].start_line for i in near))
+    end = max(cand.end_line, *(sel.chosen[i].end_line for i in near))
+    joined_cost = cost(replace(cand, start_line=start, end_line=end), start, end)
+    apart = sum(sel.chosen[i].cost for i in near)
+    if joined_cost > apart + cost(cand, cand.start_line, cand.end_line) or joined_cost - apart > room:
+        return None
+    first = sel.chosen[near[0]]
+    members = [m for i in near for m in (sel.chosen[i].candidate, *sel.chosen[i].joined)][1:]
+    block = Choice(first.candidate, start, end, joined_cost, joined=[*members, cand])
+    sel.chosen[near[0]] = block
+    for i in reversed(near[1:]):
+        del sel.chosen[i]
+    return block
+
+
 def _skip_reason(cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]]) -> str | None:
     if _over_clearance(cand, sel.query):
         return REASON_OVER_CLEARANCE
     if _covered(cand, taken):
         return REASON_COVERED
-    if len(sel.chosen) >= sel.query.max_nodes:
+    if sel.nodes >= sel.query.max_nodes:
         return REASON_NODE_CEILING
     return None
 
@@ -338,15 +394,17 @@ def fill(
             _exclude(sel, cand, REASON_DUPLICATE)
             sel.excluded[-1]["same_as"] = twin
             continue
-        choice = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
-        if choice is None:
-            reason = reason or REASON_OVER_BUDGET
-            _exclude(sel, cand, reason)
-            sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
-            continue
-        sel.chosen.append(choice)
-        spent += choice.cost
-        taken.setdefault(cand.path, []).append((choice.start_line, choice.end_line))
+        block = None if reason else _join(sel, cand, query.max_tokens - spent, cost, len(required))
+        if block is None:
+            block = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
+            if block is None:
+                reason = reason or REASON_OVER_BUDGET
+                _exclude(sel, cand, reason)
+                sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
+                continue
+            sel.chosen.append(block)
+        spent = sel.total_cost
+        taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
         content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
     sel.excluded.extend(cut)
     sel.omitted += len(cut)
