@@ -94,14 +94,16 @@ class Selection:
     excluded: list[dict[str, object]] = field(default_factory=list)
     omitted: int = 0
     header_cost: int = 0
+    nodes: int = 0
+    """Nodes the chosen excerpts quote (a joined excerpt quotes several): what ``max_nodes`` bounds."""
 
     @property
     def total_cost(self) -> int:
         return self.header_cost + sum(c.cost for c in self.chosen)
 
-    @property
-    def nodes(self) -> int:
-        return sum(c.nodes for c in self.chosen)
+    def take(self, choice: Choice) -> None:
+        self.chosen.append(choice)
+        self.nodes += choice.nodes
 
     @property
     def exhausted(self) -> bool:
@@ -230,9 +232,7 @@ def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceil
             raise SensitivityError(
                 f"required source {cand.path} is above the clearance {sel.query.clearance}"
             )
-        sel.chosen.append(
-            Choice(cand, cand.start_line, cand.end_line, cost(cand, cand.start_line, cand.end_line))
-        )
+        sel.take(Choice(cand, cand.start_line, cand.end_line, cost(cand, cand.start_line, cand.end_line)))
     if sel.total_cost > ceiling:
         raise BudgetError(
             f"required evidence needs {sel.total_cost} {sel.query.basis}, above the ceiling {ceiling}",
@@ -294,9 +294,13 @@ def _fit(cand: Candidate, room: int, cost: CostFn, allow_truncated: bool) -> Cho
     return _truncate(cand, room, cost) if allow_truncated else None
 
 
-def _gap(choice: Choice, cand: Candidate) -> int:
+def _gap(start: int, end: int, cand: Candidate) -> int:
     """Lines strictly between an excerpt and a candidate; negative when they overlap."""
-    return max(choice.start_line, cand.start_line) - min(choice.end_line, cand.end_line) - 1
+    return max(start, cand.start_line) - min(end, cand.end_line) - 1
+
+
+def _near(cand: Candidate, ranges: list[tuple[int, int]]) -> bool:
+    return any(_gap(start, end, cand) <= JOIN_GAP_LINES for start, end in ranges)
 
 
 def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_from: int) -> Choice | None:
@@ -309,7 +313,7 @@ def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_fro
         if i >= optional_from
         and c.candidate.path == cand.path
         and not c.truncated
-        and _gap(c, cand) <= JOIN_GAP_LINES
+        and _gap(c.start_line, c.end_line, cand) <= JOIN_GAP_LINES
     ]
     if not near:
         return None
@@ -325,6 +329,7 @@ def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_fro
     sel.chosen[near[0]] = block
     for i in reversed(near[1:]):
         del sel.chosen[i]
+    sel.nodes += 1
     return block
 
 
@@ -384,7 +389,7 @@ def fill(
                 sel.omitted += len(group)
                 continue
             for member_choice in picked:
-                sel.chosen.append(member_choice)
+                sel.take(member_choice)
                 spent += member_choice.cost
                 path = member_choice.candidate.path
                 taken.setdefault(path, []).append((member_choice.start_line, member_choice.end_line))
@@ -394,7 +399,9 @@ def fill(
             _exclude(sel, cand, REASON_DUPLICATE)
             sel.excluded[-1]["same_as"] = twin
             continue
-        block = None if reason else _join(sel, cand, query.max_tokens - spent, cost, len(required))
+        block = None
+        if reason is None and _near(cand, taken.get(cand.path, [])):
+            block = _join(sel, cand, query.max_tokens - spent, cost, len(required))
         if block is None:
             block = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
             if block is None:
@@ -402,7 +409,7 @@ def fill(
                 _exclude(sel, cand, reason)
                 sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
                 continue
-            sel.chosen.append(block)
+            sel.take(block)
         spent = sel.total_cost
         taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
         content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
