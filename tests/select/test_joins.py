@@ -7,7 +7,7 @@ from pathlib import Path
 import prooftext
 from prooftext.select.candidates import Candidate
 from prooftext.select.query import Query
-from prooftext.select.selector import REASON_NODE_CEILING, Choice, CostFn, fill
+from prooftext.select.selector import REASON_NODE_CEILING, Choice, CostFn, choice_records, fill
 
 LABEL = 30
 """What a block costs before its first line, in these tests' cost model."""
@@ -115,3 +115,12 @@ def test_a_joined_excerpt_names_its_nodes_and_verifies_against_its_source(tmp_pa
     assert {evidence.qualname, *(j.qualname for j in evidence.joined)} == {"alpha_widget", "beta_widget"}
     assert packet.prompt.count("----- END EVIDENCE") == len(packet.evidence)
     assert packet.to_dict()["evidence"][0]["joined"] == [j.to_dict() for j in evidence.joined]
+
+
+def test_a_joined_excerpt_left_out_records_every_node_it_quotes() -> None:
+    sel = fill(_query(), [], [_cand("a", 1, 5), _cand("b", 6, 9)], _cost(), 0)
+    records = choice_records(sel.chosen[0], "over_budget_exact")
+    assert [(r["node_id"], r["lines"]) for r in records] == [
+        (_cand("a", 1, 5).node_id, [1, 5]),
+        (_cand("b", 6, 9).node_id, [6, 9]),
+    ]

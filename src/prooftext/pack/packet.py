@@ -36,7 +36,7 @@ from prooftext.pack.sources import LineText, Observation, StoreTexts, observe, r
 from prooftext.select.candidates import Candidate
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
-from prooftext.select.selector import Choice, Selection, cut_records, fill, prepare
+from prooftext.select.selector import Choice, Selection, choice_records, cut_records, fill, prepare
 from prooftext.select.terms import analyze
 from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, get_counter
 
@@ -347,15 +347,8 @@ class Compiler:
             if count <= ceiling or len(chosen) <= n_required:
                 break
             dropped = chosen.pop()
-            sel.excluded.append(
-                {
-                    "node_id": dropped.candidate.node_id,
-                    "path": dropped.candidate.path,
-                    "reason": REASON_EXACT_OVERFLOW,
-                    "lines": [dropped.start_line, dropped.end_line],
-                }
-            )
-            sel.omitted += 1
+            sel.excluded.extend(choice_records(dropped, REASON_EXACT_OVERFLOW))
+            sel.omitted += dropped.nodes
         if count > ceiling:
             raise RequestError(
                 f"required evidence renders to {count} {self.query.basis}, above {ceiling}",

@@ -222,6 +222,11 @@ def _record(cand: Candidate, reason: str) -> dict[str, object]:
     }
 
 
+def choice_records(choice: Choice, reason: str) -> list[dict[str, object]]:
+    """Exclusion records of every node an excerpt quotes (a joined excerpt quotes several)."""
+    return [_record(c, reason) for c in (choice.candidate, *choice.joined)]
+
+
 def _exclude(sel: Selection, cand: Candidate, reason: str) -> None:
     sel.excluded.append(_record(cand, reason))
 
