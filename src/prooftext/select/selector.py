@@ -53,8 +53,9 @@ packet took a candidate ranked below 171, while long issue texts rank 600 and mo
 one of them for every rung was most of the time of a fill."""
 
 JOIN_GAP_LINES = 16
-"""A candidate is measured for a join only with excerpts at most this many lines away: beyond that the
-lines between cost more than a label saves."""
+"""A candidate is measured for a join only with excerpts at most this many lines away: the lines between
+farther excerpts almost always cost more than the label a join saves (about 90 tokens), and measuring a
+join means counting its block."""
 
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
@@ -338,6 +339,26 @@ def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_fro
     return block
 
 
+def _place(
+    sel: Selection,
+    cand: Candidate,
+    room: int,
+    cost: CostFn,
+    taken: dict[str, list[tuple[int, int]]],
+    optional_from: int,
+) -> Choice | None:
+    """Take ``cand`` into ``room``: joined with a neighbour when that is cheaper, else as its own block
+    (or its longest fitting prefix, when the query allows truncation). Returns the block it went into."""
+    if _near(cand, taken.get(cand.path, [])):
+        block = _join(sel, cand, room, cost, optional_from)
+        if block is not None:
+            return block
+    choice = _fit(cand, room, cost, sel.query.allow_truncated)
+    if choice is not None:
+        sel.take(choice)
+    return choice
+
+
 def _skip_reason(cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]]) -> str | None:
     if _over_clearance(cand, sel.query):
         return REASON_OVER_CLEARANCE
@@ -404,17 +425,12 @@ def fill(
             _exclude(sel, cand, REASON_DUPLICATE)
             sel.excluded[-1]["same_as"] = twin
             continue
-        block = None
-        if reason is None and _near(cand, taken.get(cand.path, [])):
-            block = _join(sel, cand, query.max_tokens - spent, cost, len(required))
+        block = None if reason else _place(sel, cand, query.max_tokens - spent, cost, taken, len(required))
         if block is None:
-            block = None if reason else _fit(cand, query.max_tokens - spent, cost, query.allow_truncated)
-            if block is None:
-                reason = reason or REASON_OVER_BUDGET
-                _exclude(sel, cand, reason)
-                sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
-                continue
-            sel.take(block)
+            reason = reason or REASON_OVER_BUDGET
+            _exclude(sel, cand, reason)
+            sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
+            continue
         spent = sel.total_cost
         taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
         content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
