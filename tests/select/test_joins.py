@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import prooftext
 from prooftext.select.candidates import Candidate
 from prooftext.select.query import Query
@@ -124,3 +126,15 @@ def test_a_joined_excerpt_left_out_records_every_node_it_quotes() -> None:
         (_cand("a", 1, 5).node_id, [1, 5]),
         (_cand("b", 6, 9).node_id, [6, 9]),
     ]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "json"])
+@pytest.mark.parametrize("unit", ["tokens", "bytes"])
+def test_joined_excerpts_verify_in_every_format_and_unit(tmp_path: Path, fmt: str, unit: str) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "widgets.py").write_text(JOINED_SOURCE, encoding="utf-8")
+    with prooftext.open(root) as index:
+        packet = index.pack("alpha_widget beta_widget", format=fmt, unit=unit)
+        assert index.verify(packet.to_dict()).status == 0
+    assert [(e.start_line, e.end_line, len(e.joined)) for e in packet.evidence] == [(1, 5, 1)]
