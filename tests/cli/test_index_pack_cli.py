@@ -68,6 +68,15 @@ def test_pack_prints_the_prompt_and_a_summary(sample_repo: Path, capsys: pytest.
     assert "excerpts" in err and "o200k_base" in err
 
 
+def test_the_summary_counts_the_nodes_a_joined_excerpt_quotes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "w.py").write_text("def alpha_widget():\n    return 1\n\ndef beta_widget():\n    return 2\n")
+    status, _, err = _run(capsys, "pack", "alpha_widget beta_widget", "--root", str(tmp_path))
+    assert status == 0
+    assert "packet: 1 excerpts quoting 2 nodes," in err
+
+
 @pytest.mark.parametrize(
     ("argv", "code"),
     [

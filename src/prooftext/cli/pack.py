@@ -13,6 +13,7 @@ from prooftext.adaptive import ladder as d
 from prooftext.cli.common import app, emit_json
 from prooftext.errors import ArtifactError, ProoftextError
 from prooftext.index import open_index, resolve_root
+from prooftext.pack.packet import Packet
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.pack.verify import verify_packet
 from prooftext.select import query as q
@@ -34,6 +35,12 @@ SeedOpt = Annotated[list[str] | None, typer.Option("--seed", help="A path to ran
 
 def _summary(text: str) -> None:
     sys.stderr.write(text + "\n")
+
+
+def _excerpts(packet: Packet) -> str:
+    nodes = sum(len(e.node_ids) for e in packet.evidence)
+    count = f"{len(packet.evidence)} excerpts"
+    return count if nodes == len(packet.evidence) else f"{count} quoting {nodes} nodes"
 
 
 @app.command("pack")
@@ -68,7 +75,7 @@ def pack_command(
         return
     sys.stdout.write(packet.prompt)
     _summary(
-        f"packet: {len(packet.evidence)} excerpts, {packet.prompt_tokens.count} {packet.prompt_tokens.basis},"
+        f"packet: {_excerpts(packet)}, {packet.prompt_tokens.count} {packet.prompt_tokens.basis},"
         f" {packet.omitted} omitted, blake3 {packet.blake3[:16]}"
     )
 
@@ -120,7 +127,7 @@ def adaptive_pack_command(
         tokens = result.packet.prompt_tokens
         _summary(
             f"adaptive: {len(result.rounds)} rounds, stop {result.stop_reason}, selected round"
-            f" {result.selected_round}, {tokens.count} {tokens.basis}, {len(result.packet.evidence)} excerpts"
+            f" {result.selected_round}, {tokens.count} {tokens.basis}, {_excerpts(result.packet)}"
         )
     if require_sufficient and not result.estimated_sufficient:
         raise typer.Exit(EXIT_INSUFFICIENT)
