@@ -85,3 +85,20 @@ def test_adaptive_rounds_record_the_whole_prompts_count_and_match_plain_counting
         monkeypatch.setattr(compile_module, "Compiler", lambda *a, **k: real(*a, **{**k, "additive": False}))
         plain = index.adaptive_pack("separability matrix of compound models", min_tokens=300, token_step=200)
     assert plain.to_dict() == piecewise.to_dict()
+
+
+def test_a_block_is_counted_once_per_process_and_a_second_query_quoting_it_counts_only_its_header(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "separability matrix of compound models"
+    with prooftext.open(sample_repo) as index:
+        first = index.adaptive_pack(question, min_tokens=300, token_step=200)
+        counted: list[str] = []
+        counter = get_counter()
+        real_count, real_many = counter.count, counter.count_many
+        monkeypatch.setattr(counter, "count", lambda text: counted.append(text) or real_count(text))
+        monkeypatch.setattr(counter, "count_many", lambda texts: counted.extend(texts) or real_many(texts))
+        second = index.adaptive_pack(question, min_tokens=300, token_step=200)
+    assert second.to_dict() == first.to_dict()
+    assert counted and not any("----- BEGIN EVIDENCE" in text for text in counted)
+    assert all(counter.count(r.packet.prompt) == r.packet.prompt_tokens.count for r in second.rounds)

@@ -45,6 +45,9 @@ COST_CACHE_ENTRIES = 1 << 17
 """Measured excerpt costs kept per process: a node's cost is the same for every query that selects it."""
 CostKey = tuple[str, str, str, str, str, str, int, int, int, int]
 _COSTS: BoundedCache[CostKey, int] = BoundedCache(COST_CACHE_ENTRIES)
+PieceKey = tuple[str, str, str, int, int, str, str, tuple[int, int] | None, bool]
+_PIECES: BoundedCache[PieceKey, int] = BoundedCache(COST_CACHE_ENTRIES)
+"""Counts of markdown block pieces (see :meth:`Compiler._piecewise_count`), shared like ``_COSTS``."""
 REASON_EXACT_OVERFLOW = "over_budget_exact"
 """Dropped after the exact count of the whole prompt (token merges across block boundaries)."""
 
@@ -265,22 +268,29 @@ class Compiler:
         return known
 
     def _piecewise_count(self, blocks: list[Block]) -> int:
-        """The prompt's count as the sum of its pieces', each measured once (with the placeholder nonce,
-        whose digit groups are single tokens, so the count does not depend on the nonce)."""
+        """The prompt's count as the sum of its pieces', each measured once per process (with the
+        placeholder nonce, whose digit groups are single tokens, so the count does not depend on the nonce;
+        a block piece's count depends only on the block, so every query that quotes it shares it)."""
         last = len(blocks) - 1
         header = ("header", bool(blocks))
         if header not in self._pieces:
             piece = markdown_header_piece(self.query.text, NONCE_PLACEHOLDER, bool(blocks))
             self._pieces[header] = self.counter.count(piece)
-        keys = [(b.path, b.sha256, b.start_line, b.end_line, b.authority, b.sensitivity, b.truncated_from, i == last)
-                for i, b in enumerate(blocks)]  # fmt: skip
-        todo = [(k, b) for k, b in zip(keys, blocks, strict=True) if k not in self._pieces]
-        if todo:
-            pieces = [markdown_block_piece(b, NONCE_PLACEHOLDER, bool(k[-1])) for k, b in todo]
-            self._pieces.update(
-                (k, c) for (k, _b), c in zip(todo, self.counter.count_many(pieces), strict=True)
-            )
-        return self._pieces[header] + sum(self._pieces[k] for k in keys)
+        basis = self.counter.basis
+        keys: list[PieceKey] = [
+            (basis, b.path, b.sha256, b.start_line, b.end_line, b.authority, b.sensitivity, b.truncated_from, i == last)
+            for i, b in enumerate(blocks)
+        ]  # fmt: skip
+        known = [_PIECES.get(k) for k in keys]
+        missing = [i for i, count in enumerate(known) if count is None]
+        measured = self.counter.count_many(
+            [markdown_block_piece(blocks[i], NONCE_PLACEHOLDER, keys[i][-1]) for i in missing]
+        )
+        counts = dict(zip(missing, measured, strict=True))
+        for i, count in counts.items():
+            _PIECES.put(keys[i], count)
+        # Counts come from this call, never re-read from the cache, which may have evicted them meanwhile.
+        return self._pieces[header] + sum(counts.get(i, c or 0) for i, c in enumerate(known))
 
     def kernel_cost(self) -> int:
         """Header plus required evidence: the minimum context kernel."""
