@@ -143,7 +143,7 @@ def test_E00_the_ladder_rises_monotonically_to_the_hard_limit_and_never_past_it(
     assert len(rungs) <= steps + 1
 
 
-def _candidate(i: int, lines: int, sensitivity: str) -> Candidate:
+def _candidate(i: int, lines: int, sensitivity: str, start: int = 1) -> Candidate:
     return Candidate(
         node_id=f"{i:064X}",
         kind="symbol",
@@ -151,10 +151,10 @@ def _candidate(i: int, lines: int, sensitivity: str) -> Candidate:
         name=f"n{i}",
         qualname=f"n{i}",
         symbol_kind="function",
-        node_start=1,
-        node_end=lines,
-        start_line=1,
-        end_line=lines,
+        node_start=start,
+        node_end=start + lines - 1,
+        start_line=start,
+        end_line=start + lines - 1,
         file_sha256="0" * 64,
         authority="repository-record",
         sensitivity=sensitivity,
@@ -166,7 +166,9 @@ def _candidate(i: int, lines: int, sensitivity: str) -> Candidate:
 @given(
     st.lists(
         st.tuples(
-            st.integers(1, 40), st.sampled_from(["public", "repository-private", "secret-or-prohibited"])
+            st.integers(1, 40),
+            st.sampled_from(["public", "repository-private", "secret-or-prohibited"]),
+            st.integers(1, 80),
         ),
         max_size=25,
     ),
@@ -176,9 +178,10 @@ def _candidate(i: int, lines: int, sensitivity: str) -> Candidate:
     st.integers(0, 200),
 )
 def test_E00_fill_never_exceeds_a_ceiling_and_records_every_candidate_it_skips(
-    specs: list[tuple[int, str]], max_tokens: int, max_nodes: int, truncate: bool, header: int
+    specs: list[tuple[int, str, int]], max_tokens: int, max_nodes: int, truncate: bool, header: int
 ) -> None:
-    optional = [_candidate(i, lines, sens) for i, (lines, sens) in enumerate(specs)]
+    """Candidates of five files at any lines: apart, adjacent (so they may join), nested or overlapping."""
+    optional = [_candidate(i, lines, sens, start) for i, (lines, sens, start) in enumerate(specs)]
     query = Query(
         text="budget property", max_tokens=max_tokens, max_nodes=max_nodes, allow_truncated=truncate
     )
@@ -198,6 +201,9 @@ def test_E00_fill_never_exceeds_a_ceiling_and_records_every_candidate_it_skips(
         taken | skipped == {c.node_id for c in optional} and not taken & skipped
     )  # nothing dropped silently
     assert all(c.candidate.sensitivity != "secret-or-prohibited" for c in sel.chosen)
+    for choice in sel.chosen:  # a block quotes every node it names, and costs what its lines cost
+        assert choice.cost == cost(choice.candidate, choice.start_line, choice.end_line)
+        assert all(choice.start_line <= m.start_line and m.end_line <= choice.end_line for m in choice.joined)
 
 
 @st.composite
