@@ -195,6 +195,8 @@ def test_E00_fill_never_exceeds_a_ceiling_and_records_every_candidate_it_skips(
         return
     sel = fill(query, [], optional, cost, header)
     assert sel.total_cost <= max_tokens and sel.nodes <= max_nodes
+    assert sel.total_cost == header + sum(c.cost for c in sel.chosen)
+    assert sel.nodes == sum(c.nodes for c in sel.chosen)
     taken = {c.node_id for choice in sel.chosen for c in (choice.candidate, *choice.joined)}
     skipped = {str(e["node_id"]) for e in sel.excluded}
     assert (

@@ -191,7 +191,8 @@ class Compiler:
         self.cut = cut_records(prepared.cut)
         self._rendered: dict[tuple[tuple[str, str, int, int, str], ...], tuple[str, str, int]] = {}
         self.additive = additive and self.format == FORMAT_MARKDOWN and nonce_invariant(self.counter)
-        self._pieces: dict[tuple[object, ...], int] = {}
+        self._header_counts: dict[bool, int] = {}
+        """The header piece's count, with and without evidence after it (see :meth:`_piecewise_count`)."""
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
         self._read: dict[tuple[str, str], LineText] = {}
         """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
@@ -272,10 +273,9 @@ class Compiler:
         placeholder nonce, whose digit groups are single tokens, so the count does not depend on the nonce;
         a block piece's count depends only on the block, so every query that quotes it shares it)."""
         last = len(blocks) - 1
-        header = ("header", bool(blocks))
-        if header not in self._pieces:
+        if bool(blocks) not in self._header_counts:
             piece = markdown_header_piece(self.query.text, NONCE_PLACEHOLDER, bool(blocks))
-            self._pieces[header] = self.counter.count(piece)
+            self._header_counts[bool(blocks)] = self.counter.count(piece)
         basis = self.counter.basis
         keys: list[PieceKey] = [
             (basis, b.path, b.sha256, b.start_line, b.end_line, b.authority, b.sensitivity, b.truncated_from, i == last)
@@ -290,7 +290,7 @@ class Compiler:
         for i, count in counts.items():
             _PIECES.put(keys[i], count)
         # Counts come from this call, never re-read from the cache, which may have evicted them meanwhile.
-        return self._pieces[header] + sum(counts.get(i, c or 0) for i, c in enumerate(known))
+        return self._header_counts[bool(blocks)] + sum(counts.get(i, c or 0) for i, c in enumerate(known))
 
     def kernel_cost(self) -> int:
         """Header plus required evidence: the minimum context kernel."""

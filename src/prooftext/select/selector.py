@@ -97,14 +97,21 @@ class Selection:
     header_cost: int = 0
     nodes: int = 0
     """Nodes the chosen excerpts quote (a joined excerpt quotes several): what ``max_nodes`` bounds."""
+    evidence_cost: int = 0
+    """The chosen excerpts' cost; kept as they are taken or joined, so a fill reads its room in O(1)."""
 
     @property
     def total_cost(self) -> int:
-        return self.header_cost + sum(c.cost for c in self.chosen)
+        return self.header_cost + self.evidence_cost
+
+    @property
+    def room(self) -> int:
+        return self.query.max_tokens - self.total_cost
 
     def take(self, choice: Choice) -> None:
         self.chosen.append(choice)
         self.nodes += choice.nodes
+        self.evidence_cost += choice.cost
 
     @property
     def exhausted(self) -> bool:
@@ -336,6 +343,7 @@ def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_fro
     for i in reversed(near[1:]):
         del sel.chosen[i]
     sel.nodes += 1
+    sel.evidence_cost += joined_cost - apart
     return block
 
 
@@ -391,7 +399,6 @@ def fill(
     taken: dict[str, list[tuple[int, int]]] = {}
     for chosen in sel.chosen:
         taken.setdefault(chosen.candidate.path, []).append((chosen.start_line, chosen.end_line))
-    spent = sel.total_cost
     decided: set[str] = set()
     content: dict[tuple[str, int, int], str] = {
         (c.candidate.file_sha256, c.candidate.start_line, c.candidate.end_line): c.candidate.path
@@ -406,9 +413,7 @@ def fill(
         reason = _skip_reason(cand, sel, taken)
         if group is not None and reason is None:
             decided.update(c.path for c in group)
-            picked = _take_group(
-                sel, [c for c in group if not _covered(c, taken)], query.max_tokens - spent, cost
-            )
+            picked = _take_group(sel, [c for c in group if not _covered(c, taken)], sel.room, cost)
             if picked is None:
                 for member in group:
                     _exclude(sel, member, REASON_CONTRADICTION)
@@ -416,7 +421,6 @@ def fill(
                 continue
             for member_choice in picked:
                 sel.take(member_choice)
-                spent += member_choice.cost
                 path = member_choice.candidate.path
                 taken.setdefault(path, []).append((member_choice.start_line, member_choice.end_line))
             continue
@@ -425,13 +429,12 @@ def fill(
             _exclude(sel, cand, REASON_DUPLICATE)
             sel.excluded[-1]["same_as"] = twin
             continue
-        block = None if reason else _place(sel, cand, query.max_tokens - spent, cost, taken, len(required))
+        block = None if reason else _place(sel, cand, sel.room, cost, taken, len(required))
         if block is None:
             reason = reason or REASON_OVER_BUDGET
             _exclude(sel, cand, reason)
             sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
             continue
-        spent = sel.total_cost
         taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
         content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
     sel.excluded.extend(cut)
