@@ -17,6 +17,7 @@ from prooftext.adaptive.ladder import (
     DEFAULT_MIN_EVIDENCE,
     DEFAULT_MIN_NODES,
     DEFAULT_MIN_TOKENS,
+    DEFAULT_MIN_TOP_FILES,
     DEFAULT_NODE_STEP,
     DEFAULT_TOKEN_STEP,
     AdaptiveRequest,
@@ -227,6 +228,7 @@ class Index:
         node_step: int = DEFAULT_NODE_STEP,
         min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS,
         min_evidence: int = DEFAULT_MIN_EVIDENCE,
+        min_top_files: int = DEFAULT_MIN_TOP_FILES,
         allow_truncated: bool = False,
         tokenizer: str = DEFAULT_TOKENIZER,
         format: str = DEFAULT_FORMAT,
@@ -247,6 +249,7 @@ class Index:
             node_step=node_step,
             min_coverage_bps=min_coverage_bps,
             min_evidence=min_evidence,
+            min_top_files=min_top_files,
             allow_truncated=allow_truncated,
         )
         base = Query(

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prooftext.adaptive.ladder import AdaptiveRequest, first_rung, ladder, next_rung, validate_request
+from prooftext.adaptive.ladder import (
+    MAX_TOP_FILES,
+    AdaptiveRequest,
+    first_rung,
+    ladder,
+    next_rung,
+    validate_request,
+)
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
 
 
@@ -50,6 +57,13 @@ def test_coverage_outside_0_to_10000_is_refused(bps: int) -> None:
     with pytest.raises(RangeError) as caught:
         validate_request(AdaptiveRequest(query="x1", min_coverage_bps=bps))
     assert caught.value.field == "min_coverage_bps"
+
+
+@pytest.mark.parametrize("count", [-1, MAX_TOP_FILES + 1, True])
+def test_min_top_files_outside_0_to_its_maximum_is_refused(count: int) -> None:
+    with pytest.raises(RangeError) as caught:
+        validate_request(AdaptiveRequest(query="x1", min_top_files=count))
+    assert caught.value.field == "min_top_files"
 
 
 def test_min_evidence_must_be_positive_and_not_above_max_nodes() -> None:

@@ -69,6 +69,8 @@ def test_schema_defaults_are_the_python_defaults() -> None:
         assert _param("context.adaptive", name)["default"] == signature[name].default
     assert _param("context.adaptive", "min_coverage_bps")["default"] == ladder.DEFAULT_MIN_COVERAGE_BPS
     assert _param("context.adaptive", "min_evidence")["default"] == ladder.DEFAULT_MIN_EVIDENCE
+    assert _param("context.adaptive", "min_top_files")["default"] == ladder.DEFAULT_MIN_TOP_FILES
+    assert _param("context.adaptive", "min_top_files")["maximum"] == ladder.MAX_TOP_FILES
     pack = inspect.signature(Index.pack).parameters
     for name in ("max_tokens", "max_nodes", "max_depth", "clearance", "tokenizer", "format", "unit"):
         assert _param("context.pack", name)["default"] == pack[name].default

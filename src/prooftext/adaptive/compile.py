@@ -15,8 +15,10 @@ from typing import Any
 
 from prooftext.adaptive.estimator import Estimate, Thresholds, describe, estimate
 from prooftext.adaptive.ladder import AdaptiveRequest, at_hard_limit, first_rung, next_rung, validate_request
-from prooftext.pack.packet import Compiler, Packet
+from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
+from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
 from prooftext.select.query import Query
+from prooftext.select.selector import REASON_NODE_CEILING, REASON_OVER_BUDGET
 
 SCHEMA_ID = "prooftext.adaptive-context/v1"
 STOP_SUFFICIENT = "estimated_sufficient"
@@ -25,6 +27,9 @@ STOP_HARD_LIMIT = "hard_limit_reached"
 STOP_REASONS = (STOP_SUFFICIENT, STOP_EXHAUSTED, STOP_HARD_LIMIT)
 
 RoundCallback = Callable[[int, dict[str, Any]], None]
+CEILING_REASONS = frozenset({REASON_OVER_BUDGET, REASON_NODE_CEILING, REASON_EXACT_OVERFLOW})
+"""Exclusions a larger rung can undo; any other reason (policy, drift, duplicate) stays at every rung."""
+RANKED_PHASES = (PHASE_IDENTIFIER, PHASE_LEXICAL)
 
 
 @dataclass
@@ -97,6 +102,25 @@ class AdaptiveResult:
         }
 
 
+def top_files(candidates: list[Candidate], count: int) -> tuple[str, ...]:
+    """The first ``count`` distinct files of the ranked candidates, best first (traversal from required
+    evidence is not the ranking's choice and does not count)."""
+    found: dict[str, None] = {}
+    for cand in candidates:
+        if len(found) >= count:
+            break
+        if cand.phase in RANKED_PHASES:
+            found.setdefault(cand.path, None)
+    return tuple(found)
+
+
+def unquoted(packet: Packet, files: tuple[str, ...]) -> tuple[str, ...]:
+    """Of ``files``, those the packet does not quote while one of their candidates waits on a ceiling."""
+    quoted = {e.path for e in packet.evidence}
+    waiting = {x.get("path") for x in packet.excluded if x.get("reason") in CEILING_REASONS}
+    return tuple(f for f in files if f not in quoted and f in waiting)
+
+
 def _exhausted(packet: Packet) -> bool:
     """No candidate and no excerpt bytes remained omitted."""
     return packet.omitted == 0 and packet.truncated_count == 0
@@ -123,7 +147,9 @@ def adaptive_compile(
 ) -> AdaptiveResult:
     """Run the ladder for ``req`` over the index behind ``conn``; ``base`` carries the other query fields."""
     validate_request(req)
-    thresholds = Thresholds(req.min_coverage_bps, req.min_evidence, not req.allow_truncated)
+    thresholds = Thresholds(
+        req.min_coverage_bps, req.min_evidence, not req.allow_truncated, req.min_top_files
+    )
     query = Query(
         text=req.query,
         max_tokens=req.max_tokens,
@@ -140,6 +166,7 @@ def adaptive_compile(
     )
     compiler = Compiler(conn, root, query, fmt, additive=True)
     kernel = compiler.kernel_cost()
+    best = top_files(compiler.optional, req.min_top_files)
     tokens, nodes, raised = first_rung(req, kernel)
     rounds: list[Round] = []
     seen: set[str] = set()
@@ -147,7 +174,15 @@ def adaptive_compile(
     while True:
         packet = compiler.compile(tokens, nodes)
         ids = [i for e in packet.evidence for i in e.node_ids]
-        est = estimate(req.query, packet.evidence_texts, packet.truncated_count, thresholds, memo)
+        est = estimate(
+            req.query,
+            packet.evidence_texts,
+            packet.truncated_count,
+            thresholds,
+            memo,
+            best,
+            unquoted(packet, best),
+        )
         rnd = Round(
             len(rounds) + 1,
             tokens,

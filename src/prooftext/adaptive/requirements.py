@@ -1,4 +1,5 @@
-"""Stable ids of the SACP-0.2 requirements (§3-§7, §10); each is claimed by a test docstring.
+"""Stable ids of the SACP-0.2 requirements (§3-§7, §10) and of prooftext's declared extensions to them;
+each is claimed by a test docstring.
 
 A test claims a requirement with a line ``Requirement: <id>`` in its docstring; a meta-test checks every id
 below is claimed, so coverage of the specification is visible.
@@ -35,4 +36,7 @@ SACP_REQUIREMENTS: dict[str, str] = {
     "sacp.integration.prompt-only": "§8 models receive only the prompt; the trace is for the caller",
     "sacp.integration.require-sufficient": "§8 adaptive-pack --require-sufficient exits 2 on a failed estimate",
     "sacp.security.no-authorization": "§10 estimator success MUST NOT authorize access or override policy",
+    "prooftext.estimator.declared": "§1 the estimator in use is declared: name, version and every threshold",
+    "prooftext.estimator.top-files": "v2 fails while a top-ranked file a larger rung could quote is unquoted",
+    "prooftext.estimator.v1-when-zero": "v2 with min_top_files 0 decides exactly as §5's v1",
 }

@@ -92,6 +92,7 @@ def adaptive_pack_command(
     node_step: Annotated[int, typer.Option("--node-step")] = d.DEFAULT_NODE_STEP,
     min_coverage_bps: Annotated[int, typer.Option("--min-coverage-bps")] = d.DEFAULT_MIN_COVERAGE_BPS,
     min_evidence: Annotated[int, typer.Option("--min-evidence")] = d.DEFAULT_MIN_EVIDENCE,
+    min_top_files: Annotated[int, typer.Option("--min-top-files")] = d.DEFAULT_MIN_TOP_FILES,
     allow_truncated: Annotated[bool, typer.Option("--allow-truncated")] = False,
     require_sufficient: Annotated[
         bool, typer.Option("--require-sufficient", help="Exit 2 when the estimator does not pass.")
@@ -114,6 +115,7 @@ def adaptive_pack_command(
             node_step=node_step,
             min_coverage_bps=min_coverage_bps,
             min_evidence=min_evidence,
+            min_top_files=min_top_files,
             allow_truncated=allow_truncated,
             format=fmt,
             tokenizer=tokenizer,

@@ -32,6 +32,7 @@ from prooftext.adaptive.ladder import (
     DEFAULT_MIN_EVIDENCE,
     DEFAULT_MIN_NODES,
     DEFAULT_MIN_TOKENS,
+    DEFAULT_MIN_TOP_FILES,
     DEFAULT_NODE_STEP,
     DEFAULT_TOKEN_STEP,
 )
@@ -163,6 +164,7 @@ class SweConfig:
     adaptive_node_step: int = DEFAULT_NODE_STEP
     adaptive_min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS
     adaptive_min_evidence: int = DEFAULT_MIN_EVIDENCE
+    adaptive_min_top_files: int = DEFAULT_MIN_TOP_FILES
 
     def arm_parameters(self) -> dict[str, dict[str, Any]]:
         common = {"budget": self.budget, "tokenizer": self.tokenizer}
@@ -191,6 +193,7 @@ class SweConfig:
                 "node_step": self.adaptive_node_step,
                 "min_coverage_bps": self.adaptive_min_coverage_bps,
                 "min_evidence": self.adaptive_min_evidence,
+                "min_top_files": self.adaptive_min_top_files,
                 "format": DEFAULT_FORMAT,
             },
         }
@@ -367,6 +370,7 @@ def _arm_adaptive(ctx: _TaskContext) -> dict[str, Any]:
         node_step=cfg.adaptive_node_step,
         min_coverage_bps=cfg.adaptive_min_coverage_bps,
         min_evidence=cfg.adaptive_min_evidence,
+        min_top_files=cfg.adaptive_min_top_files,
         tokenizer=cfg.tokenizer,
         refresh=False,
     )

@@ -1,0 +1,118 @@
+"""The estimator's declared ranking condition: the best-ranked files must be quoted (estimator v2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import prooftext
+from helpers import write_tree
+from prooftext.adaptive.compile import unquoted
+from prooftext.adaptive.estimator import COND_TOP_FILES, ESTIMATOR_VERSION, Thresholds, estimate
+from prooftext.adaptive.ladder import DEFAULT_MIN_TOP_FILES
+
+QUERY = "gauge calibration drift offset"
+SLACK = 32
+"""Tokens above a one-block packet's count: room for round-to-round label differences, not a second block."""
+V1_CONDITIONS = {
+    "term_coverage_below_threshold",
+    "evidence_count_below_minimum",
+    "truncated_evidence_present",
+}
+
+
+def _module(name: str) -> str:
+    body = "".join(f"    reading_{i} = gauge.calibration(drift={i}, offset={i} * step)\n" for i in range(25))
+    return f"def calibrate_{name}(gauge, step):\n{body}    return reading_0\n"
+
+
+def _three_files(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "repo", {f"gauges/{n}.py": _module(n) for n in ("alpha", "beta", "gamma")})
+
+
+def _climb(root: Path, top_files: int) -> prooftext.AdaptiveResult:
+    with prooftext.open(root) as index:
+        one_block = index.pack(QUERY, max_nodes=1, max_tokens=8000).prompt_tokens.count + SLACK
+        return index.adaptive_pack(
+            QUERY,
+            min_tokens=one_block,
+            token_step=one_block // 2,
+            max_tokens=one_block * 4,
+            min_nodes=1,
+            node_step=1,
+            max_nodes=8,
+            min_evidence=1,
+            min_top_files=top_files,
+        )
+
+
+def test_an_unquoted_top_ranked_file_holds_the_climb_until_a_rung_quotes_it(tmp_path: Path) -> None:
+    """Requirement: prooftext.estimator.top-files"""
+    root = _three_files(tmp_path)
+    result = _climb(root, top_files=3)
+    first, last = result.rounds[0], result.rounds[-1]
+    assert len(first.packet.evidence) == 1 and first.estimate.term_coverage_bps == 10_000
+    assert first.estimate.failed_conditions == (COND_TOP_FILES,)
+    assert len(first.estimate.top_files) == 3 and len(first.estimate.unquoted_top_files) == 2
+    assert result.stop_reason == "estimated_sufficient" and result.selected_round == len(result.rounds)
+    assert {e.path for e in last.packet.evidence} == set(last.estimate.top_files)
+    assert last.estimate.unquoted_top_files == ()
+
+
+def test_without_the_condition_the_same_climb_stops_at_the_first_rung(tmp_path: Path) -> None:
+    """Requirement: prooftext.estimator.v1-when-zero"""
+    result = _climb(_three_files(tmp_path), top_files=0)
+    assert result.selected_round == 1 and result.stop_reason == "estimated_sufficient"
+    assert result.rounds[0].estimate.top_files == ()
+
+
+def test_the_estimator_and_its_thresholds_are_declared_in_the_result(sample_repo: Path) -> None:
+    """Requirement: prooftext.estimator.declared"""
+    with prooftext.open(sample_repo) as index:
+        data = index.adaptive_pack("separability_matrix of a compound model").to_dict()
+    assert data["estimator"]["version"] == ESTIMATOR_VERSION == 2
+    assert data["estimator"]["min_top_files"] == data["request"]["min_top_files"] == DEFAULT_MIN_TOP_FILES
+    for rnd in data["rounds"]:
+        assert set(rnd["estimate"]["unquoted_top_files"]) <= set(rnd["estimate"]["top_files"])
+
+
+def _packet(quoted: list[str], excluded: list[tuple[str, str]]) -> Any:
+    return SimpleNamespace(
+        evidence=[SimpleNamespace(path=p) for p in quoted],
+        excluded=[{"path": p, "reason": r} for p, r in excluded],
+    )
+
+
+def test_only_a_file_waiting_on_a_ceiling_counts_as_unquoted() -> None:
+    packet = _packet(
+        ["a.py"],
+        [
+            ("b.py", "source_drift"),
+            ("c.py", "over_budget"),
+            ("d.py", "node_ceiling"),
+            ("e.py", "over_clearance"),
+        ],
+    )
+    assert unquoted(packet, ("a.py", "b.py", "c.py", "d.py", "e.py")) == ("c.py", "d.py")
+    assert unquoted(packet, ()) == ()
+
+
+texts = st.lists(st.text(alphabet="abc xyz", max_size=12), max_size=4)
+
+
+@given(texts, st.integers(0, 10_000), st.integers(1, 3), st.booleans(), st.integers(0, 2))
+def test_with_no_unquoted_top_file_the_decision_is_v1s(
+    evidence: list[str], bps: int, min_evidence: int, require: bool, truncated: int
+) -> None:
+    """Requirement: prooftext.estimator.v1-when-zero"""
+    v2 = estimate("abc xyz", evidence, truncated, Thresholds(bps, min_evidence, require, 4), None, ("f.py",))
+    v1 = estimate("abc xyz", evidence, truncated, Thresholds(bps, min_evidence, require))
+    assert v2.failed_conditions == v1.failed_conditions and set(v1.failed_conditions) <= V1_CONDITIONS
+    held = estimate(
+        "abc xyz", evidence, truncated, Thresholds(bps, min_evidence, require, 4), None, ("f.py",), ("f.py",)
+    )
+    assert held.failed_conditions == (*v1.failed_conditions, COND_TOP_FILES) and not held.estimated_sufficient
