@@ -5,8 +5,8 @@ measured only against the selected evidence blocks, never the packet header that
 The result is named ``estimated_sufficient``: a routing heuristic, not a claim of quality or completeness.
 
 Version 2 adds one declared condition to the three of §5: the packet quotes each of the ranking's best
-``min_top_files`` files that a larger rung could still quote (a file whose candidates were all excluded for
-other reasons, such as policy or source drift, cannot hold the climb). Term coverage alone passes on a
+``min_top_files`` files whose excerpts were left out by this round's ceilings (a file whose candidates were
+all excluded for other reasons, such as policy or source drift, cannot hold the climb). Term coverage alone passes on a
 packet that repeats the query's words from the first files it reached; the ranking already knows which
 files it holds for the strongest evidence, and a packet missing one of them is estimated short. On the
 development split (181 tasks, 8k ceiling) the condition raised the adaptive packet's gold-line recall from
