@@ -87,6 +87,10 @@ def test_the_summary_counts_the_nodes_a_joined_excerpt_quotes(
         (["adaptive-pack", "x1", "--root", "{root}", "--token-step", "0", "--json"], "value_out_of_range"),
         (["adaptive-pack", "x1", "--root", "{root}", "--min-evidence", "99", "--json"], "value_out_of_range"),
         (
+            ["adaptive-pack", "x1", "--root", "{root}", "--min-top-files", "-1", "--json"],
+            "value_out_of_range",
+        ),
+        (
             ["adaptive-pack", "x1", "--root", "{root}", "--min-coverage-bps", "10001", "--json"],
             "value_out_of_range",
         ),

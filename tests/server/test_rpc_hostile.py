@@ -140,6 +140,13 @@ WRONG_PARAMS: list[tuple[str, str, Any, str, str]] = [
     ("negative budget", "context.pack", {"query": "x", "max_tokens": -1}, "max_tokens", "value_out_of_range"),
     ("zero budget", "context.adaptive", {"query": "x", "max_tokens": 0}, "max_tokens", "value_out_of_range"),
     (
+        "too many top files",
+        "context.adaptive",
+        {"query": "x", "min_top_files": 65},
+        "min_top_files",
+        "value_out_of_range",
+    ),
+    (
         "array where a list of strings",
         "context.pack",
         {"query": "x", "required": [1]},
