@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prooftext.adaptive.ladder import (
+    DEFAULT_MIN_NODES,
     MAX_TOP_FILES,
     AdaptiveRequest,
     first_rung,
@@ -93,8 +94,14 @@ def test_a_kernel_above_max_tokens_is_a_token_budget_error() -> None:
 
 def test_the_first_rung_is_raised_to_the_kernel_and_says_so() -> None:
     """Requirement: sacp.ladder.first-rung-raised"""
-    assert first_rung(AdaptiveRequest(query="x1", min_tokens=100), kernel_tokens=300) == (300, 8, True)
-    assert first_rung(AdaptiveRequest(query="x1", min_tokens=400), kernel_tokens=300) == (400, 8, False)
+    nodes = DEFAULT_MIN_NODES
+    assert first_rung(AdaptiveRequest(query="x1", min_tokens=100), kernel_tokens=300) == (300, nodes, True)
+    assert first_rung(AdaptiveRequest(query="x1", min_tokens=400), kernel_tokens=300) == (400, nodes, False)
+
+
+def test_the_default_token_and_node_ladders_reach_their_maximums_on_the_same_rung() -> None:
+    rungs = ladder(AdaptiveRequest(query="x1"), kernel_tokens=0)
+    assert rungs == [(2000, 16), (4000, 32), (6000, 48), (8000, 64)]
 
 
 def test_next_rung_caps_at_the_maximums() -> None:
