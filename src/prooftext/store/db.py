@@ -42,13 +42,26 @@ def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
             path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
         )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        _enable_wal(conn, root)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn)
     except sqlite3.DatabaseError as exc:
         raise _translate(exc, path) from None
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection, root: Path) -> None:
+    """Switch a new store to WAL under the writer lock.
+
+    The switch needs an exclusive lock, and when two connections attempt it on the same new file at once,
+    SQLite answers one of them ``database is locked`` at once (deadlock avoidance bypasses the busy
+    timeout). Only a store not yet in WAL mode takes the lock, so opening an existing store never waits on
+    a writer."""
+    if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return
+    with writer_lock(root):
+        conn.execute("PRAGMA journal_mode = WAL")
 
 
 def _translate(exc: sqlite3.Error, path: Path) -> StoreError:
