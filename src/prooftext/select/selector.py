@@ -316,9 +316,9 @@ def _near(cand: Candidate, ranges: list[tuple[int, int]]) -> bool:
     return any(_gap(start, end, cand) <= JOIN_GAP_LINES for start, end in ranges)
 
 
-def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_from: int) -> Choice | None:
+def _join(sel: Selection, cand: Candidate, cost: CostFn, optional_from: int) -> Choice | None:
     """Join ``cand`` with the optional excerpts of its file near it, if one block costs no more than
-    ``cand``'s own block plus theirs and the difference fits ``room``. The joined block keeps the place
+    ``cand``'s own block plus theirs and the difference fits the selection's room. The joined block keeps the place
     (and the primary node) of the earliest of them."""
     near = [
         i
@@ -334,7 +334,7 @@ def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_fro
     end = max(cand.end_line, *(sel.chosen[i].end_line for i in near))
     joined_cost = cost(replace(cand, start_line=start, end_line=end), start, end)
     apart = sum(sel.chosen[i].cost for i in near)
-    if joined_cost > apart + cost(cand, cand.start_line, cand.end_line) or joined_cost - apart > room:
+    if joined_cost > apart + cost(cand, cand.start_line, cand.end_line) or joined_cost - apart > sel.room:
         return None
     first = sel.chosen[near[0]]
     members = [m for i in near for m in (sel.chosen[i].candidate, *sel.chosen[i].joined)][1:]
@@ -348,20 +348,15 @@ def _join(sel: Selection, cand: Candidate, room: int, cost: CostFn, optional_fro
 
 
 def _place(
-    sel: Selection,
-    cand: Candidate,
-    room: int,
-    cost: CostFn,
-    taken: dict[str, list[tuple[int, int]]],
-    optional_from: int,
+    sel: Selection, cand: Candidate, cost: CostFn, taken: dict[str, list[tuple[int, int]]], optional_from: int
 ) -> Choice | None:
-    """Take ``cand`` into ``room``: joined with a neighbour when that is cheaper, else as its own block
+    """Take ``cand`` into the selection's room: joined with a neighbour when that is cheaper, else as its own block
     (or its longest fitting prefix, when the query allows truncation). Returns the block it went into."""
     if _near(cand, taken.get(cand.path, [])):
-        block = _join(sel, cand, room, cost, optional_from)
+        block = _join(sel, cand, cost, optional_from)
         if block is not None:
             return block
-    choice = _fit(cand, room, cost, sel.query.allow_truncated)
+    choice = _fit(cand, sel.room, cost, sel.query.allow_truncated)
     if choice is not None:
         sel.take(choice)
     return choice
@@ -429,7 +424,7 @@ def fill(
             _exclude(sel, cand, REASON_DUPLICATE)
             sel.excluded[-1]["same_as"] = twin
             continue
-        block = None if reason else _place(sel, cand, sel.room, cost, taken, len(required))
+        block = None if reason else _place(sel, cand, cost, taken, len(required))
         if block is None:
             reason = reason or REASON_OVER_BUDGET
             _exclude(sel, cand, reason)
