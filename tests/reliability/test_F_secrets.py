@@ -292,9 +292,12 @@ EXAMPLE_LINES = {
     "docs/forms.rst": "password = PasswordField('New Password', [\n",
     "docs/tests.rst": "data={'username': username, 'password': password}\n",
     "scripts/release.py": 'url = f"https://{token}:x-oauth-basic@github.com/{SLUG}.git"\n',
+    "tests/test_data.py": 'url = "ftp://anonymous:data%40observatory.org@ftp.observatory.org/pub/finals.daily"\n',
+    "tests/test_mirror.py": 'url = "ftp://FTP:guest@ftp.observatory.org/pub/"\n',
 }
 """Lines of real repositories (docs, docstrings, release scripts) that name a credential without holding
-one: prose in quotes, a call or a lookup, a name closing a literal, a URL whose user part is a template."""
+one: prose in quotes, a call or a lookup, a name closing a literal, a URL whose user part is a template, an
+anonymous FTP login (RFC 1635: the password is an e-mail address by convention)."""
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLE_LINES))

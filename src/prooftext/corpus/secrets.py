@@ -336,8 +336,10 @@ RULES: tuple[Rule, ...] = (
         "url-credentials",
         "password inside a URL",
         # A user part that is a template (``https://{token}:x-oauth-basic@host``) is filled in elsewhere.
+        # Anonymous FTP (RFC 1635) logs in as ``anonymous`` or ``ftp`` with an e-mail address by convention.
         re.compile(
-            r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?![{$%<])[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"
+            r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?![{$%<])(?!(?i:anonymous|ftp):)"
+            r"[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"
         ),
         1,
         _url_password,
