@@ -14,7 +14,7 @@ import pytest
 
 import prooftext
 from prooftext.errors import StoreCorruptError, StoreSchemaError
-from prooftext.store import db
+from prooftext.store import db, refresh
 from prooftext.store.schema import SCHEMA_VERSION
 
 
@@ -55,6 +55,35 @@ def test_only_the_changed_file_is_reextracted_and_deleted_files_are_removed(samp
         nodes = index.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
     assert "kebab" in names and "slugify" not in names
     assert fts == nodes
+
+
+def test_a_new_label_rule_relabels_files_that_did_not_change(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    (sample_repo / "prooftext.toml").write_text(
+        '[[labels]]\nglob = "docs/**"\nsensitivity = "owner-private"\n'
+    )
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_unchanged) == (6, 0)
+    with prooftext.open(sample_repo) as index:
+        row = index.conn.execute("SELECT sensitivity FROM files WHERE path = 'docs/guide.md'").fetchone()
+    assert row[0] == "owner-private"
+    again = _indexed(sample_repo)
+    assert (again.files_indexed, again.files_unchanged) == (0, 6)
+
+
+def test_a_store_read_under_earlier_rules_reads_every_file_once_more(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _indexed(sample_repo)
+    monkeypatch.setattr(refresh, "READING_REVISION", refresh.READING_REVISION + 1)
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_unchanged, report.files_removed) == (5, 0, 0)
+    with prooftext.open(sample_repo) as index:
+        files = index.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        fts = index.conn.execute("SELECT count(*) FROM nodes_fts").fetchone()[0]
+        nodes = index.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    assert (files, fts) == (5, nodes)
+    assert _indexed(sample_repo).files_unchanged == 5
 
 
 def test_status_counts_changes_since_the_last_index_without_reading(sample_repo: Path) -> None:

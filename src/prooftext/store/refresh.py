@@ -1,23 +1,30 @@
 """Incremental refresh of the index store.
 
-Unchanged files are skipped by (size, mtime_ns, inode); changed files are re-read, re-hashed and, when their
-digest changed, re-extracted; deleted files are removed. Every file is written in its own batch transaction,
-so a run killed at any point leaves a store that the next run completes: a file row is only ever present
-together with all of its nodes.
+Unchanged files are skipped by (size, mtime_ns, inode); changed files are re-read, re-hashed and
+re-extracted; deleted files are removed. Every file is written in its own batch transaction, so a run killed
+at any point leaves a store that the next run completes: a file row is only ever present together with all
+of its nodes.
+
+What a file's row says also depends on how it was read (the configuration's labels and secret policy, this
+version's scan and extraction rules). The store keeps a digest of those, its *reading key*; when it differs,
+every file is read again, so a new label rule or secret rule never leaves an unchanged file with the old
+decision (a file newly labelled ``owner-private`` must not stay in packets at the old clearance).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from prooftext import canonical
+from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
 from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, SourceFile, WalkResult
@@ -42,6 +49,13 @@ MAX_REFERENCE_FANOUT = 20
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
+
+READING_REVISION = 2
+"""Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
+written under the previous rules are read again (2: an anonymous FTP login is not a credential)."""
+
+READING_KEY = "reading"
+"""The meta key of the store's reading key (see :func:`reading_key`)."""
 
 GENERATION_START_BITS = 48
 """Width of the random first generation of a new store (later refreshes count up from it)."""
@@ -104,13 +118,22 @@ class Plan:
     directories: list[str] = field(default_factory=list)
 
 
+def reading_key(config: CorpusConfig) -> str:
+    """The SHA-256 of everything besides a file's bytes that decides its row: the configuration, this
+    version and :data:`READING_REVISION`."""
+    rules = {"version": __version__, "revision": READING_REVISION, "config": asdict(config)}
+    return hashlib.sha256(canonical.encode(rules)).hexdigest()
+
+
 def plan(
     conn: sqlite3.Connection, root: Path, config: CorpusConfig, walked: WalkResult | None = None
 ) -> Plan:
-    """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store."""
+    """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store.
+    A store read under another reading key has nothing unchanged: every file is read again."""
     result = walk(root, config) if walked is None else walked
-    known = load_known(conn)
-    known_excluded = load_known_excluded(conn)
+    current = read_meta(conn, READING_KEY) == reading_key(config)
+    known = load_known(conn) if current else {}
+    known_excluded = load_known_excluded(conn) if current else {}
     to_read: list[FileStat] = []
     unchanged: list[str] = []
     unchanged_excluded: list[str] = []
@@ -125,7 +148,7 @@ def plan(
             continue
         to_read.append(stat)
     seen = {s.path for s in result.stats}
-    removed = sorted(p for p in known if p not in seen)
+    removed = sorted(p for p in load_known(conn) if p not in seen)
     return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories)
 
 
@@ -373,8 +396,11 @@ def refresh(
     started = time.perf_counter_ns()
     report = RefreshReport()
     with writer_lock(root):
-        work = plan(conn, root, config, None if walker is None else walker())
         known = load_known(conn)
+        if not known and not load_known_excluded(conn):
+            # An empty store holds no earlier reading: the files a killed run commits are read under this key.
+            _write_meta(conn, {READING_KEY: reading_key(config)})
+        work = plan(conn, root, config, None if walker is None else walker())
         total = len(work.to_read)
         done = 0
         batch: list[Loaded] = []
@@ -460,4 +486,4 @@ def _finish(
     elif changed:
         generation += 1
     meta = {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes}
-    _write_meta(conn, {**meta, "generation": generation})
+    _write_meta(conn, {**meta, "generation": generation, READING_KEY: reading_key(config)})
