@@ -131,8 +131,9 @@ def plan(
     """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store.
     A store read under another reading key has nothing unchanged: every file is read again."""
     result = walk(root, config) if walked is None else walked
+    stored = load_known(conn)
     current = read_meta(conn, READING_KEY) == reading_key(config)
-    known = load_known(conn) if current else {}
+    known = stored if current else {}
     known_excluded = load_known_excluded(conn) if current else {}
     to_read: list[FileStat] = []
     unchanged: list[str] = []
@@ -148,7 +149,7 @@ def plan(
             continue
         to_read.append(stat)
     seen = {s.path for s in result.stats}
-    removed = sorted(p for p in load_known(conn) if p not in seen)
+    removed = sorted(p for p in stored if p not in seen)
     return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories)
 
 
