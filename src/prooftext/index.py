@@ -22,7 +22,7 @@ from prooftext.adaptive.ladder import (
     DEFAULT_TOKEN_STEP,
     AdaptiveRequest,
 )
-from prooftext.corpus.config import CorpusConfig, load_config
+from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
 from prooftext.corpus.model import WalkResult
 from prooftext.corpus.walk import patch, walk
 from prooftext.corpus.watch import DirectoryWatcher
@@ -80,6 +80,8 @@ class Index:
 
     def __init__(self, root: Path | str, config: CorpusConfig | None = None) -> None:
         self.root = resolve_root(root)
+        self._given_config = config is not None
+        self._config_stamp = None if config is not None else config_stamp(self.root)
         self.config = config if config is not None else load_config(self.root)
         self._local = threading.local()
         self._write_lock = threading.Lock()
@@ -106,7 +108,22 @@ class Index:
 
         ``count_edges`` also counts every resolved edge (identifier references included) for the report."""
         with self._write_lock:
+            self._follow_config()
             return refresh(self._writer, self.root, self.config, progress, count_edges, self._walk)
+
+    def _follow_config(self) -> None:
+        """Reload ``prooftext.toml`` when it changed since it was read (a handle given a configuration keeps
+        it): a long-lived handle must apply a new label rule as a new process would. A bad edit raises
+        :class:`~prooftext.errors.ConfigError` here and on every call until it is mended."""
+        if self._given_config:
+            return
+        stamp = config_stamp(self.root)
+        if stamp == self._config_stamp:
+            return
+        self.config = load_config(self.root)
+        self._config_stamp = stamp
+        self._walked = None
+        self._trusted = None
 
     def watch(self) -> bool:
         """Learn of changes from the kernel instead of a walk per :meth:`status` (for long-lived handles).
@@ -153,6 +170,7 @@ class Index:
         """Changes on disk since the last refresh, from stat data; with :meth:`watch`, the tree is walked
         only when the kernel reported an event since the last walk, and compared with the store only when
         that walk or the store's generation (a refresh by any process) moved."""
+        self._follow_config()
         watcher = self._watcher
         epoch = (
             (watcher.epoch(), read_meta(self.conn, "generation"))

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.errors import StoreCorruptError, StoreSchemaError
+from prooftext.corpus.config import CorpusConfig
+from prooftext.errors import ConfigError, StoreCorruptError, StoreSchemaError
 from prooftext.store import db, refresh
 from prooftext.store.schema import SCHEMA_VERSION
 
@@ -65,10 +66,37 @@ def test_a_new_label_rule_relabels_files_that_did_not_change(sample_repo: Path) 
     report = _indexed(sample_repo)
     assert (report.files_indexed, report.files_unchanged) == (6, 0)
     with prooftext.open(sample_repo) as index:
-        row = index.conn.execute("SELECT sensitivity FROM files WHERE path = 'docs/guide.md'").fetchone()
-    assert row[0] == "owner-private"
+        assert _sensitivity(index, "docs/guide.md") == "owner-private"
     again = _indexed(sample_repo)
     assert (again.files_indexed, again.files_unchanged) == (0, 6)
+
+
+OWNER_PRIVATE_DOCS = '[[labels]]\nglob = "docs/**"\nsensitivity = "owner-private"\n'
+
+
+def _sensitivity(index: prooftext.Index, path: str) -> str:
+    return str(index.conn.execute("SELECT sensitivity FROM files WHERE path = ?", (path,)).fetchone()[0])
+
+
+def test_a_long_lived_handle_follows_an_edit_of_the_configuration(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        (sample_repo / "prooftext.toml").write_text(OWNER_PRIVATE_DOCS)
+        status = index.status()
+        assert (status.changed, status.added, status.unchanged) == (5, 1, 0)
+        index.refresh()
+        assert _sensitivity(index, "docs/guide.md") == "owner-private"
+        (sample_repo / "prooftext.toml").write_text('[scan]\nsecrets = "shred"\n')
+        with pytest.raises(ConfigError):
+            index.refresh()
+
+
+def test_a_handle_given_a_configuration_keeps_it(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo, config=CorpusConfig()) as index:
+        index.refresh()
+        (sample_repo / "prooftext.toml").write_text(OWNER_PRIVATE_DOCS)
+        index.refresh()
+        assert _sensitivity(index, "docs/guide.md") == "repository-private"
 
 
 def test_a_store_read_under_earlier_rules_reads_every_file_once_more(

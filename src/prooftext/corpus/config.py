@@ -202,6 +202,19 @@ def _parse(data: bytes) -> dict[str, Any]:
         raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}", file=CONFIG_FILE) from None
 
 
+ConfigStamp = tuple[int, int, int] | None
+"""(size, mtime_ns, inode) of ``ROOT/prooftext.toml``, or None when there is none."""
+
+
+def config_stamp(root: Path) -> ConfigStamp:
+    """What a long-lived handle compares to notice an edit of the configuration (stat data, no read)."""
+    try:
+        st = os.stat(Path(root) / CONFIG_FILE, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def load_config(root: Path) -> CorpusConfig:
     """The configuration in ``ROOT/prooftext.toml``, or the defaults when the file does not exist."""
     data = _config_bytes(Path(root))
