@@ -10,7 +10,6 @@ from prooftext.select.terms import (
     WEIGHT_TRACEBACK,
     analyze,
     lexical_terms,
-    local_names,
     phrases,
     subject_terms,
 )
@@ -98,48 +97,3 @@ def test_the_first_line_of_a_query_of_several_lines_is_its_subject() -> None:
 
 def test_a_query_of_one_line_has_no_subject_apart_from_itself() -> None:
     assert subject_terms("cse() has strange behaviour for MatrixSymbol indexing") == []
-
-
-SNIPPET = """Printing a symbol ending with a number fails
-```
-import sympy as sp
-x2, y, z = sp.symbols('x2 y z')
->>> expr = x2*z + x2**3
-for term in expr.args:
-    with open('out.html', 'w') as handle:
-        handle.write(sp.mathml(term))
-```
-"""
-
-
-def test_variables_the_querys_code_binds_are_neither_searched_nor_matched_as_identifiers() -> None:
-    analysis = analyze(SNIPPET)
-    assert set(analysis.local) == {"sp", "x2", "y", "z", "expr", "term", "handle"}
-    for name in ("x2", "expr", "handle"):
-        assert name not in analysis.terms and name not in analysis.identifiers
-    assert {"symbols", "mathml", "printing"} <= set(analysis.terms)
-    assert "mathml" in analysis.identifiers
-
-
-def test_a_term_the_query_also_spells_as_something_else_is_kept() -> None:
-    analysis = analyze("Sessions lose headers\nsession = requests.Session()\nsession.get(url)\n")
-    assert "session" in analysis.terms
-    assert "Session" in analysis.identifiers and "session" not in analysis.identifiers
-
-
-def test_a_test_runners_dump_of_local_values_binds_nothing() -> None:
-    text = (
-        "capfd = <_pytest.capture.CaptureFixture object at 0x7f9bd55e4d00>\nout, err = capfd.readouterr()\n"
-    )
-    assert local_names(text) == {"out", "err"}
-    assert "capfd" in analyze(text).identifiers
-
-
-def test_functions_and_classes_the_query_defines_are_still_evidence() -> None:
-    analysis = analyze("Add Indexed support\n```\ndef _print_Indexed(self, expr):\n    return expr\n```\n")
-    assert "_print_Indexed" in analysis.identifiers
-    assert analysis.local == ()
-
-
-def test_a_comparison_is_not_an_assignment() -> None:
-    assert local_names("if result == expected:\n    pass\n") == set()

@@ -686,7 +686,6 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
         "fts_terms": terms,
         "phrase_runs": [" ".join(run) for run in analysis.phrases],
         "subject_terms": list(analysis.subject),
-        "local_names": list(analysis.local),
         "signals": list(SIGNALS),
         "constants": {
             "fts_weights_milli": [int(w * 1000) for w in FTS_WEIGHTS],

@@ -246,9 +246,6 @@ class QueryAnalysis:
     """Literal word runs the query quotes (error messages, quoted strings, traceback source lines)."""
     subject: tuple[str, ...] = ()
     """Search terms of the first line of a query of several lines: its subject (an issue's title)."""
-    local: tuple[str, ...] = ()
-    """Variables the query's own code binds, neither searched nor matched as identifiers (see
-    :func:`local_names`)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -258,7 +255,6 @@ class QueryAnalysis:
             "modules": list(self.modules),
             "phrases": [" ".join(words) for words in self.phrases],
             "subject": list(self.subject),
-            "local": list(self.local),
         }
 
 
@@ -346,50 +342,13 @@ def subject_terms(text: str) -> list[str]:
     return search_terms(lines[0]) if len(lines) > 1 else []
 
 
-_ASSIGNED = re.compile(
-    r"^[ \t]*(?:>>>[ \t]*|\.\.\.[ \t]*)?([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=(?![=<]|[ \t]+<)",
-    re.M,
-)
-"""A line of the query's code that assigns to plain names (``x2, y, z = symbols(...)``, ``>>> expr = ...``).
-``name = <repr object at 0x…>`` is a test runner's dump of local values, whose names are often the
-library's own (fixtures), so it binds nothing."""
-_BOUND = re.compile(
-    r"\bfor[ \t]+([A-Za-z_]\w*)[ \t]+in\b|\bwith\b[^\n]*\bas[ \t]+([A-Za-z_]\w*)[ \t]*:"
-    r"|\bimport[ \t]+[\w.]+[ \t]+as[ \t]+([A-Za-z_]\w*)"
-)
-"""Loop variables, ``with … as name:`` and ``import module as name``."""
-
-
-def local_names(text: str) -> set[str]:
-    """Variables the query's own code binds: assignment targets, loop variables and ``as`` names.
-
-    A user's ``x2, y, z = symbols('x2 y z')`` or ``out, err = capfd.readouterr()`` names nothing in the
-    repository, yet as rare words they would take places among the searched terms and match unrelated
-    code. Functions and classes the query defines are not included: an issue often shows the method it
-    wants (``def _print_Indexed(self, expr)``) or a copy of a repository's test."""
-    out: set[str] = set()
-    for group in _ASSIGNED.findall(text):
-        out.update(name.strip() for name in group.split(","))
-    out.update(name for names in _BOUND.findall(text) for name in names if name)
-    return out
-
-
 def analyze(text: str) -> QueryAnalysis:
-    """Everything the selector reads from a query text.
-
-    Identifiers spelled exactly as a local variable are dropped, and so are search terms whose every
-    spelling in the text is one: ``session = requests.Session()`` keeps the term ``session``."""
-    local = local_names(text)
-    spellings: dict[str, set[str]] = {}
-    for word in _SEARCH_WORD.findall(text):
-        spellings.setdefault(word.lower(), set()).add(word)
-    dropped = {term for term, spelled in spellings.items() if spelled <= local}
+    """Everything the selector reads from a query text."""
     return QueryAnalysis(
-        terms=tuple(t for t in search_terms(text) if t not in dropped),
-        identifiers={k: v for k, v in _identifiers(text).items() if k not in local},
+        terms=tuple(search_terms(text)),
+        identifiers=_identifiers(text),
         paths=tuple(_paths(text)),
         modules=tuple(_modules(text)),
         phrases=tuple(phrases(text)),
         subject=tuple(subject_terms(text)),
-        local=tuple(sorted(local)),
     )
