@@ -11,7 +11,10 @@ tree, since indexing uses a process pool.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -36,22 +39,71 @@ UnitFn = Callable[[U, Emit], int]
 
 _SINK: Any = None
 """In a pool worker: the queue rows are sent back on."""
+_PARENT: int | None = None
+"""In a pool worker: the process that started the pool."""
+EXIT_ORPHANED = 3
+"""Exit status of a pool worker that found its parent gone (see :func:`_watch_parent`)."""
+ORPHAN_POLL_S = 1.0
+"""How often a pool worker checks that the process that started it is still there."""
 
 
-def _install_sink(sink: Any) -> None:
+def _install_sink(sink: Any, parent: int | None = None) -> None:
     """Pool worker initializer: the row queue, and fork for any pool the unit starts (index refresh).
 
     A spawned worker would otherwise spawn its own pools too: fresh interpreters that re-import prooftext
     from disk, which costs seconds per refresh and breaks if the source changes during a long run.
     """
-    global _SINK
+    global _SINK, _PARENT
     _SINK = sink
+    _PARENT = parent
+    if parent is not None:
+        _watch_parent(parent)
+        os.register_at_fork(before=_note_forker, after_in_child=_watch_forker)
     if NESTED_START_METHOD in multiprocessing.get_all_start_methods():
         multiprocessing.set_start_method(NESTED_START_METHOD, force=True)
 
 
+def _watch_parent(parent: int) -> None:
+    """End this process when ``parent``, the process that started it, is gone.
+
+    A killed evaluation's pool workers would otherwise live on: busy ones go through their unit, checking out
+    commits in work trees a new run may already use; idle ones wait forever on a queue that every worker
+    holds open. The expected parent is passed in, not read at start: a worker still starting when its parent
+    was killed must not take its new parent (init) for the one to watch. The indexing pools a worker forks
+    get their own watch. Leaving at any point is safe: a refresh killed mid-run is completed by the next one
+    (see :mod:`prooftext.store.refresh`)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_POLL_S)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="prooftext-parent-watch", daemon=True).start()
+
+
+_FORKER: int = 0
+"""In a pool worker about to fork: its own pid, which the forked child watches."""
+
+
+def _note_forker() -> None:
+    global _FORKER
+    _FORKER = os.getpid()
+
+
+def _watch_forker() -> None:
+    _watch_parent(_FORKER)
+
+
+def _emit(row: Row) -> None:
+    """Send a row to the parent; a worker whose parent is gone stops here at once (its watch would stop it
+    within :data:`ORPHAN_POLL_S`)."""
+    if _PARENT is not None and os.getppid() != _PARENT:
+        os._exit(EXIT_ORPHANED)
+    _SINK.put(row)
+
+
 def _pool_unit(fn: UnitFn[U], unit: U) -> int:
-    return fn(unit, _SINK.put)
+    return fn(unit, _emit)
 
 
 def _collect_unit(fn: UnitFn[U], unit: U) -> list[Row]:
@@ -102,7 +154,7 @@ def _run_pool(fn: UnitFn[U], units: Sequence[U], on_row: Emit, workers: int) -> 
         max_workers=min(workers, len(units)),
         mp_context=context,
         initializer=_install_sink,
-        initargs=(sink,),
+        initargs=(sink, os.getpid()),
     ) as pool:
         futures: list[Future[int]] = [pool.submit(_pool_unit, fn, unit) for unit in units]
         while not all(f.done() for f in futures):
