@@ -13,13 +13,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
-import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from prooftext.errors import ConfigError, ProoftextError, RequestError
+from prooftext.workers import EXIT_ORPHANED, orphaned, watch_parent
 
 EXECUTOR_PROCESS = "process"
 EXECUTOR_DASK = "dask"
@@ -41,14 +40,11 @@ _SINK: Any = None
 """In a pool worker: the queue rows are sent back on."""
 _PARENT: int | None = None
 """In a pool worker: the process that started the pool."""
-EXIT_ORPHANED = 3
-"""Exit status of a pool worker that found its parent gone (see :func:`_watch_parent`)."""
-ORPHAN_POLL_S = 1.0
-"""How often a pool worker checks that the process that started it is still there."""
 
 
-def _install_sink(sink: Any, parent: int | None = None) -> None:
-    """Pool worker initializer: the row queue, and fork for any pool the unit starts (index refresh).
+def _install_sink(sink: Any, parent: int) -> None:
+    """Pool worker initializer: the row queue, a watch on ``parent`` (see :mod:`prooftext.workers`), and fork
+    for any pool the unit starts (index refresh).
 
     A spawned worker would otherwise spawn its own pools too: fresh interpreters that re-import prooftext
     from disk, which costs seconds per refresh and breaks if the source changes during a long run.
@@ -56,48 +52,15 @@ def _install_sink(sink: Any, parent: int | None = None) -> None:
     global _SINK, _PARENT
     _SINK = sink
     _PARENT = parent
-    if parent is not None:
-        _watch_parent(parent)
-        os.register_at_fork(before=_note_forker, after_in_child=_watch_forker)
+    watch_parent(parent)
     if NESTED_START_METHOD in multiprocessing.get_all_start_methods():
         multiprocessing.set_start_method(NESTED_START_METHOD, force=True)
 
 
-def _watch_parent(parent: int) -> None:
-    """End this process when ``parent``, the process that started it, is gone.
-
-    A killed evaluation's pool workers would otherwise live on: busy ones go through their unit, checking out
-    commits in work trees a new run may already use; idle ones wait forever on a queue that every worker
-    holds open. The expected parent is passed in, not read at start: a worker still starting when its parent
-    was killed must not take its new parent (init) for the one to watch. The indexing pools a worker forks
-    get their own watch. Leaving at any point is safe: a refresh killed mid-run is completed by the next one
-    (see :mod:`prooftext.store.refresh`)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(ORPHAN_POLL_S)
-        os._exit(EXIT_ORPHANED)
-
-    threading.Thread(target=watch, name="prooftext-parent-watch", daemon=True).start()
-
-
-_FORKER: int = 0
-"""In a pool worker about to fork: its own pid, which the forked child watches."""
-
-
-def _note_forker() -> None:
-    global _FORKER
-    _FORKER = os.getpid()
-
-
-def _watch_forker() -> None:
-    _watch_parent(_FORKER)
-
-
 def _emit(row: Row) -> None:
-    """Send a row to the parent; a worker whose parent is gone stops here at once (its watch would stop it
-    within :data:`ORPHAN_POLL_S`)."""
-    if _PARENT is not None and os.getppid() != _PARENT:
+    """Send a row to the parent; a worker whose parent is gone stops here at once (its watch, see
+    :mod:`prooftext.workers`, would stop it within a poll)."""
+    if _PARENT is not None and orphaned(_PARENT):
         os._exit(EXIT_ORPHANED)
     _SINK.put(row)
 

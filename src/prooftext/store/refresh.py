@@ -36,6 +36,7 @@ from prooftext.graph.resolve import PathIndex
 from prooftext.pack.sources import LineText
 from prooftext.store.db import transaction, writer_lock
 from prooftext.store.fts import expand_identifiers, identifier_parts
+from prooftext.workers import watch_parent
 
 BATCH_FILES = 128
 """Files written per transaction: large enough to amortize commits, small enough to lose little on a kill."""
@@ -178,7 +179,7 @@ def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> It
             yield _load(root, stat, config)
         return
     chunk = max(1, len(stats) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
 
 

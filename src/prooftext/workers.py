@@ -1,0 +1,38 @@
+"""Worker processes that end with the process that started them.
+
+A pool worker outlives a parent that is killed (not interrupted): a busy one goes on with its work, an idle
+one waits forever on a queue that every worker holds open. Both pools of prooftext (a refresh reading many
+files, an evaluation running shards) start their workers with :func:`watch_parent`, so a killed
+``prooftext index`` or ``prooftext eval`` leaves no process behind. Ending a worker at any point is safe:
+a refresh killed mid-run is completed by the next one (see :mod:`prooftext.store.refresh`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+EXIT_ORPHANED = 3
+"""Exit status of a worker that found its parent gone."""
+ORPHAN_POLL_S = 1.0
+"""How often a worker checks that the process that started it is still there."""
+
+
+def orphaned(parent: int) -> bool:
+    """Whether ``parent`` is no longer this process's parent (it ended, and the process was re-parented)."""
+    return os.getppid() != parent
+
+
+def watch_parent(parent: int) -> None:
+    """Pool initializer: end this process (:data:`EXIT_ORPHANED`) once ``parent`` is gone.
+
+    The expected parent is passed in rather than read here: a worker still starting when its parent was
+    killed must not take its new parent (init) for the one to watch."""
+
+    def watch() -> None:
+        while not orphaned(parent):
+            time.sleep(ORPHAN_POLL_S)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="prooftext-parent-watch", daemon=True).start()

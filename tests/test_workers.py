@@ -1,0 +1,82 @@
+"""Worker processes end with the process that started them: a killed refresh leaves no pool behind."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+FILES = 60
+"""More files than a refresh reads without its pool (``PARALLEL_MIN_FILES``)."""
+WAIT_S = 60
+"""A bound on waiting for the worker to end (it ends within a poll; the bound keeps a failure finite)."""
+
+REFRESHER = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+
+    import prooftext
+    from prooftext.store import refresh
+
+    folder = Path(sys.argv[1])
+    read = refresh._load
+
+
+    def blocking_load(root, stat, config):
+        if stat.path == "m0.py":
+            with open(folder / "ready", "w") as fifo:
+                fifo.write(str(os.getpid()))
+            with open(folder / "go") as fifo:
+                fifo.read()
+        return read(root, stat, config)
+
+
+    refresh._load = blocking_load
+    with prooftext.open(folder / "tree") as index:
+        index.refresh()
+    """
+)
+
+needs_pool = pytest.mark.skipif(
+    (os.cpu_count() or 1) < 2 or not hasattr(os, "pidfd_open"),
+    reason="needs two cores (a refresh pool) and pidfd_open (to wait on a process that is not a child)",
+)
+
+
+def _ends(pid: int, within_s: float) -> bool:
+    handle = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([handle], [], [], within_s)
+    finally:
+        os.close(handle)
+    return bool(ready)
+
+
+@needs_pool
+def test_a_refresh_pool_worker_ends_when_the_refresh_is_killed(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(FILES):
+        (tree / f"m{i}.py").write_text(f"def function_{i}():\n    return {i}\n")
+    os.mkfifo(tmp_path / "ready")
+    os.mkfifo(tmp_path / "go")
+    script = tmp_path / "refresher.py"
+    script.write_text(REFRESHER)
+    parent = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
+    with open(tmp_path / "ready") as fifo:
+        worker = int(fifo.read())
+    parent.kill()
+    parent.wait()
+    try:
+        # The worker is blocked reading its file; only its watch can end it.
+        assert _ends(worker, WAIT_S), "the orphaned refresh worker is still running"
+    finally:
+        if not _ends(worker, 0):
+            os.kill(worker, signal.SIGKILL)
