@@ -114,6 +114,15 @@ def test_a_store_read_under_earlier_rules_reads_every_file_once_more(
     assert _indexed(sample_repo).files_unchanged == 5
 
 
+def test_a_store_read_with_other_parser_versions_reads_every_file_once_more(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _indexed(sample_repo)
+    upgraded = (*refresh.parser_versions(), ("tree_sitter_python", "99.0.0"))
+    monkeypatch.setattr(refresh, "parser_versions", lambda: upgraded)
+    assert _indexed(sample_repo).files_indexed == 5
+
+
 def test_status_counts_changes_since_the_last_index_without_reading(sample_repo: Path) -> None:
     _indexed(sample_repo)
     (sample_repo / "new.py").write_text("x = 1\n")

@@ -6,9 +6,11 @@ at any point leaves a store that the next run completes: a file row is only ever
 of its nodes.
 
 What a file's row says also depends on how it was read (the configuration's labels and secret policy, this
-version's scan and extraction rules). The store keeps a digest of those, its *reading key*; when it differs,
-every file is read again, so a new label rule or secret rule never leaves an unchanged file with the old
-decision (a file newly labelled ``owner-private`` must not stay in packets at the old clearance).
+version's scan and extraction rules, the installed parsers). The store keeps a digest of those, its *reading
+key*; when it differs, every file is read again, so a new label rule or secret rule never leaves an unchanged
+file with the old decision (a file newly labelled ``owner-private`` must not stay in packets at the old
+clearance). ``tests/store/test_reading_revision.py`` fails when what a store reads changes while
+:data:`READING_REVISION` stays.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 
 from prooftext import canonical
@@ -31,6 +35,7 @@ from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, Sourc
 from prooftext.corpus.read import read_source
 from prooftext.corpus.walk import walk
 from prooftext.graph.extract import extract
+from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
 from prooftext.pack.sources import LineText
@@ -119,10 +124,28 @@ class Plan:
     directories: list[str] = field(default_factory=list)
 
 
+@lru_cache(maxsize=1)
+def parser_versions() -> tuple[tuple[str, str], ...]:
+    """Installed versions of the parsers extraction uses (``tree-sitter`` and each grammar wheel), read
+    once per process: their dependency ranges allow upgrades that change the nodes of an unchanged file."""
+    out: list[tuple[str, str]] = []
+    for name in sorted({"tree_sitter", *(spec.module for spec in SPECS.values())}):
+        try:
+            out.append((name, metadata.version(name.replace("_", "-"))))
+        except metadata.PackageNotFoundError:
+            out.append((name, "absent"))  # that language degrades to chunks (see prooftext.graph.languages)
+    return tuple(out)
+
+
 def reading_key(config: CorpusConfig) -> str:
     """The SHA-256 of everything besides a file's bytes that decides its row: the configuration, this
-    version and :data:`READING_REVISION`."""
-    rules = {"version": __version__, "revision": READING_REVISION, "config": asdict(config)}
+    version, :data:`READING_REVISION` and the parsers' versions."""
+    rules = {
+        "version": __version__,
+        "revision": READING_REVISION,
+        "config": asdict(config),
+        "parsers": dict(parser_versions()),
+    }
     return hashlib.sha256(canonical.encode(rules)).hexdigest()
 
 
