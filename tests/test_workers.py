@@ -50,12 +50,8 @@ needs_pool = pytest.mark.skipif(
 )
 
 
-def _ends(pid: int, within_s: float) -> bool:
-    handle = os.pidfd_open(pid)
-    try:
-        ready, _, _ = select.select([handle], [], [], within_s)
-    finally:
-        os.close(handle)
+def _ended(handle: int, within_s: float) -> bool:
+    ready, _, _ = select.select([handle], [], [], within_s)
     return bool(ready)
 
 
@@ -72,11 +68,13 @@ def test_a_refresh_pool_worker_ends_when_the_refresh_is_killed(tmp_path: Path) -
     parent = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
     with open(tmp_path / "ready") as fifo:
         worker = int(fifo.read())
+    handle = os.pidfd_open(worker)  # before the kill: the worker may end (and be reaped) soon after it
     parent.kill()
     parent.wait()
     try:
         # The worker is blocked reading its file; only its watch can end it.
-        assert _ends(worker, WAIT_S), "the orphaned refresh worker is still running"
+        assert _ended(handle, WAIT_S), "the orphaned refresh worker is still running"
     finally:
-        if not _ends(worker, 0):
-            os.kill(worker, signal.SIGKILL)
+        if not _ended(handle, 0):
+            signal.pidfd_send_signal(handle, signal.SIGKILL)
+        os.close(handle)

@@ -63,9 +63,9 @@ def test_a_pool_worker_whose_parent_was_killed_ends_without_finishing_its_unit(t
     parent = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
     with open(tmp_path / "ready") as fifo:
         worker = int(fifo.read())
+    handle = os.pidfd_open(worker)  # before the kill: the worker may end (and be reaped) at once after it
     parent.kill()
     parent.wait()
-    handle = os.pidfd_open(worker)
     try:
         _release(tmp_path / "go")
         ended, _, _ = select.select([handle], [], [], WAIT_S)
