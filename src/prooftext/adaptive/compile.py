@@ -28,7 +28,7 @@ STOP_REASONS = (STOP_SUFFICIENT, STOP_EXHAUSTED, STOP_HARD_LIMIT)
 
 RoundCallback = Callable[[int, dict[str, Any]], None]
 CEILING_REASONS = frozenset({REASON_OVER_BUDGET, REASON_NODE_CEILING, REASON_EXACT_OVERFLOW})
-"""Exclusions a larger rung can undo; any other reason (policy, drift, duplicate) stays at every rung."""
+"""Exclusions by a round's ceilings; any other reason (policy, drift, duplicate) stays at every rung."""
 RANKED_PHASES = (PHASE_IDENTIFIER, PHASE_LEXICAL)
 
 
