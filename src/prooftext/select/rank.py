@@ -62,7 +62,8 @@ three repositories outside it, 63.1% to 63.3% (fixed) with adaptive and coverage
 identifier-only nodes last as well lost the adaptive gain; weighing the subject at half or not at all in
 that order lost 0.6 and 2.4 points of fixed recall."""
 LOCAL_WEIGHT = 0.25
-"""How much a node's own evidence (lexical + identifier, each 0..1) lifts it above its file's score."""
+"""How much a node's own evidence (the sum of its four node signals, each 0..1) lifts it above its file's
+score."""
 CALLER_FACTOR = 0.5
 """A caller of an identifier hit weighs this much of the hit."""
 MAX_CALLERS = 8
@@ -559,10 +560,6 @@ def _evidence_reason(rowid: int, ev: _Evidence) -> str:
     return "subject" if rowid in ev.node_subject else "path"
 
 
-NAMED_SIGNAL = 3
-"""Position of the subject signal in a node's own evidence: the signals before it read a node's text."""
-
-
 def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[int, Candidate]:
     norms = {
         "node_lexical": _normalized(ev.node_lexical),
@@ -570,10 +567,11 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
         "node_phrase": _normalized(ev.node_phrase),
         "node_subject": _normalized(ev.node_subject),
     }
+    text_signals = list(norms).index("node_subject")  # the signals before it read a node's text
     by_file: dict[int, list[tuple[bool, float, str, int, tuple[float, ...]]]] = defaultdict(list)
     for rowid, row in ev.rows.items():
         own = tuple(norm.get(rowid, 0.0) for norm in norms.values())
-        named_only = NAMED_ONLY_LAST and not any(own[:NAMED_SIGNAL])
+        named_only = NAMED_ONLY_LAST and not any(own[:text_signals])
         by_file[row.file_id].append((named_only, -sum(own), row.node_id, rowid, own))
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():

@@ -112,6 +112,11 @@ def load_known_excluded(conn: sqlite3.Connection) -> dict[str, tuple[int, int, i
     return {r[0]: (r[1], r[2], r[3]) for r in rows}
 
 
+def _has_excluded_stats(conn: sqlite3.Connection) -> bool:
+    """Whether the store remembers an excluded file by its stat data (see :func:`load_known_excluded`)."""
+    return conn.execute("SELECT 1 FROM excluded WHERE size IS NOT NULL LIMIT 1").fetchone() is not None
+
+
 @dataclass
 class Plan:
     """What a refresh would do, computed from stat data alone (also the basis of ``index --status``)."""
@@ -151,12 +156,17 @@ def _reading_key(config: CorpusConfig, revision: int, parsers: tuple[tuple[str, 
 
 
 def plan(
-    conn: sqlite3.Connection, root: Path, config: CorpusConfig, walked: WalkResult | None = None
+    conn: sqlite3.Connection,
+    root: Path,
+    config: CorpusConfig,
+    walked: WalkResult | None = None,
+    stored: dict[str, _Known] | None = None,
 ) -> Plan:
-    """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store.
-    A store read under another reading key has nothing unchanged: every file is read again."""
+    """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store
+    (``stored``: its files, when the caller has just loaded them). A store read under another reading key
+    has nothing unchanged: every file is read again."""
     result = walk(root, config) if walked is None else walked
-    stored = load_known(conn)
+    stored = load_known(conn) if stored is None else stored
     current = read_meta(conn, READING_KEY) == reading_key(config)
     known = stored if current else {}
     known_excluded = load_known_excluded(conn) if current else {}
@@ -423,10 +433,10 @@ def refresh(
     report = RefreshReport()
     with writer_lock(root):
         known = load_known(conn)
-        if not known and not load_known_excluded(conn):
+        if not known and not _has_excluded_stats(conn):
             # An empty store holds no earlier reading: the files a killed run commits are read under this key.
             _write_meta(conn, {READING_KEY: reading_key(config)})
-        work = plan(conn, root, config, None if walker is None else walker())
+        work = plan(conn, root, config, None if walker is None else walker(), known)
         total = len(work.to_read)
         done = 0
         batch: list[Loaded] = []
