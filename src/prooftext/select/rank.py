@@ -8,7 +8,9 @@ symbol names and paths, paths the query names, and path words. Test and document
 de-weighted by generic evidence (a file whose functions are mostly tests; documentation kinds) unless the
 query itself is about tests or docs. Within a file, nodes are ordered by their own evidence (nodes known only
 by name come last, see :data:`NAMED_ONLY_LAST`), and a node's priority decays with its rank inside its file
-so that one file cannot take the whole budget.
+so that one file cannot take the whole budget. The best files are searched again alone, for the nodes the
+corpus-wide hit limit dropped (:data:`RESCAN_FILES`), and each code file offers its opening lines, its
+imports (:data:`OPENING_FACTOR`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from prooftext.cache import BoundedCache, GenerationCache
-from prooftext.graph.model import NODE_FILE, NODE_SYMBOL
+from prooftext.graph.model import NODE_CHUNK, NODE_FILE, NODE_SYMBOL
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate
 from prooftext.select.query import Query
 from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
@@ -61,6 +63,16 @@ development split (181 tasks, 8k tokens) this raised the fixed packet's gold-lin
 three repositories outside it, 63.1% to 63.3% (fixed) with adaptive and coverage unchanged. Putting
 identifier-only nodes last as well lost the adaptive gain; weighing the subject at half or not at all in
 that order lost 0.6 and 2.4 points of fixed recall."""
+RESCAN_FILES = 3
+RESCAN_LIMIT = 40
+"""The best this-many files by fused score are searched again, alone, for their best ``RESCAN_LIMIT`` nodes
+holding a searched term. The corpus-wide search keeps only ``FTS_LIMIT`` hits, and in a long issue text the
+rare words of many other files fill them: the rest of the file an issue is about is then never a candidate,
+however well it matches. Nodes found this way follow, in their file, every node with corpus-wide evidence
+(as nodes known only by name do): placed by their own score among them, they displaced better evidence. On
+the development split (181 tasks, 8k tokens) searching the best 3 files raised the fixed packet's gold-line
+recall from 58.6% to 59.4% and the adaptive one's from 58.2% to 58.4%; 5 files gave the same; searching
+with every query term, common ones included, lost 1.5 points (common words rank a file's boilerplate)."""
 LOCAL_WEIGHT = 0.25
 """How much a node's own evidence (the sum of its four node signals, each 0..1) lifts it above its file's
 score."""
@@ -77,6 +89,9 @@ TEST_SHARE = 0.5
 """A file whose function and method names are at least this share ``test*`` is a test file."""
 BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
 """The context framework's binary field scores, recorded as a rank component."""
+
+REASON_RESCAN = "file_rescan"
+"""A candidate's reason when its only evidence came from searching its file alone."""
 
 PHRASE_LIMIT = 100
 """Nodes read for the query's literal phrases (best BM25 of the phrase runs first)."""
@@ -192,18 +207,26 @@ def _search_terms(
 
 
 def _bm25(
-    conn: sqlite3.Connection, phrases: Sequence[str], limit: int, columns: str = ""
+    conn: sqlite3.Connection,
+    phrases: Sequence[str],
+    limit: int,
+    columns: str = "",
+    rowids: tuple[int, int] | None = None,
 ) -> dict[int, float]:
     """The best ``limit`` nodes holding any of ``phrases`` (terms or word runs) in ``columns`` (all when
-    empty), by weighted BM25."""
+    empty), by weighted BM25; only nodes whose rowid lies in ``rowids`` (inclusive) when it is given."""
     if not phrases or limit <= 0:
         return {}
     match = " OR ".join(fts_quote(p) for p in phrases)
     if columns:
         match = f"{{{columns}}} : ({match})"
     weights = ", ".join(str(w) for w in FTS_WEIGHTS)
-    sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
-    return {rowid: -score for rowid, score in conn.execute(sql, (match, limit))}
+    within = "" if rowids is None else " AND rowid BETWEEN ? AND ?"
+    sql = (
+        f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ?{within}"
+        " ORDER BY s LIMIT ?"
+    )
+    return {rowid: -score for rowid, score in conn.execute(sql, (match, *(rowids or ()), limit))}
 
 
 def _row_key(row: _Row) -> tuple[str, str, str]:
@@ -460,6 +483,8 @@ class _Evidence:
     node_phrase: dict[int, float] = field(default_factory=dict)
     node_subject: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
+    rescanned: set[int] = field(default_factory=set)
+    """Nodes with no other evidence, found by searching a best file alone (see :data:`RESCAN_FILES`)."""
     file_identifier: dict[int, float] = field(default_factory=dict)
     defining_files: dict[str, set[int]] = field(default_factory=dict)
 
@@ -497,6 +522,32 @@ def _gather(
     hits = _bm25(conn, phrases, limit, columns)
     _add_rows(conn, hits, ev)
     return hits
+
+
+def _rescan(
+    conn: sqlite3.Connection, terms: Sequence[str], fused: dict[int, dict[str, float]], ev: _Evidence
+) -> list[int]:
+    """Search each of the best ``RESCAN_FILES`` files alone (see :data:`RESCAN_FILES`); the file ids, best
+    first. A file's nodes hold consecutive rowids (a refresh inserts them together), so the search is a rowid
+    range; a hit outside the file (possible only if rowids interleave) is ignored."""
+    best = sorted(fused, key=lambda fid: (-fused[fid]["file_score"], fid))[:RESCAN_FILES]
+    for fid in best:
+        low, high = conn.execute(
+            "SELECT min(rowid), max(rowid) FROM nodes WHERE file_id = ?", (fid,)
+        ).fetchone()
+        if low is None:
+            continue
+        hits = {
+            r: v for r, v in _bm25(conn, terms, RESCAN_LIMIT, rowids=(low, high)).items() if r not in ev.rows
+        }
+        _add_rows(conn, hits, ev)
+        for rowid, score in hits.items():
+            if ev.rows[rowid].file_id != fid:
+                del ev.rows[rowid]
+                continue
+            ev.node_lexical[rowid] = score
+            ev.rescanned.add(rowid)
+    return best
 
 
 def _per_file_top(ev: _Evidence, scores: dict[int, float]) -> dict[int, float]:
@@ -555,6 +606,8 @@ def _candidate(row: _Row, phase: int, reason: str) -> Candidate:
 def _evidence_reason(rowid: int, ev: _Evidence) -> str:
     if rowid in ev.node_phrase:
         return "phrase"
+    if rowid in ev.rescanned:
+        return REASON_RESCAN
     if rowid in ev.node_lexical:
         return "lexical"
     return "subject" if rowid in ev.node_subject else "path"
@@ -572,12 +625,12 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
     for rowid, row in ev.rows.items():
         own = tuple(norm.get(rowid, 0.0) for norm in norms.values())
         named_only = NAMED_ONLY_LAST and not any(own[:text_signals])
-        by_file[row.file_id].append((named_only, -sum(own), row.node_id, rowid, own))
+        by_file[row.file_id].append((named_only or rowid in ev.rescanned, -sum(own), row.node_id, rowid, own))
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():
         parts = fused.get(fid, {"file_score": 0.0})
         file_components = {k: _micro(v) for k, v in parts.items()}
-        for rank, (named_only, neg_local, _node_id, rowid, own) in enumerate(sorted(entries)):
+        for rank, (late, neg_local, _node_id, rowid, own) in enumerate(sorted(entries)):
             in_phase = rowid in ev.identifier_phase
             cand = _candidate(
                 ev.rows[rowid],
@@ -589,8 +642,8 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
             )
             cand.components = {**file_components, **{k: _micro(v) for k, v in zip(norms, own, strict=True)}}
             cand.components["rank_in_file"] = rank
-            if named_only:
-                cand.components["named_only"] = 1
+            if late:
+                cand.components["rescanned" if rowid in ev.rescanned else "named_only"] = 1
             out[rowid] = cand
     return out
 
@@ -625,6 +678,42 @@ def _callers(
             cand.phase, cand.reason, cand.distance = PHASE_IDENTIFIER, f"calls {hit.qualname}", 1
             cand.priority = max(cand.priority, priority)
             cand.components["caller_of_identifier"] = 1
+    return out
+
+
+OPENING_FACTOR = 0.5
+"""A code file with a candidate also offers its opening: the chunk of lines before its first definition
+(its imports, module docstring and constants), at this share of the file's best priority. A fix often adds
+an import, and the names a file imports are what its excerpts call. On the development split (181 tasks,
+8k tokens), with the rescan, gold-line recall rose from 59.4% to 60.4% (fixed) and 58.4% to 59.3%
+(adaptive, for 80 more tokens on average); on the three repositories outside it, 64.6% and 60.0% against
+64.6% and 58.5%. At 0.3 it did nothing; at 0.6 and 0.7 the openings displaced other evidence (flask lost a
+task) and one more task lost its gold file; only the import lines, without the module's docstring and
+constants, did worse (59.3%)."""
+REASON_OPENING = "opening"
+
+
+def _openings(conn: sqlite3.Connection, candidates: list[Candidate]) -> list[Candidate]:
+    """The opening chunk of every code file with a candidate (see :data:`OPENING_FACTOR`): new candidates,
+    or a candidate already found by evidence, raised to the opening's priority when that is higher."""
+    best: dict[str, int] = {}
+    for cand in candidates:
+        best[cand.path] = max(best.get(cand.path, 0), cand.priority)
+    known = {c.node_id: c for c in candidates}
+    out: list[Candidate] = []
+    for chunk in _chunks(sorted(best)):
+        marks = ",".join("?" * len(chunk))
+        first = (
+            f"SELECT min(m.start_line) FROM nodes m WHERE m.file_id = n.file_id AND m.kind != '{NODE_FILE}'"
+        )
+        where = f"f.path IN ({marks}) AND f.kind = 'code' AND n.kind = '{NODE_CHUNK}' AND n.start_line = ({first})"
+        for row in _rows(conn, where, chunk):
+            found = known.get(row.node_id)
+            cand = found or _candidate(row, PHASE_LEXICAL, REASON_OPENING)
+            if found is None:
+                out.append(cand)
+            cand.priority = max(cand.priority, int(best[row.path] * OPENING_FACTOR))
+            cand.components["opening"] = 1
     return out
 
 
@@ -688,6 +777,8 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
         "seed": seed_hits,
     }
     fused = _fuse(signals, corpus)
+    # After fusion: a file's score stays what the corpus-wide evidence gave it.
+    rescanned = _rescan(conn, terms, fused, ev)
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
@@ -698,6 +789,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     candidates = list(nodes.values())
     hits = sorted((c for c in candidates if c.phase == PHASE_IDENTIFIER), key=Candidate.rank_key)
     candidates.extend(_callers(conn, hits, {c.node_id: c for c in candidates}, fused))
+    candidates.extend(_openings(conn, candidates))
     candidates = apply_heads(conn, candidates)
     candidates.sort(key=Candidate.rank_key)
     trace = {
@@ -711,6 +803,9 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "phrase_limit": PHRASE_LIMIT,
             "subject_limit": SUBJECT_LIMIT,
             "max_fts_terms": MAX_FTS_TERMS,
+            "rescan_files": RESCAN_FILES,
+            "rescan_limit": RESCAN_LIMIT,
+            "opening_factor_milli": int(OPENING_FACTOR * 1000),
             "file_top_nodes": FILE_TOP_NODES,
             "node_decay_milli": int(NODE_DECAY * 1000),
             "local_weight_milli": int(LOCAL_WEIGHT * 1000),
@@ -723,6 +818,8 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "binary_scores": [BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT],
             "tail_kinds": list(TAIL_KINDS),
         },
+        "rescanned_files": [corpus.paths[fid] for fid in rescanned if fid in corpus.paths],
+        "rescanned_nodes": len(ev.rescanned),
         "candidates": len(candidates),
     }
     return RankResult(candidates, trace)

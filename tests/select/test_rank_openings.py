@@ -1,0 +1,89 @@
+"""A code file with a candidate offers its opening (imports, module docstring, constants) at a share of its
+best priority."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prooftext
+from prooftext.select import rank
+
+CODEC = '''"""Wire format helpers."""
+
+import base64
+import zlib
+
+LEVEL = 6
+
+
+def compress_payload(data):
+    return base64.b64encode(zlib.compress(data, LEVEL))
+'''
+
+BARE = """def decompress_payload(blob):
+    return blob
+"""
+
+GUIDE = "# Payloads\n\nA payload is compressed before it is sent.\n"
+
+ISSUE = "compress_payload drops bytes\n\nA payload is compressed wrongly: bytes go missing."
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "codec.py").write_text(CODEC, encoding="utf-8")
+    (tmp_path / "bare.py").write_text(BARE, encoding="utf-8")
+    (tmp_path / "guide.md").write_text(GUIDE, encoding="utf-8")
+    return tmp_path
+
+
+def _hits(repo: Path) -> list[dict[str, Any]]:
+    with prooftext.open(repo) as index:
+        index.refresh()
+        return index.search(ISSUE, limit=50)
+
+
+def _opening(hits: list[dict[str, Any]], path: str) -> dict[str, Any] | None:
+    found = [h for h in hits if h["path"] == path and h["components"].get("opening") == 1]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+def test_a_code_file_with_evidence_offers_the_lines_before_its_first_definition(repo: Path) -> None:
+    opening = _opening(_hits(repo), "codec.py")
+    assert opening is not None
+    assert opening["excerpt_range"] == [1, 6]
+
+
+def test_the_opening_weighs_a_share_of_its_files_best_candidate(repo: Path) -> None:
+    hits = _hits(repo)
+    opening = _opening(hits, "codec.py")
+    assert opening is not None
+    best = max(h["priority"] for h in hits if h["path"] == "codec.py" and h is not opening)
+    assert opening["priority"] >= int(best * rank.OPENING_FACTOR)
+    if opening["reason"] == rank.REASON_OPENING:
+        assert opening["priority"] == int(best * rank.OPENING_FACTOR)
+
+
+def test_a_file_that_starts_with_a_definition_and_a_document_offer_none(repo: Path) -> None:
+    hits = _hits(repo)
+    assert _opening(hits, "bare.py") is None
+    assert _opening(hits, "guide.md") is None
+
+
+def test_the_packet_quotes_the_opening_whose_lines_hold_no_query_word(repo: Path) -> None:
+    with prooftext.open(repo) as index:
+        packet = index.pack(ISSUE, max_tokens=4000)
+    ranges = {(e.path, e.start_line, e.end_line) for e in packet.evidence}
+    assert any(path == "codec.py" and start == 1 for path, start, _ in ranges)
+    assert packet.trace["ranking"]["constants"]["opening_factor_milli"] == int(rank.OPENING_FACTOR * 1000)
+
+
+def test_without_openings_those_lines_stay_out(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rank, "_openings", lambda conn, candidates: [])
+    with prooftext.open(repo) as index:
+        packet = index.pack(ISSUE, max_tokens=4000)
+    assert not any(e.path == "codec.py" and e.start_line == 1 for e in packet.evidence)
