@@ -27,6 +27,13 @@ BARE = """def decompress_payload(blob):
     return blob
 """
 
+SIZES = """import os
+
+
+def payload_size(path):
+    return os.path.getsize(path)  # the payload's bytes
+"""
+
 GUIDE = "# Payloads\n\nA payload is compressed before it is sent.\n"
 
 ISSUE = "compress_payload drops bytes\n\nA payload is compressed wrongly: bytes go missing."
@@ -37,6 +44,7 @@ def repo(tmp_path: Path) -> Path:
     (tmp_path / "codec.py").write_text(CODEC, encoding="utf-8")
     (tmp_path / "bare.py").write_text(BARE, encoding="utf-8")
     (tmp_path / "guide.md").write_text(GUIDE, encoding="utf-8")
+    (tmp_path / "sizes.py").write_text(SIZES, encoding="utf-8")
     return tmp_path
 
 
@@ -68,6 +76,14 @@ def test_the_opening_weighs_a_share_of_its_files_best_candidate(repo: Path) -> N
         assert opening["priority"] == int(best * rank.OPENING_FACTOR)
 
 
+def test_only_the_best_files_offer_an_opening(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _opening(_hits(repo), "sizes.py") is not None
+    monkeypatch.setattr(rank, "OPENING_FILES", 1)
+    hits = _hits(repo)
+    assert _opening(hits, "codec.py") is not None
+    assert _opening(hits, "sizes.py") is None
+
+
 def test_a_file_that_starts_with_a_definition_and_a_document_offer_none(repo: Path) -> None:
     hits = _hits(repo)
     assert _opening(hits, "bare.py") is None
@@ -79,11 +95,13 @@ def test_the_packet_quotes_the_opening_whose_lines_hold_no_query_word(repo: Path
         packet = index.pack(ISSUE, max_tokens=4000)
     ranges = {(e.path, e.start_line, e.end_line) for e in packet.evidence}
     assert any(path == "codec.py" and start == 1 for path, start, _ in ranges)
-    assert packet.trace["ranking"]["constants"]["opening_factor_milli"] == int(rank.OPENING_FACTOR * 1000)
+    constants = packet.trace["ranking"]["constants"]
+    assert constants["opening_factor_milli"] == int(rank.OPENING_FACTOR * 1000)
+    assert constants["opening_files"] == rank.OPENING_FILES
 
 
 def test_without_openings_those_lines_stay_out(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rank, "_openings", lambda conn, candidates: [])
+    monkeypatch.setattr(rank, "_openings", lambda conn, candidates, ids: [])
     with prooftext.open(repo) as index:
         packet = index.pack(ISSUE, max_tokens=4000)
     assert not any(e.path == "codec.py" and e.start_line == 1 for e in packet.evidence)

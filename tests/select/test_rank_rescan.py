@@ -1,4 +1,4 @@
-"""The best files are searched again alone: their nodes that the corpus-wide hit limit dropped become
+"""The best files get their further lexical hits: their nodes that the corpus-wide hit limit dropped become
 candidates, after the file's nodes with corpus-wide evidence."""
 
 from __future__ import annotations
@@ -92,5 +92,6 @@ def test_the_rescan_is_recorded_in_the_ranking_trace(repo: Path) -> None:
     ranking = packet.trace["ranking"]
     assert ranking["constants"]["rescan_files"] == 1
     assert ranking["constants"]["rescan_limit"] == rank.RESCAN_LIMIT
+    assert ranking["constants"]["rescan_pool"] == rank.RESCAN_POOL
     assert ranking["rescanned_files"] == ["parser.py"]
     assert ranking["rescanned_nodes"] >= 1

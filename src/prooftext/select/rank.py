@@ -21,6 +21,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import islice
 
 from prooftext.cache import BoundedCache, GenerationCache
 from prooftext.graph.model import NODE_CHUNK, NODE_FILE, NODE_SYMBOL
@@ -65,14 +66,19 @@ identifier-only nodes last as well lost the adaptive gain; weighing the subject 
 that order lost 0.6 and 2.4 points of fixed recall."""
 RESCAN_FILES = 3
 RESCAN_LIMIT = 40
-"""The best this-many files by fused score are searched again, alone, for their best ``RESCAN_LIMIT`` nodes
-holding a searched term. The corpus-wide search keeps only ``FTS_LIMIT`` hits, and in a long issue text the
-rare words of many other files fill them: the rest of the file an issue is about is then never a candidate,
-however well it matches. Nodes found this way follow, in their file, every node with corpus-wide evidence
-(as nodes known only by name do): placed by their own score among them, they displaced better evidence. On
-the development split (181 tasks, 8k tokens) searching the best 3 files raised the fixed packet's gold-line
-recall from 58.6% to 59.4% and the adaptive one's from 58.2% to 58.4%; 5 files gave the same; searching
-with every query term, common ones included, lost 1.5 points (common words rank a file's boilerplate)."""
+RESCAN_POOL = 600
+"""The best this-many files by fused score get up to ``RESCAN_LIMIT`` more nodes each: their best hits among
+the next ``RESCAN_POOL`` corpus-wide lexical hits past ``FTS_LIMIT``. The corpus-wide search keeps only
+``FTS_LIMIT`` hits, and in a long issue text the rare words of many other files fill them: the rest of the
+file an issue is about is then never a candidate, however well it matches. Nodes found this way follow, in
+their file, every node with corpus-wide evidence (as nodes known only by name do): placed by their own score
+among them, they displaced better evidence. On the development split (181 tasks, 8k tokens) the rescan of
+the best 3 files raised the fixed packet's gold-line recall from 58.6% to 59.4% and the adaptive one's from
+58.2% to 58.4%; 5 files gave the same, and so did a pool of 5,000 hits (with openings: 60.4% against
+60.4%; a pool of 300: 60.2%). The pool costs one query's longer result: BM25 orders every match anyway.
+Searching each file alone (FTS5 with a rowid range) found the same nodes but cost 12% of a warm pack per
+file; searching with every query term, common ones included, lost 1.5 points (common words rank a file's
+boilerplate)."""
 LOCAL_WEIGHT = 0.25
 """How much a node's own evidence (the sum of its four node signals, each 0..1) lifts it above its file's
 score."""
@@ -207,26 +213,18 @@ def _search_terms(
 
 
 def _bm25(
-    conn: sqlite3.Connection,
-    phrases: Sequence[str],
-    limit: int,
-    columns: str = "",
-    rowids: tuple[int, int] | None = None,
+    conn: sqlite3.Connection, phrases: Sequence[str], limit: int, columns: str = ""
 ) -> dict[int, float]:
     """The best ``limit`` nodes holding any of ``phrases`` (terms or word runs) in ``columns`` (all when
-    empty), by weighted BM25; only nodes whose rowid lies in ``rowids`` (inclusive) when it is given."""
+    empty), by weighted BM25, best first."""
     if not phrases or limit <= 0:
         return {}
     match = " OR ".join(fts_quote(p) for p in phrases)
     if columns:
         match = f"{{{columns}}} : ({match})"
     weights = ", ".join(str(w) for w in FTS_WEIGHTS)
-    within = "" if rowids is None else " AND rowid BETWEEN ? AND ?"
-    sql = (
-        f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ?{within}"
-        " ORDER BY s LIMIT ?"
-    )
-    return {rowid: -score for rowid, score in conn.execute(sql, (match, *(rowids or ()), limit))}
+    sql = f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY s LIMIT ?"
+    return {rowid: -score for rowid, score in conn.execute(sql, (match, limit))}
 
 
 def _row_key(row: _Row) -> tuple[str, str, str]:
@@ -525,11 +523,12 @@ def _gather(
 
 
 def _rescan(
-    conn: sqlite3.Connection, terms: Sequence[str], fused: dict[int, dict[str, float]], ev: _Evidence
+    conn: sqlite3.Connection, pool: dict[int, float], fused: dict[int, dict[str, float]], ev: _Evidence
 ) -> list[int]:
-    """Search each of the best ``RESCAN_FILES`` files alone (see :data:`RESCAN_FILES`); the file ids, best
-    first. A file's nodes hold consecutive rowids (a refresh inserts them together), so the search is a rowid
-    range; a hit outside the file (possible only if rowids interleave) is ignored."""
+    """Take the best ``RESCAN_LIMIT`` nodes of each of the best ``RESCAN_FILES`` files from ``pool``, the
+    corpus-wide hits past ``FTS_LIMIT`` in score order (see :data:`RESCAN_FILES`); the file ids, best first.
+    A file's nodes hold consecutive rowids (a refresh inserts them together), so a file is a rowid range;
+    a hit outside the file (possible only if rowids interleave) is ignored."""
     best = sorted(fused, key=lambda fid: (-fused[fid]["file_score"], fid))[:RESCAN_FILES]
     for fid in best:
         low, high = conn.execute(
@@ -537,9 +536,8 @@ def _rescan(
         ).fetchone()
         if low is None:
             continue
-        hits = {
-            r: v for r, v in _bm25(conn, terms, RESCAN_LIMIT, rowids=(low, high)).items() if r not in ev.rows
-        }
+        inside = (r for r in pool if low <= r <= high and r not in ev.rows)
+        hits = {r: pool[r] for r in islice(inside, RESCAN_LIMIT)}
         _add_rows(conn, hits, ev)
         for rowid, score in hits.items():
             if ev.rows[rowid].file_id != fid:
@@ -682,38 +680,46 @@ def _callers(
 
 
 OPENING_FACTOR = 0.5
-"""A code file with a candidate also offers its opening: the chunk of lines before its first definition
-(its imports, module docstring and constants), at this share of the file's best priority. A fix often adds
-an import, and the names a file imports are what its excerpts call. On the development split (181 tasks,
-8k tokens), with the rescan, gold-line recall rose from 59.4% to 60.4% (fixed) and 58.4% to 59.3%
-(adaptive, for 80 more tokens on average); on the three repositories outside it, 64.6% and 60.0% against
-64.6% and 58.5%. At 0.3 it did nothing; at 0.6 and 0.7 the openings displaced other evidence (flask lost a
-task) and one more task lost its gold file; only the import lines, without the module's docstring and
-constants, did worse (59.3%)."""
+OPENING_FILES = 20
+"""Each of the best ``OPENING_FILES`` code files with a candidate also offers its opening: the chunk of lines
+before its first definition (its imports, module docstring and constants), at ``OPENING_FACTOR`` of the
+file's best priority. A fix often adds an import, and the names a file imports are what its excerpts call.
+On the development split (181 tasks, 8k tokens), with the rescan, gold-line recall rose from 59.4% to 60.4%
+(fixed) and 58.4% to 59.3% (adaptive, for 80 more tokens on average); on 36 tasks from three repositories
+outside it, 64.6% and 60.0% against 64.6% and 58.5%. At 0.3 it did nothing; at 0.6 and 0.7 the openings
+displaced other evidence (flask lost a task) and one more task lost its gold file; only the import lines,
+without the module's docstring and constants, did worse (59.3%). Every file's opening instead of the best
+20 files' gave the same packets and cost 9% of a warm pack more."""
 REASON_OPENING = "opening"
 
 
-def _openings(conn: sqlite3.Connection, candidates: list[Candidate]) -> list[Candidate]:
-    """The opening chunk of every code file with a candidate (see :data:`OPENING_FACTOR`): new candidates,
-    or a candidate already found by evidence, raised to the opening's priority when that is higher."""
+def _openings(conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[str, int]) -> list[Candidate]:
+    """The opening chunk of each of the ``OPENING_FILES`` best code files with a candidate (see
+    :data:`OPENING_FACTOR`): new candidates, or a candidate already found by evidence, raised to the
+    opening's priority when that is higher."""
     best: dict[str, int] = {}
     for cand in candidates:
         best[cand.path] = max(best.get(cand.path, 0), cand.priority)
+    top = sorted(best, key=lambda path: (-best[path], path))[:OPENING_FILES]
+    fids = [ids[path] for path in top if path in ids]
+    if not fids:
+        return []
+    marks = ",".join("?" * len(fids))
+    sql = (
+        f"SELECT {NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id JOIN (SELECT file_id AS fid,"
+        f" min(start_line) AS first FROM nodes WHERE file_id IN ({marks}) AND kind != '{NODE_FILE}'"
+        f" GROUP BY file_id) g ON g.fid = n.file_id AND g.first = n.start_line"
+        f" WHERE n.kind = '{NODE_CHUNK}' AND f.kind = 'code'"
+    )
     known = {c.node_id: c for c in candidates}
     out: list[Candidate] = []
-    for chunk in _chunks(sorted(best)):
-        marks = ",".join("?" * len(chunk))
-        first = (
-            f"SELECT min(m.start_line) FROM nodes m WHERE m.file_id = n.file_id AND m.kind != '{NODE_FILE}'"
-        )
-        where = f"f.path IN ({marks}) AND f.kind = 'code' AND n.kind = '{NODE_CHUNK}' AND n.start_line = ({first})"
-        for row in _rows(conn, where, chunk):
-            found = known.get(row.node_id)
-            cand = found or _candidate(row, PHASE_LEXICAL, REASON_OPENING)
-            if found is None:
-                out.append(cand)
-            cand.priority = max(cand.priority, int(best[row.path] * OPENING_FACTOR))
-            cand.components["opening"] = 1
+    for row in sorted((_Row(*r) for r in conn.execute(sql, fids)), key=lambda r: r.node_id):
+        found = known.get(row.node_id)
+        cand = found or _candidate(row, PHASE_LEXICAL, REASON_OPENING)
+        if found is None:
+            out.append(cand)
+        cand.priority = max(cand.priority, int(best[row.path] * OPENING_FACTOR))
+        cand.components["opening"] = 1
     return out
 
 
@@ -757,7 +763,9 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     total_files = len(corpus.paths) or 1
     terms = _search_terms(conn, analysis.terms, generation, analysis.subject)
     ev = _Evidence()
-    ev.node_lexical = _gather(conn, terms, FTS_LIMIT, ev)
+    pool = _bm25(conn, terms, FTS_LIMIT + (RESCAN_POOL if RESCAN_FILES else 0))
+    ev.node_lexical = dict(islice(pool.items(), FTS_LIMIT))
+    _add_rows(conn, ev.node_lexical, ev)
     _gather_identifiers(conn, analysis, ev, total_files)
     # Runs of the literal text the query quotes, each weighed by its rarity.
     ev.node_phrase = _gather(conn, [" ".join(run) for run in analysis.phrases], PHRASE_LIMIT, ev)
@@ -778,7 +786,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     }
     fused = _fuse(signals, corpus)
     # After fusion: a file's score stays what the corpus-wide evidence gave it.
-    rescanned = _rescan(conn, terms, fused, ev)
+    rescanned = _rescan(conn, dict(islice(pool.items(), FTS_LIMIT, None)), fused, ev)
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
@@ -789,7 +797,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     candidates = list(nodes.values())
     hits = sorted((c for c in candidates if c.phase == PHASE_IDENTIFIER), key=Candidate.rank_key)
     candidates.extend(_callers(conn, hits, {c.node_id: c for c in candidates}, fused))
-    candidates.extend(_openings(conn, candidates))
+    candidates.extend(_openings(conn, candidates, corpus.ids))
     candidates = apply_heads(conn, candidates)
     candidates.sort(key=Candidate.rank_key)
     trace = {
@@ -805,7 +813,9 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "max_fts_terms": MAX_FTS_TERMS,
             "rescan_files": RESCAN_FILES,
             "rescan_limit": RESCAN_LIMIT,
+            "rescan_pool": RESCAN_POOL,
             "opening_factor_milli": int(OPENING_FACTOR * 1000),
+            "opening_files": OPENING_FILES,
             "file_top_nodes": FILE_TOP_NODES,
             "node_decay_milli": int(NODE_DECAY * 1000),
             "local_weight_milli": int(LOCAL_WEIGHT * 1000),
