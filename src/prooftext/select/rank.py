@@ -8,9 +8,9 @@ symbol names and paths, paths the query names, and path words. Test and document
 de-weighted by generic evidence (a file whose functions are mostly tests; documentation kinds) unless the
 query itself is about tests or docs. Within a file, nodes are ordered by their own evidence (nodes known only
 by name come last, see :data:`NAMED_ONLY_LAST`), and a node's priority decays with its rank inside its file
-so that one file cannot take the whole budget. The best files are searched again alone, for the nodes the
-corpus-wide hit limit dropped (:data:`RESCAN_FILES`), and each code file offers its opening lines, its
-imports (:data:`OPENING_FACTOR`).
+so that one file cannot take the whole budget. The best files also get the nodes the corpus-wide hit limit
+dropped (:data:`RESCAN_FILES`), and the best code files offer their opening lines, their imports
+(:data:`OPENING_FILES`).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ BINARY_TITLE, BINARY_LABELS, BINARY_PATH, BINARY_CONTENT = 16, 8, 4, 1
 """The context framework's binary field scores, recorded as a rank component."""
 
 REASON_RESCAN = "file_rescan"
-"""A candidate's reason when its only evidence came from searching its file alone."""
+"""A candidate's reason when its only evidence is a lexical hit past ``FTS_LIMIT`` in a best file."""
 
 PHRASE_LIMIT = 100
 """Nodes read for the query's literal phrases (best BM25 of the phrase runs first)."""
@@ -482,7 +482,7 @@ class _Evidence:
     node_subject: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
     rescanned: set[int] = field(default_factory=set)
-    """Nodes with no other evidence, found by searching a best file alone (see :data:`RESCAN_FILES`)."""
+    """Nodes of a best file whose only evidence is a hit past ``FTS_LIMIT`` (see :data:`RESCAN_FILES`)."""
     file_identifier: dict[int, float] = field(default_factory=dict)
     defining_files: dict[str, set[int]] = field(default_factory=dict)
 
@@ -695,7 +695,7 @@ REASON_OPENING = "opening"
 
 def _openings(conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[str, int]) -> list[Candidate]:
     """The opening chunk of each of the ``OPENING_FILES`` best code files with a candidate (see
-    :data:`OPENING_FACTOR`): new candidates, or a candidate already found by evidence, raised to the
+    :data:`OPENING_FILES`): new candidates, or a candidate already found by evidence, raised to the
     opening's priority when that is higher."""
     best: dict[str, int] = {}
     for cand in candidates:
