@@ -713,7 +713,8 @@ def _openings(conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[s
     )
     known = {c.node_id: c for c in candidates}
     out: list[Candidate] = []
-    for row in sorted((_Row(*r) for r in conn.execute(sql, fids)), key=lambda r: r.node_id):
+    # No order needed here: every candidate is sorted by its full rank key afterwards.
+    for row in (_Row(*r) for r in conn.execute(sql, fids)):
         found = known.get(row.node_id)
         cand = found or _candidate(row, PHASE_LEXICAL, REASON_OPENING)
         if found is None:
