@@ -102,6 +102,8 @@ def test_the_packet_quotes_the_opening_whose_lines_hold_no_query_word(repo: Path
 
 def test_without_openings_those_lines_stay_out(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rank, "_openings", lambda conn, candidates, ids: [])
+    # The opening is also the node before the best hit: a neighbour, which this test is not about.
+    monkeypatch.setattr(rank, "NEIGHBOUR_FILES", 0)
     with prooftext.open(repo) as index:
         packet = index.pack(ISSUE, max_tokens=4000)
     assert not any(e.path == "codec.py" and e.start_line == 1 for e in packet.evidence)

@@ -724,6 +724,63 @@ def _openings(conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[s
     return out
 
 
+NEIGHBOUR_FILES = 3
+NEIGHBOUR_NODES = 3
+NEIGHBOUR_FACTOR = 0.5
+"""The nodes just before and just after each of the best ``NEIGHBOUR_NODES`` candidates of the best
+``NEIGHBOUR_FILES`` files are candidates too, at ``NEIGHBOUR_FACTOR`` of that candidate's priority. The code
+around the strongest evidence is what a change to it reads and touches: the helper it calls, the method
+beside it, the branch after it; none of it need repeat the query's words. On the development split (181
+tasks, 8k tokens) gold-line recall rose from 60.4% to 62.1% (fixed) and from 59.2% to 60.6% (adaptive, 80
+more tokens on average), with one task fewer whose every gold file the adaptive packet touches; on 36
+tasks from three repositories outside it, 64.6% and 60.0% against 64.7% and 60.1%, coverage unchanged. Only
+the node before, or only the one after, gave half the gain each; the best file alone, or only its best
+node, two thirds; a factor of 0.8 raised recall further (63.2%) but lost three tasks' gold files and
+placed neighbours before first evidence of other files."""
+REASON_NEIGHBOUR = "neighbour"
+
+
+def adjacent(spans: Sequence[tuple[int, int, int]], start: int, end: int) -> list[int]:
+    """Of ``spans`` (rowid, first line, last line), the node ending last before ``start`` and the node
+    starting first after ``end`` (the innermost one on a tie): a node's neighbours in its file."""
+    before = [(last, first, rowid) for rowid, first, last in spans if last < start]
+    after = [(first, -last, rowid) for rowid, first, last in spans if first > end]
+    found = [max(before)[2]] if before else []
+    return [*found, min(after)[2]] if after else found
+
+
+def _neighbours(
+    conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[str, int]
+) -> list[Candidate]:
+    """The neighbours of the best candidates of the best files (see :data:`NEIGHBOUR_FILES`): new
+    candidates, or known ones raised to the neighbour's priority when that is higher."""
+    by_file: dict[str, list[Candidate]] = defaultdict(list)
+    for cand in candidates:
+        by_file[cand.path].append(cand)
+    top = sorted(by_file, key=lambda path: (-max(c.priority for c in by_file[path]), path))[:NEIGHBOUR_FILES]
+    wanted: dict[int, int] = {}
+    for path in (p for p in top if p in ids):
+        spans = conn.execute(
+            f"SELECT rowid, start_line, end_line FROM nodes WHERE file_id = ? AND kind != '{NODE_FILE}'",
+            (ids[path],),
+        ).fetchall()
+        strong = sorted(by_file[path], key=lambda c: (-c.priority, c.node_id))[:NEIGHBOUR_NODES]
+        for cand in strong:
+            for rowid in adjacent(spans, cand.node_start, cand.node_end):
+                wanted[rowid] = max(wanted.get(rowid, 0), int(cand.priority * NEIGHBOUR_FACTOR))
+    known = {c.node_id: c for c in candidates}
+    out: list[Candidate] = []
+    marks = ",".join("?" * len(wanted))
+    for row in _rows(conn, f"n.rowid IN ({marks})", list(wanted)) if wanted else []:
+        found = known.get(row.node_id)
+        cand = found or _candidate(row, PHASE_LEXICAL, REASON_NEIGHBOUR)
+        if found is None:
+            out.append(cand)
+        cand.priority = max(cand.priority, wanted[row.rowid])
+        cand.components["neighbour"] = 1
+    return out
+
+
 TAIL_KINDS = ("function", "method")
 """Symbol kinds whose lines after their last child are a second excerpt: a function's nested definitions
 come first, and the logic after them (its main body) belongs to no other node."""
@@ -799,6 +856,7 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
     hits = sorted((c for c in candidates if c.phase == PHASE_IDENTIFIER), key=Candidate.rank_key)
     candidates.extend(_callers(conn, hits, {c.node_id: c for c in candidates}, fused))
     candidates.extend(_openings(conn, candidates, corpus.ids))
+    candidates.extend(_neighbours(conn, candidates, corpus.ids))
     candidates = apply_heads(conn, candidates)
     candidates.sort(key=Candidate.rank_key)
     trace = {
@@ -817,6 +875,9 @@ def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ran
             "rescan_pool": RESCAN_POOL,
             "opening_factor_milli": int(OPENING_FACTOR * 1000),
             "opening_files": OPENING_FILES,
+            "neighbour_files": NEIGHBOUR_FILES,
+            "neighbour_nodes": NEIGHBOUR_NODES,
+            "neighbour_factor_milli": int(NEIGHBOUR_FACTOR * 1000),
             "file_top_nodes": FILE_TOP_NODES,
             "node_decay_milli": int(NODE_DECAY * 1000),
             "local_weight_milli": int(LOCAL_WEIGHT * 1000),

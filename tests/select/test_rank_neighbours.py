@@ -1,0 +1,92 @@
+"""The nodes just before and just after the best candidates of the best files are candidates too, at a share
+of that candidate's priority."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prooftext
+from prooftext.select import rank
+
+CODEC = '''"""Wire format helpers."""
+
+import struct
+
+def frame_header(size):
+    return struct.pack(">I", size)
+
+
+def compress_payload(data):
+    return frame_header(len(data)) + data
+
+
+def unframe(blob):
+    return blob[4:]
+
+
+def far_away(value):
+    return value
+'''
+
+ISSUE = "compress_payload drops bytes\n\nA payload is compressed wrongly: compress_payload loses the tail."
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "codec.py").write_text(CODEC, encoding="utf-8")
+    return tmp_path
+
+
+def _hits(repo: Path) -> list[dict[str, Any]]:
+    with prooftext.open(repo) as index:
+        index.refresh()
+        return index.search(ISSUE, limit=50)
+
+
+def _named(hits: list[dict[str, Any]], qualname: str) -> dict[str, Any] | None:
+    found = [h for h in hits if h["qualname"] == qualname]
+    return found[0] if found else None
+
+
+def test_a_node_ends_before_its_previous_neighbour_and_starts_after_its_next() -> None:
+    spans = [(1, 1, 2), (2, 4, 5), (3, 8, 9), (4, 12, 20), (5, 13, 20)]
+    assert rank.adjacent(spans, 8, 9) == [2, 4]
+    # On a tie the innermost node is the neighbour: a method before the class that holds it.
+    assert rank.adjacent(spans, 22, 30) == [5]
+    assert rank.adjacent(spans, 1, 2) == [2]
+    assert rank.adjacent([(7, 1, 40)], 1, 40) == []
+
+
+def test_the_functions_beside_the_best_hit_are_candidates_without_a_query_word(repo: Path) -> None:
+    hits = _hits(repo)
+    best = _named(hits, "compress_payload")
+    assert best is not None
+    for qualname in ("frame_header", "unframe"):
+        neighbour = _named(hits, qualname)
+        assert neighbour is not None, qualname
+        assert neighbour["components"]["neighbour"] == 1
+        assert neighbour["reason"] == rank.REASON_NEIGHBOUR
+        assert neighbour["priority"] == int(best["priority"] * rank.NEIGHBOUR_FACTOR)
+    assert _named(hits, "far_away") is None
+
+
+def test_without_neighbour_files_no_neighbour_is_offered(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rank, "NEIGHBOUR_FILES", 0)
+    hits = _hits(repo)
+    assert _named(hits, "compress_payload") is not None
+    assert _named(hits, "frame_header") is None
+    assert _named(hits, "unframe") is None
+
+
+def test_the_packet_quotes_a_neighbour_and_the_trace_records_its_constants(repo: Path) -> None:
+    with prooftext.open(repo) as index:
+        packet = index.pack(ISSUE, max_tokens=4000)
+    constants = packet.trace["ranking"]["constants"]
+    assert constants["neighbour_files"] == rank.NEIGHBOUR_FILES
+    assert constants["neighbour_nodes"] == rank.NEIGHBOUR_NODES
+    assert constants["neighbour_factor_milli"] == int(rank.NEIGHBOUR_FACTOR * 1000)
+    header_line = CODEC.splitlines().index("def frame_header(size):") + 1
+    assert any(e.start_line <= header_line <= e.end_line for e in packet.evidence if e.path == "codec.py")
