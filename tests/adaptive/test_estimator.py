@@ -1,4 +1,5 @@
-"""The estimator's declared ranking condition: the best-ranked files must be quoted (estimator v2)."""
+"""The estimator's declared ranking condition: the best-ranked files, and any further file nearly as strong, must be
+quoted (estimator v2, widened in v3)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,17 @@ from hypothesis import strategies as st
 
 import prooftext
 from helpers import write_tree
-from prooftext.adaptive.compile import unquoted
-from prooftext.adaptive.estimator import COND_TOP_FILES, ESTIMATOR_VERSION, Thresholds, estimate
+from prooftext.adaptive.compile import top_files, unquoted
+from prooftext.adaptive.estimator import (
+    COND_TOP_FILES,
+    ESTIMATOR_VERSION,
+    STRONG_FILE_SHARE_BPS,
+    STRONG_FILE_WINDOW,
+    Thresholds,
+    estimate,
+)
 from prooftext.adaptive.ladder import DEFAULT_MIN_TOP_FILES
+from prooftext.select.candidates import PHASE_LEXICAL, PHASE_TRAVERSAL
 
 QUERY = "gauge calibration drift offset"
 SLACK = 32
@@ -74,10 +83,40 @@ def test_the_estimator_and_its_thresholds_are_declared_in_the_result(sample_repo
     """Requirement: prooftext.estimator.declared"""
     with prooftext.open(sample_repo) as index:
         data = index.adaptive_pack("separability_matrix of a compound model").to_dict()
-    assert data["estimator"]["version"] == ESTIMATOR_VERSION == 2
+    assert data["estimator"]["version"] == ESTIMATOR_VERSION == 3
     assert data["estimator"]["min_top_files"] == data["request"]["min_top_files"] == DEFAULT_MIN_TOP_FILES
+    assert data["estimator"]["strong_file_share_bps"] == STRONG_FILE_SHARE_BPS
+    assert data["estimator"]["strong_file_window"] == STRONG_FILE_WINDOW
     for rnd in data["rounds"]:
         assert set(rnd["estimate"]["unquoted_top_files"]) <= set(rnd["estimate"]["top_files"])
+
+
+def test_a_further_file_as_strong_as_the_best_holds_the_climb_too(tmp_path: Path) -> None:
+    """Requirement: prooftext.estimator.strong-files"""
+    result = _climb(_three_files(tmp_path), top_files=1)
+    first, last = result.rounds[0], result.rounds[-1]
+    assert len(first.estimate.top_files) == 3 and first.estimate.failed_conditions == (COND_TOP_FILES,)
+    assert result.stop_reason == "estimated_sufficient" and len(result.rounds) > 1
+    assert {e.path for e in last.packet.evidence} == set(last.estimate.top_files)
+
+
+def _ranked(*rows: tuple[str, int]) -> Any:
+    return [SimpleNamespace(path=path, priority=priority, phase=PHASE_LEXICAL) for path, priority in rows]
+
+
+def test_strong_files_are_those_of_the_window_with_half_the_best_priority() -> None:
+    """Requirement: prooftext.estimator.strong-files"""
+    ranked = _ranked(("a.py", 100), ("a.py", 90), ("b.py", 60), ("d.py", 50), ("c.py", 49), ("e.py", 45))
+    assert top_files(ranked, Thresholds(5000, 1, True, 1)) == ("a.py", "b.py", "d.py")
+    assert top_files(ranked, Thresholds(5000, 1, True, 4)) == ("a.py", "b.py", "d.py", "c.py")
+    assert top_files(ranked, Thresholds(5000, 1, True, 1, strong_file_window=2)) == ("a.py", "b.py")
+    assert top_files(ranked, Thresholds(5000, 1, True, 1, strong_file_share_bps=10_000)) == ("a.py",)
+    assert top_files(ranked, Thresholds(5000, 1, True, 0)) == ()
+
+
+def test_traversal_from_required_evidence_is_no_top_file() -> None:
+    ranked = [SimpleNamespace(path="seed.py", priority=500, phase=PHASE_TRAVERSAL), *_ranked(("a.py", 100))]
+    assert top_files(ranked, Thresholds(5000, 1, True, 2)) == ("a.py",)
 
 
 def _packet(quoted: list[str], excluded: list[tuple[str, str]]) -> Any:

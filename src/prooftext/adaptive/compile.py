@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prooftext.adaptive.estimator import Estimate, Thresholds, describe, estimate
+from prooftext.adaptive.estimator import BPS, Estimate, Thresholds, describe, estimate
 from prooftext.adaptive.ladder import AdaptiveRequest, at_hard_limit, first_rung, next_rung, validate_request
 from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
@@ -102,16 +102,29 @@ class AdaptiveResult:
         }
 
 
-def top_files(candidates: list[Candidate], count: int) -> tuple[str, ...]:
-    """The first ``count`` distinct files of the ranked candidates, best first (traversal from required
-    evidence is not the ranking's choice and does not count)."""
-    found: dict[str, None] = {}
+def top_files(candidates: list[Candidate], thresholds: Thresholds) -> tuple[str, ...]:
+    """The files the estimator's ranking condition looks at, best first: the first ``min_top_files``
+    distinct files of the ranked candidates, and any further one among the first ``strong_file_window``
+    whose best candidate weighs at least ``strong_file_share_bps`` of the best candidate. Traversal from
+    required evidence is not the ranking's choice and does not count; with ``min_top_files`` 0 there are none.
+
+    Requirement: prooftext.estimator.top-files, prooftext.estimator.strong-files
+    """
+    if thresholds.min_top_files <= 0:
+        return ()
+    window = max(thresholds.min_top_files, thresholds.strong_file_window)
+    best: dict[str, int] = {}
     for cand in candidates:
-        if len(found) >= count:
+        if len(best) >= window:
             break
         if cand.phase in RANKED_PHASES:
-            found.setdefault(cand.path, None)
-    return tuple(found)
+            best.setdefault(cand.path, cand.priority)
+    floor = max(best.values(), default=0) * thresholds.strong_file_share_bps
+    return tuple(
+        path
+        for place, path in enumerate(best)
+        if place < thresholds.min_top_files or best[path] * BPS >= floor
+    )
 
 
 def unquoted(packet: Packet, files: tuple[str, ...]) -> tuple[str, ...]:
@@ -166,7 +179,7 @@ def adaptive_compile(
     )
     compiler = Compiler(conn, root, query, fmt, additive=True)
     kernel = compiler.kernel_cost()
-    best = top_files(compiler.optional, req.min_top_files)
+    best = top_files(compiler.optional, thresholds)
     tokens, nodes, raised = first_rung(req, kernel)
     rounds: list[Round] = []
     seen: set[str] = set()
