@@ -105,9 +105,8 @@ def estimate(
     """Evaluate the estimator on the evidence blocks of one round.
 
     ``memo`` (text to its terms) lets the rounds of one compilation share the work on blocks they share.
-    ``top_files`` are the ranking's best ``min_top_files`` files and its strong ones (see
-    :func:`prooftext.adaptive.compile.top_files`), and ``unquoted_top_files`` those of them
-    this round's packet leaves out for its ceilings (see :func:`prooftext.adaptive.compile.top_files`).
+    ``top_files`` are the files the ranking condition looks at and ``unquoted_top_files`` those of them this
+    round's packet leaves out for its ceilings (see :func:`prooftext.adaptive.compile.top_files`).
 
     Requirement: sacp.estimator.formula, prooftext.estimator.top-files
     """
