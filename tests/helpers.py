@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+import prooftext
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -78,3 +81,10 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def ranked_hits(root: Path, query: str, limit: int = 50) -> list[dict[str, Any]]:
+    """The ranked candidates of ``query`` over ``root``, refreshed first."""
+    with prooftext.open(root) as index:
+        index.refresh()
+        return index.search(query, limit=limit)

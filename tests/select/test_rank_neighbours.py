@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import ranked_hits
 from prooftext.select import rank
 
 CODEC = '''"""Wire format helpers."""
@@ -41,9 +42,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _hits(repo: Path) -> list[dict[str, Any]]:
-    with prooftext.open(repo) as index:
-        index.refresh()
-        return index.search(ISSUE, limit=50)
+    return ranked_hits(repo, ISSUE)
 
 
 def _named(hits: list[dict[str, Any]], qualname: str) -> dict[str, Any] | None:

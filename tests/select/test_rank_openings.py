@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import ranked_hits
 from prooftext.select import rank
 
 CODEC = '''"""Wire format helpers."""
@@ -49,9 +50,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _hits(repo: Path) -> list[dict[str, Any]]:
-    with prooftext.open(repo) as index:
-        index.refresh()
-        return index.search(ISSUE, limit=50)
+    return ranked_hits(repo, ISSUE)
 
 
 def _opening(hits: list[dict[str, Any]], path: str) -> dict[str, Any] | None:
