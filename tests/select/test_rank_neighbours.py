@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import prooftext
 from helpers import ranked_hits
@@ -57,6 +59,27 @@ def test_a_node_ends_before_its_previous_neighbour_and_starts_after_its_next() -
     assert rank.adjacent(spans, 22, 30) == [5]
     assert rank.adjacent(spans, 1, 2) == [2]
     assert rank.adjacent([(7, 1, 40)], 1, 40) == []
+
+
+spans_strategy = st.lists(
+    st.tuples(st.integers(1, 60), st.integers(0, 20)).map(lambda t: (t[0], t[0] + t[1])), max_size=12
+).map(lambda pairs: [(rowid, first, last) for rowid, (first, last) in enumerate(pairs)])
+
+
+@given(spans_strategy, st.integers(1, 60), st.integers(0, 20))
+def test_a_neighbour_lies_outside_the_node_and_none_lies_nearer(
+    spans: list[tuple[int, int, int]], start: int, length: int
+) -> None:
+    end = start + length
+    found = rank.adjacent(spans, start, end)
+    by_id = {rowid: (first, last) for rowid, first, last in spans}
+    before = [last for _, _, last in spans if last < start]
+    after = [first for _, first, _ in spans if first > end]
+    assert len(found) == bool(before) + bool(after)
+    for rowid in found:
+        first, last = by_id[rowid]
+        assert last < start or first > end
+        assert last == max(before, default=None) or first == min(after, default=None)
 
 
 def test_the_functions_beside_the_best_hit_are_candidates_without_a_query_word(repo: Path) -> None:
