@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import ranked_hits
 from prooftext.select import rank
 
 PARSER = '''def parse_header(line):
@@ -52,9 +53,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _hits(repo: Path) -> dict[str, dict[str, Any]]:
-    with prooftext.open(repo) as index:
-        index.refresh()
-        return {h["qualname"]: h for h in index.search(ISSUE, limit=50)}
+    return {h["qualname"]: h for h in ranked_hits(repo, ISSUE)}
 
 
 def test_a_node_of_the_best_file_dropped_by_the_corpus_wide_limit_is_found_by_searching_the_file(

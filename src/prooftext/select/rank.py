@@ -9,8 +9,9 @@ de-weighted by generic evidence (a file whose functions are mostly tests; docume
 query itself is about tests or docs. Within a file, nodes are ordered by their own evidence (nodes known only
 by name come last, see :data:`NAMED_ONLY_LAST`), and a node's priority decays with its rank inside its file
 so that one file cannot take the whole budget. The best files also get the nodes the corpus-wide hit limit
-dropped (:data:`RESCAN_FILES`), and the best code files offer their opening lines, their imports
-(:data:`OPENING_FILES`).
+dropped (:data:`RESCAN_FILES`), the best code files offer their opening lines, their imports
+(:data:`OPENING_FILES`), and the best candidates of the best files offer the nodes beside them
+(:data:`NEIGHBOUR_FILES`).
 """
 
 from __future__ import annotations
@@ -679,6 +680,33 @@ def _callers(
     return out
 
 
+def _best_files(candidates: list[Candidate], count: int) -> dict[str, int]:
+    """The ``count`` files whose best candidate weighs most, with that priority, best first (ties by path)."""
+    best: dict[str, int] = {}
+    for cand in candidates:
+        best[cand.path] = max(best.get(cand.path, 0), cand.priority)
+    return {path: best[path] for path in sorted(best, key=lambda path: (-best[path], path))[:count]}
+
+
+def _offer(
+    rows: Iterable[_Row], priority: dict[int, int], candidates: list[Candidate], reason: str
+) -> list[Candidate]:
+    """Offer ``rows`` at their ``priority`` (by rowid), marked with the component named ``reason``: new
+    candidates carry that reason; a known candidate is raised to the priority when it is higher. Returns the
+    new ones."""
+    known = {c.node_id: c for c in candidates}
+    out: list[Candidate] = []
+    for row in rows:
+        found = known.get(row.node_id)
+        cand = found or _candidate(row, PHASE_LEXICAL, reason)
+        if found is None:
+            known[row.node_id] = cand
+            out.append(cand)
+        cand.priority = max(cand.priority, priority[row.rowid])
+        cand.components[reason] = 1
+    return out
+
+
 OPENING_FACTOR = 0.5
 OPENING_FILES = 20
 """Each of the best ``OPENING_FILES`` code files with a candidate also offers its opening: the chunk of lines
@@ -697,11 +725,8 @@ def _openings(conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[s
     """The opening chunk of each of the ``OPENING_FILES`` best code files with a candidate (see
     :data:`OPENING_FILES`): new candidates, or a candidate already found by evidence, raised to the
     opening's priority when that is higher."""
-    best: dict[str, int] = {}
-    for cand in candidates:
-        best[cand.path] = max(best.get(cand.path, 0), cand.priority)
-    top = sorted(best, key=lambda path: (-best[path], path))[:OPENING_FILES]
-    fids = [ids[path] for path in top if path in ids]
+    best = _best_files(candidates, OPENING_FILES)
+    fids = [ids[path] for path in best if path in ids]
     if not fids:
         return []
     marks = ",".join("?" * len(fids))
@@ -711,17 +736,11 @@ def _openings(conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[s
         f" GROUP BY file_id) g ON g.fid = n.file_id AND g.first = n.start_line"
         f" WHERE n.kind = '{NODE_CHUNK}' AND f.kind = 'code'"
     )
-    known = {c.node_id: c for c in candidates}
-    out: list[Candidate] = []
+    rows = [_Row(*r) for r in conn.execute(sql, fids)]
     # No order needed here: every candidate is sorted by its full rank key afterwards.
-    for row in (_Row(*r) for r in conn.execute(sql, fids)):
-        found = known.get(row.node_id)
-        cand = found or _candidate(row, PHASE_LEXICAL, REASON_OPENING)
-        if found is None:
-            out.append(cand)
-        cand.priority = max(cand.priority, int(best[row.path] * OPENING_FACTOR))
-        cand.components["opening"] = 1
-    return out
+    return _offer(
+        rows, {r.rowid: int(best[r.path] * OPENING_FACTOR) for r in rows}, candidates, REASON_OPENING
+    )
 
 
 NEIGHBOUR_FILES = 3
@@ -755,31 +774,20 @@ def _neighbours(
 ) -> list[Candidate]:
     """The neighbours of the best candidates of the best files (see :data:`NEIGHBOUR_FILES`): new
     candidates, or known ones raised to the neighbour's priority when that is higher."""
-    by_file: dict[str, list[Candidate]] = defaultdict(list)
-    for cand in candidates:
-        by_file[cand.path].append(cand)
-    top = sorted(by_file, key=lambda path: (-max(c.priority for c in by_file[path]), path))[:NEIGHBOUR_FILES]
     wanted: dict[int, int] = {}
-    for path in (p for p in top if p in ids):
+    for path in (p for p in _best_files(candidates, NEIGHBOUR_FILES) if p in ids):
         spans = conn.execute(
             f"SELECT rowid, start_line, end_line FROM nodes WHERE file_id = ? AND kind != '{NODE_FILE}'",
             (ids[path],),
         ).fetchall()
-        strong = sorted(by_file[path], key=lambda c: (-c.priority, c.node_id))[:NEIGHBOUR_NODES]
-        for cand in strong:
+        strong = sorted((c for c in candidates if c.path == path), key=lambda c: (-c.priority, c.node_id))
+        for cand in strong[:NEIGHBOUR_NODES]:
             for rowid in adjacent(spans, cand.node_start, cand.node_end):
                 wanted[rowid] = max(wanted.get(rowid, 0), int(cand.priority * NEIGHBOUR_FACTOR))
-    known = {c.node_id: c for c in candidates}
-    out: list[Candidate] = []
-    marks = ",".join("?" * len(wanted))
-    for row in _rows(conn, f"n.rowid IN ({marks})", list(wanted)) if wanted else []:
-        found = known.get(row.node_id)
-        cand = found or _candidate(row, PHASE_LEXICAL, REASON_NEIGHBOUR)
-        if found is None:
-            out.append(cand)
-        cand.priority = max(cand.priority, wanted[row.rowid])
-        cand.components["neighbour"] = 1
-    return out
+    if not wanted:
+        return []
+    rows = _rows(conn, f"n.rowid IN ({','.join('?' * len(wanted))})", list(wanted))
+    return _offer(rows, wanted, candidates, REASON_NEIGHBOUR)
 
 
 TAIL_KINDS = ("function", "method")
