@@ -58,6 +58,25 @@ def test_only_the_changed_file_is_reextracted_and_deleted_files_are_removed(samp
     assert fts == nodes
 
 
+def test_a_file_that_reading_now_excludes_leaves_the_index_and_moves_the_generation(
+    sample_repo: Path,
+) -> None:
+    _indexed(sample_repo)
+    with prooftext.open(sample_repo) as index:
+        before = refresh.read_meta(index.conn, "generation")
+    target = sample_repo / "util" / "strings.py"
+    target.write_text(target.read_text() + 'TOKEN = "ghp_' + "a1B2c3D4e5F6g7H8i9J0" * 2 + '"\n')
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_removed, report.files_skipped.get("secret")) == (0, 1, 1)
+    with prooftext.open(sample_repo) as index:
+        assert refresh.read_meta(index.conn, "generation") != before
+        paths = {r[0] for r in index.conn.execute("SELECT path FROM files")}
+        fts = index.conn.execute("SELECT count(*) FROM nodes_fts").fetchone()[0]
+        nodes = index.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    assert "util/strings.py" not in paths
+    assert fts == nodes
+
+
 def test_a_new_label_rule_relabels_files_that_did_not_change(sample_repo: Path) -> None:
     _indexed(sample_repo)
     (sample_repo / "prooftext.toml").write_text(

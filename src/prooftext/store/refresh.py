@@ -351,8 +351,11 @@ def _record_exclusion(conn: sqlite3.Connection, exclusion: Exclusion, stat: File
     )
 
 
-def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded]) -> int:
-    indexed = 0
+def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded]) -> tuple[int, int]:
+    """Write a batch of read files; the files indexed, and the indexed files that left the index because
+    reading them now excludes them (a secret appeared, the file grew too large): both change the
+    generation, so no cache keeps the nodes they had."""
+    indexed = removed = 0
     with transaction(conn):
         for loaded in batch:
             old = known.get(loaded.stat.path)
@@ -361,10 +364,11 @@ def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loade
             conn.execute("DELETE FROM excluded WHERE path = ?", (loaded.stat.path,))
             if isinstance(loaded.source, Exclusion):
                 _record_exclusion(conn, loaded.source, loaded.stat)
+                removed += old is not None
             elif loaded.graph is not None:
                 _insert_file(conn, loaded.source, loaded.graph, loaded.fts)
                 indexed += 1
-    return indexed
+    return indexed, removed
 
 
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
@@ -468,7 +472,9 @@ def _flush(
 ) -> int:
     if not batch:
         return done
-    report.files_indexed += _apply(conn, known, batch)
+    indexed, removed = _apply(conn, known, batch)
+    report.files_indexed += indexed
+    report.files_removed += removed
     done += len(batch)
     batch.clear()
     if progress is not None:
@@ -482,7 +488,7 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
     with transaction(conn):
         for path in work.removed:
             _delete_file(conn, known[path].id)
-    report.files_removed = len(work.removed)
+    report.files_removed += len(work.removed)
 
 
 def _sync_walk_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion]) -> None:
