@@ -72,4 +72,9 @@ def test_rankings_after_an_edit_match_a_process_with_empty_caches(
             rank_module, "_row_tokens", rank_module.GenerationCache(rank_module.ROW_TOKEN_CACHE_TOKENS)
         )
         monkeypatch.setattr(rank_module, "_term_counts", rank_module.GenerationCache(1000))
+        monkeypatch.setattr(
+            rank_module,
+            "_phrase_scores",
+            rank_module.GenerationCache(rank_module.PHRASE_SCORE_CACHE_POSTINGS),
+        )
         assert warm == _scores(index, query)

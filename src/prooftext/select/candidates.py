@@ -22,6 +22,9 @@ RANK_GROUP = {PHASE_REQUIRED: 0, PHASE_TRAVERSAL: 1, PHASE_IDENTIFIER: 2, PHASE_
 rank group; ranking identifier hits strictly first let a weak identifier match in a test file outrank the
 file an issue is about (file Acc@5 on the development split dropped). The phase stays recorded."""
 
+_AUTHORITY_ORDER = {name: i for i, name in enumerate(AUTHORITIES)}
+_SENSITIVITY_ORDER = {name: i for i, name in enumerate(SENSITIVITIES)}
+
 SCALE = 1_000_000
 """Scores are recorded as integers in millionths: artifacts hold no floats."""
 
@@ -57,11 +60,9 @@ class Candidate:
             RANK_GROUP[self.phase],
             -self.priority,
             self.distance,
-            AUTHORITIES.index(self.authority) if self.authority in AUTHORITIES else len(AUTHORITIES),
+            _AUTHORITY_ORDER.get(self.authority, len(AUTHORITIES)),
             -self.binary_score,
-            SENSITIVITIES.index(self.sensitivity)
-            if self.sensitivity in SENSITIVITIES
-            else len(SENSITIVITIES),
+            _SENSITIVITY_ORDER.get(self.sensitivity, len(SENSITIVITIES)),
             self.node_id,
             self.start_line,
         )
