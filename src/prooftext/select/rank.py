@@ -271,8 +271,8 @@ def _bm25(
         get = total.get
         for rowid, score in zip(rowids, scores, strict=True):
             total[rowid] = get(rowid, 0.0) + score
-    best = sorted(total.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return dict(best)
+    best = sorted([(-score, rowid) for rowid, score in total.items()])[:limit]
+    return {rowid: -negated for negated, rowid in best}
 
 
 def _row_key(row: _Row) -> tuple[str, str, str]:
