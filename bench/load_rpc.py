@@ -170,6 +170,8 @@ def l5_queries_during_reindex(files: int = 400, readers: int = 4) -> dict[str, A
                         outcome = "ok"
                     except ProoftextError as exc:
                         outcome = "lock" if exc.code == "store_busy" or "locked" in exc.message else "other"
+                    except Exception:  # a crash must count, not end the thread unseen
+                        outcome = "other"
                     with guard:
                         latencies.append((time.perf_counter() - started) * 1000)
                         answered += outcome == "ok"

@@ -39,3 +39,21 @@ def test_an_existing_store_opens_without_waiting_on_a_writer(
     conn = db.connect(tmp_path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert calls == []
+
+
+def test_reads_inside_a_snapshot_see_one_state_while_a_writer_commits(tmp_path: Path) -> None:
+    writer, reader = db.connect(tmp_path), db.connect(tmp_path)
+
+    def meta_rows() -> int:
+        return int(reader.execute("SELECT count(*) FROM meta").fetchone()[0])
+
+    before = meta_rows()
+    with db.read_snapshot(reader):
+        assert meta_rows() == before
+        with db.transaction(writer):
+            writer.execute("INSERT INTO meta (key, value) VALUES ('snapshot-test', '1')")
+        assert meta_rows() == before
+        with db.read_snapshot(reader):  # nested: the open snapshot holds
+            assert meta_rows() == before
+    assert not reader.in_transaction
+    assert meta_rows() == before + 1

@@ -38,6 +38,7 @@ from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
 from prooftext.select.selector import Choice, Selection, choice_records, cut_records, fill, prepare
 from prooftext.select.terms import analyze
+from prooftext.store.db import read_snapshot
 from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, get_counter
 
 PACKET_VERSION = "prooftext.packet/v1"
@@ -180,8 +181,9 @@ class Compiler:
         self.format = check_format(fmt)
         self.counter: Counter = get_counter(query.basis)
         self.texts = StoreTexts(conn)
-        self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text))
-        prepared = prepare(conn, self.query, self.ranked.candidates)
+        with read_snapshot(conn):  # the required and traversed nodes come from the state the ranking read
+            self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text))
+            prepared = prepare(conn, self.query, self.ranked.candidates)
         self.required, self.optional, self.traversal = (
             prepared.required,
             prepared.optional,

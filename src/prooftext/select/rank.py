@@ -30,6 +30,7 @@ from prooftext.graph.model import NODE_CHUNK, NODE_FILE, NODE_SYMBOL
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate
 from prooftext.select.query import Query
 from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
+from prooftext.store.db import read_snapshot
 from prooftext.store.fts import fts_quote
 
 FTS_WEIGHTS = (10.0, 1.0, 3.0, 1.0)
@@ -876,7 +877,13 @@ def apply_heads(conn: sqlite3.Connection, candidates: list[Candidate]) -> list[C
 
 
 def rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> RankResult:
-    """Every node with evidence for the query, best first (see the module docstring)."""
+    """Every node with evidence for the query, best first (see the module docstring), read from one
+    snapshot of the store."""
+    with read_snapshot(conn):
+        return _rank(conn, query, analysis)
+
+
+def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> RankResult:
     generation = _generation(conn)
     corpus = _corpus(conn, generation)
     total_files = len(corpus.paths) or 1

@@ -116,3 +116,22 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
         raise translate(exc) from None
+
+
+@contextlib.contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Every read inside sees one state of the store (a WAL read transaction), whatever a refresh commits
+    meanwhile: a ranking's statements agree with each other and with the generation they read first, under
+    which its caches keep what they compute. Inside an open transaction, that transaction is the snapshot."""
+    if conn.in_transaction:
+        yield conn
+        return
+    try:
+        conn.execute("BEGIN")
+    except sqlite3.Error as exc:
+        raise translate(exc) from None
+    try:
+        yield conn
+    finally:
+        # A read transaction has nothing to keep or undo; ending it releases the snapshot.
+        _rollback(conn)

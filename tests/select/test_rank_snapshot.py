@@ -1,0 +1,48 @@
+"""A ranking reads one state of the store: a refresh that commits while it runs changes nothing in it, and
+nothing it caches describes a state other than the generation it read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import prooftext
+from prooftext.select import rank as rank_module
+
+QUERY = "separability matrix of a compound model"
+
+
+def _ranking(index: prooftext.Index) -> list[tuple[str, str, int]]:
+    return [(c["path"], c["node_id"], c["priority"]) for c in index.search(QUERY, limit=100)]
+
+
+def test_a_refresh_committed_during_a_ranking_does_not_reach_it(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        before = _ranking(index)
+        assert any(path == "modeling/separable.py" for path, _, _ in before)
+        monkeypatch.setattr(
+            rank_module,
+            "_phrase_scores",
+            rank_module.GenerationCache(rank_module.PHRASE_SCORE_CACHE_POSTINGS),
+        )
+        scored = rank_module._phrase_scores_of
+        edits: list[str] = []
+
+        def refresh_midway(*args: object) -> object:
+            if not edits:
+                edits.append("removed separable.py")
+                (sample_repo / "modeling" / "separable.py").unlink()
+                with prooftext.open(sample_repo) as writer:
+                    assert writer.refresh().files_removed == 1
+            return scored(*args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(rank_module, "_phrase_scores_of", refresh_midway)
+        during = _ranking(index)
+        monkeypatch.undo()
+        assert edits and during == before
+        after = _ranking(index)
+    assert after and not any(path == "modeling/separable.py" for path, _, _ in after)
