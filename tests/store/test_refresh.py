@@ -58,6 +58,33 @@ def test_only_the_changed_file_is_reextracted_and_deleted_files_are_removed(samp
     assert fts == nodes
 
 
+def test_each_committed_batch_of_a_refresh_has_its_own_generation(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader between two batches must not find a generation that also names another state."""
+    _indexed(sample_repo)
+    for path in ("util/strings.py", "modeling/core.py", "modeling/separable.py"):
+        target = sample_repo / path
+        target.write_text(target.read_text() + "\n# edited\n")
+    (sample_repo / "docs" / "guide.md").unlink()
+    monkeypatch.setattr(refresh, "BATCH_FILES", 1)
+    reader = db.connect(sample_repo)
+    seen: dict[object, frozenset[tuple[str, str]]] = {}
+
+    def observe(done: int, total: int) -> None:
+        state = frozenset(reader.execute("SELECT path, sha256 FROM files"))
+        generation = refresh.read_meta(reader, "generation")
+        assert seen.get(generation, state) == state
+        seen[generation] = state
+
+    with prooftext.open(sample_repo) as index:
+        observe(0, 0)
+        report = index.refresh(observe)
+        observe(0, 0)
+    assert (report.files_indexed, report.files_removed) == (3, 1)
+    assert len(seen) == 5  # before, after each of the three batches, after the removal
+
+
 def test_a_file_that_reading_now_excludes_leaves_the_index_and_moves_the_generation(
     sample_repo: Path,
 ) -> None:

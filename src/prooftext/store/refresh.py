@@ -351,6 +351,20 @@ def _record_exclusion(conn: sqlite3.Connection, exclusion: Exclusion, stat: File
     )
 
 
+def _next_generation(current: object) -> int:
+    """The generation after ``current``; a random first one, so that caches keyed by (store path,
+    generation) never take a rebuilt store for the one it replaced."""
+    return current + 1 if isinstance(current, int) else secrets.randbits(GENERATION_START_BITS)
+
+
+def _advance_generation(conn: sqlite3.Connection) -> None:
+    """Move the generation inside the transaction that changes the store's nodes. A refresh commits in
+    batches, and a reader's snapshot may fall between two of them: each committed state then has its own
+    generation, so a cache keyed by generation never mixes two states (rows a ranking cached and rows its
+    snapshot holds)."""
+    _put_meta(conn, {"generation": _next_generation(read_meta(conn, "generation"))})
+
+
 def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded]) -> tuple[int, int]:
     """Write a batch of read files; the files indexed, and the indexed files that left the index because
     reading them now excludes them (a secret appeared, the file grew too large): both change the
@@ -368,6 +382,8 @@ def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loade
             elif loaded.graph is not None:
                 _insert_file(conn, loaded.source, loaded.graph, loaded.fts)
                 indexed += 1
+        if indexed or removed:
+            _advance_generation(conn)
     return indexed, removed
 
 
@@ -409,12 +425,16 @@ def current_candidate(conn: sqlite3.Connection, root: Path, config: CorpusConfig
     return candidate_identity(root, pairs, spec_sha)
 
 
+def _put_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+        [(k, canonical.encode(v).decode("ascii")) for k, v in values.items()],
+    )
+
+
 def _write_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
     with transaction(conn):
-        conn.executemany(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            [(k, canonical.encode(v).decode("ascii")) for k, v in values.items()],
-        )
+        _put_meta(conn, values)
 
 
 def read_meta(conn: sqlite3.Connection, key: str) -> object:
@@ -488,6 +508,7 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
     with transaction(conn):
         for path in work.removed:
             _delete_file(conn, known[path].id)
+        _advance_generation(conn)
     report.files_removed += len(work.removed)
 
 
@@ -521,11 +542,7 @@ def _finish(
         report.edges = cached_edges
     candidate = current_candidate(conn, root, config)
     generation = read_meta(conn, "generation")
-    if not isinstance(generation, int):
-        # A random first generation: caches keyed by (store path, generation) never take a rebuilt store
-        # for the one it replaced.
-        generation = secrets.randbits(GENERATION_START_BITS)
-    elif changed:
-        generation += 1
+    if not isinstance(generation, int):  # a store no refresh has changed yet
+        generation = _next_generation(None)
     meta = {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes}
     _write_meta(conn, {**meta, "generation": generation, READING_KEY: reading_key(config)})
