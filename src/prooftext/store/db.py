@@ -97,13 +97,17 @@ def _rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
+def _begin(conn: sqlite3.Connection, statement: str) -> None:
+    try:
+        conn.execute(statement)
+    except sqlite3.Error as exc:
+        raise translate(exc) from None
+
+
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``; rolled back on any error so a killed or failed write leaves nothing."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise translate(exc) from None
+    _begin(conn, "BEGIN IMMEDIATE")
     try:
         yield conn
     except sqlite3.Error as exc:
@@ -126,10 +130,7 @@ def read_snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     if conn.in_transaction:
         yield conn
         return
-    try:
-        conn.execute("BEGIN")
-    except sqlite3.Error as exc:
-        raise translate(exc) from None
+    _begin(conn, "BEGIN")
     try:
         yield conn
     finally:
