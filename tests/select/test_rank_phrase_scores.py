@@ -93,3 +93,19 @@ def test_no_phrases_or_no_room_finds_nothing(sample_repo: Path) -> None:
         generation = rank._generation(index.conn)
         assert rank._bm25(index.conn, generation, [], 10) == {}
         assert rank._bm25(index.conn, generation, ["matrix"], 0) == {}
+
+
+def test_phrases_no_node_holds_count_toward_the_bound(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bound = 3 * rank.PHRASE_ENTRY_POSTINGS
+    kept = rank.GenerationCache[tuple[str, str], tuple[object, object]](bound, weight=rank._phrase_weight)
+    monkeypatch.setattr(rank, "_phrase_scores", kept)
+    absent = [f"absentword{i}" for i in range(6)]
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        generation = rank._generation(index.conn)
+        assert generation is not None
+        assert rank._bm25(index.conn, generation, absent, 10) == {}
+    held = [p for p in absent if kept.get(*generation, ("", p)) is not None]
+    assert held == absent[-3:]

@@ -217,8 +217,17 @@ def _search_terms(
 
 PHRASE_SCORE_CACHE_POSTINGS = 1_000_000
 """Per-phrase BM25 scores kept per store for its latest generation, counted in postings (16 bytes each)."""
+PHRASE_ENTRY_POSTINGS = 16
+"""What one kept phrase costs besides its postings (its key and two arrays weigh about as much as 16
+postings): a phrase no node holds is kept too, and must count, or such phrases would grow without bound."""
+
+
+def _phrase_weight(scores: tuple[array[int], array[float]]) -> int:
+    return len(scores[0]) + PHRASE_ENTRY_POSTINGS
+
+
 _phrase_scores: GenerationCache[tuple[str, str], tuple[array[int], array[float]]] = GenerationCache(
-    PHRASE_SCORE_CACHE_POSTINGS, weight=lambda scores: len(scores[0])
+    PHRASE_SCORE_CACHE_POSTINGS, weight=_phrase_weight
 )
 
 
