@@ -67,14 +67,64 @@ def test_rankings_after_an_edit_match_a_process_with_empty_caches(
         )
         index.refresh()
         warm = _scores(index, query)
-        monkeypatch.setattr(rank_module, "_corpus_states", rank_module.BoundedCache(4))
-        monkeypatch.setattr(
-            rank_module, "_row_tokens", rank_module.GenerationCache(rank_module.ROW_TOKEN_CACHE_TOKENS)
-        )
-        monkeypatch.setattr(rank_module, "_term_counts", rank_module.GenerationCache(1000))
-        monkeypatch.setattr(
-            rank_module,
-            "_phrase_scores",
-            rank_module.GenerationCache(rank_module.PHRASE_SCORE_CACHE_POSTINGS),
-        )
+        _empty_caches(monkeypatch)
         assert warm == _scores(index, query)
+
+
+def _empty_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rank_module, "_corpus_states", rank_module.BoundedCache(4))
+    monkeypatch.setattr(
+        rank_module, "_row_tokens", rank_module.GenerationCache(rank_module.ROW_TOKEN_CACHE_TOKENS)
+    )
+    monkeypatch.setattr(rank_module, "_term_counts", rank_module.GenerationCache(1000))
+    monkeypatch.setattr(
+        rank_module,
+        "_phrase_scores",
+        rank_module.GenerationCache(rank_module.PHRASE_SCORE_CACHE_POSTINGS),
+    )
+    monkeypatch.setattr(
+        rank_module, "_node_rows", rank_module.GenerationCache(rank_module.NODE_ROW_CACHE_ROWS)
+    )
+
+
+def _lines(index: prooftext.Index, query: str) -> list[tuple[str, str, list[int]]]:
+    return [(c["node_id"], c["path"], c["node_range"]) for c in index.search(query)]
+
+
+def test_a_repeated_ranking_reads_its_rows_from_the_cache_and_ranks_the_same(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = "separability matrix of a compound model"
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        first = _scores(index, query)
+        reads: list[str] = []
+        real_rows = rank_module._rows
+
+        def counted(conn: object, where: str, params: object) -> list[rank_module._Row]:
+            reads.append(where)
+            return real_rows(index.conn, where, params)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(rank_module, "_rows", counted)
+        assert _scores(index, query) == first
+        assert not [w for w in reads if w.startswith("n.rowid IN")]
+
+
+def test_rows_cached_before_an_edit_that_moves_lines_are_not_read_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One file, so its new nodes take the row ids its old ones had: only the generation tells them apart.
+    source = "def separability_matrix():\n    return compound\n\n\ndef compound_model():\n    return 1\n"
+    path = tmp_path / "model.py"
+    path.write_text(source, encoding="utf-8")
+    query = "separability matrix of a compound model"
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        before = _lines(index, query)
+        path.write_text("# moved\n" * 7 + source, encoding="utf-8")
+        index.refresh()
+        warm = _lines(index, query)
+        assert [tuple(lines) for _id, _path, lines in before] == [(1, 2), (5, 6)]
+        assert [tuple(lines) for _id, _path, lines in warm][:2] == [(8, 9), (12, 13)]
+        _empty_caches(monkeypatch)
+        assert warm == _lines(index, query)

@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from typing import TypeVar
 
 from prooftext.cache import BoundedCache, GenerationCache
 from prooftext.graph.model import NODE_CHUNK, NODE_FILE, NODE_SYMBOL
@@ -32,6 +33,8 @@ from prooftext.select.query import Query
 from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
 from prooftext.store.db import read_snapshot
 from prooftext.store.fts import fts_quote
+
+_T = TypeVar("_T")
 
 FTS_WEIGHTS = (10.0, 1.0, 3.0, 1.0)
 """BM25 column weights for title, labels, path and content."""
@@ -67,6 +70,10 @@ development split (181 tasks, 8k tokens) this raised the fixed packet's gold-lin
 three repositories outside it, 63.1% to 63.3% (fixed) with adaptive and coverage unchanged. Putting
 identifier-only nodes last as well lost the adaptive gain; weighing the subject at half or not at all in
 that order lost 0.6 and 2.4 points of fixed recall."""
+NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_subject")
+"""A node's own signals, in the order its components list them."""
+TEXT_NODE_SIGNALS = 3
+"""The first this-many of :data:`NODE_SIGNALS` read a node's text; the subject reads only its name and path."""
 RESCAN_FILES = 3
 RESCAN_LIMIT = 40
 RESCAN_POOL = 600
@@ -162,7 +169,7 @@ def _rows(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> lis
     return [_Row(*r) for r in conn.execute(sql, params)]
 
 
-def _chunks(items: Sequence[str], size: int = 500) -> Iterable[Sequence[str]]:
+def _chunks(items: Sequence[_T], size: int = 500) -> Iterable[Sequence[_T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
@@ -179,6 +186,10 @@ _row_tokens: GenerationCache[tuple[str, str, str], tuple[set[str], ...]] = Gener
     ROW_TOKEN_CACHE_TOKENS, weight=lambda fields: sum(len(tokens) for tokens in fields)
 )
 _ANY_GENERATION = 0
+NODE_ROW_CACHE_ROWS = 50_000
+"""Node rows (path, lines, digest, labels) kept per store for its latest generation: the nodes a query's
+hits name repeat across queries, and reading them was a tenth of a warm ranking."""
+_node_rows: GenerationCache[int, _Row] = GenerationCache(NODE_ROW_CACHE_ROWS)
 
 
 def _probe(conn: sqlite3.Connection, generation: tuple[str, int] | None, term: str, cap: int) -> int:
@@ -563,12 +574,35 @@ def _gather_identifiers(
     ev.file_identifier = {fid: sum(names.values()) for fid, names in per_file.items()}
 
 
-def _add_rows(conn: sqlite3.Connection, rowids: Iterable[int], ev: _Evidence) -> None:
-    missing = [str(r) for r in rowids if r not in ev.rows]
-    for chunk in _chunks(missing):
-        marks = ",".join("?" * len(chunk))
-        for row in _rows(conn, f"n.rowid IN ({marks})", chunk):
-            ev.rows[row.rowid] = row
+def _read_rows(
+    conn: sqlite3.Connection, generation: tuple[str, int] | None, rowids: Sequence[int]
+) -> list[_Row]:
+    """The rows of ``rowids`` that exist, in ascending rowid order per chunk of 500 (the order SQLite reads
+    ``rowid IN (...)`` in), from the generation's row cache where it has them."""
+    out: list[_Row] = []
+    for chunk in _chunks(rowids):
+        found: dict[int, _Row] = {}
+        unknown: list[str] = []
+        for rowid in chunk:
+            row = None if generation is None else _node_rows.get(*generation, rowid)
+            if row is None:
+                unknown.append(str(rowid))
+            else:
+                found[rowid] = row
+        if unknown:
+            for row in _rows(conn, f"n.rowid IN ({','.join('?' * len(unknown))})", unknown):
+                found[row.rowid] = row
+                if generation is not None:
+                    _node_rows.put(*generation, row.rowid, row)
+        out.extend(found[rowid] for rowid in sorted(found))
+    return out
+
+
+def _add_rows(
+    conn: sqlite3.Connection, generation: tuple[str, int] | None, rowids: Iterable[int], ev: _Evidence
+) -> None:
+    for row in _read_rows(conn, generation, [r for r in rowids if r not in ev.rows]):
+        ev.rows[row.rowid] = row
 
 
 def _gather(
@@ -581,12 +615,16 @@ def _gather(
 ) -> dict[int, float]:
     """The BM25 hits of ``phrases`` (see :func:`_bm25`), their rows added to the evidence."""
     hits = _bm25(conn, generation, phrases, limit, columns)
-    _add_rows(conn, hits, ev)
+    _add_rows(conn, generation, hits, ev)
     return hits
 
 
 def _rescan(
-    conn: sqlite3.Connection, pool: dict[int, float], fused: dict[int, dict[str, float]], ev: _Evidence
+    conn: sqlite3.Connection,
+    generation: tuple[str, int] | None,
+    pool: dict[int, float],
+    fused: dict[int, dict[str, float]],
+    ev: _Evidence,
 ) -> list[int]:
     """Take the best ``RESCAN_LIMIT`` nodes of each of the best ``RESCAN_FILES`` files from ``pool``, the
     corpus-wide hits past ``FTS_LIMIT`` in score order (see :data:`RESCAN_FILES`); the file ids, best first.
@@ -601,7 +639,7 @@ def _rescan(
             continue
         inside = (r for r in pool if low <= r <= high and r not in ev.rows)
         hits = {r: pool[r] for r in islice(inside, RESCAN_LIMIT)}
-        _add_rows(conn, hits, ev)
+        _add_rows(conn, generation, hits, ev)
         for rowid, score in hits.items():
             if ev.rows[rowid].file_id != fid:
                 del ev.rows[rowid]
@@ -675,36 +713,46 @@ def _evidence_reason(rowid: int, ev: _Evidence) -> str:
 
 
 def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[int, Candidate]:
-    norms = {
-        "node_lexical": _normalized(ev.node_lexical),
-        "node_identifier": _normalized(ev.node_identifier),
-        "node_phrase": _normalized(ev.node_phrase),
-        "node_subject": _normalized(ev.node_subject),
-    }
-    text_signals = list(norms).index("node_subject")  # the signals before it read a node's text
-    by_file: dict[int, list[tuple[bool, float, str, int, tuple[float, ...]]]] = defaultdict(list)
+    lexical, identifier, phrase, subject = (
+        _normalized(ev.node_lexical),
+        _normalized(ev.node_identifier),
+        _normalized(ev.node_phrase),
+        _normalized(ev.node_subject),
+    )
+    by_file: dict[int, list[tuple[bool, float, str, int, tuple[float, float, float, float], _Row]]] = (
+        defaultdict(list)
+    )
     for rowid, row in ev.rows.items():
-        own = tuple(norm.get(rowid, 0.0) for norm in norms.values())
-        named_only = NAMED_ONLY_LAST and not any(own[:text_signals])
-        by_file[row.file_id].append((named_only or rowid in ev.rescanned, -sum(own), row.node_id, rowid, own))
+        own = (
+            lexical.get(rowid, 0.0),
+            identifier.get(rowid, 0.0),
+            phrase.get(rowid, 0.0),
+            subject.get(rowid, 0.0),
+        )
+        named_only = NAMED_ONLY_LAST and not any(own[:TEXT_NODE_SIGNALS])
+        by_file[row.file_id].append(
+            (named_only or rowid in ev.rescanned, -sum(own), row.node_id, rowid, own, row)
+        )
     out: dict[int, Candidate] = {}
     for fid, entries in by_file.items():
         parts = fused.get(fid, {"file_score": 0.0})
         file_components = {k: _micro(v) for k, v in parts.items()}
-        for rank, (late, neg_local, _node_id, rowid, own) in enumerate(sorted(entries)):
+        for rank, (late, neg_local, _node_id, rowid, own, row) in enumerate(sorted(entries)):
             in_phase = rowid in ev.identifier_phase
             cand = _candidate(
-                ev.rows[rowid],
+                row,
                 PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
                 "identifier" if in_phase else _evidence_reason(rowid, ev),
             )
             cand.priority = _micro(
                 parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local * LOCAL_WEIGHT)
             )
-            cand.components = {**file_components, **{k: _micro(v) for k, v in zip(norms, own, strict=True)}}
-            cand.components["rank_in_file"] = rank
+            components = file_components.copy()
+            components.update(zip(NODE_SIGNALS, [round(v * SCALE) for v in own], strict=True))
+            components["rank_in_file"] = rank
             if late:
-                cand.components["rescanned" if rowid in ev.rescanned else "named_only"] = 1
+                components["rescanned" if rowid in ev.rescanned else "named_only"] = 1
+            cand.components = components
             out[rowid] = cand
     return out
 
@@ -832,7 +880,10 @@ def adjacent(spans: Sequence[tuple[int, int, int]], start: int, end: int) -> lis
 
 
 def _neighbours(
-    conn: sqlite3.Connection, candidates: list[Candidate], ids: dict[str, int]
+    conn: sqlite3.Connection,
+    generation: tuple[str, int] | None,
+    candidates: list[Candidate],
+    ids: dict[str, int],
 ) -> list[Candidate]:
     """The neighbours of the best candidates of the best files (see :data:`NEIGHBOUR_FILES`): new
     candidates, or known ones raised to the neighbour's priority when that is higher."""
@@ -848,8 +899,7 @@ def _neighbours(
                 wanted[rowid] = max(wanted.get(rowid, 0), int(cand.priority * NEIGHBOUR_FACTOR))
     if not wanted:
         return []
-    rows = _rows(conn, f"n.rowid IN ({','.join('?' * len(wanted))})", list(wanted))
-    return _offer(rows, wanted, candidates, REASON_NEIGHBOUR)
+    return _offer(_read_rows(conn, generation, list(wanted)), wanted, candidates, REASON_NEIGHBOUR)
 
 
 TAIL_KINDS = ("function", "method")
@@ -900,7 +950,7 @@ def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ra
     ev = _Evidence()
     pool = _bm25(conn, generation, terms, FTS_LIMIT + (RESCAN_POOL if RESCAN_FILES else 0))
     ev.node_lexical = dict(islice(pool.items(), FTS_LIMIT))
-    _add_rows(conn, ev.node_lexical, ev)
+    _add_rows(conn, generation, ev.node_lexical, ev)
     _gather_identifiers(conn, analysis, ev, total_files)
     # Runs of the literal text the query quotes, each weighed by its rarity.
     ev.node_phrase = _gather(conn, generation, [" ".join(run) for run in analysis.phrases], PHRASE_LIMIT, ev)
@@ -921,7 +971,7 @@ def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ra
     }
     fused = _fuse(signals, corpus)
     # After fusion: a file's score stays what the corpus-wide evidence gave it.
-    rescanned = _rescan(conn, dict(islice(pool.items(), FTS_LIMIT, None)), fused, ev)
+    rescanned = _rescan(conn, generation, dict(islice(pool.items(), FTS_LIMIT, None)), fused, ev)
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
@@ -933,7 +983,7 @@ def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ra
     hits = sorted((c for c in candidates if c.phase == PHASE_IDENTIFIER), key=Candidate.rank_key)
     candidates.extend(_callers(conn, hits, {c.node_id: c for c in candidates}, fused))
     candidates.extend(_openings(conn, candidates, corpus.ids))
-    candidates.extend(_neighbours(conn, candidates, corpus.ids))
+    candidates.extend(_neighbours(conn, generation, candidates, corpus.ids))
     candidates = apply_heads(conn, candidates)
     candidates.sort(key=Candidate.rank_key)
     trace = {

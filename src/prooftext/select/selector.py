@@ -203,7 +203,11 @@ def _over_clearance(cand: Candidate, query: Query) -> bool:
 
 
 def _covered(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
-    return any(s <= cand.start_line and cand.end_line <= e for s, e in taken.get(cand.path, []))
+    # Plain loops, not any() over a generator: a fill asks this of every candidate in its window, every round.
+    for start, end in taken.get(cand.path, ()):  # noqa: SIM110
+        if start <= cand.start_line and cand.end_line <= end:
+            return True
+    return False
 
 
 def _truncate(cand: Candidate, room: int, cost: CostFn) -> Choice | None:
@@ -352,7 +356,8 @@ def _place(
 ) -> Choice | None:
     """Take ``cand`` into the selection's room: joined with a neighbour when that is cheaper, else as its own block
     (or its longest fitting prefix, when the query allows truncation). Returns the block it went into."""
-    if _near(cand, taken.get(cand.path, [])):
+    ranges = taken.get(cand.path)
+    if ranges and _near(cand, ranges):
         block = _join(sel, cand, cost, optional_from)
         if block is not None:
             return block
