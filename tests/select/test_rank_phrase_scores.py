@@ -109,3 +109,14 @@ def test_phrases_no_node_holds_count_toward_the_bound(
         assert rank._bm25(index.conn, generation, absent, 10) == {}
     held = [p for p in absent if kept.get(*generation, ("", p)) is not None]
     assert held == absent[-3:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.integers(0, 400), st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.25, 3.0]), max_size=60),
+    st.integers(1, 70),
+)
+def test_the_best_rows_are_the_head_of_the_whole_sort_ties_by_row_id(
+    scores: dict[int, float], limit: int
+) -> None:
+    assert rank._best(scores, limit) == sorted((-score, rowid) for rowid, score in scores.items())[:limit]

@@ -16,6 +16,7 @@ dropped (:data:`RESCAN_FILES`), the best code files offer their opening lines, t
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import sqlite3
@@ -292,8 +293,16 @@ def _bm25(
         get = total.get
         for rowid, score in zip(rowids, scores, strict=True):
             total[rowid] = get(rowid, 0.0) + score
-    best = sorted([(-score, rowid) for rowid, score in total.items()])[:limit]
-    return {rowid: -negated for negated, rowid in best}
+    return {rowid: -negated for negated, rowid in _best(total, limit)}
+
+
+def _best(scores: dict[int, float], limit: int) -> list[tuple[float, int]]:
+    """``sorted((-score, rowid))[:limit]``, sorting only the rows that reach the ``limit``-th best score: a
+    long query's terms hit thousands of rows, and building and sorting a pair for each was most of a search."""
+    if len(scores) > limit:
+        floor = heapq.nlargest(limit, scores.values())[-1]
+        return sorted([(-score, rowid) for rowid, score in scores.items() if score >= floor])[:limit]
+    return sorted([(-score, rowid) for rowid, score in scores.items()])
 
 
 def _row_key(row: _Row) -> tuple[str, str, str]:
