@@ -189,3 +189,19 @@ def test_two_walks_of_the_same_tree_are_equal(make_tree: MakeTree) -> None:
     root = make_tree({f"d{i % 3}/f{i}.py": str(i) for i in range(30)})
     os.symlink("d0", root / "link")
     assert walk(root, CorpusConfig()) == walk(root, CorpusConfig())
+
+
+def test_a_walk_reads_a_gitignore_only_in_directories_that_list_one(
+    make_tree: MakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_tree({"a/x.py": "", "b/.gitignore": "*.log\n", "b/y.log": "", "b/c/z.py": ""})
+    opened: list[str] = []
+    real = walk_module.load_gitignore
+
+    def recorded(fd: int, directory: str) -> str | None:
+        opened.append(directory)
+        return real(fd, directory)
+
+    monkeypatch.setattr(walk_module, "load_gitignore", recorded)
+    assert reasons(root) == {"b/y.log": "ignored"}
+    assert opened == ["b"]

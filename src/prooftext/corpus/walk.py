@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prooftext.corpus.config import CorpusConfig
-from prooftext.corpus.ignore import IgnoreMatcher, is_internal, load_gitignore, root_matcher
+from prooftext.corpus.ignore import GITIGNORE, IgnoreMatcher, is_internal, load_gitignore, root_matcher
 from prooftext.corpus.model import (
     REASON_CROSS_DEVICE,
     REASON_IGNORED,
@@ -73,7 +73,10 @@ class _Walker:
             return
         self.result.directories.append(rel_dir)
         try:
-            gitignore = load_gitignore(fd, rel_dir)
+            # Only a listed .gitignore is opened: most directories have none, and a failed open per
+            # directory was a tenth of a walk. (One created after the listing is the next walk's, as before.)
+            listed = any(entry.name == GITIGNORE for entry in entries)
+            gitignore = load_gitignore(fd, rel_dir) if listed else None
             if gitignore is not None:
                 matcher = matcher.with_gitignore(rel_dir, gitignore)
         except Refusal as refusal:
@@ -183,7 +186,6 @@ PATCH_KNOWN_REASONS = frozenset({REASON_IGNORED, REASON_SYMLINK, REASON_NOT_REGU
 """Exclusions that an edit of the entry's content cannot change (its name and type stay as they were)."""
 EVENT_CONTENT = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE
 """The entry is the same; its data or metadata moved."""
-GITIGNORE = ".gitignore"
 
 
 def patch(
