@@ -1,5 +1,6 @@
-"""Ranking reuses corpus facts and node field tokens across refreshes, and still ranks exactly as a fresh
-process does: an edit reaches the test-file rule and the binary field score at once."""
+"""Ranking reuses corpus facts and node field tokens across refreshes, and node rows within one index
+generation, and still ranks exactly as a fresh process does: an edit reaches the test-file rule, the binary
+field score and the lines of the nodes it moved at once."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 import prooftext
 from prooftext.select import rank as rank_module
 from prooftext.select.rank import _build_corpus, _corpus, _generation
+
+QUERY = "separability matrix of a compound model"
 
 
 def _files(index: prooftext.Index) -> dict[str, tuple[int, str, str]]:
@@ -56,19 +59,18 @@ def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> N
 def test_rankings_after_an_edit_match_a_process_with_empty_caches(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    query = "separability matrix of a compound model"
     with prooftext.open(sample_repo) as index:
         index.refresh()
-        _scores(index, query)
+        _scores(index, QUERY)
         path = sample_repo / "modeling" / "separable.py"
         path.write_text(
             path.read_text(encoding="utf-8").replace("correlation", "compound model separability"),
             encoding="utf-8",
         )
         index.refresh()
-        warm = _scores(index, query)
+        warm = _scores(index, QUERY)
         _empty_caches(monkeypatch)
-        assert warm == _scores(index, query)
+        assert warm == _scores(index, QUERY)
 
 
 def _empty_caches(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,10 +96,9 @@ def _lines(index: prooftext.Index, query: str) -> list[tuple[str, str, list[int]
 def test_a_repeated_ranking_reads_its_rows_from_the_cache_and_ranks_the_same(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    query = "separability matrix of a compound model"
     with prooftext.open(sample_repo) as index:
         index.refresh()
-        first = _scores(index, query)
+        first = _scores(index, QUERY)
         reads: list[str] = []
         real_rows = rank_module._rows
 
@@ -106,7 +107,7 @@ def test_a_repeated_ranking_reads_its_rows_from_the_cache_and_ranks_the_same(
             return real_rows(index.conn, where, params)  # type: ignore[arg-type]
 
         monkeypatch.setattr(rank_module, "_rows", counted)
-        assert _scores(index, query) == first
+        assert _scores(index, QUERY) == first
         assert not [w for w in reads if w.startswith("n.rowid IN")]
 
 
@@ -117,14 +118,13 @@ def test_rows_cached_before_an_edit_that_moves_lines_are_not_read_after_it(
     source = "def separability_matrix():\n    return compound\n\n\ndef compound_model():\n    return 1\n"
     path = tmp_path / "model.py"
     path.write_text(source, encoding="utf-8")
-    query = "separability matrix of a compound model"
     with prooftext.open(tmp_path) as index:
         index.refresh()
-        before = _lines(index, query)
+        before = _lines(index, QUERY)
         path.write_text("# moved\n" * 7 + source, encoding="utf-8")
         index.refresh()
-        warm = _lines(index, query)
+        warm = _lines(index, QUERY)
         assert [tuple(lines) for _id, _path, lines in before] == [(1, 2), (5, 6)]
         assert [tuple(lines) for _id, _path, lines in warm][:2] == [(8, 9), (12, 13)]
         _empty_caches(monkeypatch)
-        assert warm == _lines(index, query)
+        assert warm == _lines(index, QUERY)

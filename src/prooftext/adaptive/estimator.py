@@ -42,9 +42,10 @@ BPS = 10_000
 STRONG_FILE_SHARE_BPS = 5000
 STRONG_FILE_WINDOW = 8
 
-TERM_CACHE_ENTRIES = 2048
-"""Evidence blocks whose terms a process remembers: the queries a server answers quote the same blocks again
-and again, and reading a block's terms was half the estimator's time."""
+TERM_CACHE_ENTRIES = 512
+"""Evidence blocks whose terms a process remembers (as many as the renderer keeps prepared excerpts): the
+queries a server answers quote the same blocks again and again, and reading a block's terms was most of the
+estimator's time (1.3 of 1.5 ms a request on the server benchmark's queries)."""
 _BLOCK_TERMS: BoundedCache[str, frozenset[str]] = BoundedCache(TERM_CACHE_ENTRIES)
 
 COND_COVERAGE = "term_coverage_below_threshold"

@@ -298,7 +298,7 @@ def _bm25(
 
 def _best(scores: dict[int, float], limit: int) -> list[tuple[float, int]]:
     """``sorted((-score, rowid))[:limit]``, sorting only the rows that reach the ``limit``-th best score: a
-    long query's terms hit thousands of rows, and building and sorting a pair for each was most of a search."""
+    long query's terms hit thousands of rows, and building and sorting a pair for each was a fifth of a search."""
     if len(scores) > limit:
         floor = heapq.nlargest(limit, scores.values())[-1]
         return sorted([(-score, rowid) for rowid, score in scores.items() if score >= floor])[:limit]
@@ -757,7 +757,7 @@ def _node_candidates(ev: _Evidence, fused: dict[int, dict[str, float]]) -> dict[
                 parts["file_score"] * (NODE_DECAY**rank) * (1.0 - neg_local * LOCAL_WEIGHT)
             )
             components = file_components.copy()
-            components.update(zip(NODE_SIGNALS, [round(v * SCALE) for v in own], strict=True))
+            components.update(zip(NODE_SIGNALS, map(_micro, own), strict=True))
             components["rank_in_file"] = rank
             if late:
                 components["rescanned" if rowid in ev.rescanned else "named_only"] = 1
