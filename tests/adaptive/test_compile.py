@@ -230,3 +230,29 @@ def test_prompts_never_exceed_their_ceiling_and_ceilings_never_decrease(
     assert ceilings == sorted(ceilings)
     for rnd in result.rounds:
         assert rnd.packet.prompt_tokens.count <= rnd.token_ceiling <= max_tokens
+
+
+NESTED = '''def separability_matrix(model):
+    """The separability matrix of a compound model."""
+    compound = model.left
+
+    def _inner(part):
+        return part.inputs
+
+    return separability(compound, _inner)
+'''
+
+
+def test_a_node_quoted_in_two_parts_is_one_new_node_of_its_round(tmp_path: Path) -> None:
+    """Requirement: sacp.result.fields"""
+    write_tree(tmp_path, {"model.py": NESTED})
+    result = _run(tmp_path, min_tokens=400, token_step=400, max_tokens=2000)
+    parts = [i for e in result.rounds[0].packet.evidence for i in e.node_ids]
+    assert len(parts) > len(set(parts))  # the function's head and its tail, one node id
+    seen: list[str] = []
+    for rnd in result.rounds:
+        assert len(rnd.new_evidence) == len(set(rnd.new_evidence))
+        assert not set(rnd.new_evidence) & set(seen)
+        seen.extend(rnd.new_evidence)
+    assert set(seen) == {i for r in result.rounds for e in r.packet.evidence for i in e.node_ids}
+    validate_against(SCHEMA, result.to_dict())

@@ -77,6 +77,16 @@ def test_the_summary_counts_the_nodes_a_joined_excerpt_quotes(
     assert "packet: 1 excerpts quoting 2 nodes," in err
 
 
+def test_the_summary_counts_a_function_quoted_as_head_and_tail_as_one_node(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nested = "def outer_widget():\n    a = 1\n\n    def inner():\n        return 2\n\n    return outer_widget_value\n"
+    (tmp_path / "w.py").write_text(nested)
+    status, _, err = _run(capsys, "pack", "outer_widget outer_widget_value", "--root", str(tmp_path))
+    assert status == 0
+    assert "packet: 1 excerpts," in err
+
+
 @pytest.mark.parametrize(
     ("argv", "code"),
     [

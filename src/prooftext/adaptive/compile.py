@@ -186,7 +186,8 @@ def adaptive_compile(
     memo: dict[str, frozenset[str]] = {}
     while True:
         packet = compiler.compile(tokens, nodes)
-        ids = [i for e in packet.evidence for i in e.node_ids]
+        # A node quoted in two parts (a function's head and its tail) is one node of evidence.
+        ids = list(dict.fromkeys(i for e in packet.evidence for i in e.node_ids))
         est = estimate(
             req.query,
             packet.evidence_texts,

@@ -38,7 +38,7 @@ def _summary(text: str) -> None:
 
 
 def _excerpts(packet: Packet) -> str:
-    nodes = sum(len(e.node_ids) for e in packet.evidence)
+    nodes = len({i for e in packet.evidence for i in e.node_ids})  # a head and a tail are one node
     count = f"{len(packet.evidence)} excerpts"
     return count if nodes == len(packet.evidence) else f"{count} quoting {nodes} nodes"
 
