@@ -289,9 +289,9 @@ def _bm25(
     if not phrases or limit <= 0:
         return {}
     total: dict[int, float] = {}
+    get = total.get
     for phrase in phrases:
         rowids, scores = _phrase_scores_of(conn, generation, phrase, columns)
-        get = total.get
         for rowid, score in zip(rowids, scores, strict=True):
             total[rowid] = get(rowid, 0.0) + score
     return {rowid: -negated for negated, rowid in _best(total, limit)}
@@ -300,10 +300,8 @@ def _bm25(
 def _best(scores: dict[int, float], limit: int) -> list[tuple[float, int]]:
     """``sorted((-score, rowid))[:limit]``, sorting only the rows that reach the ``limit``-th best score: a
     long query's terms hit thousands of rows, and building and sorting a pair for each was a fifth of a search."""
-    if len(scores) > limit:
-        floor = heapq.nlargest(limit, scores.values())[-1]
-        return sorted([(-score, rowid) for rowid, score in scores.items() if score >= floor])[:limit]
-    return sorted([(-score, rowid) for rowid, score in scores.items()])
+    floor = heapq.nlargest(limit, scores.values())[-1] if len(scores) > limit else -math.inf
+    return sorted([(-score, rowid) for rowid, score in scores.items() if score >= floor])[:limit]
 
 
 def _row_key(row: _Row) -> tuple[str, str, str]:
