@@ -11,9 +11,10 @@ evaluation's adaptive arm) runs beside it. Printed, as mean gold-line recall and
 - each rung alone: a fixed budget of that size (the last rung is the budget packet of the fixed arm);
 - the default adaptive request;
 - the oracle on the default ladder's token ceilings and on the probe ladder: every task stopped at the
-  first rung that already holds its best recall (a query that alone needs more than the first rung raises
-  it, SACP's kernel rule, and then the two ladders' later rungs no longer share their ceilings). No stopping rule over these packets can beat it, so a target the oracle
-  misses needs better packets, not a better estimator;
+  first rung that already holds its best recall. No stopping rule over these packets can beat it; the
+  distance from it to the default request is all a better estimator could win. (A query that alone needs
+  more than the first rung raises that rung, SACP's kernel rule; the two ladders' later rungs then no
+  longer share their ceilings.)
 - one family of rules: stop once the ranking's first K nodes are all quoted;
 - the issue's target: the budget packet's recall with at most half its tokens.
 """
