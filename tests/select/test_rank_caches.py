@@ -81,8 +81,8 @@ def _empty_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rank_module, "_term_counts", rank_module.GenerationCache(1000))
     monkeypatch.setattr(
         rank_module,
-        "_phrase_scores",
-        rank_module.GenerationCache(rank_module.PHRASE_SCORE_CACHE_POSTINGS),
+        "_lexical_hits",
+        rank_module.GenerationCache(rank_module.LEXICAL_HIT_CACHE_HITS),
     )
     monkeypatch.setattr(
         rank_module, "_node_rows", rank_module.GenerationCache(rank_module.NODE_ROW_CACHE_ROWS)

@@ -26,10 +26,10 @@ def test_a_refresh_committed_during_a_ranking_does_not_reach_it(
         assert any(path == "modeling/separable.py" for path, _, _ in before)
         monkeypatch.setattr(
             rank_module,
-            "_phrase_scores",
-            rank_module.GenerationCache(rank_module.PHRASE_SCORE_CACHE_POSTINGS),
+            "_lexical_hits",
+            rank_module.GenerationCache(rank_module.LEXICAL_HIT_CACHE_HITS),
         )
-        scored = rank_module._phrase_scores_of
+        scored = rank_module._fts_hits
         edits: list[str] = []
 
         def refresh_midway(*args: object) -> object:
@@ -40,7 +40,7 @@ def test_a_refresh_committed_during_a_ranking_does_not_reach_it(
                     assert writer.refresh().files_removed == 1
             return scored(*args)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(rank_module, "_phrase_scores_of", refresh_midway)
+        monkeypatch.setattr(rank_module, "_fts_hits", refresh_midway)
         during = _ranking(index)
         monkeypatch.undo()
         assert edits and during == before

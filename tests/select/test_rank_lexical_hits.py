@@ -1,5 +1,5 @@
-"""Lexical hits are summed from per-phrase BM25 scores kept per index generation, and they are exactly the
-hits, scores and order of FTS5's own BM25 over the whole ``OR`` query."""
+"""Lexical hits are FTS5's BM25 over the whole ``OR`` query, best first with ties by row id, cut at the limit,
+and kept per index generation."""
 
 from __future__ import annotations
 
@@ -19,24 +19,21 @@ RUNS = ["compound model", "separability matrix", "inputs and outputs", "absent w
 COLUMNS = ["", rank.SUBJECT_COLUMNS, "content"]
 
 
-def _fts5(conn: sqlite3.Connection, phrases: list[str], limit: int, columns: str) -> dict[int, float]:
-    """FTS5 scoring the whole query at once, best first, ties by row id."""
+def _every_match(conn: sqlite3.Connection, phrases: list[str], columns: str) -> list[tuple[int, float]]:
+    """Every row FTS5 matches with its score, in no particular order (sorted here, in Python)."""
     match = " OR ".join(fts_quote(p) for p in phrases)
     if columns:
         match = f"{{{columns}}} : ({match})"
     weights = ", ".join(str(w) for w in rank.FTS_WEIGHTS)
-    sql = (
-        f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ?"
-        " ORDER BY s, rowid LIMIT ?"
-    )
-    return {rowid: -score for rowid, score in conn.execute(sql, (match, limit))}
+    sql = f"SELECT rowid, bm25(nodes_fts, {weights}) FROM nodes_fts WHERE nodes_fts MATCH ?"
+    return [(rowid, -score) for rowid, score in conn.execute(sql, (match,))]
 
 
-def _items(hits: dict[int, float]) -> list[tuple[int, float]]:
-    return list(hits.items())
+def _head(matches: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+    return sorted(matches, key=lambda hit: (-hit[1], hit[0]))[:limit]
 
 
-def test_summed_phrase_scores_are_fts5s_scores_of_the_whole_query(sample_repo: Path) -> None:
+def test_hits_are_the_best_matches_of_the_whole_query_ties_by_row_id(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
         index.refresh()
         conn = index.conn
@@ -49,22 +46,23 @@ def test_summed_phrase_scores_are_fts5s_scores_of_the_whole_query(sample_repo: P
             st.sampled_from(COLUMNS),
         )
         def same(phrases: list[str], limit: int, columns: str) -> None:
-            expected = _items(_fts5(conn, phrases, limit, columns))
-            assert _items(rank._bm25(conn, generation, phrases, limit, columns)) == expected
-            # A second query over the same phrases reads the kept scores and still agrees.
-            assert _items(rank._bm25(conn, generation, phrases, limit, columns)) == expected
+            expected = _head(_every_match(conn, phrases, columns), limit)
+            assert list(rank._bm25(conn, generation, phrases, limit, columns).items()) == expected
+            # A second search over the same phrases reads the kept hits and still agrees.
+            assert list(rank._bm25(conn, generation, phrases, limit, columns).items()) == expected
 
         same()
 
 
-def test_phrase_scores_are_kept_for_the_generation_and_follow_an_edit(sample_repo: Path) -> None:
+def test_hits_are_kept_for_the_generation_and_follow_an_edit(sample_repo: Path) -> None:
+    key = ("", ("separability",), 10)
     with prooftext.open(sample_repo) as index:
         index.refresh()
         conn = index.conn
         before_generation = rank._generation(conn)
         assert before_generation is not None
         rank._bm25(conn, before_generation, ["separability"], 10)
-        assert rank._phrase_scores.get(*before_generation, ("", "separability")) is not None
+        assert rank._lexical_hits.get(*before_generation, key) is not None
         path = sample_repo / "modeling" / "core.py"
         path.write_text(
             path.read_text(encoding="utf-8") + "\n# separability separability\n", encoding="utf-8"
@@ -72,19 +70,29 @@ def test_phrase_scores_are_kept_for_the_generation_and_follow_an_edit(sample_rep
         index.refresh()
         after_generation = rank._generation(conn)
         assert after_generation != before_generation
-        assert rank._phrase_scores.get(*after_generation, ("", "separability")) is None
+        assert rank._lexical_hits.get(*after_generation, key) is None
         after = rank._bm25(conn, after_generation, ["separability"], 10)
-        assert _items(after) == _items(_fts5(conn, ["separability"], 10, ""))
+        assert list(after.items()) == _head(_every_match(conn, ["separability"], ""), 10)
+
+
+def test_the_caller_owns_the_hits_it_gets(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        generation = rank._generation(index.conn)
+        first = rank._bm25(index.conn, generation, ["matrix", "model"], 5)
+        kept = dict(first)
+        first.clear()
+        assert rank._bm25(index.conn, generation, ["matrix", "model"], 5) == kept != {}
 
 
 def test_without_a_generation_nothing_is_kept(sample_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = rank.GenerationCache[tuple[str, str], tuple[object, object]](rank.PHRASE_SCORE_CACHE_POSTINGS)
-    monkeypatch.setattr(rank, "_phrase_scores", kept)
+    kept = rank.GenerationCache[rank.LexicalKey, dict[int, float]](rank.LEXICAL_HIT_CACHE_HITS)
+    monkeypatch.setattr(rank, "_lexical_hits", kept)
     with prooftext.open(sample_repo) as index:
         index.refresh()
         hits = rank._bm25(index.conn, None, ["matrix", "model"], 5)
-        assert _items(hits) == _items(_fts5(index.conn, ["matrix", "model"], 5, ""))
-    assert kept.get("any", 0, ("", "matrix")) is None
+        assert list(hits.items()) == _head(_every_match(index.conn, ["matrix", "model"], ""), 5)
+    assert kept.get("any", 0, ("", ("matrix", "model"), 5)) is None
 
 
 def test_no_phrases_or_no_room_finds_nothing(sample_repo: Path) -> None:
@@ -95,28 +103,18 @@ def test_no_phrases_or_no_room_finds_nothing(sample_repo: Path) -> None:
         assert rank._bm25(index.conn, generation, ["matrix"], 0) == {}
 
 
-def test_phrases_no_node_holds_count_toward_the_bound(
+def test_searches_that_find_nothing_count_toward_the_bound(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bound = 3 * rank.PHRASE_ENTRY_POSTINGS
-    kept = rank.GenerationCache[tuple[str, str], tuple[object, object]](bound, weight=rank._phrase_weight)
-    monkeypatch.setattr(rank, "_phrase_scores", kept)
+    bound = 3 * rank.LEXICAL_ENTRY_HITS
+    kept = rank.GenerationCache[rank.LexicalKey, dict[int, float]](bound, weight=rank._hits_weight)
+    monkeypatch.setattr(rank, "_lexical_hits", kept)
     absent = [f"absentword{i}" for i in range(6)]
     with prooftext.open(sample_repo) as index:
         index.refresh()
         generation = rank._generation(index.conn)
         assert generation is not None
-        assert rank._bm25(index.conn, generation, absent, 10) == {}
-    held = [p for p in absent if kept.get(*generation, ("", p)) is not None]
+        for word in absent:
+            assert rank._bm25(index.conn, generation, [word], 10) == {}
+    held = [w for w in absent if kept.get(*generation, ("", (w,), 10)) is not None]
     assert held == absent[-3:]
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.dictionaries(st.integers(0, 400), st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.25, 3.0]), max_size=60),
-    st.integers(1, 70),
-)
-def test_the_best_rows_are_the_head_of_the_whole_sort_ties_by_row_id(
-    scores: dict[int, float], limit: int
-) -> None:
-    assert rank._best(scores, limit) == sorted((-score, rowid) for rowid, score in scores.items())[:limit]
