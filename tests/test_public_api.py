@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import prooftext
+from prooftext.errors import RangeError, RequestError
+from prooftext.index import MIN_SEARCH_LIMIT
+from prooftext.schema_registry import load_schema
 
 SRC = Path(prooftext.__file__).resolve().parent
 ADAPTER_PACKAGES = ("cli", "server")
@@ -49,3 +55,29 @@ def test_the_core_never_imports_cli_mcp_or_http_libraries() -> None:
         if bad:
             offenders.append(f"{rel}: {sorted(bad)}")
     assert offenders == []
+
+
+@pytest.mark.parametrize("limit", [-1, 0])
+def test_search_refuses_a_limit_below_one_instead_of_slicing(sample_repo: Path, limit: int) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(RangeError) as caught:
+        index.search("separability", limit=limit)
+    assert caught.value.code == "value_out_of_range" and caught.value.field == "limit"
+
+
+@pytest.mark.parametrize("limit", ["5", True, 2.0, None])
+def test_search_refuses_a_limit_that_is_not_an_integer(sample_repo: Path, limit: Any) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as caught:
+        index.search("separability", limit=limit)
+    assert caught.value.code == "invalid_request" and caught.value.field == "limit"
+
+
+def test_search_returns_at_most_limit_candidates_and_its_least_limit_is_the_published_one(
+    sample_repo: Path,
+) -> None:
+    published = load_schema("rpc-context.select.params.schema.json")["properties"]["limit"]["minimum"]
+    assert published == MIN_SEARCH_LIMIT
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        every = index.search("separability")
+        assert len(every) > 1
+        assert index.search("separability", limit=1) == every[:1]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -26,7 +28,7 @@ from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
 from prooftext.corpus.model import WalkResult
 from prooftext.corpus.walk import patch, walk
 from prooftext.corpus.watch import DirectoryWatcher
-from prooftext.errors import RootMissingError, RootNotDirectoryError
+from prooftext.errors import RangeError, RequestError, RootMissingError, RootNotDirectoryError
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.pack.verify import VerifyReport, verify_packet
@@ -37,6 +39,10 @@ from prooftext.select.terms import analyze
 from prooftext.store import db
 from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
 from prooftext.tokens import DEFAULT_TOKENIZER
+
+MIN_SEARCH_LIMIT = 1
+"""The least ``limit`` of :meth:`Index.search`, as ``context.select`` publishes it. The 500 that method
+also publishes bounds a wire response; in process, the evaluation asks for every ranked candidate."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,15 @@ class IndexStatus:
             "files_changed_since_index": self.changed + self.added + self.removed,
             "fresh": self.fresh,
         }
+
+
+@contextlib.contextmanager
+def _store_errors() -> Iterator[None]:
+    """A store damaged under a reader (a table dropped by hand) is a coded store error, not a crash."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise db.translate(exc) from None
 
 
 def resolve_root(root: Path | str) -> Path:
@@ -180,7 +195,7 @@ class Index:
         trusted = self._trusted
         if epoch is not None and trusted is not None and trusted[0] == epoch:
             return trusted[1]
-        work = plan(self.conn, self.root, self.config, self._walk())
+        work = plan(self.conn, self.root, self.config, self._walk(), retry_unreadable=False)
         known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
         changed = sum(1 for s in work.to_read if s.path in known)
         status = IndexStatus(
@@ -230,9 +245,10 @@ class Index:
             allow_truncated=allow_truncated,
         )
         validate(spec)
-        if refresh:
-            self.ensure_fresh()
-        return Compiler(self.conn, self.root, spec, format).compile()
+        with _store_errors():
+            if refresh:
+                self.ensure_fresh()
+            return Compiler(self.conn, self.root, spec, format).compile()
 
     def adaptive_pack(
         self,
@@ -277,19 +293,28 @@ class Index:
             path_seeds=tuple(path_seeds),
             clearance=clearance,
         )
-        if refresh:
-            self.ensure_fresh()
-        return adaptive_compile(self.conn, self.root, req, base, format, on_round)
+        with _store_errors():
+            if refresh:
+                self.ensure_fresh()
+            return adaptive_compile(self.conn, self.root, req, base, format, on_round)
 
     def search(self, query: str, *, limit: int = 20) -> list[dict[str, Any]]:
         """The best-ranked nodes for ``query`` with their rank components (no packing)."""
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise RequestError("limit must be an integer", field="limit")
+        if limit < MIN_SEARCH_LIMIT:
+            raise RangeError(f"limit must be at least {MIN_SEARCH_LIMIT}, got {limit}", field="limit")
         spec = validate(Query(text=query))
-        ranked = rank(self.conn, spec, analyze(query))
+        with _store_errors():
+            ranked = rank(self.conn, spec, analyze(query))
         return [c.to_dict() for c in ranked.candidates[:limit]]
 
     def verify(self, packet: dict[str, Any]) -> VerifyReport:
-        """Re-check a saved packet against the files under this root."""
-        return verify_packet(packet, self.root)
+        """Re-check a saved packet against the files under this root, with the labels this handle's
+        configuration gives each path; a packet that is not a valid packet raises
+        :class:`~prooftext.errors.ArtifactError`."""
+        self._follow_config()
+        return verify_packet(packet, self.root, self.config)
 
     def close(self) -> None:
         if self._watcher is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from prooftext import canonical
@@ -57,3 +58,14 @@ def test_a_corrupt_store_sets_bit_1(run: Run) -> None:
     store.write_bytes(b"this is not a database" * 100)
     report = fsck(run.repo)
     assert report.status & BIT_DIGEST and report.store == "corrupt"
+
+
+def test_a_store_missing_its_fts_table_sets_bit_1(run: Run) -> None:
+    store = _indexed(run)
+    with sqlite3.connect(store) as conn:
+        conn.execute("DROP TABLE nodes_fts")
+    report = fsck(run.repo)
+    assert report.status == BIT_DIGEST and report.store == "corrupt"
+    assert report.sources_checked == len(fixture.REPOSITORY_FILES)
+    assert [p["kind"] for p in report.problems] == ["store"]
+    assert report.problems[0]["detail"].startswith("missing tables: nodes_fts")

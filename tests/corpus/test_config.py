@@ -80,8 +80,12 @@ def test_a_non_utf8_config_file_is_a_config_error(tmp_path: Path) -> None:
         ("[scan]\nmax_file_bytes = 0\n", "scan.max_file_bytes"),
         ("[scan]\nmax_total_bytes = true\n", "scan.max_total_bytes"),
         ("[scan]\nmax_total_bytes = 1.5\n", "scan.max_total_bytes"),
+        ("[scan]\nmax_file_bytes = 9007199254740992\n", "scan.max_file_bytes"),
+        ("[scan]\nmax_total_bytes = 9223372036854775807\n", "scan.max_total_bytes"),
         ("[scan]\nexclude = 'x'\n", "scan.exclude"),
         ("[scan]\nexclude = [1]\n", "scan.exclude"),
+        ("[scan]\nexclude = ['*.py', '\\']\n", "scan.exclude[1]"),
+        ("[scan]\nexclude = ['*.py', '[z-a]']\n", "scan.exclude[1]"),
         ("[scan]\nspecification = '../SPEC.md'\n", "scan.specification"),
         ("[scan]\nspecification = '/abs/SPEC.md'\n", "scan.specification"),
         ("[scan]\nmax_files = 3\n", "scan.max_files"),
@@ -102,6 +106,14 @@ def test_an_ill_typed_config_is_a_config_error_naming_file_and_key(
     assert info.value.details["key"] == key
     assert info.value.details["file"] == "prooftext.toml"
     assert info.value.code == "config_invalid"
+
+
+def test_limits_up_to_the_largest_safe_integer_are_accepted(tmp_path: Path) -> None:
+    (tmp_path / "prooftext.toml").write_text(
+        "[scan]\nmax_file_bytes = 9007199254740991\nmax_total_bytes = 9007199254740991\n"
+    )
+    config = load_config(tmp_path)
+    assert config.max_file_bytes == config.max_total_bytes == 2**53 - 1
 
 
 @pytest.mark.parametrize(

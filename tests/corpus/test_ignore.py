@@ -129,6 +129,40 @@ def test_an_unreadable_prooftext_ignore_is_a_config_error(make_tree: MakeTree) -
     assert info.value.details["file"] == ".prooftext/ignore"
 
 
+INVALID_PATTERNS = pytest.mark.parametrize(
+    "pattern", ["\\", "[z-a]", "src/[9-0]*.py"], ids=["lone_backslash", "reversed_range", "nested_range"]
+)
+
+
+@INVALID_PATTERNS
+def test_an_invalid_pattern_in_a_nested_gitignore_excludes_its_directory_as_unreadable(
+    make_tree: MakeTree, pattern: str
+) -> None:
+    root = make_tree({"pkg/a.py": "", "pkg/.gitignore": f"{pattern}\n", "top.py": ""})
+    result = walk(root, CorpusConfig())
+    assert [s.path for s in result.stats] == ["top.py"]
+    assert [(e.path, e.reason) for e in result.excluded] == [("pkg", "unreadable")]
+    assert result.excluded[0].detail.startswith("pkg/.gitignore: invalid pattern: ")
+
+
+@INVALID_PATTERNS
+def test_an_invalid_pattern_in_the_root_gitignore_is_a_config_error(
+    make_tree: MakeTree, pattern: str
+) -> None:
+    root = make_tree({".gitignore": f"{pattern}\n", "a.py": ""})
+    with pytest.raises(ConfigError) as info:
+        walk(root, CorpusConfig())
+    assert info.value.details["file"] == ".gitignore"
+
+
+@INVALID_PATTERNS
+def test_an_invalid_pattern_in_prooftext_ignore_is_a_config_error(make_tree: MakeTree, pattern: str) -> None:
+    root = make_tree({".prooftext/ignore": f"{pattern}\n", "a.py": ""})
+    with pytest.raises(ConfigError) as info:
+        walk(root, CorpusConfig())
+    assert info.value.details["file"] == ".prooftext/ignore"
+
+
 GIT_TREE = {
     ".gitignore": "*.tmp\nbuild/\n/only_root.txt\nlogs/**\n!logs/keep.log\ndocs/*.html\n!docs/index.html\n",
     "only_root.txt": "",

@@ -130,6 +130,8 @@ def test_a_rule_asking_for_immutable_or_expiring_freshness_is_rejected() -> None
         LabelRule(glob="**", authority="trusted"),
         LabelRule(glob="**", sensitivity="top-secret"),
         LabelRule(glob="**", kind="binary"),
+        LabelRule(glob="docs/\\"),
+        LabelRule(glob="docs/[z-a]"),
     ],
 )
 def test_an_ill_formed_rule_is_a_config_error(rule: LabelRule) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -20,7 +23,7 @@ from prooftext.errors import (
     UnknownNameError,
 )
 from prooftext.memory import SCHEMA_VERSION, MemoryStore, candidates_for, surface_memory
-from prooftext.memory.store import MAX_RECORD_BYTES
+from prooftext.memory.store import MAX_RECORD_BYTES, lock_path
 from prooftext.tokens import get_counter
 
 
@@ -181,6 +184,99 @@ def test_schema_newer_or_foreign_file_is_refused(tmp_path: Path) -> None:
     junk.write_bytes(b"this is not a database at all" * 200)
     with pytest.raises(StoreCorruptError):
         MemoryStore(junk)
+
+
+class _RivalConnection(sqlite3.Connection):
+    """A connection that lets another handle run just before it first executes a statement starting with
+    ``before``: how two processes that both found the new file empty interleave."""
+
+    before = ""
+    rival: Callable[[], None] | None = None
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        rival = type(self).rival
+        if rival is not None and sql.startswith(self.before):
+            type(self).rival = None
+            rival()
+        return super().execute(sql, *args)
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["SELECT count(*) FROM sqlite_master", "BEGIN IMMEDIATE"],
+    ids=["between_the_version_and_the_tables", "before_the_write_lock"],
+)
+def test_two_handles_creating_a_new_store_at_once_both_open_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: str
+) -> None:
+    path = tmp_path / "m.sqlite"
+    real_connect = sqlite3.connect
+    connections: list[str] = []
+    opened: list[MemoryStore] = []
+
+    def connect(database: str, **kwargs: Any) -> sqlite3.Connection:
+        connections.append(database)
+        if len(connections) > 1:
+            return real_connect(database, **kwargs)
+        return real_connect(database, factory=_RivalConnection, **kwargs)
+
+    monkeypatch.setattr(_RivalConnection, "before", before)
+    monkeypatch.setattr(_RivalConnection, "rival", lambda: opened.append(MemoryStore(path)))
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with MemoryStore(path) as late:
+        late.add("decision", "d1", source="s")
+    assert len(opened) == 1 and _RivalConnection.rival is None
+    with opened[0] as first:
+        first.add("decision", "d2", source="s")
+        assert [r.text for r in first.records()] == ["d1", "d2"]
+        assert first.schema_version() == SCHEMA_VERSION
+
+
+def _held(lock: Path) -> bool:
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+class _LockProbe(sqlite3.Connection):
+    """Records, at each switch to WAL, whether the store's creation lock is held meanwhile."""
+
+    seen: ClassVar[list[bool]] = []
+    path = ""
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if sql == "PRAGMA journal_mode = WAL":
+            type(self).seen.append(_held(lock_path(Path(self.path))))
+        return super().execute(sql, *args)
+
+
+def test_a_new_store_switches_to_wal_only_under_its_creation_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes switching one new file at once get "database is locked" at once, whatever the busy
+    timeout: the lock makes the second wait, and then find the file already in WAL mode."""
+    path = tmp_path / "m.sqlite"
+    real_connect = sqlite3.connect
+
+    def connect(database: str, **kwargs: Any) -> sqlite3.Connection:
+        conn = real_connect(database, factory=_LockProbe, **kwargs)
+        assert isinstance(conn, _LockProbe)
+        conn.path = database
+        return conn
+
+    monkeypatch.setattr(_LockProbe, "seen", [])
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    MemoryStore(path).close()
+    MemoryStore(path).close()
+    assert _LockProbe.seen == [True]
 
 
 def test_history_is_per_thread_and_limited(store: MemoryStore) -> None:

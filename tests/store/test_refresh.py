@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sqlite3
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
+from prooftext.corpus import safeio
 from prooftext.corpus.config import CorpusConfig
 from prooftext.errors import ConfigError, StoreCorruptError, StoreSchemaError
 from prooftext.store import db, refresh
@@ -177,6 +179,50 @@ def test_status_counts_changes_since_the_last_index_without_reading(sample_repo:
         status = index.status().to_dict()
     assert status["added"] == 1 and status["changed"] == 1
     assert status["files_changed_since_index"] == 2 and status["fresh"] is False
+
+
+def _eio_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Reading ``name`` fails with EIO, as a permission problem or a bad sector would (and as root, whom
+    file permissions do not stop, can still be shown); chmod or a repair changes none of its stat data."""
+    real_read = os.read
+
+    def failing_read(fd: int, n: int) -> bytes:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/" + name):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real_read(fd, n)
+
+    monkeypatch.setattr(safeio.os, "read", failing_read)
+
+
+def test_a_file_excluded_as_unreadable_is_read_again_once_it_can_be(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _eio_on(monkeypatch, "strings.py")
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_skipped.get("unreadable")) == (4, 1)
+    monkeypatch.undo()
+    report = _indexed(sample_repo)
+    assert (report.files_indexed, report.files_unchanged) == (1, 4)
+    assert "unreadable" not in report.files_skipped
+    with prooftext.open(sample_repo) as index:
+        paths = {r[0] for r in index.conn.execute("SELECT path FROM files")}
+        assert index.status().fresh
+    assert "util/strings.py" in paths
+
+
+def test_a_file_that_stays_unreadable_leaves_the_index_fresh_and_a_retry_keeps_its_generation(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _eio_on(monkeypatch, "strings.py")
+    _indexed(sample_repo)
+    with prooftext.open(sample_repo) as index:
+        before = refresh.read_meta(index.conn, "generation")
+        # Fresh: otherwise every request of a server would refresh while the file stays unreadable.
+        status = index.status()
+        assert (status.added, status.changed, status.fresh) == (0, 0, True)
+        report = index.refresh()
+        assert (report.files_indexed, report.files_skipped.get("unreadable")) == (0, 1)
+        assert refresh.read_meta(index.conn, "generation") == before
 
 
 def test_identifiers_are_searchable_whole_and_by_their_parts(sample_repo: Path) -> None:

@@ -2,8 +2,10 @@
 
 Stored artifacts are the context artifacts (JSON with a known ``artifact_type``) anywhere under
 ``ROOT/.prooftext/``; each is fully re-validated, including its id. The index store gets
-``PRAGMA integrity_check`` (read-only), and every file the store records is re-read and re-hashed. The
-status is a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error.
+``PRAGMA integrity_check`` (read-only) and must hold every table its schema version creates (the FTS5
+index included: an integrity check passes a store whose table was dropped whole, which no search can use),
+and every file the store records is re-read and re-hashed. The status is a bitmask, as ``verify``: 1 digest
+or integrity mismatch, 2 missing or stale source, 4 I/O error.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from prooftext.artifacts.models import MODELS
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import ProoftextError, SourceMissingError
 from prooftext.store.db import STORE_DIR, STORE_FILE
+from prooftext.store.schema import MIGRATIONS
 
 BIT_DIGEST = 1
 BIT_SOURCE = 2
@@ -28,6 +31,7 @@ BIT_IO = 4
 MAX_ARTIFACT_FILES = 10_000
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 INTEGRITY_OK = "ok"
+STORE_CORRUPT = "corrupt"
 ARTIFACT_SUFFIX = ".json"
 
 
@@ -114,6 +118,23 @@ def _check_references(artifacts: list[dict[str, Any]], report: FsckReport) -> No
                 )
 
 
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _missing_tables(conn: sqlite3.Connection) -> list[str]:
+    """The tables the store's schema version should hold and does not, found by applying the same
+    migrations to an empty in-memory store (so the list never drifts from the schema)."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    expected = sqlite3.connect(":memory:")
+    try:
+        for script in MIGRATIONS[:version]:
+            expected.executescript(script)
+        return sorted(_tables(expected) - _tables(conn))
+    finally:
+        expected.close()
+
+
 def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -122,13 +143,19 @@ def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
         return []
     try:
         rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
-        report.store = INTEGRITY_OK if rows == [INTEGRITY_OK] else "corrupt"
+        report.store = INTEGRITY_OK if rows == [INTEGRITY_OK] else STORE_CORRUPT
         if report.store != INTEGRITY_OK:
             report.add(BIT_DIGEST, kind="store", detail="; ".join(str(r) for r in rows)[:300])
             return []
+        missing = _missing_tables(conn)
+        if missing:
+            report.store = STORE_CORRUPT
+            report.add(BIT_DIGEST, kind="store", detail=f"missing tables: {', '.join(missing)}"[:300])
+            if "files" in missing:
+                return []
         return [(p, s) for p, s in conn.execute("SELECT path, sha256 FROM files ORDER BY path")]
     except sqlite3.Error as exc:
-        report.store = "corrupt"
+        report.store = STORE_CORRUPT
         report.add(BIT_DIGEST, kind="store", detail=str(exc)[:300])
         return []
     finally:

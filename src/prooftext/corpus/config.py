@@ -40,6 +40,8 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
+from prooftext.canonical import MAX_SAFE_INTEGER
+from prooftext.corpus.ignore import PATTERN_ERRORS
 from prooftext.corpus.labels import LabelRule, check_rule, kind_for, labels_for, source_kind
 from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
 from prooftext.corpus.secrets import DEFAULT_POLICY, POLICIES
@@ -73,6 +75,10 @@ _RULE_KEYS = frozenset(f.name for f in fields(LabelRule))
 def _check_positive(value: object, key: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{key} must be a positive integer; got {value!r}", key=key)
+    # The configuration is part of the store's reading key, a canonical JSON document, whose integers
+    # stop at 2**53 - 1; a larger limit would otherwise fail every refresh with an error naming no key.
+    if value > MAX_SAFE_INTEGER:
+        raise ConfigError(f"{key} must be at most {MAX_SAFE_INTEGER}; got {value}", key=key)
 
 
 def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
@@ -81,7 +87,7 @@ def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
             raise ConfigError(f"{key}[{index}] must be a one-line string", key=f"{key}[{index}]")
         try:
             GitIgnoreSpec.from_lines([pattern])
-        except ValueError as exc:
+        except PATTERN_ERRORS as exc:
             raise ConfigError(
                 f"{key}[{index}] is not a valid pattern: {exc}", key=f"{key}[{index}]"
             ) from None

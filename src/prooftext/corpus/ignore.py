@@ -36,6 +36,10 @@ PROOFTEXT_IGNORE = f"{PROOFTEXT_DIR}/ignore"
 MAX_IGNORE_BYTES = 1 << 20
 """An ignore file larger than this is refused (and its directory with it) rather than read unbounded."""
 
+PATTERN_ERRORS: tuple[type[Exception], ...] = (ValueError, re.error)
+"""What compiling an invalid pattern raises: pathspec rejects some patterns itself (a lone ``\\``) with a
+ValueError, but lets ``re`` reject others (a reversed range such as ``[z-a]``), and ``re.error`` is not one."""
+
 _ESCAPED_SPACE = "\\ "
 
 
@@ -119,7 +123,7 @@ class IgnoreMatcher:
         prefix = f"{directory}/" if directory else ""
         try:
             patterns = PatternSet.from_lines(_lines(text))
-        except ValueError as exc:
+        except PATTERN_ERRORS as exc:
             raise Refusal(REASON_UNREADABLE, f"{prefix}{GITIGNORE}: invalid pattern: {exc}") from None
         return IgnoreMatcher(self.extra, (*self.frames, (prefix, patterns)))
 
@@ -169,5 +173,5 @@ def root_matcher(root_fd: int, exclude: Iterable[str]) -> IgnoreMatcher:
         return IgnoreMatcher()
     try:
         return IgnoreMatcher(extra=PatternSet.from_lines(lines))
-    except ValueError as exc:
+    except PATTERN_ERRORS as exc:
         raise ConfigError(f"{PROOFTEXT_IGNORE}: invalid pattern: {exc}", file=PROOFTEXT_IGNORE) from None

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from pathspec import GitIgnoreSpec
 
+from prooftext.corpus.ignore import PATTERN_ERRORS
 from prooftext.corpus.model import AUTHORITIES, FRESHNESS, SENSITIVITIES, Labels
 from prooftext.errors import AuthorityError, ConfigError, FreshnessError
 
@@ -184,7 +185,7 @@ def _check_glob(glob: str, key: str) -> None:
         raise ConfigError(f"{key} must be a non-empty glob without negation", key=key)
     try:
         _spec((glob,))
-    except ValueError as exc:
+    except PATTERN_ERRORS as exc:
         raise ConfigError(f"{key} is not a valid glob: {exc}", key=key) from None
 
 

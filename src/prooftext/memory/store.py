@@ -7,10 +7,15 @@ each made in one ``BEGIN IMMEDIATE`` transaction, so an error leaves every recor
 
 The same file keeps threads and their messages, so chat history persists between sessions. It is a file of
 its own, apart from the index store, and carries its own schema version (``PRAGMA user_version``).
+
+Processes may open a new file at once: the switch to WAL is serialized by a lock on ``memory.sqlite.lock``,
+and the schema is created under the write lock, after looking again whether another process created it.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -37,6 +42,7 @@ SCHEMA_VERSION = 1
 STORE_DIR = ".prooftext"
 STORE_FILE = "memory.sqlite"
 BUSY_TIMEOUT_MS = 5000
+LOCK_SUFFIX = ".lock"
 
 KINDS: tuple[str, ...] = ("constraint", "decision", "discovery", "failure")
 STRENGTHS: tuple[str, ...] = ("hard", "soft")
@@ -198,6 +204,29 @@ def _message(row: sqlite3.Row) -> StoredMessage:
     return StoredMessage(**{k: row[k] for k in row.keys()})  # noqa: SIM118
 
 
+def lock_path(path: Path) -> Path:
+    """The file whose lock serializes the creation of the store at ``path``."""
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+@contextmanager
+def _creation_lock(path: Path) -> Iterator[None]:
+    lock = lock_path(path)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise MemoryStoreError(f"cannot create {lock}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError as exc:
+        os.close(fd)
+        raise MemoryStoreError(f"cannot lock {lock}: {exc.strerror}") from None
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing the only descriptor releases the lock
+
+
 class MemoryStore:
     """The typed memory store. Use :meth:`open` for a project root, or construct with a file path."""
 
@@ -212,7 +241,7 @@ class MemoryStore:
         try:
             with self._errors():
                 self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                self._db.execute("PRAGMA journal_mode = WAL")
+                self._enable_wal()
                 self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except BaseException:
@@ -272,27 +301,57 @@ class MemoryStore:
                 raise
             self._db.execute("COMMIT")
 
-    def _migrate(self) -> None:
+    def _enable_wal(self) -> None:
+        """Switch a new file to WAL, one process at a time.
+
+        The switch needs an exclusive lock, and when two connections attempt it on the same new file at
+        once, SQLite answers one of them ``database is locked`` at once (deadlock avoidance bypasses the busy
+        timeout). Only a file not yet in WAL mode takes the lock, so opening an existing store never waits."""
+        if str(self._db.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+            return
+        with _creation_lock(self.path):
+            self._db.execute("PRAGMA journal_mode = WAL")
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Reads that see one committed state (each statement alone may see a different one)."""
         with self._errors():
-            version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-            if version == SCHEMA_VERSION:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+
+    def _migrate(self) -> None:
+        with self._snapshot():
+            if not self._needs_schema():
                 return
-            if version > SCHEMA_VERSION:
-                raise StoreSchemaError(
-                    f"memory store schema {version} is newer than this prooftext ({SCHEMA_VERSION})",
-                    found=version,
-                    supported=SCHEMA_VERSION,
-                )
-            tables = self._db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-            if version == 0 and tables:
-                raise StoreSchemaError(
-                    "memory store file holds foreign tables and no prooftext schema version"
-                )
         with self._write() as db:
+            # Another process may have created the schema since the look above: only a look under the
+            # write lock decides, or both would create the tables and one fail on "already exists".
+            if not self._needs_schema():
+                return
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _needs_schema(self) -> bool:
+        """True for a new, empty file; False when the schema is current; otherwise the file is refused."""
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        if version == SCHEMA_VERSION:
+            return False
+        if version > SCHEMA_VERSION:
+            raise StoreSchemaError(
+                f"memory store schema {version} is newer than this prooftext ({SCHEMA_VERSION})",
+                found=version,
+                supported=SCHEMA_VERSION,
+            )
+        tables = self._db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+        if version == 0 and tables:
+            raise StoreSchemaError("memory store file holds foreign tables and no prooftext schema version")
+        return True
 
     def schema_version(self) -> int:
         with self._errors():

@@ -1,15 +1,26 @@
-"""Re-checking a saved packet: its digest, and every excerpt against the source it claims to quote.
+"""Re-checking a saved packet: its shape, its digest, and every excerpt against the source it quotes.
+
+A packet is first checked against the packet schema that ``context.verify`` publishes for its ``packet``
+parameter; one whose shape does not conform (a missing field, a wrong type, another version) raises
+:class:`~prooftext.errors.ArtifactError` naming the first failing place, whichever interface (command
+line, Python API, JSON-RPC) handed it over. A digest's form and a line number's lower bound are left to
+the checks, which report them as a failed verification.
 
 The result is a bitmask, as the ``verify`` command's exit status: 1 digest mismatch (the prompt is not what
-the packet says, or an excerpt differs from its source), 2 missing or stale source, 4 I/O error.
+the packet says, an excerpt differs from its source, or an excerpt's authority or sensitivity is not what
+the root's configuration gives its path), 2 missing or stale source, 4 I/O error.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from prooftext.corpus.config import CorpusConfig, load_config
+from prooftext.corpus.labels import labels_for
 from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, digest, render
 from prooftext.pack.sources import REASON_MISSING, observe
@@ -18,6 +29,15 @@ from prooftext.tokens import get_counter
 BIT_DIGEST = 1
 BIT_SOURCE = 2
 BIT_IO = 4
+
+PACKET_SCHEMA = "rpc-context.verify.params.schema.json"
+PACKET_RULES = "#/properties/packet/else"
+"""Where that schema states what a lone packet must be (the published packet and the fields verify reads)."""
+_REFERENCED_SCHEMAS = (PACKET_SCHEMA, "adaptive-context-v1.schema.json")
+CHECKED_BY_VERIFICATION = ("pattern", "minimum")
+"""Schema keywords left to the checks below, which report them as a failed verification, not a refusal: a
+digest of the wrong form cannot match its source, a line number below 1 is ``range_invalid``."""
+_MESSAGE_CHARS = 200
 
 
 @dataclass
@@ -38,26 +58,92 @@ class VerifyReport:
         return {"ok": self.ok, "status": self.status, "checked": self.checked, "problems": self.problems}
 
 
-def _field(packet: dict[str, Any], name: str, kind: type) -> Any:
-    value = packet.get(name)
-    if not isinstance(value, kind):
-        raise ArtifactError(f"packet field {name!r} is missing or not a {kind.__name__}", field=name)
-    return value
+@functools.cache
+def _packet_validator() -> Any:
+    # Imported here: jsonschema costs a tenth of a second, which `pack` and `import prooftext` should not pay.
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import extend
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    from prooftext.schema_registry import load_schema
+
+    def is_integer(checker: Any, instance: Any) -> bool:
+        # A line number of 1.0 would pass JSON Schema's integer test, then fail when it slices the source.
+        return isinstance(instance, int) and not isinstance(instance, bool)
+
+    def checked_later(*args: Any) -> Iterator[Any]:
+        yield from ()
+
+    strict = extend(
+        Draft202012Validator,
+        validators=dict.fromkeys(CHECKED_BY_VERIFICATION, checked_later),
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", is_integer),
+    )
+    schemas = [load_schema(name) for name in _REFERENCED_SCHEMAS]
+    registry = Registry().with_resources(
+        (s["$id"], Resource.from_contents(s, default_specification=DRAFT202012)) for s in schemas
+    )
+    return strict({"$ref": schemas[0]["$id"] + PACKET_RULES}, registry=registry)
 
 
-def verify_packet(packet: dict[str, Any], root: Path) -> VerifyReport:
-    """Check a packet dictionary (as ``pack --json`` writes it) against the files under ``root``."""
+def _innermost(error: Any) -> Any:
+    """For ``anyOf`` and ``$ref`` chains, the innermost failure names the real place."""
+    while error.context:
+        error = sorted(error.context, key=lambda e: (-len(e.absolute_path), str(e.validator)))[0]
+    return error
+
+
+def check_packet(packet: object) -> dict[str, Any]:
+    """The packet, when it conforms to the packet schema; else :class:`ArtifactError` naming the first
+    failing place (errors ordered by place, so the same packet always names the same one)."""
+    if not isinstance(packet, dict):
+        raise ArtifactError("a packet must be a JSON object", field="packet")
+    errors = sorted(_packet_validator().iter_errors(packet), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        error = _innermost(errors[0])
+        place = [str(p) for p in error.absolute_path]
+        if error.validator == "required" and isinstance(error.instance, dict):
+            place += [name for name in error.validator_value if name not in error.instance][:1]
+        raise ArtifactError(
+            f"packet does not match its schema at /{'/'.join(place)}: {error.message[:_MESSAGE_CHARS]}",
+            field=".".join(["packet", *place]),
+            schema=PACKET_SCHEMA,
+        )
+    return packet
+
+
+def _label_mismatch(item: dict[str, Any], config: CorpusConfig) -> str | None:
+    """Why an excerpt's labels are not the ones the indexer gives its path now, or None when they are."""
+    expected = labels_for(item["path"], config)
+    if (item["authority"], item["sensitivity"]) == (expected.authority, expected.sensitivity):
+        return None
+    return (
+        f"the packet claims authority {item['authority']!r}, sensitivity {item['sensitivity']!r};"
+        f" the root's configuration gives this path authority {expected.authority!r},"
+        f" sensitivity {expected.sensitivity!r}"
+    )
+
+
+def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | None = None) -> VerifyReport:
+    """Check a packet dictionary (as ``pack --json`` writes it) against the files under ``root``.
+
+    Labels are derived again from ``config`` (by default the root's ``prooftext.toml``), never taken from
+    the packet: a packet rewritten to claim more authority, or less sensitivity, fails with kind
+    ``labels``."""
+    check_packet(packet)
+    config = config if config is not None else load_config(root)
     report = VerifyReport()
-    prompt = _field(packet, "prompt", str)
-    if digest(prompt) != _field(packet, "blake3", str):
+    prompt: str = packet["prompt"]
+    if digest(prompt) != packet["blake3"]:
         report.add(BIT_DIGEST, kind="digest", detail="BLAKE3 of the prompt does not match")
-    claimed = _field(packet, "prompt_tokens", dict)
-    if get_counter(str(claimed.get("basis"))).count(prompt) != claimed.get("count"):
+    claimed = packet["prompt_tokens"]
+    if get_counter(claimed["basis"]).count(prompt) != claimed["count"]:
         report.add(
             BIT_DIGEST, kind="token_count", detail="the prompt's exact token count differs from the packet's"
         )
     blocks: list[Block] = []
-    for item in _field(packet, "evidence", list):
+    for item in packet["evidence"]:
         path, (start, end), sha = item["path"], item["lines"], item["sha256"]
         seen = observe(root, path, sha, [(start, end)])
         report.checked += 1
@@ -65,6 +151,9 @@ def verify_packet(packet: dict[str, Any], root: Path) -> VerifyReport:
             bit = BIT_IO if seen.io_error else BIT_SOURCE
             report.add(bit, kind=seen.reason or REASON_MISSING, path=path, detail=seen.detail)
             continue
+        mismatch = _label_mismatch(item, config)
+        if mismatch is not None:
+            report.add(BIT_DIGEST, kind="labels", path=path, detail=mismatch)
         truncated = item.get("truncated_from")
         blocks.append(
             Block(
@@ -79,8 +168,8 @@ def verify_packet(packet: dict[str, Any], root: Path) -> VerifyReport:
             )
         )
     if report.status & (BIT_SOURCE | BIT_IO) == 0:
-        query = _field(packet, "query", dict).get("text", "")
-        rebuilt = render(_field(packet, "format", str), query, blocks, _field(packet, "nonce", str))
+        query = packet["query"].get("text", "")
+        rebuilt = render(packet["format"], query, blocks, packet["nonce"])
         if rebuilt != prompt:
             report.add(BIT_DIGEST, kind="content", detail="the prompt's evidence differs from its sources")
     return report

@@ -1,9 +1,12 @@
 """Incremental refresh of the index store.
 
 Unchanged files are skipped by (size, mtime_ns, inode); changed files are re-read, re-hashed and
-re-extracted; deleted files are removed. Every file is written in its own batch transaction, so a run killed
-at any point leaves a store that the next run completes: a file row is only ever present together with all
-of its nodes.
+re-extracted; deleted files are removed. A file a read excluded is skipped the same way, except that a
+refresh reads one found ``unreadable`` again: what cures that (a chmod, a repaired disk) changes none of the
+three. A status still counts it unchanged, so that a file that stays unreadable does not make every request
+of a server refresh. Every file is written in its own batch
+transaction, so a run killed at any point leaves a store that the next run completes: a file row is only
+ever present together with all of its nodes.
 
 What a file's row says also depends on how it was read (the configuration's labels and secret policy, this
 version's scan and extraction rules, the installed parsers). The store keeps a digest of those, its *reading
@@ -31,7 +34,14 @@ from prooftext import canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
-from prooftext.corpus.model import CandidateIdentity, Exclusion, FileStat, SourceFile, WalkResult
+from prooftext.corpus.model import (
+    REASON_UNREADABLE,
+    CandidateIdentity,
+    Exclusion,
+    FileStat,
+    SourceFile,
+    WalkResult,
+)
 from prooftext.corpus.read import read_source
 from prooftext.corpus.walk import walk
 from prooftext.graph.extract import extract
@@ -107,9 +117,18 @@ def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
     return {r[0]: _Known(r[1], r[2], r[3], r[4]) for r in rows}
 
 
-def load_known_excluded(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
-    rows = conn.execute("SELECT path, size, mtime_ns, inode FROM excluded WHERE size IS NOT NULL")
-    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+def load_known_excluded(
+    conn: sqlite3.Connection, retry_unreadable: bool = True
+) -> dict[str, tuple[int, int, int]]:
+    """The stat data of files a read excluded, which are not read again while it holds. With
+    ``retry_unreadable``, ``unreadable`` is left out: what fixes it (a chmod, a repaired disk) changes
+    neither size, mtime nor inode, so a refresh tries such a file again."""
+    sql = "SELECT path, size, mtime_ns, inode, reason FROM excluded WHERE size IS NOT NULL"
+    return {
+        r[0]: (r[1], r[2], r[3])
+        for r in conn.execute(sql)
+        if not (retry_unreadable and r[4] == REASON_UNREADABLE)
+    }
 
 
 def _has_excluded_stats(conn: sqlite3.Connection) -> bool:
@@ -161,15 +180,17 @@ def plan(
     config: CorpusConfig,
     walked: WalkResult | None = None,
     stored: dict[str, _Known] | None = None,
+    retry_unreadable: bool = True,
 ) -> Plan:
     """Compare a walk of ``root`` (``walked``, when the caller knows one to be current) with the store
     (``stored``: its files, when the caller has just loaded them). A store read under another reading key
-    has nothing unchanged: every file is read again."""
+    has nothing unchanged: every file is read again. ``retry_unreadable``: plan to read again the files a
+    read found unreadable (a refresh does; a status does not, see the module docstring)."""
     result = walk(root, config) if walked is None else walked
     stored = load_known(conn) if stored is None else stored
     current = read_meta(conn, READING_KEY) == reading_key(config)
     known = stored if current else {}
-    known_excluded = load_known_excluded(conn) if current else {}
+    known_excluded = load_known_excluded(conn, retry_unreadable) if current else {}
     to_read: list[FileStat] = []
     unchanged: list[str] = []
     unchanged_excluded: list[str] = []

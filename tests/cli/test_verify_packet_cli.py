@@ -1,0 +1,75 @@
+"""``prooftext verify``: forged labels fail the check; a malformed packet is a coded error, not a crash."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import blake3
+import pytest
+
+from prooftext.cli import main
+from prooftext.cli.common import EXIT_ERROR
+from prooftext.pack.verify import BIT_DIGEST
+from prooftext.tokens import get_counter
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _packet(capsys: pytest.CaptureFixture[str], root: Path) -> dict[str, Any]:
+    status, out, _ = _run(capsys, "pack", "separability_matrix", "--root", str(root), "--json")
+    assert status == 0
+    packet: dict[str, Any] = json.loads(out)
+    return packet
+
+
+def _verify(capsys: pytest.CaptureFixture[str], root: Path, packet: dict[str, Any]) -> tuple[int, Any, str]:
+    saved = root.parent / "packet.json"
+    saved.write_text(json.dumps(packet))
+    status, out, err = _run(capsys, "verify", str(saved), "--root", str(root), "--json")
+    return status, json.loads(out), err
+
+
+def test_verify_fails_a_packet_whose_labels_were_promoted_and_redigested(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packet = _packet(capsys, sample_repo)
+    packet["prompt"] = (
+        packet["prompt"]
+        .replace("authority=repository-record", "authority=owner-approved")
+        .replace("sensitivity=repository-private", "sensitivity=public")
+    )
+    for item in packet["evidence"]:
+        item.update(authority="owner-approved", sensitivity="public")
+    packet["blake3"] = blake3.blake3(packet["prompt"].encode()).hexdigest()
+    packet["prompt_tokens"]["count"] = get_counter(packet["prompt_tokens"]["basis"]).count(packet["prompt"])
+    status, report, _ = _verify(capsys, sample_repo, packet)
+    assert status == BIT_DIGEST and report["ok"] is False
+    assert {p["kind"] for p in report["problems"]} == {"labels"}
+
+
+TAMPERED: dict[str, Callable[[dict[str, Any]], None]] = {
+    "an empty evidence item": lambda p: p["evidence"].__setitem__(0, {}),
+    "lines as a string": lambda p: p["evidence"][0].__setitem__("lines", "1-9"),
+    "three line numbers": lambda p: p["evidence"][0].__setitem__("lines", [1, 2, 3]),
+    "a null path": lambda p: p["evidence"][0].__setitem__("path", None),
+    "an unknown version": lambda p: p.__setitem__("version", "prooftext.packet/v999"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TAMPERED))
+def test_verify_refuses_a_malformed_packet_with_artifact_invalid(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    packet = _packet(capsys, sample_repo)
+    TAMPERED[case](packet)
+    status, out, err = _verify(capsys, sample_repo, packet)
+    assert status == EXIT_ERROR and "Traceback" not in err
+    assert out["error"]["code"] == "artifact_invalid"
+    assert out["error"]["details"]["field"].startswith("packet.")
