@@ -44,6 +44,7 @@ each; the core never formats an error for a wire.
     │   ├── ArtifactIdMismatchError     artifact_id_mismatch
     │   ├── SchemaViolationError        schema_violation
     │   ├── OutputExistsError           output_exists
+    │   ├── OutputUnwritableError       output_unwritable
     │   └── SelectionMismatchError      selection_mismatch
     ├── GovernanceError                 governance_violation -32009
     │   ├── AuthorityError              authority_invalid
@@ -253,6 +254,12 @@ class SchemaViolationError(ArtifactError):
 
 class OutputExistsError(ArtifactError):
     code = "output_exists"
+
+
+class OutputUnwritableError(ArtifactError):
+    """An output (a published artifact, standard output) could not be written: a full disk, a closed pipe."""
+
+    code = "output_unwritable"
 
 
 class SelectionMismatchError(ArtifactError):

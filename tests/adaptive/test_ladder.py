@@ -38,6 +38,12 @@ def test_queries_and_ceilings_must_be_searchable_and_positive(changes: dict[str,
     assert caught.value.field == field
 
 
+def test_a_query_with_a_lone_surrogate_is_an_invalid_request_naming_the_query() -> None:
+    with pytest.raises(RequestError) as caught:
+        validate_request(AdaptiveRequest(query="\udcff separability"))
+    assert caught.value.code == "invalid_request" and caught.value.field == "query"
+
+
 def test_a_query_of_stop_words_only_is_refused() -> None:
     """Requirement: sacp.request.searchable-query"""
     with pytest.raises(EmptyQueryError):

@@ -104,6 +104,8 @@ def test_the_summary_counts_a_function_quoted_as_head_and_tail_as_one_node(
             ["adaptive-pack", "x1", "--root", "{root}", "--min-coverage-bps", "10001", "--json"],
             "value_out_of_range",
         ),
+        (["pack", "\udcff x1", "--root", "{root}", "--json"], "invalid_request"),
+        (["adaptive-pack", "\udcff x1", "--root", "{root}", "--json"], "invalid_request"),
         (["pack", "x1", "--root", "{root}", "--require", "../x.py", "--json"], "path_outside_root"),
         (["pack", "x1", "--root", "{root}", "--require", "absent.py", "--json"], "source_missing"),
     ],
@@ -115,6 +117,18 @@ def test_bad_requests_fail_with_one_error_and_nothing_else(
     assert status != 0
     lines = out.strip().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["error"]["code"] == code
+
+
+def test_a_query_argument_that_is_not_utf8_is_an_invalid_request_naming_the_query(sample_repo: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "prooftext", "pack", b"\xff separability", "--root", sample_repo, "--json"],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "invalid_request" and error["details"] == {"field": "query"}
+    assert done.stderr == b""
 
 
 def test_adaptive_pack_json_prints_the_result_artifact(

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
-from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
+from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS, require_utf8
 from prooftext.select.terms import lexical_terms
 
 DEFAULT_MIN_TOKENS = 2000
@@ -80,6 +80,7 @@ def validate_request(req: AdaptiveRequest) -> AdaptiveRequest:
     """
     if not isinstance(req.query, str) or len(req.query) > MAX_QUERY_CHARS:
         raise RequestError(f"query must be a string of at most {MAX_QUERY_CHARS} characters", field="query")
+    require_utf8(req.query)
     if not lexical_terms(req.query):
         raise EmptyQueryError(
             "query must contain at least one searchable term (not only stop words)", field="query"

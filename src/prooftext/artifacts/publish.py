@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from prooftext import canonical
-from prooftext.errors import ArtifactError, OutputExistsError
+from prooftext.errors import ArtifactError, OutputExistsError, OutputUnwritableError
 
 FILE_MODE = 0o644
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -146,18 +146,18 @@ def publish_exclusive(path: Path, data: bytes, before: Callable[[], None] | None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ArtifactError(f"cannot create the output directory: {exc.strerror}") from None
+        raise OutputUnwritableError(f"cannot create the output directory: {exc.strerror}") from None
     sweep_orphans(path.parent)
     if before is not None:
         before()
     try:
         temp = _temp_file(path.parent, path.name, data)
     except OSError as exc:
-        raise ArtifactError(f"cannot write the output: {exc.strerror}") from None
+        raise OutputUnwritableError(f"cannot write the output: {exc.strerror}") from None
     try:
         _link_into_place(temp, path, data)
     except OSError as exc:
-        raise ArtifactError(f"cannot publish the output: {exc.strerror}") from None
+        raise OutputUnwritableError(f"cannot publish the output: {exc.strerror}") from None
     finally:
         temp.unlink(missing_ok=True)
     _sync_directory(path.parent)

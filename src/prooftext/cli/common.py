@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from typing import Any
 
@@ -10,7 +12,7 @@ import click
 import typer
 from typer.exceptions import TyperException
 
-from prooftext.errors import ProoftextError
+from prooftext.errors import OutputUnwritableError, ProoftextError
 
 app = typer.Typer(
     name="prooftext",
@@ -30,16 +32,44 @@ def _group() -> None:
 EXIT_ERROR = 1
 EXIT_USAGE = 64
 EXIT_INTERNAL = 70
+EXIT_IO = 4
+"""Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
+
+
+class _StdoutFailed(Exception):
+    """Writing standard output failed (a full disk, a closed pipe): told apart from other ``OSError``s."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(cause)
+        self.cause = cause
 
 
 def wants_json(argv: list[str]) -> bool:
     return "--json" in argv
 
 
+def write_out(text: str = "") -> None:
+    """Write ``text`` on stdout and flush it now; a failure is reported as an I/O error by :func:`run_app`."""
+    try:
+        if text:  # an unbuffered stdout passes even an empty write to the device, which a full one refuses
+            sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise _StdoutFailed(exc) from None
+
+
+def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
+    """A line of a command's text output (``err``: on stderr); a failing stdout is reported once, as an I/O
+    error, by :func:`run_app`."""
+    if err:
+        typer.echo(message, nl=nl, err=True)
+    else:
+        write_out(message + "\n" if nl else message)
+
+
 def emit_json(obj: Any) -> None:
     """Print one JSON document on stdout (sorted keys, so output is deterministic)."""
-    sys.stdout.write(json.dumps(obj, sort_keys=True, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    write_out(json.dumps(obj, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def _report(error: dict[str, Any], as_json: bool) -> None:
@@ -49,11 +79,47 @@ def _report(error: dict[str, Any], as_json: bool) -> None:
         sys.stderr.write(f"prooftext: error [{error['code']}]: {error['message']}\n")
 
 
+def _silence_stdout() -> None:
+    """Point the failed stdout at the null device: the interpreter flushes stdout once more at exit, and
+    that flush would otherwise fail again and print a traceback."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not backed by a file descriptor (an in-process capture): nothing to flush
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+def _stdout_failed(exc: _StdoutFailed) -> int:
+    _silence_stdout()
+    reason = exc.cause.strerror or type(exc.cause).__name__
+    error = OutputUnwritableError(f"cannot write to standard output: {reason}")
+    # On stderr even with --json, since stdout is what failed; when stderr is gone too, the exit status is
+    # all that is left to tell.
+    with contextlib.suppress(OSError):
+        _report(error.to_dict(), as_json=False)
+    return EXIT_IO
+
+
 def run_app(argv: list[str]) -> int:
     """Run the CLI; map every error to a stable code and exit status, never a traceback."""
     as_json = wants_json(argv)
     try:
+        status = _run(argv, as_json)
+        write_out()  # what a command left buffered fails here, not in the interpreter's flush at exit
+    except _StdoutFailed as exc:  # also raised while reporting another error as JSON
+        return _stdout_failed(exc)
+    return status
+
+
+def _run(argv: list[str], as_json: bool) -> int:
+    try:
         result = app(args=argv, prog_name="prooftext", standalone_mode=False)
+    except _StdoutFailed:
+        raise
     except ProoftextError as exc:
         _report(exc.to_dict(), as_json)
         return getattr(exc, "exit_status", EXIT_ERROR)

@@ -14,7 +14,7 @@ import typer
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts import query as aq
 from prooftext.artifacts.fsck import fsck
-from prooftext.cli.common import app, emit_json
+from prooftext.cli.common import app, echo, emit_json
 
 context_app = typer.Typer(
     name="context",
@@ -39,7 +39,7 @@ def _report(published: lc.Published, as_json: bool) -> None:
         emit_json(published.to_dict())
         return
     counts = ", ".join(f"{n} {key}" for key, n in published.counts.items())
-    typer.echo(
+    echo(
         f"wrote {published.artifact_type} {published.artifact_id[:16]} ({published.size} bytes"
         f"{', ' + counts if counts else ''}) to {published.output}"
     )
@@ -165,7 +165,7 @@ def compare_command(base: ArtifactArg, current: ArtifactArg, as_json: JsonOpt = 
         emit_json(result)
         return
     ex = result["extracts"]
-    typer.echo(
+    echo(
         "identical"
         if result["identical"]
         else f"{len(ex['added'])} added, {len(ex['removed'])} removed, {len(ex['changed'])} changed, "
@@ -180,7 +180,7 @@ def validate_command(artifact: ArtifactArg, as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json(result)
     else:
-        typer.echo(f"valid {result['artifact_type']} {result['artifact_id']}")
+        echo(f"valid {result['artifact_type']} {result['artifact_id']}")
 
 
 @context_app.command("gate")
@@ -192,7 +192,7 @@ def gate_command(as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json(result.to_dict())
     else:
-        typer.echo(render(result), nl=False)
+        echo(render(result), nl=False)
     if not result.ok:
         raise typer.Exit(EXIT_GATE_FAILED)
 
@@ -210,10 +210,10 @@ def fsck_command(
         emit_json(report.to_dict())
     else:
         for problem in report.problems:
-            typer.echo(
+            echo(
                 f"fsck: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip(),
                 err=True,
             )
-        typer.echo("ok" if report.status == 0 else f"failed (status {report.status})")
+        echo("ok" if report.status == 0 else f"failed (status {report.status})")
     if report.status:
         raise typer.Exit(report.status)

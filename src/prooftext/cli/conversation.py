@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import click
 import typer
 
-from prooftext.cli.common import app, emit_json
+from prooftext.cli.common import app, echo, emit_json
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
 from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for
 from prooftext.depth.retrieval import index_retriever
@@ -70,7 +70,7 @@ def memory_add(
     if as_json:
         emit_json({"record": record.to_dict()})
     else:
-        typer.echo(_record_line(record))
+        echo(_record_line(record))
 
 
 @memory_app.command("list")
@@ -89,9 +89,9 @@ def memory_list(
         emit_json({"records": [r.to_dict() for r in records]})
     else:
         for r in records:
-            typer.echo(_record_line(r))
+            echo(_record_line(r))
         if not records:
-            typer.echo("(no memory records)")
+            echo("(no memory records)")
 
 
 @memory_app.command("resolve")
@@ -108,7 +108,7 @@ def memory_resolve(
     if as_json:
         emit_json({"record": record.to_dict()})
     else:
-        typer.echo(_record_line(record))
+        echo(_record_line(record))
 
 
 @memory_app.command("supersede")
@@ -125,8 +125,8 @@ def memory_supersede(
     if as_json:
         emit_json({"new": new.to_dict(), "old": old.to_dict()})
     else:
-        typer.echo(_record_line(old))
-        typer.echo(_record_line(new))
+        echo(_record_line(old))
+        echo(_record_line(new))
 
 
 @app.command("depth")
@@ -143,10 +143,10 @@ def depth_command(
     if as_json:
         emit_json({"decision": decision.to_dict(), "policy": policy.to_dict(), "signal": signal.to_dict()})
     else:
-        typer.echo(policy.label)
-        typer.echo(f"rule: {decision.rule}; reasons: {', '.join(decision.reasons)}")
+        echo(policy.label)
+        echo(f"rule: {decision.rule}; reasons: {', '.join(decision.reasons)}")
         on = [n for n, v in (("memory", policy.memory), ("retrieval", policy.retrieval)) if v]
-        typer.echo(
+        echo(
             f"history cap {policy.history_cap}, output budget {policy.output_budget}, "
             f"searches: {', '.join(on) or 'none'}"
         )
@@ -223,7 +223,7 @@ def _send(
     assert session.store is not None
     tier = plan.tier.value if plan.tier else plan.mode.value
     session.store.append_message(plan.thread, "user", text, tier=tier)
-    on_delta = (lambda d: typer.echo(d, nl=False)) if echo_deltas else None
+    on_delta = (lambda d: echo(d, nl=False)) if echo_deltas else None
     result = backend.chat(
         list(plan.messages),
         model=model,
@@ -276,15 +276,15 @@ def turn_command(
             if as_json:
                 emit_json({"dry_run": True, "plan": plan.to_dict(), "thread": thread_info})
             else:
-                typer.echo(plan.status_label)
+                echo(plan.status_label)
                 for step in plan.steps:
-                    typer.echo(f"  {step.name}: {'ran' if step.ran else 'skipped'} ({step.reason})")
-                typer.echo(f"  prompt: {plan.prompt_tokens.count} {plan.prompt_tokens.basis} tokens")
-                typer.echo(f"  output budget: {plan.output_budget}")
+                    echo(f"  {step.name}: {'ran' if step.ran else 'skipped'} ({step.reason})")
+                echo(f"  prompt: {plan.prompt_tokens.count} {plan.prompt_tokens.basis} tokens")
+                echo(f"  output budget: {plan.output_budget}")
             return
         with make_backend(backend, endpoint) as client:
             if not as_json:
-                typer.echo(f"[{plan.status_label}]")
+                echo(f"[{plan.status_label}]")
             result, report = _send(
                 session, client, plan, text, _require_model(model), stream, stream and not as_json
             )
@@ -298,7 +298,7 @@ def turn_command(
                 }
             )
         else:
-            typer.echo("" if stream else result.text)
+            echo("" if stream else result.text)
     finally:
         session.close()
 
@@ -312,16 +312,14 @@ def _print_report(report: SignalReport | None, as_json: bool) -> None:
         emit_json(data)
         return
     if report is None:
-        typer.echo("(no turn answered yet)")
+        echo("(no turn answered yet)")
         return
     d = report.to_dict()
-    typer.echo(
-        f"{d['status_label']} · prompt {d['prompt_tokens']['count']} {d['prompt_tokens']['basis']} tokens"
-    )
-    typer.echo(f"counts: {d['counts']}  output budget: {d['output_budget']}  model: {d['model']}")
-    typer.echo(f"timings: {d['timings']}  usage: {d['usage']}")
+    echo(f"{d['status_label']} · prompt {d['prompt_tokens']['count']} {d['prompt_tokens']['basis']} tokens")
+    echo(f"counts: {d['counts']}  output budget: {d['output_budget']}  model: {d['model']}")
+    echo(f"timings: {d['timings']}  usage: {d['usage']}")
     if d["suspected_truncation"]:
-        typer.echo(f"warning: suspected silent truncation ({d['truncation_reason']})")
+        echo(f"warning: suspected silent truncation ({d['truncation_reason']})")
 
 
 @app.command("chat")
@@ -346,7 +344,7 @@ def chat_command(
     try:
         with make_backend(backend, endpoint) as client:
             if not as_json:
-                typer.echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
+                echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
             while True:
                 try:
                     line = typer.prompt("you", prompt_suffix="> ", default="", show_default=False)
@@ -371,7 +369,7 @@ def chat_command(
                         emit_json({"threads": names})
                     else:
                         for t in names:
-                            typer.echo(f"{t['name']}: {t['messages']} messages")
+                            echo(f"{t['name']}: {t['messages']} messages")
                     continue
                 if cmd.startswith("/mode"):
                     try:
@@ -383,7 +381,7 @@ def chat_command(
                 try:
                     plan = session.plan(thread, line, current_mode, window)
                     if not as_json:
-                        typer.echo(f"[{plan.status_label}]")
+                        echo(f"[{plan.status_label}]")
                     result, last = _send(
                         session, client, plan, line, the_model, stream, stream and not as_json
                     )
@@ -395,7 +393,7 @@ def chat_command(
                         {"reply": result.text, "signal": last.to_dict(), "status_label": plan.status_label}
                     )
                 else:
-                    typer.echo("" if stream else result.text)
+                    echo("" if stream else result.text)
     finally:
         session.close()
 
@@ -404,7 +402,7 @@ def _note(text: str, as_json: bool) -> None:
     if as_json:
         emit_json({"note": text})
     else:
-        typer.echo(f"({text})")
+        echo(f"({text})")
 
 
 def _error(exc: ProoftextError, as_json: bool) -> None:
@@ -412,4 +410,4 @@ def _error(exc: ProoftextError, as_json: bool) -> None:
     if as_json:
         emit_json({"error": exc.to_dict()})
     else:
-        typer.echo(f"error [{exc.code}]: {exc.message}", err=True)
+        echo(f"error [{exc.code}]: {exc.message}", err=True)

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from prooftext.cli.common import app, emit_json
+from prooftext.cli.common import app, echo, emit_json
 from prooftext.errors import RequestError
 from prooftext.eval.common import RunOptions
 from prooftext.eval.declare import Declaration, parse_ints, parse_list, resolve_declaration
@@ -131,11 +131,11 @@ def _print_swebench(summary: dict[str, Any]) -> None:
         _print_table(repo, SWE_HEADERS, _swe_rows(arms))
     adaptive = summary["arms"].get("adaptive", {})
     if adaptive.get("stop_reasons"):
-        typer.echo(f"adaptive stop reasons: {adaptive['stop_reasons']}")
-        typer.echo(f"adaptive selected rounds: {adaptive['selected_rounds']}")
+        echo(f"adaptive stop reasons: {adaptive['stop_reasons']}")
+        echo(f"adaptive selected rounds: {adaptive['selected_rounds']}")
     for arm, v in summary["verdict"].items():
-        typer.echo(f"verdict {arm}: {v}")
-    typer.echo(f"wall time {summary['wall_s']} s")
+        echo(f"verdict {arm}: {v}")
+    echo(f"wall time {summary['wall_s']} s")
 
 
 def _check_executor(executor: str) -> None:
@@ -192,8 +192,8 @@ def _print_locomo(summary: dict[str, Any]) -> None:
     _print_table(f"LoCoMo, {summary['questions']} questions", LOCOMO_HEADERS, locomo_rows(summary["arms"]))
     headers, rows = category_rows(summary["arms"])
     _print_table("evidence recall per category", headers, rows)
-    typer.echo(f"evidence ids: {summary['evidence_normalization']}")
-    typer.echo(f"wall time {summary['wall_s']} s")
+    echo(f"evidence ids: {summary['evidence_normalization']}")
+    echo(f"wall time {summary['wall_s']} s")
 
 
 @eval_app.command("locomo")
@@ -260,15 +260,15 @@ def depth_command(
         emit_json(summary)
         return
     c = summary["clinc"]
-    typer.echo(
+    echo(
         f"CLINC150 test: {c['utterances']} utterances, {c['gold_surface']} surface, {c['predicted_surface']}"
         f" predicted surface; precision {pct(c['surface_precision'])}%, recall {pct(c['surface_recall'])}%"
     )
-    typer.echo(f"surface recall by intent: { {k: pct(v) for k, v in c['surface_recall_by_intent'].items()} }")
-    typer.echo(f"CLINC150 oos_test classified surface: {summary['clinc_oos']['false_surface_count']}")
+    echo(f"surface recall by intent: { {k: pct(v) for k, v in c['surface_recall_by_intent'].items()} }")
+    echo(f"CLINC150 oos_test classified surface: {summary['clinc_oos']['false_surface_count']}")
     if "locomo" in summary:
         lo = summary["locomo"]
-        typer.echo(
+        echo(
             f"LoCoMo: {lo['surface_count']} of {lo['questions']} questions classified surface; tiers {lo['tiers']}"
         )
-    typer.echo(f"verdict: {summary['verdict']}")
+    echo(f"verdict: {summary['verdict']}")

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from prooftext.cli.common import app, emit_json
+from prooftext.cli.common import app, emit_json, write_out
 from prooftext.corpus.model import REASON_UNREADABLE
 from prooftext.index import open_index
 
@@ -52,9 +52,9 @@ def index_command(
             if as_json:
                 emit_json(result)
             else:
-                typer.echo(
+                write_out(
                     f"{result['files_changed_since_index']} files changed since the last index "
-                    f"({result['changed']} modified, {result['added']} new, {result['removed']} removed)"
+                    f"({result['changed']} modified, {result['added']} new, {result['removed']} removed)\n"
                 )
             return
         with progress_callback(not as_json, "indexing") as progress:
@@ -64,9 +64,9 @@ def index_command(
         emit_json(data)
     else:
         skipped = sum(report.files_skipped.values())
-        typer.echo(
+        write_out(
             f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed}"
-            f" removed, {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s"
+            f" removed, {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s\n"
         )
     if report.files_skipped.get(REASON_UNREADABLE, 0):
         # The index is usable but partial: a script must be able to tell, as it can from the report.

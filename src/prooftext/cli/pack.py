@@ -10,7 +10,7 @@ import typer
 
 from prooftext import canonical
 from prooftext.adaptive import ladder as d
-from prooftext.cli.common import app, emit_json
+from prooftext.cli.common import app, emit_json, write_out
 from prooftext.errors import ArtifactError, ProoftextError
 from prooftext.index import open_index, resolve_root
 from prooftext.pack.packet import Packet
@@ -73,7 +73,7 @@ def pack_command(
     if as_json:
         emit_json(packet.to_dict())
         return
-    sys.stdout.write(packet.prompt)
+    write_out(packet.prompt)
     _summary(
         f"packet: {_excerpts(packet)}, {packet.prompt_tokens.count} {packet.prompt_tokens.basis},"
         f" {packet.omitted} omitted, blake3 {packet.blake3[:16]}"
@@ -125,7 +125,7 @@ def adaptive_pack_command(
     if as_json:
         emit_json(result.to_dict())
     else:
-        sys.stdout.write(result.prompt)
+        write_out(result.prompt)
         tokens = result.packet.prompt_tokens
         _summary(
             f"adaptive: {len(result.rounds)} rounds, stop {result.stop_reason}, selected round"
@@ -161,6 +161,6 @@ def verify_command(
             _summary(
                 f"verify: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip()
             )
-        typer.echo("ok" if report.ok else f"failed (status {report.status})")
+        write_out("ok\n" if report.ok else f"failed (status {report.status})\n")
     if report.status:
         raise typer.Exit(report.status)

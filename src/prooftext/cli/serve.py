@@ -9,12 +9,14 @@ import click
 import typer
 
 from prooftext.cli.common import app
+from prooftext.errors import RangeError
 from prooftext.server import limits as limits_defaults
 from prooftext.server.limits import TOKEN_ENV, Limits
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_RPC_PORT = 8765
 DEFAULT_MCP_PORT = 8766
+MAX_PORT = 65_535
 
 RootOpt = Annotated[Path, typer.Option("--root", help="The one root this server serves.")]
 HostOpt = Annotated[str, typer.Option("--host", help="Address to bind (non-loopback needs a token).")]
@@ -33,6 +35,13 @@ WatchOpt = Annotated[
         help="Learn of file changes from kernel events (inotify) instead of a tree walk per request.",
     ),
 ]
+
+
+def _check_port(port: int) -> None:
+    # Checked here, like the limits, so that a bad value is a coded error at startup rather than the
+    # OverflowError the socket layer raises while binding.
+    if not 0 <= port <= MAX_PORT:
+        raise RangeError(f"port must be between 0 and {MAX_PORT}, got {port}", field="port")
 
 
 @app.command("serve")
@@ -67,6 +76,7 @@ def serve_command(
     """Serve JSON-RPC 2.0 for ROOT: context.adaptive, context.pack, index.status, memory.*, turn.plan, ..."""
     if stdio == use_http:
         raise click.UsageError("choose one transport: --stdio or --http")
+    _check_port(port)
     limits = Limits(
         max_body_bytes=max_body_bytes,
         timeout_s=timeout,
@@ -100,6 +110,7 @@ def mcp_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ..."""
+    _check_port(port)
     from prooftext.server.app import run_mcp  # the MCP SDK loads only for this command
 
     run_mcp(root, use_http=use_http, host=host, port=port, token=token, warm=warm, watch=watch)

@@ -87,11 +87,27 @@ def _check_int(name: str, value: object, low: int, high: int) -> None:
         raise RangeError(f"{name} must be between {low} and {high}, got {value}", field=name)
 
 
+def require_utf8(text: str) -> None:
+    """Refuse text that has no UTF-8 form: a lone surrogate, such as an undecodable command-line byte.
+
+    The lexical index, the tokenizers and every digest work on UTF-8, so such text would fail deep inside
+    them instead of here, naming the query."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RequestError(
+            f"query is not valid Unicode text: a lone surrogate at character {exc.start}"
+            " (an undecodable byte becomes one)",
+            field="query",
+        ) from None
+
+
 def _check_text(text: object) -> None:
     if not isinstance(text, str):
         raise RequestError("query text must be a string", field="query")
     if len(text) > MAX_QUERY_CHARS:
         raise RangeError(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
+    require_utf8(text)
     if _CONTROL.search(text):
         raise RequestError("query contains control characters", field="query")
     if not any(ch.isalnum() for ch in text):

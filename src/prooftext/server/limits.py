@@ -19,6 +19,9 @@ DEFAULT_MAX_BATCH = 64
 """Most calls accepted in one JSON-RPC batch."""
 DEFAULT_TIMEOUT_S = 60.0
 """Per-request deadline; the caller gets ``limit_exceeded`` when it passes (the work is not interrupted)."""
+MAX_TIMEOUT_S = 86_400.0
+"""The longest deadline accepted: a day. A larger one (or infinity) is never a meaningful deadline, and it
+must stay a finite whole number of milliseconds for ``server.info`` and the ``limit_exceeded`` error."""
 DEFAULT_MAX_WORKERS = 8
 """Requests executed at once (reads run concurrently; index refreshes are serialized by the index)."""
 DEFAULT_PROCESSES = 1
@@ -56,8 +59,11 @@ class Limits:
                 raise RangeError(f"{name} must be a positive integer", field=name)
         if isinstance(self.fresh_ms, bool) or not isinstance(self.fresh_ms, int) or self.fresh_ms < 0:
             raise RangeError("fresh_ms must be a non-negative integer", field="fresh_ms")
-        if not self.timeout_s > 0:
-            raise RangeError("the request timeout must be positive", field="timeout")
+        # Written as one negated range so that NaN, which fails every comparison, is refused too.
+        if not 0 < self.timeout_s <= MAX_TIMEOUT_S:
+            raise RangeError(
+                f"the request timeout must be positive and at most {MAX_TIMEOUT_S:g} seconds", field="timeout"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,78 @@
+"""The CLI's one error place: a standard output that cannot be written is a coded I/O error on stderr, with
+exit status 4, and never a traceback (neither when the command writes nor in the interpreter's final flush)."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prooftext.cli import main
+from prooftext.cli.common import EXIT_IO
+
+EXPECTED = "prooftext: error [output_unwritable]: cannot write to standard output: No space left on device\n"
+
+
+class FullStdout(io.StringIO):
+    """A stdout on a full disk: every write and flush fails, as it does on /dev/full."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pack", "separability_matrix", "--root", "{root}", "--json"],
+        ["pack", "separability_matrix", "--root", "{root}"],
+        ["adaptive-pack", "separability_matrix", "--root", "{root}"],
+        ["index", "{root}", "--json"],
+        ["index", "{root}"],
+        ["index", "--status", "{root}"],
+        ["verify", "{packet}", "--root", "{root}", "--json"],
+        ["verify", "{packet}", "--root", "{root}"],
+        ["pack", "", "--root", "{root}", "--json"],  # the failure happens while reporting another error
+        ["depth", "what did we decide about the retry policy"],
+        ["fsck", "{root}"],
+    ],
+)
+def test_a_stdout_that_cannot_be_written_is_one_coded_io_error_on_stderr(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    sample_repo: Path,
+    tmp_path: Path,
+    argv: list[str],
+) -> None:
+    packet = tmp_path / "packet.json"
+    assert main(["pack", "separability_matrix", "--root", str(sample_repo), "--json"]) == 0
+    packet.write_text(capsys.readouterr().out)
+    monkeypatch.setattr(sys, "stdout", FullStdout())
+    status = main([a.replace("{root}", str(sample_repo)).replace("{packet}", str(packet)) for a in argv])
+    assert status == EXIT_IO == 4
+    assert capsys.readouterr().err.endswith(EXPECTED)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full does not exist on this system")
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("json_flag", [["--json"], []], ids=["json", "text"])
+def test_a_command_writing_to_a_full_device_exits_4_with_one_line_on_stderr(
+    sample_repo: Path, buffered: bool, json_flag: list[str]
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    argv = [sys.executable, "-m", "prooftext", "pack", "separability_matrix", "--root", str(sample_repo)]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*argv, *json_flag], stdout=full, stderr=subprocess.PIPE, text=True, env=env, check=False
+        )
+    assert done.returncode == 4
+    assert done.stderr == EXPECTED

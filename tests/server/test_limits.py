@@ -1,0 +1,21 @@
+"""The server's limits: a deadline must be a positive, finite number of seconds, at most a day."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from prooftext.errors import RangeError
+from prooftext.server.limits import MAX_TIMEOUT_S, Limits
+
+
+@pytest.mark.parametrize("timeout", [math.inf, -math.inf, math.nan, 1e300, MAX_TIMEOUT_S + 1, 0.0, -1.0])
+def test_a_timeout_that_is_not_positive_and_at_most_a_day_is_out_of_range(timeout: float) -> None:
+    with pytest.raises(RangeError) as caught:
+        Limits(timeout_s=timeout)
+    assert caught.value.code == "value_out_of_range" and caught.value.field == "timeout"
+
+
+def test_the_longest_timeout_is_reported_as_whole_milliseconds() -> None:
+    assert Limits(timeout_s=MAX_TIMEOUT_S).to_dict()["timeout_ms"] == 86_400_000
