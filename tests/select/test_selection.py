@@ -29,6 +29,15 @@ def test_required_evidence_above_the_ceiling_is_a_budget_error(sample_repo: Path
         index.pack("separability", required=("modeling/separable.py",), max_tokens=120)
 
 
+def test_a_ceiling_below_the_header_and_query_is_a_budget_error_that_blames_no_required_evidence(
+    sample_repo: Path,
+) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(BudgetError) as caught:
+        index.pack("separability", max_tokens=20)
+    assert caught.value.message.startswith("the packet's header, query and required evidence need ")
+    assert caught.value.details["needed"] > caught.value.details["ceiling"] == 20
+
+
 def test_a_required_path_outside_the_root_is_refused(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(PathOutsideRootError):
         index.pack("x", required=("../etc/passwd",))

@@ -252,7 +252,9 @@ def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceil
         sel.take(Choice(cand, cand.start_line, cand.end_line, cost(cand, cand.start_line, cand.end_line)))
     if sel.total_cost > ceiling:
         raise BudgetError(
-            f"required evidence needs {sel.total_cost} {sel.query.basis}, above the ceiling {ceiling}",
+            # The kernel, not only what was required: with nothing required, the header and query alone.
+            f"the packet's header, query and required evidence need {sel.total_cost} {sel.query.basis},"
+            f" above the ceiling {ceiling}",
             needed=sel.total_cost,
             ceiling=ceiling,
         )
