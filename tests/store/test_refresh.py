@@ -181,6 +181,24 @@ def test_status_counts_changes_since_the_last_index_without_reading(sample_repo:
     assert status["files_changed_since_index"] == 2 and status["fresh"] is False
 
 
+def test_a_rewrite_that_keeps_size_and_mtime_is_noticed_and_read_again(sample_repo: Path) -> None:
+    path = sample_repo / "util" / "strings.py"
+    _indexed(sample_repo)
+    before = path.stat()
+    old = path.read_text(encoding="utf-8")
+    new = old.replace("lower", "upper", 1)
+    assert new != old and len(new) == len(old)
+    # As ``cp -p`` or ``rsync -t`` leave it: new content, the old size and mtime (only the ctime moves).
+    path.write_text(new, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with prooftext.open(sample_repo) as index:
+        status = index.status()
+        assert (status.changed, status.fresh) == (1, False)
+        assert index.refresh().files_indexed == 1
+        stored = index.conn.execute("SELECT text FROM files WHERE path = 'util/strings.py'").fetchone()[0]
+    assert stored == new
+
+
 def _eio_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """Reading ``name`` fails with EIO, as a permission problem or a bad sector would (and as root, whom
     file permissions do not stop, can still be shown); chmod or a repair changes none of its stat data."""

@@ -208,8 +208,9 @@ def _parse(data: bytes) -> dict[str, Any]:
         raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}", file=CONFIG_FILE) from None
 
 
-ConfigStamp = tuple[int, int, int] | None
-"""(size, mtime_ns, inode) of ``ROOT/prooftext.toml``, or None when there is none."""
+ConfigStamp = tuple[int, int, int, int] | None
+"""(size, mtime_ns, inode, ctime_ns) of ``ROOT/prooftext.toml``, or None when there is none (the ctime
+catches an edit that keeps size and mtime, as a source's stat signature does)."""
 
 
 def config_stamp(root: Path) -> ConfigStamp:
@@ -218,7 +219,7 @@ def config_stamp(root: Path) -> ConfigStamp:
         st = os.stat(Path(root) / CONFIG_FILE, follow_symlinks=False)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 def load_config(root: Path) -> CorpusConfig:

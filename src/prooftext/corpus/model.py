@@ -85,6 +85,9 @@ class FileStat:
     links: int = 1
     """Hard links to the file: above 1, the same content is reachable under another name (maybe outside
     the root), so its path alone cannot say where the content came from."""
+    ctime_ns: int = 0
+    """When the inode last changed. A copy that keeps size and mtime (``cp -p``, ``rsync -t``, a restored
+    mtime) or a chmod still moves it, so it joins size, mtime and inode in telling a changed file."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class SourceFile:
     labels: Labels
     line_count: int
     links: int = 1
+    ctime_ns: int = 0
 
 
 @dataclass(frozen=True)

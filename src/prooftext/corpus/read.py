@@ -85,6 +85,7 @@ def adopt(stat: FileStat, data: bytes, config: CorpusConfig) -> SourceFile | Exc
         labels=labels_for(stat.path, config),
         line_count=count_lines(data),
         links=stat.links,
+        ctime_ns=stat.ctime_ns,
     )
 
 

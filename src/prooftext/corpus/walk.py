@@ -127,7 +127,9 @@ class _Walker:
         elif st.st_size > self.config.max_file_bytes:
             self.exclude(path, REASON_SIZE, f"{st.st_size} bytes > limit {self.config.max_file_bytes}")
         else:
-            self.result.stats.append(FileStat(path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_nlink))
+            self.result.stats.append(
+                FileStat(path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_nlink, st.st_ctime_ns)
+            )
 
     def subdirectory(self, parent_fd: int, name: str, path: str, matcher: IgnoreMatcher, depth: int) -> None:
         if depth > MAX_WALK_DEPTH:

@@ -1,6 +1,6 @@
 """Incremental refresh of the index store.
 
-Unchanged files are skipped by (size, mtime_ns, inode); changed files are re-read, re-hashed and
+Unchanged files are skipped by (size, mtime_ns, inode, ctime_ns); changed files are re-read, re-hashed and
 re-extracted; deleted files are removed. A file a read excluded is skipped the same way, except that a
 refresh reads one found ``unreadable`` again: what cures that (a chmod, a repaired disk) changes none of the
 three. A status still counts it unchanged, so that a file that stays unreadable does not make every request
@@ -106,28 +106,30 @@ class _Known:
     size: int
     mtime_ns: int
     inode: int
+    ctime_ns: int | None
 
 
-def _same(stat: FileStat, size: int, mtime_ns: int, inode: int) -> bool:
-    return (stat.size, stat.mtime_ns, stat.inode) == (size, mtime_ns, inode)
+def _same(stat: FileStat, size: int, mtime_ns: int, inode: int, ctime_ns: int | None) -> bool:
+    """A store written before ctimes were kept holds None, which no file matches: it is read once more."""
+    return (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns) == (size, mtime_ns, inode, ctime_ns)
 
 
 def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
-    rows = conn.execute("SELECT path, id, size, mtime_ns, inode FROM files")
-    return {r[0]: _Known(r[1], r[2], r[3], r[4]) for r in rows}
+    rows = conn.execute("SELECT path, id, size, mtime_ns, inode, ctime_ns FROM files")
+    return {r[0]: _Known(r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
 
 def load_known_excluded(
     conn: sqlite3.Connection, retry_unreadable: bool = True
-) -> dict[str, tuple[int, int, int]]:
+) -> dict[str, tuple[int, int, int, int | None]]:
     """The stat data of files a read excluded, which are not read again while it holds. With
     ``retry_unreadable``, ``unreadable`` is left out: what fixes it (a chmod, a repaired disk) changes
     neither size, mtime nor inode, so a refresh tries such a file again."""
-    sql = "SELECT path, size, mtime_ns, inode, reason FROM excluded WHERE size IS NOT NULL"
+    sql = "SELECT path, size, mtime_ns, inode, ctime_ns, reason FROM excluded WHERE size IS NOT NULL"
     return {
-        r[0]: (r[1], r[2], r[3])
+        r[0]: (r[1], r[2], r[3], r[4])
         for r in conn.execute(sql)
-        if not (retry_unreadable and r[4] == REASON_UNREADABLE)
+        if not (retry_unreadable and r[5] == REASON_UNREADABLE)
     }
 
 
@@ -196,7 +198,7 @@ def plan(
     unchanged_excluded: list[str] = []
     for stat in result.stats:
         old = known.get(stat.path)
-        if old is not None and _same(stat, old.size, old.mtime_ns, old.inode):
+        if old is not None and _same(stat, old.size, old.mtime_ns, old.inode, old.ctime_ns):
             unchanged.append(stat.path)
             continue
         prior = known_excluded.get(stat.path)
@@ -306,13 +308,14 @@ def _insert_file(
     conn: sqlite3.Connection, source: SourceFile, graph: FileGraph, fts: list[tuple[str, str, str, str]]
 ) -> None:
     cur = conn.execute(
-        "INSERT INTO files (path, size, mtime_ns, inode, sha256, kind, language, authority, freshness,"
-        " sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO files (path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority,"
+        " freshness, sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             source.path,
             source.size,
             source.mtime_ns,
             source.inode,
+            source.ctime_ns,
             source.sha256,
             source.kind,
             graph.language,
@@ -365,9 +368,10 @@ def _file_node_id(graph: FileGraph) -> str | None:
 
 
 def _record_exclusion(conn: sqlite3.Connection, exclusion: Exclusion, stat: FileStat | None) -> None:
-    values = (stat.size, stat.mtime_ns, stat.inode) if stat else (None, None, None)
+    values = (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns) if stat else (None, None, None, None)
     conn.execute(
-        "INSERT OR REPLACE INTO excluded (path, reason, detail, size, mtime_ns, inode) VALUES (?,?,?,?,?,?)",
+        "INSERT OR REPLACE INTO excluded (path, reason, detail, size, mtime_ns, inode, ctime_ns)"
+        " VALUES (?,?,?,?,?,?,?)",
         (exclusion.path, exclusion.reason, exclusion.detail, *values),
     )
 
