@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
 
+import blake3
+import pytest
+
 import prooftext
+from prooftext.corpus import safeio
+from prooftext.tokens import get_counter
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -88,3 +94,37 @@ def ranked_hits(root: Path, query: str, limit: int = 50) -> list[dict[str, Any]]
     with prooftext.open(root) as index:
         index.refresh()
         return index.search(query, limit=limit)
+
+
+def eio_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Reading a file named ``name`` fails with EIO, as a permission problem or a bad sector would (and as
+    root, whom file permissions do not stop, can still be shown); chmod or a repair changes none of its
+    size, mtime or inode."""
+    real_read = os.read
+
+    def failing_read(fd: int, n: int) -> bytes:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("/" + name):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real_read(fd, n)
+
+    monkeypatch.setattr(safeio.os, "read", failing_read)
+
+
+def redigested(packet: dict[str, Any]) -> dict[str, Any]:
+    """The packet with its digest and token count recomputed, as a forger would."""
+    packet["blake3"] = blake3.blake3(packet["prompt"].encode()).hexdigest()
+    packet["prompt_tokens"]["count"] = get_counter(packet["prompt_tokens"]["basis"]).count(packet["prompt"])
+    return packet
+
+
+def promoted(packet: dict[str, Any]) -> dict[str, Any]:
+    """Every excerpt relabelled owner-approved and public, in ``evidence`` and in the prompt alike, and the
+    packet redigested: a forgery only the labels' derivation from the configuration can catch."""
+    packet["prompt"] = (
+        packet["prompt"]
+        .replace("authority=repository-record", "authority=owner-approved")
+        .replace("sensitivity=repository-private", "sensitivity=public")
+    )
+    for item in packet["evidence"]:
+        item.update(authority="owner-approved", sensitivity="public")
+    return redigested(packet)

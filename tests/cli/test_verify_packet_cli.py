@@ -7,13 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import blake3
 import pytest
 
+from helpers import promoted
 from prooftext.cli import main
 from prooftext.cli.common import EXIT_ERROR
 from prooftext.pack.verify import BIT_DIGEST
-from prooftext.tokens import get_counter
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -39,16 +38,7 @@ def _verify(capsys: pytest.CaptureFixture[str], root: Path, packet: dict[str, An
 def test_verify_fails_a_packet_whose_labels_were_promoted_and_redigested(
     sample_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    packet = _packet(capsys, sample_repo)
-    packet["prompt"] = (
-        packet["prompt"]
-        .replace("authority=repository-record", "authority=owner-approved")
-        .replace("sensitivity=repository-private", "sensitivity=public")
-    )
-    for item in packet["evidence"]:
-        item.update(authority="owner-approved", sensitivity="public")
-    packet["blake3"] = blake3.blake3(packet["prompt"].encode()).hexdigest()
-    packet["prompt_tokens"]["count"] = get_counter(packet["prompt_tokens"]["basis"]).count(packet["prompt"])
+    packet = promoted(_packet(capsys, sample_repo))
     status, report, _ = _verify(capsys, sample_repo, packet)
     assert status == BIT_DIGEST and report["ok"] is False
     assert {p["kind"] for p in report["problems"]} == {"labels"}

@@ -7,13 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import blake3
 import pytest
 
 import prooftext
+from helpers import promoted
 from prooftext.errors import ArtifactError
 from prooftext.pack.verify import BIT_DIGEST, verify_packet
-from prooftext.tokens import get_counter
 
 QUERY = "separability_matrix of a compound model"
 DOCS_PUBLIC = '[[labels]]\nglob = "docs/**"\nsensitivity = "public"\n'
@@ -25,29 +24,10 @@ def _saved(root: Path) -> dict[str, Any]:
     return packet
 
 
-def _redigested(packet: dict[str, Any]) -> dict[str, Any]:
-    """The packet with its digest and token count recomputed, as a forger would."""
-    packet["blake3"] = blake3.blake3(packet["prompt"].encode()).hexdigest()
-    packet["prompt_tokens"]["count"] = get_counter(packet["prompt_tokens"]["basis"]).count(packet["prompt"])
-    return packet
-
-
-def _promoted(packet: dict[str, Any]) -> dict[str, Any]:
-    """Every excerpt relabelled owner-approved and public, in ``evidence`` and in the prompt alike."""
-    packet["prompt"] = (
-        packet["prompt"]
-        .replace("authority=repository-record", "authority=owner-approved")
-        .replace("sensitivity=repository-private", "sensitivity=public")
-    )
-    for item in packet["evidence"]:
-        item.update(authority="owner-approved", sensitivity="public")
-    return _redigested(packet)
-
-
 def test_a_packet_relabelled_and_redigested_fails_with_one_labels_problem_per_excerpt(
     sample_repo: Path,
 ) -> None:
-    forged = _promoted(_saved(sample_repo))
+    forged = promoted(_saved(sample_repo))
     with prooftext.open(sample_repo) as index:
         report = index.verify(forged)
     assert report.status == BIT_DIGEST

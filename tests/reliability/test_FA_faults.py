@@ -36,7 +36,7 @@ fsck_module = pytest.importorskip("prooftext.artifacts.fsck")
 publish = pytest.importorskip("prooftext.artifacts.publish")
 lifecycle = pytest.importorskip("prooftext.artifacts.lifecycle")
 
-from helpers import SAMPLE_FILES  # noqa: E402
+from helpers import SAMPLE_FILES, eio_on  # noqa: E402
 
 SPEC = {"SPEC.md": "# Spec\n\nThe separability matrix is specified here.\n"}
 
@@ -479,24 +479,13 @@ def test_FA07_concurrent_publishers_of_one_output_create_it_exactly_once(
 # --- FA9 / FA10: I/O errors and read-only outputs -----------------------------------------------------------
 
 
-def _eio_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    real_read = os.read
-
-    def failing_read(fd: int, n: int) -> bytes:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith("/" + name):
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
-        return real_read(fd, n)
-
-    monkeypatch.setattr(safeio.os, "read", failing_read)
-
-
 def test_FA09_eio_on_read_excludes_that_file_with_a_reason_and_indexes_the_rest(
     make_tree: MakeTree, monkeypatch: pytest.MonkeyPatch, cli: Cli, figure: Figure
 ) -> None:
     root = make_tree(
         {"a.py": "def a():\n    return 1\n", "bad.py": "def bad():\n    pass\n", "z.md": "# Z\n"}
     )
-    _eio_on(monkeypatch, "bad.py")
+    eio_on(monkeypatch, "bad.py")
     result = scan(root)
     assert [s.path for s in result.sources] == ["a.py", "z.md"]
     assert [(e.path, e.reason, e.detail) for e in result.excluded] == [
@@ -513,7 +502,7 @@ def test_FA09_an_io_error_marks_the_build_partial_in_the_exit_status(
     make_tree: MakeTree, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:
     root = make_tree({"a.py": "x = 1\n", "bad.py": "y = 2\n"})
-    _eio_on(monkeypatch, "bad.py")
+    eio_on(monkeypatch, "bad.py")
     status, _, _ = cli("index", root, "--json")
     assert status == 3  # partial: the index is usable, one file is listed as unreadable
 
@@ -525,7 +514,7 @@ def test_FA09_eio_when_re_verifying_a_source_is_reported_as_an_io_error(
 
     with prooftext.open(indexed) as index:
         saved = index.pack("separability matrix").to_dict()
-    _eio_on(monkeypatch, "separable.py")
+    eio_on(monkeypatch, "separable.py")
     report = verify_packet(saved, indexed)
     assert report.status & BIT_IO
 

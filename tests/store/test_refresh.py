@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
 import sqlite3
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.corpus import safeio
+from helpers import eio_on
 from prooftext.corpus.config import CorpusConfig
 from prooftext.errors import ConfigError, StoreCorruptError, StoreSchemaError
 from prooftext.store import db, refresh
@@ -199,23 +198,10 @@ def test_a_rewrite_that_keeps_size_and_mtime_is_noticed_and_read_again(sample_re
     assert stored == new
 
 
-def _eio_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Reading ``name`` fails with EIO, as a permission problem or a bad sector would (and as root, whom
-    file permissions do not stop, can still be shown); chmod or a repair changes none of its stat data."""
-    real_read = os.read
-
-    def failing_read(fd: int, n: int) -> bytes:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith("/" + name):
-            raise OSError(errno.EIO, os.strerror(errno.EIO))
-        return real_read(fd, n)
-
-    monkeypatch.setattr(safeio.os, "read", failing_read)
-
-
 def test_a_file_excluded_as_unreadable_is_read_again_once_it_can_be(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _eio_on(monkeypatch, "strings.py")
+    eio_on(monkeypatch, "strings.py")
     report = _indexed(sample_repo)
     assert (report.files_indexed, report.files_skipped.get("unreadable")) == (4, 1)
     monkeypatch.undo()
@@ -231,7 +217,7 @@ def test_a_file_excluded_as_unreadable_is_read_again_once_it_can_be(
 def test_a_file_that_stays_unreadable_leaves_the_index_fresh_and_a_retry_keeps_its_generation(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _eio_on(monkeypatch, "strings.py")
+    eio_on(monkeypatch, "strings.py")
     _indexed(sample_repo)
     with prooftext.open(sample_repo) as index:
         before = refresh.read_meta(index.conn, "generation")
