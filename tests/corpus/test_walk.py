@@ -41,7 +41,7 @@ def test_candidates_are_sorted_by_portable_path_with_their_lstat(make_tree: Make
     result = walk(root, CorpusConfig())
     assert [s.path for s in result.stats] == ["A.md", "a-b.py", "a/z.py", "b.py"]
     st = os.lstat(root / "b.py")
-    assert result.stats[-1] == FileStat("b.py", 2, st.st_mtime_ns, st.st_ino)
+    assert result.stats[-1] == FileStat("b.py", 2, st.st_mtime_ns, st.st_ino, st.st_nlink, st.st_ctime_ns)
     assert result.excluded == []
 
 
