@@ -180,6 +180,13 @@ def test_status_counts_changes_since_the_last_index_without_reading(sample_repo:
     assert status["files_changed_since_index"] == 2 and status["fresh"] is False
 
 
+def test_stat_signatures_are_read_from_a_covering_index_not_past_the_file_texts(sample_repo: Path) -> None:
+    _indexed(sample_repo)
+    conn = db.connect(sample_repo)
+    plan = " ".join(str(row[-1]) for row in conn.execute("EXPLAIN QUERY PLAN " + refresh.KNOWN_SQL))
+    assert "COVERING INDEX files_stat" in plan
+
+
 def test_a_rewrite_that_keeps_size_and_mtime_is_noticed_and_read_again(sample_repo: Path) -> None:
     path = sample_repo / "util" / "strings.py"
     _indexed(sample_repo)

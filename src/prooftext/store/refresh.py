@@ -114,8 +114,12 @@ def _same(stat: FileStat, size: int, mtime_ns: int, inode: int, ctime_ns: int | 
     return (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns) == (size, mtime_ns, inode, ctime_ns)
 
 
+KNOWN_SQL = "SELECT path, id, size, mtime_ns, inode, ctime_ns FROM files"
+"""Every file's stat signature, served by the covering index ``files_stat`` (see the schema's migration 3)."""
+
+
 def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
-    rows = conn.execute("SELECT path, id, size, mtime_ns, inode, ctime_ns FROM files")
+    rows = conn.execute(KNOWN_SQL)
     return {r[0]: _Known(r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
 

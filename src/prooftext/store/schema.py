@@ -107,10 +107,13 @@ them whole (17 ms per file on a sympy store, 1 ms with the indexes)."""
 _MIGRATION_3 = """
 ALTER TABLE files ADD COLUMN ctime_ns INTEGER;
 ALTER TABLE excluded ADD COLUMN ctime_ns INTEGER;
+CREATE INDEX IF NOT EXISTS files_stat ON files(path, id, size, mtime_ns, inode, ctime_ns);
 """
 """A file's inode change time joins its stat signature: a copy that keeps size and mtime (``cp -p``) was
 taken for unchanged, and the drift every pack then found was never repaired. Rows written before hold
-None, so each file is read once more after the upgrade."""
+None, so each file is read once more after the upgrade. An added column is stored after the file's text,
+so reading it would read every text's overflow pages at each refresh (15 ms a refresh on sphinx); the
+covering index serves the signatures of every file without touching the texts."""
 
 MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
 SCHEMA_VERSION = len(MIGRATIONS)
