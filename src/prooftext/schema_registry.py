@@ -7,7 +7,10 @@ import json
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.validators import extend
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from prooftext.errors import NotFoundError, SchemaViolationError
 
@@ -46,3 +49,42 @@ def validate_against(name: str, instance: Any) -> None:
             schema=name,
             errors=places[:MAX_REPORTED_ERRORS],
         )
+
+
+def _is_integer(checker: Any, instance: Any) -> bool:
+    # A line number or a limit of 1.0 passes JSON Schema's integer test, then fails where it is used.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+StrictValidator = extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+"""Draft 2020-12 with integers that are integers (``1.0`` and ``true`` are refused where one belongs)."""
+
+
+@functools.cache
+def registry_of(names: tuple[str, ...]) -> Registry:
+    """The named shipped schemas by their ``$id``, so that references resolve among them. A caller that
+    needs only a few names them: loading (and checking) every shipped schema takes half a second."""
+    resources_by_id = []
+    for name in names:
+        schema = load_schema(name)
+        if "$id" in schema:
+            resources_by_id.append(
+                (schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012))
+            )
+    return Registry().with_resources(resources_by_id)
+
+
+def shipped_registry() -> Registry:
+    """Every shipped schema by its ``$id``."""
+    return registry_of(tuple(schema_names()))
+
+
+def innermost(error: ValidationError) -> ValidationError:
+    """For ``if/then/else``, ``anyOf``, ``allOf`` and ``$ref`` chains, the innermost failure names the real
+    place."""
+    while error.context:
+        error = sorted(error.context, key=lambda e: (-len(e.absolute_path), str(e.validator)))[0]
+    return error

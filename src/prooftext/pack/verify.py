@@ -33,10 +33,10 @@ BIT_IO = 4
 PACKET_SCHEMA = "rpc-context.verify.params.schema.json"
 PACKET_RULES = "#/properties/packet/else"
 """Where that schema states what a lone packet must be (the published packet and the fields verify reads)."""
-_REFERENCED_SCHEMAS = (PACKET_SCHEMA, "adaptive-context-v1.schema.json")
 CHECKED_BY_VERIFICATION = ("pattern", "minimum")
 """Schema keywords left to the checks below, which report them as a failed verification, not a refusal: a
 digest of the wrong form cannot match its source, a line number below 1 is ``range_invalid``."""
+_REFERENCED_SCHEMAS = (PACKET_SCHEMA, "adaptive-context-v1.schema.json")
 _MESSAGE_CHARS = 200
 
 
@@ -61,37 +61,16 @@ class VerifyReport:
 @functools.cache
 def _packet_validator() -> Any:
     # Imported here: jsonschema costs a tenth of a second, which `pack` and `import prooftext` should not pay.
-    from jsonschema import Draft202012Validator
     from jsonschema.validators import extend
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
 
-    from prooftext.schema_registry import load_schema
-
-    def is_integer(checker: Any, instance: Any) -> bool:
-        # A line number of 1.0 would pass JSON Schema's integer test, then fail when it slices the source.
-        return isinstance(instance, int) and not isinstance(instance, bool)
+    from prooftext.schema_registry import StrictValidator, load_schema, registry_of
 
     def checked_later(*args: Any) -> Iterator[Any]:
         yield from ()
 
-    strict = extend(
-        Draft202012Validator,
-        validators=dict.fromkeys(CHECKED_BY_VERIFICATION, checked_later),
-        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", is_integer),
-    )
-    schemas = [load_schema(name) for name in _REFERENCED_SCHEMAS]
-    registry = Registry().with_resources(
-        (s["$id"], Resource.from_contents(s, default_specification=DRAFT202012)) for s in schemas
-    )
-    return strict({"$ref": schemas[0]["$id"] + PACKET_RULES}, registry=registry)
-
-
-def _innermost(error: Any) -> Any:
-    """For ``anyOf`` and ``$ref`` chains, the innermost failure names the real place."""
-    while error.context:
-        error = sorted(error.context, key=lambda e: (-len(e.absolute_path), str(e.validator)))[0]
-    return error
+    strict = extend(StrictValidator, validators=dict.fromkeys(CHECKED_BY_VERIFICATION, checked_later))
+    packet_rules = {"$ref": load_schema(PACKET_SCHEMA)["$id"] + PACKET_RULES}
+    return strict(packet_rules, registry=registry_of(_REFERENCED_SCHEMAS))
 
 
 def check_packet(packet: object) -> dict[str, Any]:
@@ -101,7 +80,9 @@ def check_packet(packet: object) -> dict[str, Any]:
         raise ArtifactError("a packet must be a JSON object", field="packet")
     errors = sorted(_packet_validator().iter_errors(packet), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
-        error = _innermost(errors[0])
+        from prooftext.schema_registry import innermost  # loaded with the validator above
+
+        error = innermost(errors[0])
         place = [str(p) for p in error.absolute_path]
         if error.validator == "required" and isinstance(error.instance, dict):
             place += [name for name in error.validator_value if name not in error.instance][:1]

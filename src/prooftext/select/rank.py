@@ -245,16 +245,17 @@ _lexical_hits: GenerationCache[LexicalKey, dict[int, float]] = GenerationCache(
 )
 
 
+_BM25_SQL = (
+    f"SELECT rowid, bm25(nodes_fts, {', '.join(str(w) for w in FTS_WEIGHTS)}) AS s FROM nodes_fts"
+    " WHERE nodes_fts MATCH ? ORDER BY s, rowid LIMIT ?"
+)
+
+
 def _fts_hits(conn: sqlite3.Connection, phrases: Sequence[str], limit: int, columns: str) -> dict[int, float]:
     match = " OR ".join(fts_quote(p) for p in phrases)
     if columns:
         match = f"{{{columns}}} : ({match})"
-    weights = ", ".join(str(w) for w in FTS_WEIGHTS)
-    sql = (
-        f"SELECT rowid, bm25(nodes_fts, {weights}) AS s FROM nodes_fts WHERE nodes_fts MATCH ?"
-        " ORDER BY s, rowid LIMIT ?"
-    )
-    return {rowid: -score for rowid, score in conn.execute(sql, (match, limit))}
+    return {rowid: -score for rowid, score in conn.execute(_BM25_SQL, (match, limit))}
 
 
 def _bm25(

@@ -16,13 +16,10 @@ import functools
 from typing import Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, ValidationError
-from jsonschema.validators import extend
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from jsonschema import ValidationError
 
 from prooftext.errors import RangeError, RequestError, UnknownNameError
-from prooftext.schema_registry import load_schema, schema_names
+from prooftext.schema_registry import StrictValidator, innermost, load_schema, schema_names, shipped_registry
 
 _NAME_KEYWORDS = frozenset({"enum", "const"})
 _RANGE_KEYWORDS = frozenset(
@@ -31,32 +28,10 @@ _RANGE_KEYWORDS = frozenset(
 _MESSAGE_CHARS = 300
 
 
-def _is_integer(checker: Any, instance: Any) -> bool:
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-StrictValidator = extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-
-
-@functools.cache
-def _registry() -> Registry:
-    resources = []
-    for name in schema_names():
-        schema = load_schema(name)
-        if "$id" in schema:
-            resources.append(
-                (schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012))
-            )
-    return Registry().with_resources(resources)
-
-
 @functools.cache
 def validator(name: str) -> Any:
     """A compiled validator for one shipped schema (references resolve among the shipped schemas)."""
-    return StrictValidator(load_schema(name), registry=_registry())
+    return StrictValidator(load_schema(name), registry=shipped_registry())
 
 
 def _field(error: ValidationError) -> str:
@@ -71,15 +46,8 @@ def _field(error: ValidationError) -> str:
     return ".".join(p for p in path if p) or "params"
 
 
-def _deepest(error: ValidationError) -> ValidationError:
-    """For ``if/then/else``, ``allOf`` and ``$ref`` chains, the innermost failure names the real field."""
-    while error.context:
-        error = sorted(error.context, key=lambda e: (-len(e.absolute_path), str(e.validator)))[0]
-    return error
-
-
 def _error_for(error: ValidationError) -> RequestError:
-    error = _deepest(error)
+    error = innermost(error)
     field = _field(error)
     message = f"invalid params: {field}: {error.message[:_MESSAGE_CHARS]}"
     if error.validator in _NAME_KEYWORDS:
