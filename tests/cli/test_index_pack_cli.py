@@ -68,6 +68,16 @@ def test_pack_prints_the_prompt_and_a_summary(sample_repo: Path, capsys: pytest.
     assert "excerpts" in err and "o200k_base" in err
 
 
+@pytest.mark.parametrize("command", ["pack", "adaptive-pack"])
+def test_the_summary_names_the_seeds_that_ranked_nothing(
+    command: str, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--root", str(sample_repo), "--seed", "util/strings.py", "--seed", "ghost.py"]
+    status, _, err = _run(capsys, command, "lowercase words", *argv)
+    assert status == 0
+    assert err.splitlines()[-1] == "seeds naming no indexed file (ranked nothing): ghost.py"
+
+
 def test_the_summary_counts_the_nodes_a_joined_excerpt_quotes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -55,6 +55,16 @@ def test_path_seeds_rank_a_file_higher_but_never_add_an_unindexed_one(sample_rep
     assert all(e.path != "ghost.py" for e in seeded.evidence)
 
 
+def test_a_seed_that_names_no_indexed_file_is_listed_with_its_reason(sample_repo: Path) -> None:
+    seeds = ("util/strings.py", "ghost.py", "../../etc/passwd", "ghost.py")
+    with prooftext.open(sample_repo) as index:
+        ranking = index.pack("lowercase words", path_seeds=seeds).trace["ranking"]
+    assert ranking["unused_seeds"] == [
+        {"path": "ghost.py", "reason": "not_indexed"},
+        {"path": "../../etc/passwd", "reason": "not_indexed"},
+    ]
+
+
 def test_the_node_ceiling_is_respected_and_omissions_are_recorded(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
         packet = index.pack("separability matrix compound model", max_nodes=1)

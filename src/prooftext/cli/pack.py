@@ -37,6 +37,13 @@ def _summary(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
+def _unused_seeds(packet: Packet) -> None:
+    ranking = packet.trace.get("ranking")
+    unused = ranking.get("unused_seeds", []) if isinstance(ranking, dict) else []
+    if unused:
+        _summary("seeds naming no indexed file (ranked nothing): " + ", ".join(str(u["path"]) for u in unused))
+
+
 def _excerpts(packet: Packet) -> str:
     nodes = len({i for e in packet.evidence for i in e.node_ids})  # a head and a tail are one node
     count = f"{len(packet.evidence)} excerpts"
@@ -78,6 +85,7 @@ def pack_command(
         f"packet: {_excerpts(packet)}, {packet.prompt_tokens.count} {packet.prompt_tokens.basis},"
         f" {packet.omitted} omitted, blake3 {packet.blake3[:16]}"
     )
+    _unused_seeds(packet)
 
 
 @app.command("adaptive-pack")
@@ -131,6 +139,7 @@ def adaptive_pack_command(
             f"adaptive: {len(result.rounds)} rounds, stop {result.stop_reason}, selected round"
             f" {result.selected_round}, {tokens.count} {tokens.basis}, {_excerpts(result.packet)}"
         )
+        _unused_seeds(result.packet)
     if require_sufficient and not result.estimated_sufficient:
         raise typer.Exit(EXIT_INSUFFICIENT)
 

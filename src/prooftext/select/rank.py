@@ -119,6 +119,10 @@ kept the same Acc@5 and gold-line recall within a point)."""
 
 SIGNALS = ("lexical", "identifier", "phrase", "subject", "path", "path_words", "seed")
 
+SEED_NOT_INDEXED = "not_indexed"
+"""A path seed that names no indexed file (absent, excluded, outside the root, or spelled differently):
+it ranks nothing, and the ranking trace lists it under ``unused_seeds`` with this reason."""
+
 _SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
 _TEST_DIR = re.compile(r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$")
 _DOC_DIR = re.compile(r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$")
@@ -1007,6 +1011,9 @@ def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ra
         },
         "rescanned_files": [corpus.paths[fid] for fid in rescanned if fid in corpus.paths],
         "rescanned_nodes": len(ev.rescanned),
+        "unused_seeds": [
+            {"path": p, "reason": SEED_NOT_INDEXED} for p in dict.fromkeys(query.path_seeds) if p not in corpus.ids
+        ],
         "candidates": len(candidates),
     }
     return RankResult(candidates, trace)
