@@ -30,11 +30,12 @@ def test_E01_an_empty_query_is_an_error(indexed: Path, cli: Cli) -> None:
 
 def test_E02_a_stop_word_query_never_selects_the_whole_corpus(indexed: Path) -> None:
     with prooftext.open(indexed) as index:
-        packet = index.pack("the of and a")
-        assert packet.evidence == []
-        with pytest.raises(ProoftextError) as caught:
-            index.adaptive_pack("the of and a")
-    assert caught.value.code == "query_empty"
+        for compile_ in (index.pack, index.adaptive_pack):
+            with pytest.raises(ProoftextError) as caught:
+                compile_("the of and a")
+            assert caught.value.code == "query_empty"
+        required = index.pack("the of and a", required=("modeling/__init__.py",))
+    assert [e.path for e in required.evidence] == ["modeling/__init__.py"]
 
 
 def test_E03_a_query_past_the_length_limit_is_rejected_and_one_at_the_limit_is_bounded(indexed: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError
+from prooftext.select.terms import analyze
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS
 
 UNIT_TOKENS = "tokens"
@@ -156,4 +157,18 @@ def validate(query: Query) -> Query:
     _check_paths("required", query.required)
     _check_paths("path_seeds", query.path_seeds)
     _check_as_of(query.as_of)
+    _check_searchable(query)
     return query
+
+
+def _check_searchable(query: Query) -> None:
+    """A query that only required sources answer may be all stop words; otherwise it must search for
+    something, or the packet would be empty with nothing left out to say why."""
+    if query.required:
+        return
+    analysis = analyze(query.text)
+    if not (analysis.terms or analysis.identifiers or analysis.paths or analysis.modules or analysis.phrases):
+        raise EmptyQueryError(
+            "query has no searchable term (only stop words); name what to find, or require a source",
+            field="query",
+        )
