@@ -138,6 +138,8 @@ def test_resolve_failure_once(store: MemoryStore) -> None:
         ({"kind": "decision", "text": None, "source": "s"}, "text"),
         ({"kind": "decision", "text": 5, "source": "s"}, "text"),
         ({"kind": "decision", "text": "\ud800", "source": "s"}, "text"),
+        ({"kind": "decision", "text": "red \x1b[31m alert", "source": "s"}, "text"),
+        ({"kind": "decision", "text": "x", "source": "chat\x00"}, "source"),
         ({"kind": "decision", "text": "x", "source": "s", "strength": "hard"}, "strength"),
         ({"kind": "decision", "text": "x", "source": "s", "thread": "../x"}, "thread"),
     ],
@@ -150,6 +152,11 @@ def test_a_record_with_a_missing_or_bad_field_is_a_clear_error(
         store.add_record(record)
     assert exc.value.field == field
     assert store.records() == []
+
+
+def test_tabs_and_line_breaks_are_ordinary_text_in_a_record(store: MemoryStore) -> None:
+    record = store.add("decision", "first\tsecond\r\nthird", source="s")
+    assert store.records()[0].text == record.text == "first\tsecond\r\nthird"
 
 
 def test_unknown_kind_and_status_name_the_field(store: MemoryStore) -> None:

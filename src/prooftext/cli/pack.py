@@ -41,7 +41,9 @@ def _unused_seeds(packet: Packet) -> None:
     ranking = packet.trace.get("ranking")
     unused = ranking.get("unused_seeds", []) if isinstance(ranking, dict) else []
     if unused:
-        _summary("seeds naming no indexed file (ranked nothing): " + ", ".join(str(u["path"]) for u in unused))
+        _summary(
+            "seeds naming no indexed file (ranked nothing): " + ", ".join(str(u["path"]) for u in unused)
+        )
 
 
 def _excerpts(packet: Packet) -> str:

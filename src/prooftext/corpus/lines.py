@@ -7,10 +7,15 @@ inclusive, and a slice keeps its line endings so that concatenated slices reprod
 
 from __future__ import annotations
 
+import re
+
 from prooftext.errors import RangeError
 
 NEWLINE = "\n"
 NEWLINE_BYTE = b"\n"
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters other than tab and line breaks: text a caller writes (a query, a memory record)
+that holds one is refused, since it would reach a prompt or a terminal (an escape sequence, a NUL)."""
 
 
 def count_lines(data: bytes) -> int:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.conversation.items import check_thread
+from prooftext.corpus.lines import CONTROL_CHARACTERS
 from prooftext.errors import (
     LimitError,
     MemoryStoreError,
@@ -183,6 +184,10 @@ def _check_text(value: Any, field: str, limit: int) -> str:
         size = len(value.encode("utf-8"))
     except UnicodeEncodeError:
         raise RequestError(f"{field} is not valid Unicode text (lone surrogate)", field=field) from None
+    if CONTROL_CHARACTERS.search(value):
+        raise RequestError(
+            f"{field} contains control characters (other than tab and line breaks)", field=field
+        )
     if size > limit:
         raise LimitError(f"{field} is {size} bytes; the limit is {limit}", field=field, limit=limit)
     return value

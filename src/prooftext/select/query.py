@@ -7,11 +7,11 @@ manifest membership, range validation or digest checks. Every invalid field fail
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from prooftext.corpus.lines import CONTROL_CHARACTERS
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError
 from prooftext.select.terms import analyze
@@ -35,9 +35,6 @@ DEFAULT_MAX_EDGES = 256
 DEFAULT_MAX_DEPTH = 1
 DEFAULT_CLEARANCE = "owner-private"
 """Everything a repository may hold except secrets; callers lower it to share packets more widely."""
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-"""Control characters other than tab and line breaks have no place in a query and would reach the prompt."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +106,7 @@ def _check_text(text: object) -> None:
     if len(text) > MAX_QUERY_CHARS:
         raise RangeError(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
     require_utf8(text)
-    if _CONTROL.search(text):
+    if CONTROL_CHARACTERS.search(text):
         raise RequestError("query contains control characters", field="query")
     if not any(ch.isalnum() for ch in text):
         raise EmptyQueryError("query must contain at least one searchable term", field="query")

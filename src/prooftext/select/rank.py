@@ -1012,7 +1012,9 @@ def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ra
         "rescanned_files": [corpus.paths[fid] for fid in rescanned if fid in corpus.paths],
         "rescanned_nodes": len(ev.rescanned),
         "unused_seeds": [
-            {"path": p, "reason": SEED_NOT_INDEXED} for p in dict.fromkeys(query.path_seeds) if p not in corpus.ids
+            {"path": p, "reason": SEED_NOT_INDEXED}
+            for p in dict.fromkeys(query.path_seeds)
+            if p not in corpus.ids
         ],
         "candidates": len(candidates),
     }
