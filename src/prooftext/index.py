@@ -53,7 +53,11 @@ class IndexStatus:
     added: int
     removed: int
     unchanged: int
+    """Indexed files whose stat signature is the one the store holds."""
     indexed_files: int
+    excluded: int = 0
+    """Paths left out of the index, each for a reason a refresh reports: by the walk (ignore rules, links,
+    special files) or at the last read (binary, size, encoding, secret, ...) and not changed since."""
 
     @property
     def fresh(self) -> bool:
@@ -66,6 +70,7 @@ class IndexStatus:
             "removed": self.removed,
             "unchanged": self.unchanged,
             "indexed_files": self.indexed_files,
+            "excluded": self.excluded,
             "files_changed_since_index": self.changed + self.added + self.removed,
             "fresh": self.fresh,
         }
@@ -202,8 +207,9 @@ class Index:
             changed=changed,
             added=len(work.to_read) - changed,
             removed=len(work.removed),
-            unchanged=len(work.unchanged) + len(work.unchanged_excluded),
+            unchanged=len(work.unchanged),
             indexed_files=len(known),
+            excluded=len(work.walk_excluded) + len(work.unchanged_excluded),
         )
         walked = self._walked
         if epoch is not None and status.fresh and walked is not None and walked[0] == epoch[0]:

@@ -35,6 +35,24 @@ def test_index_status_reports_changed_files(sample_repo: Path, capsys: pytest.Ca
     assert status == 0 and json.loads(out)["files_changed_since_index"] == 1
 
 
+def test_index_status_counts_files_left_out_apart_from_unchanged_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.py").write_text("x = 1\n")
+    _, out, _ = _run(capsys, "index", str(tmp_path), "--json")
+    skipped = json.loads(out)["files_skipped"]
+    _, out, _ = _run(capsys, "index", "--status", str(tmp_path), "--json")
+    status = json.loads(out)
+    assert status["unchanged"] == status["indexed_files"] == 2  # a.py and .gitignore
+    assert status["excluded"] == sum(skipped.values()) >= 2  # blob.bin and build/, besides the store
+    _, text, _ = _run(capsys, "index", "--status", str(tmp_path))
+    assert text.endswith(f"; 2 unchanged, {status['excluded']} left out with a reason\n")
+
+
 def test_a_missing_root_is_one_json_error_with_a_stable_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,7 +54,8 @@ def index_command(
             else:
                 write_out(
                     f"{result['files_changed_since_index']} files changed since the last index "
-                    f"({result['changed']} modified, {result['added']} new, {result['removed']} removed)\n"
+                    f"({result['changed']} modified, {result['added']} new, {result['removed']} removed);"
+                    f" {result['unchanged']} unchanged, {result['excluded']} left out with a reason\n"
                 )
             return
         with progress_callback(not as_json, "indexing") as progress:
