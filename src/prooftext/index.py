@@ -131,6 +131,20 @@ class Index:
             self._follow_config()
             return refresh(self._writer, self.root, self.config, progress, count_edges, self._walk)
 
+    def rebuild(self, progress: Progress | None = None, *, count_edges: bool = False) -> RefreshReport:
+        """Empty the index store and index every file again: the repair for a store ``fsck`` calls corrupt
+        (a table lost, a page damaged). Memory and artifacts under ``.prooftext/`` are kept. The handle's
+        connections are opened anew, so no other thread may use this handle meanwhile; other processes'
+        handles see the rebuilt store."""
+        with self._write_lock:
+            self._close_connections()
+            db.reset(self.root)
+            self._writer = db.connect(self.root)
+            self._local = threading.local()
+            self._trusted = None
+            self._walked = None
+        return self.refresh(progress, count_edges=count_edges)
+
     def _follow_config(self) -> None:
         """Reload ``prooftext.toml`` when it changed since it was read (a handle given a configuration keeps
         it): a long-lived handle must apply a new label rule as a new process would. A bad edit raises
@@ -325,6 +339,9 @@ class Index:
     def close(self) -> None:
         if self._watcher is not None:
             self._watcher.close()
+        self._close_connections()
+
+    def _close_connections(self) -> None:
         with self._connections_lock:
             for conn in self._connections:
                 conn.close()
@@ -338,6 +355,12 @@ class Index:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def reset_index(root: Path | str) -> str:
+    """Empty the index store of ``root`` (see :func:`prooftext.store.db.reset`), also when it is too
+    damaged to open; the next refresh reads every file. :meth:`Index.rebuild` does this for an open handle."""
+    return db.reset(resolve_root(root))
 
 
 def open_index(root: Path | str = ".", config: CorpusConfig | None = None) -> Index:

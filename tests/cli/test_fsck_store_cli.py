@@ -1,4 +1,4 @@
-"""``prooftext fsck`` on a store whose FTS5 table was dropped: fsck flags it, and pack fails with a code."""
+"""A damaged index store: fsck flags it with the repair, pack fails with a code, ``index --rebuild`` mends it."""
 
 from __future__ import annotations
 
@@ -29,6 +29,48 @@ def test_fsck_flags_a_dropped_fts_table_and_pack_reports_a_store_error(
     report = json.loads(out)
     assert status == 1 and report["store"] == "corrupt"
     assert "nodes_fts" in report["problems"][0]["detail"]
+    assert report["problems"][0]["repair"] == "repair: prooftext index --rebuild"
     status, out = _run(capsys, "pack", "separability_matrix", "--root", str(sample_repo), "--json")
     assert status not in (0, EXIT_INTERNAL)
-    assert json.loads(out)["error"]["code"] == "store_error"
+    error = json.loads(out)["error"]
+    assert error["code"] == "store_corrupt" and "prooftext index --rebuild" in error["message"]
+
+
+def _memory_file(root: Path) -> bytes:
+    path = root / STORE_DIR / "memory.sqlite"
+    path.write_bytes(b"kept as it is")
+    return path.read_bytes()
+
+
+def test_index_rebuild_mends_a_store_that_lost_a_table_and_keeps_memory(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(capsys, "index", str(sample_repo), "--json")
+    memory = _memory_file(sample_repo)
+    with sqlite3.connect(sample_repo / STORE_DIR / STORE_FILE) as conn:
+        conn.execute("DROP TABLE nodes_fts")
+    status, out = _run(capsys, "index", str(sample_repo), "--rebuild", "--json")
+    assert status == 0 and json.loads(out)["files_unchanged"] == 0
+    assert json.loads(_run(capsys, "fsck", str(sample_repo), "--json")[1])["store"] == "ok"
+    status, out = _run(capsys, "pack", "separability_matrix", "--root", str(sample_repo), "--json")
+    assert status == 0 and json.loads(out)["evidence"]
+    assert (sample_repo / STORE_DIR / "memory.sqlite").read_bytes() == memory
+
+
+def test_index_rebuild_replaces_a_store_file_that_is_not_a_database(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(capsys, "index", str(sample_repo), "--json")
+    (sample_repo / STORE_DIR / STORE_FILE).write_bytes(b"garbage " * 512)
+    status, out = _run(capsys, "index", str(sample_repo), "--json")
+    assert status != 0 and json.loads(out)["error"]["code"] == "store_corrupt"
+    status, out = _run(capsys, "index", str(sample_repo), "--rebuild", "--json")
+    assert status == 0 and json.loads(out)["files_indexed"] > 0
+    assert json.loads(_run(capsys, "fsck", str(sample_repo), "--json")[1])["store"] == "ok"
+
+
+def test_rebuild_and_status_together_are_refused(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = _run(capsys, "index", str(sample_repo), "--status", "--rebuild", "--json")
+    assert status != 0 and json.loads(out)["error"]["details"]["field"] == "rebuild"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import prooftext
 from prooftext.store import db
 
 
@@ -57,3 +58,13 @@ def test_reads_inside_a_snapshot_see_one_state_while_a_writer_commits(tmp_path: 
             assert meta_rows() == before
     assert not reader.in_transaction
     assert meta_rows() == before + 1
+
+
+def test_a_rebuild_is_seen_by_another_open_handle_which_never_reads_a_deleted_file(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as reader, prooftext.open(sample_repo) as writer:
+        reader.refresh()
+        before = reader.pack("separability_matrix").evidence
+        report = writer.rebuild()
+        assert report.files_indexed > 0 and report.files_unchanged == 0
+        assert reader.status().fresh
+        assert reader.pack("separability_matrix").evidence == before

@@ -32,6 +32,8 @@ MAX_ARTIFACT_FILES = 10_000
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 INTEGRITY_OK = "ok"
 STORE_CORRUPT = "corrupt"
+REPAIR_HINT = "repair: prooftext index --rebuild"
+"""Said with every store problem: the index is derived data, and a rebuild keeps memory and artifacts."""
 ARTIFACT_SUFFIX = ".json"
 
 
@@ -145,18 +147,21 @@ def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
         rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
         report.store = INTEGRITY_OK if rows == [INTEGRITY_OK] else STORE_CORRUPT
         if report.store != INTEGRITY_OK:
-            report.add(BIT_DIGEST, kind="store", detail="; ".join(str(r) for r in rows)[:300])
+            report.add(
+                BIT_DIGEST, kind="store", detail="; ".join(str(r) for r in rows)[:300], repair=REPAIR_HINT
+            )
             return []
         missing = _missing_tables(conn)
         if missing:
             report.store = STORE_CORRUPT
-            report.add(BIT_DIGEST, kind="store", detail=f"missing tables: {', '.join(missing)}"[:300])
+            detail = f"missing tables: {', '.join(missing)}"[:300]
+            report.add(BIT_DIGEST, kind="store", detail=detail, repair=REPAIR_HINT)
             if "files" in missing:
                 return []
         return [(p, s) for p, s in conn.execute("SELECT path, sha256 FROM files ORDER BY path")]
     except sqlite3.Error as exc:
         report.store = STORE_CORRUPT
-        report.add(BIT_DIGEST, kind="store", detail=str(exc)[:300])
+        report.add(BIT_DIGEST, kind="store", detail=str(exc)[:300], repair=REPAIR_HINT)
         return []
     finally:
         conn.close()

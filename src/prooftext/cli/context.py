@@ -210,10 +210,10 @@ def fsck_command(
         emit_json(report.to_dict())
     else:
         for problem in report.problems:
-            echo(
-                f"fsck: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip(),
-                err=True,
+            line = (
+                f"fsck: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip()
             )
+            echo(f"{line} ({problem['repair']})" if "repair" in problem else line, err=True)
         echo("ok" if report.status == 0 else f"failed (status {report.status})")
     if report.status:
         raise typer.Exit(report.status)

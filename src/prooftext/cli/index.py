@@ -13,7 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from prooftext.cli.common import app, emit_json, write_out
 from prooftext.corpus.model import REASON_UNREADABLE
-from prooftext.index import open_index
+from prooftext.errors import RequestError
+from prooftext.index import open_index, reset_index
 
 RootArg = Annotated[Path, typer.Argument(help="Root directory to index.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -43,9 +44,19 @@ EXIT_PARTIAL = 3
 def index_command(
     root: RootArg = Path("."),
     status: Annotated[bool, typer.Option("--status", help="Report changes since the last index.")] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild", help="Empty the index store first and read every file (repairs a corrupt store)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Index ROOT incrementally (unchanged files are skipped), or with --status report what changed."""
+    if status and rebuild:
+        raise RequestError("--status reads nothing; it cannot be combined with --rebuild", field="rebuild")
+    if rebuild:
+        reset_index(root)
     with open_index(root) as index:
         if status:
             result = index.status().to_dict()

@@ -64,12 +64,19 @@ def _enable_wal(conn: sqlite3.Connection, root: Path) -> None:
         conn.execute("PRAGMA journal_mode = WAL")
 
 
+_DAMAGE_SIGNS = ("not a database", "malformed", "no such table", "no such column")
+"""SQLite's words for a store that lost pages or schema objects its version creates (a table dropped by
+hand): damage a rebuild repairs, not a busy or failing disk."""
+
+
 def _translate(exc: sqlite3.Error, path: Path) -> StoreError:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return StoreBusyError(f"index store is busy: {text}")
-    if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
-        return StoreCorruptError(f"index store at {STORE_DIR}/{path.name} is corrupt: {text}")
+    if isinstance(exc, sqlite3.DatabaseError) and any(sign in text for sign in _DAMAGE_SIGNS):
+        return StoreCorruptError(
+            f"index store at {STORE_DIR}/{path.name} is corrupt: {text} (repair: prooftext index --rebuild)"
+        )
     return StoreError(f"index store error: {text}")
 
 
@@ -89,6 +96,55 @@ def writer_lock(root: Path) -> Iterator[None]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+STORE_SUFFIXES = ("", "-wal", "-shm")
+"""The store file and the two files SQLite's WAL mode keeps beside it."""
+RESET_IN_PLACE = "in_place"
+RESET_RECREATED = "recreated"
+
+
+def reset(root: Path) -> str:
+    """Empty the index store of ``root`` so that the next refresh reads every file again.
+
+    The store is emptied in place (every table, index and trigger dropped in one transaction, the schema
+    built again), so another process's open handle sees the new store rather than a deleted file. A file
+    SQLite cannot use as a database at all is replaced instead. Memory and artifacts under ``.prooftext/``
+    are never touched. Returns :data:`RESET_IN_PLACE` or :data:`RESET_RECREATED`."""
+    path = _ensure_dir(root) / STORE_FILE
+    with writer_lock(root):
+        try:
+            _empty(path)
+            return RESET_IN_PLACE
+        except sqlite3.DatabaseError:
+            for suffix in STORE_SUFFIXES:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{path}{suffix}")
+            return RESET_RECREATED
+
+
+def _empty(path: Path) -> None:
+    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = OFF")  # the tables go together; no row is checked on the way
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # A virtual table first: dropping it drops its shadow tables, which are listed as tables too.
+            objects = conn.execute(
+                "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+                " ORDER BY sql NOT LIKE 'CREATE VIRTUAL TABLE%', type = 'table', name"
+            ).fetchall()
+            for kind, name in objects:
+                quoted = '"' + name.replace('"', '""') + '"'
+                conn.execute(f"DROP {kind.upper()} IF EXISTS {quoted}")
+            conn.execute("PRAGMA user_version = 0")
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            raise
+    finally:
+        conn.close()
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
