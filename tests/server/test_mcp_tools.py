@@ -145,6 +145,7 @@ def test_an_unknown_tool_is_a_protocol_error(mcp_ctx: ServerContext) -> None:
 
     error = _run(mcp_ctx, session)
     assert isinstance(error, MCPError) and error.code == -32602
+    assert error.error.data == {"code": "unknown_name", "field": "name"}
 
 
 def test_prooftext_mcp_over_stdio(sample_repo: Path) -> None:

@@ -26,7 +26,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import (
-    INVALID_PARAMS,
     CallToolResult,
     ErrorData,
     InputRequiredResult,
@@ -36,7 +35,7 @@ from mcp_types import (
 )
 from pydantic import ConfigDict
 
-from prooftext.errors import CanonicalJSONError
+from prooftext.errors import CanonicalJSONError, UnknownNameError
 from prooftext.schema_registry import load_schema
 from prooftext.server import wire
 from prooftext.server.dispatcher import (
@@ -306,7 +305,9 @@ class ProoftextMCP(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         if name not in self.tool_names:
-            raise MCPError(code=INVALID_PARAMS, message=f"unknown tool: {name[:80]}")
+            known = ", ".join(sorted(self.tool_names))
+            unknown = UnknownNameError(f"unknown tool: {name[:80]}; known: {known}", field="name")
+            raise MCPError(**error_object(unknown))
         return await super().call_tool(name, arguments, context)
 
     async def run_stdio_async(self) -> None:
