@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from prooftext.errors import ProoftextError
+from prooftext.errors import ProoftextError, RangeError
 from prooftext.eval.executor import EXECUTOR_PROCESS, UnitFn, run_units
 
 if TYPE_CHECKING:
@@ -35,6 +35,11 @@ class RunOptions:
     executor: str = EXECUTOR_PROCESS
     scheduler: str | None = None
     limit: int | None = None
+
+    def __post_init__(self) -> None:
+        # A slice with a negative or zero limit would silently drop tasks from the end, or all of them.
+        if self.limit is not None and self.limit < 1:
+            raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")
 
 
 def collect_rows(

@@ -13,7 +13,7 @@ A declaration file is one JSON object::
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 import os
 import platform
 import subprocess
@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import prooftext
-from prooftext.errors import ArtifactError, ConfigError, RequestError
+from prooftext.errors import ArtifactError, ConfigError, RangeError, RequestError
+from prooftext.eval.dataio import load_json
 
 SHA256_CHUNK = 1 << 20
 GIT_TIMEOUT_S = 10
@@ -58,19 +59,22 @@ class Declaration:
 
 
 def _number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"declaration field {name} must be a number", field=name)
+    # Not NaN or an infinity (``1e999`` parses as one): the declaration is copied into JSON outputs, which
+    # have no such numbers, and every comparison with NaN is false.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"declaration field {name} must be a finite number", field=name)
     return float(value)
+
+
+def _flag(value: float | None, name: str) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise RangeError(f"--{name.replace('_', '-')} must be a finite number, not {value}", field=name)
+    return value
 
 
 def load_declaration(path: Path) -> Declaration:
     """Read a declaration file (see the module docstring); every field is required."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read declaration {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"declaration {path} is not JSON: {exc.msg}") from None
+    data = load_json(path, "declaration", ConfigError)
     if not isinstance(data, dict) or set(data) != _DECLARATION_KEYS:
         raise ConfigError(f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}")
     metric = data["metric"]
@@ -93,6 +97,8 @@ def resolve_declaration(
     regression: float | None = None,
 ) -> Declaration:
     """The benchmark's default, replaced by a file, then by any flag given."""
+    threshold = _flag(threshold, "quality_threshold")
+    regression = _flag(regression, "permitted_regression")
     base = load_declaration(path) if path is not None else default
     if metric is None and threshold is None and regression is None:
         return base

@@ -9,7 +9,6 @@ count. On LoCoMo every question needs the history, so the share classified surfa
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from prooftext.depth import Tier, classify
 from prooftext.depth.tiers import MARKER, tier_constants
 from prooftext.errors import ArtifactError
 from prooftext.eval.common import Progress, RunOptions, elapsed_ms
+from prooftext.eval.dataio import load_json
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.html import HtmlReport, bar_figure, manifest_section, num, pct, verdict_section
 from prooftext.eval.locomo_data import load_locomo
@@ -37,14 +37,38 @@ DEFAULT_DEPTH_DECLARATION = Declaration("surface_precision", 0.95, None)
 
 
 def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
-    """CLINC150 ``data_full.json``: split name → (utterance, intent) pairs."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {split: [(str(t), str(i)) for t, i in items] for split, items in data.items()}
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
-        raise ArtifactError(f"{path}: not CLINC150 data ({type(exc).__name__})") from None
+    """CLINC150 ``data_full.json``: split name → (utterance, intent) pairs.
+
+    Every split must be a list of ``[utterance, intent]`` string pairs and the ``test`` split must be there
+    (without it a run would score nothing and still pass); otherwise an :class:`ArtifactError` names the
+    file, the split and the item.
+    """
+    data = load_json(path, "CLINC150 data", ArtifactError)
+    if not isinstance(data, dict):
+        raise ArtifactError(f"{path}: CLINC150 data is a JSON object of splits", path=str(path))
+    if CLINC_SPLIT not in data:
+        raise ArtifactError(
+            f"{path}: no {CLINC_SPLIT!r} split (splits: {', '.join(sorted(data))[:200] or 'none'})",
+            path=str(path),
+            field=CLINC_SPLIT,
+        )
+    splits: dict[str, list[tuple[str, str]]] = {}
+    for split, items in data.items():
+        if not isinstance(items, list):
+            raise ArtifactError(f"{path}: split {split!r} must be a list", path=str(path), field=split)
+        pairs: list[tuple[str, str]] = []
+        for number, item in enumerate(items):
+            if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+                raise ArtifactError(
+                    f"{path}: {split}[{number}] must be an [utterance, intent] pair of strings",
+                    path=str(path),
+                    field=f"{split}[{number}]",
+                )
+            pairs.append((item[0], item[1]))
+        splits[split] = pairs
+    if not splits[CLINC_SPLIT]:
+        raise ArtifactError(f"{path}: the {CLINC_SPLIT!r} split is empty", path=str(path), field=CLINC_SPLIT)
+    return splits
 
 
 def _is_surface(text: str) -> bool:
@@ -108,19 +132,22 @@ def run_depth(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     datasets = {"clinc": clinc_path, **({"locomo": locomo_path} if locomo_path else {})}
+    # Both files are read and checked before anything is declared or written: a bad one refuses the run.
+    splits = load_clinc(clinc_path)
+    questions = (
+        None if locomo_path is None else [q.text for c in load_locomo(locomo_path)[0] for q in c.questions]
+    )
     record = manifest("depth", datasets, declaration, DEFAULT_TOKENIZER, {"classifier": _classifier_params()})
     with RunOutput(options.out_dir) as output:
         output.start(record)
         started = time.perf_counter()
-        splits = load_clinc(clinc_path)
-        summary: dict[str, Any] = {"clinc": clinc_scores(splits.get(CLINC_SPLIT, []))}
+        summary: dict[str, Any] = {"clinc": clinc_scores(splits[CLINC_SPLIT])}
         oos = clinc_scores(splits.get(CLINC_OOS_SPLIT, []))
         summary["clinc_oos"] = {k: oos[k] for k in ("utterances", "false_surface_count", "false_surface")}
         if progress is not None:
             progress(1, 2)
-        if locomo_path is not None:
-            conversations, _ = load_locomo(locomo_path)
-            summary["locomo"] = locomo_surface([q.text for c in conversations for q in c.questions])
+        if questions is not None:
+            summary["locomo"] = locomo_surface(questions)
         if progress is not None:
             progress(2, 2)
         flat = {"depth": _flat(summary)}

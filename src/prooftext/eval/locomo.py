@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS
+from prooftext.errors import RangeError
 from prooftext.eval.common import elapsed_ms, error_record
 from prooftext.eval.executor import Emit
 from prooftext.eval.lexical import Bm25Ranker, pack_whole, terms
@@ -48,6 +49,14 @@ class LocomoConfig:
     tokenizer: str = DEFAULT_TOKENIZER
     questions_per_conversation: int | None = None
     allow_truncated: bool = False
+
+    def __post_init__(self) -> None:
+        # Refused up front: a bad count would otherwise fail inside a worker, once per conversation.
+        if self.questions_per_conversation is not None and self.questions_per_conversation < 1:
+            raise RangeError(
+                f"questions per conversation must be at least 1, not {self.questions_per_conversation}",
+                field="questions",
+            )
 
     def arm_parameters(self) -> dict[str, dict[str, Any]]:
         lexical = {"render": "[date] Speaker: text, transcript order", "tokenizer": self.tokenizer}
@@ -228,7 +237,7 @@ def _question_row(
 
 
 def _conversation_index(conv: Conversation, cfg: LocomoConfig) -> Index:
-    root = cfg.work_dir / conv.sample_id
+    root = cfg.work_dir / conv.dir_name  # never the raw sample id: it could name any path
     root.mkdir(parents=True, exist_ok=True)
     path = root / TRANSCRIPT_FILE
     text = conv.transcript()

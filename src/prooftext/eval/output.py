@@ -13,10 +13,18 @@ DECLARATION_FILE = "declaration.json"
 ROWS_FILE = "tasks.jsonl"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
+JSON_INDENT = 2
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    # allow_nan=False: NaN and Infinity are not JSON, so a non-finite number must fail loudly here rather
+    # than leave a file that no strict reader accepts (inputs are checked to be finite before a run starts).
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def _document(value: Any) -> str:
+    """A whole JSON file (declaration, summary): indented, ASCII, and like :func:`dumps` never NaN."""
+    return json.dumps(value, sort_keys=True, indent=JSON_INDENT, allow_nan=False) + "\n"
 
 
 class RunOutput:
@@ -44,7 +52,7 @@ class RunOutput:
             return
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            self._write(DECLARATION_FILE, json.dumps(declaration, sort_keys=True, indent=2) + "\n")
+            self._write(DECLARATION_FILE, _document(declaration))
             self._rows = (self.out_dir / ROWS_FILE).open("w", encoding="utf-8")
         except OSError as exc:
             raise ArtifactError(f"cannot write to {self.out_dir}: {exc.strerror}") from None
@@ -56,7 +64,7 @@ class RunOutput:
 
     def finish(self, summary: dict[str, Any], report_html: str | None) -> None:
         self.close()
-        self._write(SUMMARY_FILE, json.dumps(summary, sort_keys=True, indent=2) + "\n")
+        self._write(SUMMARY_FILE, _document(summary))
         if report_html is not None:
             self._write(REPORT_FILE, report_html)
 

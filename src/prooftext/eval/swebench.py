@@ -39,6 +39,7 @@ from prooftext.adaptive.ladder import (
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
 from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
+from prooftext.eval.dataio import load_json, parse_json, read_text
 from prooftext.eval.gittree import WorkTree, commit_time, git_dir_of
 from prooftext.eval.lexical import BM25_B, BM25_K1, file_block, file_prompt, pack_whole
 from prooftext.eval.metrics import (
@@ -66,6 +67,8 @@ DEFAULT_BUDGET = 8000
 SEARCH_LIMIT = 1_000_000
 """``Index.search`` limit for the file ranking: every ranked candidate."""
 RANKED_FILES_KEPT = 10
+SHOWN_VALUE_CHARS = 80
+"""A malformed task value is quoted in its error up to this length (a problem statement is not)."""
 BM25_KINDS: tuple[str, ...] = ("code",)
 """Source kinds the bm25 baseline ranks (as the SWE-bench retrieval ranks source files, not prose)."""
 
@@ -96,53 +99,146 @@ class SweTask:
         return {g.path: list(g.ranges) for g in self.gold}
 
 
-def _gold_file(item: dict[str, Any]) -> GoldFile:
-    path = item.get("base_path") or item["path"]
-    ranges = tuple((int(a), int(b)) for a, b in item.get("base_line_ranges") or ())
-    return GoldFile(str(path), ranges)
+class TaskFieldError(ValueError):
+    """A task field that is missing or malformed; ``field`` names it (``fix_files[0].base_line_ranges``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
 
 
-def parse_task(data: dict[str, Any]) -> SweTask:
-    """One task from its JSON object (fields as in ``swebench_dev.jsonl``)."""
-    gold = tuple(_gold_file(f) for f in data["fix_files"])
+def _text(data: dict[str, Any], field: str) -> str:
+    """A required string field that holds some non-blank text."""
+    value = data.get(field)
+    if not isinstance(value, str) or not value.strip():
+        raise TaskFieldError(field, f"must be a non-empty string, not {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    """A malformed value as an error message shows it: short scalars verbatim, anything else by its type
+    (a container may be nested too deeply to print, a problem statement too long to quote)."""
+    if isinstance(value, dict | list):
+        return "a JSON object" if isinstance(value, dict) else "a JSON array"
+    text = json.dumps(value)
+    return text if len(text) <= SHOWN_VALUE_CHARS else f"a {type(value).__name__} of {len(text)} characters"
+
+
+def _line(value: object, field: str) -> int:
+    # bool is an int subclass, but true/false are not line numbers
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TaskFieldError(field, f"line numbers are integers from 1, not {_shown(value)}")
+    return value
+
+
+def _gold_ranges(raw: object, field: str) -> tuple[LineRange, ...]:
+    if raw is None:  # a file the patch adds has no base-side lines
+        return ()
+    if not isinstance(raw, list):
+        raise TaskFieldError(field, f"must be a list of [first, last] line pairs, not {_shown(raw)}")
+    ranges: list[LineRange] = []
+    for number, pair in enumerate(raw):
+        where = f"{field}[{number}]"
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise TaskFieldError(where, f"must be a [first, last] line pair, not {_shown(pair)}")
+        first, last = _line(pair[0], where), _line(pair[1], where)
+        if first > last:  # reversed, it would count a negative number of gold lines
+            raise TaskFieldError(where, f"first line {first} is after last line {last}")
+        ranges.append((first, last))
+    return tuple(ranges)
+
+
+def _gold_file(item: object, field: str) -> GoldFile:
+    if not isinstance(item, dict):
+        raise TaskFieldError(field, f"must be an object with path and base_line_ranges, not {_shown(item)}")
+    # A renamed file's gold lines are on its base side; an added file has only ``path``.
+    key = "base_path" if item.get("base_path") is not None else "path"
+    path = item.get(key)
+    if not isinstance(path, str) or not path:
+        raise TaskFieldError(f"{field}.{key}", f"must be a non-empty string, not {_shown(path)}")
+    return GoldFile(path, _gold_ranges(item.get("base_line_ranges"), f"{field}.base_line_ranges"))
+
+
+def parse_task(data: object) -> SweTask:
+    """One task from its JSON object (fields as in ``swebench_dev.jsonl``); :class:`TaskFieldError` names
+    the first field that is missing or malformed."""
+    if not isinstance(data, dict):
+        raise TaskFieldError("task", f"must be a JSON object, not {_shown(data)}")
+    instance_id = _text(data, "instance_id")
+    # Without a query there is nothing to evaluate: every arm would rank for the empty string (or "None").
+    problem = _text(data, "problem_statement")
+    fix_files = data.get("fix_files")
+    if not isinstance(fix_files, list) or not fix_files:
+        raise TaskFieldError("fix_files", f"must be a non-empty list of gold files, not {_shown(fix_files)}")
+    gold = tuple(_gold_file(item, f"fix_files[{n}]") for n, item in enumerate(fix_files))
+    splits = data.get("splits")
+    if splits is None:
+        splits = []
+    if not isinstance(splits, list) or not all(isinstance(s, str) for s in splits):
+        raise TaskFieldError("splits", f"must be a list of strings, not {_shown(splits)}")
     return SweTask(
-        instance_id=str(data["instance_id"]),
-        repo=str(data["repo"]),
-        base_commit=str(data["base_commit"]),
-        problem_statement=str(data["problem_statement"]),
+        instance_id=instance_id,
+        repo=_text(data, "repo"),
+        base_commit=_text(data, "base_commit"),
+        problem_statement=problem,
         gold=gold,
-        splits=tuple(str(s) for s in data.get("splits") or ()),
+        splits=tuple(splits),
     )
 
 
 def load_tasks(path: Path) -> list[SweTask]:
-    """Tasks from a JSONL file; a malformed line is an error naming its line number."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ArtifactError(f"cannot read tasks {path}: {exc.strerror}") from None
+    """Tasks from a JSONL file. A malformed line, a malformed field or an instance id given twice is an
+    :class:`ArtifactError` naming the file, line, field and task; a file without tasks is one too."""
+    text = read_text(path, "tasks", ArtifactError)
     tasks: list[SweTask] = []
-    for number, line in enumerate(lines, start=1):
+    first_line: dict[str, int] = {}
+    # JSON Lines separates records by "\n" only; str.splitlines would also split inside a JSON string
+    # holding a raw U+2028 or form feed and shift every line number after it.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
+        data = parse_json(line, where, ArtifactError, path=str(path), line=number)
         try:
-            tasks.append(parse_task(json.loads(line)))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ArtifactError(f"{path}:{number}: not a task ({type(exc).__name__}: {exc})") from None
+            task = parse_task(data)
+        except TaskFieldError as exc:
+            instance = data.get("instance_id") if isinstance(data, dict) else None
+            named = f" (task {instance})" if isinstance(instance, str) else ""
+            raise ArtifactError(
+                f"{where}{named}: {exc}", path=str(path), line=number, field=exc.field
+            ) from None
+        if task.instance_id in first_line:
+            raise ArtifactError(
+                f"{where}: task {task.instance_id} is also on line {first_line[task.instance_id]}",
+                path=str(path),
+                line=number,
+                field="instance_id",
+            )
+        first_line[task.instance_id] = number
+        tasks.append(task)
+    if not tasks:
+        raise ArtifactError(f"{path}: no tasks", path=str(path))
     return tasks
 
 
 def load_repo_map(path: Path) -> dict[str, Path]:
     """``{"owner/name": "path to a git directory or clone"}``; relative paths are relative to the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read repo map {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"repo map {path} is not JSON: {exc.msg}") from None
-    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-        raise ConfigError('a repo map is a JSON object {"owner/name": "path"}')
-    return {str(k): (path.parent / v).resolve() for k, v in data.items()}
+    data = load_json(path, "repo map", ConfigError)
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f'repo map {path}: a repo map is a JSON object {{"owner/name": "path"}}', path=str(path)
+        )
+    out: dict[str, Path] = {}
+    for repo, target in data.items():
+        # A NUL byte is in no file name: the operating system refuses the path outright.
+        if not repo or not isinstance(target, str) or not target or "\0" in target:
+            raise ConfigError(
+                f"repo map {path}: entry {repo!r} must map to a non-empty path without NUL bytes",
+                path=str(path),
+                field=repo,
+            )
+        out[repo] = (path.parent / target).resolve()
+    return out
 
 
 @dataclass(frozen=True)
