@@ -76,3 +76,13 @@ def test_a_command_writing_to_a_full_device_exits_4_with_one_line_on_stderr(
         )
     assert done.returncode == 4
     assert done.stderr == EXPECTED
+
+
+def test_a_json_document_holding_nan_is_refused_before_anything_is_printed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from prooftext.cli.common import emit_json
+
+    with pytest.raises(ValueError, match="JSON compliant"):
+        emit_json({"ratio": float("nan")})
+    assert capsys.readouterr().out == ""

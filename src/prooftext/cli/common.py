@@ -68,8 +68,9 @@ def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
 
 
 def emit_json(obj: Any) -> None:
-    """Print one JSON document on stdout (sorted keys, so output is deterministic)."""
-    write_out(json.dumps(obj, sort_keys=True, ensure_ascii=False) + "\n")
+    """Print one JSON document on stdout (sorted keys, so output is deterministic). A NaN or infinity is a
+    failure before anything is printed: JSON has no such numbers, and a reader would refuse the line."""
+    write_out(json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def _report(error: dict[str, Any], as_json: bool) -> None:
