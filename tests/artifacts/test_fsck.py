@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from prooftext import canonical
+from prooftext.artifacts import fsck as fsck_module
 from prooftext.artifacts.fsck import BIT_DIGEST, BIT_SOURCE, fsck
+from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.gates import fixture
 from prooftext.gates.context import Run
 from prooftext.index import open_index
@@ -69,3 +75,68 @@ def test_a_store_missing_its_fts_table_sets_bit_1(run: Run) -> None:
     assert report.sources_checked == len(fixture.REPOSITORY_FILES)
     assert [p["kind"] for p in report.problems] == ["store"]
     assert report.problems[0]["detail"].startswith("missing tables: nodes_fts")
+
+
+def _retyped(path: Path) -> None:
+    value = canonical.load(path.read_bytes())
+    value["artifact_type"] = "Query"
+    path.write_bytes(canonical.encode(canonical.with_artifact_id(value)))
+
+
+def _symlinked(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.parent / "manifest.json")
+
+
+def _padded(path: Path) -> None:
+    os.truncate(path, MAX_ARTIFACT_BYTES + 1)  # sparse: no 64 MiB is written
+
+
+TAMPERED: dict[str, Callable[[Path], None]] = {
+    "an unknown artifact_type": _retyped,
+    "a BOM prefix": lambda p: p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes()),
+    "truncated to 40 bytes": lambda p: p.write_bytes(p.read_bytes()[:40]),
+    "truncated to 9 bytes": lambda p: p.write_bytes(p.read_bytes()[:9]),
+    "wrapped in a list": lambda p: p.write_bytes(b"[" + p.read_bytes() + b"]"),
+    "padded past the largest artifact": _padded,
+    "replaced by a symlink": _symlinked,
+}
+
+
+@pytest.mark.parametrize("case", sorted(TAMPERED))
+def test_a_tampered_artifact_is_a_problem_never_passed_over(run: Run, case: str) -> None:
+    TAMPERED[case](run.out("query"))
+    report = fsck(run.repo)
+    assert report.status & BIT_DIGEST and not report.to_dict()["ok"]
+    assert ".prooftext/context/query.json" in {p.get("path") for p in report.problems}
+
+
+def test_other_json_is_passed_over_with_a_notice(run: Run) -> None:
+    (run.repo / ".prooftext" / "claims.json").write_text('[{"text": "x", "links": []}]', encoding="utf-8")
+    report = fsck(run.repo)
+    assert report.status == 0 and report.artifacts_checked == 4
+    assert report.to_dict()["notices"] == [
+        {
+            "kind": "not_an_artifact",
+            "path": ".prooftext/claims.json",
+            "detail": "JSON without artifact_id or artifact_type",
+        }
+    ]
+
+
+def test_the_artifact_file_cap_is_reported(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fsck_module, "MAX_ARTIFACT_FILES", 2)
+    report = fsck(run.repo)
+    assert report.artifacts_checked == 2
+    assert [n["kind"] for n in report.notices] == ["artifact_cap"]
+
+
+@pytest.mark.parametrize("name", ["q?x", "h#x"])
+def test_a_root_whose_path_holds_uri_characters_is_read_in_place(tmp_path: Path, name: str) -> None:
+    run = Run.fresh(tmp_path / name, "fsck")
+    _indexed(run)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    report = fsck(run.repo)
+    assert report.status == 0 and report.store == "ok"
+    assert report.sources_checked == len(fixture.REPOSITORY_FILES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no store opened beside the root

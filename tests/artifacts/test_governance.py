@@ -24,7 +24,7 @@ from prooftext.gates.fixture import (
     TESTS,
 )
 
-from .helpers import code_of, rewrite, source_of
+from .helpers import code_of, relabelled_graph, relabelled_snapshot, rewrite, source_of
 
 OUTSIDE_WINDOW = "2031-01-01T00:00:00Z"
 INSIDE_WINDOW = "2024-06-15T12:00:00Z"
@@ -307,6 +307,65 @@ def test_clearance_blocks_required_and_excludes_optional_nodes(run: Run) -> None
     selection = run.value("s2")
     assert {n["rank"]["sensitivity"] for n in selection["nodes"]} == {"public"}
     assert {x["reason"] for x in selection["excluded"]} == {"over_clearance"}
+
+
+# --- labels come from the root's configuration, never from a replayed artifact ---------------------------
+
+
+def test_index_refuses_labels_the_roots_configuration_does_not_give(run: Run) -> None:
+    rewrite(run, "manifest", "m-public", lambda v: source_of(v, LEDGER).update(sensitivity="public"))
+    rewrite(run, "manifest", "m-raised", lambda v: source_of(v, DRAFT).update(authority="repository-record"))
+    assert lc.run_validate(run.out("m-public"))["valid"] and lc.run_validate(run.out("m-raised"))["valid"]
+    index(run, "m-public", "g-public")
+    assert (LEDGER, "sensitivity_violation") in excluded_sources(run, "g-public")
+    index(run, "m-raised", "g-raised")
+    assert (DRAFT, "authority_invalid") in excluded_sources(run, "g-raised")
+    rewrite(run, "m-public", "m-required", lambda v: source_of(v, LEDGER).update(required=True))
+    assert code_of(lambda: index(run, "m-required", "g-required")) == "sensitivity_violation"
+    assert not run.out("g-required").exists()
+    # Less authority and more sensitivity only restrict what the source may do: they are kept.
+    lowered = {"authority": "untrusted-proposal", "sensitivity": "owner-private"}
+    rewrite(run, "manifest", "m-lowered", lambda v: source_of(v, LEDGER).update(lowered))
+    index(run, "m-lowered", "g-lowered")
+    ledger = source_of(run.value("g-lowered"), LEDGER)
+    assert (ledger["authority"], ledger["sensitivity"]) == ("untrusted-proposal", "owner-private")
+
+
+def test_snapshot_refuses_the_labels_of_a_rehashed_graph(run: Run) -> None:
+    forged = relabelled_graph(run.value("graph"), LEDGER, sensitivity="public")
+    run.write_value("g-public", forged)
+    assert lc.run_validate(run.out("g-public"))["valid"]
+    lc.run_query(run.out("g-public"), QuerySpec(QUERY_TEXT, clearance="public"), run.out("q-public"))
+    lc.run_select(run.out("g-public"), run.out("q-public"), run.out("s-public"))
+    ledger = {n["node_id"] for n in run.value("g-public")["nodes"] if n["path"] == LEDGER}
+    assert ledger & {n["node_id"] for n in run.value("s-public")["nodes"]}
+    lc.run_snapshot(run.out("g-public"), run.out("s-public"), run.repo, None, run.out("n-public"))
+    snapshot = run.value("n-public")
+    assert LEDGER not in {e["path"] for e in snapshot["extracts"]}
+    reasons = {x["reason"] for x in snapshot["excluded"] if x["node_id"] in ledger}
+    assert reasons == {"sensitivity_violation"}
+
+
+def test_compaction_refuses_the_labels_of_a_rehashed_snapshot(run: Run) -> None:
+    run.snapshot()
+    raised = rewrite(
+        run, "snapshot", "snap-raised", lambda v: relabelled_snapshot(v, DRAFT, authority="repository-record")
+    )
+    assert lc.run_validate(raised)["valid"]  # self-consistent: only the root's configuration can tell
+    compact = lambda: lc.run_compact(raised, run.repo, run.owner, run.out("c"), None)  # noqa: E731
+    assert code_of(compact) == "authority_invalid"
+    assert not run.out("c").exists()
+
+
+def test_a_snapshot_source_obeys_the_structural_authority_rules(run: Run) -> None:
+    run.snapshot()
+    raised = rewrite(
+        run,
+        "snapshot",
+        "snap-contract",
+        lambda v: relabelled_snapshot(v, LEDGER, authority="accepted-public-contract"),
+    )
+    assert code_of(lambda: lc.run_validate(raised)) == "authority_invalid"
 
 
 # --- candidate identity and outputs --------------------------------------------------------------------

@@ -122,3 +122,13 @@ def test_orphan_temps_of_dead_publishers_are_swept_and_live_ones_kept(tmp_path: 
     (tmp_path / "notes.tmp").write_bytes(b"not ours")
     assert sweep_orphans(tmp_path) == [f".x.json.{dead}.{token}.tmp"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f".y.json.{live}.{token}.tmp", "notes.tmp"]
+
+
+LONG_NAME_CHARS = 250
+"""An output name close to the usual 255-byte limit: its temporary name must still fit."""
+
+
+def test_a_long_output_name_is_published(tmp_path: Path) -> None:
+    path = tmp_path / ("a" * (LONG_NAME_CHARS - len(".json")) + ".json")
+    publish_exclusive(path, b"{}")
+    assert path.read_bytes() == b"{}" and os.listdir(tmp_path) == [path.name]

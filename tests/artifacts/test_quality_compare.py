@@ -11,7 +11,7 @@ from prooftext.artifacts.query import QuerySpec
 from prooftext.gates import fixture
 from prooftext.gates.context import ENVELOPE_FIELDS, QUERY_TEXT, Run, node_of
 
-from .helpers import code_of
+from .helpers import code_of, rewrite
 
 SHA = "0" * 64
 
@@ -43,6 +43,26 @@ def _quality(run: Run) -> dict[str, Any]:
     run.snapshot()
     lc.run_quality(run.out("graph"), run.out("snapshot"), run.out("quality"))
     return dict(run.value("quality"))
+
+
+def _drop_extract(value: dict[str, Any], node_id: str) -> None:
+    """Remove an extract with its edges and its byte cost, and no exclusion: otherwise self-consistent."""
+    value["extracts"] = [e for e in value["extracts"] if e["node_id"] != node_id]
+    value["edges"] = [e for e in value["edges"] if node_id not in (e["source"], e["target"])]
+    used = {e["source_id"] for e in value["extracts"]}
+    value["sources"] = [s for s in value["sources"] if s["source_id"] in used]
+    costs = [e["cost_bytes"] for e in value["extracts"] + value["edges"]]
+    value["budget"]["used_bytes"] = sum(costs)
+
+
+def test_quality_refuses_a_snapshot_that_is_not_its_selections_extracts(run: Run) -> None:
+    run.snapshot()
+    ledger = node_of(run, fixture.LEDGER)
+    dropped = rewrite(run, "snapshot", "snap-dropped", lambda v: _drop_extract(v, ledger))
+    assert lc.run_validate(dropped)["valid"]  # nothing in the snapshot alone shows what is missing
+    quality = lambda: lc.run_quality(run.out("graph"), dropped, run.out("q-dropped"))  # noqa: E731
+    assert code_of(quality) == "selection_mismatch"
+    assert not run.out("q-dropped").exists()
 
 
 def test_the_report_has_exactly_the_seeds_fields(run: Run) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.compaction import build_compaction
@@ -92,8 +94,7 @@ def test_claims_must_link_selected_nodes_by_exact_digest(run: Run) -> None:
     )
     assert code_of(lambda: _compact(run, "c", "p-digest")) == "schema_violation"
     assert path.exists()
-    absent = {"text": "x", "decision": "none", "links": [{"node_id": "A" * 64, "text_sha256": "0" * 64}]}
-    _propose(run, [absent], "p-absent")
+    rewrite(run, "proposal", "p-absent", lambda v: v["claims"][0]["links"][0].update(node_id="A" * 64))
     assert code_of(lambda: _compact(run, "c2", "p-absent")) == "schema_violation"
 
 
@@ -138,3 +139,77 @@ def test_compaction_reobserves_sources_and_candidate(run: Run) -> None:
     assert code_of(lambda: _compact(run, "c", None)) == "source_drift"
     (run.repo / fixture.LEDGER).write_text("pass\n", encoding="utf-8")
     assert code_of(lambda: _compact(run, "c2", None)) == "candidate_mismatch"
+
+
+def _required_file(value: dict[str, Any]) -> dict[str, Any]:
+    return next(e for e in value["extracts"] if e["required"] and e["kind"] == "file")
+
+
+def test_a_snapshot_without_a_required_extract_is_invalid(run: Run) -> None:
+    run.snapshot()
+
+    def drop_required(value: dict[str, Any]) -> None:
+        gone = _required_file(value)["node_id"]
+        value["extracts"] = [e for e in value["extracts"] if e["node_id"] != gone]
+        value["edges"] = [e for e in value["edges"] if gone not in (e["source"], e["target"])]
+        costs = [e["cost_bytes"] for e in value["extracts"] + value["edges"]]
+        value["budget"]["used_bytes"] = sum(costs)
+
+    dropped = rewrite(run, "snapshot", "snap-no-required", drop_required)
+    assert code_of(lambda: lc.run_validate(dropped)) == "schema_violation"
+
+
+def test_a_snapshot_edge_id_is_recomputed(run: Run) -> None:
+    run.snapshot()
+
+    def retype(value: dict[str, Any]) -> None:
+        edge = next(e for e in value["edges"] if e["type"] == "contains")
+        edge["type"] = "contradicts"
+        edge["source"], edge["target"] = sorted((edge["source"], edge["target"]))
+
+    retyped = rewrite(run, "snapshot", "snap-retyped", retype)
+    assert code_of(lambda: lc.run_validate(retyped)) == "artifact_id_mismatch"
+
+
+def test_a_compaction_digest_carries_its_sources_labels(run: Run) -> None:
+    run.snapshot()
+    _propose(run, [{"text": "x", "decision": "none", "links": [node_of(run, fixture.SPECIFICATION)]}])
+    _compact(run)
+
+    def relabel(value: dict[str, Any]) -> None:
+        digest = next(d for d in value["digests"] if d["path"] == fixture.LEDGER)
+        digest.update(authority="owner-approved", sensitivity="public")
+
+    relabelled = rewrite(run, "compaction", "c-relabelled", relabel)
+    assert code_of(lambda: lc.run_validate(relabelled)) == "schema_violation"
+
+
+CLAIM = {"text": "x", "decision": "none"}
+BAD_CLAIMS: dict[str, tuple[Any, str]] = {
+    "an unknown claim field": ([{**CLAIM, "links": ["SPEC"], "bogus": True}], "invalid_request"),
+    "an unknown link field": (
+        [{**CLAIM, "links": [{"node_id": "SPEC", "text_sha256": "DIGEST", "evil": 1}]}],
+        "invalid_request",
+    ),
+    "an unknown top-level field": ({"claims": [{**CLAIM, "links": ["SPEC"]}], "extra": 1}, "invalid_request"),
+    "a node that is not an extract": (
+        [{**CLAIM, "links": [{"node_id": "A" * 64, "text_sha256": "0" * 64}]}],
+        "not_found",
+    ),
+    "a wrong digest": (
+        [{**CLAIM, "links": [{"node_id": "SPEC", "text_sha256": "0" * 64}]}],
+        "invalid_request",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CLAIMS))
+def test_propose_refuses_what_it_cannot_carry_exactly(run: Run, case: str) -> None:
+    run.snapshot()
+    spec = next(e for e in run.value("snapshot")["extracts"] if e["path"] == fixture.SPECIFICATION)
+    claims, code = BAD_CLAIMS[case]
+    text = json.dumps(claims).replace("SPEC", spec["node_id"]).replace("DIGEST", spec["text_sha256"])
+    path = run.repo / ".prooftext" / "claims.json"
+    path.write_text(text, encoding="utf-8")
+    assert code_of(lambda: lc.run_propose(run.out("snapshot"), path, run.out("p"))) == code
+    assert not run.out("p").exists()

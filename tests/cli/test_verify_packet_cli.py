@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from helpers import promoted
+from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.cli import main
 from prooftext.cli.common import EXIT_ERROR
 from prooftext.pack.verify import BIT_DIGEST
@@ -63,3 +66,44 @@ def test_verify_refuses_a_malformed_packet_with_artifact_invalid(
     assert status == EXIT_ERROR and "Traceback" not in err
     assert out["error"]["code"] == "artifact_invalid"
     assert out["error"]["details"]["field"].startswith("packet.")
+
+
+FIFO_WATCHDOG_SECONDS = 30
+"""Only a reader that blocks on the FIFO waits this long; a correct one returns at once."""
+
+
+def test_verify_refuses_a_fifo_without_blocking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "packet.json"
+    os.mkfifo(fifo)
+    done, released = threading.Event(), threading.Event()
+
+    def watchdog() -> None:
+        # A reader blocked on open() would hang the test run: after the deadline, open the writing end
+        # (and close it) so the reader sees end-of-file and the test fails instead.
+        if not done.wait(FIFO_WATCHDOG_SECONDS):
+            released.set()
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    guard = threading.Thread(target=watchdog)
+    guard.start()
+    try:
+        status, out, err = _run(capsys, "verify", str(fifo), "--root", str(tmp_path), "--json")
+    finally:
+        done.set()
+        guard.join()
+    assert not released.is_set()
+    assert status == EXIT_ERROR and "Traceback" not in err
+    assert json.loads(out)["error"]["code"] == "artifact_invalid"
+
+
+def test_verify_refuses_a_device_and_an_oversized_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _run(capsys, "verify", os.devnull, "--root", str(tmp_path), "--json")
+    error = json.loads(out)["error"]
+    assert status == EXIT_ERROR and error["code"] == "artifact_invalid" and "regular" in error["message"]
+    big = tmp_path / "big.json"
+    big.write_bytes(b"{}")
+    os.truncate(big, MAX_ARTIFACT_BYTES + 1)  # sparse: nothing is written, and nothing may be read
+    status, out, _ = _run(capsys, "verify", str(big), "--root", str(tmp_path), "--json")
+    assert status == EXIT_ERROR and json.loads(out)["error"]["code"] == "limit_exceeded"

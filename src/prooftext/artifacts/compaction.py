@@ -2,8 +2,8 @@
 
 Order of work (context framework): strictly round-trip the complete in-memory Snapshot and optional
 HostSummaryProposal; a pure preflight that recomputes every canonical source identity and rejects
-duplicates, before any I/O; then candidate, source text, freshness and provenance re-observation through
-the explicit roots. Required and contradiction extracts keep their text; every other extract keeps its ids,
+duplicates, before any I/O; then candidate, labels (authority and sensitivity against the repository root's
+configuration), source text, freshness and provenance re-observation through the explicit roots. Required and contradiction extracts keep their text; every other extract keeps its ids,
 labels, text digest and byte cost. A merely rehashed or parser-bypassing artifact cannot authenticate
 itself: every check reruns here. The adopted proposal stays ``untrusted-proposal`` with
 ``decision_authority`` false, and the Compaction's sensitivity is the maximum of the Snapshot and proposal.
@@ -22,7 +22,13 @@ from prooftext.artifacts.indexer import spec_source
 from prooftext.artifacts.limits import SCHEMA_VERSION
 from prooftext.artifacts.loader import dump, parse_value
 from prooftext.artifacts.models import Extract, HostSummaryProposal, Snapshot
-from prooftext.artifacts.observe import Roots, check_node_text, observe_source, require_candidate
+from prooftext.artifacts.observe import (
+    LabelRules,
+    Roots,
+    check_node_text,
+    observe_source,
+    require_candidate,
+)
 from prooftext.artifacts.semantic import check_claims, check_semantics
 from prooftext.errors import (
     ArtifactError,
@@ -65,13 +71,15 @@ def preflight(snapshot: Snapshot, proposal: HostSummaryProposal | None) -> None:
 
 
 def _reobserve(snapshot: Snapshot, roots: Roots) -> None:
-    """Candidate, source text, freshness and provenance: any failure blocks the compaction."""
-    require_candidate(snapshot.candidate, roots.repository, spec_source(snapshot.sources).locator.path)
+    """Candidate, labels, source text, freshness and provenance: any failure blocks the compaction."""
+    spec_path = spec_source(snapshot.sources).locator.path
+    require_candidate(snapshot.candidate, roots.repository, spec_path)
+    rules = LabelRules.of(roots.repository, spec_path, snapshot.candidate.source_spec_sha256)
     by_source: dict[str, list[Extract]] = defaultdict(list)
     for extract in snapshot.extracts:
         by_source[extract.source_id].append(extract)
     for source in snapshot.sources:
-        _data, text = observe_source(roots, source)
+        _data, text = observe_source(roots, source, rules)
         for extract in by_source[source.source_id]:
             check_node_text(text, extract.path, extract.line_range, extract.text)
     windows = {s.source_id: s.expires for s in snapshot.sources}

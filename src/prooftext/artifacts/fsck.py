@@ -1,25 +1,31 @@
 """``prooftext fsck``: recompute every stored artifact, check the store, re-hash the indexed sources.
 
-Stored artifacts are the context artifacts (JSON with a known ``artifact_type``) anywhere under
-``ROOT/.prooftext/``; each is fully re-validated, including its id. The index store gets
-``PRAGMA integrity_check`` (read-only) and must hold every table its schema version creates (the FTS5
-index included: an integrity check passes a store whose table was dropped whole, which no search can use),
-and every file the store records is re-read and re-hashed. The status is a bitmask, as ``verify``: 1 digest
-or integrity mismatch, 2 missing or stale source, 4 I/O error.
+Stored artifacts are the ``.json`` files anywhere under ``ROOT/.prooftext/`` whose head names an
+``artifact_id`` or ``artifact_type``; each is fully re-validated, including its id, so an artifact that is
+damaged in any way (an unknown type, a BOM, a wrapper, a truncation, an oversized file) is a problem, as is
+a symlink or a non-regular file in an artifact's place. Other ``.json`` files (claims files, say), symlinked
+directories and the files past the first :data:`MAX_ARTIFACT_FILES` are listed in ``notices``: passed over,
+never silently. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
+schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
+whole, which no search can use), and every file the store records is re-read and re-hashed. The status is
+a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error.
 """
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import re
 import sqlite3
+import stat as stat_module
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prooftext import canonical
-from prooftext.artifacts.loader import parse_artifact, read_artifact_bytes
-from prooftext.artifacts.models import MODELS
+from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
+from prooftext.artifacts.loader import parse_artifact
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import ProoftextError, SourceMissingError
 from prooftext.store.db import STORE_DIR, STORE_FILE
@@ -35,6 +41,16 @@ STORE_CORRUPT = "corrupt"
 REPAIR_HINT = "repair: prooftext index --rebuild"
 """Said with every store problem: the index is derived data, and a rebuild keeps memory and artifacts."""
 ARTIFACT_SUFFIX = ".json"
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+REASON_SYMLINK = "symlink"
+REASON_NOT_REGULAR = "not_regular"
+REASON_UNREADABLE = "unreadable"
+REASON_SIZE = "size"
+SYMLINK_DETAIL = "a symlink where a stored artifact belongs (artifacts are regular files; not followed)"
+NOT_REGULAR_DETAIL = "not a regular file"
+NOTICE_NOT_ARTIFACT = "not_an_artifact"
+NOTICE_CAP = "artifact_cap"
+NOTICE_LINKED_DIR = "symlinked_directory"
 
 
 @dataclass
@@ -44,10 +60,15 @@ class FsckReport:
     sources_checked: int = 0
     store: str = "absent"
     problems: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[dict[str, Any]] = field(default_factory=list)
+    """What fsck passed over without failing, each with its reason (nothing is skipped silently)."""
 
     def add(self, bit: int, **problem: Any) -> None:
         self.status |= bit
         self.problems.append(problem)
+
+    def note(self, **notice: Any) -> None:
+        self.notices.append(notice)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,51 +78,111 @@ class FsckReport:
             "sources_checked": self.sources_checked,
             "store": self.store,
             "problems": self.problems,
+            "notices": self.notices,
         }
 
 
-def _artifact_files(directory: Path) -> list[Path]:
-    found: list[Path] = []
+@dataclass
+class _Found:
+    files: list[Path] = field(default_factory=list)
+    linked_dirs: list[Path] = field(default_factory=list)
+    capped: bool = False
+
+
+def _artifact_files(directory: Path) -> _Found:
+    """Every ``.json`` entry below ``directory`` (symlinks included: they are reported, not followed), up
+    to :data:`MAX_ARTIFACT_FILES`; ``capped`` says that more were left unchecked."""
+    found = _Found()
     for base, dirs, files in os.walk(directory, followlinks=False):
         dirs.sort()
-        found += [Path(base) / name for name in sorted(files) if name.endswith(ARTIFACT_SUFFIX)]
-        if len(found) >= MAX_ARTIFACT_FILES:
+        found.linked_dirs += [Path(base) / name for name in dirs if (Path(base) / name).is_symlink()]
+        found.files += [Path(base) / name for name in sorted(files) if name.endswith(ARTIFACT_SUFFIX)]
+        if len(found.files) > MAX_ARTIFACT_FILES:
+            found.capped = True
+            found.files = found.files[:MAX_ARTIFACT_FILES]
             break
-    return [p for p in found[:MAX_ARTIFACT_FILES] if not p.is_symlink()]
+    return found
 
 
-_ARTIFACT_OPENING = re.compile(rb'\s*\{\s*"artifact_id"\s*:\s*"[0-9A-Fa-f]{64}"\s*,\s*"artifact_type"\s*:')
-"""How every stored artifact begins (canonical key order puts its id and type first)."""
+_ARTIFACT_KEY = re.compile(rb'"artifact_(?:id|type)"\s*:')
+"""An artifact's own keys (canonical key order puts them first). Inside a JSON string the quotes would be
+escaped, so quoted text cannot match."""
+PROBE_BYTES = 4096
+"""How much of an oversized file's head is searched for :data:`_ARTIFACT_KEY`."""
+
+
+def _plain_json(data: bytes) -> bool:
+    """A well-formed JSON document (by the lenient standard parser: this only decides whether a file with
+    no artifact key is some other JSON file, such as a claims file, rather than damage)."""
+    try:
+        json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 REFERENCE_FIELDS = ("manifest_id", "graph_id", "query_id", "selection_id", "snapshot_id")
 """Top-level fields naming the parent artifacts an artifact was derived from."""
 
 
-def _check_artifact(path: Path, root: Path, report: FsckReport) -> dict[str, Any] | None:
-    """Check one file; the artifact's value when it is a stored artifact, else None."""
-    shown = str(path.relative_to(root))
+def _read_stored(path: Path, shown: str, report: FsckReport) -> bytes | None:
+    """The bytes of a stored file, or None after reporting why it cannot be a stored artifact: a symlink
+    or a non-regular file (bit 1: an artifact is written as a regular file), an unreadable one (bit 4), an
+    oversized one whose head is an artifact's (bit 1; otherwise a notice)."""
     try:
-        data = read_artifact_bytes(path)
-    except ProoftextError:
-        return None  # not a readable regular file: not a stored artifact
-    try:
-        value = canonical.load(data)
-    except ProoftextError as exc:
-        # An artifact opens with its id and type; one that no longer parses (truncated) is damage, not a
-        # foreign file to pass over.
-        if _ARTIFACT_OPENING.match(data):
-            report.artifacts_checked += 1
-            report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | _CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW on a symlink: never followed out of the store
+            report.add(BIT_DIGEST, kind="artifact", path=shown, code=REASON_SYMLINK, detail=SYMLINK_DETAIL)
+        else:
+            report.add(BIT_IO, kind="artifact", path=shown, code=REASON_UNREADABLE, detail=str(exc.strerror))
         return None
-    if not isinstance(value, dict) or value.get("artifact_type") not in MODELS:
+    try:
+        info = os.fstat(fd)
+        if not stat_module.S_ISREG(info.st_mode):
+            report.add(
+                BIT_DIGEST, kind="artifact", path=shown, code=REASON_NOT_REGULAR, detail=NOT_REGULAR_DETAIL
+            )
+            return None
+        if info.st_size > MAX_ARTIFACT_BYTES:
+            if _ARTIFACT_KEY.search(os.read(fd, PROBE_BYTES)):
+                detail = f"{info.st_size} bytes, more than any artifact ({MAX_ARTIFACT_BYTES})"
+                report.add(BIT_DIGEST, kind="artifact", path=shown, code=REASON_SIZE, detail=detail)
+            else:
+                report.note(kind=NOTICE_NOT_ARTIFACT, path=shown, detail="larger than any artifact")
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(MAX_ARTIFACT_BYTES + 1)
+    except OSError as exc:
+        report.add(BIT_IO, kind="artifact", path=shown, code=REASON_UNREADABLE, detail=str(exc.strerror))
+        return None
+    finally:
+        os.close(fd)
+
+
+def _check_artifact(path: Path, root: Path, report: FsckReport) -> dict[str, Any] | None:
+    """Check one file; the artifact's value (for the reference check) when it parses as a JSON object.
+
+    A file that names an artifact key anywhere, or that is not even well-formed JSON (a truncation, a BOM),
+    is checked as an artifact, so damage of any kind is a problem; only well-formed JSON without an
+    artifact key is passed over, with a notice."""
+    shown = str(path.relative_to(root))
+    data = _read_stored(path, shown, report)
+    if data is None:
+        return None
+    if not _ARTIFACT_KEY.search(data) and _plain_json(data):
+        report.note(kind=NOTICE_NOT_ARTIFACT, path=shown, detail="JSON without artifact_id or artifact_type")
         return None
     report.artifacts_checked += 1
     try:
         parse_artifact(data)
     except ProoftextError as exc:
         report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
-    return {**value, "_path": shown}
+    try:
+        value = canonical.load(data)
+    except ProoftextError:
+        return None  # already reported by parse_artifact
+    return {**value, "_path": shown} if isinstance(value, dict) else None
 
 
 def _check_references(artifacts: list[dict[str, Any]], report: FsckReport) -> None:
@@ -139,7 +220,9 @@ def _missing_tables(conn: sqlite3.Connection) -> list[str]:
 
 def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # A quoted file URI: a root holding "?" or "#" must not end the path early (SQLite would open, and
+        # create, another file outside the store, and drop mode=ro).
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         report.add(BIT_IO, kind="store", detail=str(exc)[:300])
         return []
@@ -186,8 +269,16 @@ def fsck(root: Path) -> FsckReport:
     report = FsckReport()
     store_dir = root / STORE_DIR
     if store_dir.is_dir() and not store_dir.is_symlink():
-        found = [_check_artifact(path, root, report) for path in _artifact_files(store_dir)]
-        _check_references([a for a in found if a is not None], report)
+        found = _artifact_files(store_dir)
+        checked = [_check_artifact(path, root, report) for path in found.files]
+        _check_references([a for a in checked if a is not None], report)
+        for linked in found.linked_dirs:
+            report.note(kind=NOTICE_LINKED_DIR, path=str(linked.relative_to(root)), detail="not followed")
+        if found.capped:
+            report.note(
+                kind=NOTICE_CAP,
+                detail=f"stopped after {MAX_ARTIFACT_FILES} .json files; the rest were not checked",
+            )
     store = store_dir / STORE_FILE
     if store.is_file():
         for rel_path, sha256 in _store_rows(store, report):

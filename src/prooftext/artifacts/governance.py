@@ -9,7 +9,10 @@ Authority order (strongest first) is :data:`AUTHORITIES`; labels are evidence to
   ``verified-evidence`` only for repository evidence (the areas of :mod:`prooftext.corpus.labels`);
 * generated content stays untrusted: a ``tool-observation`` provenance means ``untrusted-observation`` and a
   ``generated`` one ``untrusted-proposal``; a higher label written on it is rejected;
-* an authoritative source must carry a provenance reference to its own exact locator (self-linked).
+* an authoritative source must carry a provenance reference to its own exact locator (self-linked);
+* a repository source re-observed through its root may claim no more authority, and no less sensitivity,
+  than the root's configuration gives its path (:func:`check_configured_labels`): an artifact's labels are
+  evidence to check, so a rehashed artifact cannot raise them.
 
 Sensitivity increases ``public`` → ``repository-private`` → ``owner-private`` → ``secret-or-prohibited``;
 derived artifacts carry the highest included level and never less; a missing label is ``owner-private``;
@@ -22,14 +25,17 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prooftext.artifacts.fields import TIMESTAMP_PATTERN
 from prooftext.artifacts.models import ExpiryWindow, Locator, ProvenanceRef
-from prooftext.corpus.labels import CONTRACT_AREAS, EVIDENCE_AREAS, matches
+from prooftext.corpus.labels import CONTRACT_AREAS, EVIDENCE_AREAS, labels_for, matches
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
 from prooftext.corpus.secrets import blocking, describe, find_secrets
 from prooftext.errors import AuthorityError, FreshnessError, SensitivityError
+
+if TYPE_CHECKING:
+    from prooftext.corpus.config import CorpusConfig
 
 OWNER_APPROVED = "owner-approved"
 CANONICAL_SPECIFICATION = "canonical-specification"
@@ -77,6 +83,13 @@ class SourceLike(Protocol):
     def provenance(self) -> list[ProvenanceRef]: ...
     @property
     def expires(self) -> ExpiryWindow | None: ...
+
+
+class LabelledSource(SourceLike, Protocol):
+    """A source with its sensitivity (None, in a Manifest, means :data:`MISSING_SENSITIVITY`)."""
+
+    @property
+    def sensitivity(self) -> str | None: ...
 
 
 def authority_rank(authority: str) -> int:
@@ -160,6 +173,40 @@ def check_sensitivity(scope: str, path: str, level: str) -> None:
     if scope == SCOPE_OWNER and sensitivity_rank(level) < sensitivity_rank(OWNER_PRIVATE):
         raise SensitivityError(
             f"{scope}:{path}: owner-root content cannot be labelled {level}", path=path, reason="downgrade"
+        )
+
+
+def check_configured_labels(source: LabelledSource, config: CorpusConfig, spec_sha256: str) -> None:
+    """The labels of a source about to be re-observed, checked against what its root allows.
+
+    Structural rules first (:func:`check_sensitivity`, :func:`check_authority`). A repository source is
+    then compared with the labels the root's configuration gives its path (``config.specification`` must
+    be the artifact's canonical specification): more authority or less sensitivity is refused. Less
+    authority and more sensitivity are kept, because they only restrict (a missing sensitivity is read as
+    owner-private, and generated content stays untrusted whatever the configuration says). Owner records
+    have no configuration; the structural rules are all that bind them."""
+    loc = source.locator
+    level = canonical_sensitivity(source.sensitivity)
+    check_sensitivity(loc.root_scope, loc.path, level)
+    check_authority(source, spec_sha256)
+    if loc.root_scope != SCOPE_REPOSITORY:
+        return
+    configured = labels_for(loc.path, config)
+    if authority_rank(source.authority) < authority_rank(configured.authority):
+        raise AuthorityError(
+            f"{_where(source)}: labelled {source.authority}, but the root's configuration gives this path "
+            f"{configured.authority}",
+            path=loc.path,
+            authority=source.authority,
+            configured=configured.authority,
+        )
+    if sensitivity_rank(level) < sensitivity_rank(configured.sensitivity):
+        raise SensitivityError(
+            f"{_where(source)}: labelled {level}, but the root's configuration gives this path "
+            f"{configured.sensitivity}",
+            path=loc.path,
+            reason="downgrade",
+            configured=configured.sensitivity,
         )
 
 

@@ -1,7 +1,8 @@
 """``context index``: the Graph of a Manifest, re-observed through explicit roots.
 
-Every source is adopted only after the candidate re-observation matches the Manifest exactly, and only as a
-regular, unlinked, bounded strict UTF-8 file whose digest, byte count, line range, freshness and provenance
+Every source is adopted only after the candidate re-observation matches the Manifest exactly, only when its
+authority and sensitivity are what the repository root's configuration allows (never more authority, never
+less sensitivity: a rehashed Manifest cannot relabel a source), and only as a regular, unlinked, bounded strict UTF-8 file whose digest, byte count, line range, freshness and provenance
 check out; one source is at most 256 KiB and all sources together at most 8 MiB. An optional source that
 fails is recorded in ``excluded_sources`` with the failing rule's stable code; the same failure on a
 required source blocks the Graph. Nodes come from :func:`prooftext.graph.extract.extract`, edges from
@@ -28,7 +29,7 @@ from prooftext.artifacts.limits import (
     SCHEMA_VERSION,
 )
 from prooftext.artifacts.models import GraphSource, Manifest, ManifestSource
-from prooftext.artifacts.observe import Roots, observe_source, require_candidate
+from prooftext.artifacts.observe import LabelRules, Roots, observe_source, require_candidate
 from prooftext.corpus.lines import count_text_lines, line_slice
 from prooftext.errors import GovernanceError, LimitError, ProoftextError, SourceDriftError, SourceError
 from prooftext.graph.extract import extract
@@ -74,11 +75,10 @@ def _bounded(message: str) -> str:
     return message if len(message) <= MAX_DETAIL_CHARS else message[: MAX_DETAIL_CHARS - 1] + "…"
 
 
-def _adopt(source: ManifestSource, roots: Roots, total: int) -> _Adopted:
+def _adopt(source: ManifestSource, roots: Roots, rules: LabelRules, total: int) -> _Adopted:
     value = graph_source(source)
     loc = source.locator
-    gov.check_sensitivity(loc.root_scope, loc.path, value["sensitivity"])
-    data, text = observe_source(roots, GraphSource.model_validate(value))
+    data, text = observe_source(roots, GraphSource.model_validate(value), rules)
     gov.check_text_secrets(loc.root_scope, loc.path, text)
     if len(data) != source.bytes:
         raise SourceDriftError(
@@ -103,13 +103,15 @@ def _exclusion(source: ManifestSource, exc: ProoftextError) -> dict[str, Any]:
 
 def adopt_sources(manifest: Manifest, roots: Roots) -> tuple[list[_Adopted], list[dict[str, Any]]]:
     """Adopted sources and exact exclusions; a failing required source raises its rule's error."""
+    spec = spec_source(manifest.sources)
+    rules = LabelRules.of(roots.repository, spec.locator.path, manifest.candidate.source_spec_sha256)
     adopted: list[_Adopted] = []
     excluded: list[dict[str, Any]] = []
     total = 0
     for source in manifest.sources:
         required = source.required or source.authority == gov.CANONICAL_SPECIFICATION
         try:
-            item = _adopt(source, roots, total)
+            item = _adopt(source, roots, rules, total)
         except ADOPTION_ERRORS as exc:
             if required:
                 raise

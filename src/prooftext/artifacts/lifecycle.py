@@ -135,9 +135,16 @@ def run_snapshot(
     return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
 
 
+CLAIMS_KEY = "claims"
+
+
 def _claims(path: Path) -> list[Any]:
     value = canonical.load(read_artifact_bytes(path))
-    claims = value.get("claims") if isinstance(value, dict) else value
+    if isinstance(value, dict) and set(value) != {CLAIMS_KEY}:
+        extra = sorted(str(key) for key in value if key != CLAIMS_KEY)
+        detail = f"unknown field {extra[0][:40]!r}" if extra else "no claims field"
+        raise RequestError(f'the claims file {{"claims": [...]}} holds {detail}', field="claims")
+    claims = value.get(CLAIMS_KEY) if isinstance(value, dict) else value
     if not isinstance(claims, list):
         raise RequestError(
             'the claims file holds a JSON list of claims (or {"claims": [...]})', field="claims"

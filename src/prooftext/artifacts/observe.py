@@ -1,5 +1,7 @@
 """Re-observation through explicit roots: strict source reads, provenance, candidate identity.
 
+Before a source is read, its authority and sensitivity are checked against the explicit root's
+configuration (:class:`LabelRules`): labels come from the root, never from the artifact being replayed.
 A source is read as a regular, unlinked (one hard link, never a symlink anywhere on its path) file below its
 explicit root, component by component, at most ``MAX_SOURCE_BYTES`` bytes, with its stat data compared
 before and after the read; then its digest, strict UTF-8, line range and freshness are checked. Absolute
@@ -18,7 +20,7 @@ from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import CandidateModel
 from prooftext.artifacts.limits import MAX_SOURCE_BYTES
 from prooftext.artifacts.models import GraphSource, ManifestSource, ProvenanceRef
-from prooftext.corpus.config import load_config
+from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.lines import count_lines, line_slice
 from prooftext.corpus.model import REASON_PATH, CandidateIdentity
 from prooftext.corpus.safeio import LEAF_FLAGS, Refusal, open_parent, open_root, refusal_from, split_portable
@@ -74,6 +76,28 @@ class Roots:
             if root is not None:
                 out.update({str(root), str(Path(root).resolve())})
         return sorted(text for text in out if len(text) > 1)
+
+
+def spec_config(repository: Path, spec_path: str) -> CorpusConfig:
+    """The repository root's configuration with the artifact's canonical specification declared (a
+    manifest may name it with ``--specification`` instead of ``[scan] specification``)."""
+    return replace(load_config(repository), specification=spec_path)
+
+
+@dataclass(frozen=True)
+class LabelRules:
+    """What every re-observed source's labels are checked against: the repository root's configuration
+    and the candidate's canonical specification digest (see :func:`gov.check_configured_labels`)."""
+
+    config: CorpusConfig
+    spec_sha256: str
+
+    @classmethod
+    def of(cls, repository: Path, spec_path: str, spec_sha256: str) -> LabelRules:
+        return cls(spec_config(repository, spec_path), spec_sha256)
+
+    def check(self, source: SourceRecord) -> None:
+        gov.check_configured_labels(source, self.config, self.spec_sha256)
 
 
 def _source_error(refusal: Refusal, path: str) -> SourceError:
@@ -199,8 +223,10 @@ def _check_immutable(data: bytes, source: SourceRecord) -> None:
         ) from None
 
 
-def observe_source(roots: Roots, source: SourceRecord) -> tuple[bytes, str]:
-    """Re-observe one source: bytes, digest, strict UTF-8, range, immutable JSON and provenance."""
+def observe_source(roots: Roots, source: SourceRecord, rules: LabelRules) -> tuple[bytes, str]:
+    """Re-observe one source: labels (before any read), bytes, digest, strict UTF-8, range, immutable JSON
+    and provenance."""
+    rules.check(source)
     loc = source.locator
     data = read_strict(roots.root_for(loc.root_scope, loc.path), loc.path)
     actual = canonical.sha256_hex(data)
@@ -226,8 +252,7 @@ def check_node_text(text: str, path: str, line_range: list[int], expected: str) 
 
 def observe_candidate(repository: Path, spec_path: str) -> CandidateIdentity:
     """Re-observe the explicit repository root: git HEAD, repository digest and specification digest."""
-    config = replace(load_config(repository), specification=spec_path)
-    return scan(repository, config).candidate
+    return scan(repository, spec_config(repository, spec_path)).candidate
 
 
 def require_candidate(expected: CandidateModel, repository: Path, spec_path: str) -> None:

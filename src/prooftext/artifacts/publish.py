@@ -23,6 +23,9 @@ FILE_MODE = 0o644
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 TEMP_TOKEN_BYTES = 8
+TEMP_PREFIX_BYTES = 64
+"""At most this many bytes of the output's name start its temporary name: with the dot, process id, token
+and suffix the temporary name stays far below the 255-byte name limit whatever the output is called."""
 _NO_LINK_ERRNOS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV, errno.EMLINK})
 
 
@@ -124,8 +127,15 @@ def sweep_orphans(directory: Path) -> list[str]:
     return removed
 
 
+def _temp_name(name: str) -> str:
+    """``.{prefix}.{pid}.{token}.tmp``, the prefix a bounded cut of ``name`` (a cut inside a multi-byte
+    character decodes to surrogate escapes, which the file system receives back as the same bytes)."""
+    prefix = os.fsdecode(os.fsencode(name)[:TEMP_PREFIX_BYTES])
+    return f".{prefix}.{os.getpid()}.{secrets.token_hex(TEMP_TOKEN_BYTES)}.tmp"
+
+
 def _temp_file(directory: Path, name: str, data: bytes) -> Path:
-    temp = directory / f".{name}.{os.getpid()}.{secrets.token_hex(TEMP_TOKEN_BYTES)}.tmp"
+    temp = directory / _temp_name(name)
     fd = os.open(temp, CREATE_FLAGS, FILE_MODE)
     try:
         _write_all(fd, data)

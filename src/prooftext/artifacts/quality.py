@@ -3,8 +3,9 @@
 Measurements: required-reference recall, stale required count, provenance complete/missing counts,
 sensitivity violations, selected and budget bytes, redundant bytes, selected/excluded nodes, unresolved
 contradictions and traversal truncation. The selection is reproduced from the Graph and the Snapshot's
-embedded Query (its id must be the Snapshot's ``selection_id``), so the report cannot describe a Snapshot
-of another Graph. There is deliberately no aggregate score.
+embedded Query (its id must be the Snapshot's ``selection_id``), and the Snapshot must be exactly that
+selection's extracts less its recorded observation exclusions, so the report cannot describe a Snapshot of
+another Graph, nor one edited after it was taken. There is deliberately no aggregate score.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from prooftext import canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.ids import EDGE_CONTRADICTS
 from prooftext.artifacts.limits import BPS_WHOLE, SCHEMA_VERSION
-from prooftext.artifacts.models import Extract, Graph, GraphSource, Snapshot
+from prooftext.artifacts.models import Extract, Graph, GraphSource, Selection, Snapshot
 from prooftext.artifacts.selector import select
+from prooftext.artifacts.snapshot import check_against_selection
 from prooftext.corpus.lines import NEWLINE
 from prooftext.errors import ArtifactError, SelectionMismatchError
 
@@ -72,6 +74,7 @@ def build_quality_report(graph: Graph, snapshot: Snapshot) -> dict[str, Any]:
     selection = select(graph, snapshot.query)
     if selection["artifact_id"] != snapshot.selection_id:
         raise SelectionMismatchError("the graph and query do not reproduce the snapshot's selection")
+    check_against_selection(graph, Selection.model_validate(selection), snapshot)
     required = {n["node_id"] for n in selection["nodes"] if n["required"]}
     included = {e.node_id for e in snapshot.extracts}
     sources = {s.source_id: s for s in snapshot.sources}

@@ -14,13 +14,14 @@ from typing import Any
 from prooftext import canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import Envelope
-from prooftext.artifacts.ids import EDGE_CONTRADICTS, component_id, edge_value, model_id
+from prooftext.artifacts.ids import EDGE_CONTRADICTS, component_id, cost_bytes, edge_value, model_id
 from prooftext.artifacts.lexical import lexical_tokens
 from prooftext.artifacts.limits import BPS_WHOLE
 from prooftext.artifacts.models import (
     Compaction,
     Component,
     Extract,
+    ExtractDigest,
     Graph,
     GraphNode,
     GraphSource,
@@ -272,27 +273,81 @@ def check_extract(extract: Extract, source: GraphSource | None) -> None:
     check_text(extract.text, extract.text_sha256, extract.line_range, extract.path)
 
 
+def check_digest(digest: ExtractDigest, source: GraphSource | None) -> None:
+    """A compacted-away extract keeps its source's path and labels: a digest cannot relabel its text."""
+    if source is None:
+        raise _violation(f"digest {digest.node_id[:12]} names an unknown source", field="source_id")
+    same = (digest.path, digest.authority, digest.sensitivity) == (
+        source.locator.path,
+        source.authority,
+        source.sensitivity,
+    )
+    if not same:
+        raise _violation(f"digest {digest.node_id[:12]} does not carry its source's path and labels")
+    check_line_range(digest.line_range, digest.path)
+
+
 def check_used_sources(sources: dict[str, GraphSource], used: set[str], what: str) -> None:
     if set(sources) != used:
         raise _violation(f"{what} must list exactly the sources of its extracts", field="sources")
 
 
+def _check_derived_sources(
+    sources: Sequence[GraphSource], spec_sha256: str, what: str
+) -> dict[str, GraphSource]:
+    """The sources a Snapshot or Compaction carries obey the same structural rules as the Graph's: the one
+    canonical specification (always required, so always included) and each source's authority rules."""
+    by_id = check_graph_sources(sources, what)
+    _check_specification(sources, spec_sha256)
+    for source in sources:
+        _check_source_rules(source, spec_sha256)
+    return by_id
+
+
+def _check_required_extracts(
+    extracts: Sequence[Extract], sources: dict[str, GraphSource], query_required: Iterable[str], what: str
+) -> None:
+    """Required context is never dropped: the selector allocates it first and a failed observation of it
+    blocks. So every required source keeps its required file extract and every required reference of the
+    query is a required extract; an artifact missing one is not what its selection produced."""
+    required = {e.node_id for e in extracts if e.required}
+    files = {e.source_id for e in extracts if e.required and e.kind == NODE_FILE}
+    for source in sources.values():
+        if source.required and source.source_id not in files:
+            raise _violation(f"{what}: required source {source.locator.path} has no required file extract")
+    if not set(query_required) <= required:
+        raise _violation(f"{what}: every required reference of the query must be a required extract")
+
+
+def _check_snapshot_edges(s: Snapshot, node_ids: set[str]) -> None:
+    """Snapshot edges keep the selection's order, so they are not sorted; each id and byte cost is
+    recomputed from the edge's type and endpoints, as in the Graph."""
+    unique([e.edge_id for e in s.edges], "edge_id")
+    for edge in s.edges:
+        expected = edge_value(edge.type, edge.source, edge.target)
+        _check_id(edge.edge_id, expected["edge_id"], "snapshot edge")
+        if edge.type == EDGE_CONTRADICTS and edge.source > edge.target:
+            raise _violation("contradicts endpoints must be sorted", field="edges")
+        if edge.source == edge.target or edge.source not in node_ids or edge.target not in node_ids:
+            raise _violation("snapshot edges must join included extracts", field="edges")
+        if edge.cost_bytes != cost_bytes(expected):
+            raise _violation(f"edge {edge.edge_id[:12]}: cost_bytes is not its canonical size", field="edges")
+
+
 def _snapshot(s: Snapshot) -> None:
     check_embedded_query(s.query, s.candidate, s.as_of)
-    sources = check_graph_sources(s.sources, "snapshot")
+    sources = _check_derived_sources(s.sources, s.candidate.source_spec_sha256, "snapshot")
     unique([e.node_id for e in s.extracts] + [x.node_id for x in s.excluded], "node_id")
     for extract in s.extracts:
         check_extract(extract, sources.get(extract.source_id))
     check_used_sources(sources, {e.source_id for e in s.extracts}, "snapshot")
+    _check_required_extracts(s.extracts, sources, s.query.required, "snapshot")
     levels = [e.sensitivity for e in s.extracts]
     _check_clearance(levels, s.query.clearance)
     if gov.sensitivity_rank(s.sensitivity) < gov.sensitivity_rank(gov.highest_sensitivity(levels)):
         raise SensitivityError("snapshot sensitivity cannot be lower than its highest extract")
     node_ids = {e.node_id for e in s.extracts}
-    unique([e.edge_id for e in s.edges], "edge_id")
-    for edge in s.edges:
-        if edge.source not in node_ids or edge.target not in node_ids:
-            raise _violation("snapshot edges must join included extracts", field="edges")
+    _check_snapshot_edges(s, node_ids)
     used = sum(e.cost_bytes for e in s.extracts) + sum(e.cost_bytes for e in s.edges)
     b = s.budget
     if (b.used_bytes, b.max_bytes) != (used, s.query.limits.max_bytes) or used > b.max_bytes:
@@ -330,12 +385,15 @@ def _compaction_bytes(c: Compaction) -> None:
 
 
 def _compaction(c: Compaction) -> None:
-    sources = check_graph_sources(c.sources, "compaction")
+    sources = _check_derived_sources(c.sources, c.candidate.source_spec_sha256, "compaction")
     unique([e.node_id for e in c.retained] + [d.node_id for d in c.digests], "node_id")
     for extract in c.retained:
         check_extract(extract, sources.get(extract.source_id))
         if not extract.required and extract.component_id is None:
             raise _violation("only required and contradiction extracts are retained with text")
+    for digest in c.digests:
+        check_digest(digest, sources.get(digest.source_id))
+    _check_required_extracts(c.retained, sources, (), "compaction")
     check_used_sources(
         sources, {e.source_id for e in c.retained} | {d.source_id for d in c.digests}, "compaction"
     )

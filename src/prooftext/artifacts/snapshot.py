@@ -2,7 +2,8 @@
 
 The Selection must be exactly what the production selector produces for its Graph and embedded Query (it is
 recreated and rerun, and the canonical bytes compared). The repository root must still be the bound
-candidate, and every selected source is reread: digest, strict UTF-8, selected line text, freshness and
+candidate, every selected source's authority and sensitivity must be what the root's configuration allows
+(a rehashed Graph cannot relabel a source), and every selected source is reread: digest, strict UTF-8, selected line text, freshness and
 provenance. A failing required node or required contradiction component blocks; a failing optional node
 is recorded in ``excluded``, and a failing member of an optional contradiction component excludes the
 whole component atomically. Every unresolved contradiction that remains is recorded; none is resolved.
@@ -19,8 +20,22 @@ from prooftext.artifacts.fields import CandidateModel
 from prooftext.artifacts.indexer import ADOPTION_ERRORS, spec_source
 from prooftext.artifacts.limits import MAX_DETAIL_CHARS, SCHEMA_VERSION
 from prooftext.artifacts.loader import dump
-from prooftext.artifacts.models import Graph, GraphNode, GraphSource, SelectedNode, Selection
-from prooftext.artifacts.observe import Roots, check_node_text, observe_source, require_candidate
+from prooftext.artifacts.models import (
+    Graph,
+    GraphNode,
+    GraphSource,
+    SelectedNode,
+    Selection,
+    Snapshot,
+    SnapshotExclusion,
+)
+from prooftext.artifacts.observe import (
+    LabelRules,
+    Roots,
+    check_node_text,
+    observe_source,
+    require_candidate,
+)
 from prooftext.artifacts.selector import GraphView, select
 from prooftext.errors import ArtifactError, OwnerRootError, ProoftextError, SelectionMismatchError
 
@@ -54,7 +69,9 @@ def _require_owner_root(view: GraphView, nodes: list[SelectedNode], roots: Roots
         raise OwnerRootError(f"the selection includes owner:{owner[0]}; supply --owner-root", path=owner[0])
 
 
-def _observe(view: GraphView, nodes: list[SelectedNode], roots: Roots) -> dict[str, ProoftextError]:
+def _observe(
+    view: GraphView, nodes: list[SelectedNode], roots: Roots, rules: LabelRules
+) -> dict[str, ProoftextError]:
     """Reread every selected source once; node id → the error that makes it unusable."""
     _require_owner_root(view, nodes, roots)
     by_source: dict[str, list[GraphNode]] = defaultdict(list)
@@ -67,7 +84,7 @@ def _observe(view: GraphView, nodes: list[SelectedNode], roots: Roots) -> dict[s
     ):
         members = by_source[source_id]
         try:
-            _data, text = observe_source(roots, view.sources[source_id])
+            _data, text = observe_source(roots, view.sources[source_id], rules)
         except ADOPTION_ERRORS as exc:
             failures.update(dict.fromkeys((n.node_id for n in members), exc))
             continue
@@ -164,10 +181,21 @@ def build_snapshot(graph: Graph, selection: Selection, roots: Roots) -> dict[str
     """The Snapshot artifact (see the module docstring); raises on anything that blocks publication."""
     view = GraphView.of(graph)
     replay_selection(graph, selection, view)
-    require_candidate(selection.candidate, roots.repository, spec_source(graph.sources).locator.path)
-    failures = _observe(view, selection.nodes, roots)
+    spec_path = spec_source(graph.sources).locator.path
+    require_candidate(selection.candidate, roots.repository, spec_path)
+    rules = LabelRules.of(roots.repository, spec_path, selection.candidate.source_spec_sha256)
+    failures = _observe(view, selection.nodes, roots, rules)
     dropped = _observation_exclusions(selection, failures)
     roots.check_owner_used()
+    return assemble_snapshot(graph, selection, dropped, view)
+
+
+def assemble_snapshot(
+    graph: Graph, selection: Selection, dropped: dict[str, dict[str, Any]], view: GraphView | None = None
+) -> dict[str, Any]:
+    """The Snapshot of a replayed ``selection`` once the ``dropped`` observation exclusions (node id →
+    exclusion) are removed: pure, so a Snapshot can be checked against its selection without roots."""
+    view = view or GraphView.of(graph)
     extracts = [_extract(view.nodes[e.node_id], e) for e in selection.nodes if e.node_id not in dropped]
     kept = {e["node_id"] for e in extracts}
     edges = _edges(view, selection, kept)
@@ -197,6 +225,44 @@ def build_snapshot(graph: Graph, selection: Selection, roots: Roots) -> dict[str
         ],
     }
     return canonical.with_artifact_id(body)
+
+
+def _check_dropped(selection: Selection, dropped: dict[str, SnapshotExclusion]) -> None:
+    """Observation exclusions as :func:`_observation_exclusions` makes them: only selected optional nodes,
+    each with its selection entry's component, and a component dropped whole for a member's own failure."""
+    entries = {e.node_id: e for e in selection.nodes}
+    for node_id, exclusion in dropped.items():
+        entry = entries.get(node_id)
+        if entry is None or entry.required or exclusion.component_id != entry.component_id:
+            raise SelectionMismatchError(
+                f"observation exclusion {node_id[:16]}... is not an optional node of the selection"
+            )
+    for component in selection.contradictions:
+        members = [n for n in component.node_ids if n in entries]
+        gone = [n for n in members if n in dropped]
+        failed = [n for n in gone if dropped[n].reason != REASON_COMPONENT]
+        if gone and (len(gone) != len(members) or not failed):
+            raise SelectionMismatchError(
+                f"contradiction component {component.component_id[:16]}... is not excluded whole for a failure"
+            )
+
+
+def check_against_selection(graph: Graph, selection: Selection, snapshot: Snapshot) -> None:
+    """The Snapshot must be exactly what ``selection`` produces with the Snapshot's own observation
+    exclusions removed: an extract dropped without an exclusion, a changed edge or label, a moved byte is a
+    :class:`SelectionMismatchError`. (Whether an observation failure really happened needs the roots.)"""
+    if selection.artifact_id != snapshot.selection_id or snapshot.graph_id != graph.artifact_id:
+        raise SelectionMismatchError("the snapshot was not made from this graph and selection")
+    recorded = {x.node_id: x for x in snapshot.excluded if x.stage == STAGE_OBSERVATION}
+    _check_dropped(selection, recorded)
+    dropped = {node_id: x.model_dump(mode="json") for node_id, x in recorded.items()}
+    expected = assemble_snapshot(graph, selection, dropped)
+    if canonical.encode(expected) != canonical.encode(dump(snapshot)):
+        raise SelectionMismatchError(
+            "the snapshot is not its selection's extracts less its recorded exclusions",
+            expected=expected["artifact_id"],
+            supplied=snapshot.artifact_id,
+        )
 
 
 def publication_check(artifact: dict[str, Any], roots: Roots) -> None:

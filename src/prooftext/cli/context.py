@@ -214,6 +214,9 @@ def fsck_command(
                 f"fsck: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip()
             )
             echo(f"{line} ({problem['repair']})" if "repair" in problem else line, err=True)
+        for notice in report.notices:
+            line = f"fsck: note: {notice.get('kind')}: {notice.get('path', '')} {notice.get('detail', '')}"
+            echo(line.rstrip(), err=True)
         echo("ok" if report.status == 0 else f"failed (status {report.status})")
     if report.status:
         raise typer.Exit(report.status)

@@ -153,9 +153,14 @@ def verify_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Re-check a saved packet; exit status bitmask: 1 digest mismatch, 2 missing or stale source, 4 I/O."""
+    # The reader `context validate` uses: a FIFO is opened without blocking and refused, a device or an
+    # oversized file is refused before it is read, so no input can hang verify or exhaust its memory.
+    # Imported here: the artifacts package loads its models (0.3 s) that no other command here needs.
+    from prooftext.artifacts.loader import read_artifact_bytes
+
     base = resolve_root(root)
     try:
-        data = canonical.load(packet.read_bytes())
+        data = canonical.load(read_artifact_bytes(packet))
     except OSError as exc:
         raise ArtifactError(f"cannot read {packet}: {exc.strerror}") from None
     except ProoftextError:

@@ -7,8 +7,15 @@ line, Python API, JSON-RPC) handed it over. A digest's form and a line number's 
 the checks, which report them as a failed verification.
 
 The result is a bitmask, as the ``verify`` command's exit status: 1 digest mismatch (the prompt is not what
-the packet says, an excerpt differs from its source, or an excerpt's authority or sensitivity is not what
-the root's configuration gives its path), 2 missing or stale source, 4 I/O error.
+the packet says, an excerpt differs from its source, an excerpt's authority or sensitivity is not what
+the root's configuration gives its path, or the packet's nonce is not the one the renderer derives from its
+query and excerpts), 2 missing or stale source, 4 I/O error.
+
+The nonce is never taken from the packet: the renderer derives it from the content and rejects any value
+that occurs in the query or an excerpt, so that no text can close its own block. A packet whose query holds
+its nonce could forge an evidence block that re-renders byte for byte; verify derives the nonce again
+(:func:`~prooftext.pack.render.derive_nonce`) and reports kind ``nonce`` when it differs, and when the
+sources cannot all be read it still reports a nonce that occurs in the query.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Any
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.labels import labels_for
 from prooftext.errors import ArtifactError
-from prooftext.pack.render import Block, digest, render
+from prooftext.pack.render import Block, derive_nonce, digest, render
 from prooftext.pack.sources import REASON_MISSING, observe
 from prooftext.tokens import get_counter
 
@@ -148,9 +155,25 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
                 tuple(truncated) if truncated else None,
             )
         )
-    if report.status & (BIT_SOURCE | BIT_IO) == 0:
-        query = packet["query"].get("text", "")
+    query = packet["query"].get("text", "")
+    complete = report.status & (BIT_SOURCE | BIT_IO) == 0
+    _check_nonce(report, packet["nonce"], query, blocks if complete else None)
+    if complete:
         rebuilt = render(packet["format"], query, blocks, packet["nonce"])
         if rebuilt != prompt:
             report.add(BIT_DIGEST, kind="content", detail="the prompt's evidence differs from its sources")
     return report
+
+
+def _check_nonce(report: VerifyReport, nonce: str, query: str, blocks: list[Block] | None) -> None:
+    """The packet's nonce must be the renderer's: derived from the query and every excerpt (``blocks``,
+    None when some source could not be read) and occurring in none of their text."""
+    if blocks is not None:
+        if nonce != derive_nonce(query, blocks):
+            report.add(
+                BIT_DIGEST,
+                kind="nonce",
+                detail="the packet's nonce is not the one its query and excerpts derive",
+            )
+    elif nonce in query:
+        report.add(BIT_DIGEST, kind="nonce", detail="the packet's nonce occurs in its query text")
