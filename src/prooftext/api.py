@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prooftext.conversation.health import compute_health
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
-from prooftext.conversation.surfacing import ContextTrigger, plan_budget, select, should_surface
+from prooftext.conversation.surfacing import should_surface
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
 from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for, should_recall_memory
 from prooftext.depth.retrieval import LADDER_RUNGS, index_retriever
@@ -28,15 +29,26 @@ from prooftext.depth.turn import (
     RetrievalResult,
     Retriever,
     plan_turn,
+    prompt_budget_for,
+    select_memory,
 )
-from prooftext.errors import PathOutsideRootError, RequestError
+from prooftext.errors import PathOutsideRootError, RangeError, RequestError, UnknownNameError
 from prooftext.graph.model import NODE_FILE, NODE_SECTION, NODE_SYMBOL
 from prooftext.graph.resolve import MAX_REFERENCE_FANOUT
 from prooftext.index import Index
-from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryRecord, MemoryStore, StoredMessage
+from prooftext.memory.store import (
+    STORE_DIR,
+    STORE_FILE,
+    MemoryRecord,
+    MemoryStore,
+    StoredMessage,
+    check_root,
+)
 from prooftext.memory.surface import candidates_for
 from prooftext.store.fts import fts_quote
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, Counter, TokenCount, get_counter
+
+ITEM_KINDS: tuple[str, ...] = tuple(k.value for k in ItemKind)
 
 RISK_DEFAULT_DEPTH = 1
 RISK_DEFAULT_LIMIT = 100
@@ -86,8 +98,50 @@ def _existing_store(root: Path | str) -> MemoryStore | None:
     return MemoryStore(path) if path.is_file() else None
 
 
-def _context_items(context: Sequence[Mapping[str, str]], task: str, counter: Counter) -> list[ContextItem]:
-    items = [make_item(c["kind"], c["text"], counter=counter) for c in context]
+@contextmanager
+def renamed_field(inner: str, outer: str) -> Iterator[None]:
+    """Report a request error about the core parameter ``inner`` under ``outer``, the name the caller used.
+
+    The core names its own parameters (``plan_turn(window_tokens=…)``); an interface that calls the same
+    value ``window`` or ``task`` must say ``window`` or ``task``, or the caller is told to fix a field it
+    never sent."""
+    try:
+        yield
+    except RequestError as exc:
+        if exc.field != inner:
+            raise
+        details = {k: v for k, v in exc.details.items() if k != "field"}
+        raise type(exc)(exc.message, field=outer, **details) from None
+
+
+CONTEXT_FIELDS = frozenset({"kind", "text"})
+"""What one entry of ``context`` holds, exactly (as the ``memory.surface`` params schema says)."""
+
+
+def _context_items(context: object, task: str, counter: Counter) -> list[ContextItem]:
+    """The caller's ``context`` entries as items, then the task as the current turn; a malformed entry is a
+    request error naming ``context`` and the entry's index, never a ``KeyError`` or ``TypeError``."""
+    if isinstance(context, (str, bytes, Mapping)) or not isinstance(context, Sequence):
+        raise RequestError("context must be a list of {kind, text} objects", field="context")
+    items: list[ContextItem] = []
+    for pos, entry in enumerate(context):
+        if not isinstance(entry, Mapping) or set(entry) != CONTEXT_FIELDS:
+            raise RequestError(
+                f"context[{pos}] must be an object with exactly the fields 'kind' and 'text'",
+                field="context",
+                index=pos,
+            )
+        kind, text = entry["kind"], entry["text"]
+        if not isinstance(kind, str) or not isinstance(text, str):
+            raise RequestError(f"context[{pos}]: kind and text must be strings", field="context", index=pos)
+        if kind not in ITEM_KINDS:
+            raise UnknownNameError(
+                f"context[{pos}]: unknown item kind {kind!r}; known: {', '.join(ITEM_KINDS)}",
+                field="context",
+                index=pos,
+                known=list(ITEM_KINDS),
+            )
+        items.append(make_item(kind, text, counter=counter))
     items.append(make_item(ItemKind.USER, task, item_id="turn:current", current=True, counter=counter))
     return items
 
@@ -117,30 +171,30 @@ def recall_memory(
 ) -> dict[str, Any]:
     """Should memory be recalled for ``task``, and which records fit the surfacing budget (ADR-0025).
 
-    The depth gate decides first (a greeting never searches memory); then the context's health, the
-    surfacing trigger and budget, and ``select`` over the memory candidates, exactly as a planned turn does.
+    The depth gate decides first (a greeting never searches memory); then, exactly as a planned turn does:
+    the prompt budget is the window less the policy's output budget, the context's health is measured
+    against it, and ``select`` keeps the candidates that fit the policy's memory share of it.
     """
-    gate = should_recall_memory(task, mode=mode, has_attachment=has_attachment, active_files=active_files)
+    base = check_root(root)
+    with renamed_field("text", "task"):
+        gate = should_recall_memory(task, mode=mode, has_attachment=has_attachment, active_files=active_files)
     out: dict[str, Any] = {"gate": gate.to_dict(), "recall": gate.recall, "items": [], "note": None}
     out.update({"health": None, "surface_check": None, "select": None})
     if not gate.recall:
         out["note"] = "depth gate: memory search is off for this message"
         return out
     counter = get_counter(tokenizer)
-    health = compute_health(_context_items(context, task, counter), task, counter, window_tokens)
+    prompt_budget = prompt_budget_for(window_tokens, gate.policy)
+    health = compute_health(_context_items(context, task, counter), task, counter, prompt_budget)
     check = should_surface(health)
-    trigger = check.trigger or ContextTrigger(
-        reasons=(f"depth_gate:{gate.mode.value}:{gate.tier.value if gate.tier else '-'}",),
-        source="depth_policy",
-    )
     out.update({"health": health.to_dict(), "surface_check": check.to_dict()})
-    store = _existing_store(root)
+    store = _existing_store(base)
     if store is None:
         out["note"] = "no memory store under this root"
         return out
     with store:
         candidates = candidates_for(store, task, counter)
-    decision = select(candidates, task, plan_budget(counter, health), None, trigger)
+    decision = select_memory(candidates, task, gate.policy, health, check, counter)
     out.update({"select": decision.to_dict(), "items": [_surfaced(i) for i in decision.items]})
     return out
 
@@ -190,27 +244,36 @@ def turn_plan(
     tokenizer: str = DEFAULT_TOKENIZER,
     retriever: Retriever | None = None,
 ) -> dict[str, Any]:
-    """``prooftext turn --dry-run --json``: plan one turn; nothing is sent and nothing is recorded."""
+    """``prooftext turn --dry-run --json``: plan one turn; nothing is sent and nothing of the conversation is
+    recorded (no memory store, thread or message is created).
+
+    A standard or deep turn retrieves evidence as a real turn would, so the plan shows what would be sent:
+    that opens the project's index and may build or refresh it (``ROOT/.prooftext/index.sqlite``), a cache
+    derived from the files, not a record of the turn.
+    """
+    base = check_root(root)
     check_thread(thread)
     parse_mode(mode)
+    check_window(window, "window")
     counter = get_counter(tokenizer)
     reason = ""
     if retriever is None:
-        retriever, reason = index_retriever(root, counter.basis)
-    store = _existing_store(root)
+        retriever, reason = index_retriever(base, counter.basis)
+    store = _existing_store(base)
     try:
         existed = store is not None and store.has_thread(thread)
-        plan = plan_turn(
-            thread,
-            text,
-            mode=mode,
-            history=_history_source(store),
-            memory=None if store is None else (lambda task: candidates_for(store, task, counter)),
-            retriever=retriever,
-            retriever_unavailable_reason=reason or "no retriever",
-            counter=counter,
-            window_tokens=window,
-        )
+        with renamed_field("window_tokens", "window"):
+            plan = plan_turn(
+                thread,
+                text,
+                mode=mode,
+                history=_history_source(store),
+                memory=None if store is None else (lambda task: candidates_for(store, task, counter)),
+                retriever=retriever,
+                retriever_unavailable_reason=reason or "no retriever",
+                counter=counter,
+                window_tokens=window,
+            )
     finally:
         if store is not None:
             store.close()
@@ -220,6 +283,13 @@ def turn_plan(
         "plan": plan.to_dict(),
         "thread": {"exists": existed, "name": thread, "note": note},
     }
+
+
+def check_window(window: object, field: str) -> int:
+    """A context window is a positive integer; the error names the caller's own ``field``."""
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        raise RangeError(f"{field} must be a positive integer (tokens)", field=field)
+    return window
 
 
 def _history_source(store: MemoryStore | None) -> HistorySource:

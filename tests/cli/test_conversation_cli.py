@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import socket
+import sqlite3
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,3 +196,108 @@ def test_chat_threads_are_separate(tmp_path: Path, server: FakeChatServer) -> No
     assert all("schema" not in m["content"] for m in sent)
     with MemoryStore.open(tmp_path) as store:
         assert {t.name: t.messages for t in store.threads()} == {"garden": 2, "main": 2}
+
+
+def _chat_json(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], script: bytes
+) -> tuple[int, list[str]]:
+    """Run ``chat --json`` with ``script`` on a piped (non-terminal) stdin; returns stdout's lines."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(script), encoding="utf-8"))
+    status = run_app(argv)
+    return status, capsys.readouterr().out.splitlines()
+
+
+def test_chat_json_stdout_holds_only_json_lines(
+    tmp_path: Path,
+    server: FakeChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--json"]
+    status, lines = _chat_json(monkeypatch, capsys, argv, b"hi\n/help\nbad \xff byte\n/signal\n")
+    assert status == 0 and lines
+    parsed = [json.loads(line) for line in lines]  # every line is one JSON document
+    assert parsed[0]["reply"] == "Reply from the local model."
+    assert parsed[2]["error"]["code"] == "invalid_request"
+    assert parsed[2]["error"]["details"]["field"] == "text"
+    assert "signal" in parsed[3]
+
+
+def test_chat_commands_match_whole_words_so_a_message_may_start_with_one(
+    tmp_path: Path,
+    server: FakeChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--json"]
+    script = b"/modern art is nice?\n/mode minimal\n/mode\n"
+    status, lines = _chat_json(monkeypatch, capsys, argv, script)
+    parsed = [json.loads(line) for line in lines]
+    assert status == 0 and "reply" in parsed[0]
+    assert server.requests[0]["body"]["messages"][-1]["content"] == "/modern art is nice?"
+    assert parsed[1:] == [{"note": "mode minimal"}, {"note": "mode minimal"}]
+
+
+def test_turn_errors_name_the_flag_and_refuse_what_cannot_be_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(tmp_path)
+    cases = [
+        (["turn", "hi", "--window", "-5"], "value_out_of_range", "window"),
+        (["turn", "hi", "--window", "5"], "value_out_of_range", "window"),
+        (["turn", "hello \udcff what is the retry config?"], "invalid_request", "text"),
+        (["turn", "hi", "--thread", "main\n"], "invalid_request", "thread"),
+    ]
+    for argv, code, field in cases:
+        status, out = _run(capsys, [*argv, "--root", root, "--dry-run", "--json"])
+        error = out[0]["error"]
+        assert status == 1 and error["code"] == code and error["details"]["field"] == field, argv  # type: ignore[index]
+    status, out = _run(capsys, ["turn", "word " * 20000, "--root", root, "--dry-run", "--json"])
+    assert status == 1 and out == [out[0]] and out[0]["error"]["code"] == "budget_exceeded"  # type: ignore[index]
+    status, out = _run(
+        capsys, ["turn", "what is up with it", "--window", "1025", "--root", root, "--dry-run", "--json"]
+    )
+    assert status == 1 and out[0]["error"]["code"] == "budget_exceeded"  # type: ignore[index]
+
+
+def test_turn_dry_run_on_a_missing_or_non_directory_root_is_a_root_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = _run(
+        capsys, ["turn", "what is the retry config?", "--dry-run", "--root", str(tmp_path / "nope"), "--json"]
+    )
+    assert status == 1 and out[0]["error"]["code"] == "root_missing"  # type: ignore[index]
+    (tmp_path / "file").write_text("x")
+    status, out = _run(capsys, ["turn", "hi", "--dry-run", "--root", str(tmp_path / "file"), "--json"])
+    assert status == 1 and out[0]["error"]["code"] == "root_not_directory"  # type: ignore[index]
+
+
+def test_memory_ids_beyond_sqlite_range_and_damaged_records_are_coded_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(tmp_path)
+    _run(capsys, ["memory", "add", "decision", "Keep WAL", "--root", root, "--json"])
+    huge = str(2**63)
+    for argv in (["memory", "resolve", huge], ["memory", "supersede", huge, "New"]):
+        status, out = _run(capsys, [*argv, "--root", root, "--json"])
+        error = out[0]["error"]
+        assert status == 1 and error["code"] == "value_out_of_range" and error["details"]["id"] == huge  # type: ignore[index]
+    db = sqlite3.connect(tmp_path / ".prooftext" / "memory.sqlite")
+    db.execute("UPDATE records SET text = ? WHERE id = 1", (b"\x00\xff",))
+    db.commit()
+    db.close()
+    status, out = _run(capsys, ["memory", "list", "--root", root, "--json"])
+    assert status == 1 and out[0]["error"]["code"] == "store_corrupt"  # type: ignore[index]
+
+
+def test_a_memory_record_repeating_the_message_leaves_the_message_in_the_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(tmp_path)
+    message = "Compare the cache refresh strategy in detail"
+    _run(capsys, ["memory", "add", "decision", message, "--root", root, "--json"])
+    status, out = _run(capsys, ["turn", message, "--root", root, "--dry-run", "--json"])
+    plan = out[0]["plan"]
+    assert status == 0 and plan["messages"][-1] == {"role": "user", "content": message}  # type: ignore[index]
+    drops = plan["pipeline"]["drops"]  # type: ignore[index]
+    assert [(d["item_id"], d["reason"]) for d in drops] == [("memory:1", "duplicate")]  # type: ignore[index]

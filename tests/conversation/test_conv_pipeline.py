@@ -189,3 +189,29 @@ def test_property_critical_retention_and_chaining(
     dropped_ids = {d.item_id for d in result.drops}
     assert len(dropped_ids) + len(result.items) == len(items)
     assert all(d.reason in (REASON_BUDGET, REASON_DUPLICATE) for d in result.drops)
+
+
+def test_a_memory_item_repeating_the_current_message_is_dropped_never_the_message() -> None:
+    """The turn being answered outranks a protected copy of its text: dedup drops the copy, with its reason."""
+    message = "Compare the cache refresh strategy in detail"
+    items = [
+        *_core(),
+        make_item(ItemKind.MEMORY, message, item_id="memory:1"),
+        make_item(ItemKind.USER, message, item_id="turn:current", current=True),
+    ]
+    result = Pipeline(BYTES).run(items, message, budget=None)
+    assert [i.item_id for i in result.items][-1] == "turn:current"
+    assert [(d.item_id, d.reason, d.detail) for d in result.drops] == [
+        ("memory:1", REASON_DUPLICATE, {"kept": "turn:current"})
+    ]
+
+
+def test_the_current_message_survives_dedup_whichever_protected_copy_comes_first() -> None:
+    message = "You are careful."
+    items = [
+        make_item(ItemKind.SYSTEM, message, item_id="sys"),
+        make_item(ItemKind.USER, message, item_id="now", current=True),
+    ]
+    result = Pipeline(BYTES).run(items, message, budget=None)
+    assert [i.item_id for i in result.items] == ["now"]
+    assert [d.item_id for d in result.drops] == ["sys"]

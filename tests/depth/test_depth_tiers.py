@@ -272,3 +272,13 @@ def test_should_recall_memory_is_the_gate_alone() -> None:
     assert should_recall_memory("analyze the store").to_dict()["tier"] == "deep"
     assert should_recall_memory("hi", mode="full").recall
     assert not should_recall_memory("analyze everything", mode="minimal").recall
+
+
+@pytest.mark.parametrize("bad", [2.5, "100", b"12", {"a.py": 1}])
+def test_active_files_must_be_a_count_or_a_list_of_files(bad: object) -> None:
+    with pytest.raises(RequestError) as caught:
+        classify("hi", active_files=bad)  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_request" and caught.value.field == "active_files"
+    with pytest.raises(RangeError) as negative:
+        classify("hi", active_files=-1)
+    assert negative.value.field == "active_files"

@@ -6,13 +6,15 @@ place that turns them into output is :func:`prooftext.cli.common.run_app`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 import click
 import typer
 
+from prooftext.api import check_window, renamed_field
 from prooftext.cli.common import app, echo, emit_json
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
 from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for
@@ -22,7 +24,14 @@ from prooftext.depth.turn import DEFAULT_WINDOW_TOKENS, HistorySource, MemorySou
 from prooftext.errors import ProoftextError, RequestError
 from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
 from prooftext.llm.signal import SignalReport, signal_report
-from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryRecord, MemoryStore, StoredMessage
+from prooftext.memory.store import (
+    STORE_DIR,
+    STORE_FILE,
+    MemoryRecord,
+    MemoryStore,
+    StoredMessage,
+    check_root,
+)
 from prooftext.memory.surface import candidates_for
 from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
 
@@ -44,6 +53,12 @@ ModelOpt = Annotated[
 ]
 
 CHAT_HELP = "commands: /signal (last signal report), /mode smart|full|minimal, /threads, /help, /quit"
+
+CHAT_COMMANDS: frozenset[str] = frozenset({"/quit", "/exit", "/help", "/signal", "/threads"})
+"""Commands that are a whole line on their own; ``/mode`` takes one argument. A line whose first word is
+none of them (``/modern art``) is a message: commands match whole words, never prefixes."""
+
+MODE_COMMAND = "/mode"
 
 
 def _record_line(r: MemoryRecord) -> str:
@@ -164,7 +179,7 @@ class _Session:
     """What a turn needs from the project: memory store, history, retriever, counter."""
 
     def __init__(self, root: Path, tokenizer: str, *, create: bool) -> None:
-        self.root = root
+        self.root = check_root(root)
         self.counter: Counter = get_counter(tokenizer)
         path = root / STORE_DIR / STORE_FILE
         self.store: MemoryStore | None = None
@@ -197,17 +212,20 @@ class _Session:
         return self.store is not None and self.store.has_thread(thread)
 
     def plan(self, thread: str, text: str, mode: str, window: int) -> TurnPlan:
-        return plan_turn(
-            thread,
-            text,
-            mode=mode,
-            history=self.history_source(),
-            memory=self.memory_source(),
-            retriever=self.retriever,
-            retriever_unavailable_reason=self.retriever_reason or "no retriever",
-            counter=self.counter,
-            window_tokens=window,
-        )
+        """Plan one turn; errors about the window name ``window``, the flag the user gave."""
+        check_window(window, "window")
+        with renamed_field("window_tokens", "window"):
+            return plan_turn(
+                thread,
+                text,
+                mode=mode,
+                history=self.history_source(),
+                memory=self.memory_source(),
+                retriever=self.retriever,
+                retriever_unavailable_reason=self.retriever_reason or "no retriever",
+                counter=self.counter,
+                window_tokens=window,
+            )
 
 
 def _send(
@@ -246,7 +264,14 @@ def turn_command(
     text: Annotated[str, typer.Argument(help="The user message.")],
     thread: ThreadOpt = "main",
     mode: ModeOpt = DEFAULT_MODE.value,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: show what would be sent.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Plan only: show what would be sent. Records nothing of the conversation; retrieval may "
+            "build or refresh the project index (a cache of the files).",
+        ),
+    ] = False,
     root: RootOpt = Path("."),
     window: WindowOpt = DEFAULT_WINDOW_TOKENS,
     tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
@@ -257,8 +282,10 @@ def turn_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Plan one turn (and, without --dry-run, send it to the model and record it in the thread)."""
+    check_root(root)
     check_thread(thread)
     parse_mode(mode)
+    check_window(window, "window")
     if not dry_run:
         _require_model(model)
         if backend not in BACKENDS:
@@ -339,18 +366,24 @@ def chat_command(
     check_thread(thread)
     current_mode = parse_mode(mode).value
     the_model = _require_model(model)
+    check_window(window, "window")
     session = _Session(root, tokenizer, create=True)
     last: SignalReport | None = None
+    read_line = _line_reader(as_json)
     try:
         with make_backend(backend, endpoint) as client:
             if not as_json:
                 echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
             while True:
                 try:
-                    line = typer.prompt("you", prompt_suffix="> ", default="", show_default=False)
-                except (typer.Abort, click.exceptions.Abort):  # EOF on stdin ends the chat
+                    line = read_line()
+                except ProoftextError as exc:
+                    _error(exc, as_json)
+                    continue
+                if line is None:  # end of input ends the chat
                     break
                 cmd = line.strip()
+                words = cmd.split(maxsplit=1)
                 if not cmd:
                     _note("empty message ignored", as_json)
                     continue
@@ -371,9 +404,10 @@ def chat_command(
                         for t in names:
                             echo(f"{t['name']}: {t['messages']} messages")
                     continue
-                if cmd.startswith("/mode"):
+                if words[0] == MODE_COMMAND:
                     try:
-                        current_mode = parse_mode(cmd[5:].strip()).value
+                        if len(words) > 1:
+                            current_mode = parse_mode(words[1].strip()).value
                         _note(f"mode {current_mode}", as_json)
                     except ProoftextError as exc:
                         _error(exc, as_json)
@@ -396,6 +430,39 @@ def chat_command(
                     echo("" if stream else result.text)
     finally:
         session.close()
+
+
+def _line_reader(as_json: bool) -> Callable[[], str | None]:
+    """A function returning the next input line, or ``None`` at the end of input.
+
+    With ``--json`` standard output holds JSON lines only, so the ``you>`` prompt goes to standard error,
+    and only when a person types at a terminal. Input bytes that are not UTF-8 are kept as lone surrogates,
+    so that such a line is refused as an invalid message (and the chat goes on) rather than ending it."""
+    if not as_json:
+
+        def prompt() -> str | None:
+            try:
+                return str(typer.prompt("you", prompt_suffix="> ", default="", show_default=False))
+            except (typer.Abort, click.exceptions.Abort):
+                return None
+            except UnicodeDecodeError:  # the line is consumed; say so and read the next one
+                raise RequestError("the message is not valid UTF-8 text", field="text") from None
+
+        return prompt
+    stdin = sys.stdin
+    binary: BinaryIO | None = getattr(stdin, "buffer", None)
+
+    def read() -> str | None:
+        if stdin.isatty():
+            echo("you> ", nl=False, err=True)
+        if binary is not None:
+            raw = binary.readline()
+            line = raw.decode("utf-8", errors="surrogateescape")
+        else:
+            line = stdin.readline()
+        return line.rstrip("\r\n") if line else None
+
+    return read
 
 
 def _note(text: str, as_json: bool) -> None:

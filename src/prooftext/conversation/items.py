@@ -34,8 +34,9 @@ HISTORY_KINDS: frozenset[ItemKind] = frozenset({ItemKind.USER, ItemKind.ASSISTAN
 
 DEFAULT_THREAD = "main"
 
-THREAD_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-"""A thread name: 1-64 characters, letters, digits, ``_ . -``, not starting with punctuation."""
+THREAD_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A thread name: 1-64 characters, letters, digits, ``_ . -``, not starting with punctuation. Always applied
+with ``fullmatch``: ``$`` would also match before a trailing line feed and admit ``"main\n"``."""
 
 
 def content_hash(text: str) -> str:
@@ -45,7 +46,7 @@ def content_hash(text: str) -> str:
 
 def check_thread(name: str) -> str:
     """Return ``name`` if it is a valid thread name; otherwise a :class:`RequestError` naming ``thread``."""
-    if not isinstance(name, str) or not THREAD_NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not THREAD_NAME_PATTERN.fullmatch(name):
         raise RequestError(
             "thread names are 1-64 letters, digits, '_', '.' or '-', not starting with punctuation",
             field="thread",

@@ -5,8 +5,9 @@
 ledger and measures ``tokens_before`` on exactly the list the previous stage returned, so every stage's
 ``tokens_before`` equals the previous stage's ``tokens_after``. Every dropped item carries a reason.
 
-Invariants (tested): (1) critical retention: no CRITICAL item is ever dropped by any stage; (2) ledger
-chaining, as above; (3) every count carries its basis.
+Invariants (tested): (1) critical retention: the current user turn is never dropped, and no other CRITICAL
+item is dropped except by dedup as an exact copy of text that stays in the prompt; (2) ledger chaining, as
+above; (3) every count carries its basis.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ CRITICAL_KINDS: frozenset[ItemKind] = frozenset({ItemKind.SYSTEM, ItemKind.IDENT
 
 STAGES: tuple[str, ...] = ("dedup", "classify", "rank", "budget", "place")
 
-DEDUP_RULE = "per content hash keep the protected item first, then the earliest"
-"""Why a surfaced memory item duplicating existing text survives dedup (ADR trap 2)."""
+DEDUP_RULE = "per content hash keep the current turn first, then a protected item, then the earliest"
+"""Why a surfaced memory item duplicating existing text survives dedup (ADR trap 2), and why a memory record
+repeating the user's message never removes the message itself: the turn being answered outranks it."""
 
 DROP_ORDER = "lowest rank score first (unscored lowest), then oldest position first; never critical"
 CURRENT_TURN_RULE = "the item marked current, else the last user item"
@@ -332,12 +334,16 @@ class Pipeline:
         return out.items
 
     def _dedup(self, items: list[ContextItem], state: _State) -> _StageOut:
+        def standing(item: ContextItem) -> int:
+            """Lower keeps: the current turn, then protected items, then the rest (see ``DEDUP_RULE``)."""
+            if item.item_id == state.current_id:
+                return 0
+            return 1 if is_critical(item, state.current_id) else 2
+
         keep: dict[str, int] = {}
         for pos, item in enumerate(items):
             held = keep.get(item.content_hash)
-            if held is None or (
-                is_critical(item, state.current_id) and not is_critical(items[held], state.current_id)
-            ):
+            if held is None or standing(item) < standing(items[held]):
                 keep[item.content_hash] = pos
         kept = set(keep.values())
         out: list[ContextItem] = []

@@ -31,10 +31,12 @@ OUTPUT_BUDGET: dict[Tier, int] = {Tier.SURFACE: 192, Tier.STANDARD: 1024, Tier.D
 """``num_predict`` / ``max_tokens`` per tier: generation length only, never model identity."""
 
 RETRIEVAL_RATIO_BP: dict[Tier, int] = {Tier.SURFACE: 0, Tier.STANDARD: 1500, Tier.DEEP: 3000}
-"""Share of the context window offered to retrieval (standard: the surfacing default of 15 %)."""
+"""Share of the prompt budget (window minus output budget) offered to retrieval (standard: the surfacing
+default of 15 %)."""
 
 MEMORY_RATIO_BP: dict[Tier, int] = {Tier.SURFACE: 0, Tier.STANDARD: 1500, Tier.DEEP: 1500}
-"""Share of the context window offered to surfaced memory."""
+"""Share of the prompt budget (window minus output budget) offered to surfaced memory: a planned turn and
+``memory.surface`` both apply it, so they keep the same records for the same message and context."""
 
 FULL_HISTORY_CAP: int | None = None
 """Full mode offers the whole thread; the pipeline's budget stage trims it, recording each drop."""
@@ -145,6 +147,8 @@ class RecallDecision:
     tier: Tier | None
     label: str
     reasons: tuple[str, ...]
+    policy: TurnPolicy
+    """The turn policy behind the decision: a caller that goes on to surface memory uses its budgets."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -168,9 +172,13 @@ def should_recall_memory(
     the_mode = parse_mode(mode)
     if the_mode is not Mode.SMART:
         policy = policy_for(the_mode, None)
-        return RecallDecision(policy.memory, policy.retrieval, the_mode, None, policy.label, policy.reasons)
+        return RecallDecision(
+            policy.memory, policy.retrieval, the_mode, None, policy.label, policy.reasons, policy
+        )
     decision = classify_detailed(text, has_attachment=has_attachment, active_files=active_files)
     signal = recall_signal(text) if decision.tier is Tier.STANDARD else None
     policy = policy_for(the_mode, decision.tier, signal)
     reasons = (*decision.reasons, *policy.reasons)
-    return RecallDecision(policy.memory, policy.retrieval, the_mode, decision.tier, policy.label, reasons)
+    return RecallDecision(
+        policy.memory, policy.retrieval, the_mode, decision.tier, policy.label, reasons, policy
+    )

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from prooftext.conversation.rank import STOP_WORDS
-from prooftext.errors import EmptyQueryError, RequestError
+from prooftext.errors import EmptyQueryError, RangeError, RequestError
 
 MARKER = "v-adaptive-context-depth-v0"
 """The interface marker of the depth-tier design this module implements."""
@@ -142,15 +142,20 @@ def tier_constants() -> dict[str, Any]:
 
 
 def _count_files(active_files: int | Sequence[object] | None) -> int:
+    """A count of files, or a sequence of them. A string is a sequence too, but its length is no count of
+    files (``"100"`` is not three files), so it is refused like any other type."""
     if active_files is None:
         return 0
-    if isinstance(active_files, bool):
-        raise RequestError("active_files must be a count or a sequence", field="active_files")
-    if isinstance(active_files, int):
+    if isinstance(active_files, int) and not isinstance(active_files, bool):
         if active_files < 0:
-            raise RequestError("active_files must not be negative", field="active_files")
+            raise RangeError("active_files must not be negative", field="active_files")
         return active_files
-    return len(active_files)
+    if isinstance(active_files, Sequence) and not isinstance(active_files, (str, bytes, bytearray)):
+        return len(active_files)
+    raise RequestError(
+        f"active_files must be a count or a list of files, not {type(active_files).__name__}",
+        field="active_files",
+    )
 
 
 def _check_text(text: object) -> str:

@@ -2,7 +2,8 @@
 
 ``plan_turn`` is pure apart from the sources it is handed (history, memory, retrieval), which it calls only
 when the policy allows, after classification. It returns the tier, every step with whether it ran and why,
-the messages to send, the output budget and the pipeline's token ledger. It never picks a model.
+the messages to send, the output budget and the pipeline's token ledger. It never picks a model. The
+rendered messages never exceed the prompt budget; a turn whose core and message cannot fit is refused.
 """
 
 from __future__ import annotations
@@ -19,13 +20,21 @@ from prooftext.conversation.render import ChatMessage, messages_text, render_mes
 from prooftext.conversation.surfacing import (
     ContextTrigger,
     SurfaceCheck,
+    SurfaceDecision,
     plan_budget,
     select,
     should_surface,
 )
 from prooftext.depth.policy import Mode, TurnPolicy, parse_mode, policy_for
 from prooftext.depth.tiers import MARKER, RecallSignal, Tier, TierDecision, classify_detailed, recall_signal
-from prooftext.errors import EmptyQueryError, LimitError, ProoftextError, RangeError, RequestError
+from prooftext.errors import (
+    BudgetError,
+    EmptyQueryError,
+    LimitError,
+    ProoftextError,
+    RangeError,
+    RequestError,
+)
 from prooftext.tokens import Counter, TokenCount, get_counter
 
 DEFAULT_WINDOW_TOKENS = 8192
@@ -50,6 +59,10 @@ STEP_RETRIEVAL = "retrieval"
 STEP_FILES = "files"
 STEP_SUMMARY = "summary"
 STEP_PIPELINE = "pipeline"
+
+SUMMARY_ID = "core:summary"
+BASIS_POINTS = 10000
+"""Policy shares are integers in basis points (no floats in recorded output); 10000 is the whole."""
 
 
 @dataclass(frozen=True)
@@ -179,24 +192,149 @@ def _history(
     return own, foreign
 
 
-MAX_FIT_ROUNDS = 4
-"""Pipeline runs allowed to make the rendered messages fit: items are budgeted by their text, and rendering
-adds a role line per message, so each further run lowers the item budget by the measured overflow."""
+REASON_PROMPT_BUDGET = "prompt_budget"
+"""Why a protected item was withdrawn before the pipeline: with every other item gone the rendered prompt
+still did not fit, and the budget is hard."""
+
+YIELD_ORDER = "surfaced memory, least relevant first, then the thread summary; never the core or the message"
+"""Which protected items give way when the protected items alone overflow the prompt budget."""
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """The pipeline run whose rendered messages fit the prompt budget, and how it was reached."""
+
+    result: PipelineResult
+    messages: list[ChatMessage]
+    prompt_tokens: int
+    rounds: int
+    withdrawn: tuple[ContextItem, ...]
+
+    def detail(self, counter: Counter) -> dict[str, Any]:
+        return {
+            "drops": len(self.result.drops),
+            "fit_rounds": self.rounds,
+            "item_budget": self.result.budget.to_dict() if self.result.budget else None,
+            "withdrawn": [
+                {
+                    "item_id": i.item_id,
+                    "kind": i.kind.value,
+                    "reason": REASON_PROMPT_BUDGET,
+                    "tokens": TokenCount(counter.count(i.text), counter.basis).to_dict(),
+                }
+                for i in self.withdrawn
+            ],
+            "yield_order": YIELD_ORDER,
+        }
 
 
 def _fit_rendered(
-    ctr: Counter, ranker: Ranker | None, items: list[ContextItem], text: str, prompt_budget: int
-) -> tuple[PipelineResult, list[ChatMessage], int]:
-    """The pipeline result whose rendered messages fit ``prompt_budget`` (the last try if none does)."""
+    ctr: Counter,
+    ranker: Ranker | None,
+    items: list[ContextItem],
+    text: str,
+    prompt_budget: int,
+    yieldable: Sequence[str],
+    *,
+    window_tokens: int,
+    output_budget: int,
+) -> _Fit:
+    """The pipeline run whose rendered messages fit ``prompt_budget``, or :class:`BudgetError`.
+
+    The pipeline budgets items by their own text, while rendering adds role lines, headings and fences. So a
+    run whose messages overflow is followed by one whose item budget leaves room for that measured overhead
+    and is below what the last run kept: each run then keeps a strict subset of the previous one (the drop
+    order does not depend on the budget), until the messages fit or only protected items are left. When the
+    protected items alone overflow, the ``yieldable`` ones (ids, first to go first) are withdrawn one at a
+    time; when none is left, the core and the message alone exceed the budget and the turn is refused.
+    Every step removes something, so the loop ends."""
+    work = list(items)
+    pending = list(yieldable)
+    withdrawn: list[ContextItem] = []
     budget, rounds = prompt_budget, 0
     while True:
         rounds += 1
-        result = Pipeline(ctr, ranker).run(items, text, budget)
+        result = Pipeline(ctr, ranker).run(work, text, budget)
         messages = render_messages(result.items)
-        overflow = ctr.count(messages_text(messages)) - prompt_budget
-        if overflow <= 0 or budget - overflow <= 0 or rounds == MAX_FIT_ROUNDS:
-            return result, messages, rounds
-        budget -= overflow
+        used = ctr.count(messages_text(messages))
+        if used <= prompt_budget:
+            break
+        kept = result.ledger.tokens_out.count
+        if result.budget_met:
+            budget = max(0, min(kept - 1, prompt_budget - (used - kept)))
+            continue
+        present = {i.item_id for i in result.items}
+        victim = next((i for i in pending if i in present), None)
+        if victim is None:
+            raise BudgetError(
+                f"the system text and the message need {used} {ctr.basis} tokens, above the prompt budget "
+                f"of {prompt_budget} (a window of {window_tokens} less {output_budget} output tokens)",
+                needed=used,
+                prompt_budget=prompt_budget,
+                window=window_tokens,
+                output_budget=output_budget,
+                basis=ctr.basis,
+            )
+        pending.remove(victim)
+        withdrawn.extend(i for i in work if i.item_id == victim)
+        work = [i for i in work if i.item_id != victim]
+    if not result.budget_met:
+        # The messages fit although the protected items exceeded the last item budget (rendering costs less
+        # once fewer messages remain). Run once more with the item budget they use, so the recorded run met
+        # its budget; kept only if its messages fit as well.
+        again = Pipeline(ctr, ranker).run(work, text, result.ledger.tokens_out.count)
+        again_messages = render_messages(again.items)
+        again_used = ctr.count(messages_text(again_messages))
+        rounds += 1
+        if again_used <= prompt_budget:
+            result, messages, used = again, again_messages, again_used
+    return _Fit(result, messages, used, rounds, tuple(withdrawn))
+
+
+def prompt_budget_for(window_tokens: int, policy: TurnPolicy) -> int:
+    """The prompt's hard ceiling: the window less the policy's output budget (a range error if none is left)."""
+    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
+        raise RangeError("window_tokens must be a positive integer", field="window_tokens")
+    budget = window_tokens - policy.output_budget
+    if budget <= 0:
+        raise RangeError(
+            f"a window of {window_tokens} tokens leaves no room beside {policy.output_budget} output tokens",
+            field="window_tokens",
+        )
+    return budget
+
+
+def depth_trigger(policy: TurnPolicy) -> ContextTrigger:
+    """The trigger recorded when the depth policy, not context health, is why memory was searched."""
+    tier = policy.tier.value if policy.tier else "-"
+    return ContextTrigger(reasons=(f"depth_gate:{policy.mode.value}:{tier}",), source="depth_policy")
+
+
+def select_memory(
+    candidates: Sequence[ContextItem],
+    text: str,
+    policy: TurnPolicy,
+    health: ContextHealth,
+    check: SurfaceCheck,
+    counter: Counter,
+    ranker: Ranker | None = None,
+) -> SurfaceDecision:
+    """Memory candidates ranked against ``text`` and fitted to the policy's share of the prompt budget
+    (``health`` is measured against that budget). A planned turn and ``memory.surface`` both decide here."""
+    plan = plan_budget(counter, health, ratio=policy.memory_ratio_bp / BASIS_POINTS)
+    return select(candidates, text, plan, ranker, check.trigger or depth_trigger(policy))
+
+
+def check_unicode(value: str, field: str) -> str:
+    """``value`` if it encodes as UTF-8; a lone surrogate (undecodable input bytes) is refused, naming
+    ``field``, because it could reach neither a model nor a JSON document intact."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestError(
+            f"{field} is not valid Unicode text (it holds bytes that are not UTF-8)", field=field
+        ) from None
+    return value
 
 
 def plan_turn(
@@ -224,12 +362,16 @@ def plan_turn(
     Classification runs before anything is searched; surface turns never call ``memory`` or ``retriever``.
     ``history`` may be a sequence of items or a :data:`HistorySource`; either way only the thread's own
     messages are used (others are counted and refused). ``on_step(name, ran)`` reports progress.
+
+    The prompt budget (``window_tokens`` less the policy's output budget) is hard: the rendered messages
+    never exceed it. When the core (identity, safety, guidance) and the message alone exceed it, the turn is
+    refused with :class:`BudgetError` (``budget_exceeded``) rather than planned.
     """
     if not isinstance(text, str):
         raise RequestError("the message must be a string", field="text")
     if not text.strip():
         raise EmptyQueryError("the message is empty or whitespace", field="text")
-    size = len(text.encode("utf-8", errors="surrogatepass"))
+    size = len(check_unicode(text, "text").encode("utf-8"))
     if size > MAX_MESSAGE_BYTES:
         raise LimitError(
             f"the message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}",
@@ -237,6 +379,10 @@ def plan_turn(
             limit=MAX_MESSAGE_BYTES,
         )
     check_thread(thread)
+    for name, value in (("identity", identity), ("safety", safety), ("summary", summary or "")):
+        if not isinstance(value, str):
+            raise RequestError(f"{name} must be a string", field=name)
+        check_unicode(value, name)
     the_mode = parse_mode(mode)
     if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
         raise RangeError("window_tokens must be a positive integer", field="window_tokens")
@@ -254,12 +400,7 @@ def plan_turn(
     else:
         steps.add(STEP_CLASSIFY, False, f"mode {the_mode.value} is an explicit override: tiers do not apply")
     policy = policy_for(the_mode, decision.tier if decision else None, signal)
-    prompt_budget = window_tokens - policy.output_budget
-    if prompt_budget <= 0:
-        raise RangeError(
-            f"a window of {window_tokens} tokens leaves no room beside {policy.output_budget} output tokens",
-            field="window_tokens",
-        )
+    prompt_budget = prompt_budget_for(window_tokens, policy)
 
     # 2. core and history of this thread only
     core = [make_item(ItemKind.IDENTITY, identity, item_id="core:identity", thread=thread)]
@@ -279,9 +420,7 @@ def plan_turn(
         ItemKind.USER, text, item_id="turn:current", thread=thread, created_ms=now_ms, current=True
     )
     if policy.summary and summary:
-        core.append(
-            make_item(ItemKind.SYSTEM, summary, item_id="core:summary", thread=thread, label="summary")
-        )
+        core.append(make_item(ItemKind.SYSTEM, summary, item_id=SUMMARY_ID, thread=thread, label="summary"))
         steps.add(STEP_SUMMARY, True, "thread summary included")
     else:
         why = "policy excludes the summary" if not policy.summary else "no summary provided"
@@ -306,13 +445,7 @@ def plan_turn(
         except ProoftextError as exc:
             steps.add(STEP_MEMORY, False, f"failed: {exc.code}", error=exc.to_dict())
         else:
-            ratio_bp = policy.memory_ratio_bp
-            plan = plan_budget(ctr, health, ratio=ratio_bp / 10000)
-            trigger = check.trigger or ContextTrigger(
-                reasons=(f"depth_gate:{policy.mode.value}:{policy.tier.value if policy.tier else '-'}",),
-                source="depth_policy",
-            )
-            decision_sel = select(candidates, text, plan, ranker, trigger)
+            decision_sel = select_memory(candidates, text, policy, health, check, ctr, ranker)
             memory_items = list(decision_sel.items)
             steps.add(
                 STEP_MEMORY,
@@ -332,7 +465,7 @@ def plan_turn(
         steps.add(STEP_RETRIEVAL, False, f"unavailable: {retriever_unavailable_reason}")
     else:
         assert health is not None
-        rplan = plan_budget(ctr, health, ratio=policy.retrieval_ratio_bp / 10000)
+        rplan = plan_budget(ctr, health, ratio=policy.retrieval_ratio_bp / BASIS_POINTS)
         try:
             result = retriever(text, rplan.budget.count)
         except ProoftextError as exc:
@@ -374,15 +507,20 @@ def plan_turn(
 
     # 6. the real pipeline, unchanged
     items = [*core, *memory_items, *retrieval_items, *file_items, *past, current]
-    result_p, messages, fit_rounds = _fit_rendered(ctr, ranker, items, text, prompt_budget)
-    steps.add(
-        STEP_PIPELINE,
-        True,
-        "dedup, classify, rank, budget, place",
-        budget_met=result_p.budget_met,
-        drops=len(result_p.drops),
-        fit_rounds=fit_rounds,
+    yieldable = [i.item_id for i in reversed(memory_items)]
+    yieldable.extend(i.item_id for i in core if i.item_id == SUMMARY_ID)
+    fit = _fit_rendered(
+        ctr,
+        ranker,
+        items,
+        text,
+        prompt_budget,
+        yieldable,
+        window_tokens=window_tokens,
+        output_budget=policy.output_budget,
     )
+    result_p, messages = fit.result, fit.messages
+    steps.add(STEP_PIPELINE, True, "dedup, classify, rank, budget, place", **fit.detail(ctr))
     kept = {i.item_id for i in result_p.items}
     counts = {
         "files": sum(1 for i in file_items if i.item_id in kept),
@@ -401,7 +539,7 @@ def plan_turn(
         steps=tuple(steps.records),
         messages=tuple(messages),
         pipeline=result_p,
-        prompt_tokens=TokenCount(ctr.count(messages_text(messages)), ctr.basis),
+        prompt_tokens=TokenCount(fit.prompt_tokens, ctr.basis),
         window=TokenCount(window_tokens, ctr.basis),
         prompt_budget=TokenCount(prompt_budget, ctr.basis),
         counts=counts,

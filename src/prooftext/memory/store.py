@@ -30,6 +30,7 @@ from prooftext.errors import (
     LimitError,
     MemoryStoreError,
     NotFoundError,
+    RangeError,
     RequestError,
     RootMissingError,
     RootNotDirectoryError,
@@ -59,6 +60,10 @@ MAX_RECORD_BYTES = 65536
 """A memory record is a statement, not a document: longer text is refused with ``limit_exceeded``."""
 
 MAX_SOURCE_BYTES = 1024
+
+SQLITE_MAX_INTEGER = 2**63 - 1
+"""The largest integer SQLite stores (and binds): a larger record id cannot exist, and binding it would
+raise ``OverflowError`` inside the driver."""
 
 _SCHEMA = """
 CREATE TABLE records (
@@ -201,12 +206,82 @@ def _check_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
-def _record(row: sqlite3.Row) -> MemoryRecord:
-    return MemoryRecord(**{k: row[k] for k in row.keys()})  # noqa: SIM118 - sqlite3.Row is not a Mapping
+def check_record_id(record_id: Any) -> int:
+    """``record_id`` if it is an integer SQLite can hold; otherwise an error naming the ``id``."""
+    if isinstance(record_id, bool) or not isinstance(record_id, int):
+        raise RequestError("a record id must be an integer", field="id")
+    if not -SQLITE_MAX_INTEGER - 1 <= record_id <= SQLITE_MAX_INTEGER:
+        raise RangeError(
+            f"no memory record can have the id {record_id}: ids are at most {SQLITE_MAX_INTEGER}",
+            field="id",
+            id=str(record_id),
+        )
+    return int(record_id)
 
 
-def _message(row: sqlite3.Row) -> StoredMessage:
-    return StoredMessage(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+_TEXT = (str,)
+_OPT_TEXT = (str, type(None))
+_INT = (int,)
+_OPT_INT = (int, type(None))
+
+RECORD_COLUMNS: dict[str, tuple[type, ...]] = {
+    "id": _INT,
+    "kind": _TEXT,
+    "text": _TEXT,
+    "status": _TEXT,
+    "strength": _OPT_TEXT,
+    "source": _TEXT,
+    "thread": _OPT_TEXT,
+    "created_ms": _INT,
+    "updated_ms": _INT,
+    "supersedes": _OPT_INT,
+    "superseded_by": _OPT_INT,
+    "resolved_ms": _OPT_INT,
+    "resolution": _OPT_TEXT,
+}
+"""The Python type of every record column. SQLite's column types are only affinities: a file written by
+hand may hold a BLOB or a number where the schema says TEXT, and such a row must not reach a caller."""
+
+STORAGE_CLASSES: dict[type, str] = {
+    bytes: "a BLOB",
+    float: "a REAL",
+    int: "an INTEGER",
+    str: "TEXT",
+    type(None): "NULL",
+}
+"""SQLite's names for what a column holds, for the error that names a damaged column."""
+
+MESSAGE_COLUMNS: dict[str, tuple[type, ...]] = {
+    "id": _INT,
+    "thread": _TEXT,
+    "role": _TEXT,
+    "text": _TEXT,
+    "created_ms": _INT,
+    "tier": _OPT_TEXT,
+}
+
+
+def _typed_row(
+    row: sqlite3.Row, columns: Mapping[str, tuple[type, ...]], what: str, path: Path
+) -> dict[str, Any]:
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row is not a Mapping
+    for name, types in columns.items():
+        value = values.get(name)
+        if isinstance(value, bool) or not isinstance(value, types):
+            stored = STORAGE_CLASSES.get(type(value), type(value).__name__)
+            raise StoreCorruptError(
+                f"memory store is damaged: {what} {values.get('id')!r} holds {stored} in its {name!r} column",
+                path=str(path),
+            )
+    return values
+
+
+def _record(row: sqlite3.Row, path: Path) -> MemoryRecord:
+    return MemoryRecord(**_typed_row(row, RECORD_COLUMNS, "record", path))
+
+
+def _message(row: sqlite3.Row, path: Path) -> StoredMessage:
+    return StoredMessage(**_typed_row(row, MESSAGE_COLUMNS, "message", path))
 
 
 def lock_path(path: Path) -> Path:
@@ -230,6 +305,16 @@ def _creation_lock(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the only descriptor releases the lock
+
+
+def check_root(root: Path | str) -> Path:
+    """``root`` as a path if it is an existing directory; otherwise ``root_missing`` or ``root_not_directory``."""
+    base = Path(root)
+    if not base.exists():
+        raise RootMissingError(f"root does not exist: {base}", root=str(base))
+    if not base.is_dir():
+        raise RootNotDirectoryError(f"root is not a directory: {base}", root=str(base))
+    return base
 
 
 class MemoryStore:
@@ -256,12 +341,7 @@ class MemoryStore:
     @classmethod
     def open(cls, root: Path | str, *, clock: Callable[[], int] | None = None) -> MemoryStore:
         """The store of project ``root`` at ``ROOT/.prooftext/memory.sqlite``, created on first use."""
-        base = Path(root)
-        if not base.exists():
-            raise RootMissingError(f"root does not exist: {base}", root=str(base))
-        if not base.is_dir():
-            raise RootNotDirectoryError(f"root is not a directory: {base}", root=str(base))
-        folder = base / STORE_DIR
+        folder = check_root(root) / STORE_DIR
         try:
             folder.mkdir(exist_ok=True)
         except OSError as exc:
@@ -287,6 +367,8 @@ class MemoryStore:
             text = str(exc)
             if "locked" in text or "busy" in text:
                 raise StoreBusyError(f"memory store is busy: {text}") from None
+            if "decode" in text:  # a TEXT value that is not UTF-8: written by hand, not by prooftext
+                raise StoreCorruptError(f"memory store is damaged: {text}", path=str(self.path)) from None
             raise MemoryStoreError(f"memory store error: {text}") from None
         except sqlite3.DatabaseError as exc:
             text = str(exc)
@@ -414,11 +496,12 @@ class MemoryStore:
         )
 
     def get(self, record_id: int) -> MemoryRecord:
+        record_id = check_record_id(record_id)
         with self._errors():
             row = self._db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no memory record {record_id}", id=record_id)
-        return _record(row)
+        return _record(row, self.path)
 
     def records(self, kind: str | None = None, status: str | None = None) -> list[MemoryRecord]:
         """Records in id order, optionally of one kind and/or status."""
@@ -433,7 +516,7 @@ class MemoryStore:
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._errors():
             rows = self._db.execute(f"SELECT * FROM records{where} ORDER BY id", args).fetchall()
-        return [_record(r) for r in rows]
+        return [_record(r, self.path) for r in rows]
 
     def candidates(self) -> list[MemoryRecord]:
         """Active decisions, constraints, discoveries and unresolved failures, in id order."""
@@ -441,10 +524,11 @@ class MemoryStore:
             rows = self._db.execute(
                 "SELECT * FROM records WHERE status IN ('active', 'unresolved') ORDER BY id"
             ).fetchall()
-        return [_record(r) for r in rows]
+        return [_record(r, self.path) for r in rows]
 
     def resolve(self, record_id: int, note: str | None = None, *, source: str = "user") -> MemoryRecord:
         """Mark an unresolved failure resolved (the record and its history stay)."""
+        record_id = check_record_id(record_id)
         if note is not None:
             _check_text(note, "note", MAX_RECORD_BYTES)
         _check_text(source, "source", MAX_SOURCE_BYTES)
@@ -467,6 +551,7 @@ class MemoryStore:
 
     def supersede(self, record_id: int, text: str, *, source: str) -> tuple[MemoryRecord, MemoryRecord]:
         """Replace an active decision by a new one; returns (old, new). One transaction: all or nothing."""
+        record_id = check_record_id(record_id)
         text = _check_text(text, "text", MAX_RECORD_BYTES)
         source = _check_text(source, "source", MAX_SOURCE_BYTES)
         now = self._clock()
@@ -546,4 +631,4 @@ class MemoryStore:
                     (thread, max(0, limit)),
                 ).fetchall()
                 rows.reverse()
-        return [_message(r) for r in rows]
+        return [_message(r, self.path) for r in rows]

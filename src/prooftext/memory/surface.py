@@ -43,9 +43,20 @@ def _order(record: MemoryRecord) -> tuple[int, int]:
     return (len(CANDIDATE_ORDER), record.id)
 
 
+LABEL_BRACKETS = str.maketrans("[]", "()")
+"""A source is provenance text anyone may have written: its brackets become parentheses, so it cannot close
+a bracketed label or open one of its own."""
+
+
+def label_source(source: str) -> str:
+    """``source`` on one line (every whitespace run, line breaks included, becomes one space), bracket-free."""
+    return " ".join(source.split()).translate(LABEL_BRACKETS)
+
+
 def record_label(record: MemoryRecord) -> str:
+    """``kind #id · source: …`` on one line: remembered text is data and never shapes the prompt."""
     kind = f"{record.strength} constraint" if record.kind == "constraint" else record.kind
-    return f"{kind} #{record.id} · source: {record.source}"
+    return f"{kind} #{record.id} · source: {label_source(record.source)}"
 
 
 def record_item(record: MemoryRecord, counter: Counter) -> ContextItem:

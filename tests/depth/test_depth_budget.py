@@ -1,0 +1,121 @@
+"""A turn's prompt budget is hard: the rendered messages never exceed it, or the turn is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prooftext.conversation import ContextItem, ItemKind, make_item
+from prooftext.depth import plan_turn
+from prooftext.depth.turn import STEP_MEMORY, STEP_PIPELINE, TurnPlan
+from prooftext.errors import BudgetError, RequestError
+from prooftext.tokens import get_counter
+
+COUNTER = get_counter()
+QUESTION = "Compare the cache refresh strategy in detail"
+KERNEL_SPARE = 25
+"""Room beside the core and the message: enough for a surfaced record's tokens, too little for its fence."""
+
+
+def _thread(n: int) -> list[ContextItem]:
+    return [
+        make_item(
+            ItemKind.USER if i % 2 == 0 else ItemKind.ASSISTANT,
+            f"message {i} about the cache refresh strategy and the store layout number {i}",
+            item_id=f"msg:{i}",
+            created_ms=i,
+        )
+        for i in range(n)
+    ]
+
+
+def _decisions(n: int) -> list[ContextItem]:
+    return [
+        make_item(
+            ItemKind.MEMORY,
+            f"Decision {i}: refresh the cache every {i + 1} minutes",
+            item_id=f"memory:{i}",
+            label=f"decision #{i} · source: cli",
+            counter=COUNTER,
+        )
+        for i in range(n)
+    ]
+
+
+def _plan(window: int, history: Sequence[ContextItem], memory: Sequence[ContextItem]) -> TurnPlan:
+    return plan_turn(
+        "main", QUESTION, mode="full", history=history, memory=lambda task: memory, window_tokens=window
+    )
+
+
+def test_a_message_longer_than_the_prompt_budget_is_refused_with_budget_exceeded() -> None:
+    with pytest.raises(BudgetError) as caught:
+        plan_turn("main", "word " * 20000)
+    assert caught.value.code == "budget_exceeded"
+    assert caught.value.details["prompt_budget"] == 8192 - 2048
+    assert caught.value.details["needed"] > caught.value.details["prompt_budget"]
+
+
+def test_a_window_barely_above_the_output_budget_is_refused_rather_than_overrun() -> None:
+    with pytest.raises(BudgetError) as caught:
+        plan_turn("main", "what is up with it", window_tokens=1025)
+    assert caught.value.details["prompt_budget"] == 1
+
+
+def test_the_rendered_prompt_never_exceeds_its_budget_for_any_window() -> None:
+    history, memory = _thread(60), _decisions(10)
+    for window in range(2110, 2440):
+        plan = _plan(window, history, memory)
+        assert plan.prompt_tokens.count <= plan.prompt_budget.count, window
+        assert plan.prompt_tokens.count == COUNTER.count(
+            "\n".join(f"{m['role']}: {m['content']}" for m in plan.messages)
+        )
+        assert plan.pipeline.ledger.is_chained()
+
+
+def test_surfaced_memory_gives_way_before_the_message_when_only_protected_items_remain() -> None:
+    kernel = _plan(100_000, [], []).prompt_tokens.count
+    plan = _plan(2048 + kernel + KERNEL_SPARE, [], _decisions(10))
+    assert plan.prompt_tokens.count <= plan.prompt_budget.count
+    assert plan.messages[-1] == {"role": "user", "content": QUESTION}
+    selected = plan.step(STEP_MEMORY).detail["selected"]
+    withdrawn = plan.step(STEP_PIPELINE).detail["withdrawn"]
+    assert selected and withdrawn and {w["reason"] for w in withdrawn} == {"prompt_budget"}
+    assert plan.counts["memory"] == selected - len(withdrawn)
+    # the least relevant record goes first: later-selected records are withdrawn before earlier ones
+    kept = plan.step(STEP_MEMORY).detail["select"]["kept"]
+    assert [w["item_id"] for w in withdrawn] == [k["item_id"] for k in reversed(kept)][: len(withdrawn)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    turns=st.lists(st.text(alphabet="abc xyz\n#-", min_size=1, max_size=120), max_size=30),
+    decisions=st.lists(st.text(alphabet="def uvw\n", min_size=1, max_size=60), max_size=6),
+    spare=st.integers(min_value=1, max_value=800),
+)
+def test_property_a_plan_fits_its_prompt_budget_or_is_refused(
+    turns: list[str], decisions: list[str], spare: int
+) -> None:
+    history = [
+        make_item(ItemKind.USER if i % 2 == 0 else ItemKind.ASSISTANT, t, item_id=f"h{i}", created_ms=i)
+        for i, t in enumerate(turns)
+    ]
+    memory = [
+        make_item(ItemKind.MEMORY, t, item_id=f"memory:{i}", label="x") for i, t in enumerate(decisions)
+    ]
+    try:
+        plan = _plan(2048 + spare, history, memory)
+    except BudgetError as exc:
+        assert exc.details["needed"] > exc.details["prompt_budget"] == spare
+        return
+    assert plan.prompt_tokens.count <= plan.prompt_budget.count
+    assert plan.messages[-1]["content"] == QUESTION
+
+
+def test_a_message_holding_undecodable_bytes_is_refused_naming_the_text() -> None:
+    with pytest.raises(RequestError) as caught:
+        plan_turn("main", "hello \udcff what is the retry config?")
+    assert caught.value.code == "invalid_request" and caught.value.field == "text"
