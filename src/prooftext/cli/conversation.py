@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
@@ -54,11 +55,9 @@ ModelOpt = Annotated[
 
 CHAT_HELP = "commands: /signal (last signal report), /mode smart|full|minimal, /threads, /help, /quit"
 
-CHAT_COMMANDS: frozenset[str] = frozenset({"/quit", "/exit", "/help", "/signal", "/threads"})
-"""Commands that are a whole line on their own; ``/mode`` takes one argument. A line whose first word is
-none of them (``/modern art``) is a message: commands match whole words, never prefixes."""
-
 MODE_COMMAND = "/mode"
+"""The one command with an argument; the others are a whole line on their own. A line whose first word is
+no command (``/modern art``) is a message: commands match whole words, never prefixes."""
 
 
 def _record_line(r: MemoryRecord) -> str:
@@ -259,6 +258,23 @@ def _require_model(model: str | None) -> str:
     return model
 
 
+def _answer(
+    session: _Session,
+    client: ChatBackend,
+    plan: TurnPlan,
+    text: str,
+    model: str,
+    *,
+    stream: bool,
+    as_json: bool,
+) -> tuple[ChatResult, SignalReport]:
+    """Show the plan's label, then send the turn. Neither the label nor streamed deltas are printed with
+    ``--json``: standard output then holds JSON documents only."""
+    if not as_json:
+        echo(f"[{plan.status_label}]")
+    return _send(session, client, plan, text, model, stream, stream and not as_json)
+
+
 @app.command("turn")
 def turn_command(
     text: Annotated[str, typer.Argument(help="The user message.")],
@@ -282,6 +298,33 @@ def turn_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Plan one turn (and, without --dry-run, send it to the model and record it in the thread)."""
+    _check_turn_flags(root, thread, mode, window, dry_run=dry_run, model=model, backend=backend)
+    session = _Session(root, tokenizer, create=not dry_run)
+    try:
+        existed = session.thread_exists(thread)
+        plan = session.plan(thread, text, mode, window)
+        info = _thread_info(thread, existed)
+        if dry_run:
+            _print_plan(plan, info, as_json)
+            return
+        with make_backend(backend, endpoint) as client:
+            result, report = _answer(
+                session, client, plan, text, _require_model(model), stream=stream, as_json=as_json
+            )
+        if as_json:
+            emit_json(
+                {"plan": plan.to_dict(), "reply": result.text, "signal": report.to_dict(), "thread": info}
+            )
+        else:
+            echo("" if stream else result.text)
+    finally:
+        session.close()
+
+
+def _check_turn_flags(
+    root: Path, thread: str, mode: str, window: int, *, dry_run: bool, model: str | None, backend: str
+) -> None:
+    """Refuse bad flags before the project is opened; a dry run needs neither a model nor a backend."""
     check_root(root)
     check_thread(thread)
     parse_mode(mode)
@@ -290,44 +333,21 @@ def turn_command(
         _require_model(model)
         if backend not in BACKENDS:
             make_backend(backend)  # raises unknown_name
-    session = _Session(root, tokenizer, create=not dry_run)
-    try:
-        existed = session.thread_exists(thread)
-        plan = session.plan(thread, text, mode, window)
-        thread_info = {
-            "exists": existed,
-            "name": thread,
-            "note": None if existed else "new thread: no history",
-        }
-        if dry_run:
-            if as_json:
-                emit_json({"dry_run": True, "plan": plan.to_dict(), "thread": thread_info})
-            else:
-                echo(plan.status_label)
-                for step in plan.steps:
-                    echo(f"  {step.name}: {'ran' if step.ran else 'skipped'} ({step.reason})")
-                echo(f"  prompt: {plan.prompt_tokens.count} {plan.prompt_tokens.basis} tokens")
-                echo(f"  output budget: {plan.output_budget}")
-            return
-        with make_backend(backend, endpoint) as client:
-            if not as_json:
-                echo(f"[{plan.status_label}]")
-            result, report = _send(
-                session, client, plan, text, _require_model(model), stream, stream and not as_json
-            )
-        if as_json:
-            emit_json(
-                {
-                    "plan": plan.to_dict(),
-                    "reply": result.text,
-                    "signal": report.to_dict(),
-                    "thread": thread_info,
-                }
-            )
-        else:
-            echo("" if stream else result.text)
-    finally:
-        session.close()
+
+
+def _thread_info(thread: str, existed: bool) -> dict[str, Any]:
+    return {"exists": existed, "name": thread, "note": None if existed else "new thread: no history"}
+
+
+def _print_plan(plan: TurnPlan, thread_info: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json({"dry_run": True, "plan": plan.to_dict(), "thread": thread_info})
+        return
+    echo(plan.status_label)
+    for step in plan.steps:
+        echo(f"  {step.name}: {'ran' if step.ran else 'skipped'} ({step.reason})")
+    echo(f"  prompt: {plan.prompt_tokens.count} {plan.prompt_tokens.basis} tokens")
+    echo(f"  output budget: {plan.output_budget}")
 
 
 def _print_report(report: SignalReport | None, as_json: bool) -> None:
@@ -364,72 +384,102 @@ def chat_command(
 ) -> None:
     """Interactive terminal chat; history and threads persist in ROOT/.prooftext/memory.sqlite."""
     check_thread(thread)
-    current_mode = parse_mode(mode).value
+    first_mode = parse_mode(mode).value
     the_model = _require_model(model)
     check_window(window, "window")
     session = _Session(root, tokenizer, create=True)
-    last: SignalReport | None = None
     read_line = _line_reader(as_json)
     try:
         with make_backend(backend, endpoint) as client:
             if not as_json:
                 echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
-            while True:
-                try:
-                    line = read_line()
-                except ProoftextError as exc:
-                    _error(exc, as_json)
-                    continue
-                if line is None:  # end of input ends the chat
-                    break
-                cmd = line.strip()
-                words = cmd.split(maxsplit=1)
-                if not cmd:
-                    _note("empty message ignored", as_json)
-                    continue
-                if cmd in ("/quit", "/exit"):
-                    break
-                if cmd == "/help":
-                    _note(CHAT_HELP, as_json)
-                    continue
-                if cmd == "/signal":
-                    _print_report(last, as_json)
-                    continue
-                if cmd == "/threads":
-                    assert session.store is not None
-                    names = [t.to_dict() for t in session.store.threads()]
-                    if as_json:
-                        emit_json({"threads": names})
-                    else:
-                        for t in names:
-                            echo(f"{t['name']}: {t['messages']} messages")
-                    continue
-                if words[0] == MODE_COMMAND:
-                    try:
-                        if len(words) > 1:
-                            current_mode = parse_mode(words[1].strip()).value
-                        _note(f"mode {current_mode}", as_json)
-                    except ProoftextError as exc:
-                        _error(exc, as_json)
-                    continue
-                try:
-                    plan = session.plan(thread, line, current_mode, window)
-                    if not as_json:
-                        echo(f"[{plan.status_label}]")
-                    result, last = _send(
-                        session, client, plan, line, the_model, stream, stream and not as_json
-                    )
-                except ProoftextError as exc:
-                    _error(exc, as_json)
-                    continue
-                if as_json:
-                    emit_json(
-                        {"reply": result.text, "signal": last.to_dict(), "status_label": plan.status_label}
-                    )
-                else:
-                    echo("" if stream else result.text)
+            chat = _Chat(session, client, thread, the_model, first_mode, window, stream, as_json)
+            chat.run(read_line)
     finally:
         session.close()
+
+
+@dataclass
+class _Chat:
+    """One interactive chat: ``/mode`` changes its mode, and ``/signal`` shows its last report."""
+
+    session: _Session
+    client: ChatBackend
+    thread: str
+    model: str
+    mode: str
+    window: int
+    stream: bool
+    as_json: bool
+    last: SignalReport | None = None
+
+    def run(self, read_line: Callable[[], str | None]) -> None:
+        """Read and handle lines until end of input or a quit command. An unreadable line is reported and
+        skipped, so one bad line never ends the chat."""
+        while True:
+            try:
+                line = read_line()
+            except ProoftextError as exc:
+                _error(exc, self.as_json)
+                continue
+            if line is None or not self.handle(line):
+                return
+
+    def handle(self, line: str) -> bool:
+        """Act on one input line; ``False`` when it ends the chat."""
+        cmd = line.strip()
+        words = cmd.split(maxsplit=1)
+        if not cmd:
+            _note("empty message ignored", self.as_json)
+        elif cmd in ("/quit", "/exit"):
+            return False
+        elif cmd == "/help":
+            _note(CHAT_HELP, self.as_json)
+        elif cmd == "/signal":
+            _print_report(self.last, self.as_json)
+        elif cmd == "/threads":
+            self._show_threads()
+        elif words[0] == MODE_COMMAND:
+            self._set_mode(words[1:])
+        else:
+            self._turn(line)
+        return True
+
+    def _show_threads(self) -> None:
+        assert self.session.store is not None
+        names = [t.to_dict() for t in self.session.store.threads()]
+        if self.as_json:
+            emit_json({"threads": names})
+        else:
+            for t in names:
+                echo(f"{t['name']}: {t['messages']} messages")
+
+    def _set_mode(self, args: list[str]) -> None:
+        """Switch to the named mode, or with no name just say which is in use."""
+        try:
+            if args:
+                self.mode = parse_mode(args[0].strip()).value
+            _note(f"mode {self.mode}", self.as_json)
+        except ProoftextError as exc:
+            _error(exc, self.as_json)
+
+    def _turn(self, line: str) -> None:
+        """Plan and send one message. The message is sent as typed, not stripped: what the user wrote is what
+        the model sees."""
+        try:
+            plan = self.session.plan(self.thread, line, self.mode, self.window)
+            result, self.last = _answer(
+                self.session, self.client, plan, line, self.model, stream=self.stream, as_json=self.as_json
+            )
+        except ProoftextError as exc:
+            _error(exc, self.as_json)
+            return
+        if self.as_json:
+            emit_json(
+                {"reply": result.text, "signal": self.last.to_dict(), "status_label": plan.status_label}
+            )
+        else:
+            echo("" if self.stream else result.text)
 
 
 def _line_reader(as_json: bool) -> Callable[[], str | None]:

@@ -337,6 +337,48 @@ def check_unicode(value: str, field: str) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class _Turn:
+    """What every stage after classification reads: the turn, its policy and budget, and the step log."""
+
+    thread: str
+    text: str
+    mode: Mode
+    decision: TierDecision | None
+    policy: TurnPolicy
+    window_tokens: int
+    prompt_budget: int
+    counter: Counter
+    ranker: Ranker | None
+    steps: _Steps
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The items every turn carries whatever the policy: the core, this thread's history and the message."""
+
+    core: list[ContextItem]
+    past: list[ContextItem]
+    foreign: int
+    current: ContextItem
+
+    @property
+    def items(self) -> list[ContextItem]:
+        return [*self.core, *self.past, self.current]
+
+
+@dataclass(frozen=True)
+class _Gathered:
+    """What the gated steps added, and the health measurement that sized them (``None`` when none ran)."""
+
+    memory: list[ContextItem]
+    retrieval: list[ContextItem]
+    retrieval_trace: dict[str, Any] | None
+    files: list[ContextItem]
+    health: ContextHealth | None
+    check: SurfaceCheck | None
+
+
 def plan_turn(
     thread: str,
     text: str,
@@ -367,6 +409,45 @@ def plan_turn(
     never exceed it. When the core (identity, safety, guidance) and the message alone exceed it, the turn is
     refused with :class:`BudgetError` (``budget_exceeded``) rather than planned.
     """
+    the_mode = _check_inputs(thread, text, mode, identity, safety, summary, window_tokens)
+    ctr = counter if counter is not None else get_counter()
+    steps = _Steps(on_step)
+    decision, policy = _classify_step(the_mode, text, has_attachment, files, steps)
+    prompt_budget = prompt_budget_for(window_tokens, policy)
+    turn = _Turn(thread, text, the_mode, decision, policy, window_tokens, prompt_budget, ctr, ranker, steps)
+    base = _base_step(turn, history, identity, safety, summary, now_ms)
+    health, check = _measure_health(turn, base)
+    memory_items = _memory_step(turn, memory, health, check)
+    retrieval_items, retrieval_trace = _retrieval_step(turn, retriever, retriever_unavailable_reason, health)
+    file_items = _files_step(turn, files)
+    gathered = _Gathered(memory_items, retrieval_items, retrieval_trace, file_items, health, check)
+    return _assemble_plan(turn, base, gathered)
+
+
+def _check_inputs(
+    thread: str,
+    text: str,
+    mode: str | Mode,
+    identity: str,
+    safety: str,
+    summary: str | None,
+    window_tokens: int,
+) -> Mode:
+    """Refuse a bad request before any work, checking in a fixed order so the error reported is stable."""
+    _check_message(text)
+    check_thread(thread)
+    for name, value in (("identity", identity), ("safety", safety), ("summary", summary or "")):
+        if not isinstance(value, str):
+            raise RequestError(f"{name} must be a string", field=name)
+        check_unicode(value, name)
+    the_mode = parse_mode(mode)
+    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
+        raise RangeError("window_tokens must be a positive integer", field="window_tokens")
+    return the_mode
+
+
+def _check_message(text: str) -> None:
+    """A non-empty string of valid UTF-8 text within :data:`MAX_MESSAGE_BYTES`."""
     if not isinstance(text, str):
         raise RequestError("the message must be a string", field="text")
     if not text.strip():
@@ -378,18 +459,13 @@ def plan_turn(
             field="text",
             limit=MAX_MESSAGE_BYTES,
         )
-    check_thread(thread)
-    for name, value in (("identity", identity), ("safety", safety), ("summary", summary or "")):
-        if not isinstance(value, str):
-            raise RequestError(f"{name} must be a string", field=name)
-        check_unicode(value, name)
-    the_mode = parse_mode(mode)
-    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
-        raise RangeError("window_tokens must be a positive integer", field="window_tokens")
-    ctr = counter if counter is not None else get_counter()
-    steps = _Steps(on_step)
 
-    # 1. classify, before any search
+
+def _classify_step(
+    the_mode: Mode, text: str, has_attachment: bool, files: Sequence[ContextItem], steps: _Steps
+) -> tuple[TierDecision | None, TurnPolicy]:
+    """The tier (smart mode only) and the policy it selects; runs before any source is called, so a surface
+    turn never reaches memory or retrieval."""
     decision: TierDecision | None = None
     signal: RecallSignal | None = None
     if the_mode is Mode.SMART:
@@ -399,17 +475,27 @@ def plan_turn(
         steps.add(STEP_CLASSIFY, True, f"{decision.tier.value} by rule {decision.rule}")
     else:
         steps.add(STEP_CLASSIFY, False, f"mode {the_mode.value} is an explicit override: tiers do not apply")
-    policy = policy_for(the_mode, decision.tier if decision else None, signal)
-    prompt_budget = prompt_budget_for(window_tokens, policy)
+    return decision, policy_for(the_mode, decision.tier if decision else None, signal)
 
-    # 2. core and history of this thread only
+
+def _base_step(
+    turn: _Turn,
+    history: Sequence[ContextItem] | HistorySource,
+    identity: str,
+    safety: str,
+    summary: str | None,
+    now_ms: int,
+) -> _Base:
+    """The core, this thread's own history and the message; the history and summary steps are recorded."""
+    thread, policy = turn.thread, turn.policy
     core = [make_item(ItemKind.IDENTITY, identity, item_id="core:identity", thread=thread)]
     core.append(make_item(ItemKind.SYSTEM, safety, item_id="core:safety", thread=thread))
     if policy.concise_guidance:
         core.append(make_item(ItemKind.SYSTEM, SURFACE_GUIDANCE, item_id="core:guidance", thread=thread))
     cap = policy.history_cap
+    # The cap counts the message being planned, so one fewer past message is asked for.
     past, foreign = _history(history, thread, None if cap is None else cap - 1)
-    steps.add(
+    turn.steps.add(
         STEP_HISTORY,
         True,
         f"last {cap} messages of thread {thread!r} including this one" if cap else "whole thread",
@@ -417,133 +503,176 @@ def plan_turn(
         other_thread_items_refused=foreign,
     )
     current = make_item(
-        ItemKind.USER, text, item_id="turn:current", thread=thread, created_ms=now_ms, current=True
+        ItemKind.USER, turn.text, item_id="turn:current", thread=thread, created_ms=now_ms, current=True
     )
-    if policy.summary and summary:
-        core.append(make_item(ItemKind.SYSTEM, summary, item_id=SUMMARY_ID, thread=thread, label="summary"))
-        steps.add(STEP_SUMMARY, True, "thread summary included")
-    else:
-        why = "policy excludes the summary" if not policy.summary else "no summary provided"
-        steps.add(STEP_SUMMARY, False, why)
-    base = [*core, *past, current]
+    _summary_step(turn, core, summary)
+    return _Base(core, past, foreign, current)
 
-    # 3. memory search (gated)
-    health: ContextHealth | None = None
-    check: SurfaceCheck | None = None
-    memory_items: list[ContextItem] = []
-    if policy.memory or policy.retrieval:
-        health = compute_health(base, text, ctr, prompt_budget, ranker)
-        check = should_surface(health)
+
+def _summary_step(turn: _Turn, core: list[ContextItem], summary: str | None) -> None:
+    """Append the thread summary to ``core`` when the policy wants one and there is one."""
+    if turn.policy.summary and summary:
+        core.append(
+            make_item(ItemKind.SYSTEM, summary, item_id=SUMMARY_ID, thread=turn.thread, label="summary")
+        )
+        turn.steps.add(STEP_SUMMARY, True, "thread summary included")
+    else:
+        why = "policy excludes the summary" if not turn.policy.summary else "no summary provided"
+        turn.steps.add(STEP_SUMMARY, False, why)
+
+
+def _measure_health(turn: _Turn, base: _Base) -> tuple[ContextHealth | None, SurfaceCheck | None]:
+    """Health of the base items against the prompt budget; measured only when a search may use it, since it
+    ranks every item."""
+    if not (turn.policy.memory or turn.policy.retrieval):
+        return None, None
+    health = compute_health(base.items, turn.text, turn.counter, turn.prompt_budget, turn.ranker)
+    return health, should_surface(health)
+
+
+def _memory_step(
+    turn: _Turn, memory: MemorySource | None, health: ContextHealth | None, check: SurfaceCheck | None
+) -> list[ContextItem]:
+    """Memory candidates fitted to the policy's share of the budget; a failing store skips the step."""
+    policy, steps = turn.policy, turn.steps
     if not policy.memory:
         steps.add(STEP_MEMORY, False, f"policy: memory search off ({policy.reasons[0]})")
-    elif memory is None:
+        return []
+    if memory is None:
         steps.add(STEP_MEMORY, False, "unavailable: no memory store")
-    else:
-        assert health is not None and check is not None
-        try:
-            candidates = list(memory(text))
-        except ProoftextError as exc:
-            steps.add(STEP_MEMORY, False, f"failed: {exc.code}", error=exc.to_dict())
-        else:
-            decision_sel = select_memory(candidates, text, policy, health, check, ctr, ranker)
-            memory_items = list(decision_sel.items)
-            steps.add(
-                STEP_MEMORY,
-                True,
-                "memory candidates ranked and fitted to the surfacing budget",
-                candidates=len(candidates),
-                selected=len(memory_items),
-                select=decision_sel.to_dict(),
-            )
+        return []
+    assert health is not None and check is not None
+    try:
+        candidates = list(memory(turn.text))
+    except ProoftextError as exc:
+        steps.add(STEP_MEMORY, False, f"failed: {exc.code}", error=exc.to_dict())
+        return []
+    decision = select_memory(candidates, turn.text, policy, health, check, turn.counter, turn.ranker)
+    items = list(decision.items)
+    steps.add(
+        STEP_MEMORY,
+        True,
+        "memory candidates ranked and fitted to the surfacing budget",
+        candidates=len(candidates),
+        selected=len(items),
+        select=decision.to_dict(),
+    )
+    return items
 
-    # 4. retrieval (gated)
-    retrieval_items: list[ContextItem] = []
-    retrieval_trace: dict[str, Any] | None = None
+
+def _retrieval_step(
+    turn: _Turn, retriever: Retriever | None, unavailable_reason: str, health: ContextHealth | None
+) -> tuple[list[ContextItem], dict[str, Any] | None]:
+    """The retriever's evidence block within the policy's share of the budget, and its trace."""
+    policy, steps = turn.policy, turn.steps
     if not policy.retrieval:
         steps.add(STEP_RETRIEVAL, False, f"policy: retrieval off ({policy.reasons[0]})")
-    elif retriever is None:
-        steps.add(STEP_RETRIEVAL, False, f"unavailable: {retriever_unavailable_reason}")
-    else:
-        assert health is not None
-        rplan = plan_budget(ctr, health, ratio=policy.retrieval_ratio_bp / BASIS_POINTS)
-        try:
-            result = retriever(text, rplan.budget.count)
-        except ProoftextError as exc:
-            steps.add(STEP_RETRIEVAL, False, f"failed: {exc.code}", error=exc.to_dict())
-        else:
-            if result is None or not result.prompt.strip():
-                steps.add(
-                    STEP_RETRIEVAL, True, "retriever returned no evidence", budget=rplan.budget.to_dict()
-                )
-            else:
-                item = make_item(
-                    ItemKind.RETRIEVAL,
-                    result.prompt,
-                    item_id="retrieval:pack",
-                    thread=thread,
-                    label="retrieval",
-                )
-                if result.tokens.basis == ctr.basis:
-                    item = replace(item, tokens=result.tokens)
-                retrieval_items.append(item)
-                retrieval_trace = result.trace
-                steps.add(
-                    STEP_RETRIEVAL,
-                    True,
-                    "adaptive pack within the retrieval budget",
-                    budget=rplan.budget.to_dict(),
-                    tokens=result.tokens.to_dict(),
-                )
+        return [], None
+    if retriever is None:
+        steps.add(STEP_RETRIEVAL, False, f"unavailable: {unavailable_reason}")
+        return [], None
+    assert health is not None
+    rplan = plan_budget(turn.counter, health, ratio=policy.retrieval_ratio_bp / BASIS_POINTS)
+    try:
+        result = retriever(turn.text, rplan.budget.count)
+    except ProoftextError as exc:
+        steps.add(STEP_RETRIEVAL, False, f"failed: {exc.code}", error=exc.to_dict())
+        return [], None
+    if result is None or not result.prompt.strip():
+        steps.add(STEP_RETRIEVAL, True, "retriever returned no evidence", budget=rplan.budget.to_dict())
+        return [], None
+    item = _retrieval_item(turn, result)
+    steps.add(
+        STEP_RETRIEVAL,
+        True,
+        "adaptive pack within the retrieval budget",
+        budget=rplan.budget.to_dict(),
+        tokens=result.tokens.to_dict(),
+    )
+    return [item], result.trace
 
-    # 5. files (gated)
+
+def _retrieval_item(turn: _Turn, result: RetrievalResult) -> ContextItem:
+    item = make_item(
+        ItemKind.RETRIEVAL, result.prompt, item_id="retrieval:pack", thread=turn.thread, label="retrieval"
+    )
+    # The retriever's own count is exact only in the counter's basis; in another it is recounted.
+    if result.tokens.basis == turn.counter.basis:
+        item = replace(item, tokens=result.tokens)
+    return item
+
+
+def _files_step(turn: _Turn, files: Sequence[ContextItem]) -> list[ContextItem]:
+    """The active files (items of kind ``file`` only) when the policy allows them."""
     file_items = [f for f in files if f.kind is ItemKind.FILE]
-    if files and not policy.files:
-        steps.add(STEP_FILES, False, f"policy: files off ({policy.reasons[0]})", offered=len(files))
-        file_items = []
-    elif files:
-        steps.add(STEP_FILES, True, "active files attached", used=len(file_items))
+    if files and not turn.policy.files:
+        reason = f"policy: files off ({turn.policy.reasons[0]})"
+        turn.steps.add(STEP_FILES, False, reason, offered=len(files))
+        return []
+    if files:
+        turn.steps.add(STEP_FILES, True, "active files attached", used=len(file_items))
     else:
-        steps.add(STEP_FILES, False, "no active files")
+        turn.steps.add(STEP_FILES, False, "no active files")
+    return file_items
 
-    # 6. the real pipeline, unchanged
-    items = [*core, *memory_items, *retrieval_items, *file_items, *past, current]
-    yieldable = [i.item_id for i in reversed(memory_items)]
-    yieldable.extend(i.item_id for i in core if i.item_id == SUMMARY_ID)
-    fit = _fit_rendered(
-        ctr,
-        ranker,
-        items,
-        text,
-        prompt_budget,
-        yieldable,
-        window_tokens=window_tokens,
-        output_budget=policy.output_budget,
-    )
-    result_p, messages = fit.result, fit.messages
-    steps.add(STEP_PIPELINE, True, "dedup, classify, rank, budget, place", **fit.detail(ctr))
-    kept = {i.item_id for i in result_p.items}
-    counts = {
-        "files": sum(1 for i in file_items if i.item_id in kept),
-        "history": sum(1 for i in past if i.item_id in kept),
-        "memory": sum(1 for i in memory_items if i.item_id in kept),
-        "messages": len(messages),
-        "other_thread_items_refused": foreign,
-        "retrieval": sum(1 for i in retrieval_items if i.item_id in kept),
-    }
+
+def _assemble_plan(turn: _Turn, base: _Base, gathered: _Gathered) -> TurnPlan:
+    """Run the real pipeline, unchanged, over everything gathered, and record the plan."""
+    fit = _pipeline_step(turn, base, gathered)
+    ctr = turn.counter
     return TurnPlan(
-        thread=thread,
-        mode=the_mode,
-        tier=decision.tier if decision else None,
-        tier_decision=decision,
-        policy=policy,
-        steps=tuple(steps.records),
-        messages=tuple(messages),
-        pipeline=result_p,
+        thread=turn.thread,
+        mode=turn.mode,
+        tier=turn.decision.tier if turn.decision else None,
+        tier_decision=turn.decision,
+        policy=turn.policy,
+        steps=tuple(turn.steps.records),
+        messages=tuple(fit.messages),
+        pipeline=fit.result,
         prompt_tokens=TokenCount(fit.prompt_tokens, ctr.basis),
-        window=TokenCount(window_tokens, ctr.basis),
-        prompt_budget=TokenCount(prompt_budget, ctr.basis),
-        counts=counts,
-        health=health,
-        surface_check=check,
-        retrieval_trace=retrieval_trace,
+        window=TokenCount(turn.window_tokens, ctr.basis),
+        prompt_budget=TokenCount(turn.prompt_budget, ctr.basis),
+        counts=_kept_counts(base, gathered, fit),
+        health=gathered.health,
+        surface_check=gathered.check,
+        retrieval_trace=gathered.retrieval_trace,
     )
+
+
+def _pipeline_step(turn: _Turn, base: _Base, gathered: _Gathered) -> _Fit:
+    """The fitted pipeline run; memory yields first (least relevant first), then the summary."""
+    items = [
+        *base.core,
+        *gathered.memory,
+        *gathered.retrieval,
+        *gathered.files,
+        *base.past,
+        base.current,
+    ]
+    yieldable = [i.item_id for i in reversed(gathered.memory)]
+    yieldable.extend(i.item_id for i in base.core if i.item_id == SUMMARY_ID)
+    fit = _fit_rendered(
+        turn.counter,
+        turn.ranker,
+        items,
+        turn.text,
+        turn.prompt_budget,
+        yieldable,
+        window_tokens=turn.window_tokens,
+        output_budget=turn.policy.output_budget,
+    )
+    turn.steps.add(STEP_PIPELINE, True, "dedup, classify, rank, budget, place", **fit.detail(turn.counter))
+    return fit
+
+
+def _kept_counts(base: _Base, gathered: _Gathered, fit: _Fit) -> dict[str, int]:
+    """How many items of each source survived the pipeline."""
+    kept = {i.item_id for i in fit.result.items}
+    return {
+        "files": sum(1 for i in gathered.files if i.item_id in kept),
+        "history": sum(1 for i in base.past if i.item_id in kept),
+        "memory": sum(1 for i in gathered.memory if i.item_id in kept),
+        "messages": len(fit.messages),
+        "other_thread_items_refused": base.foreign,
+        "retrieval": sum(1 for i in gathered.retrieval if i.item_id in kept),
+    }

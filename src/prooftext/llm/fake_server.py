@@ -17,6 +17,19 @@ from typing import Any
 
 FAULTS: tuple[str, ...] = ("500", "malformed", "bad_utf8", "truncated_stream")
 
+OLLAMA_PATH = "/api/chat"
+OPENAI_PATH = "/v1/chat/completions"
+NDJSON = "application/x-ndjson"
+EVENT_STREAM = "text/event-stream"
+
+LOAD_DURATION_NS = 1_000_000
+PROMPT_EVAL_DURATION_NS = 2_000_000
+EVAL_DURATION_NS = 3_000_000
+TOTAL_DURATION_NS = 7_000_000
+"""Fixed Ollama timing fields (nanoseconds), so signal reports built from them are reproducible."""
+
+OPENAI_COMPLETION_ID = "chatcmpl-local"
+
 
 class FakeChatServer:
     def __init__(
@@ -71,156 +84,177 @@ class FakeChatServer:
         )
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
+        """A handler class bound to this server: the HTTP server makes one handler per request from a class,
+        so the state they share has to live on the class."""
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # quiet
-                return
-
-            def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _send_stream(self, ctype: str, lines: list[bytes]) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
-                for line in lines:
-                    self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw)
-                except json.JSONDecodeError:
-                    self._send(400, b'{"error":"bad request"}')
-                    return
-                fake._record(self.path, body)
-                if self.path == "/api/chat":
-                    self._ollama(body)
-                elif self.path == "/v1/chat/completions":
-                    self._openai(body)
-                else:
-                    self._send(404, b'{"error":"not found"}')
-
-            def _common_fault(self) -> bool:
-                if fake.fault == "500":
-                    self._send(500, b'{"error":"internal server error"}')
-                    return True
-                if fake.fault == "malformed":
-                    self._send(200, b'{"message": {"content": "unterminated')
-                    return True
-                if fake.fault == "bad_utf8":
-                    self._send(
-                        200, b'{"message": {"role": "assistant", "content": "caf\xc3\x28"}, "done": true}'
-                    )
-                    return True
-                return False
-
-            def _words(self) -> list[str]:
-                words = fake.reply.split(" ")
-                return [w if i == len(words) - 1 else w + " " for i, w in enumerate(words)]
-
-            def _ollama(self, body: dict[str, Any]) -> None:
-                model = str(body.get("model", ""))
-                if model not in fake.models:
-                    self._send(404, json.dumps({"error": f"model '{model}' not found"}).encode())
-                    return
-                if self._common_fault():
-                    return
-                timings = {
-                    "load_duration": 1_000_000,
-                    "prompt_eval_count": fake._prompt_count(body),
-                    "prompt_eval_duration": 2_000_000,
-                    "eval_count": len(self._words()),
-                    "eval_duration": 3_000_000,
-                    "total_duration": 7_000_000,
-                }
-                if not body.get("stream", True):
-                    out = {
-                        "model": model,
-                        "message": {"role": "assistant", "content": fake.reply},
-                        "done": True,
-                        "done_reason": "stop",
-                        **timings,
-                    }
-                    self._send(200, json.dumps(out).encode())
-                    return
-                lines = [
-                    json.dumps(
-                        {"model": model, "message": {"role": "assistant", "content": w}, "done": False}
-                    ).encode()
-                    + b"\n"
-                    for w in self._words()
-                ]
-                if fake.fault == "truncated_stream":
-                    self._send_stream("application/x-ndjson", lines[:1])
-                    return
-                final = {"model": model, "message": {"role": "assistant", "content": ""}, "done": True}
-                final.update({"done_reason": "stop", **timings})
-                lines.append(json.dumps(final).encode() + b"\n")
-                self._send_stream("application/x-ndjson", lines)
-
-            def _openai(self, body: dict[str, Any]) -> None:
-                model = str(body.get("model", ""))
-                if model not in fake.models:
-                    err = {
-                        "error": {
-                            "message": f"The model `{model}` does not exist.",
-                            "type": "invalid_request_error",
-                            "code": "model_not_found",
-                        }
-                    }
-                    self._send(404, json.dumps(err).encode())
-                    return
-                if self._common_fault():
-                    return
-                usage = {
-                    "prompt_tokens": fake._prompt_count(body),
-                    "completion_tokens": len(self._words()),
-                    "total_tokens": fake._prompt_count(body) + len(self._words()),
-                }
-                if not body.get("stream", False):
-                    out = {
-                        "id": "chatcmpl-local",
-                        "object": "chat.completion",
-                        "model": model,
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": fake.reply},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": usage,
-                    }
-                    self._send(200, json.dumps(out).encode())
-                    return
-                events: list[bytes] = []
-                for w in self._words():
-                    chunk = {
-                        "model": model,
-                        "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}],
-                    }
-                    events.append(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-                if fake.fault == "truncated_stream":
-                    self._send_stream("text/event-stream", events[:1])
-                    return
-                last = {"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                events.append(b"data: " + json.dumps(last).encode() + b"\n\n")
-                events.append(
-                    b"data: " + json.dumps({"model": model, "choices": [], "usage": usage}).encode() + b"\n\n"
-                )
-                events.append(b"data: [DONE]\n\n")
-                self._send_stream("text/event-stream", events)
+        class Handler(_ChatHandler):
+            server_state = fake
 
         return Handler
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    """One request to the fake server; ``server_state`` is the :class:`FakeChatServer` that answers it."""
+
+    protocol_version = "HTTP/1.1"
+    server_state: FakeChatServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        return
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_stream(self, ctype: str, lines: list[bytes]) -> None:
+        # Chunked by hand, a flush per chunk, so a client sees each piece as a real server would send it.
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for line in lines:
+            self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._send(400, b'{"error":"bad request"}')
+            return
+        self.server_state._record(self.path, body)
+        if self.path == OLLAMA_PATH:
+            self._ollama(body)
+        elif self.path == OPENAI_PATH:
+            self._openai(body)
+        else:
+            self._send(404, b'{"error":"not found"}')
+
+    def _common_fault(self) -> bool:
+        """Answer with the configured fault, if it is one both APIs share; whether it did."""
+        fault = self.server_state.fault
+        if fault == "500":
+            self._send(500, b'{"error":"internal server error"}')
+            return True
+        if fault == "malformed":
+            self._send(200, b'{"message": {"content": "unterminated')
+            return True
+        if fault == "bad_utf8":
+            self._send(200, b'{"message": {"role": "assistant", "content": "caf\xc3\x28"}, "done": true}')
+            return True
+        return False
+
+    def _words(self) -> list[str]:
+        """The reply cut into stream deltas that join back to it exactly (spaces kept on the left piece)."""
+        words = self.server_state.reply.split(" ")
+        return [w if i == len(words) - 1 else w + " " for i, w in enumerate(words)]
+
+    def _stream(self, ctype: str, lines: list[bytes]) -> None:
+        """Send the stream, or only its first line when the fault is a truncated stream."""
+        if self.server_state.fault == "truncated_stream":
+            self._send_stream(ctype, lines[:1])
+        else:
+            self._send_stream(ctype, lines)
+
+    def _ollama(self, body: dict[str, Any]) -> None:
+        model = str(body.get("model", ""))
+        if model not in self.server_state.models:
+            self._send(404, json.dumps({"error": f"model '{model}' not found"}).encode())
+            return
+        if self._common_fault():
+            return
+        timings = self._ollama_timings(body)
+        if not body.get("stream", True):
+            self._send(200, json.dumps(self._ollama_reply(model, timings)).encode())
+            return
+        lines = [_ndjson(_ollama_chunk(model, w, done=False)) for w in self._words()]
+        final = _ollama_chunk(model, "", done=True)
+        final.update({"done_reason": "stop", **timings})
+        self._stream(NDJSON, [*lines, _ndjson(final)])
+
+    def _ollama_timings(self, body: dict[str, Any]) -> dict[str, int]:
+        return {
+            "load_duration": LOAD_DURATION_NS,
+            "prompt_eval_count": self.server_state._prompt_count(body),
+            "prompt_eval_duration": PROMPT_EVAL_DURATION_NS,
+            "eval_count": len(self._words()),
+            "eval_duration": EVAL_DURATION_NS,
+            "total_duration": TOTAL_DURATION_NS,
+        }
+
+    def _ollama_reply(self, model: str, timings: dict[str, int]) -> dict[str, Any]:
+        return {
+            "model": model,
+            "message": {"role": "assistant", "content": self.server_state.reply},
+            "done": True,
+            "done_reason": "stop",
+            **timings,
+        }
+
+    def _openai(self, body: dict[str, Any]) -> None:
+        model = str(body.get("model", ""))
+        if model not in self.server_state.models:
+            self._send(404, json.dumps(_openai_not_found(model)).encode())
+            return
+        if self._common_fault():
+            return
+        usage = self._openai_usage(body)
+        if not body.get("stream", False):
+            self._send(200, json.dumps(self._openai_reply(model, usage)).encode())
+            return
+        events = [_sse(_openai_chunk(model, {"content": w}, None)) for w in self._words()]
+        events.append(_sse(_openai_chunk(model, {}, "stop")))
+        events.append(_sse({"model": model, "choices": [], "usage": usage}))
+        events.append(b"data: [DONE]\n\n")
+        self._stream(EVENT_STREAM, events)
+
+    def _openai_usage(self, body: dict[str, Any]) -> dict[str, int]:
+        prompt = self.server_state._prompt_count(body)
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": len(self._words()),
+            "total_tokens": prompt + len(self._words()),
+        }
+
+    def _openai_reply(self, model: str, usage: dict[str, int]) -> dict[str, Any]:
+        message = {"role": "assistant", "content": self.server_state.reply}
+        return {
+            "id": OPENAI_COMPLETION_ID,
+            "object": "chat.completion",
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": usage,
+        }
+
+
+def _ndjson(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+def _sse(obj: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(obj).encode() + b"\n\n"
+
+
+def _ollama_chunk(model: str, content: str, *, done: bool) -> dict[str, Any]:
+    return {"model": model, "message": {"role": "assistant", "content": content}, "done": done}
+
+
+def _openai_chunk(model: str, delta: dict[str, str], finish_reason: str | None) -> dict[str, Any]:
+    return {"model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+
+def _openai_not_found(model: str) -> dict[str, Any]:
+    return {
+        "error": {
+            "message": f"The model `{model}` does not exist.",
+            "type": "invalid_request_error",
+            "code": "model_not_found",
+        }
+    }
