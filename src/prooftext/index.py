@@ -214,8 +214,9 @@ class Index:
         trusted = self._trusted
         if epoch is not None and trusted is not None and trusted[0] == epoch:
             return trusted[1]
-        work = plan(self.conn, self.root, self.config, self._walk(), retry_unreadable=False)
-        known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
+        with _store_errors():
+            work = plan(self.conn, self.root, self.config, self._walk(), retry_unreadable=False)
+            known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
         changed = sum(1 for s in work.to_read if s.path in known)
         status = IndexStatus(
             changed=changed,

@@ -6,11 +6,12 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from prooftext.errors import StoreBusyError, StoreCorruptError, StoreError
-from prooftext.store.schema import migrate
+from prooftext.store.schema import create_all, migrate
 
 STORE_DIR = ".prooftext"
 STORE_FILE = "index.sqlite"
@@ -34,9 +35,25 @@ def _ensure_dir(root: Path) -> Path:
     return directory
 
 
+def _check_store_file(path: Path) -> None:
+    """The store file, when it exists, must be a regular file: SQLite follows a symbolic link, and a
+    repository could ship ``.prooftext/index.sqlite`` pointing at any database of the user's (memory, or a
+    file outside the root) for a refresh or a rebuild to write into."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot inspect {STORE_DIR}/{path.name}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise StoreError(f"{STORE_DIR}/{path.name} is {kind}; prooftext neither follows nor replaces it")
+
+
 def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
     """A connection to ``ROOT/.prooftext/index.sqlite`` with the schema migrated."""
     path = (_ensure_dir(root) if create else store_dir(root)) / STORE_FILE
+    _check_store_file(path)
     try:
         conn = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
@@ -107,20 +124,26 @@ RESET_RECREATED = "recreated"
 def reset(root: Path) -> str:
     """Empty the index store of ``root`` so that the next refresh reads every file again.
 
-    The store is emptied in place (every table, index and trigger dropped in one transaction, the schema
-    built again), so another process's open handle sees the new store rather than a deleted file. A file
-    SQLite cannot use as a database at all is replaced instead. Memory and artifacts under ``.prooftext/``
-    are never touched. Returns :data:`RESET_IN_PLACE` or :data:`RESET_RECREATED`."""
+    The store is emptied in place: in one transaction every table, index and trigger is dropped and the
+    schema built again, so another process's handle sees either the old store or an empty one of the same
+    version (never a store without tables), and never a deleted file. A file SQLite cannot use as a
+    database at all is replaced instead; any other failure (busy, disk full, read-only) is raised, and no
+    file is deleted. Memory and artifacts under ``.prooftext/`` are never touched. Returns
+    :data:`RESET_IN_PLACE` or :data:`RESET_RECREATED`."""
     path = _ensure_dir(root) / STORE_FILE
     with writer_lock(root):
+        _check_store_file(path)
         try:
             _empty(path)
             return RESET_IN_PLACE
-        except sqlite3.DatabaseError:
-            for suffix in STORE_SUFFIXES:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{path}{suffix}")
-            return RESET_RECREATED
+        except sqlite3.Error as exc:
+            error = _translate(exc, path)
+            if not isinstance(error, StoreCorruptError):
+                raise error from None
+        for suffix in STORE_SUFFIXES:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{path}{suffix}")
+        return RESET_RECREATED
 
 
 def _empty(path: Path) -> None:
@@ -138,7 +161,7 @@ def _empty(path: Path) -> None:
             for kind, name in objects:
                 quoted = '"' + name.replace('"', '""') + '"'
                 conn.execute(f"DROP {kind.upper()} IF EXISTS {quoted}")
-            conn.execute("PRAGMA user_version = 0")
+            create_all(conn)
             conn.execute("COMMIT")
         except BaseException:
             _rollback(conn)

@@ -144,5 +144,13 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise
 
 
+def create_all(conn: sqlite3.Connection) -> None:
+    """Every migration's statements and the version, inside the caller's transaction (for an emptied store)."""
+    for script in MIGRATIONS:
+        for statement in _statements(script):
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
 def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";\n") if s.strip()]
