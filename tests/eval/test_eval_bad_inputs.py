@@ -123,6 +123,13 @@ def test_a_bad_repo_map_is_a_config_error(tmp_path: Path, content: bytes) -> Non
     assert _refused(ConfigError, load_repo_map, path).details["path"] == str(path)
 
 
+def test_a_repo_map_entry_in_a_symlink_loop_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    path = tmp_path / "repos.json"
+    path.write_text('{"demo/demo": "loop/repo"}')
+    assert _refused(ConfigError, load_repo_map, path).details["field"] == "demo/demo"
+
+
 def test_cli_reports_bad_tasks_by_code_not_as_internal_error(
     swe_fixture: SweFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -237,7 +237,14 @@ def load_repo_map(path: Path) -> dict[str, Path]:
                 path=str(path),
                 field=repo,
             )
-        out[repo] = (path.parent / target).resolve()
+        try:
+            out[repo] = (path.parent / target).resolve()
+        except (OSError, RuntimeError) as exc:  # Python 3.11 raises RuntimeError for a symbolic-link loop
+            raise ConfigError(
+                f"repo map {path}: entry {repo!r} names a path that cannot be resolved ({exc})",
+                path=str(path),
+                field=repo,
+            ) from None
     return out
 
 
