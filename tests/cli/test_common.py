@@ -78,6 +78,20 @@ def test_a_command_writing_to_a_full_device_exits_4_with_one_line_on_stderr(
     assert done.stderr == EXPECTED
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["index", "--help"]], ids=["top", "command"])
+def test_help_written_to_a_full_device_exits_4_with_one_line_on_stderr(argv: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "prooftext", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 4
+    assert done.stderr == EXPECTED
+
+
 def test_a_json_document_holding_nan_is_refused_before_anything_is_printed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -34,6 +35,10 @@ EXIT_USAGE = 64
 EXIT_INTERNAL = 70
 EXIT_IO = 4
 """Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
+
+
+OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
+"""Errors of a device that cannot take more output (a closed pipe, a full disk, a failing device)."""
 
 
 class _StdoutFailed(Exception):
@@ -140,6 +145,14 @@ def _run(argv: list[str], as_json: bool) -> int:
     except KeyboardInterrupt:
         _report({"code": "interrupted", "message": "interrupted"}, as_json)
         return 130
+    except OSError as exc:
+        # Help and usage text are written by the CLI framework, not through write_out: a failing stdout
+        # surfaces here as a bare OSError. The core raises no bare OSError (its I/O errors are coded), so
+        # an output device's errors here are the output's.
+        if exc.errno in OUTPUT_ERRNOS:
+            raise _StdoutFailed(exc) from None
+        _report({"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, as_json)
+        return EXIT_INTERNAL
     except Exception as exc:  # the last line of defence: a bug is reported by code, never as a traceback
         _report({"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, as_json)
         return EXIT_INTERNAL

@@ -159,14 +159,14 @@ def validate(query: Query) -> Query:
 
 
 def _check_searchable(query: Query) -> None:
-    """A query answered by required sources or path seeds (an upstream retriever's paths) may be all stop
-    words; otherwise it must search for something, or the packet would be empty with nothing left out to
-    say why."""
-    if query.required or query.path_seeds:
+    """A query that only required sources answer may be all stop words; otherwise it must search for
+    something, or the packet would be empty with nothing left out to say why. Path seeds do not count:
+    they weigh what a search finds, and find nothing themselves."""
+    if query.required:
         return
     analysis = analyze(query.text)
     if not (analysis.terms or analysis.identifiers or analysis.paths or analysis.modules or analysis.phrases):
         raise EmptyQueryError(
-            "query has no searchable term (only stop words); name what to find, or require or seed a source",
+            "query has no searchable term (only stop words); name what to find, or require a source",
             field="query",
         )
