@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -249,17 +249,50 @@ _lexical_hits: GenerationCache[LexicalKey, dict[int, float]] = GenerationCache(
 )
 
 
-_BM25_SQL = (
+_BM25_SCORES = (
     f"SELECT rowid, bm25(nodes_fts, {', '.join(str(w) for w in FTS_WEIGHTS)}) AS s FROM nodes_fts"
-    " WHERE nodes_fts MATCH ? ORDER BY s, rowid LIMIT ?"
+    " WHERE nodes_fts MATCH ?"
 )
+_BM25_SQL = f"{_BM25_SCORES} ORDER BY s, rowid LIMIT ?"
+_BM25_TIED_SQL = f"SELECT rowid FROM ({_BM25_SCORES}) WHERE s = ?"
+
+
+TIE_WINDOW = 2
+"""A search reads this many times its limit in rows, so that the group of equal scores at the cut is
+almost always complete without a second search (on sphinx, 200-500 of a query's best 900 nodes share a
+score with another, and a third of the queries cut inside such a group)."""
 
 
 def _fts_hits(conn: sqlite3.Connection, phrases: Sequence[str], limit: int, columns: str) -> dict[int, float]:
+    """The best ``limit`` rows, ordered by score and then by node id.
+
+    Row ids depend on the order in which refreshes inserted the files, so they must not decide which of
+    equally scored nodes are kept or which comes first: the packet would then depend on the index's history
+    and not only on the files. When the rows read end inside the group of scores equal to the cut's, the
+    whole group is read by a second search."""
     match = " OR ".join(fts_quote(p) for p in phrases)
     if columns:
         match = f"{{{columns}}} : ({match})"
-    return {rowid: -score for rowid, score in conn.execute(_BM25_SQL, (match, limit))}
+    window = limit * TIE_WINDOW
+    rows = conn.execute(_BM25_SQL, (match, window + 1)).fetchall()
+    if len(rows) > limit:
+        edge = rows[limit - 1][1]
+        rows = [r for r in rows if r[1] <= edge]
+        if len(rows) > window:  # the group at the cut may go on past the rows read
+            rows = [r for r in rows if r[1] != edge]
+            rows.extend((rowid, edge) for (rowid,) in conn.execute(_BM25_TIED_SQL, (match, edge)))
+    counts = Counter(score for _, score in rows)
+    ids = _node_ids(conn, [rowid for rowid, score in rows if counts[score] > 1])
+    rows.sort(key=lambda r: (r[1], ids.get(r[0], "")))  # only tied rows need their node id
+    return {rowid: -score for rowid, score in rows[:limit]}
+
+
+def _node_ids(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for chunk in _chunks(rowids):
+        marks = ",".join("?" * len(chunk))
+        out.update(conn.execute(f"SELECT rowid, id FROM nodes WHERE rowid IN ({marks})", list(chunk)))
+    return out
 
 
 def _bm25(
@@ -270,7 +303,7 @@ def _bm25(
     columns: str = "",
 ) -> dict[int, float]:
     """The best ``limit`` nodes holding any of ``phrases`` (terms or word runs) in ``columns`` (all when
-    empty), by weighted BM25, best first (ties by row id); a new dict the caller may change.
+    empty), by weighted BM25, best first (ties by node id); a new dict the caller may change.
 
     FTS5 scores the whole ``OR`` query and SQLite keeps only the best ``limit`` rows, so no row past them
     reaches Python. The hits are kept per generation, keyed by the phrases in order: a server repeats its
@@ -617,12 +650,14 @@ def _rescan(
     pool: dict[int, float],
     fused: dict[int, dict[str, float]],
     ev: _Evidence,
+    paths: dict[int, str],
 ) -> list[int]:
     """Take the best ``RESCAN_LIMIT`` nodes of each of the best ``RESCAN_FILES`` files from ``pool``, the
     corpus-wide hits past ``FTS_LIMIT`` in score order (see :data:`RESCAN_FILES`); the file ids, best first.
     A file's nodes hold consecutive rowids (a refresh inserts them together), so a file is a rowid range;
     a hit outside the file (possible only if rowids interleave) is ignored."""
-    best = sorted(fused, key=lambda fid: (-fused[fid]["file_score"], fid))[:RESCAN_FILES]
+    # Ties by path, not file id: ids follow the order of refreshes, paths are what the tree holds.
+    best = sorted(fused, key=lambda fid: (-fused[fid]["file_score"], paths.get(fid, "")))[:RESCAN_FILES]
     for fid in best:
         low, high = conn.execute(
             "SELECT min(rowid), max(rowid) FROM nodes WHERE file_id = ?", (fid,)
@@ -963,7 +998,9 @@ def _rank(conn: sqlite3.Connection, query: Query, analysis: QueryAnalysis) -> Ra
     }
     fused = _fuse(signals, corpus)
     # After fusion: a file's score stays what the corpus-wide evidence gave it.
-    rescanned = _rescan(conn, generation, dict(islice(pool.items(), FTS_LIMIT, None)), fused, ev)
+    rescanned = _rescan(
+        conn, generation, dict(islice(pool.items(), FTS_LIMIT, None)), fused, ev, corpus.paths
+    )
     _add_file_nodes(conn, [*path_hits, *seed_hits], ev)
     nodes = _node_candidates(ev, fused)
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[:BINARY_SCORE_LIMIT]
