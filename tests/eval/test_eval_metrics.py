@@ -84,6 +84,27 @@ def test_declarations_come_from_defaults_files_and_flags(tmp_path: Path) -> None
         load_declaration(path)
 
 
+@pytest.mark.parametrize(
+    ("command", "metric"),
+    [("swebench", "gold_line_recal"), ("locomo", "acc@5"), ("depth", "evidence_recall")],
+)
+def test_a_metric_the_benchmark_does_not_score_is_refused_before_any_run(
+    tmp_path: Path, command: str, metric: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prooftext.cli import main
+
+    missing = str(tmp_path / "never-read.json")  # refused before any input file is opened
+    inputs = {
+        "swebench": ["--tasks", missing, "--repo-map", missing],
+        "locomo": ["--data", missing],
+        "depth": ["--clinc", missing],
+    }[command]
+    status = main(["eval", command, *inputs, "--quality-metric", metric, "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert status != 0 and error["code"] == "unknown_name"
+    assert error["details"]["field"] == "quality_metric" and metric in error["message"]
+
+
 def test_verdict_checks_threshold_and_regression_from_the_reference_arm() -> None:
     arms = {"full": {"r": 1.0}, "fixed": {"r": 0.7}, "bm25": {"r": 0.5}, "broken": {"r": None}}
     out = verdict(Declaration("r", 0.6, 0.35), arms, "full")

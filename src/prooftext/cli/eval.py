@@ -21,13 +21,19 @@ from prooftext.cli.common import app, echo, emit_json
 from prooftext.errors import RequestError
 from prooftext.eval.common import RunOptions
 from prooftext.eval.declare import Declaration, parse_ints, parse_list, resolve_declaration
-from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, run_depth
+from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, run_depth
 from prooftext.eval.executor import EXECUTOR_PROCESS, EXECUTORS
 from prooftext.eval.html import num, pct
 from prooftext.eval.locomo import DEFAULT_BUDGETS, LOCOMO_ARMS, LocomoConfig
-from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, category_rows, locomo_rows, run_locomo
+from prooftext.eval.locomo_run import (
+    DEFAULT_LOCOMO_DECLARATION,
+    LOCOMO_METRICS,
+    category_rows,
+    locomo_rows,
+    run_locomo,
+)
 from prooftext.eval.metrics import ACC_KS
-from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, run_swebench
+from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
 from prooftext.eval.swebench import ARMS, DEFAULT_BUDGET, SweConfig
 from prooftext.tokens import DEFAULT_TOKENIZER
 
@@ -79,8 +85,9 @@ def _declaration(
     metric: str | None,
     threshold: float | None,
     regression: float | None,
+    metrics: tuple[str, ...],
 ) -> Declaration:
-    return resolve_declaration(default, path, metric, threshold, regression)
+    return resolve_declaration(default, path, metric, threshold, regression, metrics)
 
 
 def _print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
@@ -174,7 +181,12 @@ def swebench_command(
         work_dir=Path("."), arms=parse_list(arms, ARMS, "arms"), budget=budget, tokenizer=tokenizer
     )
     declaration = _declaration(
-        DEFAULT_SWEBENCH_DECLARATION, declare, quality_metric, quality_threshold, permitted_regression
+        DEFAULT_SWEBENCH_DECLARATION,
+        declare,
+        quality_metric,
+        quality_threshold,
+        permitted_regression,
+        SWEBENCH_METRICS,
     )
     options = RunOptions(out, work, workers, executor, scheduler, limit)
     with progress_bar(not as_json, "tasks") as progress:
@@ -232,7 +244,12 @@ def locomo_command(
         allow_truncated=allow_truncated,
     )
     declaration = _declaration(
-        DEFAULT_LOCOMO_DECLARATION, declare, quality_metric, quality_threshold, permitted_regression
+        DEFAULT_LOCOMO_DECLARATION,
+        declare,
+        quality_metric,
+        quality_threshold,
+        permitted_regression,
+        LOCOMO_METRICS,
     )
     options = RunOptions(out, None, workers, executor, scheduler, limit)
     with progress_bar(not as_json, "questions") as progress:
@@ -254,7 +271,9 @@ def depth_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Surface-tier precision and recall on CLINC150, and LoCoMo questions wrongly classified surface."""
-    declaration = _declaration(DEFAULT_DEPTH_DECLARATION, declare, quality_metric, quality_threshold, None)
+    declaration = _declaration(
+        DEFAULT_DEPTH_DECLARATION, declare, quality_metric, quality_threshold, None, DEPTH_METRICS
+    )
     summary = run_depth(clinc, locomo, declaration, RunOptions(out_dir=out))
     if as_json:
         emit_json(summary)

@@ -18,13 +18,13 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import prooftext
-from prooftext.errors import ArtifactError, ConfigError, RangeError, RequestError
+from prooftext.errors import ArtifactError, ConfigError, RangeError, RequestError, UnknownNameError
 from prooftext.eval.dataio import load_json
 
 SHA256_CHUNK = 1 << 20
@@ -95,19 +95,29 @@ def resolve_declaration(
     metric: str | None = None,
     threshold: float | None = None,
     regression: float | None = None,
+    metrics: Collection[str] = (),
 ) -> Declaration:
-    """The benchmark's default, replaced by a file, then by any flag given."""
+    """The benchmark's default, replaced by a file, then by any flag given. ``metrics``, when given, are
+    the names the benchmark's summary scores (higher is better): any other metric is refused before a run
+    that could only end in a verdict saying it is undefined."""
     threshold = _flag(threshold, "quality_threshold")
     regression = _flag(regression, "permitted_regression")
     base = load_declaration(path) if path is not None else default
     if metric is None and threshold is None and regression is None:
-        return base
-    return Declaration(
-        metric if metric is not None else base.metric,
-        threshold if threshold is not None else base.threshold,
-        regression if regression is not None else base.permitted_regression,
-        SOURCE_FLAGS if path is None else f"{SOURCE_FILE}+{SOURCE_FLAGS}",
-    )
+        resolved = base
+    else:
+        resolved = Declaration(
+            metric if metric is not None else base.metric,
+            threshold if threshold is not None else base.threshold,
+            regression if regression is not None else base.permitted_regression,
+            SOURCE_FLAGS if path is None else f"{SOURCE_FILE}+{SOURCE_FLAGS}",
+        )
+    if metrics and resolved.metric not in metrics:
+        raise UnknownNameError(
+            f"quality metric {resolved.metric!r} is not scored by this benchmark; known: {', '.join(metrics)}",
+            field="quality_metric",
+        )
+    return resolved
 
 
 def verdict(

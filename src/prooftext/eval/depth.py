@@ -33,6 +33,8 @@ EXAMPLES_KEPT = 25
 P50 = 50
 P95 = 95
 DEFAULT_DEPTH_DECLARATION = Declaration("surface_precision", 0.95, None)
+DEPTH_METRICS = ("surface_precision", "surface_recall")
+"""The scores a declaration may name (higher is better)."""
 """Default bar: at least 95% of what is classified surface really is an acknowledgement."""
 
 

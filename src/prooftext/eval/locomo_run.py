@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 DEFAULT_LOCOMO_DECLARATION = Declaration("evidence_recall", 0.5, 0.5)
+LOCOMO_METRICS = ("evidence_recall", "all_evidence")
+"""The per-arm scores a declaration may name (higher is better)."""
 """Default bar: contexts hold half of the evidence turns, at most 50 points below full history."""
 
 ANCHORS_LOCOMO: tuple[dict[str, Any], ...] = (

@@ -16,6 +16,17 @@ from prooftext.eval.swe_report import swebench_report
 from prooftext.eval.swebench import ARM_FULL, ShardRunner, SweConfig, load_repo_map, load_tasks, plan_shards
 
 DEFAULT_SWEBENCH_DECLARATION = Declaration("gold_file_recall", 0.6, 0.4)
+SWEBENCH_METRICS = (
+    "acc@1",
+    "acc@3",
+    "acc@5",
+    "acc@10",
+    "all_gold_files",
+    "gold_file_recall",
+    "gold_line_recall",
+    "mrr_all_gold",
+)
+"""The per-arm scores a declaration may name (higher is better; costs and latencies are reported, not gated)."""
 """Default bar: packets touch at least 60% of gold files, at most 40 points below full context."""
 
 
