@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import resource
-import shutil
 import statistics
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from pathlib import Path
 import prooftext
 from prooftext.corpus.config import load_config
 from prooftext.corpus.walk import walk
+from prooftext.store.db import STORE_DIR, STORE_FILE, STORE_SUFFIXES
 
 TARGET_COLD_RATIO = 40
 TARGET_NOCHANGE_RATIO = 5
@@ -65,7 +65,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     root: Path = args.root.resolve()
-    shutil.rmtree(root / ".prooftext", ignore_errors=True)
+    # The index store alone: memory and context artifacts under .prooftext/ are the user's, not a cache.
+    store = root / STORE_DIR / STORE_FILE
+    for suffix in STORE_SUFFIXES:
+        Path(f"{store}{suffix}").unlink(missing_ok=True)
     accepted = [s.path for s in walk(root, load_config(root)).stats]
     stat_floor, read_floor = _floors(root, accepted, args.repeat)
 

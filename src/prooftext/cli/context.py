@@ -204,7 +204,7 @@ def fsck_command(
     ] = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """Recompute stored artifacts, check the index store, re-hash sources; exit bitmask 1/2/4 as verify."""
+    """Recompute stored artifacts, check the index store, re-hash sources; exit bitmask: 1 damage, 2 missing or stale source, 4 I/O."""
     report = fsck(lc.explicit_root(root, "ROOT"))
     if as_json:
         emit_json(report.to_dict())

@@ -152,7 +152,7 @@ def verify_command(
     root: RootOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-check a saved packet; exit status bitmask: 1 digest mismatch, 2 missing or stale source, 4 I/O."""
+    """Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing or stale source, 4 I/O."""
     # The reader `context validate` uses: a FIFO is opened without blocking and refused, a device or an
     # oversized file is refused before it is read, so no input can hang verify or exhaust its memory.
     # Imported here: the artifacts package loads its models (0.3 s) that no other command here needs.
