@@ -1,5 +1,5 @@
-"""Lexical hits are FTS5's BM25 over the whole ``OR`` query, best first with ties by row id, cut at the limit,
-and kept per index generation."""
+"""Lexical hits are FTS5's BM25 over the whole ``OR`` query, best first with ties by node id (never by row id,
+which follows the order of refreshes), cut at the limit, and kept per index generation."""
 
 from __future__ import annotations
 
@@ -29,11 +29,12 @@ def _every_match(conn: sqlite3.Connection, phrases: list[str], columns: str) -> 
     return [(rowid, -score) for rowid, score in conn.execute(sql, (match,))]
 
 
-def _head(matches: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
-    return sorted(matches, key=lambda hit: (-hit[1], hit[0]))[:limit]
+def _head(conn: sqlite3.Connection, matches: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+    ids = dict(conn.execute("SELECT rowid, id FROM nodes"))
+    return sorted(matches, key=lambda hit: (-hit[1], ids[hit[0]]))[:limit]
 
 
-def test_hits_are_the_best_matches_of_the_whole_query_ties_by_row_id(sample_repo: Path) -> None:
+def test_hits_are_the_best_matches_of_the_whole_query_ties_by_node_id(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
         index.refresh()
         conn = index.conn
@@ -46,7 +47,7 @@ def test_hits_are_the_best_matches_of_the_whole_query_ties_by_row_id(sample_repo
             st.sampled_from(COLUMNS),
         )
         def same(phrases: list[str], limit: int, columns: str) -> None:
-            expected = _head(_every_match(conn, phrases, columns), limit)
+            expected = _head(conn, _every_match(conn, phrases, columns), limit)
             assert list(rank._bm25(conn, generation, phrases, limit, columns).items()) == expected
             # A second search over the same phrases reads the kept hits and still agrees.
             assert list(rank._bm25(conn, generation, phrases, limit, columns).items()) == expected
@@ -72,7 +73,7 @@ def test_hits_are_kept_for_the_generation_and_follow_an_edit(sample_repo: Path) 
         assert after_generation != before_generation
         assert rank._lexical_hits.get(*after_generation, key) is None
         after = rank._bm25(conn, after_generation, ["separability"], 10)
-        assert list(after.items()) == _head(_every_match(conn, ["separability"], ""), 10)
+        assert list(after.items()) == _head(conn, _every_match(conn, ["separability"], ""), 10)
 
 
 def test_the_caller_owns_the_hits_it_gets(sample_repo: Path) -> None:
@@ -91,7 +92,7 @@ def test_without_a_generation_nothing_is_kept(sample_repo: Path, monkeypatch: py
     with prooftext.open(sample_repo) as index:
         index.refresh()
         hits = rank._bm25(index.conn, None, ["matrix", "model"], 5)
-        assert list(hits.items()) == _head(_every_match(index.conn, ["matrix", "model"], ""), 5)
+        assert list(hits.items()) == _head(index.conn, _every_match(index.conn, ["matrix", "model"], ""), 5)
     assert kept.get("any", 0, ("", ("matrix", "model"), 5)) is None
 
 
