@@ -8,6 +8,7 @@ import pytest
 from prooftext.corpus.config import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_TOTAL_BYTES,
+    MAX_FILE_BYTES_LIMIT,
     CorpusConfig,
     LabelRule,
     load_config,
@@ -108,12 +109,26 @@ def test_an_ill_typed_config_is_a_config_error_naming_file_and_key(
     assert info.value.code == "config_invalid"
 
 
-def test_limits_up_to_the_largest_safe_integer_are_accepted(tmp_path: Path) -> None:
+def test_limits_up_to_the_largest_accepted_are_accepted(tmp_path: Path) -> None:
     (tmp_path / "prooftext.toml").write_text(
-        "[scan]\nmax_file_bytes = 9007199254740991\nmax_total_bytes = 9007199254740991\n"
+        f"[scan]\nmax_file_bytes = {MAX_FILE_BYTES_LIMIT}\nmax_total_bytes = 9007199254740991\n"
     )
     config = load_config(tmp_path)
-    assert config.max_file_bytes == config.max_total_bytes == 2**53 - 1
+    assert (config.max_file_bytes, config.max_total_bytes) == (MAX_FILE_BYTES_LIMIT, 2**53 - 1)
+
+
+def test_a_file_limit_above_what_a_pack_rereads_is_refused_naming_the_key_and_the_limit(
+    tmp_path: Path,
+) -> None:
+    # A larger limit would index files that every pack then drops as unreadable.
+    (tmp_path / "prooftext.toml").write_text("[scan]\nmax_file_bytes = 20000000\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert info.value.code == "config_invalid"
+    assert info.value.details == {"key": "scan.max_file_bytes", "file": "prooftext.toml"}
+    assert f"at most {MAX_FILE_BYTES_LIMIT}" in info.value.message
+    with pytest.raises(ConfigError):
+        CorpusConfig(max_file_bytes=MAX_FILE_BYTES_LIMIT + 1)
 
 
 @pytest.mark.parametrize(

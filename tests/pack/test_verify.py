@@ -11,9 +11,10 @@ import pytest
 
 import prooftext
 from helpers import promoted, redigested
-from prooftext.errors import ArtifactError
+from prooftext.corpus.config import CorpusConfig
+from prooftext.errors import ArtifactError, ConfigError
 from prooftext.pack.render import Block, render
-from prooftext.pack.sources import LineText
+from prooftext.pack.sources import VERIFY_MAX_BYTES, LineText
 from prooftext.pack.verify import BIT_DIGEST, BIT_SOURCE, verify_packet
 
 QUERY = "separability_matrix of a compound model"
@@ -130,3 +131,12 @@ def test_a_query_that_holds_the_packets_nonce_cannot_forge_an_evidence_block(sam
     (sample_repo / packet["evidence"][0]["path"]).unlink()
     report = verify_packet(packet, sample_repo)  # a missing source does not hide the nonce in the query
     assert report.status == BIT_DIGEST | BIT_SOURCE and "nonce" in {p["kind"] for p in report.problems}
+
+
+def test_no_configuration_indexes_a_file_larger_than_a_pack_rereads() -> None:
+    # A pack re-reads every quoted source whole, within VERIFY_MAX_BYTES: a larger indexed file would be
+    # dropped from every packet as source_unreadable.
+    CorpusConfig(max_file_bytes=VERIFY_MAX_BYTES)
+    with pytest.raises(ConfigError) as info:
+        CorpusConfig(max_file_bytes=VERIFY_MAX_BYTES + 1)
+    assert info.value.details == {"key": "scan.max_file_bytes"}

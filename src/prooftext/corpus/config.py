@@ -4,7 +4,7 @@ Read from ``ROOT/prooftext.toml`` when present (every key optional; other top-le
 parts of prooftext and are left alone)::
 
     [scan]
-    max_file_bytes = 1048576        # per source; larger files are excluded with reason "size"
+    max_file_bytes = 1048576        # per source, at most 8 MiB; larger files are excluded with reason "size"
     max_total_bytes = 67108864      # all adopted sources together; the rest get "total_size"
     exclude = ["*.min.js"]          # extra gitignore-style patterns, relative to the root
     specification = "SPEC.md"       # portable relative path of the one canonical specification
@@ -51,6 +51,7 @@ __all__ = [
     "CONFIG_FILE",
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_MAX_TOTAL_BYTES",
+    "MAX_FILE_BYTES_LIMIT",
     "CorpusConfig",
     "LabelRule",
     "kind_for",
@@ -61,6 +62,11 @@ __all__ = [
 
 MIB = 1 << 20
 DEFAULT_MAX_FILE_BYTES = 1 * MIB
+MAX_FILE_BYTES_LIMIT = 8 * MIB
+"""The largest ``max_file_bytes`` accepted. A pack re-reads every quoted source whole to check its digest,
+bounded by this same limit (``prooftext.pack.sources``); a larger file could be indexed yet never quoted.
+A fixed ceiling, rather than a re-read bounded by the configuration, keeps what one file may cost in memory
+bounded whatever a repository's ``prooftext.toml`` says."""
 DEFAULT_MAX_TOTAL_BYTES = 64 * MIB
 CONFIG_FILE = "prooftext.toml"
 MAX_CONFIG_BYTES = 1 * MIB
@@ -79,6 +85,17 @@ def _check_positive(value: object, key: str) -> None:
     # stop at 2**53 - 1; a larger limit would otherwise fail every refresh with an error naming no key.
     if value > MAX_SAFE_INTEGER:
         raise ConfigError(f"{key} must be at most {MAX_SAFE_INTEGER}; got {value}", key=key)
+
+
+def _check_file_limit(value: object) -> None:
+    key = "scan.max_file_bytes"
+    _check_positive(value, key)
+    if isinstance(value, int) and value > MAX_FILE_BYTES_LIMIT:
+        raise ConfigError(
+            f"{key} must be at most {MAX_FILE_BYTES_LIMIT} ({MAX_FILE_BYTES_LIMIT // MIB} MiB, the most a"
+            f" pack re-reads to quote a source); got {value}",
+            key=key,
+        )
 
 
 def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
@@ -132,7 +149,7 @@ class CorpusConfig:
         # Accept lists from callers while keeping the frozen value hashable.
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "label_rules", tuple(self.label_rules))
-        _check_positive(self.max_file_bytes, "scan.max_file_bytes")
+        _check_file_limit(self.max_file_bytes)
         _check_positive(self.max_total_bytes, "scan.max_total_bytes")
         _check_patterns(self.exclude, "scan.exclude")
         _check_specification(self.specification, "scan.specification")

@@ -17,6 +17,12 @@ the node id is ``content_id({kind, path, qualname, symbol_kind, start_line, end_
 ordinal})``, where ``ordinal`` counts earlier nodes of the file with the same (kind, qualname,
 symbol_kind), so overloads and repeated headings never share an id.
 
+Names are redacted like the text: a credential spelled in a symbol or heading name, a qualname, a
+signature or a used identifier is replaced by the placeholder :func:`~prooftext.corpus.secrets.redact_text`
+puts in a prompt, before ids are computed. The scan leaves such a value in a file's text only when an
+allowlist pragma covers it (``[scan] secrets_allow_pragma``); prompts redact the text, but names travel in
+a packet's JSON (``evidence[].qualname``, ``joined[].qualname``, the trace) where nothing redacts them.
+
 Nothing here raises on malformed input: tree-sitter is error tolerant, a missing grammar or a file over
 ``MAX_PARSE_BYTES`` degrades to chunks, and every per-file list is bounded.
 """
@@ -28,8 +34,10 @@ import hashlib
 import posixpath
 import re
 from collections import Counter
+from collections.abc import Callable
 from itertools import accumulate
 
+from prooftext.corpus.secrets import find_secrets, redact_text
 from prooftext.graph import languages as L
 from prooftext.graph.code import extract_code
 from prooftext.graph.draft import FILE, Draft, Drafts, Lines
@@ -56,6 +64,8 @@ MAX_USES_PER_FILE = 2_000
 
 language_for = L.language_for
 _WORD = re.compile(rb"\w")
+_PRIVATE_KEY_MARK = "PRIVATE KEY"
+""":func:`redact_text` also blanks key lines around a marker spelling this: a name holding it is redacted."""
 
 
 def _read(language: str | None, text: str, data: bytes, lines: Lines) -> Drafts | None:
@@ -178,7 +188,36 @@ class _Builder:
         return node
 
 
+def _name_redactor(path: str, drafts: Drafts) -> Callable[[str], str] | None:
+    """What redacts the names of ``drafts``, or None when none spells a credential (nearly every file).
+
+    One scan of all names, one per line, decides: every secret rule is line-local, so it finds exactly
+    what scanning each name apart would, for a seventh of what scanning the text again would cost (3% of
+    extraction over a site-packages tree, against 20%)."""
+    names = [field for d in drafts.nodes for field in (d.name, d.qualname, d.signature)]
+    names.extend(name for _, name, _ in drafts.uses)
+    joined = "\n".join(names)
+    if _PRIVATE_KEY_MARK not in joined and not find_secrets(joined, path=path):
+        return None
+    return lambda name: redact_text(name, path)
+
+
+def _redact_names(path: str, drafts: Drafts) -> None:
+    """Redact names in place; uses too, so a call of a redacted function still names what it defines."""
+    clean = _name_redactor(path, drafts)
+    if clean is None:
+        return
+    for draft in drafts.nodes:
+        draft.name, draft.qualname, draft.signature = (
+            clean(draft.name),
+            clean(draft.qualname),
+            clean(draft.signature),
+        )
+    drafts.uses = [(owner, clean(name), line) for owner, name, line in drafts.uses]
+
+
 def _assemble(path: str, language: str, lines: Lines, drafts: Drafts) -> FileGraph:
+    _redact_names(path, drafts)
     builder = _Builder(path, language, lines)
     last = max(lines.count, 1)
     file_draft = Draft(

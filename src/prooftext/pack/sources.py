@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prooftext.cache import BoundedCache
+from prooftext.corpus.config import MAX_FILE_BYTES_LIMIT
 from prooftext.corpus.lines import NEWLINE
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import PathOutsideRootError, ProoftextError, SourceError
 
-VERIFY_MAX_BYTES = 8 * 1024 * 1024
-"""Re-reads for verification are bounded like scans are; an indexed file is far smaller."""
+VERIFY_MAX_BYTES = MAX_FILE_BYTES_LIMIT
+"""Re-reads for verification are bounded like scans are: the configuration accepts no ``max_file_bytes``
+above this, so every indexed file can be re-read and quoted."""
 TEXT_CACHE_FILES = 1024
 """Split file texts kept per process; keyed by digest, so a changed file is never served stale."""
 

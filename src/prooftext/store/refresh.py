@@ -4,8 +4,10 @@ Unchanged files are skipped by (size, mtime_ns, inode, ctime_ns); changed files 
 re-extracted; deleted files are removed. A file a read excluded is skipped the same way, except that a
 refresh reads one found ``unreadable`` again: what cures that (a chmod, a repaired disk) changes none of the
 three. A status still counts it unchanged, so that a file that stays unreadable does not make every request
-of a server refresh. Every file is written in its own batch
-transaction, so a run killed at any point leaves a store that the next run completes: a file row is only
+of a server refresh. The row of a read-time exclusion is keyed by the redacted path (see
+:func:`exclusion_key`), so a path spelling a credential is never stored yet is still found unchanged; the
+row goes when its file goes, as a from-scratch index would never have had it. Every file is written in its
+own batch transaction, so a run killed at any point leaves a store that the next run completes: a file row is only
 ever present together with all of its nodes.
 
 What a file's row says also depends on how it was read (the configuration's labels and secret policy, this
@@ -43,6 +45,7 @@ from prooftext.corpus.model import (
     WalkResult,
 )
 from prooftext.corpus.read import read_source
+from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
 from prooftext.corpus.walk import walk
 from prooftext.graph.extract import extract
 from prooftext.graph.languages import SPECS
@@ -66,9 +69,10 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 2
+READING_REVISION = 3
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
-written under the previous rules are read again (2: an anonymous FTP login is not a credential)."""
+written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
+and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
@@ -123,23 +127,60 @@ def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
     return {r[0]: _Known(r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
 
-def load_known_excluded(
-    conn: sqlite3.Connection, retry_unreadable: bool = True
-) -> dict[str, tuple[int, int, int, int | None]]:
+ExcludedStat = tuple[int, int, int, int | None]
+"""(size, mtime_ns, inode, ctime_ns) of a file a read excluded."""
+
+
+def exclusion_key(path: str) -> str:
+    """The ``excluded`` row key of a read-time exclusion of ``path``: the path with any credential it
+    spells replaced (:func:`~prooftext.corpus.secrets.redact_path`, deterministic, so a later walk finds
+    the row again without the raw value ever being stored)."""
+    return redact_path(path)
+
+
+def load_excluded_stats(conn: sqlite3.Connection) -> dict[str, tuple[ExcludedStat, str]]:
+    """Every read-time exclusion row (those with stat data): key -> (stat signature, reason)."""
+    sql = "SELECT path, size, mtime_ns, inode, ctime_ns, reason FROM excluded WHERE size IS NOT NULL"
+    return {r[0]: ((r[1], r[2], r[3], r[4]), r[5]) for r in conn.execute(sql)}
+
+
+def load_known_excluded(conn: sqlite3.Connection, retry_unreadable: bool = True) -> dict[str, ExcludedStat]:
     """The stat data of files a read excluded, which are not read again while it holds. With
     ``retry_unreadable``, ``unreadable`` is left out: what fixes it (a chmod, a repaired disk) changes
     neither size, mtime nor inode, so a refresh tries such a file again."""
-    sql = "SELECT path, size, mtime_ns, inode, ctime_ns, reason FROM excluded WHERE size IS NOT NULL"
+    return _usable(load_excluded_stats(conn), retry_unreadable)
+
+
+def _usable(rows: dict[str, tuple[ExcludedStat, str]], retry_unreadable: bool) -> dict[str, ExcludedStat]:
     return {
-        r[0]: (r[1], r[2], r[3], r[4])
-        for r in conn.execute(sql)
-        if not (retry_unreadable and r[5] == REASON_UNREADABLE)
+        key: stat
+        for key, (stat, reason) in rows.items()
+        if not (retry_unreadable and reason == REASON_UNREADABLE)
     }
 
 
 def _has_excluded_stats(conn: sqlite3.Connection) -> bool:
     """Whether the store remembers an excluded file by its stat data (see :func:`load_known_excluded`)."""
     return conn.execute("SELECT 1 FROM excluded WHERE size IS NOT NULL LIMIT 1").fetchone() is not None
+
+
+class _ExclusionKeys:
+    """Finds the exclusion row of a walked path. Most rows are keyed by the raw path; :func:`exclusion_key`
+    (a scan of the path for credentials) is computed only when the raw path misses and the store holds a
+    redacted key at all, so a status check of a large tree costs no scan per path."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self.keys = set(keys)
+        self.redacted = any(REDACTED_PREFIX in key for key in self.keys)
+
+    def find(self, path: str) -> str | None:
+        if path in self.keys:
+            return path
+        if self.redacted:
+            key = exclusion_key(path)
+            if key in self.keys:
+                return key
+        return None
 
 
 @dataclass
@@ -152,6 +193,9 @@ class Plan:
     walk_excluded: list[Exclusion]
     unchanged_excluded: list[str]
     directories: list[str] = field(default_factory=list)
+    stale_excluded: list[str] = field(default_factory=list)
+    """Keys of read-time exclusion rows whose file no walked path is any more (deleted, renamed, now
+    excluded by the walk): a refresh deletes them, as a from-scratch index would never have had them."""
 
 
 @lru_cache(maxsize=1)
@@ -196,23 +240,31 @@ def plan(
     stored = load_known(conn) if stored is None else stored
     current = read_meta(conn, READING_KEY) == reading_key(config)
     known = stored if current else {}
-    known_excluded = load_known_excluded(conn, retry_unreadable) if current else {}
+    excluded_rows = load_excluded_stats(conn)
+    keys = _ExclusionKeys(excluded_rows)
+    known_excluded = _usable(excluded_rows, retry_unreadable) if current else {}
     to_read: list[FileStat] = []
     unchanged: list[str] = []
     unchanged_excluded: list[str] = []
+    live: set[str] = set()
     for stat in result.stats:
         old = known.get(stat.path)
         if old is not None and _same(stat, old.size, old.mtime_ns, old.inode, old.ctime_ns):
             unchanged.append(stat.path)
             continue
-        prior = known_excluded.get(stat.path)
-        if old is None and prior is not None and _same(stat, *prior):
-            unchanged_excluded.append(stat.path)
-            continue
+        # An indexed file has no exclusion row (writing either deletes the other): no key to look up.
+        key = None if stat.path in stored else keys.find(stat.path)
+        if key is not None:
+            live.add(key)
+            prior = known_excluded.get(key)
+            if prior is not None and _same(stat, *prior):
+                unchanged_excluded.append(stat.path)
+                continue
         to_read.append(stat)
     seen = {s.path for s in result.stats}
     removed = sorted(p for p in stored if p not in seen)
-    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories)
+    stale = sorted(keys.keys - live)
+    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories, stale)
 
 
 @dataclass
@@ -371,12 +423,15 @@ def _file_node_id(graph: FileGraph) -> str | None:
     return next((n.id for n in graph.nodes if n.kind == NODE_FILE), None)
 
 
-def _record_exclusion(conn: sqlite3.Connection, exclusion: Exclusion, stat: FileStat | None) -> None:
+def _record_exclusion(
+    conn: sqlite3.Connection, exclusion: Exclusion, stat: FileStat | None, key: str | None = None
+) -> None:
+    """``key``: the row's path when it is not ``exclusion.path`` (see :func:`exclusion_key`)."""
     values = (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns) if stat else (None, None, None, None)
     conn.execute(
         "INSERT OR REPLACE INTO excluded (path, reason, detail, size, mtime_ns, inode, ctime_ns)"
         " VALUES (?,?,?,?,?,?,?)",
-        (exclusion.path, exclusion.reason, exclusion.detail, *values),
+        (exclusion.path if key is None else key, exclusion.reason, exclusion.detail, *values),
     )
 
 
@@ -404,9 +459,11 @@ def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loade
             old = known.get(loaded.stat.path)
             if old is not None:
                 _delete_file(conn, old.id)
-            conn.execute("DELETE FROM excluded WHERE path = ?", (loaded.stat.path,))
+            key = exclusion_key(loaded.stat.path)
+            # The raw path too: a store written before rows were keyed so may hold it.
+            conn.executemany("DELETE FROM excluded WHERE path = ?", {(loaded.stat.path,), (key,)})
             if isinstance(loaded.source, Exclusion):
-                _record_exclusion(conn, loaded.source, loaded.stat)
+                _record_exclusion(conn, loaded.source, loaded.stat, key)
                 removed += old is not None
             elif loaded.graph is not None:
                 _insert_file(conn, loaded.source, loaded.graph, loaded.fts)
@@ -499,7 +556,7 @@ def refresh(
                 done = _flush(conn, known, batch, report, done, total, progress)
         done = _flush(conn, known, batch, report, done, total, progress)
         _remove(conn, known, work, report)
-        _sync_walk_exclusions(conn, work.walk_excluded)
+        _sync_exclusions(conn, work.walk_excluded, work.stale_excluded)
         known_after = set(load_known(conn))
         if known_after != set(known) or not read_meta(conn, "candidate"):
             _resolve_imports(conn, None)
@@ -541,10 +598,13 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
     report.files_removed += len(work.removed)
 
 
-def _sync_walk_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion]) -> None:
-    """Walk-time exclusions are recomputed each run; read-time ones persist with their stat data."""
+def _sync_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion], stale: list[str]) -> None:
+    """Walk-time exclusions are recomputed each run; read-time ones persist with their stat data until
+    their file is gone (``stale``, see :attr:`Plan.stale_excluded`). Neither changes a node, so the
+    generation stays."""
     with transaction(conn):
         conn.execute("DELETE FROM excluded WHERE size IS NULL")
+        conn.executemany("DELETE FROM excluded WHERE path = ? AND size IS NOT NULL", [(k,) for k in stale])
         for exclusion in walk_excluded:
             _record_exclusion(conn, exclusion, None)
 
