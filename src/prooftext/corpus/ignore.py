@@ -51,10 +51,12 @@ def is_internal(name: str) -> bool:
 
 
 def _strip_trailing_spaces(line: str) -> str:
-    # git drops trailing spaces unless the last one is escaped with a backslash.
-    while line.endswith(" ") and not line.endswith(_ESCAPED_SPACE):
-        line = line[:-1]
-    return line
+    # git drops trailing spaces unless the last one is escaped with a backslash. One rstrip, not a loop
+    # of slices: a 1 MiB run of spaces would otherwise be copied once per space.
+    stripped = line.rstrip(" ")
+    if len(stripped) < len(line) and stripped.endswith("\\"):
+        return stripped + " "
+    return stripped
 
 
 def _lines(text: str) -> list[str]:
@@ -66,40 +68,400 @@ def _directory_form(line: str) -> str:
     return line[:-1] if line.endswith("/") else line
 
 
-@dataclass(frozen=True)
-class PatternSet:
-    """The patterns of one ignore source, compiled once for files and once for directories."""
+# --- matching -------------------------------------------------------------------------------------------
+#
+# pathspec parses the patterns (so an invalid one fails exactly as before) and translates each into a
+# regex; the decision rules of its GitIgnoreSpec (the last match wins, and a match through a directory
+# mark ranks below a match of the path itself) are applied here. Python's re backtracks: ``*a*a*a*a*b``
+# becomes ``[^/]*a[^/]*a...`` and takes exponential time on a long name of ``a``s. A regex with at most
+# _MAX_RE_REPEATS unbounded repeats still runs on re (two repeats backtrack at most quadratically, over a
+# path the walk bounds to MAX_PATH_BYTES); any other runs as a program on _run, which explores the same
+# alternatives in the same order as re but never one (instruction, offset) state twice.
 
-    files: GitIgnoreSpec
-    directories: GitIgnoreSpec
-    files_any: re.Pattern[str] | None = None
-    directories_any: re.Pattern[str] | None = None
-    """One regex matching wherever any pattern matches: most paths match none, and then no per-pattern
-    evaluation (last match wins, negations) is needed at all."""
+_MAX_RE_REPEATS = 2
+"""Unbounded repeats (``*``, a ``*`` segment, a leading or inner ``**``) a pattern may hold and still be
+matched by Python's re; a pattern with more runs on the memoized matcher."""
+
+NO_MATCH = 0
+DIRECTORY_MATCH = 1
+"""Matched through pathspec's directory mark (the pattern names a directory above the path)."""
+PATH_MATCH = 2
+"""Matched the path itself: outranks a directory match, as in pathspec's GitIgnoreSpec."""
+
+_DIR_MARK = "ps_d"
+"""pathspec's group name for a match that ended at a directory separator."""
+
+# The pieces of the regexes pathspec's GitIgnoreSpecPattern emits. Anything else in them is a bracket
+# expression copied from the pattern or a character escaped with re.escape.
+_END_OR_DIRECTORY = "(?:(?P<ps_d>/)|$)"
+_DIRECTORY = "(?P<ps_d>/)"
+_LEADING_DOUBLE_STAR = "(?:.+/)?"
+_INNER_DOUBLE_STAR = "(?:/.+)?"
+_STAR = "[^/]*"
+_STAR_SEGMENT = "[^/]+"
+_ONE = "[^/]"
+_PIECES = (
+    _END_OR_DIRECTORY,
+    _DIRECTORY,
+    _LEADING_DOUBLE_STAR,
+    _INNER_DOUBLE_STAR,
+    _STAR,
+    _STAR_SEGMENT,
+    _ONE,
+)
+_REPEATS = (_LEADING_DOUBLE_STAR, _INNER_DOUBLE_STAR, _STAR, _STAR_SEGMENT)
+_REGEX_SPECIALS = frozenset(".^$*+?{}[]|()\\")
+_SEPARATOR = "/"
+
+
+@dataclass(frozen=True)
+class _Token:
+    """One piece of a pathspec regex: its source, and for a literal its character, for a bracket
+    expression its compiled one-character regex."""
+
+    source: str
+    char: str = ""
+    expression: re.Pattern[str] | None = None
+
+    def in_segment(self) -> bool:
+        """Can only match inside one path segment (never a separator)?"""
+        if self.source in (_STAR, _STAR_SEGMENT, _ONE):
+            return True
+        if self.expression is not None:
+            return self.expression.match(_SEPARATOR) is None
+        return bool(self.char) and self.char != _SEPARATOR
+
+
+def _tokens(regex: str) -> list[_Token] | None:
+    """The pieces of pathspec's anchored ``regex``, or None for a regex outside the shapes it emits."""
+    if not regex.startswith("^"):
+        return None
+    tokens: list[_Token] = []
+    i, end = 1, len(regex)
+    while i < end:
+        piece = next((piece for piece in _PIECES if regex.startswith(piece, i)), None)
+        if piece is not None:
+            tokens.append(_Token(piece))
+            i += len(piece)
+        elif regex[i] == "[":
+            # A bracket expression as pathspec copies it: "[", an optional "^", an optional leading "]"
+            # (a literal), then everything up to the next "]" (its backslashes come doubled).
+            close = i + 1
+            if regex.startswith("^", close):
+                close += 1
+            if regex.startswith("]", close):
+                close += 1
+            close = regex.find("]", close)
+            if close < 0:
+                return None
+            source = regex[i : close + 1]
+            try:
+                tokens.append(_Token(source, expression=re.compile(source)))
+            except re.error:
+                return None
+            i = close + 1
+        elif regex[i] == "\\" and i + 1 < end and not regex[i + 1].isalnum():
+            tokens.append(_Token(regex[i : i + 2], regex[i + 1]))  # re.escape's: a special character
+            i += 2
+        elif regex[i] in _REGEX_SPECIALS:
+            return None
+        else:
+            tokens.append(_Token(regex[i], regex[i]))
+            i += 1
+    if any(token.source in (_END_OR_DIRECTORY, _DIRECTORY) for token in tokens[:-1]):
+        return None  # the directory mark ends every regex pathspec emits
+    return tokens
+
+
+def _needs_separator(tokens: list[_Token], at: int) -> bool:
+    """Does whatever follows ``tokens[at:]`` start with a separator, or with the end of the path?"""
+    if at >= len(tokens):
+        return False
+    token = tokens[at]
+    if token.source == _INNER_DOUBLE_STAR:
+        return at + 1 < len(tokens) and tokens[at + 1].char == _SEPARATOR
+    return token.source in (_END_OR_DIRECTORY, _DIRECTORY) or token.char == _SEPARATOR
+
+
+def _segment_regex(tokens: list[_Token]) -> re.Pattern[str]:
+    """A regex that fullmatches one segment text exactly when ``tokens`` do, in linear time.
+
+    Between stars every piece matches one character, so the pieces between two stars can be placed at
+    their leftmost occurrence: any later placement leaves the rest less room. Each such placement is an
+    atomic group (``(?>[^/]*?...)``), so re never goes back to try another one.
+    """
+    chunks: list[list[str]] = [[]]
+    for token in tokens:
+        if token.source == _STAR:
+            chunks.append([])
+        elif token.source == _STAR_SEGMENT:
+            chunks[-1].append(_ONE)
+            chunks.append([])
+        else:
+            chunks[-1].append(token.source)
+    texts = ["".join(chunk) for chunk in chunks]
+    if len(texts) == 1:
+        return re.compile(texts[0])
+    middle = "".join(f"(?>{_STAR}?{text})" for text in texts[1:-1])
+    return re.compile(texts[0] + middle + _STAR + texts[-1])
+
+
+# Instructions of the memoized matcher: (opcode, character, regex, next, alternative).
+_OP_LITERAL = 0  # the character
+_OP_NOT = 1  # any one character but this one: ``[^/]``, or re's ``.`` (anything but a newline)
+_OP_REPEAT = 2  # greedy ``[^/]*`` or ``.*`` (the character is the one excluded): longest first, as re
+_OP_CLASS = 3  # one character the bracket expression accepts
+_OP_SEGMENT = 4  # the regex fullmatches the text up to the next separator (or the end)
+_OP_LEADING = 5  # a leading ``(?:.+/)?``: after each separator, the last one first, then here
+_OP_INNER = 6  # an inner ``(?:/.+)?/``: after each later separator, the last one first, then this one
+_OP_SPLIT = 7  # try ``next``, then ``alternative``: re's order for ``(?:...)?`` and ``(?:A|B)``
+_OP_END = 8  # re's ``$``: the end, or just before a final newline
+_OP_MATCH_DIRECTORY = 9
+_OP_MATCH_PATH = 10
+
+_Instruction = tuple[int, str, "re.Pattern[str] | None", int, int]
+
+
+def _op(op: int, char: str, follow: int, alternative: int = -1) -> _Instruction:
+    return (op, char, None, follow, alternative)
+
+
+def _piece_program(token: _Token, at: int) -> list[_Instruction]:
+    """The instructions for one token placed at ``at``; each continues at the one after them."""
+    if token.source == _END_OR_DIRECTORY:
+        return [
+            _op(_OP_SPLIT, "", at + 1, at + 3),
+            _op(_OP_LITERAL, _SEPARATOR, at + 2),
+            _op(_OP_MATCH_DIRECTORY, "", -1),
+            _op(_OP_END, "", at + 4),
+            _op(_OP_MATCH_PATH, "", -1),
+        ]
+    if token.source == _DIRECTORY:
+        return [_op(_OP_LITERAL, _SEPARATOR, at + 1), _op(_OP_MATCH_DIRECTORY, "", -1)]
+    if token.source == _LEADING_DOUBLE_STAR:
+        return [_op(_OP_LEADING, "", at + 1)]
+    if token.source == _INNER_DOUBLE_STAR:
+        return [
+            _op(_OP_SPLIT, "", at + 1, at + 4),
+            _op(_OP_LITERAL, _SEPARATOR, at + 2),
+            _op(_OP_NOT, "\n", at + 3),
+            _op(_OP_REPEAT, "\n", at + 4),
+        ]
+    if token.source == _STAR:
+        return [_op(_OP_REPEAT, _SEPARATOR, at + 1)]
+    if token.source == _STAR_SEGMENT:
+        return [_op(_OP_NOT, _SEPARATOR, at + 1), _op(_OP_REPEAT, _SEPARATOR, at + 2)]
+    if token.source == _ONE:
+        return [_op(_OP_NOT, _SEPARATOR, at + 1)]
+    if token.expression is not None:
+        return [(_OP_CLASS, "", token.expression, at + 1, -1)]
+    return [_op(_OP_LITERAL, token.char, at + 1)]
+
+
+def _compile_program(regex: str) -> tuple[tuple[_Instruction, ...], tuple[str, ...]] | None:
+    """pathspec's anchored ``regex`` as matcher instructions, with its literal runs in order (a match holds
+    each, so a path missing one is rejected without running the matcher); None for a regex outside the
+    shapes pathspec emits, which then stays on re."""
+    tokens = _tokens(regex)
+    if tokens is None:
+        return None
+    program: list[_Instruction] = []
+    i = 0
+    while i < len(tokens):
+        at = len(program)
+        stop = i
+        while stop < len(tokens) and tokens[stop].in_segment():
+            stop += 1
+        if stop > i and _needs_separator(tokens, stop):
+            # A whole segment: what follows needs a separator (or the end), so the segment can only end
+            # at the next one and is decided by one fullmatch.
+            program.append((_OP_SEGMENT, "", _segment_regex(tokens[i:stop]), at + 1, -1))
+            i = stop
+        elif tokens[i].source == _INNER_DOUBLE_STAR and _needs_separator(tokens, i):
+            program.append(_op(_OP_INNER, "", at + 1))  # with the separator that always follows it
+            i += 2
+        else:
+            program += _piece_program(tokens[i], at)
+            i += 1
+    if not program or program[-1][0] not in (_OP_MATCH_DIRECTORY, _OP_MATCH_PATH):
+        program.append(_op(_OP_MATCH_PATH, "", -1))
+    literals: list[str] = []
+    run: list[str] = []
+    for token in [*tokens, _Token(_STAR)]:
+        if token.char:
+            run.append(token.char)
+        elif run:
+            literals.append("".join(run))
+            run = []
+    return tuple(program), tuple(literals)
+
+
+def _run(program: tuple[_Instruction, ...], path: str) -> int:
+    """NO_MATCH, DIRECTORY_MATCH or PATH_MATCH: what ``re.match`` finds with the regex compiled into
+    ``program``. A depth-first search in re's order of alternatives, so its first success is re's match;
+    but a state (instruction, offset) reached again has already failed (nothing captured can change an
+    outcome, and every loop consumes a character), so it is not explored twice: the work is at most
+    len(program) * (len(path) + 1) states, where re's backtracking is exponential in the stars."""
+    size = len(path)
+    width = size + 1
+    seen: set[int] = set()
+    stack = [0]
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        pc, pos = divmod(state, width)
+        op, char, expression, follow, alternative = program[pc]
+        if op == _OP_REPEAT:
+            stack.append(follow * width + pos)
+            if pos < size and path[pos] != char:
+                stack.append(state + 1)  # one more character first: the repeat is greedy
+        elif op in (_OP_LEADING, _OP_INNER):
+            # ".+" stops before a newline, and its greedy repeat tries the furthest separator first:
+            # pushed last, so popped first. The skipped group comes last (pushed first).
+            if op == _OP_LEADING:
+                stack.append(follow * width + pos)
+                first = pos + 1
+            elif pos < size and path[pos] == _SEPARATOR:
+                stack.append(follow * width + pos + 1)
+                first = pos + 2
+            else:
+                continue
+            limit = path.find("\n", first - 1)
+            separator = path.find(_SEPARATOR, first, size if limit < 0 else limit)
+            while separator >= 0:
+                stack.append(follow * width + separator + 1)
+                separator = path.find(_SEPARATOR, separator + 1, size if limit < 0 else limit)
+        elif op == _OP_SPLIT:
+            stack.append(alternative * width + pos)
+            stack.append(follow * width + pos)
+        elif op == _OP_SEGMENT and expression is not None:
+            # What follows needs a separator, the end, or (re's "$") the end less a final newline.
+            stop = path.find(_SEPARATOR, pos)
+            if stop >= 0:
+                if expression.fullmatch(path, pos, stop):
+                    stack.append(follow * width + stop)
+            else:
+                if pos < size and path[-1] == "\n" and expression.fullmatch(path, pos, size - 1):
+                    stack.append(follow * width + size - 1)
+                if expression.fullmatch(path, pos, size):
+                    stack.append(follow * width + size)
+        elif op == _OP_MATCH_PATH:
+            return PATH_MATCH
+        elif op == _OP_MATCH_DIRECTORY:
+            return DIRECTORY_MATCH
+        elif op == _OP_END:
+            if pos == size or (pos == size - 1 and path[pos] == "\n"):
+                stack.append(follow * width + pos)
+        elif pos < size:
+            here = path[pos]
+            if (
+                (here == char if op == _OP_LITERAL else here != char)
+                if expression is None
+                else expression.match(here) is not None
+            ):
+                stack.append(follow * width + pos + 1)
+    return NO_MATCH
+
+
+@dataclass(frozen=True)
+class _Glob:
+    """One pattern that matches something: re's compiled regex, or the matcher program built from it."""
+
+    include: bool
+    regex: re.Pattern[str]
+    program: tuple[_Instruction, ...] | None = None
+    literals: tuple[str, ...] = ()
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str]) -> PatternSet:
-        patterns = list(lines)
-        files = GitIgnoreSpec.from_lines(patterns)
-        directories = GitIgnoreSpec.from_lines([_directory_form(line) for line in patterns])
-        return cls(files, directories, _any_of(files), _any_of(directories))
+    def of(cls, include: bool, regex: re.Pattern[str]) -> _Glob:
+        if sum(regex.pattern.count(repeat) for repeat in _REPEATS) <= _MAX_RE_REPEATS:
+            return cls(include, regex)
+        compiled = _compile_program(regex.pattern)
+        if compiled is None:
+            return cls(include, regex)
+        return cls(include, regex, *compiled)
 
-    def check(self, rel_path: str, is_dir: bool) -> bool | None:
-        """True ignored, False re-included by a negation, None when no pattern matches."""
-        spec, prefilter = (self.directories, self.directories_any) if is_dir else (self.files, self.files_any)
-        if prefilter is not None and prefilter.match(rel_path) is None:
-            return None
-        return spec.check_file(rel_path).include
+    def at_start(self, path: str) -> bool:
+        """Does the regex match at the start of ``path`` (``re.match``)?"""
+        if self.program is None:
+            return self.regex.match(path) is not None
+        return self.search(path) != NO_MATCH
+
+    def search(self, path: str) -> int:
+        """pathspec's test (``re.search``): NO_MATCH, DIRECTORY_MATCH or PATH_MATCH."""
+        if self.program is None:
+            found = self.regex.search(path)
+            if found is None:
+                return NO_MATCH
+            return DIRECTORY_MATCH if found.groupdict().get(_DIR_MARK) else PATH_MATCH
+        at = 0
+        for literal in self.literals:
+            at = path.find(literal, at)
+            if at < 0:
+                return NO_MATCH
+            at += len(literal)
+        # A program is only built for a regex anchored with "^", where search and match agree.
+        return _run(self.program, path)
 
 
-def _any_of(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
-    """The alternation of every pattern's regex, or None when one cannot be combined safely."""
+@dataclass(frozen=True)
+class Globs:
+    """Compiled gitignore-style patterns, decided as pathspec's GitIgnoreSpec decides them."""
+
+    globs: tuple[_Glob, ...]
+    quick: re.Pattern[str] | None
+    """One regex matching where any re-backed pattern matches at the start: most paths match none."""
+    unfiltered: bool = False
+    """The re-backed patterns could not be combined into ``quick``: every path is decided in full."""
+    programs: tuple[_Glob, ...] = ()
+    """The patterns that run on the memoized matcher instead, tried when ``quick`` does not match."""
+
+    @classmethod
+    def compile(cls, lines: Iterable[str]) -> Globs:
+        """Raises one of PATTERN_ERRORS for an invalid pattern, as pathspec does."""
+        spec = GitIgnoreSpec.from_lines(list(lines))
+        globs: list[_Glob] = []
+        for pattern in spec.patterns:
+            # A pattern without an outcome (a comment, a blank line) takes no part, as in pathspec.
+            if pattern.include is not None and isinstance(pattern.regex, re.Pattern):
+                globs.append(_Glob.of(pattern.include, pattern.regex))
+        on_re = [glob.regex for glob in globs if glob.program is None]
+        quick = _any_of(on_re)
+        programs = tuple(glob for glob in globs if glob.program is not None)
+        return cls(tuple(globs), quick, quick is None and bool(on_re), programs)
+
+    def any_at_start(self, path: str) -> bool:
+        """Does any pattern match at the start of ``path`` (``re.match``, not pathspec's search)?"""
+        if self.unfiltered or (self.quick is not None and self.quick.match(path) is not None):
+            return True
+        return any(glob.at_start(path) for glob in self.programs)
+
+    def decide(self, path: str) -> bool | None:
+        """True included (ignored), False negated, None when no pattern matches: pathspec's
+        ``check_file(path).include``. From the last pattern back, the first one matching the path
+        itself decides; failing that, the last one matching through a directory mark."""
+        if path.startswith("/"):
+            path = path[1:]
+        elif path.startswith("./"):
+            path = path[2:]
+        decided: bool | None = None
+        rank = NO_MATCH
+        for glob in reversed(self.globs):
+            found = glob.search(path)
+            if found > rank:
+                decided, rank = glob.include, found
+            if found == PATH_MATCH:
+                break
+        return decided
+
+
+def _any_of(regexes: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """The alternation of the regexes, or None when there are none or they cannot be combined safely."""
     parts: list[str] = []
-    for pattern in spec.patterns:
-        regex = getattr(pattern, "regex", None)
-        if getattr(pattern, "include", None) is None:
-            continue
-        if not isinstance(regex, re.Pattern) or regex.flags & ~re.UNICODE:
+    for regex in regexes:
+        if regex.flags & ~re.UNICODE:
             return None
         # Named groups would collide across alternatives; they only report what matched, so drop them.
         parts.append("(?:" + re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(", regex.pattern) + ")")
@@ -109,6 +471,26 @@ def _any_of(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
         return re.compile("|".join(parts))
     except re.error:
         return None
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """The patterns of one ignore source, compiled once for files and once for directories."""
+
+    files: Globs
+    directories: Globs
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> PatternSet:
+        patterns = list(lines)
+        return cls(Globs.compile(patterns), Globs.compile([_directory_form(line) for line in patterns]))
+
+    def check(self, rel_path: str, is_dir: bool) -> bool | None:
+        """True ignored, False re-included by a negation, None when no pattern matches."""
+        globs = self.directories if is_dir else self.files
+        if not globs.any_at_start(rel_path):
+            return None
+        return globs.decide(rel_path)
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
-
-from prooftext.corpus.ignore import PATTERN_ERRORS
+from prooftext.corpus.ignore import PATTERN_ERRORS, Globs
 from prooftext.corpus.model import AUTHORITIES, FRESHNESS, SENSITIVITIES, Labels
 from prooftext.errors import AuthorityError, ConfigError, FreshnessError
 
@@ -158,13 +156,14 @@ _SPEC_CACHE_SIZE = 1024
 
 
 @lru_cache(maxsize=_SPEC_CACHE_SIZE)
-def _spec(patterns: tuple[str, ...]) -> GitIgnoreSpec:
-    return GitIgnoreSpec.from_lines(patterns)
+def _spec(patterns: tuple[str, ...]) -> Globs:
+    # Globs, not pathspec's own matching: its regexes backtrack exponentially on a glob with many stars.
+    return Globs.compile(patterns)
 
 
 def matches(patterns: tuple[str, ...], path: str) -> bool:
     """True when a portable path matches any of the gitignore-style ``patterns``."""
-    return _spec(patterns).match_file(path)
+    return _spec(patterns).decide(path) is True
 
 
 def authority_allowed(authority: str, path: str) -> bool:

@@ -43,12 +43,13 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 
 from prooftext.corpus.labels import KIND_CODE, kind_for
 
@@ -414,7 +415,13 @@ _PATH_RULES: tuple[Rule, ...] = tuple(
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY_LINE = re.compile(r"[ \t'\"]*[A-Za-z0-9+/=]{16,}[ \t'\",]*\\?n?[ \t'\",+]*")
+# A key body line, possibly quoted or escaped in code: ``"MIIE...==\\n" +``. The language is that of
+# ``[ \t'"]*[A-Za-z0-9+/=]{16,}[ \t'",]*\\?n?[ \t'",+]*``, whose overlapping classes (the two blank runs,
+# and "n" and "+" in both the body and the tail) made a failing fullmatch quadratic in the line. Possessive
+# repeats never give characters back: the body run may take all it can (a shorter one leaves the tail
+# only "n" and "+" to match, which it could then match anyway), and the tail is spelled out as
+# ``[ \t'",]* (\\n?|n)? [ \t'",+]*`` so each of its few alternatives is tried once.
+_PEM_BODY_LINE = re.compile(r"[ \t'\"]*+[A-Za-z0-9+/=]{16,}+[ \t'\",]*+(?:\\n?|n)?[ \t'\",+]*+")
 _BASE64_CHARS = re.compile(r"[A-Za-z0-9+/=]")
 _MIN_KEY_BODY_CHARS = 64
 _MAX_KEY_SCAN_CHARS = 16_384
@@ -439,9 +446,25 @@ def _has_pragma(line: str) -> bool:
 
 
 def _line_text(text: str, starts: list[int], line: int) -> str:
-    begin = starts[line - 1]
-    end = text.find("\n", begin)
-    return text[begin : end if end >= 0 else len(text)]
+    # The next line's start, not a search for the newline: a long line holding many findings would be
+    # scanned to its end once per finding.
+    end = starts[line] - 1 if line < len(starts) else len(text)
+    return text[starts[line - 1] : end]
+
+
+@dataclass
+class _Lines:
+    """The lines of one text, each sliced once: one long line can hold thousands of findings."""
+
+    text: str
+    starts: list[int]
+    cache: dict[int, str] = field(default_factory=dict)
+
+    def __call__(self, line: int) -> str:
+        found = self.cache.get(line)
+        if found is None:
+            found = self.cache[line] = _line_text(self.text, self.starts, line)
+        return found
 
 
 def _private_keys(text: str, starts: list[int]) -> list[Finding]:
@@ -454,7 +477,10 @@ def _private_keys(text: str, starts: list[int]) -> list[Finding]:
         end = _PEM_END.search(window)
         body = window[: end.start()] if end else window
         body = body.replace("\\n", "\n").replace("\\r", "")
-        if len(_BASE64_CHARS.findall(body)) >= _MIN_KEY_BODY_CHARS:
+        # Counting stops at the threshold: a file of back-to-back BEGIN markers otherwise lists every
+        # base64 character of a 16 KiB window once per marker.
+        enough = itertools.islice(_BASE64_CHARS.finditer(body), _MIN_KEY_BODY_CHARS - 1, None)
+        if next(enough, None) is not None:
             stop = match.end() + (end.end() if end else len(window))
             found.append(Finding(RULE_PRIVATE_KEY, _line_of(starts, match.start()), match.start(), stop))
     return found
@@ -471,10 +497,35 @@ _ASSIGNMENT = re.compile(
 )
 
 
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_-]*")
+_RUN_ANCHORS: dict[str, str] = {"openai-api-key": "sk-", "jwt": "eyJ"}
+"""Rules whose match is this literal, then token characters (``[A-Za-z0-9_-]``) up to a required part:
+``T3BlbkFJ`` and 16 more, or a ``.`` after at least 8. A start that fails makes every later start in the
+same run of token characters fail too (each leaves less room before the same required part), yet re's
+``finditer`` tries them all, each scanning the run to its end: quadratic in ``sk-sk-sk-...``."""
+
+
+def _run_anchored(pattern: re.Pattern[str], text: str, anchor: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a rule of :data:`_RUN_ANCHORS`, trying each run of token characters
+    from its first start only: linear in ``text``."""
+    at = text.find(anchor)
+    while at >= 0:
+        match = pattern.match(text, at)
+        if match is not None:
+            yield match
+            resume = match.end()
+        else:
+            run = _TOKEN_RUN.match(text, at)  # the anchor's own characters are token characters
+            resume = run.end() if run is not None else at + 1
+        at = text.find(anchor, resume)
+
+
 def _matches(rule: Rule, text: str, folded: str) -> Iterable[re.Match[str]]:
     """The rule's matches; the assignment rule is anchored at each keyword (found with ``str.find``)."""
     if rule.id != RULE_ASSIGNMENT:
-        for match in rule.pattern.finditer(text):
+        anchor = _RUN_ANCHORS.get(rule.id)
+        found = rule.pattern.finditer(text) if anchor is None else _run_anchored(rule.pattern, text, anchor)
+        for match in found:
             start = match.start()
             if rule.id in _UNBOUNDED or start == 0 or text[start - 1] not in _WORD_CHARS:
                 yield match
@@ -502,15 +553,14 @@ def fold(text: str) -> str:
 def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: str) -> list[Finding]:
     found: list[Finding] = []
     folded = fold(text)
+    line_text = _Lines(text, starts)
     for rule in rules:
         if not _may_match(rule, text, folded):
             continue
         for match in _matches(rule, text, folded):
             start, end = match.span(rule.group)
             line = _line_of(starts, start)
-            if rule.check is not None and not rule.check(
-                match.group(rule.group), _line_text(text, starts, line), path
-            ):
+            if rule.check is not None and not rule.check(match.group(rule.group), line_text(line), path):
                 continue
             found.append(Finding(rule.id, line, start, end))
     return found
@@ -524,11 +574,21 @@ generic assignment rule is last)."""
 
 
 def _disjoint(findings: list[Finding]) -> list[Finding]:
-    """Non-overlapping findings in document order, the most specific rule winning each overlap."""
+    """Non-overlapping findings in document order, the most specific rule winning each overlap.
+
+    In priority order, a finding is kept when it overlaps none kept before. Kept spans sorted by (start,
+    end) have increasing ends too (one inside another would overlap it), so only the last one starting
+    before the finding's end can reach past its start: a bisection per finding, where comparing it with
+    every kept one was quadratic in a file holding thousands.
+    """
+    spans: list[tuple[int, int]] = []
     kept: list[Finding] = []
     for finding in sorted(findings, key=lambda f: (_PRIORITY[f.rule], f.start, -f.end)):
-        if all(finding.end <= k.start or k.end <= finding.start for k in kept):
-            kept.append(finding)
+        before = bisect.bisect_left(spans, (finding.end,))
+        if before and spans[before - 1][1] > finding.start:
+            continue
+        bisect.insort(spans, (finding.start, finding.end))
+        kept.append(finding)
     return sorted(kept, key=lambda f: (f.start, f.end))
 
 
@@ -539,9 +599,12 @@ def find_secrets(text: str, *, path: str = "", allow_pragma: bool = False) -> li
     findings = _disjoint([*_rule_findings(RULES, text, starts, path), *_private_keys(text, starts)])
     if not allow_pragma:
         return findings
+    pragma_lines: dict[int, bool] = {}  # one look per line, not per finding
     out: list[Finding] = []
     for f in findings:
-        allowed = _has_pragma(_line_text(text, starts, f.line))
+        allowed = pragma_lines.get(f.line)
+        if allowed is None:
+            allowed = pragma_lines[f.line] = _has_pragma(_line_text(text, starts, f.line))
         out.append(Finding(f.rule, f.line, f.start, f.end, allowed) if allowed else f)
     return out
 

@@ -31,8 +31,11 @@ MAX_FRONT_MATTER_LINES = 200
 SECTION_SEPARATOR = " > "
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+$")
+# Only the opening of a line is matched with a regex; its text is then trimmed with str methods. A lazy
+# ``(.*?)`` before a trailing ``[ \t]*$`` rescans the whitespace run at every step: quadratic in a line.
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
+_BLANKS = " \t"
+_CLOSING_HASHES = "#"
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # Lines that cannot be the text of a setext heading: list items, quotes, tables, HTML, indented code.
 _NOT_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}[>|<])")
@@ -46,8 +49,8 @@ _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _RST_LINK = re.compile(r"`[^`<\n]*<([^`>\n]+)>`__?")
 _RST_DOC = re.compile(r":doc:`(?:[^`<\n]*<([^`>\n]+)>|([^`<\n]+))`")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:include|literalinclude|image|figure)::\s*(\S+)")
-_CONTRADICTS = re.compile(r"^contradicts[ \t]*:[ \t]*(.*?)[ \t]*$")
-_LIST_ITEM = re.compile(r"^[ \t]*-[ \t]+(.*?)[ \t]*$")
+_CONTRADICTS = re.compile(r"contradicts[ \t]*:")
+_LIST_ITEM = re.compile(r"[ \t]*-[ \t]")
 
 
 def is_local_target(target: str) -> bool:
@@ -96,12 +99,25 @@ def _attach_links(found: list[tuple[int, str]], owners: Owners, drafts: Drafts) 
 # --- Markdown -------------------------------------------------------------------------------------------
 
 
+def _atx(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line: the text between the opening and a closing sequence of
+    ``#`` (one that is the whole text or follows a blank), blanks trimmed; None for any other line."""
+    opening = _ATX_OPEN.match(line)
+    if opening is None:
+        return None
+    text = line[opening.end() :].strip(_BLANKS)
+    body = text.rstrip(_CLOSING_HASHES)
+    if len(body) < len(text) and (not body or body[-1] in _BLANKS):
+        text = body.rstrip(_BLANKS)
+    return len(opening.group(1)), text
+
+
 def _contradicts(block: list[str]) -> list[str]:
     for index, line in enumerate(block):
         match = _CONTRADICTS.match(line)
         if match is None:
             continue
-        value = match.group(1)
+        value = line[match.end() :].strip(_BLANKS)
         if value.startswith("["):
             items = value.strip("[]").split(",")
         elif value:
@@ -112,7 +128,7 @@ def _contradicts(block: list[str]) -> list[str]:
                 item = _LIST_ITEM.match(item_line)
                 if item is None:
                     break
-                items.append(item.group(1))
+                items.append(item_line[item.end() :].strip(_BLANKS))
         return [clean for clean in (item.strip().strip("'\"").strip() for item in items) if clean]
     return []
 
@@ -145,10 +161,9 @@ class _MarkdownScan:
         if fence is not None:
             self.fence, self.paragraph = fence.group(1), 0
             return
-        atx = _ATX.match(line)
+        atx = _atx(line)
         if atx is not None:
-            title = _ATX_CLOSE.sub("", atx.group(2) or "")
-            self.headings.append(_heading(len(atx.group(1)), title, number))
+            self.headings.append(_heading(*atx, number))
             self.paragraph = 0
             return
         if self.paragraph and _SETEXT.match(line):
