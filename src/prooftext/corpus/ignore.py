@@ -75,8 +75,10 @@ def _directory_form(line: str) -> str:
 # mark ranks below a match of the path itself) are applied here. Python's re backtracks: ``*a*a*a*a*b``
 # becomes ``[^/]*a[^/]*a...`` and takes exponential time on a long name of ``a``s. A regex with at most
 # _MAX_RE_REPEATS unbounded repeats still runs on re (two repeats backtrack at most quadratically, over a
-# path the walk bounds to MAX_PATH_BYTES); any other runs as a program on _run, which explores the same
-# alternatives in the same order as re but never one (instruction, offset) state twice.
+# path the walk bounds to MAX_PATH_BYTES, and most paths are rejected by one combined regex); any other
+# runs as a program on _run, which explores the same alternatives in the same order as re but never one
+# (instruction, offset) state twice, and decides a whole segment (``*a*a*b``) with one fullmatch that
+# never backtracks.
 
 _MAX_RE_REPEATS = 2
 """Unbounded repeats (``*``, a ``*`` segment, a leading or inner ``**``) a pattern may hold and still be
