@@ -4,7 +4,8 @@ Authority order (strongest first) is :data:`AUTHORITIES`; labels are evidence to
 
 * ``owner-approved`` only for explicit owner-root records (``root_scope`` ``owner``);
 * ``canonical-specification`` only for the unique repository specification (its digest is the candidate's
-  ``source_spec_sha256``);
+  ``source_spec_sha256``), which is the root's declared ``[scan] specification`` when it declares one
+  (:func:`check_declared_specification`): an artifact cannot name another file as the specification;
 * ``accepted-public-contract`` only for repository requirements, decisions and designs, and
   ``verified-evidence`` only for repository evidence (the areas of :mod:`prooftext.corpus.labels`);
 * generated content stays untrusted: a ``tool-observation`` provenance means ``untrusted-observation`` and a
@@ -17,7 +18,9 @@ Authority order (strongest first) is :data:`AUTHORITIES`; labels are evidence to
 Sensitivity increases ``public`` → ``repository-private`` → ``owner-private`` → ``secret-or-prohibited``;
 derived artifacts carry the highest included level and never less; a missing label is ``owner-private``;
 owner-root content is at least ``owner-private``; ``secret-or-prohibited`` text never enters an artifact, and
-text that carries a credential (:mod:`prooftext.corpus.secrets`) is treated as such whatever its label.
+text that carries a credential (:mod:`prooftext.corpus.secrets`) is treated as such whatever its label. A path
+that spells a credential is never adopted, and every record that names one (an exclusion, an error) names it
+redacted (:func:`redacted_record`), as the scan and the index store do.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from prooftext.artifacts.fields import TIMESTAMP_PATTERN
 from prooftext.artifacts.models import ExpiryWindow, Locator, ProvenanceRef
 from prooftext.corpus.labels import CONTRACT_AREAS, EVIDENCE_AREAS, labels_for, matches
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
-from prooftext.corpus.secrets import blocking, describe, find_secrets
+from prooftext.corpus.secrets import blocking, describe, find_secrets, path_findings, redact_path
 from prooftext.errors import AuthorityError, FreshnessError, SensitivityError
 
 if TYPE_CHECKING:
@@ -158,6 +161,23 @@ def _check_scope(source: SourceLike, spec_sha256: str) -> None:
         raise _reject(source, "is limited to repository evidence (tests and fixtures)")
 
 
+def check_declared_specification(declared: str | None, named: str) -> None:
+    """The specification an artifact (or ``--specification``) names must be the root's declared one.
+
+    Labels are re-derived from the root's configuration with ``named`` as its specification, so without
+    this check an artifact could name any file, with that file's digest as the candidate's
+    ``source_spec_sha256``, and have it re-observed as ``canonical-specification``. Only a root that declares
+    none lets the caller name it (``context manifest --specification``)."""
+    if declared is not None and named != declared:
+        raise AuthorityError(
+            f"repository:{named}: {CANONICAL_SPECIFICATION} belongs only to the root's declared "
+            f"[scan] specification {declared}",
+            path=named,
+            authority=CANONICAL_SPECIFICATION,
+            configured=declared,
+        )
+
+
 def check_authority(source: SourceLike, spec_sha256: str) -> None:
     """Raise :class:`AuthorityError` when the source's label is more than its structure allows."""
     _check_generated(source)
@@ -216,6 +236,25 @@ def check_text_secrets(scope: str, path: str, text: str) -> None:
     findings = blocking(find_secrets(text, path=path))
     if findings:
         raise SensitivityError(f"{scope}:{path}: {describe(findings)}", path=path, reason=SECRET)
+
+
+def check_path_secrets(scope: str, path: str) -> None:
+    """A path that spells a credential is ``secret-or-prohibited`` (the scan never adopts one); the error
+    names it redacted."""
+    findings = path_findings(path)
+    if findings:
+        shown = redact_path(path)
+        raise SensitivityError(
+            f"{scope}:{shown}: {describe(findings, in_path=True)}", path=shown, reason=SECRET
+        )
+
+
+def redacted_record(path: str, detail: str) -> tuple[str, str]:
+    """The path and detail of an exclusion record with every credential they spell replaced, as
+    :func:`prooftext.corpus.secrets.redact_path` does for the index store: the path gets the same
+    placeholder wherever it recurs in the detail, and any other path the detail names is redacted too."""
+    shown = redact_path(path)
+    return shown, redact_path(detail.replace(path, shown))
 
 
 def parse_timestamp(value: str) -> datetime:

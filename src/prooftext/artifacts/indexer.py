@@ -92,13 +92,10 @@ def _adopt(source: ManifestSource, roots: Roots, rules: LabelRules, total: int) 
 
 
 def _exclusion(source: ManifestSource, exc: ProoftextError) -> dict[str, Any]:
+    """The exact exclusion of an optional source, its path and detail redacted like the scan's."""
     loc = source.locator
-    return {
-        "root_scope": loc.root_scope,
-        "path": loc.path,
-        "reason": exc.code,
-        "detail": _bounded(exc.message),
-    }
+    path, detail = gov.redacted_record(loc.path, exc.message)
+    return {"root_scope": loc.root_scope, "path": path, "reason": exc.code, "detail": _bounded(detail)}
 
 
 def adopt_sources(manifest: Manifest, roots: Roots) -> tuple[list[_Adopted], list[dict[str, Any]]]:

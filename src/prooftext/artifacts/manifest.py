@@ -3,8 +3,14 @@
 Repository sources come from :func:`prooftext.corpus.scan` and :func:`prooftext.corpus.build_manifest`;
 paths that are not portable ASCII are moved to the exclusions (reason ``path_not_portable``). The declared
 specification is the one ``canonical-specification`` source and is always required; ``required`` names more
-repository paths that must be adopted. Owner records are read strictly through the explicit owner root and
-enter as ``owner-approved``, ``owner-private``, self-linked ``owner-record`` sources.
+repository paths that must be adopted. ``--specification`` names it only for a root that declares no
+``[scan] specification``; another file than the declared one is ``authority_invalid``. Owner records are read
+strictly through the explicit owner root and enter as ``owner-approved``, ``owner-private``, self-linked
+``owner-record`` sources.
+
+Every exclusion keeps its reason and names its path redacted (:func:`gov.redacted_record`): the walk and a
+failed read record the raw path (only a path the reader adopts is checked for credentials), so a symlink,
+FIFO, oversized, unreadable or ignored file under a name that spells a credential would otherwise carry it.
 """
 
 from __future__ import annotations
@@ -45,6 +51,22 @@ def _portable(entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list
     return kept, moved
 
 
+def _redacted(entry: dict[str, Any]) -> dict[str, Any]:
+    path, detail = gov.redacted_record(entry["path"], entry["detail"])
+    return {**entry, "path": path, "detail": detail}
+
+
+def _specification(requested: str | None, declared: str | None) -> str:
+    spec = requested or declared
+    if spec is None:
+        raise ConfigError(
+            "a manifest needs the canonical specification: pass --specification or set [scan] specification",
+            key="scan.specification",
+        )
+    gov.check_declared_specification(declared, spec)
+    return spec
+
+
 def _mark_required(sources: list[dict[str, Any]], required: set[str], spec: str) -> None:
     paths = {s["locator"]["path"] for s in sources}
     for path in sorted(required - paths):
@@ -55,7 +77,8 @@ def _mark_required(sources: list[dict[str, Any]], required: set[str], spec: str)
 
 
 def owner_source(roots: Roots, path: str) -> dict[str, Any]:
-    """An owner record read strictly through the owner root."""
+    """An owner record read strictly through the owner root (never under a name that spells a credential)."""
+    gov.check_path_secrets(gov.SCOPE_OWNER, path)
     data = read_strict(roots.root_for(gov.SCOPE_OWNER, path), path)
     digest = canonical.sha256_hex(data)
     return {
@@ -86,12 +109,7 @@ def build_context_manifest(
 ) -> dict[str, Any]:
     """The Manifest of the repository root (and owner records), with its artifact id."""
     config = load_config(roots.repository)
-    spec = specification or config.specification
-    if spec is None:
-        raise ConfigError(
-            "a manifest needs the canonical specification: pass --specification or set [scan] specification",
-            key="scan.specification",
-        )
+    spec = _specification(specification, config.specification)
     if owner_paths and roots.owner is None:
         raise RequestError("--owner-source needs --owner-root", field="owner_source")
     result = scan(roots.repository, replace(config, specification=spec))
@@ -101,6 +119,7 @@ def build_context_manifest(
     sources += [owner_source(roots, path) for path in sorted(set(owner_paths))]
     roots.check_owner_used()
     sources.sort(key=lambda s: (s["locator"]["root_scope"], s["locator"]["path"]))
-    excluded = sorted(base["excluded"] + moved, key=lambda e: (e["path"], e["reason"], e["detail"]))
+    redacted = [_redacted(entry) for entry in base["excluded"] + moved]
+    excluded = sorted(redacted, key=lambda e: (e["path"], e["reason"], e["detail"]))
     body = {**base, "sources": sources, "excluded": excluded}
     return canonical.with_artifact_id(body)

@@ -80,8 +80,11 @@ class Roots:
 
 def spec_config(repository: Path, spec_path: str) -> CorpusConfig:
     """The repository root's configuration with the artifact's canonical specification declared (a
-    manifest may name it with ``--specification`` instead of ``[scan] specification``)."""
-    return replace(load_config(repository), specification=spec_path)
+    manifest may name it with ``--specification`` only when the root declares no ``[scan] specification``;
+    naming another file is ``authority_invalid``, see :func:`gov.check_declared_specification`)."""
+    config = load_config(repository)
+    gov.check_declared_specification(config.specification, spec_path)
+    return replace(config, specification=spec_path)
 
 
 @dataclass(frozen=True)
@@ -224,10 +227,11 @@ def _check_immutable(data: bytes, source: SourceRecord) -> None:
 
 
 def observe_source(roots: Roots, source: SourceRecord, rules: LabelRules) -> tuple[bytes, str]:
-    """Re-observe one source: labels (before any read), bytes, digest, strict UTF-8, range, immutable JSON
-    and provenance."""
-    rules.check(source)
+    """Re-observe one source: labels and a credential-free path (before any read), bytes, digest, strict
+    UTF-8, range, immutable JSON and provenance."""
     loc = source.locator
+    gov.check_path_secrets(loc.root_scope, loc.path)  # first: any later error would name the path raw
+    rules.check(source)
     data = read_strict(roots.root_for(loc.root_scope, loc.path), loc.path)
     actual = canonical.sha256_hex(data)
     if actual != loc.sha256:

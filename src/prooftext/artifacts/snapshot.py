@@ -37,6 +37,7 @@ from prooftext.artifacts.observe import (
     require_candidate,
 )
 from prooftext.artifacts.selector import GraphView, select
+from prooftext.corpus.secrets import redact_path
 from prooftext.errors import ArtifactError, OwnerRootError, ProoftextError, SelectionMismatchError
 
 ARTIFACT_TYPE = "snapshot"
@@ -109,7 +110,10 @@ def _observation_exclusions(
         error = failures.get(entry.node_id)
         if error is None and entry.component_id not in failed_components:
             continue
-        reason, detail = (error.code, _bounded(error.message)) if error else (REASON_COMPONENT, "")
+        if error is None:
+            reason, detail = REASON_COMPONENT, ""
+        else:  # the message names the source's path: redacted, like every exclusion record
+            reason, detail = error.code, _bounded(redact_path(error.message))
         out[entry.node_id] = {
             "node_id": entry.node_id,
             "stage": STAGE_OBSERVATION,
