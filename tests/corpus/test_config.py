@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from prooftext.corpus.config import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_TOTAL_BYTES,
     MAX_FILE_BYTES_LIMIT,
+    UTF8_BOM,
     CorpusConfig,
     LabelRule,
     load_config,
@@ -72,6 +74,30 @@ def test_a_non_utf8_config_file_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "prooftext.toml").write_bytes(b"[scan]\n# \xff\n")
     with pytest.raises(ConfigError, match="UTF-8"):
         load_config(tmp_path)
+
+
+def test_a_config_file_a_windows_editor_saved_with_a_utf8_bom_loads_as_without_it(tmp_path: Path) -> None:
+    (tmp_path / "prooftext.toml").write_bytes(UTF8_BOM + FULL.encode())
+    with_bom = load_config(tmp_path)
+    (tmp_path / "prooftext.toml").write_text(FULL)
+    assert with_bom == load_config(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (UTF8_BOM + UTF8_BOM + b"[scan]\n", "not valid TOML"),
+        (b"[scan]\n" + UTF8_BOM, "not valid TOML"),
+        (UTF8_BOM + b"[scan]\n# \xff\n", "not UTF-8 (byte 12)"),
+    ],
+)
+def test_only_one_leading_bom_is_forgiven_and_other_bad_bytes_stay_config_errors(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    (tmp_path / "prooftext.toml").write_bytes(data)
+    with pytest.raises(ConfigError, match=re.escape(message)) as info:
+        load_config(tmp_path)
+    assert info.value.details["file"] == "prooftext.toml"
 
 
 @pytest.mark.parametrize(

@@ -108,11 +108,19 @@ def test_progress_is_reported_once_per_candidate_through_the_callback(mixed_root
 
 def test_a_declared_specification_that_is_not_adopted_fails_closed(make_tree: MakeTree) -> None:
     root = make_tree({"SPEC.md": b"\xff\xfe", "a.py": ""})
-    with pytest.raises(ConfigError, match=r"excluded \(encoding\)") as info:
+    with pytest.raises(ConfigError, match=r"excluded \(encoding: not UTF-8 at byte 0\)") as info:
         scan(root, CorpusConfig(specification="SPEC.md"))
     assert info.value.details["key"] == "scan.specification"
     with pytest.raises(ConfigError, match="not found"):
         scan(root, CorpusConfig(specification="MISSING.md"))
+
+
+def test_a_specification_inside_an_ignored_directory_fails_closed_naming_that_directory(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree({".gitignore": "docs/\n", "docs/SPEC.md": "# Spec\n", "a.py": ""})
+    with pytest.raises(ConfigError, match=r"excluded \(ignored via its directory 'docs'\)"):
+        scan(root, CorpusConfig(specification="docs/SPEC.md"))
 
 
 def test_a_corrupt_config_file_stops_the_scan_with_a_config_error(make_tree: MakeTree) -> None:

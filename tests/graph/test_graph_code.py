@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from prooftext.corpus.labels import kind_for
 from prooftext.graph import (
     MAX_USES_PER_FILE,
     NODE_FILE,
@@ -17,6 +18,7 @@ from prooftext.graph import (
     extract,
     language_for,
 )
+from prooftext.graph.languages import CODE_LANGUAGES, EXTENSIONS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -339,6 +341,26 @@ def test_c_structs_typedefs_functions() -> None:
     assert by_qualname(graph, "point").docstring == "A point."
     assert [i.module for i in graph.imports] == ["<stdio.h>", "util.h"]
     assert language_for("include/a.h") == "c"
+
+
+def test_an_upper_case_extension_is_read_in_the_language_its_code_kind_promises() -> None:
+    graph = extract("pkg/Mod.PY", PYTHON)
+    assert graph.language == "python"
+    assert ("top", "function", 19, 20) in symbols(graph)
+    assert [language_for(p) for p in ("a.Rs", "a.MD", "a.CPP", "a.HPP")] == ["rust", "markdown", "cpp", "cpp"]
+
+
+def test_upper_case_c_and_h_are_cpp_as_gcc_reads_them_while_lower_case_stays_c() -> None:
+    assert [language_for(p) for p in ("a.C", "a.H", "a.c", "a.h")] == ["cpp", "cpp", "c", "c"]
+
+
+@pytest.mark.parametrize("extension", sorted(EXTENSIONS))
+def test_every_parsed_extension_in_any_case_has_a_kind_that_agrees_with_its_language(extension: str) -> None:
+    for spelling in (extension, extension.upper(), "." + extension[1:].capitalize()):
+        language = language_for(f"dir/file{spelling}")
+        assert language is not None, spelling
+        expected = "code" if language in CODE_LANGUAGES else "doc"
+        assert kind_for(f"dir/file{spelling}") == expected, spelling
 
 
 CPP = _code("""

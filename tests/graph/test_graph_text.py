@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import textwrap
 
+import pytest
+
 from prooftext.graph import CHUNK_LINES, NODE_CHUNK, NODE_FILE, NODE_SECTION, FileGraph, extract
+from prooftext.graph.markup import MAX_TITLE_CHARS
 
 
 def _text(text: str) -> str:
@@ -112,6 +115,40 @@ def test_rst_sections_by_adornment_order() -> None:
         ("Title > Section B", 15, 17),
     ]
     assert [link.target for link in graph.links] == ["guide.rst", "api/index", "snippets/a.txt"]
+
+
+def _titles(path: str, text: str) -> list[str]:
+    return [n.name for n in extract(path, text).nodes if n.kind == NODE_SECTION]
+
+
+def test_a_heading_past_the_title_limit_is_cut_at_a_word_boundary_in_markdown_and_rst() -> None:
+    words = "word " * 59 + "identifier_past_the_limit tail"
+    assert len(words) > MAX_TITLE_CHARS > len("word " * 59)
+    expected = ("word " * 59).rstrip()
+    assert _titles("a.md", f"# {words}\n") == [expected]
+    assert _titles("a.rst", f"{words}\n{'=' * len(words)}\n") == [expected]
+
+
+@pytest.mark.parametrize(
+    ("tail", "kept"),
+    [
+        ("e\u0301zz", ""),  # an accent after the base letter at the limit
+        ("\U0001f469\u200d\U0001f4bb", ""),  # a ZWJ emoji sequence across the limit
+        ("\U0001f44d\U0001f3fdzz", ""),  # a skin tone modifier after the emoji at the limit
+        ("yz" * 10, "y"),  # no sequence: exactly at the limit
+    ],
+)
+def test_a_heading_of_one_long_token_is_cut_at_the_limit_never_inside_a_combining_sequence(
+    tail: str, kept: str
+) -> None:
+    token = "x" * (MAX_TITLE_CHARS - 1) + tail
+    assert _titles("a.md", f"# {token}\n") == ["x" * (MAX_TITLE_CHARS - 1) + kept]
+
+
+def test_a_heading_that_is_one_endless_combining_sequence_keeps_the_limit_rather_than_vanish() -> None:
+    assert _titles("a.md", "# a" + "\u0301" * 2 * MAX_TITLE_CHARS + "\n") == [
+        "a" + "\u0301" * (MAX_TITLE_CHARS - 1)
+    ]
 
 
 def test_plain_text_is_chunked_in_windows_only_past_one_window() -> None:

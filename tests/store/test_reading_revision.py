@@ -35,6 +35,8 @@ TREE = {
     "cmd/main.go": 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n',
     "docs/guide.md": "# Guide\n\nIntro.\n\n## Install\n\nRun it.\n",
     "docs/index.rst": "Title\n=====\n\nText.\n\nSection\n-------\n\nMore.\n",
+    "pkg/Legacy.PY": "def legacy():\n    return 1\n",
+    "docs/long.md": "# " + "word " * 70 + "\n\nBody.\n",
     "notes.txt": "plain words\n",
     "deploy.env": 'PASSWORD = "hunter2-correct-horse-battery"\n',
     "mirror.py": 'URL = "ftp://anonymous:data%40observatory.org@ftp.observatory.org/pub/"\n',

@@ -138,6 +138,18 @@ def test_a_long_lived_handle_follows_an_edit_of_the_configuration(sample_repo: P
             index.refresh()
 
 
+def test_saving_the_config_with_a_bom_and_a_comment_reads_no_source_again(sample_repo: Path) -> None:
+    config = sample_repo / "prooftext.toml"
+    config.write_text(OWNER_PRIVATE_DOCS)
+    _indexed(sample_repo)
+    config.write_bytes(b"\xef\xbb\xbf# saved by a Windows editor\n" + OWNER_PRIVATE_DOCS.encode())
+    report = _indexed(sample_repo)
+    # Only prooftext.toml itself, an indexed source, is read again: the settings did not change.
+    assert (report.files_indexed, report.files_unchanged) == (1, 5)
+    with prooftext.open(sample_repo) as index:
+        assert _sensitivity(index, "docs/guide.md") == "owner-private"
+
+
 def test_a_handle_given_a_configuration_keeps_it(sample_repo: Path) -> None:
     with prooftext.open(sample_repo, config=CorpusConfig()) as index:
         index.refresh()

@@ -25,9 +25,10 @@ are always excluded. A path spelling a credential is always excluded, recorded u
 Inline allowlist pragmas are ignored unless ``secrets_allow_pragma`` is true; prompts redact such values
 anyway.
 
-Label values and the structural authority rules are described in :mod:`prooftext.corpus.labels`. A corrupt
-or ill-typed file raises :class:`ConfigError` naming the file and the key (``scan.max_file_bytes``,
-``labels[2].authority``); an authority a path may not carry raises :class:`AuthorityError`.
+The file is UTF-8, optionally after one byte order mark (:data:`UTF8_BOM`). Label values and the structural
+authority rules are described in :mod:`prooftext.corpus.labels`. A corrupt or ill-typed file raises
+:class:`ConfigError` naming the file and the key (``scan.max_file_bytes``, ``labels[2].authority``); an
+authority a path may not carry raises :class:`AuthorityError`.
 """
 
 from __future__ import annotations
@@ -216,11 +217,21 @@ def _config_bytes(root: Path) -> bytes | None:
         os.close(root_fd)
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+"""Windows editors (Notepad, older Visual Studio) start a UTF-8 file with it; TOML 1.0 does not allow it.
+One leading BOM is dropped before parsing, so it changes neither the settings nor the store's reading key;
+a second one, or one anywhere else, is still invalid TOML."""
+
+
 def _parse(data: bytes) -> dict[str, Any]:
+    body = data.removeprefix(UTF8_BOM)
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{CONFIG_FILE} is not UTF-8 (byte {exc.start})", file=CONFIG_FILE) from None
+        offset = exc.start + len(data) - len(body)  # the offset in the file as the user's editor shows it
+        raise ConfigError(f"{CONFIG_FILE} is not UTF-8 (byte {offset})", file=CONFIG_FILE) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}", file=CONFIG_FILE) from None
 

@@ -17,6 +17,11 @@ data       .json .jsonl .ndjson .csv .tsv .xml .svg .geojson
 text       everything else (.txt, .log, no extension, ...)
 =========  =====================================================================================
 
+Case never changes a kind: ``Foo.PY``, ``.C`` and ``.H`` are code. The parser's
+:func:`prooftext.graph.languages.language_for` compares extensions in lower case too, so every file it
+parses with a grammar is ``code`` here (``doc`` for Markdown and RST); the one place case matters there,
+``.C`` and ``.H`` read as C++ as GCC does, picks a language, not a kind.
+
 Labels start from the defaults (``repository-record``, ``candidate-bound``, ``repository-private``) and are
 changed by ordered ``[[labels]]`` rules: every rule whose glob matches sets the fields it names, so a later
 rule overrides an earlier one field by field. Globs use gitignore wildmatch (``docs/adr/**``, ``**/*.md``;

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,35 @@ class ScanResult:
     candidate: CandidateIdentity
 
 
+def specification_paths(specification: str) -> list[str]:
+    """The paths whose exclusion leaves ``specification`` out: itself and each directory above it (an
+    excluded directory is one exclusion; the walk does not descend into it)."""
+    parts = specification.split("/")
+    return ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
+
+
+def _why(specification: str, exclusion: Exclusion) -> str:
+    where = "" if exclusion.path == specification else f" via its directory {exclusion.path!r}"
+    detail = f": {exclusion.detail}" if exclusion.detail else ""
+    return f"{exclusion.reason}{where}{detail}"
+
+
+def specification_refusal(specification: str, excluded: Iterable[Exclusion]) -> ConfigError:
+    """The error of a declared specification that was not adopted, with each exclusion that left it out
+    (reason, and the directory when a whole directory was excluded), or "not found".
+
+    The specification is the one ``canonical-specification`` source every artifact requires, so a scan or
+    refresh without it fails closed rather than going on as if none were declared."""
+    covering = set(specification_paths(specification))
+    reasons = sorted(_why(specification, e) for e in excluded if e.path in covering)
+    why = f"excluded ({'; '.join(reasons)})" if reasons else "not found"
+    return ConfigError(
+        f"the declared specification {specification!r} is {why}; it must be an indexed source"
+        " (or change [scan] specification)",
+        key="scan.specification",
+    )
+
+
 def _spec_sha256(config: CorpusConfig, sources: list[SourceFile], excluded: list[Exclusion]) -> str | None:
     """Digest of the declared specification, which must be adopted: a missing one fails closed."""
     if config.specification is None:
@@ -38,12 +67,7 @@ def _spec_sha256(config: CorpusConfig, sources: list[SourceFile], excluded: list
     for source in sources:
         if source.path == config.specification:
             return source.sha256
-    reasons = sorted(e.reason for e in excluded if e.path == config.specification)
-    why = f"excluded ({', '.join(reasons)})" if reasons else "not found"
-    raise ConfigError(
-        f"the declared specification {config.specification!r} is {why}",
-        key="scan.specification",
-    )
+    raise specification_refusal(config.specification, excluded)
 
 
 def _read_all(

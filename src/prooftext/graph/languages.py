@@ -1,6 +1,6 @@
 """Which language a path is, and how each tree-sitter grammar names its definitions, uses and imports.
 
-Language by extension (case-sensitive, the last suffix of the basename):
+Language by extension (the last suffix of the basename, compared in lower case):
 
 ========================================================  ==============
 extensions                                                language
@@ -20,6 +20,13 @@ extensions                                                language
 ========================================================  ==============
 
 Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks.
+
+Case: ``Foo.PY`` is Python, as :func:`prooftext.corpus.labels.kind_for` (which also lower-cases) calls it
+code; a case-sensitive match read it as plain text. The exceptions are where case carries meaning by
+convention (:data:`CASE_SENSITIVE_EXTENSIONS`): GCC reads ``.C`` as C++ source and ``.H`` as a C++ header,
+so those two exact spellings are ``cpp`` (their kind stays ``code`` either way). Other upper-case spellings
+(``.CC``, ``.CPP``, ``.HPP``) already name C++ in lower case.
+
 ``.h`` is read as C, the common case; a C++ header with classes parses with errors there and keeps only
 what the C grammar recognizes (its file node and chunks still cover every line).
 
@@ -86,13 +93,18 @@ EXTENSIONS: dict[str, str] = {
     ".rst": RST,
 }
 
+CASE_SENSITIVE_EXTENSIONS: dict[str, str] = {".C": CPP, ".H": CPP}
+"""Spellings matched exactly, before the lower-case table: upper-case ``.C``/``.H`` are C++ for GCC."""
+
 CODE_LANGUAGES: tuple[str, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA, C, CPP, RUBY)
 
 
 def language_for(path: str) -> str | None:
-    """The language of a portable relative path by its extension, or None for plain text."""
+    """The language of a portable relative path by its extension, or None for plain text (see the module
+    docstring: lower case, except :data:`CASE_SENSITIVE_EXTENSIONS`)."""
     _, ext = posixpath.splitext(posixpath.basename(path))
-    return EXTENSIONS.get(ext)
+    exact = CASE_SENSITIVE_EXTENSIONS.get(ext)
+    return exact if exact is not None else EXTENSIONS.get(ext.lower())
 
 
 # --- Queries -------------------------------------------------------------------------------------------

@@ -20,11 +20,23 @@ directives. Targets with a URL scheme, protocol-relative targets and pure ``#anc
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
 from prooftext.graph.model import NODE_SECTION
 
 MAX_TITLE_CHARS = 300
+"""Longest section title kept, in code points. A longer heading is cut at the last blank within the limit,
+so no word or identifier is split, provided the cut keeps at least :data:`MIN_WORD_CUT_CHARS`; otherwise
+(one long token) at the limit, moved back so that no combining sequence is split (see :func:`_cut_title`).
+Titles are ``str``, so every cut already falls between code points, never inside a UTF-8 or UTF-16 unit."""
+MIN_WORD_CUT_CHARS = MAX_TITLE_CHARS // 2
+"""A blank earlier than this is not used: cutting there would drop more of the title than it saves."""
+_COMBINING_CATEGORIES = frozenset({"Mn", "Mc", "Me"})
+"""Marks that belong to the character before them (accents, variation selectors, enclosing marks)."""
+_ZERO_WIDTH_JOINER = "\u200d"
+_EMOJI_MODIFIERS = range(0x1F3FB, 0x1F400)
+"""Skin tone modifiers: they extend the emoji before them."""
 MAX_LINKS_PER_FILE = 2_000
 MAX_SECTIONS_PER_FILE = 5_000
 MAX_FRONT_MATTER_LINES = 200
@@ -58,8 +70,34 @@ def is_local_target(target: str) -> bool:
     return bool(target) and not (target.startswith(("#", "//")) or _SCHEME.match(target))
 
 
+def _joins_previous(text: str, index: int) -> bool:
+    """Whether ``text[index]`` continues the character sequence before it (a cut there would split it)."""
+    char = text[index]
+    return (
+        unicodedata.category(char) in _COMBINING_CATEGORIES
+        or ord(char) in _EMOJI_MODIFIERS
+        or _ZERO_WIDTH_JOINER in (char, text[index - 1])
+    )
+
+
+def _cut_title(title: str) -> str:
+    """``title`` within :data:`MAX_TITLE_CHARS`: at the last blank that keeps :data:`MIN_WORD_CUT_CHARS`,
+    else at the limit moved back to the start of a combining sequence."""
+    if len(title) <= MAX_TITLE_CHARS:
+        return title
+    # The first dropped character may itself be the blank that ends the last whole word.
+    blank = max(title.rfind(char, 0, MAX_TITLE_CHARS + 1) for char in _BLANKS)
+    if blank >= MIN_WORD_CUT_CHARS:
+        return title[:blank].rstrip(_BLANKS)
+    cut = MAX_TITLE_CHARS
+    while cut > 0 and _joins_previous(title, cut):
+        cut -= 1
+    # One sequence longer than the limit (a base under hundreds of marks) is cut inside rather than lost.
+    return title[: cut or MAX_TITLE_CHARS]
+
+
 def _heading(level: int, title: str, start: int) -> tuple[int, str, int]:
-    return level, title.strip()[:MAX_TITLE_CHARS], start
+    return level, _cut_title(title.strip()), start
 
 
 def _sections(headings: list[tuple[int, str, int]], line_count: int, drafts: Drafts) -> Owners:

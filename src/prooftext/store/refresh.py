@@ -16,6 +16,10 @@ key*; when it differs, every file is read again, so a new label rule or secret r
 file with the old decision (a file newly labelled ``owner-private`` must not stay in packets at the old
 clearance). ``tests/store/test_reading_revision.py`` fails when what a store reads changes while
 :data:`READING_REVISION` stays.
+
+A declared ``[scan] specification`` that the refresh did not index (missing, ignored, excluded, binary, too
+large, ...) fails the refresh with ``config_invalid`` naming the exclusion, as a scan does: the store is
+brought in line with the files all the same, but holds no candidate until the specification is adopted.
 """
 
 from __future__ import annotations
@@ -45,8 +49,10 @@ from prooftext.corpus.model import (
     WalkResult,
 )
 from prooftext.corpus.read import read_source
+from prooftext.corpus.scan import specification_paths, specification_refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
 from prooftext.corpus.walk import walk
+from prooftext.errors import ConfigError
 from prooftext.graph.extract import extract
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
@@ -69,10 +75,12 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 3
+READING_REVISION = 4
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
-and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path)."""
+and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
+4: an upper-case extension such as ``Foo.PY`` is parsed in its language, ``.C``/``.H`` as C++, and a heading
+past the title limit is cut at a word boundary)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
@@ -629,9 +637,32 @@ def _finish(
         report.edges = count_edges(conn) if count else None
     else:
         report.edges = cached_edges
-    candidate = current_candidate(conn, root, config)
     generation = read_meta(conn, "generation")
     if not isinstance(generation, int):  # a store no refresh has changed yet
         generation = _next_generation(None)
-    meta = {"candidate": candidate.to_dict(), "edges": report.edges, "nodes": report.nodes}
-    _write_meta(conn, {**meta, "generation": generation, READING_KEY: reading_key(config)})
+    meta: dict[str, object] = {"edges": report.edges, "nodes": report.nodes, "generation": generation}
+    refusal = specification_refusal_in_store(conn, config)
+    if refusal is None:
+        meta["candidate"] = current_candidate(conn, root, config).to_dict()
+    with transaction(conn):
+        # Without a candidate every later pack refreshes again (see Index.ensure_fresh) and fails the same
+        # way until the specification is adopted, instead of packing from a corpus that lacks it.
+        conn.execute("DELETE FROM meta WHERE key = 'candidate'")
+        _put_meta(conn, {**meta, READING_KEY: reading_key(config)})
+    if refusal is not None:
+        raise refusal
+
+
+def specification_refusal_in_store(conn: sqlite3.Connection, config: CorpusConfig) -> ConfigError | None:
+    """None when the declared specification (if any) is an indexed file; else the error naming the stored
+    exclusions that left it out, as :func:`~prooftext.corpus.scan.scan` raises for a scan."""
+    spec = config.specification
+    if spec is None or conn.execute("SELECT 1 FROM files WHERE path = ?", (spec,)).fetchone():
+        return None
+    # A read-time exclusion is keyed by the redacted path; read it back under the declared one.
+    keys = {path: path for path in specification_paths(spec)} | {exclusion_key(spec): spec}
+    marks = ",".join("?" * len(keys))
+    rows = conn.execute(f"SELECT path, reason, detail FROM excluded WHERE path IN ({marks})", list(keys))
+    return specification_refusal(
+        spec, [Exclusion(keys[path], reason, detail) for path, reason, detail in rows]
+    )
