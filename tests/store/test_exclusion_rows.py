@@ -107,3 +107,21 @@ def test_a_plan_lists_the_exclusion_rows_whose_file_is_gone(tmp_path: Path) -> N
     assert len(work.stale_excluded) == 1
     assert work.stale_excluded[0] == refresh.exclusion_key(SECRET_NAME)
     assert (TOKEN in work.stale_excluded[0]) is False
+
+
+def test_walk_time_exclusion_rows_never_hold_a_credential_the_path_spells(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo", {".gitignore": f"{SECRET_NAME}\nbuild/\n".encode()})
+    (root / SECRET_NAME).write_text("ignored\n")
+    (root / "big").mkdir()
+    (root / "big" / SECRET_NAME).write_bytes(b"x" * 64)
+    (root / "prooftext.toml").write_text("[scan]\nmax_file_bytes = 16\n")
+    (root / "link.txt").symlink_to(root / SECRET_NAME)
+    (root / TOKEN).symlink_to(root / "a.py")
+    report = _index(root)
+    rows = _excluded(root)
+    assert sum(report.files_skipped.values()) == len(rows)
+    assert (TOKEN in repr(rows)) is False  # ignored, oversized and linked names alike
+    reasons = sorted(reason for _path, reason, _detail in rows)
+    assert {"ignored", "size", "symlink"} <= set(reasons)
+    with prooftext.open(root) as index:
+        assert index.status().fresh  # the next walk finds the same rows by their redacted keys

@@ -31,7 +31,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -609,12 +609,14 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
 def _sync_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion], stale: list[str]) -> None:
     """Walk-time exclusions are recomputed each run; read-time ones persist with their stat data until
     their file is gone (``stale``, see :attr:`Plan.stale_excluded`). Neither changes a node, so the
-    generation stays."""
+    generation stays. Both are keyed by the redacted path (:func:`exclusion_key`): an ignored, oversized or
+    linked file is never read, so nothing else would keep a credential its name spells out of the store."""
     with transaction(conn):
         conn.execute("DELETE FROM excluded WHERE size IS NULL")
         conn.executemany("DELETE FROM excluded WHERE path = ? AND size IS NOT NULL", [(k,) for k in stale])
         for exclusion in walk_excluded:
-            _record_exclusion(conn, exclusion, None)
+            shown = replace(exclusion, detail=redact_path(exclusion.detail))
+            _record_exclusion(conn, shown, None, exclusion_key(exclusion.path))
 
 
 def _finish(
@@ -659,8 +661,8 @@ def specification_refusal_in_store(conn: sqlite3.Connection, config: CorpusConfi
     spec = config.specification
     if spec is None or conn.execute("SELECT 1 FROM files WHERE path = ?", (spec,)).fetchone():
         return None
-    # A read-time exclusion is keyed by the redacted path; read it back under the declared one.
-    keys = {path: path for path in specification_paths(spec)} | {exclusion_key(spec): spec}
+    # Exclusions are keyed by the redacted path; read them back under the declared one.
+    keys = {exclusion_key(path): path for path in specification_paths(spec)}
     marks = ",".join("?" * len(keys))
     rows = conn.execute(f"SELECT path, reason, detail FROM excluded WHERE path IN ({marks})", list(keys))
     return specification_refusal(
