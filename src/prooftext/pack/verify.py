@@ -16,21 +16,44 @@ that occurs in the query or an excerpt, so that no text can close its own block.
 its nonce could forge an evidence block that re-renders byte for byte; verify derives the nonce again
 (:func:`~prooftext.pack.render.derive_nonce`) and reports kind ``nonce`` when it differs, and when the
 sources cannot all be read it still reports a nonce that occurs in the query.
+
+A packet's paths are the packet author's claim, so verify reads only files that a scan of the root would
+adopt. One walk of the root (:func:`~prooftext.corpus.walk.walk`, under the root's configuration) lists the
+candidates, opening nothing but ``.gitignore`` files; a path it does not list (outside the root, through a
+symlink, ignored or excluded, internal, not a regular file, over a size limit) is never opened. A listed
+file goes through the scan's own reader first, and one it refuses (a credential in its path or its text
+under the ``exclude`` policy, binary, not UTF-8) is never compared with the packet. Both are reported as
+kind ``source_excluded`` (bit 2) with the scan's ``reason`` code, so verify cannot be used to digest, or to
+compare text with, a file the index would never quote.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from prooftext.corpus import secrets
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.labels import labels_for
+from prooftext.corpus.model import (
+    REASON_CHANGED,
+    REASON_SECRET,
+    REASON_UNREADABLE,
+    Exclusion,
+    FileStat,
+    SourceFile,
+)
+from prooftext.corpus.read import read_source_at
+from prooftext.corpus.safeio import Refusal, display_name, open_root, split_portable
+from prooftext.corpus.walk import walk
 from prooftext.errors import ArtifactError
+from prooftext.pack import sources
 from prooftext.pack.render import Block, derive_nonce, digest, render
-from prooftext.pack.sources import REASON_MISSING, observe
+from prooftext.pack.sources import LineText, observe
 from prooftext.tokens import get_counter
 
 BIT_DIGEST = 1
@@ -45,6 +68,12 @@ CHECKED_BY_VERIFICATION = ("pattern", "minimum")
 digest of the wrong form cannot match its source, a line number below 1 is ``range_invalid``."""
 _REFERENCED_SCHEMAS = (PACKET_SCHEMA, "adaptive-context-v1.schema.json")
 _MESSAGE_CHARS = 200
+
+KIND_EXCLUDED = "source_excluded"
+"""An excerpt whose path a scan of the root would not adopt; the problem's ``reason`` is the scan's code."""
+IO_REASONS = frozenset({REASON_UNREADABLE, REASON_CHANGED})
+"""Scan refusals saying that a read failed, not that the file is no source: reported as I/O errors."""
+NOT_LISTED = "no file a scan of the root would read"
 
 
 @dataclass
@@ -131,13 +160,13 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
             BIT_DIGEST, kind="token_count", detail="the prompt's exact token count differs from the packet's"
         )
     blocks: list[Block] = []
+    admission = _Admission(root, config)
     for item in packet["evidence"]:
         path, (start, end), sha = item["path"], item["lines"], item["sha256"]
-        seen = observe(root, path, sha, [(start, end)])
+        seen = admission.check(path, sha, start, end)
         report.checked += 1
-        if seen.text is None:
-            bit = BIT_IO if seen.io_error else BIT_SOURCE
-            report.add(bit, kind=seen.reason or REASON_MISSING, path=path, detail=seen.detail)
+        if isinstance(seen, Unread):
+            report.add(seen.bit, **seen.problem())
             continue
         mismatch = _label_mismatch(item, config)
         if mismatch is not None:
@@ -151,7 +180,7 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
                 sha,
                 item["authority"],
                 item["sensitivity"],
-                seen.text.slice(start, end),
+                seen.slice(start, end),
                 tuple(truncated) if truncated else None,
             )
         )
@@ -163,6 +192,94 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
         if rebuilt != prompt:
             report.add(BIT_DIGEST, kind="content", detail="the prompt's evidence differs from its sources")
     return report
+
+
+@dataclass(frozen=True)
+class Unread:
+    """An excerpt whose source was not read, or read and found unusable: the problem verify reports."""
+
+    kind: str
+    path: str
+    detail: str
+    bit: int = BIT_SOURCE
+    reason: str | None = None
+    """The scan's reason code, for kind ``source_excluded``."""
+
+    def problem(self) -> dict[str, Any]:
+        extra = {} if self.reason is None else {"reason": self.reason}
+        return {"kind": self.kind, "path": self.path, "detail": self.detail, **extra}
+
+
+class _Admission:
+    """Which files a scan of ``root`` adopts; only those are read. The walk runs once, at the first
+    excerpt, so a packet without evidence costs none."""
+
+    def __init__(self, root: Path, config: CorpusConfig) -> None:
+        self.root = root
+        self.config = config
+
+    @functools.cached_property
+    def _walked(self) -> tuple[dict[str, FileStat], dict[str, Exclusion]]:
+        result = walk(self.root, self.config)
+        return {s.path: s for s in result.stats}, {e.path: e for e in result.excluded}
+
+    def check(self, path: str, sha256: str, start: int, end: int) -> LineText | Unread:
+        """The source's text, re-read and checked against the excerpt, or why it is not usable."""
+        refused = self.refusal(path)
+        if refused is not None:
+            return refused
+        seen = observe(self.root, path, sha256, [(start, end)])
+        if seen.text is None:
+            bit = BIT_IO if seen.io_error else BIT_SOURCE
+            return Unread(seen.reason or sources.REASON_MISSING, path, seen.detail, bit)
+        return seen.text
+
+    def refusal(self, path: str) -> Unread | None:
+        """None when the scan adopts ``path``; else why not. The file is read (by the scan's own reader, for
+        the checks only its text can answer) only when its path spells no credential and the walk lists it."""
+        in_path = secrets.path_findings(path)
+        if in_path:  # the scan records such a path redacted: the credential is not echoed either
+            shown = secrets.redact_path(path)
+            return _excluded(shown, Exclusion(shown, REASON_SECRET, secrets.describe(in_path, in_path=True)))
+        stats, _ = self._walked
+        stat = stats.get(path)
+        if stat is None:
+            return self._unlisted(path)
+        outcome = _read_candidate(self.root, stat, self.config)
+        return _excluded(path, outcome) if isinstance(outcome, Exclusion) else None
+
+    def _unlisted(self, path: str) -> Unread:
+        """A path the walk did not list: excluded (itself or a directory above it), or no source at all."""
+        try:
+            parts = split_portable(path)
+        except Refusal as refusal:  # a bad locator is a bad packet, not an I/O failure
+            return Unread(sources.REASON_LOCATOR, path, f"{display_name(path)}: {refusal.detail}")
+        _, excluded = self._walked
+        for depth in range(len(parts), 0, -1):
+            exclusion = excluded.get("/".join(parts[:depth]))
+            if exclusion is not None:
+                return _excluded(path, exclusion)
+        return Unread(sources.REASON_MISSING, path, f"{path}: {NOT_LISTED}")
+
+
+def _read_candidate(root: Path, stat: FileStat, config: CorpusConfig) -> SourceFile | Exclusion:
+    """The scan's own reader on one walk entry: a ``SourceFile``, or the ``Exclusion`` it records."""
+    root_fd = open_root(root)
+    try:
+        return read_source_at(root_fd, stat, config)
+    finally:
+        os.close(root_fd)
+
+
+def _excluded(path: str, exclusion: Exclusion) -> Unread:
+    """The scan's exclusion of ``path`` (or of a directory above it) as a problem: a failed read stays an
+    I/O error, anything else means the file is no source."""
+    why = f"{exclusion.reason}: {exclusion.detail}" if exclusion.detail else exclusion.reason
+    if exclusion.reason in IO_REASONS:
+        return Unread(sources.REASON_UNREADABLE, path, f"{path}: {why}", BIT_IO)
+    above = "" if exclusion.path == path else f" (directory {exclusion.path})"
+    detail = f"a scan of the root does not adopt it{above}: {why}"
+    return Unread(KIND_EXCLUDED, path, detail, reason=exclusion.reason)
 
 
 def _check_nonce(report: VerifyReport, nonce: str, query: str, blocks: list[Block] | None) -> None:

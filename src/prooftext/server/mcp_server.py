@@ -6,6 +6,9 @@ specification, a tool's own failures (including invalid arguments) come back as 
 and the JSON-RPC error object as text; an unknown tool is a protocol error (``-32602``). Packing tools
 return the packet's ``prompt`` as the text content the model reads; the whole result, trace included, is
 the structured content, for the caller.
+
+On stdio, every request read before the end of input is answered before the server exits: the end of input
+is passed on to the SDK only once nothing read is left unanswered (:class:`InFlight`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections import Counter
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -23,17 +27,25 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.stdio import stdio_server
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     CallToolResult,
     ErrorData,
     InputRequiredResult,
     JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
     TextContent,
     ToolAnnotations,
+    jsonrpc_message_adapter,
 )
-from pydantic import ConfigDict
+from pydantic import ConfigDict, ValidationError
 
 from prooftext.errors import CanonicalJSONError, UnknownNameError
 from prooftext.schema_registry import load_schema
@@ -58,6 +70,7 @@ _SCHEMA_ONLY_KEYS = frozenset({"$schema", "$id", "$ref", "if", "then", "else", "
 _INVALID = "invalid request: "
 REJECTED_BUFFER = 16
 """Answers to unreadable stdin lines waiting to be written (the reader pauses when it is full)."""
+CANCELLED = "notifications/cancelled"
 
 
 @dataclass(frozen=True)
@@ -254,12 +267,93 @@ def screen_line(line: str) -> ErrorData | None:
     return None
 
 
-class ScreenedLines:
-    """The stdin lines the SDK may read; the others are answered through ``rejected``."""
+class InFlight:
+    """Requests read from stdin and not yet answered.
 
-    def __init__(self, lines: AsyncIterable[str], rejected: MemoryObjectSendStream[SessionMessage]) -> None:
+    At the end of input the SDK's dispatcher cancels every handler still running, and a request whose
+    handler had not started by then is dropped without an answer: a ``tools/call`` written just before
+    the client closed stdin was lost. So the end of input reaches the SDK only once this is empty. Ids
+    are matched as the SDK matches them (``coerce_request_id``), and a request the client cancels is
+    settled at once, since the SDK never answers it."""
+
+    def __init__(self) -> None:
+        self._ids: Counter[RequestId] = Counter()  # a multiset: a client may reuse an id
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def read(self, line: str) -> None:
+        """Note a line the SDK will read: a request opens, a cancellation settles."""
+        try:
+            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValidationError:  # the SDK drops such a line unanswered: there is nothing to wait for
+            return
+        if isinstance(message, JSONRPCRequest):
+            self._open(coerce_request_id(message.id))
+        elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+            cancelled = cancelled_request_id_from_params(message.params)
+            if cancelled is not None:
+                self._settle(coerce_request_id(cancelled))
+
+    def answered(self, message: JSONRPCMessage) -> None:
+        """Note a message the SDK handed to stdout: a response settles its request."""
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+            self._settle(coerce_request_id(message.id))
+
+    async def drained(self) -> None:
+        """Return once every request read so far is answered."""
+        await self._idle.wait()
+
+    def _open(self, key: RequestId) -> None:
+        if not self._ids:
+            self._idle = anyio.Event()
+        self._ids[key] += 1
+
+    def _settle(self, key: RequestId) -> None:
+        if key not in self._ids:  # already settled: answered after the client cancelled it
+            return
+        self._ids[key] -= 1
+        if self._ids[key] == 0:
+            del self._ids[key]
+        if not self._ids:
+            self._idle.set()
+
+
+class _AnsweringStream:
+    """The SDK's write stream, telling :class:`InFlight` of each answer once stdout's writer took it."""
+
+    def __init__(self, inner: Any, in_flight: InFlight) -> None:
+        self._inner = inner
+        self._in_flight = in_flight
+
+    async def send(self, item: SessionMessage, /) -> None:
+        try:
+            await self._inner.send(item)
+        finally:  # a failed send means stdout is gone: waiting for that answer could never end
+            self._in_flight.answered(item.message)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _AnsweringStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class ScreenedLines:
+    """The stdin lines the SDK may read; the others are answered through ``rejected``. With ``in_flight``,
+    the end of input is held back until every request read has been answered."""
+
+    def __init__(
+        self,
+        lines: AsyncIterable[str],
+        rejected: MemoryObjectSendStream[SessionMessage],
+        in_flight: InFlight | None = None,
+    ) -> None:
         self._lines = lines
         self._rejected = rejected
+        self._in_flight = in_flight
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._iterate()
@@ -271,10 +365,14 @@ class ScreenedLines:
                     continue
                 error = screen_line(line)
                 if error is None:
+                    if self._in_flight is not None:
+                        self._in_flight.read(line)
                     yield line
                 else:
                     answer = JSONRPCError(jsonrpc="2.0", id=None, error=error)
                     await self._rejected.send(SessionMessage(answer))
+            if self._in_flight is not None:
+                await self._in_flight.drained()
 
 
 class _BorrowedText(io.TextIOWrapper):
@@ -313,14 +411,16 @@ class ProoftextMCP(MCPServer[Any]):
     async def run_stdio_async(self) -> None:
         send, receive = anyio.create_memory_object_stream[SessionMessage](REJECTED_BUFFER)
         text = anyio.wrap_file(_BorrowedText(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-        stdin = ScreenedLines(text, send)
+        in_flight = InFlight()
+        stdin = ScreenedLines(text, send, in_flight)
         lowlevel = self._lowlevel_server  # as MCPServer.run_stdio_async drives it
         async with (
             stdio_server(stdin=cast(Any, stdin)) as (read_stream, write_stream),
             anyio.create_task_group() as tasks,
         ):
             tasks.start_soon(_forward, receive, write_stream)
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+            answering = cast(Any, _AnsweringStream(write_stream, in_flight))
+            await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
             tasks.cancel_scope.cancel()
 
 
