@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from prooftext.corpus.lines import require_utf8
 from prooftext.errors import RequestError
-from prooftext.select.query import Query, require_utf8, validate
+from prooftext.select.query import Query, validate
 
 
 @pytest.mark.parametrize("text", ["\udcff retries", "retries \ud800", "retries \udfff x"])

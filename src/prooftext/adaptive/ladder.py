@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from prooftext.corpus.lines import require_utf8
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
-from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS, require_utf8
+from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
 from prooftext.select.terms import lexical_terms
 
 DEFAULT_MIN_TOKENS = 2000

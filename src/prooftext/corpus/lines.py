@@ -9,13 +9,28 @@ from __future__ import annotations
 
 import re
 
-from prooftext.errors import RangeError
+from prooftext.errors import RangeError, RequestError
 
 NEWLINE = "\n"
 NEWLINE_BYTE = b"\n"
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 """Control characters other than tab and line breaks: text a caller writes (a query, a memory record)
 that holds one is refused, since it would reach a prompt or a terminal (an escape sequence, a NUL)."""
+
+
+def require_utf8(text: str, field: str = "query") -> str:
+    """``text`` if it has a UTF-8 form; a lone surrogate (an undecodable command-line or stdin byte
+    becomes one) is refused, naming ``field``: the lexical index, the tokenizers, every digest and every
+    JSON document work on UTF-8, so such text would otherwise fail deep inside them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RequestError(
+            f"{field} is not valid Unicode text: a lone surrogate at character {exc.start}"
+            " (an undecodable byte becomes one)",
+            field=field,
+        ) from None
+    return text
 
 
 def count_lines(data: bytes) -> int:

@@ -25,6 +25,7 @@ from prooftext.conversation.surfacing import (
     select,
     should_surface,
 )
+from prooftext.corpus.lines import require_utf8
 from prooftext.depth.policy import Mode, TurnPolicy, parse_mode, policy_for
 from prooftext.depth.tiers import MARKER, RecallSignal, Tier, TierDecision, classify_detailed, recall_signal
 from prooftext.errors import (
@@ -325,18 +326,6 @@ def select_memory(
     return select(candidates, text, plan, ranker, check.trigger or depth_trigger(policy))
 
 
-def check_unicode(value: str, field: str) -> str:
-    """``value`` if it encodes as UTF-8; a lone surrogate (undecodable input bytes) is refused, naming
-    ``field``, because it could reach neither a model nor a JSON document intact."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise RequestError(
-            f"{field} is not valid Unicode text (it holds bytes that are not UTF-8)", field=field
-        ) from None
-    return value
-
-
 @dataclass(frozen=True)
 class _Turn:
     """What every stage after classification reads: the turn, its policy and budget, and the step log."""
@@ -439,7 +428,7 @@ def _check_inputs(
     for name, value in (("identity", identity), ("safety", safety), ("summary", summary or "")):
         if not isinstance(value, str):
             raise RequestError(f"{name} must be a string", field=name)
-        check_unicode(value, name)
+        require_utf8(value, name)
     the_mode = parse_mode(mode)
     if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
         raise RangeError("window_tokens must be a positive integer", field="window_tokens")
@@ -452,7 +441,7 @@ def _check_message(text: str) -> None:
         raise RequestError("the message must be a string", field="text")
     if not text.strip():
         raise EmptyQueryError("the message is empty or whitespace", field="text")
-    size = len(check_unicode(text, "text").encode("utf-8"))
+    size = len(require_utf8(text, "text").encode("utf-8"))
     if size > MAX_MESSAGE_BYTES:
         raise LimitError(
             f"the message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}",

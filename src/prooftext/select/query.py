@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from prooftext.corpus.lines import CONTROL_CHARACTERS
+from prooftext.corpus.lines import CONTROL_CHARACTERS, require_utf8
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError
 from prooftext.select.terms import analyze
@@ -83,21 +83,6 @@ def _check_int(name: str, value: object, low: int, high: int) -> None:
         raise RequestError(f"{name} must be an integer", field=name)
     if not low <= value <= high:
         raise RangeError(f"{name} must be between {low} and {high}, got {value}", field=name)
-
-
-def require_utf8(text: str) -> None:
-    """Refuse text that has no UTF-8 form: a lone surrogate, such as an undecodable command-line byte.
-
-    The lexical index, the tokenizers and every digest work on UTF-8, so such text would fail deep inside
-    them instead of here, naming the query."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise RequestError(
-            f"query is not valid Unicode text: a lone surrogate at character {exc.start}"
-            " (an undecodable byte becomes one)",
-            field="query",
-        ) from None
 
 
 def _check_text(text: object) -> None:
