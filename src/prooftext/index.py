@@ -58,10 +58,13 @@ class IndexStatus:
     excluded: int = 0
     """Paths left out of the index, each for a reason a refresh reports: by the walk (ignore rules, links,
     special files) or at the last read (binary, size, encoding, secret, ...) and not changed since."""
+    complete: bool = True
+    """The last refresh finished: False before the first one, or after one that failed closed (a declared
+    specification that is not indexed), when no files changed but packing would refresh and fail again."""
 
     @property
     def fresh(self) -> bool:
-        return self.changed == 0 and self.added == 0 and self.removed == 0
+        return self.complete and self.changed == 0 and self.added == 0 and self.removed == 0
 
     def to_dict(self) -> dict[str, int | bool]:
         return {
@@ -72,6 +75,7 @@ class IndexStatus:
             "indexed_files": self.indexed_files,
             "excluded": self.excluded,
             "files_changed_since_index": self.changed + self.added + self.removed,
+            "complete": self.complete,
             "fresh": self.fresh,
         }
 
@@ -217,6 +221,7 @@ class Index:
         with _store_errors():
             work = plan(self.conn, self.root, self.config, self._walk(), retry_unreadable=False)
             known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
+            complete = read_meta(self.conn, "candidate") is not None
         changed = sum(1 for s in work.to_read if s.path in known)
         status = IndexStatus(
             changed=changed,
@@ -225,6 +230,7 @@ class Index:
             unchanged=len(work.unchanged),
             indexed_files=len(known),
             excluded=len(work.walk_excluded) + len(work.unchanged_excluded),
+            complete=complete,
         )
         walked = self._walked
         if epoch is not None and status.fresh and walked is not None and walked[0] == epoch[0]:

@@ -63,3 +63,17 @@ def test_packs_keep_failing_until_the_specification_is_indexed_again(sample_repo
         spec_sha = index.conn.execute("SELECT sha256 FROM files WHERE path = 'SPEC.md'").fetchone()[0]
         candidate = index.conn.execute("SELECT value FROM meta WHERE key = 'candidate'").fetchone()[0]
     assert spec_sha in candidate
+
+
+def test_index_status_is_not_fresh_while_the_last_refresh_failed_closed(sample_repo: Path) -> None:
+    (sample_repo / "SPEC.md").write_text(SPEC)
+    (sample_repo / ".gitignore").write_text("SPEC.md\n")
+    _declare(sample_repo, "SPEC.md")
+    _refusal(sample_repo)
+    with prooftext.open(sample_repo) as index:
+        status = index.status().to_dict()
+        assert status["files_changed_since_index"] == 0
+        assert status["complete"] is False and status["fresh"] is False
+        (sample_repo / ".gitignore").unlink()
+        index.refresh()
+        assert index.status().to_dict()["complete"] is True and index.status().fresh

@@ -66,7 +66,9 @@ def index_command(
                 write_out(
                     f"{result['files_changed_since_index']} files changed since the last index "
                     f"({result['changed']} modified, {result['added']} new, {result['removed']} removed);"
-                    f" {result['unchanged']} unchanged, {result['excluded']} left out with a reason\n"
+                    f" {result['unchanged']} unchanged, {result['excluded']} left out with a reason"
+                    + ("" if result["complete"] else "; the last refresh did not finish (run index)")
+                    + "\n"
                 )
             return
         with progress_callback(not as_json, "indexing") as progress:
