@@ -56,6 +56,9 @@ MAX_DIRECTORY_FILES = 500
 """A directory target covers at most this many indexed files (the rest are reported as truncated)."""
 MAX_DOC_HITS = 20
 """Documentation sections mentioning a target: at most this many."""
+MAX_TARGET_CHARS = 4096
+"""A risk target is at most this long (Linux's ``PATH_MAX``): no indexed path or name is longer, and a longer
+pattern would pass SQLite's limit on LIKE patterns."""
 MIN_BASENAME_CHARS = 4
 """A path's file name is matched in memory text only when it is at least this long (``a.py`` is noise)."""
 
@@ -381,6 +384,8 @@ def _path_targets(conn: sqlite3.Connection, path: str) -> tuple[str, list[_Node]
 def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node], bool]:
     if not isinstance(ref, str) or not ref.strip():
         raise RequestError("every target must be a non-empty string", field="targets")
+    if len(ref) > MAX_TARGET_CHARS:
+        raise RangeError(f"a target is at most {MAX_TARGET_CHARS} characters", field="targets")
     if _is_path_like(ref):
         return _path_targets(conn, _checked_path(ref.rstrip("/") or ref))
     exact_file = conn.execute("SELECT 1 FROM files WHERE path = ?", (ref,)).fetchone()
