@@ -246,10 +246,10 @@ def test_sample_ids_never_place_files_outside_the_work_directory(tmp_path: Path)
     ids = [str(escaped_abs), "../../escaped_rel", "..", "conv-1"]
     data = _locomo(tmp_path, *(_sample(sample_id=i) for i in ids))
     work = root / "work"
-    config = LocomoConfig(work_dir=Path("."), budgets=(512,), arms=("fixed",), tokenizer="bytes")
+    config = LocomoConfig(work_dir=Path("."), budgets=(1024,), arms=("fixed",), tokenizer="bytes")
     options = RunOptions(out_dir=root / "out", work_dir=work)
     summary = run_locomo(data, config, DEFAULT_LOCOMO_DECLARATION, options)
-    assert summary["arms"]["fixed@512"]["failures"] == 0
+    assert summary["arms"]["fixed@1024"]["failures"] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "locomo.json"]
     assert sorted(p.name for p in root.iterdir()) == ["out", "work"]
     names = sorted(p.name for p in (work / "locomo").iterdir())

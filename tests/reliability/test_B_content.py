@@ -139,10 +139,16 @@ def test_B09_a_forged_range_on_an_empty_file_fails_verification(make_tree: MakeT
     assert not verify_packet(forged, root).ok
 
 
-def test_B09_l1_l1_on_an_empty_file_is_out_of_range(make_tree: MakeTree) -> None:
+def test_B09_l1_l1_on_an_empty_file_is_its_empty_excerpt_and_any_other_range_is_out_of_range(
+    make_tree: MakeTree,
+) -> None:
+    # The graph gives an empty file's node lines 1-1 (1-0 is no range): that range quotes the empty text.
     root = make_tree({"empty.txt": b""})
-    seen = observe(root, "empty.txt", hashlib.sha256(b"").hexdigest(), [(1, 1)])
-    assert seen.reason == "range_invalid"
+    empty_sha = hashlib.sha256(b"").hexdigest()
+    seen = observe(root, "empty.txt", empty_sha, [(1, 1)])
+    assert seen.text is not None and seen.text.count == 0 and seen.text.slice(1, 1) == ""
+    for span in [(1, 2), (2, 2)]:
+        assert observe(root, "empty.txt", empty_sha, [span]).reason == "range_invalid"
 
 
 def test_B10_one_10_mb_line_is_excluded_by_size(make_tree: MakeTree) -> None:

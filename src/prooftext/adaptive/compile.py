@@ -180,7 +180,7 @@ def adaptive_compile(
     compiler = Compiler(conn, root, query, fmt, additive=True)
     kernel = compiler.kernel_cost()
     best = top_files(compiler.optional, thresholds)
-    tokens, nodes, raised = first_rung(req, kernel)
+    tokens, nodes, raised = first_rung(req, kernel, len(compiler.required))
     rounds: list[Round] = []
     seen: set[str] = set()
     memo: dict[str, frozenset[str]] = {}

@@ -114,8 +114,10 @@ def validate_request(req: AdaptiveRequest) -> AdaptiveRequest:
     return req
 
 
-def first_rung(req: AdaptiveRequest, kernel_tokens: int) -> tuple[int, int, bool]:
-    """``(T_0, N_0, raised)``: the first rung, raised to the kernel when needed; a kernel above max fails.
+def first_rung(req: AdaptiveRequest, kernel_tokens: int, kernel_nodes: int = 0) -> tuple[int, int, bool]:
+    """``(T_0, N_0, raised)``: the first rung, raised to the kernel when needed, in both ceilings: its tokens
+    (header and required evidence) and its nodes (``kernel_nodes``, every node the selector requires, the
+    contradiction partners of a required file included). A kernel above a maximum fails, naming it.
 
     Requirement: sacp.ladder.kernel-over-max-fails, sacp.ladder.first-rung-raised
     """
@@ -125,8 +127,16 @@ def first_rung(req: AdaptiveRequest, kernel_tokens: int) -> tuple[int, int, bool
             kernel=kernel_tokens,
             max_tokens=req.max_tokens,
         )
+    if kernel_nodes > req.max_nodes:
+        # The selector's own refusal, said before any round: no rung could hold the required evidence.
+        raise RequestError(
+            f"more required references than max_nodes: the minimum context kernel holds {kernel_nodes}"
+            f" nodes, above max_nodes {req.max_nodes}",
+            field="max_nodes",
+        )
     t0 = max(req.min_tokens, kernel_tokens)
-    return t0, req.min_nodes, t0 > req.min_tokens
+    n0 = max(req.min_nodes, kernel_nodes)
+    return t0, n0, (t0, n0) != (req.min_tokens, req.min_nodes)
 
 
 def next_rung(req: AdaptiveRequest, tokens: int, nodes: int) -> tuple[int, int]:
@@ -138,9 +148,9 @@ def at_hard_limit(req: AdaptiveRequest, tokens: int, nodes: int) -> bool:
     return tokens >= req.max_tokens and nodes >= req.max_nodes
 
 
-def ladder(req: AdaptiveRequest, kernel_tokens: int) -> list[tuple[int, int]]:
+def ladder(req: AdaptiveRequest, kernel_tokens: int, kernel_nodes: int = 0) -> list[tuple[int, int]]:
     """Every rung from the first to the hard limit (for inspection and property tests)."""
-    tokens, nodes, _raised = first_rung(req, kernel_tokens)
+    tokens, nodes, _raised = first_rung(req, kernel_tokens, kernel_nodes)
     rungs = [(tokens, nodes)]
     while not at_hard_limit(req, tokens, nodes):
         tokens, nodes = next_rung(req, tokens, nodes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import os
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 
 import click
 import typer
+import typer.main
 from typer.exceptions import TyperException
 
 from prooftext.errors import OutputUnwritableError, ProoftextError
@@ -30,15 +32,21 @@ def _group() -> None:
     # A callback keeps ``prooftext`` a command group even when only one command's module is loaded.
 
 
+PROG_NAME = "prooftext"
 EXIT_ERROR = 1
 EXIT_USAGE = 64
 EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as a shell reports a process that Ctrl-C ended."""
 EXIT_IO = 4
 """Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
 
 
-OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
-"""Errors of a device that cannot take more output (a closed pipe, a full disk, a failing device)."""
+OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
+"""Errors of a device that cannot take more output (a closed pipe or descriptor, a full disk, a failing
+device)."""
+STDOUT_FD = 1
+STDERR_FD = 2
 
 
 class _StdoutFailed(Exception):
@@ -47,6 +55,51 @@ class _StdoutFailed(Exception):
     def __init__(self, cause: OSError) -> None:
         super().__init__(cause)
         self.cause = cause
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Stands for a standard output whose descriptor was closed when the process started (Python then sets
+    ``sys.stdout`` to None): every write fails as on a closed descriptor, so it is reported like any other
+    output that cannot be written."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass  # nothing is ever buffered, so nothing is lost (the interpreter flushes once more at exit)
+
+
+class _ClosedStderr(io.TextIOBase):
+    """Stands for a closed standard error: diagnostics have nowhere to go, and a command's own output on
+    stdout is still valid, so they are dropped."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+def _hold_closed_descriptor(fd: int) -> None:
+    """Open the null device on ``fd`` when it is closed: otherwise the next file opened (the index store)
+    would take it, and a child process would inherit that file as its stdout or stderr."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:  # a lower descriptor was closed too and took the null device first
+            os.dup2(null, fd)
+            os.close(null)
+
+
+def _stand_in_for_closed_streams() -> None:
+    if sys.stdout is None:
+        _hold_closed_descriptor(STDOUT_FD)
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:
+        _hold_closed_descriptor(STDERR_FD)
+        sys.stderr = _ClosedStderr()
 
 
 def wants_json(argv: list[str]) -> bool:
@@ -112,6 +165,7 @@ def _stdout_failed(exc: _StdoutFailed) -> int:
 
 def run_app(argv: list[str]) -> int:
     """Run the CLI; map every error to a stable code and exit status, never a traceback."""
+    _stand_in_for_closed_streams()
     as_json = wants_json(argv)
     try:
         status = _run(argv, as_json)
@@ -121,39 +175,95 @@ def run_app(argv: list[str]) -> int:
     return status
 
 
+def _invoke(argv: list[str]) -> Any:
+    """Run the command ``argv`` names, and let whatever it raises reach :func:`_run`.
+
+    Not through typer's ``main``: it turns Ctrl-C into a bare status 130 and a closed pipe into
+    ``sys.exit(1)``, so neither could be reported by code."""
+    command = typer.main.get_command(app)
+    with command.make_context(PROG_NAME, list(argv)) as ctx:
+        return command.invoke(ctx)
+
+
 def _run(argv: list[str], as_json: bool) -> int:
     try:
-        result = app(args=argv, prog_name="prooftext", standalone_mode=False)
-    except _StdoutFailed:
-        raise
-    except ProoftextError as exc:
-        _report(exc.to_dict(), as_json)
-        return getattr(exc, "exit_status", EXIT_ERROR)
-    except (click.exceptions.Exit, typer.Exit) as exc:
-        return int(exc.exit_code)
-    except (click.ClickException, TyperException) as exc:
-        # typer >= 0.29 bundles its own click; its usage errors derive from TyperException.
-        format_message = getattr(exc, "format_message", None)
-        message = format_message() if callable(format_message) else str(exc)
-        if not message:  # bare ``prooftext``: the help was printed, nothing failed
-            return 0
-        _report({"code": "usage", "message": str(message)}, as_json)
-        return EXIT_USAGE
-    except (click.exceptions.Abort, typer.Abort):
-        _report({"code": "aborted", "message": "aborted"}, as_json)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        _report({"code": "interrupted", "message": "interrupted"}, as_json)
-        return 130
-    except OSError as exc:
-        # Help and usage text are written by the CLI framework, not through write_out: a failing stdout
-        # surfaces here as a bare OSError. The core raises no bare OSError (its I/O errors are coded), so
-        # an output device's errors here are the output's.
-        if exc.errno in OUTPUT_ERRNOS:
-            raise _StdoutFailed(exc) from None
-        _report({"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, as_json)
-        return EXIT_INTERNAL
-    except Exception as exc:  # the last line of defence: a bug is reported by code, never as a traceback
-        _report({"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, as_json)
-        return EXIT_INTERNAL
+        result = _invoke(argv)
+    except (Exception, KeyboardInterrupt, BaseExceptionGroup, SystemExit) as exc:
+        return _failure(_leaf(exc), as_json)
     return int(result) if isinstance(result, int) else 0
+
+
+def _failure(exc: BaseException, as_json: bool) -> int:
+    """Report what a command raised, once, and give its exit status; a failed stdout goes to :func:`run_app`."""
+    output = _output_error(exc)
+    if output is not None:
+        raise _StdoutFailed(output) from None
+    if isinstance(exc, SystemExit):  # a deliberate exit, not a failure
+        raise exc
+    error, status = _classify(exc)
+    if error is not None:
+        _report(error, as_json)
+    return status
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The one failure an exception group stands for, when it stands for one: a task group (the MCP
+    server's, the stdio server's) wraps what failed in its tasks, often with the same failure of others."""
+    if not isinstance(exc, BaseExceptionGroup):
+        return exc
+    leaves = _leaves(exc)
+    if all(_output_error(leaf) is not None for leaf in leaves):
+        return leaves[0]
+    interrupted = [leaf for leaf in leaves if isinstance(leaf, KeyboardInterrupt)]
+    coded = [leaf for leaf in leaves if isinstance(leaf, ProoftextError)]
+    if interrupted:  # Ctrl-C cancels the other tasks, whose errors say nothing more
+        return interrupted[0]
+    if len(coded) == 1:
+        return coded[0]
+    return leaves[0] if len(leaves) == 1 else exc
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for exc in group.exceptions:
+        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return out
+
+
+def _output_error(exc: BaseException) -> OSError | None:
+    """``exc`` when it is an output device's error (the CLI's own writes are wrapped in :class:`_StdoutFailed`).
+
+    Help and usage text are written by the CLI framework, and the servers write their own responses: a
+    failing stdout surfaces from them as a bare OSError. The core raises no bare OSError (its I/O errors
+    are coded), so an output device's errors here are the output's."""
+    if isinstance(exc, _StdoutFailed):
+        return exc.cause
+    if isinstance(exc, SystemExit) and isinstance(exc.__context__, OSError):
+        return _output_error(exc.__context__)  # rich's help answers a closed pipe with ``SystemExit(1)``
+    return exc if isinstance(exc, OSError) and exc.errno in OUTPUT_ERRNOS else None
+
+
+def _classify(exc: BaseException) -> tuple[dict[str, Any] | None, int]:
+    """The error object to report (None when nothing is to be said) and the exit status, for what a
+    command raised."""
+    if isinstance(exc, click.exceptions.Exit | typer.Exit):
+        return None, int(exc.exit_code)
+    if isinstance(exc, ProoftextError):
+        return exc.to_dict(), getattr(exc, "exit_status", EXIT_ERROR)
+    if isinstance(exc, click.ClickException | TyperException):
+        return _usage(exc)
+    if isinstance(exc, click.exceptions.Abort | typer.Abort | EOFError):  # EOFError: as typer's main had it
+        return {"code": "aborted", "message": "aborted"}, EXIT_ERROR
+    if isinstance(exc, KeyboardInterrupt):
+        return {"code": "interrupted", "message": "interrupted"}, EXIT_INTERRUPTED
+    # The last line of defence: a bug is reported by code, never as a traceback.
+    return {"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, EXIT_INTERNAL
+
+
+def _usage(exc: click.ClickException | TyperException) -> tuple[dict[str, Any] | None, int]:
+    # typer >= 0.29 bundles its own click; its usage errors derive from TyperException.
+    format_message = getattr(exc, "format_message", None)
+    message = format_message() if callable(format_message) else str(exc)
+    if not message:  # bare ``prooftext``: the help was printed, nothing failed
+        return None, 0
+    return {"code": "usage", "message": str(message)}, EXIT_USAGE

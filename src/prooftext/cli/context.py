@@ -25,12 +25,17 @@ context_app = typer.Typer(
 app.add_typer(context_app, name="context")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-OutputOpt = Annotated[Path, typer.Option("--output", help="A new file (never overwritten).")]
-RepoOpt = Annotated[Path, typer.Option("--repository-root", help="The explicit repository root.")]
-OwnerOpt = Annotated[
-    Path | None, typer.Option("--owner-root", help="The explicit owner root (owner sources only).")
+# readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
+# check would call an unreadable path a usage error (exit 64).
+OutputOpt = Annotated[Path, typer.Option("--output", help="A new file (never overwritten).", readable=False)]
+RepoOpt = Annotated[
+    Path, typer.Option("--repository-root", help="The explicit repository root.", readable=False)
 ]
-ArtifactArg = Annotated[Path, typer.Argument(help="An artifact file.")]
+OwnerOpt = Annotated[
+    Path | None,
+    typer.Option("--owner-root", help="The explicit owner root (owner sources only).", readable=False),
+]
+ArtifactArg = Annotated[Path, typer.Argument(help="An artifact file.", readable=False)]
 EXIT_GATE_FAILED = 1
 
 
@@ -47,7 +52,7 @@ def _report(published: lc.Published, as_json: bool) -> None:
 
 @context_app.command("manifest")
 def manifest_command(
-    root: Annotated[Path, typer.Argument(help="Repository root to scan.")],
+    root: Annotated[Path, typer.Argument(help="Repository root to scan.", readable=False)],
     output: OutputOpt,
     specification: Annotated[
         str | None, typer.Option("--specification", help="Path of the canonical specification.")
@@ -128,7 +133,9 @@ def snapshot_command(
 @context_app.command("propose")
 def propose_command(
     snapshot: ArtifactArg,
-    claims: Annotated[Path, typer.Option("--claims", help="JSON list of {text, decision, links}.")],
+    claims: Annotated[
+        Path, typer.Option("--claims", help="JSON list of {text, decision, links}.", readable=False)
+    ],
     output: OutputOpt,
     as_json: JsonOpt = False,
 ) -> None:
@@ -142,7 +149,9 @@ def compact_command(
     repository_root: RepoOpt,
     output: OutputOpt,
     owner_root: OwnerOpt = None,
-    host_summary_proposal: Annotated[Path | None, typer.Option("--host-summary-proposal")] = None,
+    host_summary_proposal: Annotated[
+        Path | None, typer.Option("--host-summary-proposal", readable=False)
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Compact SNAPSHOT extractively after re-observing it (optionally adopting a host proposal)."""
@@ -200,7 +209,7 @@ def gate_command(as_json: JsonOpt = False) -> None:
 @app.command("fsck")
 def fsck_command(
     root: Annotated[
-        Path, typer.Argument(help="Root whose .prooftext/ store and artifacts are checked.")
+        Path, typer.Argument(help="Root whose .prooftext/ store and artifacts are checked.", readable=False)
     ] = Path("."),
     as_json: JsonOpt = False,
 ) -> None:

@@ -42,7 +42,11 @@ memory_app = typer.Typer(
 app.add_typer(memory_app, name="memory")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
-RootOpt = Annotated[Path, typer.Option("--root", help="Project root (memory lives in ROOT/.prooftext/).")]
+# readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
+# check would call an unreadable path a usage error (exit 64).
+RootOpt = Annotated[
+    Path, typer.Option("--root", help="Project root (memory lives in ROOT/.prooftext/).", readable=False)
+]
 ThreadOpt = Annotated[str, typer.Option("--thread", help="Conversation thread (its own history).")]
 ModeOpt = Annotated[str, typer.Option("--mode", help="smart (depth tiers), full or minimal.")]
 WindowOpt = Annotated[int, typer.Option("--window", help="Context window of the model, in tokens.")]

@@ -48,13 +48,20 @@ app.add_typer(eval_app, name="eval")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
 ExecutorOpt = Annotated[str, typer.Option("--executor", help="process or dask.")]
 SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address.")]
+# readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
+# check would call an unreadable path a usage error (exit 64).
 OutOpt = Annotated[
-    Path | None, typer.Option("--out", help="Directory for declaration, rows, summary and report.html.")
+    Path | None,
+    typer.Option("--out", help="Directory for declaration, rows, summary and report.html.", readable=False),
 ]
 TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="Token counting basis.")]
 DeclareOpt = Annotated[
     Path | None,
-    typer.Option("--declare", help='JSON {"metric", "threshold", "permitted_regression"} declared up front.'),
+    typer.Option(
+        "--declare",
+        help='JSON {"metric", "threshold", "permitted_regression"} declared up front.',
+        readable=False,
+    ),
 ]
 MetricOpt = Annotated[str | None, typer.Option("--quality-metric", help="Declared quality metric.")]
 ThresholdOpt = Annotated[float | None, typer.Option("--quality-threshold", help="Declared threshold.")]
@@ -152,8 +159,10 @@ def _check_executor(executor: str) -> None:
 
 @eval_app.command("swebench")
 def swebench_command(
-    tasks: Annotated[Path, typer.Option("--tasks", help="SWE-bench tasks, JSONL.")],
-    repo_map: Annotated[Path, typer.Option("--repo-map", help='JSON {"owner/name": "git dir or clone"}.')],
+    tasks: Annotated[Path, typer.Option("--tasks", help="SWE-bench tasks, JSONL.", readable=False)],
+    repo_map: Annotated[
+        Path, typer.Option("--repo-map", help='JSON {"owner/name": "git dir or clone"}.', readable=False)
+    ],
     arms: Annotated[str, typer.Option("--arms", help="Comma-separated arms.")] = ",".join(ARMS),
     budget: Annotated[
         int, typer.Option("--budget", help="Token budget of the packed arms.")
@@ -163,7 +172,10 @@ def swebench_command(
     scheduler: SchedulerOpt = None,
     out: OutOpt = None,
     work: Annotated[
-        Path | None, typer.Option("--work", help="Work trees and indexes (default OUT/work or a temp dir).")
+        Path | None,
+        typer.Option(
+            "--work", help="Work trees and indexes (default OUT/work or a temp dir).", readable=False
+        ),
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N tasks.")] = None,
     tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
@@ -210,7 +222,7 @@ def _print_locomo(summary: dict[str, Any]) -> None:
 
 @eval_app.command("locomo")
 def locomo_command(
-    data: Annotated[Path, typer.Option("--data", help="LoCoMo JSON (locomo10.json).")],
+    data: Annotated[Path, typer.Option("--data", help="LoCoMo JSON (locomo10.json).", readable=False)],
     budgets: Annotated[str, typer.Option("--budgets", help="Comma-separated token budgets.")] = ",".join(
         str(b) for b in DEFAULT_BUDGETS
     ),
@@ -262,8 +274,10 @@ def locomo_command(
 
 @eval_app.command("depth")
 def depth_command(
-    clinc: Annotated[Path, typer.Option("--clinc", help="CLINC150 data_full.json.")],
-    locomo: Annotated[Path | None, typer.Option("--locomo", help="LoCoMo JSON (questions).")] = None,
+    clinc: Annotated[Path, typer.Option("--clinc", help="CLINC150 data_full.json.", readable=False)],
+    locomo: Annotated[
+        Path | None, typer.Option("--locomo", help="LoCoMo JSON (questions).", readable=False)
+    ] = None,
     out: OutOpt = None,
     declare: DeclareOpt = None,
     quality_metric: MetricOpt = None,

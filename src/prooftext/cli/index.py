@@ -16,7 +16,9 @@ from prooftext.corpus.model import REASON_UNREADABLE
 from prooftext.errors import RequestError
 from prooftext.index import open_index, reset_index
 
-RootArg = Annotated[Path, typer.Argument(help="Root directory to index.")]
+# readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
+# check would call an unreadable path a usage error (exit 64).
+RootArg = Annotated[Path, typer.Argument(help="Root directory to index.", readable=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 

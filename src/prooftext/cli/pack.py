@@ -23,7 +23,11 @@ EXIT_INSUFFICIENT = 2
 """``adaptive-pack --require-sufficient`` exits with this when the estimator does not pass (SACP §8)."""
 
 QueryArg = Annotated[str, typer.Argument(help="What the context is for (a question, an issue text).")]
-RootOpt = Annotated[Path, typer.Option("--root", help="Root directory of the indexed corpus.")]
+# readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
+# check would call an unreadable path a usage error (exit 64).
+RootOpt = Annotated[
+    Path, typer.Option("--root", help="Root directory of the indexed corpus.", readable=False)
+]
 FormatOpt = Annotated[str, typer.Option("--format", help="markdown, xml or json.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result artifact as JSON on stdout.")]
 TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="o200k_base, cl100k_base or bytes.")]
@@ -148,7 +152,9 @@ def adaptive_pack_command(
 
 @app.command("verify")
 def verify_command(
-    packet: Annotated[Path, typer.Argument(help="A packet saved by `pack --json` (or an adaptive result).")],
+    packet: Annotated[
+        Path, typer.Argument(help="A packet saved by `pack --json` (or an adaptive result).", readable=False)
+    ],
     root: RootOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:

@@ -18,7 +18,9 @@ DEFAULT_RPC_PORT = 8765
 DEFAULT_MCP_PORT = 8766
 MAX_PORT = 65_535
 
-RootOpt = Annotated[Path, typer.Option("--root", help="The one root this server serves.")]
+# readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
+# check would call an unreadable path a usage error (exit 64).
+RootOpt = Annotated[Path, typer.Option("--root", help="The one root this server serves.", readable=False)]
 HostOpt = Annotated[str, typer.Option("--host", help="Address to bind (non-loopback needs a token).")]
 TokenOpt = Annotated[
     str | None,

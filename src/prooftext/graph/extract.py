@@ -4,7 +4,8 @@ Nodes of a file, in order:
 
 1. one ``file`` node: ``name`` is the basename, ``qualname`` the path, lines ``1..max(line_count, 1)``
    (an empty file has no lines, but a range ``[1, 0]`` is invalid, so it is ``[1, 1]`` and its text is
-   empty); for Python its ``docstring`` is the module docstring;
+   empty; quoting reads that range of an empty file as the empty text, ``pack.sources.EMPTY_FILE_RANGE``,
+   so an empty file is quotable and can be required); for Python its ``docstring`` is the module docstring;
 2. the reader's nodes in document order: code ``symbol`` nodes (tree-sitter, see ``code.py``) or
    Markdown / reStructuredText ``section`` nodes (see ``markup.py``);
 3. ``chunk`` nodes: windows of at most ``CHUNK_LINES`` lines over whatever no top-level node covers
@@ -219,7 +220,7 @@ def _redact_names(path: str, drafts: Drafts) -> None:
 def _assemble(path: str, language: str, lines: Lines, drafts: Drafts) -> FileGraph:
     _redact_names(path, drafts)
     builder = _Builder(path, language, lines)
-    last = max(lines.count, 1)
+    last = max(lines.count, 1)  # an empty file's node is lines 1-1 (see the module notes)
     file_draft = Draft(
         NODE_FILE, posixpath.basename(path), path, "", 1, last, docstring=drafts.file_docstring
     )

@@ -1,15 +1,21 @@
-"""Labels for excerpts that carry instruction-like text, invisible characters or bidi controls.
+"""Labels for excerpts that carry instruction-like text, invisible characters, bidi or terminal controls.
 
 An excerpt is quoted data. prooftext never acts on what it says (it runs no tools, reads no path and
 changes no budget because of content); what it can do is tell the model which excerpts look like they
 are talking to it. :func:`flags` returns the labels that ``pack/render.py`` puts on the evidence block
-(``flags=bidi:2,instruction-like,invisible:3``); the bytes are never changed, so digests still verify.
+(``flags=bidi:2,instruction-like,invisible:3``). Labelling never changes the excerpt, whose ``sha256`` is
+the source's; only control characters (``control:N`` below) are shown in a visible form when rendered.
 
 * ``invisible:N`` counts zero-width and other invisible format characters (ZWSP, ZWNJ, word joiner,
   invisible operators, soft hyphen, fillers, Unicode tag characters U+E0000-U+E007F that can smuggle ASCII,
   variation selectors 17-256). A byte-order mark at the very start of a text and a zero-width joiner
   between two pictographs (emoji sequences) are not counted.
 * ``bidi:N`` counts bidirectional controls (embeddings, overrides, isolates, marks): "Trojan Source".
+* ``control:N`` counts the characters :data:`CONTROL` matches: C0 controls other than tab, line feed and
+  carriage return (escape sequences that clear a terminal or set its title, backspaces that overwrite
+  shown text, NUL, form feed), DEL, and U+FFFE, U+FFFF and lone surrogates, which XML 1.0 forbids. These
+  are the characters a query is refused for (plus the XML ones); an excerpt holding them is quoted, and the
+  renderer shows each in a visible form (``pack/render.py``), so the label says how many it replaced.
 * ``instruction-like`` marks text addressed to a model rather than a reader: attempts to override earlier
   instructions, chat-role lines (``SYSTEM: ...``), chat-template tokens, forged evidence boundaries,
   directives about "your response / reply / answer", requests to send data somewhere, and sentences phrased
@@ -32,6 +38,7 @@ from dataclasses import dataclass
 from prooftext.corpus import secrets
 
 FLAG_BIDI = "bidi"
+FLAG_CONTROL = "control"
 FLAG_HIGH_ENTROPY = "high-entropy"
 FLAG_INSTRUCTION = "instruction-like"
 FLAG_INVISIBLE = "invisible"
@@ -42,6 +49,10 @@ _INVISIBLE = re.compile(
     "[\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0"
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+"""Characters a terminal acts on, or XML 1.0 forbids even as a character reference: the
+:data:`~prooftext.corpus.lines.CONTROL_CHARACTERS` a query is refused for, plus U+FFFE, U+FFFF and lone
+surrogates. Tab, line feed and carriage return are ordinary text."""
 _ZWJ = "\u200d"
 _BOM = "\ufeff"
 
@@ -288,6 +299,10 @@ def count_bidi(text: str) -> int:
     return 0 if text.isascii() else len(_BIDI.findall(text))
 
 
+def count_control(text: str) -> int:
+    return len(CONTROL.findall(text))
+
+
 _OPENER = re.compile(
     r"\b(?:" + _REQUEST_VERBS + r"|(?:Can|Could|Would|Will)\s+you|" + _QUESTION_OPENERS + r")\b"
 )
@@ -336,6 +351,9 @@ def flags(text: str, path: str = "") -> list[str]:
     signals = scan(text)
     if signals.bidi:
         out.append(f"{FLAG_BIDI}:{signals.bidi}")
+    control = count_control(text)
+    if control:
+        out.append(f"{FLAG_CONTROL}:{control}")
     entropy = secrets.high_entropy_count(text, path)
     if entropy:
         out.append(f"{FLAG_HIGH_ENTROPY}:{entropy}")

@@ -29,8 +29,6 @@ from prooftext.pack.render import (
     markdown_pieces,
     render,
     render_block,
-    render_footer,
-    render_header,
 )
 from prooftext.pack.sources import LineText, Observation, StoreTexts, observe, ranges_fit
 from prooftext.select.candidates import Candidate
@@ -160,6 +158,19 @@ def nonce_invariant(counter: Counter) -> bool:
     return counter.basis == BYTES_BASIS or _single_token_digit_groups(counter.basis)
 
 
+def _refuse_drift(bad: dict[str, Observation], required: set[str], drifted: dict[str, Observation]) -> None:
+    """A required source that failed verification is an error; so is one a fill took again after it had
+    drifted (a broken invariant: an error, never a selection loop that cannot end)."""
+    for path, seen in bad.items():
+        if path in required or path in drifted:
+            kind = "required" if path in required else "drifted"
+            raise SourceDriftError(
+                f"{kind} source {path} failed verification: {seen.reason} {seen.detail}",
+                path=path,
+                reason=seen.reason,
+            )
+
+
 class Compiler:
     """Rank once for a query over an index; compile packets at any ceilings."""
 
@@ -200,8 +211,10 @@ class Compiler:
         """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
         (text and digest always come from the same bytes, so a packet never mixes two states of a file)."""
         self._prime_costs()
-        self.header_cost = self.counter.count(render_header(self.format, self.query.text, NONCE_PLACEHOLDER))
-        self.header_cost += self.counter.count(render_footer(self.format))
+        # Header and footer counted together, as the empty packet renders them: apart, a token merged
+        # across the cut (JSON's `[` and `]`) would be counted twice or not at all.
+        self.header_cost = self.counter.count(render(self.format, self.query.text, [], NONCE_PLACEHOLDER))
+        self._kernel: int | None = None
 
     @staticmethod
     def _block(cand: Candidate, start: int, end: int, text: LineText, truncated: bool) -> Block:
@@ -295,8 +308,15 @@ class Compiler:
         return self._header_counts[bool(blocks)] + sum(counts.get(i, c or 0) for i, c in enumerate(known))
 
     def kernel_cost(self) -> int:
-        """Header plus required evidence: the minimum context kernel."""
-        return self.header_cost + sum(self.cost(c, c.start_line, c.end_line) for c in self.required)
+        """Header plus required evidence: the minimum context kernel, counted exactly as the packet that
+        quotes only the required evidence renders (its nonce included), from the indexed texts."""
+        if self._kernel is None:
+            blocks = [
+                self._block(c, c.start_line, c.end_line, self.texts.get(c.path, c.file_sha256), False)
+                for c in self.required
+            ]
+            self._kernel = self._render(blocks)[2]
+        return self._kernel
 
     def _verify(self, sel: Selection) -> tuple[dict[str, LineText], dict[str, Observation]]:
         ranges: dict[str, list[tuple[int, int]]] = {}
@@ -322,19 +342,16 @@ class Compiler:
         self, ceiling: int, nodes: int
     ) -> tuple[Selection, dict[str, LineText], list[dict[str, Any]]]:
         query = self.query.with_ceilings(ceiling, nodes)
+        kernel = self.kernel_cost()
         drifted: dict[str, Observation] = {}
         required_paths = {c.path for c in self.required}
+        # Terminates: a fill takes nothing from a drifted path (nor a contradiction component with a side
+        # there), so every pass that fails verification adds a new path to ``drifted``, of finitely many.
         while True:
-            optional = [c for c in self.optional if c.path not in drifted]
-            sel = fill(query, self.required, optional, self.cost, self.header_cost, self.components, self.cut)
+            sel = fill(query, self.required, self.optional, self.cost, self.header_cost, self.components,
+                       self.cut, drifted=drifted.keys(), kernel=kernel)  # fmt: skip
             good, bad = self._verify(sel)
-            for path, seen in bad.items():
-                if path in required_paths:
-                    raise SourceDriftError(
-                        f"required source {path} failed verification: {seen.reason} {seen.detail}",
-                        path=path,
-                        reason=seen.reason,
-                    )
+            _refuse_drift(bad, required_paths, drifted)
             if not bad:
                 break
             drifted.update(bad)

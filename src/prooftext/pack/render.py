@@ -5,17 +5,28 @@ authority and sensitivity, and fenced by a boundary that carries a nonce no exce
 contains, so source text cannot close its own block. The nonce is derived from the packet's content,
 which keeps output deterministic; it is re-derived until it occurs nowhere in the packet's text or paths.
 
-Two transformations happen here, for every format, so that costs measured while selecting, the final
+These transformations happen here, and only here, so that costs measured while selecting, the final
 prompt and ``prooftext verify`` (which re-renders from the files) always agree:
 
 * **Redaction**: each excerpt passes through :func:`prooftext.corpus.secrets.redact_text`, so a credential
   never reaches a prompt even if the scan policy let its source in (the scan normally excludes such files).
 * **Flags**: :func:`prooftext.pack.injection.flags` labels excerpts holding instruction-like text,
-  invisible characters, bidi controls, high-entropy strings or redactions (``flags=bidi:1,instruction-like``).
-  The excerpt bytes are otherwise quoted exactly; flags never change what is selected.
+  invisible characters, bidi or terminal controls, high-entropy strings or redactions
+  (``flags=bidi:1,instruction-like``). Flags never change what is selected.
+* **Visible controls**: in the markdown and XML formats each character that
+  :data:`prooftext.pack.injection.CONTROL` matches is shown as its Unicode Control Picture (U+2400 plus
+  its code, so a form feed is U+240C ``␌`` and ESC is U+241B ``␛``; DEL is U+2421 ``␡``), and U+FFFE,
+  U+FFFF or a lone surrogate as U+FFFD. An escape sequence in a source then cannot clear or retitle the
+  terminal that prints a prompt, and every XML prompt is well-formed: XML 1.0 forbids these characters
+  even as character references. The block's ``control:N`` flag counts the substitutions. Mapping each
+  picture back to its control restores the exact text of any excerpt that held no control picture of
+  its own; the exact text is always the source's, pinned by the label's ``sha256``, and it is what the
+  JSON format quotes, whose string escapes (``\\u001b``) are exact and already visible.
 
-In the markdown format a label value that could be misread (spaces, ``=``, quotes) is written as a JSON
-string, so a file name cannot forge another label field.
+Everything else is quoted byte for byte.
+
+In the markdown format a label value that could be misread (spaces, ``=``, quotes, control characters) is
+written as a JSON string, so a file name cannot forge another label field.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from xml.sax.saxutils import escape, quoteattr
 import blake3
 
 from prooftext.corpus.secrets import redact_text
-from prooftext.pack.injection import flags
+from prooftext.pack.injection import CONTROL, flags
 
 FORMAT_MARKDOWN = "markdown"
 FORMATS = (FORMAT_MARKDOWN, "xml", "json")
@@ -75,7 +86,8 @@ class Block:
         return out
 
 
-_PLAIN_VALUE = re.compile(r"[^\s=\"'`]+")
+_PLAIN_VALUE = re.compile(r"[^\s=\"'`\x00-\x1f\x7f]+")
+"""A label value written bare; any other (a control character too) is a JSON string, whose escapes show it."""
 
 
 def _label_value(value: object) -> str:
@@ -83,25 +95,53 @@ def _label_value(value: object) -> str:
     return text if _PLAIN_VALUE.fullmatch(text) else json.dumps(text)
 
 
+CONTROL_PICTURES = 0x2400
+"""Unicode's Control Pictures block: U+2400 plus a C0 control's code is that control's visible symbol."""
+PICTURE_DEL = "\u2421"
+NOT_XML_CHARACTER = "\ufffd"
+"""Shown for U+FFFE, U+FFFF and lone surrogates, which have no control picture."""
+_C0_END = 0x20
+_DEL = 0x7F
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < _C0_END:
+        return chr(CONTROL_PICTURES + code)
+    return PICTURE_DEL if code == _DEL else NOT_XML_CHARACTER
+
+
+def visible(text: str) -> str:
+    """``text`` with each :data:`~prooftext.pack.injection.CONTROL` character in its visible form (see the
+    module notes); ordinary text comes back unchanged."""
+    return CONTROL.sub(_picture, text)
+
+
 RENDER_CACHE_SIZE = 512
-"""Excerpts whose redaction and flags are remembered: selection measures a block, then renders it again."""
+"""Excerpts whose redaction, visible form and flags are remembered: selection measures a block, then
+renders it again."""
 
 
 @lru_cache(maxsize=RENDER_CACHE_SIZE)
-def _prepared(text: str, path: str) -> tuple[str, str]:
+def _prepared(text: str, path: str) -> tuple[str, str, str]:
     redacted = redact_text(text, path)
-    return redacted, ",".join(flags(redacted, path))
+    return redacted, visible(redacted), ",".join(flags(redacted, path))
 
 
 def excerpt_text(block: Block) -> str:
-    """The excerpt as it is rendered: the source text with credentials redacted."""
+    """The excerpt as the JSON format quotes it: the source text with credentials redacted."""
     return _prepared(block.text, block.path)[0]
+
+
+def shown_text(block: Block) -> str:
+    """The excerpt as the markdown and XML formats quote it: :func:`excerpt_text`, controls made visible."""
+    return _prepared(block.text, block.path)[1]
 
 
 def block_label(block: Block) -> dict[str, object]:
     """The block's label plus its ``flags`` (only when there are any)."""
     label = block.label()
-    marks = _prepared(block.text, block.path)[1]
+    marks = _prepared(block.text, block.path)[2]
     if marks:
         label["flags"] = marks
     return label
@@ -113,7 +153,10 @@ def _body(text: str) -> str:
 
 def render_header(fmt: str, query: str, nonce: str) -> str:
     if fmt == "xml":
-        return f"<context nonce={quoteattr(nonce)}>\n<notice>{escape(PREAMBLE)}</notice>\n<query>{escape(query)}</query>\n"
+        return (
+            f"<context nonce={quoteattr(nonce)}>\n<notice>{escape(PREAMBLE)}</notice>\n"
+            f"<query>{escape(visible(query))}</query>\n"
+        )
     if fmt == "json":
         return (
             '{"notice":'
@@ -127,21 +170,22 @@ def render_header(fmt: str, query: str, nonce: str) -> str:
     return (
         "# Context packet\n\n"
         f"{PREAMBLE} Each block starts with `BEGIN EVIDENCE {nonce}` and ends with `END EVIDENCE {nonce}`.\n\n"
-        f"## Query\n\n----- BEGIN QUERY {nonce} -----\n{_body(query)}----- END QUERY {nonce} -----\n\n## Evidence\n"
+        f"## Query\n\n----- BEGIN QUERY {nonce} -----\n{_body(visible(query))}"
+        f"----- END QUERY {nonce} -----\n\n## Evidence\n"
     )
 
 
 def render_block(fmt: str, block: Block, nonce: str, index: int) -> str:
-    text = excerpt_text(block)
     label = block_label(block)
     if fmt == "xml":
-        attrs = " ".join(f"{k}={quoteattr(str(v))}" for k, v in label.items())
-        return f"<evidence nonce={quoteattr(nonce)} {attrs}>\n{escape(_body(text))}</evidence>\n"
+        attrs = " ".join(f"{k}={quoteattr(visible(str(v)))}" for k, v in label.items())
+        return f"<evidence nonce={quoteattr(nonce)} {attrs}>\n{escape(_body(shown_text(block)))}</evidence>\n"
     if fmt == "json":
-        item = dict(label, text=text)
+        item = dict(label, text=excerpt_text(block))
         return ("," if index else "") + json.dumps(item, sort_keys=True)
     labels = " ".join(f"{k}={_label_value(v)}" for k, v in label.items())
-    return f"\n----- BEGIN EVIDENCE {nonce} {labels} -----\n{_body(text)}----- END EVIDENCE {nonce} -----\n"
+    body = _body(shown_text(block))
+    return f"\n----- BEGIN EVIDENCE {nonce} {labels} -----\n{body}----- END EVIDENCE {nonce} -----\n"
 
 
 def render_footer(fmt: str) -> str:

@@ -25,6 +25,11 @@ REASON_UNREADABLE = "source_unreadable"
 REASON_RANGE = "range_invalid"
 REASON_LOCATOR = "locator_invalid"
 
+EMPTY_FILE_RANGE = (1, 1)
+"""The one range of a file with no lines: extraction gives an empty file's node lines 1-1 (``1-0`` is not a
+range, see ``graph/extract.py``), and that range quotes the empty text, so an empty file can be required,
+quoted and verified like any other."""
+
 
 class LineText:
     """A text split once into lines (ending at ``\\n``), for fast 1-based inclusive slicing."""
@@ -108,5 +113,7 @@ def observe(root: Path, path: str, sha256: str, ranges: list[tuple[int, int]]) -
 
 
 def ranges_fit(text: LineText, ranges: list[tuple[int, int]]) -> bool:
-    """Every 1-based inclusive range lies within ``text``."""
+    """Every 1-based inclusive range lies within ``text`` (an empty text has only :data:`EMPTY_FILE_RANGE`)."""
+    if text.count == 0:
+        return all(span == EMPTY_FILE_RANGE for span in ranges)
     return all(1 <= start <= end <= text.count for start, end in ranges)

@@ -8,8 +8,24 @@ the checks, which report them as a failed verification.
 
 The result is a bitmask, as the ``verify`` command's exit status: 1 digest mismatch (the prompt is not what
 the packet says, an excerpt differs from its source, an excerpt's authority or sensitivity is not what
-the root's configuration gives its path, or the packet's nonce is not the one the renderer derives from its
-query and excerpts), 2 missing or stale source, 4 I/O error.
+the root's configuration gives its path, the packet's nonce is not the one the renderer derives from its
+query and excerpts, or the packet breaks a limit its own query declares), 2 missing or stale source, 4 I/O
+error.
+
+The limits a packet's ``query`` declares are checked against the packet itself, since a tampered query
+re-renders byte for byte (the prompt holds only the query's text): the prompt is recounted in the basis
+the query declares (``bytes`` when its unit is bytes, else its tokenizer), and ``prompt_tokens`` must
+name that basis (kind ``basis``) and that count (kind ``token_count``); the count must be within
+``max_tokens`` and the quoted nodes (each excerpt and the nodes it ``joined``) within ``max_nodes`` (kind
+``ceiling``, naming the ``field``); no excerpt may be shortened unless ``allow_truncated`` is true (kind
+``truncation``); and no excerpt's sensitivity may be above ``clearance`` (kind ``clearance``). A query
+field that is missing or not a known value is such a failure too: a packet that declares no limit cannot
+show that it keeps one.
+
+Not covered: what the prompt does not show and the files cannot answer. ``excluded``, ``omitted``,
+``trace``, each excerpt's ``node_id``, ``qualname``, ``reason``, ``cost`` and ``joined`` entries, and the
+query's ``max_edges``, ``max_depth``, ``required``, ``path_seeds`` and ``as_of`` are the compiler's
+record, neither digested nor re-derived: a packet can be edited there and still verify.
 
 The nonce is never taken from the packet: the renderer derives it from the content and rejects any value
 that occurs in the query or an excerpt, so that no text can close its own block. A packet whose query holds
@@ -43,6 +59,7 @@ from prooftext.corpus.model import (
     REASON_CHANGED,
     REASON_SECRET,
     REASON_UNREADABLE,
+    SENSITIVITIES,
     Exclusion,
     FileStat,
     SourceFile,
@@ -54,7 +71,8 @@ from prooftext.errors import ArtifactError
 from prooftext.pack import sources
 from prooftext.pack.render import Block, derive_nonce, digest, render
 from prooftext.pack.sources import LineText, observe
-from prooftext.tokens import get_counter
+from prooftext.select.query import UNIT_BYTES, UNIT_TOKENS
+from prooftext.tokens import BYTES_BASIS, TOKENIZERS, get_counter
 
 BIT_DIGEST = 1
 BIT_SOURCE = 2
@@ -74,6 +92,10 @@ KIND_EXCLUDED = "source_excluded"
 IO_REASONS = frozenset({REASON_UNREADABLE, REASON_CHANGED})
 """Scan refusals saying that a read failed, not that the file is no source: reported as I/O errors."""
 NOT_LISTED = "no file a scan of the root would read"
+KIND_BASIS = "basis"
+KIND_CEILING = "ceiling"
+KIND_CLEARANCE = "clearance"
+KIND_TRUNCATION = "truncation"
 
 
 @dataclass
@@ -154,11 +176,7 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
     prompt: str = packet["prompt"]
     if digest(prompt) != packet["blake3"]:
         report.add(BIT_DIGEST, kind="digest", detail="BLAKE3 of the prompt does not match")
-    claimed = packet["prompt_tokens"]
-    if get_counter(claimed["basis"]).count(prompt) != claimed["count"]:
-        report.add(
-            BIT_DIGEST, kind="token_count", detail="the prompt's exact token count differs from the packet's"
-        )
+    _check_declared_limits(report, packet)
     blocks: list[Block] = []
     admission = _Admission(root, config)
     for item in packet["evidence"]:
@@ -192,6 +210,79 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
         if rebuilt != prompt:
             report.add(BIT_DIGEST, kind="content", detail="the prompt's evidence differs from its sources")
     return report
+
+
+def _check_declared_limits(report: VerifyReport, packet: dict[str, Any]) -> None:
+    """The limits the packet's query declares, checked against the packet (see the module notes)."""
+    query: dict[str, Any] = packet["query"]
+    count = _check_count(report, packet["prompt"], packet["prompt_tokens"], query)
+    if count is not None:
+        _check_ceiling(report, query, "max_tokens", count)
+    nodes = sum(1 + len(item.get("joined", ())) for item in packet["evidence"])
+    _check_ceiling(report, query, "max_nodes", nodes)
+    if query.get("allow_truncated") is not True:
+        for item in packet["evidence"]:
+            if item["truncated_from"] is not None:
+                detail = "the excerpt is shortened, but the packet's query does not allow truncation"
+                report.add(BIT_DIGEST, kind=KIND_TRUNCATION, path=item["path"], detail=detail)
+    _check_clearance(report, query.get("clearance"), packet["evidence"])
+
+
+def declared_basis(query: dict[str, Any]) -> str | None:
+    """What the query's counts are in (as :attr:`~prooftext.select.query.Query.basis`), None if unknown."""
+    unit, tokenizer = query.get("unit"), query.get("tokenizer")
+    if unit == UNIT_BYTES:
+        return BYTES_BASIS
+    known = isinstance(tokenizer, str) and tokenizer in TOKENIZERS
+    return tokenizer if unit == UNIT_TOKENS and known else None
+
+
+def _check_count(
+    report: VerifyReport, prompt: str, claimed: dict[str, Any], query: dict[str, Any]
+) -> int | None:
+    """The prompt's count in the basis its query declares (None when it declares none), after checking
+    that ``prompt_tokens`` names that basis and that count."""
+    basis = declared_basis(query)
+    if basis is None:
+        named = f"{query.get('unit')!r}, {query.get('tokenizer')!r}"
+        detail = f"the packet's query declares no known unit and tokenizer: {named}"
+        report.add(BIT_DIGEST, kind=KIND_BASIS, detail=detail)
+        return None
+    count = get_counter(basis).count(prompt)
+    if claimed["basis"] != basis:
+        detail = f"prompt_tokens counts in {claimed['basis']!r}; the packet's query counts in {basis!r}"
+        report.add(BIT_DIGEST, kind=KIND_BASIS, detail=detail)
+    elif claimed["count"] != count:
+        report.add(
+            BIT_DIGEST, kind="token_count", detail="the prompt's exact token count differs from the packet's"
+        )
+    return count
+
+
+def _check_ceiling(report: VerifyReport, query: dict[str, Any], name: str, used: int) -> None:
+    ceiling = query.get(name)
+    if isinstance(ceiling, bool) or not isinstance(ceiling, int):
+        report.add(BIT_DIGEST, kind=KIND_CEILING, field=name, detail=f"the packet's query declares no {name}")
+    elif used > ceiling:
+        detail = f"the packet uses {used}, above the {name} its query declares, {ceiling}"
+        report.add(BIT_DIGEST, kind=KIND_CEILING, field=name, detail=detail)
+
+
+_LEVELS = {name: level for level, name in enumerate(SENSITIVITIES)}
+
+
+def _check_clearance(report: VerifyReport, clearance: object, evidence: list[dict[str, Any]]) -> None:
+    """Every excerpt's claimed sensitivity within the query's clearance (the labels check ties the claim
+    to the root's configuration)."""
+    if not isinstance(clearance, str) or clearance not in _LEVELS:
+        detail = f"the packet's query declares no known clearance: {clearance!r}"
+        report.add(BIT_DIGEST, kind=KIND_CLEARANCE, detail=detail)
+        return
+    for item in evidence:
+        # An unknown label ranks above every clearance, as the selector ranks it.
+        if _LEVELS.get(item["sensitivity"], len(SENSITIVITIES)) > _LEVELS[clearance]:
+            detail = f"sensitivity {item['sensitivity']!r} is above the packet's clearance {clearance!r}"
+            report.add(BIT_DIGEST, kind=KIND_CLEARANCE, path=item["path"], detail=detail)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """The Query: what to select, under which hard ceilings, for whom.
 
 Limits follow the context framework: 1..4,096 nodes, 0..16,384 edges, traversal depth 0..8, and a byte
-ceiling of 1,024..8,388,608 when the unit is bytes. Path seeds are ranking hints only: they never bypass
-manifest membership, range validation or digest checks. Every invalid field fails with one error naming it.
+ceiling of 1,024..8,388,608 whenever the count is in bytes, whether the unit is ``bytes`` or the tokenizer
+is ``bytes`` (one basis, one range: :attr:`Query.basis`). Path seeds are ranking hints only: they never
+bypass manifest membership, range validation or digest checks. Every invalid field fails with one error
+naming it.
 """
 
 from __future__ import annotations
@@ -78,11 +80,25 @@ class Query:
         }
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> None:
+def _check_int(name: str, value: object, low: int, high: int, unit: str = "") -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RequestError(f"{name} must be an integer", field=name)
     if not low <= value <= high:
-        raise RangeError(f"{name} must be between {low} and {high}, got {value}", field=name)
+        raise RangeError(f"{name} must be between {low} and {high}{unit}, got {value}", field=name)
+
+
+def _check_ceiling(query: Query) -> None:
+    """The range follows what the ceiling counts (:attr:`Query.basis`), however the caller named it."""
+    if query.basis == BYTES_BASIS:
+        _check_int("max_tokens", query.max_tokens, MIN_BYTES, MAX_BYTES, " bytes")
+    else:
+        _check_int("max_tokens", query.max_tokens, MIN_TOKENS, MAX_TOKENS)
+
+
+def _check_bool(name: str, value: object) -> None:
+    # The field is recorded in the packet as given: a string "no" would read as a second kind of false.
+    if not isinstance(value, bool):
+        raise RequestError(f"{name} must be a boolean", field=name)
 
 
 def _check_text(text: object) -> None:
@@ -129,16 +145,14 @@ def validate(query: Query) -> Query:
     """Check every field; return the query unchanged or raise one error naming the first bad field."""
     _check_text(query.text)
     _check_names(query)
-    if query.unit == UNIT_BYTES:
-        _check_int("max_tokens", query.max_tokens, MIN_BYTES, MAX_BYTES)
-    else:
-        _check_int("max_tokens", query.max_tokens, MIN_TOKENS, MAX_TOKENS)
+    _check_ceiling(query)
     _check_int("max_nodes", query.max_nodes, MIN_NODES, MAX_NODES)
     _check_int("max_edges", query.max_edges, MIN_EDGES, MAX_EDGES)
     _check_int("max_depth", query.max_depth, MIN_DEPTH, MAX_DEPTH)
     _check_paths("required", query.required)
     _check_paths("path_seeds", query.path_seeds)
     _check_as_of(query.as_of)
+    _check_bool("allow_truncated", query.allow_truncated)
     _check_searchable(query)
     return query
 

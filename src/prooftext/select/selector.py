@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from prooftext.corpus.model import SENSITIVITIES
@@ -243,13 +243,17 @@ def _exclude(sel: Selection, cand: Candidate, reason: str) -> None:
     sel.excluded.append(_record(cand, reason))
 
 
-def _take_required(sel: Selection, required: list[Candidate], cost: CostFn, ceiling: int) -> None:
+def _take_required(
+    sel: Selection, required: list[Candidate], cost: CostFn, ceiling: int, kernel: int | None
+) -> None:
     for cand in required:
         if _over_clearance(cand, sel.query):
             raise SensitivityError(
                 f"required source {cand.path} is above the clearance {sel.query.clearance}"
             )
         sel.take(Choice(cand, cand.start_line, cand.end_line, cost(cand, cand.start_line, cand.end_line)))
+    if kernel is not None:  # the exact kernel: what it needs is reported exactly, and the room is exact
+        sel.header_cost = kernel - sel.evidence_cost
     if sel.total_cost > ceiling:
         raise BudgetError(
             # The kernel, not only what was required: with nothing required, the header and query alone.
@@ -369,7 +373,11 @@ def _place(
     return choice
 
 
-def _skip_reason(cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]]) -> str | None:
+def _skip_reason(
+    cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]], drifted: Collection[str]
+) -> str | None:
+    if cand.path in drifted:  # its source no longer reads back as ranked: it cannot be quoted at all
+        return REASON_DRIFT
     if _over_clearance(cand, sel.query):
         return REASON_OVER_CLEARANCE
     if _covered(cand, taken):
@@ -384,6 +392,90 @@ def ranked_window(query: Query) -> int:
     return max(MIN_RANKED_CANDIDATES, query.max_tokens // UNITS_PER_CANDIDATE)
 
 
+@dataclass
+class _Fill:
+    """One fill's running state: what each path has taken, and which contradiction paths are decided."""
+
+    sel: Selection
+    cost: CostFn
+    components: Components
+    drifted: Collection[str]
+    optional_from: int
+    taken: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    decided: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each path of a decided contradiction component, with the drifted paths that refused it (if any)."""
+    accounted: set[str] = field(default_factory=set)
+    """Node ids a component decision already put in the packet or recorded as left out."""
+    content: dict[tuple[str, int, int], str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for chosen in self.sel.chosen:
+            cand = chosen.candidate
+            self.taken.setdefault(cand.path, []).append((chosen.start_line, chosen.end_line))
+            self.content[(cand.file_sha256, cand.start_line, cand.end_line)] = cand.path
+
+    def offer(self, cand: Candidate) -> None:
+        group = self.components.get(cand.path)
+        if group is not None and cand.path in self.decided:
+            self._settled(cand)
+            return
+        reason = _skip_reason(cand, self.sel, self.taken, self.drifted)
+        if group is not None and reason is None:
+            self._offer_group(cand, group)
+        else:
+            self._offer_one(cand, reason)
+
+    def _exclude(self, cand: Candidate, reason: str, drifted: tuple[str, ...] = ()) -> None:
+        _exclude(self.sel, cand, reason)
+        if drifted:
+            self.sel.excluded[-1]["drifted"] = list(drifted)
+
+    def _settled(self, cand: Candidate) -> None:
+        """A candidate of a decided component: its own record unless the decision already accounted for it."""
+        if cand.node_id in self.accounted:
+            return
+        self.accounted.add(cand.node_id)
+        if _covered(cand, self.taken):
+            self._exclude(cand, REASON_COVERED)
+        else:
+            self._exclude(cand, REASON_CONTRADICTION, self.decided[cand.path])
+
+    def _offer_group(self, cand: Candidate, group: list[Candidate]) -> None:
+        """Both sides whole, or neither: a side that drifted refuses the whole component."""
+        spoiled = tuple(sorted({c.path for c in group if c.path in self.drifted}))
+        self.decided.update((c.path, spoiled) for c in group)
+        members = [c for c in group if not _covered(c, self.taken)]
+        # A member already covered is quoted whole (it was required): it is in the packet either way.
+        self.accounted.update(c.node_id for c in group if _covered(c, self.taken))
+        picked = None if spoiled else _take_group(self.sel, members, self.sel.room, self.cost)
+        if picked is None:
+            for member in members:
+                self._settled(member)
+            # Left out for lack of room or nodes (which a larger packet may have); a drifted side never fits.
+            self.sel.omitted += 0 if spoiled else len(group)
+        else:
+            for choice in picked:
+                self.sel.take(choice)
+                self.accounted.add(choice.candidate.node_id)
+                self.taken.setdefault(choice.candidate.path, []).append((choice.start_line, choice.end_line))
+        self._settled(cand)  # the candidate that raised the decision: one of the members, or inside one
+
+    def _offer_one(self, cand: Candidate, reason: str | None) -> None:
+        twin = self.content.get((cand.file_sha256, cand.start_line, cand.end_line))
+        if reason is None and twin is not None and twin != cand.path:
+            self._exclude(cand, REASON_DUPLICATE)
+            self.sel.excluded[-1]["same_as"] = twin
+            return
+        block = None if reason else _place(self.sel, cand, self.cost, self.taken, self.optional_from)
+        if block is None:
+            reason = reason or REASON_OVER_BUDGET
+            self._exclude(cand, reason)
+            self.sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
+            return
+        self.taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
+        self.content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
+
+
 def fill(
     query: Query,
     required: list[Candidate],
@@ -392,53 +484,21 @@ def fill(
     header_cost: int,
     components: Components | None = None,
     cut: Sequence[dict[str, object]] = (),
+    *,
+    drifted: Collection[str] = frozenset(),
+    kernel: int | None = None,
 ) -> Selection:
     """Required first (never evicted), then optional candidates in rank order under both ceilings; ``cut``
     (the exclusion records of the candidates ranked below the window, see :func:`cut_records`) is recorded
-    as left out for lack of rank."""
+    as left out for lack of rank. No candidate of a ``drifted`` path is taken, nor any contradiction
+    component with a member there. ``kernel``, when known, is the exact count of the header and required
+    evidence rendered together (their separate counts can differ from it by a token merged across a cut).
+    Every optional candidate not taken gets a record in ``excluded``."""
     sel = Selection(query=query, header_cost=header_cost)
-    _take_required(sel, required, cost, query.max_tokens)
-    taken: dict[str, list[tuple[int, int]]] = {}
-    for chosen in sel.chosen:
-        taken.setdefault(chosen.candidate.path, []).append((chosen.start_line, chosen.end_line))
-    decided: set[str] = set()
-    content: dict[tuple[str, int, int], str] = {
-        (c.candidate.file_sha256, c.candidate.start_line, c.candidate.end_line): c.candidate.path
-        for c in sel.chosen
-    }
+    _take_required(sel, required, cost, query.max_tokens, kernel)
+    state = _Fill(sel, cost, components or {}, drifted, len(required))
     for cand in optional:
-        group = (components or {}).get(cand.path)
-        if group is not None and cand.path in decided:
-            if not _covered(cand, taken):
-                _exclude(sel, cand, REASON_CONTRADICTION)
-            continue
-        reason = _skip_reason(cand, sel, taken)
-        if group is not None and reason is None:
-            decided.update(c.path for c in group)
-            picked = _take_group(sel, [c for c in group if not _covered(c, taken)], sel.room, cost)
-            if picked is None:
-                for member in group:
-                    _exclude(sel, member, REASON_CONTRADICTION)
-                sel.omitted += len(group)
-                continue
-            for member_choice in picked:
-                sel.take(member_choice)
-                path = member_choice.candidate.path
-                taken.setdefault(path, []).append((member_choice.start_line, member_choice.end_line))
-            continue
-        twin = content.get((cand.file_sha256, cand.start_line, cand.end_line))
-        if reason is None and twin is not None and twin != cand.path:
-            _exclude(sel, cand, REASON_DUPLICATE)
-            sel.excluded[-1]["same_as"] = twin
-            continue
-        block = None if reason else _place(sel, cand, cost, taken, len(required))
-        if block is None:
-            reason = reason or REASON_OVER_BUDGET
-            _exclude(sel, cand, reason)
-            sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
-            continue
-        taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
-        content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
+        state.offer(cand)
     sel.excluded.extend(cut)
     sel.omitted += len(cut)
     return sel

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -56,13 +57,14 @@ def run_jsonrpc_http(
     from prooftext.server import http  # uvicorn and starlette load only when HTTP is served
 
     http.check_bind(host, token)
-    ctx = open_context(root, limits, "rpc", warm)
-    runner = Runner(Dispatcher(ctx))
-    try:
-        http.serve(http.create_app(runner, token), host, port, RPC_PATH)
-    finally:
-        runner.close()
-        ctx.close()
+    with http.bind(host, port) as sock:  # first: a port in use is reported before the index is opened
+        ctx = open_context(root, limits, "rpc", warm)
+        runner = Runner(Dispatcher(ctx))
+        try:
+            http.serve(http.create_app(runner, token), sock, RPC_PATH)
+        finally:  # also on SIGTERM (SystemExit): the worker processes end and the index is closed
+            runner.close()
+            ctx.close()
 
 
 def run_mcp(
@@ -80,15 +82,17 @@ def run_mcp(
 
     if use_http:
         http.check_bind(host, token)
-    ctx = open_context(root, Limits(watch=watch), "mcp", warm)
-    server = create_mcp_server(Dispatcher(ctx))
-    try:
-        if use_http:
-            app = http.BearerGuard(
-                server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), token
-            )
-            http.serve(app, host, port, MCP_PATH)
-        else:
-            server.run("stdio")
-    finally:
-        ctx.close()
+    # Bound first: a port in use is reported before the index is opened.
+    with http.bind(host, port) if use_http else contextlib.nullcontext() as sock:
+        ctx = open_context(root, Limits(watch=watch), "mcp", warm)
+        server = create_mcp_server(Dispatcher(ctx))
+        try:
+            if sock is not None:
+                app = http.BearerGuard(
+                    server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), token
+                )
+                http.serve(app, sock, MCP_PATH)
+            else:
+                server.run("stdio")
+        finally:
+            ctx.close()

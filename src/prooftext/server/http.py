@@ -4,24 +4,37 @@ A body larger than the limit is refused with 413 before it is read (by ``Content
 the limit is passed (chunked bodies). When a token is set, ``/rpc`` requires ``Authorization: Bearer``;
 binding to anything but a loopback address without a token is refused at startup. JSON-RPC errors travel
 with status 200; a message of notifications only is answered 204 with no body.
+
+Every connection must deliver each whole request (headers and body) within :data:`READ_TIMEOUT_S`, or it is
+answered 408 and closed; at most :data:`MAX_CONNECTIONS` are open at once, and one more is answered 503 and
+closed. So clients that open sockets and send a request slowly, or never (slowloris), can neither hold
+connections for long nor run the server out of file descriptors.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
+import signal
 import socket
 import sys
-from typing import Any
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, ClassVar
 
+import h11
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from prooftext.errors import AuthError, LimitError
+from prooftext.errors import AuthError, ConfigError, LimitError
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.limits import TOKEN_ENV
 from prooftext.server.runner import Runner
@@ -33,6 +46,23 @@ STATUS_OK = 200
 STATUS_NO_CONTENT = 204
 STATUS_UNAUTHORIZED = 401
 STATUS_TOO_LARGE = 413
+LISTEN_BACKLOG = 128
+AUTHORIZATION = b"authorization"
+BEARER = b"bearer"
+
+READ_TIMEOUT_S = 30.0
+"""How long a client may take to send one whole request, headers and body, counted from when its connection
+opens or its previous response ends. Past it the request is answered 408 and the connection closed."""
+MAX_CONNECTIONS = 512
+"""Connections open at once; one more is answered 503 and closed at once. It is kept below the usual limit
+of 1024 open files so that the server's own files (index, sources, worker pipes) still open."""
+TERMINATED_STATUS = 128 + signal.SIGTERM
+"""Exit status after SIGTERM, as a shell reports a process ended by it (after the server has cleaned up)."""
+
+_RECEIVING = frozenset({h11.IDLE, h11.SEND_BODY})
+"""The client's states while its next request is awaited or still arriving."""
+_TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+_FULL = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
 def is_loopback(host: str) -> bool:
@@ -54,12 +84,22 @@ def check_bind(host: str, token: str | None) -> None:
         )
 
 
-def authorized(header: str | None, token: str | None) -> bool:
-    """Constant-time check of ``Authorization: Bearer <token>`` (always true when no token is set)."""
+def authorized(header: bytes | None, token: str | None) -> bool:
+    """Constant-time check of the raw ``Authorization: Bearer <token>`` header (true when no token is set).
+
+    Bytes are compared with the token's UTF-8 bytes: a header is bytes on the wire, and decoding it (ASGI
+    servers decode as Latin-1) would accept a non-ASCII token only in an encoding nobody sends it in. A
+    token read from the environment keeps the bytes it had there (``surrogateescape``)."""
     if not token:
         return True
-    scheme, _, value = (header or "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())
+    scheme, _, value = (header or b"").partition(b" ")
+    expected = token.encode("utf-8", "surrogateescape")
+    return scheme.lower() == BEARER and hmac.compare_digest(value.strip(), expected)
+
+
+def _authorization(scope: Scope) -> bytes | None:
+    """The raw ``Authorization`` header of an ASGI request (the first, if several were sent)."""
+    return next((v for k, v in scope.get("headers", []) if k.lower() == AUTHORIZATION), None)
 
 
 def _error(status: int, exc: Exception, headers: dict[str, str] | None = None) -> Response:
@@ -104,12 +144,15 @@ def create_app(runner: Runner, token: str | None = None) -> Starlette:
     limit = runner.limits.max_body_bytes
 
     async def rpc(request: Request) -> Response:
-        if not authorized(request.headers.get("authorization"), token):
+        if not authorized(_authorization(request.scope), token):
             return _unauthorized()
         declared = _declared_length(request)
         if declared is not None and declared > limit:
             return _too_large(limit)
-        body = await _read_capped(request, limit)
+        try:
+            body = await _read_capped(request, limit)
+        except ClientDisconnect:  # gone, or closed for sending its body too slowly: nobody to answer
+            return Response(status_code=STATUS_NO_CONTENT)
         if body is None:
             return _too_large(limit)
         reply = await runner.handle(body)
@@ -132,32 +175,125 @@ class BearerGuard:
         self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.token:
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-            if not authorized(headers.get("authorization"), self.token):
-                await _unauthorized()(scope, receive, send)
-                return
+        if scope["type"] == "http" and self.token and not authorized(_authorization(scope), self.token):
+            await _unauthorized()(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline on receiving each request and a cap on connections.
+
+    uvicorn bounds only the idle time between requests: a connection that sends nothing, part of its
+    headers or part of its body is kept open for ever (and its ``limit_concurrency`` answers 503 only to
+    complete requests, so it does not bound open sockets either)."""
+
+    read_timeout_s: ClassVar[float] = READ_TIMEOUT_S
+    max_connections: ClassVar[int] = MAX_CONNECTIONS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        if len(self.connections) > self.max_connections:
+            self._close_with(_FULL)
+            return
+        self._watch()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._watch()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _watch(self) -> None:
+        """Run the deadline while a request is awaited or arriving; stop it once the request is whole."""
+        receiving = self.conn.their_state in _RECEIVING and not self.transport.is_closing()
+        if receiving and self._deadline is None:
+            self._deadline = self.loop.call_later(self.read_timeout_s, self._timed_out)
+        elif not receiving:
+            self._disarm()
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _timed_out(self) -> None:
+        self._deadline = None
+        responding = (
+            self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete
+        )
+        # A 408 cannot be written into a response under way; then the connection is only closed.
+        self._close_with(b"" if responding else _TIMED_OUT)
+
+    def _close_with(self, response: bytes) -> None:
+        if response:
+            self.transport.write(response)
+        self.transport.close()  # the app, if one is reading the body, receives http.disconnect
+
+
+def _protocol(read_timeout_s: float, max_connections: int) -> type[GuardedH11Protocol]:
+    """The protocol class for one server (uvicorn builds one instance per connection from a class)."""
+    timeout, cap = read_timeout_s, max_connections
+
+    class Protocol(GuardedH11Protocol):
+        read_timeout_s = timeout
+        max_connections = cap
+
+    return Protocol
+
+
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket (port 0 picks a free port; read it back with ``getsockname``)."""
+    """A listening TCP socket (port 0 picks a free port; read it back with ``getsockname``).
+
+    A host or port that cannot be served (in use, not an address of this machine, privileged, not
+    resolvable) is a :class:`ConfigError` naming them, raised before anything else starts."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(LISTEN_BACKLOG)
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        raise ConfigError(
+            f"cannot listen on {host} port {port}: {reason} (choose another port, or 0 for a free one)",
+            host=host,
+            port=port,
+            reason=reason,
+        ) from None
     sock.setblocking(False)
     return sock
 
 
-def make_server(app: Any, log_level: str = "warning") -> uvicorn.Server:
+def make_server(
+    app: Any,
+    log_level: str = "warning",
+    *,
+    read_timeout_s: float = READ_TIMEOUT_S,
+    max_connections: int = MAX_CONNECTIONS,
+) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
+        http=_protocol(read_timeout_s, max_connections),
+        ws="none",  # nothing here speaks WebSocket, and an upgraded connection would escape the deadline
         log_level=log_level,
         access_log=False,
         lifespan="auto",
         timeout_keep_alive=KEEP_ALIVE_S,
+        # uvicorn also counts the connection asking, so one more lets every admitted connection be served;
+        # it still answers 503 while that many requests run (abandoned by their clients or not).
+        limit_concurrency=max_connections + 1,
         server_header=False,
     )
     return uvicorn.Server(config)
@@ -169,9 +305,32 @@ def url_of(sock: socket.socket, path: str) -> str:
     return f"http://{shown}:{port}{path}"
 
 
-def serve(app: Any, host: str, port: int, path: str) -> None:
-    """Bind, announce the URL on stderr, and serve until interrupted (blocking)."""
-    sock = bind(host, port)
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(TERMINATED_STATUS)
+
+
+@contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """SIGTERM raises ``SystemExit``, so that the callers' ``finally`` blocks release the index and pool.
+
+    uvicorn catches SIGTERM to shut down gracefully, then raises it again under the handler it found: the
+    default one, which ends the process on the spot."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def serve(app: Any, sock: socket.socket, path: str) -> None:
+    """Announce the URL on stderr and serve on ``sock`` (from :func:`bind`) until interrupted (blocking).
+
+    SIGINT ends it with ``KeyboardInterrupt`` and SIGTERM with ``SystemExit`` (:data:`TERMINATED_STATUS`),
+    each after uvicorn's graceful shutdown."""
     sys.stderr.write(f"prooftext: listening on {url_of(sock, path)}\n")
     sys.stderr.flush()
-    make_server(app).run(sockets=[sock])
+    with _sigterm_exits():
+        make_server(app).run(sockets=[sock])

@@ -13,13 +13,12 @@ is passed on to the SDK only once nothing read is left unanswered (:class:`InFli
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from collections import Counter
-from collections.abc import AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, BinaryIO, Final, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -40,7 +39,6 @@ from mcp_types import (
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
-    RequestId,
     TextContent,
     ToolAnnotations,
     jsonrpc_message_adapter,
@@ -58,6 +56,7 @@ from prooftext.server.dispatcher import (
     error_object,
 )
 from prooftext.server.methods import METHODS
+from prooftext.server.stdio import LineReader
 
 SERVER_NAME = "prooftext"
 INSTRUCTIONS = (
@@ -71,6 +70,8 @@ _INVALID = "invalid request: "
 REJECTED_BUFFER = 16
 """Answers to unreadable stdin lines waiting to be written (the reader pauses when it is full)."""
 CANCELLED = "notifications/cancelled"
+_REFUSAL: Final = object()
+"""The key :class:`InFlight` counts answers to refused lines under: no client's id can equal it."""
 
 
 @dataclass(frozen=True)
@@ -245,26 +246,52 @@ def build_tool(dispatcher: Dispatcher, spec: ToolSpec) -> Tool:
 
 
 def screen_line(line: str) -> ErrorData | None:
-    """None for one JSON object (the SDK reads it); the JSON-RPC error answering anything else.
+    """None for a JSON-RPC message the SDK reads; the JSON-RPC error answering anything else."""
+    screened = _screen(line)
+    return screened if isinstance(screened, ErrorData) else None
 
-    The SDK's stdio transport drops a line it cannot read without answering; JSON-RPC wants a parse
-    error, and MCP (2025-06-18 on) has no batches, so an array is an invalid request.
+
+def _screen(line: str) -> JSONRPCMessage | ErrorData:
+    """The message a line holds, or the JSON-RPC error answering it (``id: null``), as the JSON-RPC server
+    answers the same line.
+
+    The SDK's stdio transport drops a line it cannot read without answering, and reads a request whose
+    ``id`` is not a string or an integer as a notification (never answered either); JSON-RPC wants a
+    parse error or an invalid request. MCP (2025-06-18 on) has no batches, so an array is an invalid request.
+    The line was decoded keeping each byte that is not UTF-8 as a lone surrogate, and is encoded back to the
+    bytes received, so such a line is a parse error, as on the JSON-RPC server, and not a message altered.
     """
     try:
-        message = wire.load(line.encode("utf-8"))
+        message = wire.load(line.encode("utf-8", "surrogateescape"))
     except CanonicalJSONError as exc:
         return ErrorData(**error_object(exc))
+    problem = _envelope_problem(message)
+    if problem is None:
+        try:
+            return jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValidationError:
+            problem = "not a JSON-RPC 2.0 request, notification or response"
+    invalid = ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + problem)
+    return ErrorData(**error_object(invalid))
+
+
+def _envelope_problem(message: Any) -> str | None:
     if isinstance(message, list):
-        return ErrorData(
-            **error_object(ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + "MCP has no batches"))
-        )
+        return "MCP has no batches"
     if not isinstance(message, dict):
-        return ErrorData(
-            **error_object(
-                ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + "a message must be a JSON object")
-            )
-        )
+        return "a message must be a JSON object"
+    if "id" in message and not _valid_id(message):
+        return '"id" must be a string or an integer'
     return None
+
+
+def _valid_id(message: dict[str, Any]) -> bool:
+    """MCP ids are strings or integers; only an error response may carry ``null`` (JSON-RPC's answer to a
+    message whose id could not be read)."""
+    value = message["id"]
+    if value is None:
+        return "error" in message and "method" not in message
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 class InFlight:
@@ -277,7 +304,7 @@ class InFlight:
     settled at once, since the SDK never answers it."""
 
     def __init__(self) -> None:
-        self._ids: Counter[RequestId] = Counter()  # a multiset: a client may reuse an id
+        self._ids: Counter[Hashable] = Counter()  # a multiset: a client may reuse an id
         self._idle = anyio.Event()
         self._idle.set()
 
@@ -287,6 +314,10 @@ class InFlight:
             message = jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValidationError:  # the SDK drops such a line unanswered: there is nothing to wait for
             return
+        self.note(message)
+
+    def note(self, message: JSONRPCMessage) -> None:
+        """Note a message the SDK will read: a request opens, a cancellation settles."""
         if isinstance(message, JSONRPCRequest):
             self._open(coerce_request_id(message.id))
         elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
@@ -299,16 +330,25 @@ class InFlight:
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
             self._settle(coerce_request_id(message.id))
 
+    def refused(self) -> None:
+        """Note an answer to a refused line, queued for stdout: the end of input waits for it too, or the SDK
+        would close stdout before it is written."""
+        self._open(_REFUSAL)
+
+    def forwarded(self) -> None:
+        """Note that stdout's writer took an answer to a refused line."""
+        self._settle(_REFUSAL)
+
     async def drained(self) -> None:
         """Return once every request read so far is answered."""
         await self._idle.wait()
 
-    def _open(self, key: RequestId) -> None:
+    def _open(self, key: Hashable) -> None:
         if not self._ids:
             self._idle = anyio.Event()
         self._ids[key] += 1
 
-    def _settle(self, key: RequestId) -> None:
+    def _settle(self, key: Hashable) -> None:
         if key not in self._ids:  # already settled: answered after the client cancelled it
             return
         self._ids[key] -= 1
@@ -363,29 +403,42 @@ class ScreenedLines:
             async for line in self._lines:
                 if not line.strip():
                     continue
-                error = screen_line(line)
-                if error is None:
+                screened = _screen(line)
+                if isinstance(screened, ErrorData):
+                    answer = JSONRPCError(jsonrpc="2.0", id=None, error=screened)
                     if self._in_flight is not None:
-                        self._in_flight.read(line)
-                    yield line
-                else:
-                    answer = JSONRPCError(jsonrpc="2.0", id=None, error=error)
+                        self._in_flight.refused()
                     await self._rejected.send(SessionMessage(answer))
+                    continue
+                if self._in_flight is not None:
+                    self._in_flight.note(screened)
+                yield line
             if self._in_flight is not None:
                 await self._in_flight.drained()
 
 
-class _BorrowedText(io.TextIOWrapper):
-    """A text view of stdin that never closes the process's stdin buffer."""
+async def stdin_lines(stream: BinaryIO) -> AsyncIterator[str]:
+    """The lines of ``stream`` as text, read on a daemon thread, so that neither Ctrl-C nor a failed stdout
+    waits for a client that keeps stdin open. Bytes that are not UTF-8 are kept (as lone surrogates) for
+    the screen to refuse the line, never replaced: a replaced byte would reach a tool as U+FFFD, altering
+    what the client sent."""
+    reader = LineReader(stream, limit=None)
+    try:
+        while isinstance(line := await reader.next(), bytes):
+            yield line.decode("utf-8", errors="surrogateescape")
+    finally:
+        reader.close()
 
-    def close(self) -> None:
-        self.detach()
 
-
-async def _forward(rejected: MemoryObjectReceiveStream[SessionMessage], write_stream: Any) -> None:
+async def _forward(
+    rejected: MemoryObjectReceiveStream[SessionMessage], write_stream: Any, in_flight: InFlight
+) -> None:
     async with rejected:
         async for answer in rejected:
-            await write_stream.send(answer)
+            try:
+                await write_stream.send(answer)
+            finally:  # a failed send means stdout is gone: waiting for that answer could never end
+                in_flight.forwarded()
 
 
 class ProoftextMCP(MCPServer[Any]):
@@ -410,15 +463,14 @@ class ProoftextMCP(MCPServer[Any]):
 
     async def run_stdio_async(self) -> None:
         send, receive = anyio.create_memory_object_stream[SessionMessage](REJECTED_BUFFER)
-        text = anyio.wrap_file(_BorrowedText(sys.stdin.buffer, encoding="utf-8", errors="replace"))
         in_flight = InFlight()
-        stdin = ScreenedLines(text, send, in_flight)
+        stdin = ScreenedLines(stdin_lines(sys.stdin.buffer), send, in_flight)
         lowlevel = self._lowlevel_server  # as MCPServer.run_stdio_async drives it
         async with (
             stdio_server(stdin=cast(Any, stdin)) as (read_stream, write_stream),
             anyio.create_task_group() as tasks,
         ):
-            tasks.start_soon(_forward, receive, write_stream)
+            tasks.start_soon(_forward, receive, write_stream, in_flight)
             answering = cast(Any, _AnsweringStream(write_stream, in_flight))
             await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
             tasks.cancel_scope.cancel()

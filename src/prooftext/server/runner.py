@@ -6,8 +6,14 @@ holds the interpreter lock, so only processes use several cores). At most ``max_
 admitted at once (running or queued); a request beyond that is refused as busy at once. A request that
 misses its deadline is answered with ``limit_exceeded``; work that has not started is cancelled, work that
 has started finishes in the background and still counts against the admission limit until it does, so the
-bound holds. A worker process that dies fails its own request with an internal error, and the pool is
-started again for the next one.
+bound holds.
+
+A worker process that dies (killed, out of memory) takes the whole pool down: ``concurrent.futures`` ends
+the other workers and fails every request in flight or queued, without telling which one the dead worker
+ran. The pool is started again, and each of those requests runs once more when every call it holds may run
+twice with the effect of once (:data:`REPEATABLE_METHODS`: everything but ``memory.add``); a request that
+may not, or that breaks the pool a second time, is answered with an internal error. Workers ignore SIGINT
+(the server shuts them down after its own graceful shutdown) and end by themselves if the server is killed.
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ import asyncio
 import concurrent.futures
 import contextlib
 import multiprocessing
+import os
+import signal
 import threading
+from collections.abc import Mapping
 from concurrent.futures import process as cf_process
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -27,6 +36,8 @@ from prooftext.server import wire
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher, error_object
 from prooftext.server.limits import Limits
+from prooftext.server.methods import Method
+from prooftext.workers import watch_parent
 
 THREAD_PREFIX = "prooftext-rpc"
 
@@ -34,9 +45,36 @@ _child: Dispatcher | None = None
 """The dispatcher of a worker process, over its own context for the served root."""
 
 
-def _start_child(root: Path, limits: Limits, interface: str) -> None:
+REPEATABLE_METHODS = frozenset(
+    {
+        "context.adaptive",
+        "context.pack",
+        "context.select",
+        "context.verify",
+        "context.risk",
+        "index.refresh",
+        "index.status",
+        "memory.list",
+        "memory.surface",
+        "depth.classify",
+        "turn.plan",
+        "server.info",
+    }
+)
+"""Methods that may run twice with the effect of once, so a request a dead worker took down is run again.
+
+They read, or bring the index up to date (a refresh cut short is completed by the next one). ``memory.add``
+is left out: the dead worker may have stored the record already. A method not listed is never repeated."""
+
+
+def _start_child(
+    root: Path, limits: Limits, interface: str, methods: Mapping[str, Method], parent: int
+) -> None:
     global _child
-    _child = Dispatcher(ServerContext.open(root, limits, interface))
+    watch_parent(parent)  # a killed server must not leave its workers holding the index open
+    # Ctrl-C reaches the whole process group; the server ends its workers once its requests are answered.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _child = Dispatcher(ServerContext.open(root, limits, interface), methods=methods)
 
 
 QUEUED_CALLS = 16
@@ -62,9 +100,10 @@ def _errors_for(ids: list[Any], error: Exception, batch: bool) -> Any:
 class Runner:
     """Runs dispatcher work off the event loop, within the server's limits."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: Dispatcher, *, repeatable: frozenset[str] = REPEATABLE_METHODS) -> None:
         self.dispatcher = dispatcher
         self.limits = dispatcher.ctx.limits
+        self.repeatable = repeatable
         self._pool = self._new_pool()
         self._pending = 0
 
@@ -83,7 +122,14 @@ class Runner:
                     # Never fork a process that runs an event loop and threads; a fresh interpreter is safe.
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_child,
-                    initargs=(ctx.root, self.limits, ctx.interface),
+                    # The workers serve the dispatcher's own method table, as the threads do.
+                    initargs=(
+                        ctx.root,
+                        self.limits,
+                        ctx.interface,
+                        dict(self.dispatcher.methods),
+                        os.getpid(),
+                    ),
                 )
             finally:
                 setattr(cf_process, _DEPTH_NAME, saved)
@@ -110,23 +156,47 @@ class Runner:
         if self._pending >= self.limits.max_pending:
             busy = LimitError("the server is busy; retry later", reason="busy", limit=self.limits.max_pending)
             return await self._refuse(payload, busy)
-        loop = asyncio.get_running_loop()
-        self._pending += 1
-        work = self._submit(payload)
-        work.add_done_callback(lambda _: self._release_soon(loop))
         try:
-            reply = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(work)), self.limits.timeout_s)
+            async with asyncio.timeout(self.limits.timeout_s):
+                return await self._run(payload)
         except TimeoutError:
-            work.cancel()
             late = LimitError(
                 f"the request did not finish within {self.limits.timeout_s:g} s",
                 reason="timeout",
                 limit_ms=int(self.limits.timeout_s * 1000),
             )
             return await self._refuse(payload, late)
-        except BrokenProcessPool as broken:  # the worker running it died: an internal error, the server lives
+        except BrokenProcessPool as broken:  # a worker died, twice or with a call that must not repeat
             return await self._refuse(payload, broken)
-        return reply
+
+    async def _run(self, payload: bytes) -> bytes | None:
+        try:
+            return await self._attempt(payload)
+        except BrokenProcessPool:
+            # Some worker died and the pool failed every request with it: run this one again if it may.
+            if not await self._repeatable(payload):
+                raise
+            return await self._attempt(payload)
+
+    async def _attempt(self, payload: bytes) -> bytes | None:
+        loop = asyncio.get_running_loop()
+        work = self._submit(payload)
+        self._pending += 1
+        work.add_done_callback(lambda _: self._release_soon(loop))
+        try:
+            return await asyncio.shield(asyncio.wrap_future(work))
+        except asyncio.CancelledError:  # the deadline passed: drop the work if it has not started
+            work.cancel()
+            raise
+
+    async def _repeatable(self, payload: bytes) -> bool:
+        """Whether every call of the message may run twice (parsed off the loop)."""
+        try:
+            message = await asyncio.to_thread(wire.load, payload)
+        except CanonicalJSONError:
+            return True  # no method runs: the worker only answers a parse error
+        calls = message if isinstance(message, list) else [message]
+        return all(isinstance(c, dict) and c.get("method") in self.repeatable for c in calls)
 
     def _release(self) -> None:
         self._pending -= 1

@@ -1,0 +1,124 @@
+"""``prooftext mcp`` on stdio answers every line it cannot serve, as the JSON-RPC server does: an invalid
+message with ``-32600`` and a line that is not UTF-8 with ``-32700``, never dropping or altering it; and a
+stdout it cannot write is one coded error with exit status 4."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prooftext.cli.common import EXIT_IO
+from prooftext.server.mcp_server import screen_line
+
+BOOTSTRAP = "import prooftext.cli.serve; from prooftext.cli import main; main()"
+HANG_GUARD_S = 300
+"""Fails the test instead of hanging it should the server never exit; never reached when it works."""
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+INVALID = [
+    '{"id": 11, "method": "tools/list"}',
+    '{"jsonrpc": "2.0", "id": 10.5, "method": "tools/list"}',
+    '{"jsonrpc": "2.0", "id": true, "method": "tools/list"}',
+    '{"jsonrpc": "2.0", "id": null, "method": "ping"}',
+    '{"jsonrpc": "2.0", "id": 8}',
+    '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": "x"}',
+]
+NOT_UTF8 = (
+    b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", '
+    b'"params": {"name": "add_memory", "arguments": {"kind": "discovery", "text": "caf\xe9"}}}'
+)
+PING = {"jsonrpc": "2.0", "id": 5, "method": "ping"}
+UNWRITABLE = "prooftext: error [output_unwritable]: cannot write to standard output: {reason}\n"
+
+
+def _lines(*messages: dict[str, Any] | str | bytes) -> bytes:
+    def raw(m: dict[str, Any] | str | bytes) -> bytes:
+        return m if isinstance(m, bytes) else (m if isinstance(m, str) else json.dumps(m)).encode()
+
+    return b"".join(raw(m) + b"\n" for m in messages)
+
+
+def _command(root: Path) -> list[str]:
+    return [sys.executable, "-c", BOOTSTRAP, "mcp", "--root", str(root), "--no-warm"]
+
+
+@pytest.mark.parametrize("line", INVALID)
+def test_a_json_object_that_is_no_json_rpc_message_is_an_invalid_request(line: str) -> None:
+    error = screen_line(line)
+    assert error is not None and error.code == -32600
+    assert error.data == {"code": "invalid_rpc_request"}
+
+
+def test_a_json_rpc_response_and_an_error_answering_an_unreadable_id_pass_the_screen() -> None:
+    assert screen_line('{"jsonrpc": "2.0", "id": "7", "result": {}}') is None
+    assert screen_line('{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}}') is None
+
+
+def test_every_line_the_sdk_would_drop_or_alter_is_answered_with_id_null_and_serving_goes_on(
+    sample_repo: Path,
+) -> None:
+    payload = _lines(INITIALIZE, INITIALIZED, *INVALID, NOT_UTF8, PING)
+    done = subprocess.run(
+        _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    refused = [r["error"] for r in replies if r["id"] is None]
+    assert done.returncode == 0
+    assert sorted(r["id"] for r in replies if r["id"] is not None) == [1, 5]
+    assert [e["code"] for e in refused] == [-32600] * len(INVALID) + [-32700]
+    assert refused[-1]["data"] == {"code": "json_encoding"}
+
+
+def test_a_line_that_is_not_utf8_records_nothing(sample_repo: Path) -> None:
+    payload = _lines(INITIALIZE, INITIALIZED, NOT_UTF8)
+    subprocess.run(
+        _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=True
+    )
+    listed = subprocess.run(
+        [sys.executable, "-m", "prooftext", "memory", "list", "--root", str(sample_repo), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        check=True,
+    )
+    assert "caf" not in listed.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full does not exist on this system")
+def test_an_answer_written_to_a_full_device_is_one_coded_error_and_exit_4(sample_repo: Path) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            _command(sample_repo),
+            input=_lines(INITIALIZE),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=HANG_GUARD_S,
+            check=False,
+        )
+    assert done.returncode == EXIT_IO
+    assert done.stderr.decode() == UNWRITABLE.format(reason="No space left on device")
+
+
+def test_an_answer_written_to_a_closed_pipe_is_one_coded_error_and_exit_4(sample_repo: Path) -> None:
+    process = subprocess.Popen(
+        _command(sample_repo), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # the client stopped reading before the answer
+    _, stderr = process.communicate(_lines(INITIALIZE), timeout=HANG_GUARD_S)
+    assert process.returncode == EXIT_IO
+    assert stderr.decode() == UNWRITABLE.format(reason="Broken pipe")
