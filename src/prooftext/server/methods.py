@@ -30,6 +30,10 @@ class Method:
     """Parameter names in order, for callers that send ``params`` as an array."""
     published: bool = True
     """Whether params and result are checked against ``rpc-<name>.*.schema.json`` (always, for served methods)."""
+    repeatable: bool = True
+    """Whether running it twice has the effect of once: a request a dead worker took down is run again only
+    then (see :mod:`prooftext.server.runner`). Reads are; so is a refresh (one cut short is completed by the
+    next); ``memory.add`` is not, since the dead worker may have stored the record already."""
 
     @property
     def params_schema(self) -> str:
@@ -138,7 +142,7 @@ _TABLE: tuple[Method, ...] = (
     Method("context.risk", context_risk, ("targets", "depth")),
     Method("index.refresh", index_refresh),
     Method("index.status", index_status),
-    Method("memory.add", memory_add, ("kind", "text")),
+    Method("memory.add", memory_add, ("kind", "text"), repeatable=False),
     Method("memory.list", memory_list, ("kind", "status")),
     Method("memory.surface", memory_surface, ("task",)),
     Method("depth.classify", depth_classify, ("text",)),

@@ -36,7 +36,7 @@ from prooftext.server import wire
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher, error_object
 from prooftext.server.limits import Limits
-from prooftext.server.methods import Method
+from prooftext.server.methods import METHODS, Method
 from prooftext.workers import watch_parent
 
 THREAD_PREFIX = "prooftext-rpc"
@@ -45,26 +45,9 @@ _child: Dispatcher | None = None
 """The dispatcher of a worker process, over its own context for the served root."""
 
 
-REPEATABLE_METHODS = frozenset(
-    {
-        "context.adaptive",
-        "context.pack",
-        "context.select",
-        "context.verify",
-        "context.risk",
-        "index.refresh",
-        "index.status",
-        "memory.list",
-        "memory.surface",
-        "depth.classify",
-        "turn.plan",
-        "server.info",
-    }
-)
-"""Methods that may run twice with the effect of once, so a request a dead worker took down is run again.
-
-They read, or bring the index up to date (a refresh cut short is completed by the next one). ``memory.add``
-is left out: the dead worker may have stored the record already. A method not listed is never repeated."""
+REPEATABLE_METHODS = frozenset(name for name, method in METHODS.items() if method.repeatable)
+"""Methods that may run twice with the effect of once (:attr:`Method.repeatable`), so a request a dead
+worker took down is run again. A method not listed is never repeated."""
 
 
 def _start_child(
