@@ -455,7 +455,7 @@ def _arm_fixed(ctx: _TaskContext) -> dict[str, Any]:
     excerpts = [(e.path, e.start_line, e.end_line) for e in packet.evidence]
     out = _packet_metrics(ctx.task, excerpts, packet.prompt_tokens.count)
     out.update(ranking)
-    out.update({"latency_ms": latency, "omitted": packet.omitted})
+    out.update({"latency_ms": latency, "omitted": packet.omitted, "prompt_blake3": packet.blake3})
     return out
 
 
@@ -489,6 +489,7 @@ def _arm_adaptive(ctx: _TaskContext) -> dict[str, Any]:
             "selected_round": result.selected_round,
             "rounds": len(result.rounds),
             "estimated_sufficient": result.estimated_sufficient,
+            "prompt_blake3": packet.blake3,
         }
     )
     return out
