@@ -19,7 +19,9 @@ from prooftext.tokens import TokenCount, count
 if TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
     from prooftext.adaptive.ladder import AdaptiveRequest
-    from prooftext.index import Index, IndexStatus
+    from prooftext.eval.common import RunOptions
+    from prooftext.eval.run import DepthRun, EvalReport, LocomoRun, QualityBar, SwebenchRun, evaluate
+    from prooftext.index import Index, IndexStatus, reset_index
     from prooftext.index import open_index as open
     from prooftext.pack.packet import Packet
     from prooftext.pack.verify import VerifyReport
@@ -30,13 +32,21 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str]] = {
     "AdaptiveRequest": ("prooftext.adaptive.ladder", "AdaptiveRequest"),
     "AdaptiveResult": ("prooftext.adaptive.compile", "AdaptiveResult"),
+    "DepthRun": ("prooftext.eval.run", "DepthRun"),
+    "EvalReport": ("prooftext.eval.run", "EvalReport"),
     "Index": ("prooftext.index", "Index"),
     "IndexStatus": ("prooftext.index", "IndexStatus"),
+    "LocomoRun": ("prooftext.eval.run", "LocomoRun"),
     "Packet": ("prooftext.pack.packet", "Packet"),
     "Query": ("prooftext.select.query", "Query"),
+    "QualityBar": ("prooftext.eval.run", "QualityBar"),
     "RefreshReport": ("prooftext.store.refresh", "RefreshReport"),
+    "RunOptions": ("prooftext.eval.common", "RunOptions"),
+    "SwebenchRun": ("prooftext.eval.run", "SwebenchRun"),
     "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),
+    "evaluate": ("prooftext.eval.run", "evaluate"),
     "open": ("prooftext.index", "open_index"),
+    "reset_index": ("prooftext.index", "reset_index"),
 }
 
 
@@ -52,16 +62,24 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AdaptiveRequest",
     "AdaptiveResult",
+    "DepthRun",
+    "EvalReport",
     "Index",
     "IndexStatus",
+    "LocomoRun",
     "Packet",
     "ProoftextError",
+    "QualityBar",
     "Query",
     "RefreshReport",
+    "RunOptions",
+    "SwebenchRun",
     "TokenCount",
     "VerifyReport",
     "__version__",
     "content_id",
     "count",
+    "evaluate",
     "open",
+    "reset_index",
 ]

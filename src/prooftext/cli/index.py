@@ -2,40 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+import prooftext
 from prooftext.cli.common import app, emit_json, write_out
-from prooftext.corpus.model import REASON_UNREADABLE
+from prooftext.cli.progress import progress_bar
 from prooftext.errors import RequestError
-from prooftext.index import open_index, reset_index
 
 # readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
 # check would call an unreadable path a usage error (exit 64).
 RootArg = Annotated[Path, typer.Argument(help="Root directory to index.", readable=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-@contextmanager
-def progress_callback(enabled: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on an interactive terminal, nothing otherwise."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
 
 
 EXIT_PARTIAL = 3
@@ -58,8 +38,8 @@ def index_command(
     if status and rebuild:
         raise RequestError("--status reads nothing; it cannot be combined with --rebuild", field="rebuild")
     if rebuild:
-        reset_index(root)
-    with open_index(root) as index:
+        prooftext.reset_index(root)
+    with prooftext.open(root) as index:
         if status:
             result = index.status().to_dict()
             if as_json:
@@ -73,7 +53,7 @@ def index_command(
                     + "\n"
                 )
             return
-        with progress_callback(not as_json, "indexing") as progress:
+        with progress_bar(not as_json, "indexing") as progress:
             report = index.refresh(progress, count_edges=True)
     data = report.to_dict()
     if as_json:
@@ -84,6 +64,6 @@ def index_command(
             f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed}"
             f" removed, {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s\n"
         )
-    if report.files_skipped.get(REASON_UNREADABLE, 0):
+    if report.partial:
         # The index is usable but partial: a script must be able to tell, as it can from the report.
         raise typer.Exit(EXIT_PARTIAL)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from prooftext.errors import ProoftextError, RangeError
-from prooftext.eval.executor import EXECUTOR_PROCESS, UnitFn, run_units
+from prooftext.errors import ProoftextError, RangeError, RequestError
+from prooftext.eval.executor import EXECUTOR_PROCESS, EXECUTORS, UnitFn, run_units
 
 if TYPE_CHECKING:
     from prooftext.eval.output import RunOutput
@@ -40,6 +40,8 @@ class RunOptions:
         # A slice with a negative or zero limit would silently drop tasks from the end, or all of them.
         if self.limit is not None and self.limit < 1:
             raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")
+        if self.executor not in EXECUTORS:
+            raise RequestError(f"executor must be one of {', '.join(EXECUTORS)}", field="executor")
 
 
 def collect_rows(

@@ -110,6 +110,11 @@ class RefreshReport:
     """Counted only when asked (it joins every identifier use); None otherwise."""
     seconds_ms: int = 0
 
+    @property
+    def partial(self) -> bool:
+        """Some files could not be read (``files_skipped["unreadable"]``): the index is usable, not whole."""
+        return self.files_skipped.get(REASON_UNREADABLE, 0) > 0
+
     def to_dict(self) -> dict[str, object]:
         return {
             "files_indexed": self.files_indexed,
