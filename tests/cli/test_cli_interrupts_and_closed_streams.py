@@ -41,8 +41,8 @@ async def interrupt_then(original, *args):
     await original(*args)
 
 if where == "index":
-    import prooftext.cli.index as module
-    module.open_index = interrupt
+    import prooftext
+    prooftext.open = interrupt
 elif where == "chat":
     import prooftext.cli.conversation as module
     module._line_reader = lambda as_json: interrupt
