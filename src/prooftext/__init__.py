@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from prooftext._version import __version__
 from prooftext.canonical import content_id
+from prooftext.canonical import load as load_json
 from prooftext.errors import ProoftextError
 from prooftext.tokens import TokenCount, count
 
@@ -80,6 +81,7 @@ __all__ = [
     "content_id",
     "count",
     "evaluate",
+    "load_json",
     "open",
     "reset_index",
 ]

@@ -59,6 +59,13 @@ def _parse_float(text: str) -> _Rejected:
     return _Rejected(JSONFloatError(f"floats are not allowed in canonical JSON: {text[:40]}"))
 
 
+def _parse_finite_float(text: str) -> float | _Rejected:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # ``1e999`` parses as an infinity
+        return _Rejected(JSONNonFiniteError(f"non-finite number is not allowed: {text[:40]}"))
+    return value
+
+
 def _parse_constant(text: str) -> _Rejected:
     return _Rejected(JSONNonFiniteError(f"non-finite number is not allowed: {text}"))
 
@@ -84,8 +91,9 @@ def _check_string(text: str, where: str) -> None:
         raise JSONLoneSurrogateError(f"lone surrogate in {where}")
 
 
-def _check_tree(value: Any, depth: int) -> None:
-    """Walk a decoded or to-be-encoded value: depth, types, integer range, surrogates."""
+def _check_tree(value: Any, depth: int, floats: bool = False) -> None:
+    """Walk a decoded or to-be-encoded value: depth, types, integer range, surrogates (and floats, which only
+    a ``floats`` walk admits)."""
     if isinstance(value, bool) or value is None:
         return
     if isinstance(value, _Rejected):
@@ -98,6 +106,8 @@ def _check_tree(value: Any, depth: int) -> None:
         _check_string(value, "a string")
         return
     if isinstance(value, float):
+        if floats:
+            return
         raise JSONFloatError("floats are not allowed in canonical JSON")
     if isinstance(value, (list, tuple, dict)):
         if depth + 1 > MAX_DEPTH:
@@ -107,16 +117,19 @@ def _check_tree(value: Any, depth: int) -> None:
                 if not isinstance(key, str):
                     raise JSONTypeError("object keys must be strings")
                 _check_string(key, "an object key")
-                _check_tree(item, depth + 1)
+                _check_tree(item, depth + 1, floats)
         else:
             for item in value:
-                _check_tree(item, depth + 1)
+                _check_tree(item, depth + 1, floats)
         return
     raise JSONTypeError(f"value of type {type(value).__name__} has no JSON form")
 
 
-def load(data: bytes | str) -> Any:
-    """Parse JSON strictly; every rejection is a :class:`CanonicalJSONError` with its own code."""
+def load(data: bytes | str, *, floats: bool = False) -> Any:
+    """Parse JSON strictly; every rejection is a :class:`CanonicalJSONError` with its own code.
+
+    With ``floats``, finite floats are kept (a wire request's ``1.0`` where an integer belongs is then
+    reported by its schema, naming the field); everything else stays as strict."""
     if isinstance(data, bytes):
         if data.startswith(_BOM):
             raise JSONBOMError("a byte-order mark is not allowed")
@@ -132,7 +145,7 @@ def load(data: bytes | str) -> Any:
         value = json.loads(
             text,
             object_pairs_hook=_pairs,
-            parse_float=_parse_float,
+            parse_float=_parse_finite_float if floats else _parse_float,
             parse_int=_parse_int,
             parse_constant=_parse_constant,
         )
@@ -140,7 +153,7 @@ def load(data: bytes | str) -> Any:
         raise JSONDepthError(f"nesting deeper than {MAX_DEPTH}") from None
     except json.JSONDecodeError as exc:
         raise JSONSyntaxError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    _check_tree(value, 0)
+    _check_tree(value, 0, floats)
     return value
 
 
