@@ -46,7 +46,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SwebenchRun": ("prooftext.eval.run", "SwebenchRun"),
     "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),
     "evaluate": ("prooftext.eval.run", "evaluate"),
+    "check_params": ("prooftext.schema_registry", "check_params"),
+    "load_schema": ("prooftext.schema_registry", "load_schema"),
     "open": ("prooftext.index", "open_index"),
+    "result_problems": ("prooftext.schema_registry", "result_problems"),
     "reset_index": ("prooftext.index", "reset_index"),
 }
 
@@ -78,10 +81,13 @@ __all__ = [
     "TokenCount",
     "VerifyReport",
     "__version__",
+    "check_params",
     "content_id",
     "count",
     "evaluate",
     "load_json",
+    "load_schema",
     "open",
     "reset_index",
+    "result_problems",
 ]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from prooftext.server import schemas
+from prooftext import result_problems
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.methods import METHODS, Method
@@ -18,16 +18,16 @@ def _adaptive(ctx: ServerContext) -> dict[str, Any]:
 
 
 def test_a_served_adaptive_result_conforms_to_its_schema(ctx: ServerContext) -> None:
-    assert schemas.result_problems("rpc-context.adaptive.result.schema.json", _adaptive(ctx)) == []
+    assert result_problems("rpc-context.adaptive.result.schema.json", _adaptive(ctx)) == []
 
 
 def test_a_reference_into_the_adaptive_artifact_schema_is_followed(ctx: ServerContext) -> None:
     # rpc-context.pack.result refers to prooftext.adaptive-context/v1#/$defs/packet (a relative id).
     packet = Dispatcher(ctx, validate_results=False).call("context.pack", {"query": "greeting function"})
-    assert schemas.result_problems("rpc-context.pack.result.schema.json", packet) == []
+    assert result_problems("rpc-context.pack.result.schema.json", packet) == []
     broken = copy.deepcopy(packet)
     broken["evidence"] = "not a list"
-    assert schemas.result_problems("rpc-context.pack.result.schema.json", broken)
+    assert result_problems("rpc-context.pack.result.schema.json", broken)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_a_result_that_departs_from_its_schema_is_reported_with_its_place(
 ) -> None:
     result = _adaptive(ctx)
     change(result)
-    problems = schemas.result_problems("rpc-context.adaptive.result.schema.json", result)
+    problems = result_problems("rpc-context.adaptive.result.schema.json", result)
     assert problems and problems[0].startswith(where + ":")
 
 

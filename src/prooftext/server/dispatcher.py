@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from prooftext import check_params, result_problems
 from prooftext.errors import CanonicalJSONError, LimitError, ProoftextError, RequestError
-from prooftext.server import schemas, wire
+from prooftext.server import wire
 from prooftext.server.context import ServerContext
 from prooftext.server.methods import METHODS, Method
 
@@ -149,10 +150,10 @@ class Dispatcher:
             raise ProtocolError(METHOD_NOT_FOUND, CODE_NOT_FOUND, f"method not found: {name[:80]}")
         named = _named(method, params)
         if method.published:
-            schemas.check_params(method.params_schema, named)
+            check_params(method.params_schema, named)
         result = method.handler(self.ctx, named)
         if self.validate_results and method.published:
-            problems = schemas.result_problems(method.result_schema, result)
+            problems = result_problems(method.result_schema, result)
             if problems:
                 raise RuntimeError(f"{name} result departs from its schema: {problems[:3]}")
         return result

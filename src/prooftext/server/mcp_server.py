@@ -45,8 +45,8 @@ from mcp_types import (
 )
 from pydantic import ConfigDict, ValidationError
 
+from prooftext import load_schema
 from prooftext.errors import CanonicalJSONError, UnknownNameError
-from prooftext.schema_registry import load_schema
 from prooftext.server import wire
 from prooftext.server.dispatcher import (
     CODE_INVALID,
