@@ -51,6 +51,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "open": ("prooftext.index", "open_index"),
     "result_problems": ("prooftext.schema_registry", "result_problems"),
     "reset_index": ("prooftext.index", "reset_index"),
+    "watch_parent": ("prooftext.workers", "watch_parent"),
 }
 
 
@@ -90,4 +91,5 @@ __all__ = [
     "open",
     "reset_index",
     "result_problems",
+    "watch_parent",
 ]

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from prooftext import __version__
-from prooftext.index import Index, IndexStatus, open_index
+from prooftext import Index, IndexStatus, __version__
+from prooftext import open as open_index
 from prooftext.server.limits import Limits
 
 T = TypeVar("T")

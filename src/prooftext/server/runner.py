@@ -31,13 +31,13 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
+from prooftext import watch_parent
 from prooftext.errors import CanonicalJSONError, LimitError
 from prooftext.server import wire
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher, error_object
 from prooftext.server.limits import Limits
 from prooftext.server.methods import METHODS, Method
-from prooftext.workers import watch_parent
 
 THREAD_PREFIX = "prooftext-rpc"
 
