@@ -61,7 +61,8 @@ from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
 from prooftext.pack.sources import LineText
 from prooftext.store.db import transaction, writer_lock
-from prooftext.store.fts import expand_identifiers, identifier_parts
+from prooftext.store.fts import expand_identifiers
+from prooftext.text import identifier_parts
 from prooftext.workers import watch_parent
 
 BATCH_FILES = 128
