@@ -163,14 +163,10 @@ def load_excluded_stats(conn: sqlite3.Connection) -> dict[str, tuple[ExcludedSta
     return {r[0]: ((r[1], r[2], r[3], r[4]), r[5]) for r in conn.execute(sql)}
 
 
-def load_known_excluded(conn: sqlite3.Connection, retry_unreadable: bool = True) -> dict[str, ExcludedStat]:
+def _usable(rows: dict[str, tuple[ExcludedStat, str]], retry_unreadable: bool) -> dict[str, ExcludedStat]:
     """The stat data of files a read excluded, which are not read again while it holds. With
     ``retry_unreadable``, ``unreadable`` is left out: what fixes it (a chmod, a repaired disk) changes
     neither size, mtime nor inode, so a refresh tries such a file again."""
-    return _usable(load_excluded_stats(conn), retry_unreadable)
-
-
-def _usable(rows: dict[str, tuple[ExcludedStat, str]], retry_unreadable: bool) -> dict[str, ExcludedStat]:
     return {
         key: stat
         for key, (stat, reason) in rows.items()
