@@ -15,7 +15,7 @@ import copy
 from collections import defaultdict
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.indexer import spec_source

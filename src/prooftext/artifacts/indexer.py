@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.ids import edge_value, with_id
 from prooftext.artifacts.limits import (

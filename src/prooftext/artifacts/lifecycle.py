@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts.compaction import build_compaction
 from prooftext.artifacts.compare import compare_snapshots
 from prooftext.artifacts.indexer import build_graph, spec_source

@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import PATH_PATTERN
 from prooftext.artifacts.observe import REASON_HARD_LINK, Roots, read_strict

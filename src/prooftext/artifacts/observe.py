@@ -15,7 +15,7 @@ import stat as stat_module
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import CandidateModel
 from prooftext.artifacts.limits import MAX_SOURCE_BYTES

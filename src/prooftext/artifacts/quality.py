@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.ids import EDGE_CONTRADICTS
 from prooftext.artifacts.limits import BPS_WHOLE, SCHEMA_VERSION

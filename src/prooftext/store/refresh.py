@@ -38,7 +38,7 @@ from importlib import metadata
 from itertools import accumulate
 from pathlib import Path
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
