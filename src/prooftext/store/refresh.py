@@ -42,6 +42,7 @@ import prooftext.canonical as canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
+from prooftext.corpus.lines import LineText
 from prooftext.corpus.model import (
     REASON_UNREADABLE,
     CandidateIdentity,
@@ -59,7 +60,6 @@ from prooftext.graph.extract import extract
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
-from prooftext.pack.sources import LineText
 from prooftext.store.db import transaction, writer_lock
 from prooftext.store.fts import expand_identifiers
 from prooftext.text import identifier_parts
