@@ -18,7 +18,6 @@ from typing import Any, Protocol, Self
 
 import httpx
 
-from prooftext.conversation.render import ChatMessage
 from prooftext.errors import (
     BackendError,
     BackendProtocolError,
@@ -27,6 +26,7 @@ from prooftext.errors import (
     RequestError,
     UnknownNameError,
 )
+from prooftext.llm.messages import ChatMessage
 
 DEFAULT_OLLAMA_ENDPOINT = "http://127.0.0.1:11434"
 DEFAULT_OPENAI_ENDPOINT = "http://127.0.0.1:8000"
