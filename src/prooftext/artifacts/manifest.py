@@ -19,8 +19,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
-from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import PATH_PATTERN
 from prooftext.artifacts.observe import REASON_HARD_LINK, Roots, read_strict
 from prooftext.corpus.config import load_config
