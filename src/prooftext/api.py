@@ -106,7 +106,7 @@ def _existing_store(root: Path | str) -> MemoryStore | None:
 def renamed_field(inner: str, outer: str) -> Iterator[None]:
     """Report a request error about the core parameter ``inner`` under ``outer``, the name the caller used.
 
-    The core names its own parameters (``plan_turn(window_tokens=…)``); an interface that calls the same
+    The core names its own parameters (``TurnRequest(window_tokens=…)``); an interface that calls the same
     value ``window`` or ``task`` must say ``window`` or ``task``, or the caller is told to fix a field it
     never sent."""
     try:
