@@ -26,7 +26,8 @@ from typing import Any
 
 from prooftext.conversation import ContextItem, ItemKind, make_item
 from prooftext.conversation.rank import clear_term_cache
-from prooftext.depth import RetrievalResult, Tier, plan_turn
+from prooftext.conversation.turn import RetrievalResult, TurnRequest, TurnSources, plan_turn
+from prooftext.depth import Tier
 from prooftext.memory import MemoryStore, candidates_for
 from prooftext.tokens import TokenCount, get_counter
 
@@ -125,13 +126,17 @@ def main() -> int:
 
         def surface() -> None:
             plan = plan_turn(
-                "main", SURFACE_TEXT, history=history, memory=memory, retriever=retrieve, counter=counter
+                TurnRequest("main", SURFACE_TEXT),
+                TurnSources(history=history, memory=memory, retriever=retrieve),
+                counter=counter,
             )
             assert plan.tier is Tier.SURFACE
 
         def deep() -> None:
             plan = plan_turn(
-                "main", DEEP_TEXT, history=history, memory=memory, retriever=retrieve, counter=counter
+                TurnRequest("main", DEEP_TEXT),
+                TurnSources(history=history, memory=memory, retriever=retrieve),
+                counter=counter,
             )
             assert plan.tier is Tier.DEEP and plan.counts["memory"] > 0 and plan.counts["retrieval"] == 1
 

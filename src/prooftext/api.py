@@ -19,23 +19,24 @@ from typing import Any
 from prooftext.conversation.health import compute_health
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.surfacing import should_surface
-from prooftext.corpus.safeio import Refusal, display_name, split_portable
-from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for, should_recall_memory
-from prooftext.depth.retrieval import LADDER_RUNGS, index_retriever
-from prooftext.depth.tiers import classify_detailed, recall_signal
-from prooftext.depth.turn import (
+from prooftext.conversation.turn import (
     DEFAULT_WINDOW_TOKENS,
     HistorySource,
     RetrievalResult,
     Retriever,
+    TurnRequest,
+    TurnSources,
     plan_turn,
     prompt_budget_for,
     select_memory,
 )
+from prooftext.corpus.safeio import Refusal, display_name, split_portable
+from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for, should_recall_memory
+from prooftext.depth.tiers import classify_detailed, recall_signal
 from prooftext.errors import PathOutsideRootError, RangeError, RequestError, UnknownNameError
 from prooftext.graph.model import NODE_FILE, NODE_SECTION, NODE_SYMBOL
 from prooftext.graph.resolve import MAX_REFERENCE_FANOUT
-from prooftext.index import Index
+from prooftext.index import Index, open_index
 from prooftext.memory.store import (
     STORE_DIR,
     STORE_FILE,
@@ -105,7 +106,7 @@ def _existing_store(root: Path | str) -> MemoryStore | None:
 def renamed_field(inner: str, outer: str) -> Iterator[None]:
     """Report a request error about the core parameter ``inner`` under ``outer``, the name the caller used.
 
-    The core names its own parameters (``plan_turn(window_tokens=…)``); an interface that calls the same
+    The core names its own parameters (``TurnRequest(window_tokens=…)``); an interface that calls the same
     value ``window`` or ``task`` must say ``window`` or ``task``, or the caller is told to fix a field it
     never sent."""
     try:
@@ -212,18 +213,46 @@ def _history_item(message: StoredMessage) -> ContextItem:
     )
 
 
-def index_retriever_for(index: Index, basis: str, before: Callable[[], object] | None = None) -> Retriever:
-    """A turn retriever over an open index (the ladder climbs in quarters of the retrieval budget).
+LADDER_RUNGS = 4
+"""The adaptive ladder of a turn's retrieval climbs from a quarter of the retrieval budget in quarter steps."""
 
-    ``before`` (optional, no arguments) runs before each pack, e.g. a shared freshness check; the pack then
-    skips its own.
+
+class LazyIndex:
+    """The index of ``root``, opened at its first use and closed by :meth:`close`: a turn that never
+    retrieves (a surface turn) never creates or touches the index store."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._index: Index | None = None
+
+    def __call__(self) -> Index:
+        if self._index is None:
+            self._index = open_index(self.root)
+        return self._index
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+
+def index_retriever_for(
+    index: Index | Callable[[], Index], basis: str, before: Callable[[], object] | None = None
+) -> Retriever:
+    """A turn retriever over an index (the ladder climbs in quarters of the retrieval budget).
+
+    ``index`` is an open index, or a function that gives one at each retrieval (:class:`LazyIndex` opens it
+    at the first); an index that cannot be opened fails the retrieval step with its code. ``before``
+    (optional, no arguments) runs before each pack, e.g. a shared freshness check; the pack then skips its
+    own.
     """
 
     def retrieve(query: str, max_tokens: int) -> RetrievalResult | None:
         step = max(1, max_tokens // LADDER_RUNGS)
+        opened = index if isinstance(index, Index) else index()
         if before is not None:
             before()
-        result = index.adaptive_pack(
+        result = opened.adaptive_pack(
             query,
             max_tokens=max_tokens,
             min_tokens=step,
@@ -259,25 +288,20 @@ def turn_plan(
     parse_mode(mode)
     check_window(window, "window")
     counter = get_counter(tokenizer)
-    reason = ""
+    index = LazyIndex(base)
     if retriever is None:
-        retriever, reason = index_retriever(base, counter.basis)
+        retriever = index_retriever_for(index, counter.basis)
     store = _existing_store(base)
     try:
         existed = store is not None and store.has_thread(thread)
+        memory = None if store is None else (lambda task: candidates_for(store, task, counter))
+        sources = TurnSources(history=_history_source(store), memory=memory, retriever=retriever)
         with renamed_field("window_tokens", "window"):
             plan = plan_turn(
-                thread,
-                text,
-                mode=mode,
-                history=_history_source(store),
-                memory=None if store is None else (lambda task: candidates_for(store, task, counter)),
-                retriever=retriever,
-                retriever_unavailable_reason=reason or "no retriever",
-                counter=counter,
-                window_tokens=window,
+                TurnRequest(thread, text, mode=mode, window_tokens=window), sources, counter=counter
             )
     finally:
+        index.close()
         if store is not None:
             store.close()
     note = None if existed else "new thread: no history"

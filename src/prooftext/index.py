@@ -11,6 +11,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import prooftext.select.query as q
+import prooftext.store.db as db
 from prooftext.adaptive.compile import AdaptiveResult, RoundCallback, adaptive_compile
 from prooftext.adaptive.ladder import (
     DEFAULT_MAX_NODES,
@@ -32,11 +34,9 @@ from prooftext.errors import RangeError, RequestError, RootMissingError, RootNot
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.pack.verify import VerifyReport, verify_packet
-from prooftext.select import query as q
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import rank
 from prooftext.select.terms import analyze
-from prooftext.store import db
 from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
 from prooftext.tokens import DEFAULT_TOKENIZER
 

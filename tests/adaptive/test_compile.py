@@ -13,9 +13,9 @@ import prooftext
 import prooftext.pack.packet as packet_module
 from helpers import write_tree
 from prooftext.adaptive.estimator import Thresholds, estimate
-from prooftext.adaptive.requirements import SACP_REQUIREMENTS
 from prooftext.schema_registry import validate_against
 from prooftext.tokens import get_counter
+from sacp_requirements import SACP_REQUIREMENTS
 
 SCHEMA = "adaptive-context-v1.schema.json"
 QUESTION = "separability_matrix of a compound model"

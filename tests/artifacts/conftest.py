@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from prooftext.gates.context import Run
+from gates.context import Run
 
 
 @pytest.fixture(scope="session")

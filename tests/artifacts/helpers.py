@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from gates.context import Run
 from prooftext.artifacts.governance import highest_sensitivity
 from prooftext.artifacts.ids import edge_value, with_id
 from prooftext.errors import ProoftextError
-from prooftext.gates.context import Run
 
 
 def rewrite(run: Run, name: str, new_name: str, edit: Callable[[dict[str, Any]], None]) -> Path:

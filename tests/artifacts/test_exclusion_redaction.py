@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from gates import fixture
+from gates.context import Run
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.corpus import read as corpus_read
 from prooftext.corpus.model import REASON_UNREADABLE
 from prooftext.corpus.safeio import Refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
-from prooftext.gates import fixture
-from prooftext.gates.context import Run
 
 from .helpers import rewrite
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from gates import fixture
+from gates.context import Run
 from prooftext import canonical
 from prooftext.artifacts import fsck as fsck_module
 from prooftext.artifacts.fsck import BIT_DIGEST, BIT_SOURCE, fsck
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
-from prooftext.gates import fixture
-from prooftext.gates.context import Run
 from prooftext.index import open_index
 from prooftext.store.db import STORE_DIR, STORE_FILE
 

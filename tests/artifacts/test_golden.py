@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from gates import fixture
+from gates.context import Run, _claims
 from prooftext.artifacts import lifecycle as lc
-from prooftext.gates import fixture
-from prooftext.gates.context import Run, _claims
 
 GOLDEN = Path(__file__).parent / "golden"
 REGENERATE = os.environ.get("PROOFTEXT_REGEN_GOLDEN") == "1"

@@ -7,14 +7,8 @@ from typing import Any
 
 import pytest
 
-from prooftext import canonical
-from prooftext.artifacts import lifecycle as lc
-from prooftext.artifacts.observe import Roots
-from prooftext.artifacts.publish import check_no_absolute_roots
-from prooftext.artifacts.query import QuerySpec
-from prooftext.errors import ProoftextError
-from prooftext.gates.context import QUERY_TEXT, WINDOW, Run, node_of
-from prooftext.gates.fixture import (
+from gates.context import QUERY_TEXT, WINDOW, Run, node_of
+from gates.fixture import (
     DECISION,
     DRAFT,
     LEDGER,
@@ -23,6 +17,12 @@ from prooftext.gates.fixture import (
     SPECIFICATION,
     TESTS,
 )
+from prooftext import canonical
+from prooftext.artifacts import lifecycle as lc
+from prooftext.artifacts.observe import Roots
+from prooftext.artifacts.publish import check_no_absolute_roots
+from prooftext.artifacts.query import QuerySpec
+from prooftext.errors import ProoftextError
 
 from .helpers import code_of, relabelled_graph, relabelled_snapshot, rewrite, source_of
 

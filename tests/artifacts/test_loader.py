@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from gates.context import Run
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts import loader
-from prooftext.gates.context import Run
 
 from .helpers import code_of, rewrite
 

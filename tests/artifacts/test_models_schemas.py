@@ -13,7 +13,7 @@ from prooftext.artifacts.limits import ARTIFACT_MAX_BYTES, MAX_TEXT_CHARS
 from prooftext.artifacts.loader import schema_file
 from prooftext.artifacts.models import ARTIFACT_TYPES, Locator
 from prooftext.artifacts.schema_gen import DRAFT_2020_12, drifted, generate
-from prooftext.corpus.labels import KINDS
+from prooftext.corpus.kinds import KINDS
 from prooftext.corpus.model import AUTHORITIES, FRESHNESS, SENSITIVITIES
 from prooftext.graph.model import EDGE_TYPES
 from prooftext.schema_registry import load_schema, schema_names

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from gates import fixture
+from gates.context import ENVELOPE_FIELDS, QUERY_TEXT, Run, node_of
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.models import QUALITY_FIELDS, Extract
 from prooftext.artifacts.quality import redundant_bytes
 from prooftext.artifacts.query import QuerySpec
-from prooftext.gates import fixture
-from prooftext.gates.context import ENVELOPE_FIELDS, QUERY_TEXT, Run, node_of
 
 from .helpers import code_of, rewrite
 

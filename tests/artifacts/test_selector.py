@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gates.context import QUERY_TEXT, Run, node_of
+from gates.fixture import LEDGER, SPECIFICATION
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.lexical import binary_score, identifiers, lexical_tokens
@@ -11,8 +13,6 @@ from prooftext.artifacts.models import Graph, Query
 from prooftext.artifacts.query import QuerySpec
 from prooftext.artifacts.selector import GraphView, select
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
-from prooftext.gates.context import QUERY_TEXT, Run, node_of
-from prooftext.gates.fixture import LEDGER, SPECIFICATION
 
 PHASE_ORDER = ("required", "traversal", "identifier", "lexical")
 

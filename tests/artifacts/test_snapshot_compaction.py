@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
+from gates import fixture
+from gates.context import Run, _claims, node_of
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.compaction import build_compaction
 from prooftext.artifacts.models import Snapshot
 from prooftext.artifacts.observe import Roots
-from prooftext.gates import fixture
-from prooftext.gates.context import Run, _claims, node_of
 
 from .helpers import code_of, rewrite
 

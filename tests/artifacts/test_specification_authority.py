@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gates import fixture
+from gates.context import QUERY_TEXT, Run
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.query import QuerySpec
-from prooftext.gates import fixture
-from prooftext.gates.context import QUERY_TEXT, Run
 
 from .helpers import code_of, relabelled_graph, rewrite, source_of
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import prooftext.cli.context  # noqa: F401  (registers the commands until cli/__init__ lists the module)
+from gates import context as gate
+from gates import fixture
 from prooftext.cli.common import run_app
 from prooftext.errors import MAX_MESSAGE_CHARS
-from prooftext.gates import context as gate
-from prooftext.gates import fixture
 
 OUT = ".prooftext/context"
 
@@ -170,14 +170,3 @@ def test_fsck_exit_status_is_a_bitmask(capsys: pytest.CaptureFixture[str], roots
     o["query"].write_text(json.dumps(value, sort_keys=True, separators=(",", ":")), encoding="utf-8")
     status, report = cli(capsys, "fsck", str(repo), "--json")
     assert status == 1 and report["status"] == 1 and not report["ok"]
-
-
-def test_gate_command_reports_and_exits(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(gate, "run_gate", lambda: gate.GateResult([gate.Check("x", True)]))
-    status, text = cli(capsys, "context", "gate")
-    assert status == 0 and text.splitlines()[0] == gate.PASS_LINE
-    monkeypatch.setattr(gate, "run_gate", lambda: gate.GateResult([gate.Check("x", False, "why")]))
-    status, result = cli(capsys, "context", "gate", "--json")
-    assert status == 1 and result["result"] == gate.FAIL_LINE

@@ -173,10 +173,8 @@ def test_surfaced_memory_duplicating_existing_text_is_not_lost_to_dedup() -> Non
     assert "memory:7" in {i.item_id for i in tight.items}
 
 
-def test_conversation_never_imports_memory() -> None:
-    """Requirement: adr.dependency.conversation_not_memory"""
-    root = Path(conversation_pkg.__file__).parent
-    offenders = []
+def _imports_under(root: Path, prefix: str) -> list[str]:
+    found = []
     for path in sorted(root.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -185,7 +183,17 @@ def test_conversation_never_imports_memory() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 names = [node.module or ""]
-            offenders += [
-                f"{path.name}: {n}" for n in names if n.startswith(("prooftext.memory", "prooftext.depth"))
-            ]
-    assert offenders == []
+            found += [f"{path.name}: {n}" for n in names if n.startswith(prefix)]
+    return found
+
+
+def test_conversation_never_imports_memory() -> None:
+    """Requirement: adr.dependency.conversation_not_memory"""
+    root = Path(conversation_pkg.__file__).parent
+    assert _imports_under(root, "prooftext.memory") == []
+
+
+def test_the_depth_tiers_never_import_conversation() -> None:
+    """The turn planner (conversation) reads the tiers and their policies; the tiers know no turn."""
+    root = Path(conversation_pkg.__file__).parent.parent / "depth"
+    assert _imports_under(root, "prooftext.conversation") == []

@@ -4,32 +4,9 @@ import pytest
 
 from prooftext.corpus import labels as labels_module
 from prooftext.corpus.config import CorpusConfig
-from prooftext.corpus.labels import LabelRule, authority_allowed, kind_for, labels_for, source_kind
+from prooftext.corpus.labels import LabelRule, authority_allowed, labels_for, source_kind
 from prooftext.corpus.model import Labels
 from prooftext.errors import AuthorityError, ConfigError, FreshnessError
-
-
-@pytest.mark.parametrize(
-    ("path", "kind"),
-    [
-        ("src/app.py", "code"),
-        ("web/App.TSX", "code"),
-        ("Makefile", "code"),
-        ("docs/guide.md", "doc"),
-        ("README", "doc"),
-        ("pyproject.toml", "config"),
-        (".gitignore", "config"),
-        ("sub/.editorconfig", "config"),
-        ("CMakeLists.txt", "config"),
-        ("data/rows.csv", "data"),
-        ("package.json", "data"),
-        ("notes.txt", "text"),
-        ("bin/tool", "text"),
-        (".bashrc", "text"),
-    ],
-)
-def test_kind_follows_the_documented_name_and_extension_table(path: str, kind: str) -> None:
-    assert kind_for(path) == kind
 
 
 def test_labels_default_to_repository_record_candidate_bound_repository_private() -> None:

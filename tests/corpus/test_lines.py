@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from prooftext.corpus.lines import count_lines, count_text_lines, line_slice
+from prooftext.corpus.lines import LineText, count_lines, count_text_lines, line_slice
 from prooftext.errors import RangeError
 
 
@@ -49,3 +49,12 @@ def test_an_empty_text_has_no_line_to_slice_but_the_empty_range_is_allowed() -> 
         line_slice("", 1, 1)
     assert line_slice("", 1, 0) == ""
     assert line_slice("a\nb\n", 2, 1) == ""
+
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "one\r\ntwo\nthree", "x\n\ny\n", "\n\n"])
+def test_a_split_text_slices_and_counts_as_the_one_definition_does(text: str) -> None:
+    lines = LineText(text)
+    assert lines.count == count_text_lines(text)
+    for start in range(1, lines.count + 1):
+        for end in range(start, lines.count + 1):
+            assert lines.slice(start, end) == line_slice(text, start, end)

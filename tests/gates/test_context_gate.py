@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from prooftext.gates import context as gate
-from prooftext.gates.expectations import EXPECTED
+from gates import context as gate
+from gates.expectations import EXPECTED
 
 GATE_TIMEOUT_S = 300
 
 
 def test_the_gate_prints_pass_in_a_subprocess() -> None:
+    """The documented command: ``PYTHONPATH=tests python -m gates.context`` from a source checkout."""
+    tests = Path(__file__).resolve().parents[1]
     done = subprocess.run(
-        [sys.executable, "-m", "prooftext.gates.context"],
+        [sys.executable, "-m", "gates.context"],
+        cwd=tests.parent,
+        env={**os.environ, "PYTHONPATH": "tests"},
         capture_output=True,
         text=True,
         timeout=GATE_TIMEOUT_S,

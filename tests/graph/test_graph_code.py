@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prooftext.corpus.labels import kind_for
+from prooftext.corpus.kinds import kind_for
 from prooftext.graph import (
     MAX_USES_PER_FILE,
     NODE_FILE,

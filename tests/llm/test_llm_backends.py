@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from prooftext.conversation.render import ChatMessage
 from prooftext.errors import (
     BackendError,
     BackendProtocolError,
@@ -16,9 +15,9 @@ from prooftext.errors import (
     RequestError,
     UnknownNameError,
 )
-from prooftext.llm import OllamaBackend, OpenAIBackend, make_backend
-from prooftext.llm.backends import OLLAMA_TIMING_FIELDS
+from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, OllamaBackend, OpenAIBackend, make_backend
 from prooftext.llm.fake_server import FakeChatServer
+from prooftext.llm.messages import ChatMessage
 
 MESSAGES: list[ChatMessage] = [
     {"role": "system", "content": "You are terse."},

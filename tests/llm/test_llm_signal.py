@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from prooftext.conversation import ItemKind, make_item
-from prooftext.depth import TurnPlan, plan_turn
-from prooftext.llm import ChatResult, OllamaBackend, OpenAIBackend, signal_report, truncation_check
+from prooftext.conversation.turn import TurnPlan, TurnRequest, TurnSources, plan_turn
+from prooftext.llm.backends import ChatResult, OllamaBackend, OpenAIBackend
 from prooftext.llm.fake_server import FakeChatServer
-from prooftext.llm.signal import TRUNCATION_MIN_PROMPT_TOKENS
+from prooftext.llm.signal import TRUNCATION_MIN_PROMPT_TOKENS, signal_report, truncation_check
 
 
 def _long_plan() -> TurnPlan:
@@ -16,7 +16,9 @@ def _long_plan() -> TurnPlan:
         make_item(ItemKind.ASSISTANT if i % 2 else ItemKind.USER, f"history line {i} " * 20, item_id=f"h{i}")
         for i in range(10)
     ]
-    return plan_turn("main", "Please compare the two designs in detail", history=history)
+    return plan_turn(
+        TurnRequest("main", "Please compare the two designs in detail"), TurnSources(history=history)
+    )
 
 
 def test_suspected_silent_truncation_is_flagged() -> None:
@@ -40,7 +42,7 @@ def test_truncation_rule_edges() -> None:
 
 
 def test_openai_usage_feeds_the_report_without_ollama_timings() -> None:
-    plan = plan_turn("main", "what does the ledger record about budgets?")
+    plan = plan_turn(TurnRequest("main", "what does the ledger record about budgets?"))
     with FakeChatServer(reply="secret-reply-text") as s, OpenAIBackend(s.url) as backend:
         result = backend.chat(list(plan.messages), model="tiny", max_output_tokens=10, stream=True)
     report = signal_report(plan, result).to_dict()
@@ -51,7 +53,7 @@ def test_openai_usage_feeds_the_report_without_ollama_timings() -> None:
 
 
 def test_report_of_a_synthetic_result_has_a_stable_shape() -> None:
-    plan = plan_turn("main", "hi")
+    plan = plan_turn(TurnRequest("main", "hi"))
     result = ChatResult("hello there you", "tiny", "ollama", False, "stop", {"eval_count": 3})
     data = signal_report(plan, result).to_dict()
     assert sorted(data) == [

@@ -8,8 +8,14 @@ from typing import Any
 import pytest
 
 from prooftext import api
-from prooftext.depth import plan_turn
-from prooftext.depth.turn import DEFAULT_IDENTITY, DEFAULT_SAFETY, STEP_MEMORY
+from prooftext.conversation.turn import (
+    DEFAULT_IDENTITY,
+    DEFAULT_SAFETY,
+    STEP_MEMORY,
+    TurnRequest,
+    TurnSources,
+    plan_turn,
+)
 from prooftext.errors import ProoftextError
 from prooftext.memory import MemoryStore, candidates_for
 from prooftext.tokens import get_counter
@@ -34,7 +40,8 @@ def test_memory_surface_keeps_the_same_records_on_the_same_budget_as_a_planned_t
     surfaced = api.recall_memory(root, TASK, context=context, window_tokens=WINDOW)
     with MemoryStore.open(root) as store:
         plan = plan_turn(
-            "main", TASK, memory=lambda task: candidates_for(store, task, counter), window_tokens=WINDOW
+            TurnRequest("main", TASK, window_tokens=WINDOW),
+            TurnSources(memory=lambda task: candidates_for(store, task, counter)),
         )
     planned = plan.step(STEP_MEMORY).detail["select"]
     assert surfaced["select"]["plan"] == planned["plan"]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import prooftext
 from helpers import write_tree
+from prooftext.corpus.lines import LineText
 from prooftext.graph.extract import extract
-from prooftext.pack.sources import EMPTY_FILE_RANGE, LineText, ranges_fit
+from prooftext.pack.sources import EMPTY_FILE_RANGE, ranges_fit
 
 FILES = {"pkg/__init__.py": "", "pkg/retry.py": "def backoff(attempt):\n    return 2 ** attempt\n"}
 

@@ -12,9 +12,10 @@ import pytest
 import prooftext
 from helpers import promoted, redigested
 from prooftext.corpus.config import CorpusConfig
+from prooftext.corpus.lines import LineText
 from prooftext.errors import ArtifactError, ConfigError
 from prooftext.pack.render import Block, render
-from prooftext.pack.sources import VERIFY_MAX_BYTES, LineText
+from prooftext.pack.sources import VERIFY_MAX_BYTES
 from prooftext.pack.verify import BIT_DIGEST, BIT_SOURCE, verify_packet
 
 QUERY = "separability_matrix of a compound model"

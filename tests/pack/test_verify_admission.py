@@ -19,8 +19,8 @@ from helpers import redigested
 from prooftext.corpus import safeio
 from prooftext.corpus.config import load_config
 from prooftext.corpus.labels import labels_for
+from prooftext.corpus.lines import LineText
 from prooftext.pack.render import Block, derive_nonce, render
-from prooftext.pack.sources import LineText
 from prooftext.pack.verify import BIT_SOURCE, KIND_EXCLUDED, verify_packet
 
 QUERY = "separability_matrix of a compound model"

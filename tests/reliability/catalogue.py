@@ -2,7 +2,8 @@
 
 Every id here is covered by at least one test whose name starts with ``test_<id>_`` (ids zero-padded to two
 digits: ``test_A03_...``, ``test_FA04_...``), or appears in :data:`GAPS` with the reason it is not tested.
-``tests/reliability/test_catalogue.py`` enforces this; ``python -m prooftext.robustness`` reports it.
+``tests/reliability/test_catalogue.py`` enforces this; ``PYTHONPATH=tests python -m reliability.robustness``
+reports it.
 """
 
 from __future__ import annotations
@@ -166,4 +167,5 @@ BENCHMARKS: dict[str, str] = {
     "L8": "bench/load_query.py (1,000 sequential selections: RSS and fds)",
 }
 """The load rows are benchmark scripts (slow, not in CI); ``test_L_load.py`` runs each at a small scale under
-the ``slow`` marker, and ``python -m prooftext.robustness --load`` reports their figures."""
+the ``slow`` marker, and ``PYTHONPATH=tests python -m reliability.robustness --load`` reports their
+figures."""

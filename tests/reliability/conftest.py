@@ -1,8 +1,8 @@
 """Fixtures of the reliability suite: corpora, the CLI in-process, figures and known-bug markers.
 
 Figures (RELIABILITY.md 3.4) are recorded with the ``figure`` fixture as ``record_property`` entries named
-``figure:<name>``; ``python -m prooftext.robustness`` sums them over the run. A test records its measured
-value *before* asserting on it, so a failing run still reports the number.
+``figure:<name>``; ``PYTHONPATH=tests python -m reliability.robustness`` sums them over the run. A test
+records its measured value *before* asserting on it, so a failing run still reports the number.
 """
 
 from __future__ import annotations
@@ -146,7 +146,8 @@ def known_bug(reason: str) -> pytest.MarkDecorator:
     """A case the code fails today because of a bug in a file this suite does not own (see the report).
 
     Not strict: when the owner fixes the bug the test passes (``XPASS``) without turning CI red, and
-    ``python -m prooftext.robustness`` lists it under ``fixed_known_bugs`` so the marker can be removed.
+    ``PYTHONPATH=tests python -m reliability.robustness`` lists it under ``fixed_known_bugs`` so the marker
+    can be removed.
     """
     return pytest.mark.xfail(strict=False, reason=f"BUG: {reason}")
 

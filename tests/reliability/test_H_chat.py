@@ -9,7 +9,7 @@ import pytest
 import prooftext
 from prooftext import tokens
 from prooftext.conversation import Pipeline, make_item
-from prooftext.depth import plan_turn
+from prooftext.conversation.turn import TurnRequest, TurnSources, plan_turn
 from prooftext.errors import ProoftextError, TokenizerError
 from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, ChatResult, OllamaBackend
 from prooftext.llm.signal import signal_report
@@ -52,7 +52,7 @@ def _timings(**values: Any) -> dict[str, int | None]:
 def test_H02_missing_string_nan_or_boolean_timings_are_not_trusted(raw: dict[str, Any]) -> None:
     timings = _timings(**raw)
     assert set(timings) == set(OLLAMA_TIMING_FIELDS) and timings["total_duration"] is None
-    plan = plan_turn("main", "How does the ledger reconciliation work in detail?")
+    plan = plan_turn(TurnRequest("main", "How does the ledger reconciliation work in detail?"))
     reply = "the-reply-text-never-enters-the-report"
     report = signal_report(plan, ChatResult(reply, "tiny", "ollama", False, "stop", timings)).to_dict()
     assert report["timings"]["total_duration"] is None and reply not in str(report)
@@ -62,7 +62,7 @@ def test_H02_missing_string_nan_or_boolean_timings_are_not_trusted(raw: dict[str
 @pytest.mark.parametrize("value", [-5, 10**30])
 def test_H02_negative_or_huge_timings_are_marked_invalid(value: int) -> None:
     timings = _timings(total_duration=value, prompt_eval_count=value)
-    plan = plan_turn("main", "How does the ledger reconciliation work in detail?")
+    plan = plan_turn(TurnRequest("main", "How does the ledger reconciliation work in detail?"))
     report = signal_report(plan, ChatResult("ok", "tiny", "ollama", False, "stop", timings)).to_dict()
     assert report["timings"]["total_duration"] is None
     prooftext.canonical.encode(report)
@@ -84,11 +84,10 @@ def _long_history(counter: Any) -> list[Any]:
 def test_H03_a_10k_turn_history_is_trimmed_to_the_budget_with_an_exact_ledger() -> None:
     counter = get_counter("o200k_base")
     plan = plan_turn(
-        "main",
-        "Summarize what we decided about the ledger in detail.",
-        mode="full",
-        history=_long_history(counter),
-        window_tokens=8192,
+        TurnRequest(
+            "main", "Summarize what we decided about the ledger in detail.", mode="full", window_tokens=8192
+        ),
+        TurnSources(history=_long_history(counter)),
     )
     ledger = plan.pipeline.ledger
     assert ledger.is_chained() and plan.pipeline.budget_met
@@ -100,11 +99,10 @@ def test_H03_a_10k_turn_history_is_trimmed_to_the_budget_with_an_exact_ledger() 
 def test_H03_the_rendered_prompt_of_a_10k_turn_history_respects_the_budget() -> None:
     counter = get_counter("o200k_base")
     plan = plan_turn(
-        "main",
-        "Summarize what we decided about the ledger in detail.",
-        mode="full",
-        history=_long_history(counter),
-        window_tokens=8192,
+        TurnRequest(
+            "main", "Summarize what we decided about the ledger in detail.", mode="full", window_tokens=8192
+        ),
+        TurnSources(history=_long_history(counter)),
     )
     assert plan.prompt_tokens.count <= plan.prompt_budget.count
 

@@ -1,7 +1,7 @@
 """Catalogue L (RELIABILITY.md 3.3) at a small scale: the ``bench/load_*.py`` scripts, marked slow.
 
-CI skips these (``-m "not slow"``); ``python -m prooftext.robustness --load`` runs them and reports their
-figures (``load_*``). Full sizes: run the scripts themselves (see their docstrings).
+CI skips these (``-m "not slow"``); ``PYTHONPATH=tests python -m reliability.robustness --load`` runs them and
+reports their figures (``load_*``). Full sizes: run the scripts themselves (see their docstrings).
 """
 
 from __future__ import annotations

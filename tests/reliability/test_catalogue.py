@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from prooftext.robustness import group_of, ids_in_test_name
-
 from .catalogue import BENCHMARKS, CASES, GAPS
+from .robustness import group_of, ids_in_test_name
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,4 +1,4 @@
-"""What a query text names: identifiers by how they are spelled, paths, modules, lexical terms."""
+"""What a query text names: identifiers by how they are spelled, paths, modules, search terms."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from prooftext.select.terms import (
     WEIGHT_SNAKE,
     WEIGHT_TRACEBACK,
     analyze,
-    lexical_terms,
     phrases,
     subject_terms,
 )
@@ -35,15 +34,6 @@ def test_camel_and_snake_case_words_are_identifiers() -> None:
 
 def test_dotted_module_paths_are_recorded() -> None:
     assert "astropy.modeling.separable" in analyze("see astropy.modeling.separable for it").modules
-
-
-def test_lexical_terms_drop_stop_words_and_keep_order() -> None:
-    assert lexical_terms("How is the Separability matrix of a model computed?") == [
-        "separability",
-        "matrix",
-        "model",
-        "computed",
-    ]
 
 
 def test_search_terms_keep_whole_identifiers_and_their_parts() -> None:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prooftext.cache import BoundedCache
-from prooftext.select.terms import STOPWORDS_VERSION, lexical_terms
+from prooftext.text import STOPWORDS_VERSION, lexical_terms
 
 ESTIMATOR_NAME = "prooftext.term-coverage"
 ESTIMATOR_VERSION = 3
@@ -95,11 +95,6 @@ class Estimate:
         }
 
 
-def query_terms(query: str) -> list[str]:
-    """The estimator's unique query terms, in first-seen order."""
-    return lexical_terms(query)
-
-
 def estimate(
     query: str,
     evidence_texts: Sequence[str],
@@ -117,7 +112,7 @@ def estimate(
 
     Requirement: sacp.estimator.formula, prooftext.estimator.top-files
     """
-    terms = query_terms(query)
+    terms = lexical_terms(query)
     present: set[str] = set()
     for text in evidence_texts:
         found = None if memo is None else memo.get(text)

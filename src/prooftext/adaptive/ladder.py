@@ -8,7 +8,7 @@ from typing import Any
 from prooftext.corpus.lines import require_utf8
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
 from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
-from prooftext.select.terms import lexical_terms
+from prooftext.text import lexical_terms
 
 DEFAULT_MIN_TOKENS = 2000
 DEFAULT_MAX_TOKENS = 8000

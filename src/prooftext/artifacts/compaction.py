@@ -15,8 +15,8 @@ import copy
 from collections import defaultdict
 from typing import Any
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.indexer import spec_source
 from prooftext.artifacts.limits import SCHEMA_VERSION

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.artifacts.loader import parse_artifact
 from prooftext.corpus.read import read_bytes_checked

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.ids import edge_value, with_id
 from prooftext.artifacts.limits import (
     MAX_DETAIL_CHARS,

@@ -3,7 +3,7 @@
 Every output is encoded canonically, re-parsed with every reader check, scanned for absolute roots, and
 created exclusively; commands that know the repository root refuse outputs inside the candidate and verify
 the CandidateIdentity once more immediately before publication. ``validate`` and ``compare`` have no side
-effects. The CLI and the context gate both call these functions.
+effects. The CLI and the context integrity gate (``tests/gates``) both call these functions.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts.compaction import build_compaction
 from prooftext.artifacts.compare import compare_snapshots
 from prooftext.artifacts.indexer import build_graph, spec_source

@@ -7,7 +7,7 @@ keeps the exact ``MAX_SOURCE_BYTES`` UTF-8 ceiling and every artifact file has i
 
 from __future__ import annotations
 
-from prooftext.select import query as _query
+import prooftext.select.query as _query
 
 SCHEMA_VERSION = "1.0"
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.limits import ARTIFACT_MAX_BYTES, MAX_ARTIFACT_BYTES
 from prooftext.artifacts.models import MODELS

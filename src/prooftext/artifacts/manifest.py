@@ -19,12 +19,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.fields import PATH_PATTERN
 from prooftext.artifacts.observe import REASON_HARD_LINK, Roots, read_strict
 from prooftext.corpus.config import load_config
-from prooftext.corpus.labels import kind_for
+from prooftext.corpus.kinds import kind_for
 from prooftext.corpus.lines import count_lines
 from prooftext.corpus.manifest import build_manifest
 from prooftext.corpus.model import REASON_PATH

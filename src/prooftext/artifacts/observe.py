@@ -15,8 +15,8 @@ import stat as stat_module
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.fields import CandidateModel
 from prooftext.artifacts.limits import MAX_SOURCE_BYTES
 from prooftext.artifacts.models import GraphSource, ManifestSource, ProvenanceRef

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts.governance import UNTRUSTED_PROPOSAL
 from prooftext.artifacts.limits import SCHEMA_VERSION
 from prooftext.artifacts.models import Snapshot

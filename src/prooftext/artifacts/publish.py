@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.errors import ArtifactError, OutputExistsError, OutputUnwritableError
 
 FILE_MODE = 0o644

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.ids import EDGE_CONTRADICTS
 from prooftext.artifacts.limits import BPS_WHOLE, SCHEMA_VERSION
 from prooftext.artifacts.models import Extract, Graph, GraphSource, Selection, Snapshot

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.ids import EDGE_CONTRADICTS, component_id, cost_bytes, edge_value, model_id
 from prooftext.artifacts.lexical import lexical_tokens

@@ -36,7 +36,6 @@ OwnerOpt = Annotated[
     typer.Option("--owner-root", help="The explicit owner root (owner sources only).", readable=False),
 ]
 ArtifactArg = Annotated[Path, typer.Argument(help="An artifact file.", readable=False)]
-EXIT_GATE_FAILED = 1
 
 
 def _report(published: lc.Published, as_json: bool) -> None:
@@ -190,20 +189,6 @@ def validate_command(artifact: ArtifactArg, as_json: JsonOpt = False) -> None:
         emit_json(result)
     else:
         echo(f"valid {result['artifact_type']} {result['artifact_id']}")
-
-
-@context_app.command("gate")
-def gate_command(as_json: JsonOpt = False) -> None:
-    """Run the context integrity gate on a fresh fixture; prints PASS: CONTEXT-INTEGRITY on success."""
-    from prooftext.gates.context import render, run_gate
-
-    result = run_gate()
-    if as_json:
-        emit_json(result.to_dict())
-    else:
-        echo(render(result), nl=False)
-    if not result.ok:
-        raise typer.Exit(EXIT_GATE_FAILED)
 
 
 @app.command("fsck")

@@ -15,13 +15,20 @@ from typing import Annotated, Any, BinaryIO
 import click
 import typer
 
-from prooftext.api import check_window, renamed_field
+from prooftext.api import LazyIndex, check_window, index_retriever_for, renamed_field
 from prooftext.cli.common import app, echo, emit_json
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
+from prooftext.conversation.turn import (
+    DEFAULT_WINDOW_TOKENS,
+    HistorySource,
+    MemorySource,
+    TurnPlan,
+    TurnRequest,
+    TurnSources,
+    plan_turn,
+)
 from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for
-from prooftext.depth.retrieval import index_retriever
 from prooftext.depth.tiers import classify_detailed, recall_signal
-from prooftext.depth.turn import DEFAULT_WINDOW_TOKENS, HistorySource, MemorySource, TurnPlan, plan_turn
 from prooftext.errors import ProoftextError, RequestError
 from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
 from prooftext.llm.signal import SignalReport, signal_report
@@ -188,9 +195,11 @@ class _Session:
         self.store: MemoryStore | None = None
         if create or path.exists():
             self.store = MemoryStore.open(root)
-        self.retriever, self.retriever_reason = index_retriever(root, self.counter.basis)
+        self.index = LazyIndex(self.root)
+        self.retriever = index_retriever_for(self.index, self.counter.basis)
 
     def close(self) -> None:
+        self.index.close()
         if self.store is not None:
             self.store.close()
 
@@ -218,16 +227,9 @@ class _Session:
         """Plan one turn; errors about the window name ``window``, the flag the user gave."""
         check_window(window, "window")
         with renamed_field("window_tokens", "window"):
+            sources = TurnSources(self.history_source(), self.memory_source(), self.retriever)
             return plan_turn(
-                thread,
-                text,
-                mode=mode,
-                history=self.history_source(),
-                memory=self.memory_source(),
-                retriever=self.retriever,
-                retriever_unavailable_reason=self.retriever_reason or "no retriever",
-                counter=self.counter,
-                window_tokens=window,
+                TurnRequest(thread, text, mode=mode, window_tokens=window), sources, counter=self.counter
             )
 
 

@@ -9,7 +9,7 @@ from prooftext.conversation.health import ContextHealth, compute_health
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, content_hash, make_item
 from prooftext.conversation.pipeline import Drop, Ledger, Pipeline, PipelineResult, Priority, StageRecord
 from prooftext.conversation.rank import BM25Ranker, Ranker, bm25_scores
-from prooftext.conversation.render import ChatMessage, render_messages
+from prooftext.conversation.render import render_messages
 from prooftext.conversation.surfacing import (
     BudgetPlan,
     ContextTrigger,
@@ -23,7 +23,6 @@ from prooftext.conversation.surfacing import (
 __all__ = [
     "BM25Ranker",
     "BudgetPlan",
-    "ChatMessage",
     "ContextHealth",
     "ContextItem",
     "ContextTrigger",

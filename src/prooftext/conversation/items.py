@@ -90,12 +90,6 @@ class ContextItem:
     def with_text(self, text: str) -> ContextItem:
         return replace(self, text=text, content_hash=content_hash(text), tokens=None)
 
-    def counted(self, counter: Counter) -> ContextItem:
-        """This item with its exact token count in ``counter``'s basis attached."""
-        if self.tokens is not None and self.tokens.basis == counter.basis:
-            return self
-        return replace(self, tokens=TokenCount(counter.count(self.text), counter.basis))
-
 
 def make_item(
     kind: ItemKind | str,

@@ -165,9 +165,6 @@ class PipelineResult:
     ranker: str
     current_item_id: str | None
 
-    def critical_ids(self) -> set[str]:
-        return {i for i, p in self.priorities.items() if p is Priority.CRITICAL}
-
     def to_dict(self, *, with_text: bool = False) -> dict[str, Any]:
         return {
             "budget": self.budget.to_dict() if self.budget else None,

@@ -1,9 +1,10 @@
 """Lexical ranking: Okapi BM25 of texts against a task, pure and deterministic.
 
 Terms are lowercase runs of letters and digits; identifiers are also split (``camelCase`` → ``camel``,
-``case``; ``snake_case`` → ``snake``, ``case``) and kept whole. A small stop-word list keeps function words
-from making every text look relevant. IDF is the non-negative Lucene form, so a term present in every text
-still counts a little instead of counting against it.
+``case``; ``snake_case`` → ``snake``, ``case``) and kept whole. A small stop list
+(:data:`~prooftext.text.CHAT_STOPWORDS_V1`) keeps function words from making every text look relevant. IDF
+is the non-negative Lucene form, so a term present in every text still counts a little instead of counting
+against it.
 """
 
 from __future__ import annotations
@@ -15,21 +16,15 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
+from prooftext.text import CHAT_STOPWORDS_V1, identifier_parts
+
 BM25_K1 = 1.2
 """Term-frequency saturation (the usual Okapi default)."""
 
 BM25_B = 0.75
 """Length normalisation (the usual Okapi default)."""
 
-_STOP_TEXT = (
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it "
-    "its me my of on or our so than that the their them then there these they this to was we were what "
-    "when where which who why will with would you your"
-)
-STOP_WORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
-
 _WORD = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
 TERM_CACHE_SIZE = 8192
@@ -48,16 +43,14 @@ def _terms(text: str) -> tuple[str, ...]:
         word = match.group(0)
         lower = word.lower()
         if "_" not in word and (word == lower or word[1:] == lower[1:]):
-            if lower not in STOP_WORDS:
+            if lower not in CHAT_STOPWORDS_V1:
                 out.append(lower)
             continue
-        parts: list[str] = []
-        for chunk in word.split("_"):
-            parts.extend(p.lower() for p in _CAMEL.findall(chunk))
+        parts = identifier_parts(word)
         if len(parts) > 1:
-            out.extend(p for p in parts if p not in STOP_WORDS)
+            out.extend(p for p in parts if p not in CHAT_STOPWORDS_V1)
             out.append(lower)
-        elif lower not in STOP_WORDS:
+        elif lower not in CHAT_STOPWORDS_V1:
             out.append(lower)
     return tuple(out)
 

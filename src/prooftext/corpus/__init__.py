@@ -2,7 +2,8 @@
 
 from prooftext.corpus.config import CorpusConfig, LabelRule, load_config
 from prooftext.corpus.identity import candidate_identity, git_head, repository_sha256
-from prooftext.corpus.labels import KINDS, kind_for, labels_for, source_kind
+from prooftext.corpus.kinds import KINDS, kind_for
+from prooftext.corpus.labels import labels_for, source_kind
 from prooftext.corpus.lines import count_lines, count_text_lines, line_slice
 from prooftext.corpus.manifest import build_manifest
 from prooftext.corpus.model import (

@@ -43,7 +43,7 @@ from pathspec import GitIgnoreSpec
 
 from prooftext.canonical import MAX_SAFE_INTEGER
 from prooftext.corpus.ignore import PATTERN_ERRORS
-from prooftext.corpus.labels import LabelRule, check_rule, kind_for, labels_for, source_kind
+from prooftext.corpus.labels import LabelRule, check_rule
 from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
 from prooftext.corpus.secrets import DEFAULT_POLICY, POLICIES
 from prooftext.errors import ConfigError, ProoftextError
@@ -55,10 +55,7 @@ __all__ = [
     "MAX_FILE_BYTES_LIMIT",
     "CorpusConfig",
     "LabelRule",
-    "kind_for",
-    "labels_for",
     "load_config",
-    "source_kind",
 ]
 
 MIB = 1 << 20

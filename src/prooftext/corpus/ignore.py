@@ -298,6 +298,42 @@ def _compile_program(regex: str) -> tuple[tuple[_Instruction, ...], tuple[str, .
     return tuple(program), tuple(literals)
 
 
+def _push_directories(stack: list[int], leading: bool, path: str, pos: int, base: int) -> None:
+    """The states after a run of whole directories at ``pos``: a leading ``(?:.+/)?`` when ``leading``, else
+    an inner ``(?:/.+)?/`` (``base`` is the next instruction's first state). ``.+`` stops before a newline, and its
+    greedy repeat tries the furthest separator first: pushed last, so popped first. The skipped group comes
+    last (pushed first)."""
+    size = len(path)
+    if leading:
+        stack.append(base + pos)
+        first = pos + 1
+    elif pos < size and path[pos] == _SEPARATOR:
+        stack.append(base + pos + 1)
+        first = pos + 2
+    else:
+        return
+    limit = path.find("\n", first - 1)
+    separator = path.find(_SEPARATOR, first, size if limit < 0 else limit)
+    while separator >= 0:
+        stack.append(base + separator + 1)
+        separator = path.find(_SEPARATOR, separator + 1, size if limit < 0 else limit)
+
+
+def _push_segment(stack: list[int], expression: re.Pattern[str], path: str, pos: int, base: int) -> None:
+    """The state after one path segment at ``pos`` that ``expression`` matches whole: what follows needs a
+    separator, the end, or (re's ``$``) the end less a final newline."""
+    size = len(path)
+    stop = path.find(_SEPARATOR, pos)
+    if stop >= 0:
+        if expression.fullmatch(path, pos, stop):
+            stack.append(base + stop)
+        return
+    if pos < size and path[-1] == "\n" and expression.fullmatch(path, pos, size - 1):
+        stack.append(base + size - 1)
+    if expression.fullmatch(path, pos, size):
+        stack.append(base + size)
+
+
 def _run(program: tuple[_Instruction, ...], path: str) -> int:
     """NO_MATCH, DIRECTORY_MATCH or PATH_MATCH: what ``re.match`` finds with the regex compiled into
     ``program``. A depth-first search in re's order of alternatives, so its first success is re's match;
@@ -320,35 +356,12 @@ def _run(program: tuple[_Instruction, ...], path: str) -> int:
             if pos < size and path[pos] != char:
                 stack.append(state + 1)  # one more character first: the repeat is greedy
         elif op in (_OP_LEADING, _OP_INNER):
-            # ".+" stops before a newline, and its greedy repeat tries the furthest separator first:
-            # pushed last, so popped first. The skipped group comes last (pushed first).
-            if op == _OP_LEADING:
-                stack.append(follow * width + pos)
-                first = pos + 1
-            elif pos < size and path[pos] == _SEPARATOR:
-                stack.append(follow * width + pos + 1)
-                first = pos + 2
-            else:
-                continue
-            limit = path.find("\n", first - 1)
-            separator = path.find(_SEPARATOR, first, size if limit < 0 else limit)
-            while separator >= 0:
-                stack.append(follow * width + separator + 1)
-                separator = path.find(_SEPARATOR, separator + 1, size if limit < 0 else limit)
+            _push_directories(stack, op == _OP_LEADING, path, pos, follow * width)
         elif op == _OP_SPLIT:
             stack.append(alternative * width + pos)
             stack.append(follow * width + pos)
         elif op == _OP_SEGMENT and expression is not None:
-            # What follows needs a separator, the end, or (re's "$") the end less a final newline.
-            stop = path.find(_SEPARATOR, pos)
-            if stop >= 0:
-                if expression.fullmatch(path, pos, stop):
-                    stack.append(follow * width + stop)
-            else:
-                if pos < size and path[-1] == "\n" and expression.fullmatch(path, pos, size - 1):
-                    stack.append(follow * width + size - 1)
-                if expression.fullmatch(path, pos, size):
-                    stack.append(follow * width + size)
+            _push_segment(stack, expression, path, pos, follow * width)
         elif op == _OP_MATCH_PATH:
             return PATH_MATCH
         elif op == _OP_MATCH_DIRECTORY:

@@ -1,26 +1,4 @@
-"""Source kinds and labels (authority, freshness, sensitivity) with the context framework's structural rules.
-
-Kinds, by file name first, then by lowercase extension (anything else is ``text``):
-
-=========  =====================================================================================
-kind       names / extensions
-=========  =====================================================================================
-code       .py .pyi .pyx .js .mjs .cjs .jsx .ts .mts .cts .tsx .go .rs .java .kt .kts .scala .c .h
-           .cc .cpp .cxx .hh .hpp .hxx .cs .swift .m .mm .rb .php .pl .pm .lua .r .jl .dart .ex .exs
-           .erl .hs .ml .mli .clj .elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .vue .svelte;
-           ``Makefile``, ``GNUmakefile``, ``Rakefile``, ``Gemfile``, ``Justfile``, ``Dockerfile``
-doc        .md .markdown .mdx .rst .adoc .asciidoc .org .tex .rtf .html .htm; ``README``, ``CHANGELOG``,
-           ``CHANGES``, ``AUTHORS``, ``CONTRIBUTING``, ``LICENSE``, ``COPYING``, ``NOTICE``
-config     .toml .ini .cfg .conf .yaml .yml .properties .env .editorconfig .gitignore .gitattributes
-           .dockerignore .lock; ``CMakeLists.txt``, ``MANIFEST.in``
-data       .json .jsonl .ndjson .csv .tsv .xml .svg .geojson
-text       everything else (.txt, .log, no extension, ...)
-=========  =====================================================================================
-
-Case never changes a kind: ``Foo.PY``, ``.C`` and ``.H`` are code. The parser's
-:func:`prooftext.graph.languages.language_for` compares extensions in lower case too, so every file it
-parses with a grammar is ``code`` here (``doc`` for Markdown and RST); the one place case matters there,
-``.C`` and ``.H`` read as C++ as GCC does, picks a language, not a kind.
+"""Source labels (authority, freshness, sensitivity) with the context framework's structural rules.
 
 Labels start from the defaults (``repository-record``, ``candidate-bound``, ``repository-private``) and are
 changed by ordered ``[[labels]]`` rules: every rule whose glob matches sets the fields it names, so a later
@@ -45,55 +23,14 @@ JSON and ``expires-at`` an explicit observation interval, neither of which a rep
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prooftext.corpus.ignore import PATTERN_ERRORS, Globs
+from prooftext.corpus.kinds import KINDS, kind_for
 from prooftext.corpus.model import AUTHORITIES, FRESHNESS, SENSITIVITIES, Labels
 from prooftext.errors import AuthorityError, ConfigError, FreshnessError
-
-if TYPE_CHECKING:
-    from prooftext.corpus.config import CorpusConfig
-
-KIND_CODE = "code"
-KIND_DOC = "doc"
-KIND_CONFIG = "config"
-KIND_DATA = "data"
-KIND_TEXT = "text"
-KINDS: tuple[str, ...] = (KIND_CODE, KIND_DOC, KIND_CONFIG, KIND_DATA, KIND_TEXT)
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_CODE_EXTENSIONS = _words(
-    ".py .pyi .pyx .js .mjs .cjs .jsx .ts .mts .cts .tsx .go .rs .java .kt .kts .scala .c .h .cc .cpp .cxx "
-    ".hh .hpp .hxx .cs .swift .m .mm .rb .php .pl .pm .lua .r .jl .dart .ex .exs .erl .hs .ml .mli .clj "
-    ".elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .vue .svelte"
-)
-_DOC_EXTENSIONS = _words(".md .markdown .mdx .rst .adoc .asciidoc .org .tex .rtf .html .htm")
-_CONFIG_EXTENSIONS = _words(
-    ".toml .ini .cfg .conf .yaml .yml .properties .env .editorconfig .gitignore .gitattributes "
-    ".dockerignore .lock"
-)
-_DATA_EXTENSIONS = _words(".json .jsonl .ndjson .csv .tsv .xml .svg .geojson")
-_KIND_BY_EXTENSION: dict[str, str] = {
-    **dict.fromkeys(_CODE_EXTENSIONS, KIND_CODE),
-    **dict.fromkeys(_DOC_EXTENSIONS, KIND_DOC),
-    **dict.fromkeys(_CONFIG_EXTENSIONS, KIND_CONFIG),
-    **dict.fromkeys(_DATA_EXTENSIONS, KIND_DATA),
-}
-_KIND_BY_NAME: dict[str, str] = {
-    **dict.fromkeys(("Makefile", "GNUmakefile", "Rakefile", "Gemfile", "Justfile", "Dockerfile"), KIND_CODE),
-    **dict.fromkeys(
-        ("README", "CHANGELOG", "CHANGES", "AUTHORS", "CONTRIBUTING", "LICENSE", "COPYING", "NOTICE"),
-        KIND_DOC,
-    ),
-    **dict.fromkeys(("CMakeLists.txt", "MANIFEST.in"), KIND_CONFIG),
-}
 
 AUTHORITY_OWNER = "owner-approved"
 AUTHORITY_SPEC = "canonical-specification"
@@ -134,17 +71,6 @@ _NEVER_FROM_RULES: dict[str, str] = {
 _PROBE_NAME = "_"
 
 
-def kind_for(path: str) -> str:
-    """``code`` | ``doc`` | ``config`` | ``data`` | ``text`` for a portable path (see the module table)."""
-    name = posixpath.basename(path)
-    by_name = _KIND_BY_NAME.get(name)
-    if by_name is not None:
-        return by_name
-    # ".gitignore" has no stem: splitext would give no extension, but the whole name is the type.
-    extension = name.lower() if name.startswith(".") and name.count(".") == 1 else posixpath.splitext(name)[1]
-    return _KIND_BY_EXTENSION.get(extension.lower(), KIND_TEXT)
-
-
 @dataclass(frozen=True)
 class LabelRule:
     """One ``[[labels]]`` rule: a gitignore-style glob and the fields it sets (None leaves a field alone)."""
@@ -154,6 +80,17 @@ class LabelRule:
     freshness: str | None = None
     sensitivity: str | None = None
     kind: str | None = None
+
+
+class LabelPolicy(Protocol):
+    """What labelling reads of a scan configuration (:class:`~prooftext.corpus.config.CorpusConfig`): its
+    ordered rules and the declared specification path."""
+
+    @property
+    def label_rules(self) -> tuple[LabelRule, ...]: ...
+
+    @property
+    def specification(self) -> str | None: ...
 
 
 _SPEC_CACHE_SIZE = 1024
@@ -240,7 +177,7 @@ def _apply(labels: Labels, rule: LabelRule, index: int, path: str) -> Labels:
     )
 
 
-def labels_for(path: str, config: CorpusConfig) -> Labels:
+def labels_for(path: str, config: LabelPolicy) -> Labels:
     """The labels of a repository source: defaults, then every matching rule in order, then the spec rule."""
     labels = Labels()
     for index, rule in enumerate(config.label_rules):
@@ -251,7 +188,7 @@ def labels_for(path: str, config: CorpusConfig) -> Labels:
     return labels
 
 
-def source_kind(path: str, config: CorpusConfig) -> str:
+def source_kind(path: str, config: LabelPolicy) -> str:
     """The kind of a source: the last matching rule's ``kind``, else :func:`kind_for`."""
     kind = kind_for(path)
     for rule in config.label_rules:

@@ -69,3 +69,23 @@ def line_slice(text: str, start: int, end: int) -> str:
     begin = _advance(text, 0, start - 1)
     stop = _advance(text, begin, end - start + 1)
     return text[begin:stop]
+
+
+class LineText:
+    """A text split once into lines (ending at ``\\n``), for fast 1-based inclusive slicing."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split(NEWLINE) if text else []
+        self.terminated = text.endswith(NEWLINE)
+        if self.terminated:
+            self.lines.pop()
+
+    @property
+    def count(self) -> int:
+        return len(self.lines)
+
+    def slice(self, start: int, end: int) -> str:
+        body = NEWLINE.join(self.lines[start - 1 : end])
+        if end < len(self.lines) or self.terminated:
+            body += NEWLINE
+        return body

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import prooftext.corpus.secrets as secrets
 from prooftext.canonical import sha256_hex
-from prooftext.corpus import secrets
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.labels import labels_for, source_kind
 from prooftext.corpus.lines import count_lines

@@ -51,7 +51,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from prooftext.corpus.labels import KIND_CODE, kind_for
+from prooftext.corpus.kinds import KIND_CODE, kind_for
 
 POLICY_EXCLUDE = "exclude"
 POLICY_REDACT = "redact"

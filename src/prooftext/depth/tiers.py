@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from prooftext.conversation.rank import STOP_WORDS
 from prooftext.errors import EmptyQueryError, RangeError, RequestError
+from prooftext.text import CHAT_STOPWORDS_V1
 
 MARKER = "v-adaptive-context-depth-v0"
 """The interface marker of the depth-tier design this module implements."""
@@ -248,7 +248,7 @@ def recall_signal(text: str) -> RecallSignal:
     identifiers = bool(_IDENTIFIER.search(text))
     if identifiers:
         reasons.append("identifier_or_path")
-    content_words = [w for w in re.findall(r"[A-Za-z0-9]+", text.lower()) if w not in STOP_WORDS]
+    content_words = [w for w in re.findall(r"[A-Za-z0-9]+", text.lower()) if w not in CHAT_STOPWORDS_V1]
     question = "?" in text or bool(_WH.match(text))
     substantive = question and len(content_words) >= RELEVANCE_MIN_CONTENT_WORDS
     if substantive:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import prooftext
+import prooftext._version
 from prooftext.errors import ArtifactError, ConfigError, RangeError, RequestError, UnknownNameError
 from prooftext.eval.dataio import load_json
 
@@ -175,11 +175,11 @@ def _git(args: list[str], cwd: Path) -> str | None:
 
 def code_version() -> dict[str, Any]:
     """The package version and, when it runs from a git checkout, that checkout's HEAD and dirtiness."""
-    source = Path(prooftext.__file__).resolve().parent
+    source = Path(prooftext._version.__file__).resolve().parent
     head = _git(["rev-parse", "HEAD"], source)
     status = _git(["status", "--porcelain", "--untracked-files=no"], source) if head else None
     return {
-        "prooftext": prooftext.__version__,
+        "prooftext": prooftext._version.__version__,
         "git_head": head,
         "git_dirty": None if status is None else bool(status),
         "python": platform.python_version(),

@@ -5,6 +5,9 @@ boundaries and also kept whole, so ``separability_matrix`` and ``separabilityMat
 ``separability`` and ``matrix``. A short stop list removes English function words. The scorer is bm25s
 (Lucene BM25) with the parameters the SWE-bench paper's retrieval used (Pyserini: k1 0.9, b 0.4).
 
+This module keeps its own tokenizer and stop list on purpose: it is an independent baseline, and must not
+move when the product's text handling (:mod:`prooftext.text`) changes.
+
 Packing follows the SWE-bench BM25 retrieval: documents in rank order, each whole; a document that would
 overflow the budget is skipped and the next one tried. Each block's cost is its exact count alone; the
 finished prompt is counted exactly again and, if block boundaries merged into more tokens than the sum, the

@@ -1,6 +1,5 @@
-"""The code and documentation graph: nodes, edges and the Graph artifact."""
+"""The code and documentation graph: nodes and edges extracted from files."""
 
-from prooftext.graph.artifact import build_graph_artifact
 from prooftext.graph.extract import CHUNK_LINES, MAX_PARSE_BYTES, MAX_USES_PER_FILE, extract, language_for
 from prooftext.graph.model import (
     EDGE_CONTAINS,
@@ -48,7 +47,6 @@ __all__ = [
     "PathIndex",
     "Use",
     "build_edges",
-    "build_graph_artifact",
     "edge_id",
     "extract",
     "language_for",

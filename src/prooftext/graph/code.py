@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from tree_sitter import Node as TSNode
 from tree_sitter import QueryCursor
 
-from prooftext.graph import languages as L
+import prooftext.graph.languages as L
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
 from prooftext.graph.imports import read_imports
 from prooftext.graph.model import NODE_SYMBOL

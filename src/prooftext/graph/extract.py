@@ -38,8 +38,8 @@ from collections import Counter
 from collections.abc import Callable
 from itertools import accumulate
 
+import prooftext.graph.languages as L
 from prooftext.corpus.secrets import find_secrets, redact_text
-from prooftext.graph import languages as L
 from prooftext.graph.code import extract_code
 from prooftext.graph.draft import FILE, Draft, Drafts, Lines
 from prooftext.graph.markup import extract_markdown, extract_rst

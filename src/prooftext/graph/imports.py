@@ -20,7 +20,7 @@ import re
 
 from tree_sitter import Node as TSNode
 
-from prooftext.graph import languages as L
+import prooftext.graph.languages as L
 
 _SPACE = re.compile(r"\s+")
 Import = tuple[str, tuple[str, ...]]

@@ -21,7 +21,7 @@ extensions                                                language
 
 Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks.
 
-Case: ``Foo.PY`` is Python, as :func:`prooftext.corpus.labels.kind_for` (which also lower-cases) calls it
+Case: ``Foo.PY`` is Python, as :func:`prooftext.corpus.kinds.kind_for` (which also lower-cases) calls it
 code; a case-sensitive match read it as plain text. The exceptions are where case carries meaning by
 convention (:data:`CASE_SENSITIVE_EXTENSIONS`): GCC reads ``.C`` as C++ source and ``.H`` as a C++ header,
 so those two exact spellings are ``cpp`` (their kind stays ``code`` either way). Other upper-case spellings

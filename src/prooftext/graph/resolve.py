@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from functools import cached_property
 from urllib.parse import unquote
 
-from prooftext.graph import languages as L
+import prooftext.graph.languages as L
 from prooftext.graph.model import (
     EDGE_CONTRADICTS,
     EDGE_IMPORTS,

@@ -18,7 +18,6 @@ from typing import Any, Protocol, Self
 
 import httpx
 
-from prooftext.conversation.render import ChatMessage
 from prooftext.errors import (
     BackendError,
     BackendProtocolError,
@@ -27,6 +26,7 @@ from prooftext.errors import (
     RequestError,
     UnknownNameError,
 )
+from prooftext.llm.messages import ChatMessage
 
 DEFAULT_OLLAMA_ENDPOINT = "http://127.0.0.1:11434"
 DEFAULT_OPENAI_ENDPOINT = "http://127.0.0.1:8000"
@@ -382,21 +382,29 @@ class OpenAIBackend(_HTTPBackend):
             "stream": stream,
         }
         if not stream:
-            data = self._post("/v1/chat/completions", payload, model)
-            choice = self._choice(data, "the reply")
-            message = choice.get("message")
-            if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-                raise BackendProtocolError("the reply has no message content")
-            return ChatResult(
-                message["content"],
-                str(data.get("model", model)),
-                self.name,
-                False,
-                choice.get("finish_reason"),
-                {},
-                self._usage(data),
-            )
+            return self._reply(payload, model)
         payload["stream_options"] = {"include_usage": True}
+        return self._streamed(payload, model, on_delta)
+
+    def _reply(self, payload: dict[str, Any], model: str) -> ChatResult:
+        """One completion answered whole."""
+        data = self._post("/v1/chat/completions", payload, model)
+        choice = self._choice(data, "the reply")
+        message = choice.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            raise BackendProtocolError("the reply has no message content")
+        return ChatResult(
+            message["content"],
+            str(data.get("model", model)),
+            self.name,
+            False,
+            choice.get("finish_reason"),
+            {},
+            self._usage(data),
+        )
+
+    def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
+        """One completion as server-sent events, each delta passed to ``on_delta``, up to ``[DONE]``."""
         parts: list[str] = []
         finish: str | None = None
         usage: dict[str, int | None] = {}
@@ -409,27 +417,10 @@ class OpenAIBackend(_HTTPBackend):
             if body == b"[DONE]":
                 done = True
                 break
-            chunk = _json(body, "a stream event")
-            if not isinstance(chunk, dict):
-                raise BackendProtocolError("a stream event is not a JSON object")
-            if "error" in chunk:
-                raise BackendError(f"backend reported an error: {_error_text(body)}")
+            chunk = _stream_event(body)
             usage = self._usage(chunk) or usage
             served_model = str(chunk.get("model", served_model))
-            choices = chunk.get("choices")
-            if not isinstance(choices, list):
-                raise BackendProtocolError("a stream event has no choices list")
-            for choice in choices:
-                if not isinstance(choice, dict):
-                    raise BackendProtocolError("a stream choice is not an object")
-                delta = choice.get("delta") or {}
-                content = delta.get("content") if isinstance(delta, dict) else None
-                if isinstance(content, str) and content:
-                    parts.append(content)
-                    if on_delta is not None:
-                        on_delta(content)
-                if choice.get("finish_reason"):
-                    finish = str(choice["finish_reason"])
+            finish = _take_deltas(chunk, parts, on_delta) or finish
         if not done:
             raise BackendProtocolError("the stream ended without [DONE]")
         return ChatResult("".join(parts), served_model, self.name, True, finish, {}, usage)
@@ -442,6 +433,37 @@ class OpenAIBackend(_HTTPBackend):
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise BackendProtocolError(f"{what} has no choices")
         return choices[0]
+
+
+def _stream_event(body: bytes) -> dict[str, Any]:
+    """One server-sent event's JSON object; an error event is the backend's error."""
+    chunk = _json(body, "a stream event")
+    if not isinstance(chunk, dict):
+        raise BackendProtocolError("a stream event is not a JSON object")
+    if "error" in chunk:
+        raise BackendError(f"backend reported an error: {_error_text(body)}")
+    return chunk
+
+
+def _take_deltas(chunk: dict[str, Any], parts: list[str], on_delta: DeltaCallback | None) -> str | None:
+    """Append each choice's content delta to ``parts`` (and pass it to ``on_delta``); the last finish
+    reason the event gives, if any."""
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
+        raise BackendProtocolError("a stream event has no choices list")
+    finish: str | None = None
+    for choice in choices:
+        if not isinstance(choice, dict):
+            raise BackendProtocolError("a stream choice is not an object")
+        delta = choice.get("delta") or {}
+        content = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(content, str) and content:
+            parts.append(content)
+            if on_delta is not None:
+                on_delta(content)
+        if choice.get("finish_reason"):
+            finish = str(choice["finish_reason"])
+    return finish
 
 
 def make_backend(kind: str, endpoint: str | None = None, **options: Any) -> OllamaBackend | OpenAIBackend:

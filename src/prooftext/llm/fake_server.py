@@ -15,8 +15,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS: tuple[str, ...] = ("500", "malformed", "bad_utf8", "truncated_stream")
-
 OLLAMA_PATH = "/api/chat"
 OPENAI_PATH = "/v1/chat/completions"
 NDJSON = "application/x-ndjson"

@@ -13,9 +13,8 @@ count, so the flag is a suspicion with its rule recorded, not a verdict.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from prooftext.depth.turn import TurnPlan
 from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, ChatResult
 from prooftext.tokens import TokenCount
 
@@ -26,6 +25,34 @@ TRUNCATION_MIN_PROMPT_TOKENS = 64
 """Below this compiled size the comparison is noise (chat templates add tokens of their own)."""
 
 SIGNAL_SCHEMA = "prooftext.signal-report/v1"
+
+
+class _Named(Protocol):
+    @property
+    def value(self) -> str: ...
+
+
+class PlannedTurn(Protocol):
+    """What the report reads of a planned turn (:class:`~prooftext.conversation.turn.TurnPlan`): its shape,
+    never its messages."""
+
+    @property
+    def tier(self) -> _Named | None: ...
+
+    @property
+    def mode(self) -> _Named: ...
+
+    @property
+    def status_label(self) -> str: ...
+
+    @property
+    def prompt_tokens(self) -> TokenCount: ...
+
+    @property
+    def output_budget(self) -> int: ...
+
+    @property
+    def counts(self) -> dict[str, int]: ...
 
 
 @dataclass(frozen=True)
@@ -80,7 +107,7 @@ def truncation_check(compiled: int, evaluated: int | None) -> tuple[bool, str]:
     return False, f"server evaluated {evaluated} of {compiled} compiled prompt tokens"
 
 
-def signal_report(plan: TurnPlan, result: ChatResult) -> SignalReport:
+def signal_report(plan: PlannedTurn, result: ChatResult) -> SignalReport:
     """The shape-only report of one planned and answered turn."""
     timings = {k: result.timings.get(k) for k in OLLAMA_TIMING_FIELDS}
     evaluated = timings.get("prompt_eval_count")

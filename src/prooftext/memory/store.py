@@ -39,6 +39,7 @@ from prooftext.errors import (
     StoreSchemaError,
     UnknownNameError,
 )
+from prooftext.sqlite import open_wal
 
 SCHEMA_VERSION = 1
 STORE_DIR = ".prooftext"
@@ -323,16 +324,13 @@ class MemoryStore:
     def __init__(self, path: Path | str, *, clock: Callable[[], int] | None = None) -> None:
         self.path = Path(path)
         self._clock = clock or _now_ms
-        try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        except sqlite3.Error as exc:
-            raise MemoryStoreError(f"cannot open the memory store: {exc}") from None
+        with self._errors():
+            # A new file switches to WAL under a lock on memory.sqlite.lock, one process at a time.
+            self._db = open_wal(
+                self.path, busy_timeout_ms=BUSY_TIMEOUT_MS, wal_lock=lambda: _creation_lock(self.path)
+            )
         self._db.row_factory = sqlite3.Row
         try:
-            with self._errors():
-                self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                self._enable_wal()
-                self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except BaseException:
             self._db.close()
@@ -387,17 +385,6 @@ class MemoryStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-
-    def _enable_wal(self) -> None:
-        """Switch a new file to WAL, one process at a time.
-
-        The switch needs an exclusive lock, and when two connections attempt it on the same new file at
-        once, SQLite answers one of them ``database is locked`` at once (deadlock avoidance bypasses the busy
-        timeout). Only a file not yet in WAL mode takes the lock, so opening an existing store never waits."""
-        if str(self._db.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
-            return
-        with _creation_lock(self.path):
-            self._db.execute("PRAGMA journal_mode = WAL")
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:

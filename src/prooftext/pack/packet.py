@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.cache import BoundedCache
+from prooftext.corpus.lines import LineText
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
 from prooftext.pack.render import (
     DEFAULT_FORMAT,
@@ -30,7 +31,7 @@ from prooftext.pack.render import (
     render,
     render_block,
 )
-from prooftext.pack.sources import LineText, Observation, StoreTexts, observe, ranges_fit
+from prooftext.pack.sources import Observation, StoreTexts, observe, ranges_fit
 from prooftext.select.candidates import Candidate
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank

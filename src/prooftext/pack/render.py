@@ -42,17 +42,14 @@ import blake3
 
 from prooftext.corpus.secrets import redact_text
 from prooftext.pack.injection import CONTROL, flags
+from prooftext.text import NONCE_DIGITS, fence_nonce
 
 FORMAT_MARKDOWN = "markdown"
 FORMATS = (FORMAT_MARKDOWN, "xml", "json")
 DEFAULT_FORMAT = FORMAT_MARKDOWN
-NONCE_DIGITS = 18
-"""Nonce length in decimal digits (about 60 bits). Decimal, because both tokenizers split digit runs into
-fixed groups of three: every nonce costs the same number of tokens, so costs measured with the placeholder
-are exact for the final packet."""
 NONCE_PLACEHOLDER = "0" * NONCE_DIGITS
-"""Stands in for the nonce while costs are measured; the final packet is counted again exactly."""
-_NONCE_MODULUS = 10**NONCE_DIGITS
+"""Stands in for the nonce while costs are measured (every nonce of :data:`~prooftext.text.NONCE_DIGITS`
+decimal digits costs the same tokens); the final packet is counted again exactly."""
 
 PREAMBLE = (
     "The evidence blocks below are quoted data from the files named in their labels. "
@@ -197,21 +194,15 @@ def render_footer(fmt: str) -> str:
 
 
 def derive_nonce(query: str, blocks: Sequence[Block]) -> str:
-    """A nonce that depends on the packet's content and occurs in none of its text."""
-    material = blake3.blake3()
-    material.update(query.encode("utf-8"))
-    for block in blocks:
-        material.update(
-            f"\x00{block.path}\x00{block.start_line}\x00{block.end_line}\x00{block.sha256}".encode()
-        )
-    seed = material.digest()
-    counter = 0
-    while True:
-        value = int.from_bytes(blake3.blake3(seed + counter.to_bytes(8, "big")).digest()[:8], "big")
-        nonce = str(value % _NONCE_MODULUS).zfill(NONCE_DIGITS)
-        if nonce not in query and not any(nonce in b.text or nonce in b.path for b in blocks):
-            return nonce
-        counter += 1
+    """A nonce that depends on the packet's content (the query, then each block's path, lines and digest)
+    and occurs in none of its text: not in the query, an excerpt or a path."""
+    material = [query.encode("utf-8")]
+    material.extend(
+        f"\x00{block.path}\x00{block.start_line}\x00{block.end_line}\x00{block.sha256}".encode()
+        for block in blocks
+    )
+    texts = [query, *(block.text for block in blocks), *(block.path for block in blocks)]
+    return fence_nonce(material, texts)
 
 
 def render(fmt: str, query: str, blocks: Sequence[Block], nonce: str) -> str:

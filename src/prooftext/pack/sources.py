@@ -9,7 +9,7 @@ from pathlib import Path
 
 from prooftext.cache import BoundedCache
 from prooftext.corpus.config import MAX_FILE_BYTES_LIMIT
-from prooftext.corpus.lines import NEWLINE
+from prooftext.corpus.lines import LineText
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import PathOutsideRootError, ProoftextError, SourceError
 
@@ -29,26 +29,6 @@ EMPTY_FILE_RANGE = (1, 1)
 """The one range of a file with no lines: extraction gives an empty file's node lines 1-1 (``1-0`` is not a
 range, see ``graph/extract.py``), and that range quotes the empty text, so an empty file can be required,
 quoted and verified like any other."""
-
-
-class LineText:
-    """A text split once into lines (ending at ``\\n``), for fast 1-based inclusive slicing."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.split(NEWLINE) if text else []
-        self.terminated = text.endswith(NEWLINE)
-        if self.terminated:
-            self.lines.pop()
-
-    @property
-    def count(self) -> int:
-        return len(self.lines)
-
-    def slice(self, start: int, end: int) -> str:
-        body = NEWLINE.join(self.lines[start - 1 : end])
-        if end < len(self.lines) or self.terminated:
-            body += NEWLINE
-        return body
 
 
 _TEXTS: BoundedCache[tuple[str, str], LineText] = BoundedCache(TEXT_CACHE_FILES)

@@ -52,9 +52,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import prooftext.pack.sources as sources
 from prooftext.corpus import secrets
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.labels import labels_for
+from prooftext.corpus.lines import LineText
 from prooftext.corpus.model import (
     REASON_CHANGED,
     REASON_SECRET,
@@ -68,9 +70,8 @@ from prooftext.corpus.read import read_source_at
 from prooftext.corpus.safeio import Refusal, display_name, open_root, split_portable
 from prooftext.corpus.walk import walk
 from prooftext.errors import ArtifactError
-from prooftext.pack import sources
 from prooftext.pack.render import Block, derive_nonce, digest, render
-from prooftext.pack.sources import LineText, observe
+from prooftext.pack.sources import observe
 from prooftext.select.query import UNIT_BYTES, UNIT_TOKENS
 from prooftext.tokens import BYTES_BASIS, TOKENIZERS, get_counter
 

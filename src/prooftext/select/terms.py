@@ -9,169 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from prooftext.store.fts import identifier_parts
-
-STOPWORDS_VERSION = "prooftext-stopwords-v1"
-STOPWORDS_V1: frozenset[str] = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "aren",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "cannot",
-        "could",
-        "did",
-        "didn",
-        "do",
-        "does",
-        "doesn",
-        "doing",
-        "don",
-        "down",
-        "during",
-        "each",
-        "else",
-        "few",
-        "for",
-        "from",
-        "further",
-        "get",
-        "gets",
-        "got",
-        "had",
-        "has",
-        "hasn",
-        "have",
-        "haven",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "however",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "isn",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "let",
-        "like",
-        "me",
-        "more",
-        "most",
-        "much",
-        "must",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "shall",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "upon",
-        "us",
-        "use",
-        "used",
-        "using",
-        "very",
-        "via",
-        "was",
-        "wasn",
-        "we",
-        "were",
-        "weren",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "within",
-        "without",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-    ]
-)
-"""Fixed, versioned stop words (English function words); changing them changes ``STOPWORDS_VERSION``."""
+from prooftext.text import STOPWORDS_V1, identifier_parts
 
 WEIGHT_BACKTICK = 3
 WEIGHT_TRACEBACK = 3
@@ -197,8 +35,6 @@ MAX_PHRASE_RUNS = 32
 MAX_PHRASE_CHARS = 300
 """A literal is read up to this many characters (quoted strings longer than this are not literals)."""
 
-_TERM = re.compile(r"[^\W_]+")
-"""Alphanumeric runs (any script), so a query in Cyrillic or CJK has searchable terms too."""
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,300})", line (\d+)(?:, in ([A-Za-z_][A-Za-z0-9_]*))?')
 _DOTTED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b")
@@ -214,15 +50,6 @@ _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^
 _QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")
 _TRACEBACK_CODE = re.compile(r'File "[^"\n]{1,300}", line \d+[^\n]*\n[ \t]+([^\n]+)')
 _FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
-
-
-def lexical_terms(text: str) -> list[str]:
-    """Case-insensitive alphanumeric terms minus stop words, in first-seen order (SACP estimator v1)."""
-    seen: dict[str, None] = {}
-    for term in _TERM.findall(text.lower()):
-        if term not in STOPWORDS_V1:
-            seen.setdefault(term, None)
-    return list(seen)
 
 
 def search_terms(text: str) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from prooftext.errors import StoreBusyError, StoreCorruptError, StoreError
+from prooftext.sqlite import open_wal
 from prooftext.store.schema import create_all, migrate
 
 STORE_DIR = ".prooftext"
@@ -51,34 +52,23 @@ def _check_store_file(path: Path) -> None:
 
 
 def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
-    """A connection to ``ROOT/.prooftext/index.sqlite`` with the schema migrated."""
+    """A connection to ``ROOT/.prooftext/index.sqlite`` with the schema migrated; a new store switches to WAL
+    under the writer lock."""
     path = (_ensure_dir(root) if create else store_dir(root)) / STORE_FILE
     _check_store_file(path)
     try:
-        conn = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        conn = open_wal(
+            path, busy_timeout_ms=BUSY_TIMEOUT_MS, wal_lock=lambda: writer_lock(root), shared=True
         )
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        _enable_wal(conn, root)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        migrate(conn)
+        try:
+            conn.execute("PRAGMA synchronous = NORMAL")
+            migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
     except sqlite3.DatabaseError as exc:
         raise _translate(exc, path) from None
     return conn
-
-
-def _enable_wal(conn: sqlite3.Connection, root: Path) -> None:
-    """Switch a new store to WAL under the writer lock.
-
-    The switch needs an exclusive lock, and when two connections attempt it on the same new file at once,
-    SQLite answers one of them ``database is locked`` at once (deadlock avoidance bypasses the busy
-    timeout). Only a store not yet in WAL mode takes the lock, so opening an existing store never waits on
-    a writer."""
-    if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
-        return
-    with writer_lock(root):
-        conn.execute("PRAGMA journal_mode = WAL")
 
 
 _DAMAGE_SIGNS = ("not a database", "malformed", "no such table", "no such column")

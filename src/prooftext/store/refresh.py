@@ -38,10 +38,11 @@ from importlib import metadata
 from itertools import accumulate
 from pathlib import Path
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
+from prooftext.corpus.lines import LineText
 from prooftext.corpus.model import (
     REASON_UNREADABLE,
     CandidateIdentity,
@@ -59,9 +60,9 @@ from prooftext.graph.extract import extract
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
-from prooftext.pack.sources import LineText
 from prooftext.store.db import transaction, writer_lock
-from prooftext.store.fts import expand_identifiers, identifier_parts
+from prooftext.store.fts import expand_identifiers
+from prooftext.text import identifier_parts
 from prooftext.workers import watch_parent
 
 BATCH_FILES = 128
@@ -167,14 +168,10 @@ def load_excluded_stats(conn: sqlite3.Connection) -> dict[str, tuple[ExcludedSta
     return {r[0]: ((r[1], r[2], r[3], r[4]), r[5]) for r in conn.execute(sql)}
 
 
-def load_known_excluded(conn: sqlite3.Connection, retry_unreadable: bool = True) -> dict[str, ExcludedStat]:
+def _usable(rows: dict[str, tuple[ExcludedStat, str]], retry_unreadable: bool) -> dict[str, ExcludedStat]:
     """The stat data of files a read excluded, which are not read again while it holds. With
     ``retry_unreadable``, ``unreadable`` is left out: what fixes it (a chmod, a repaired disk) changes
     neither size, mtime nor inode, so a refresh tries such a file again."""
-    return _usable(load_excluded_stats(conn), retry_unreadable)
-
-
-def _usable(rows: dict[str, tuple[ExcludedStat, str]], retry_unreadable: bool) -> dict[str, ExcludedStat]:
     return {
         key: stat
         for key, (stat, reason) in rows.items()

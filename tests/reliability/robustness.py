@@ -1,8 +1,9 @@
-"""``python -m prooftext.robustness``: run the reliability suite and print the figures of RELIABILITY.md 3.4.
+"""``PYTHONPATH=tests python -m reliability.robustness``: run the reliability suite and print the figures of
+RELIABILITY.md 3.4 (from a source checkout: the suite is not part of the package).
 
 The suite is ``tests/reliability`` (the catalogue of RELIABILITY.md section 3 as tests, one or more per case
 id) plus ``tests/vectors`` (BLAKE3, RFC 8785 and JSONTestSuite conformance). It runs in a pytest subprocess
-with this module loaded as a plugin (``-p prooftext.robustness``): each test's outcome and the figures it
+with this module loaded as a plugin (``-p reliability.robustness``): each test's outcome and the figures it
 recorded (``record_property("figure:<name>", n)``) are written to a JSON file, and this process turns them
 into one report. Pytest's own progress goes to stderr; stdout carries the JSON report, then one line
 ``N passed, N failed`` counting catalogue cases.
@@ -60,6 +61,8 @@ COUNTED_FIGURES: tuple[str, ...] = (
     "determinism_runs",
 )
 _ID = re.compile(r"(FA|[A-HL])(\d{2})(?=_)")
+PLUGIN = "reliability.robustness"
+"""This module's name on the pytest path (``tests/``), as the suite's subprocess loads it."""
 
 
 # --- the pytest plugin half ---------------------------------------------------------------------------------
@@ -148,12 +151,9 @@ def _load_module(path: Path, name: str) -> ModuleType:
 
 
 def find_tests(explicit: str | None) -> Path | None:
-    """``tests/reliability``: given, from ``$PROOFTEXT_TESTS``, beside this checkout, or under the cwd."""
+    """``tests/reliability``: given, from ``$PROOFTEXT_TESTS``, this module's own folder, or under the cwd."""
     candidates = [Path(p) for p in (explicit, os.environ.get(TESTS_ENV)) if p]
-    candidates += [
-        Path(__file__).resolve().parents[2] / "tests" / "reliability",
-        Path.cwd() / "tests" / "reliability",
-    ]
+    candidates += [Path(__file__).resolve().parent, Path.cwd() / "tests" / "reliability"]
     for path in candidates:
         if (path / "catalogue.py").is_file():
             return path.resolve()
@@ -177,9 +177,11 @@ def run_suite(tests: Path, load: bool, extra: list[str]) -> dict[str, Any]:
         targets.append(str(vectors))
     with tempfile.TemporaryDirectory(prefix="prooftext-robustness-") as scratch:
         out = Path(scratch) / "results.json"
-        argv = [sys.executable, "-m", "pytest", *targets, "-p", "prooftext.robustness", "-q", "-rN"]
+        argv = [sys.executable, "-m", "pytest", *targets, "-p", PLUGIN, "-q", "-rN"]
         argv += [] if load else ["-m", "not slow"]
         env = {**os.environ, OUT_ENV: str(out), "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
+        # The plugin is imported before pytest reads its own pythonpath setting.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tests.parent), os.environ.get("PYTHONPATH")) if p)
         proc = subprocess.run(argv + extra, cwd=tests.parents[1], env=env, stdout=sys.stderr, check=False)
         if not out.is_file():
             raise RuntimeError(f"pytest did not run the suite (exit status {proc.returncode})")
@@ -225,11 +227,10 @@ def _figures(results: dict[str, dict[str, Any]]) -> dict[str, list[int]]:
     return merged
 
 
-def summarize(
-    raw: dict[str, Any], cases: dict[str, str], gaps: dict[str, str], benchmarks: dict[str, str]
-) -> dict[str, Any]:
-    """The report of RELIABILITY.md 3.4 from raw per-test results."""
-    results: dict[str, dict[str, Any]] = raw["tests"]
+def _tally(
+    results: dict[str, dict[str, Any]], cases: dict[str, str]
+) -> tuple[dict[str, _Case], dict[str, int], dict[str, dict[str, int]]]:
+    """Each catalogue case's test outcomes, the outcome totals over all tests, and the outcomes per group."""
     by_case: dict[str, _Case] = defaultdict(_Case)
     totals: dict[str, int] = defaultdict(int)
     by_group_tests: dict[str, dict[str, int]] = {g: defaultdict(int) for g in GROUPS}
@@ -245,18 +246,35 @@ def summarize(
                 case.tests.append(nodeid)
                 if entry["reason"]:
                     case.reasons.append(entry["reason"])
+    return by_case, totals, by_group_tests
+
+
+@dataclass(frozen=True)
+class _Catalogue:
+    cases: dict[str, str]
+    gaps: dict[str, str]
+    benchmarks: dict[str, str]
+
+
+def _groups(
+    catalogue: _Catalogue,
+    results: dict[str, dict[str, Any]],
+    by_case: dict[str, _Case],
+    by_group_tests: dict[str, dict[str, int]],
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The figures of each group, and each failed case with why it failed."""
     groups: dict[str, Any] = {}
     failed_cases: dict[str, list[str]] = {}
     for group in GROUPS:
-        ids = [c for c in cases if group_of(c) == group]
+        ids = [c for c in catalogue.cases if group_of(c) == group]
         statuses = {c: by_case[c].status if c in by_case else "not_tried" for c in ids}
         groups[group] = {
             "cases": len(ids),
             "cases_tried": sum(1 for s in statuses.values() if s != "not_tried"),
             "cases_passed": sum(1 for s in statuses.values() if s == "passed"),
             "cases_failed": sum(1 for s in statuses.values() if s == "failed"),
-            "gaps": sorted(c for c in ids if c in gaps),
-            "benchmarks": sorted(c for c in ids if c in benchmarks),
+            "gaps": sorted(c for c in ids if c in catalogue.gaps),
+            "benchmarks": sorted(c for c in ids if c in catalogue.benchmarks),
             "tests": dict(sorted(by_group_tests[group].items())),
         }
         for case_id, status in statuses.items():
@@ -264,7 +282,33 @@ def summarize(
                 failed_cases[case_id] = sorted(set(by_case[case_id].reasons)) or [
                     f"test failed: {t}" for t in by_case[case_id].tests if results[t]["outcome"] == "failed"
                 ]
+    return groups, failed_cases
+
+
+def _add_figures(report: dict[str, Any], results: dict[str, dict[str, Any]], crashes: int) -> None:
+    """The counted figures, determinism and load figures, summed over the tests that measured them."""
     figures = _figures(results)
+    for name in COUNTED_FIGURES:
+        # A figure no test measured (its tests were skipped or deselected) is null, never a reassuring 0.
+        report[name] = sum(figures[name]) if name in figures else None
+    report["unhandled_exceptions"] = (report["unhandled_exceptions"] or 0) + crashes
+    distinct = figures.get("determinism_distinct", [])
+    report["determinism"] = {
+        "runs": sum(figures.get("determinism_runs", [])),
+        "distinct_artifact_ids": max(distinct) if distinct else None,
+    }
+    report["load"] = {
+        k.removeprefix("load_"): v[-1] for k, v in sorted(figures.items()) if k.startswith("load_")
+    } or None
+
+
+def summarize(
+    raw: dict[str, Any], cases: dict[str, str], gaps: dict[str, str], benchmarks: dict[str, str]
+) -> dict[str, Any]:
+    """The report of RELIABILITY.md 3.4 from raw per-test results."""
+    results: dict[str, dict[str, Any]] = raw["tests"]
+    by_case, totals, by_group_tests = _tally(results, cases)
+    groups, failed_cases = _groups(_Catalogue(cases, gaps, benchmarks), results, by_case, by_group_tests)
     unexpected = [t for t, e in results.items() if e["outcome"] == "failed"]
     crashes = sum(1 for t in unexpected if results[t]["error"] not in ("AssertionError", "unknown"))
     report: dict[str, Any] = {
@@ -281,18 +325,7 @@ def summarize(
         "unexpected_test_failures": sorted(unexpected),
         "fixed_known_bugs": sorted(t for t, e in results.items() if e.get("fixed_known_bug")),
     }
-    for name in COUNTED_FIGURES:
-        # A figure no test measured (its tests were skipped or deselected) is null, never a reassuring 0.
-        report[name] = sum(figures[name]) if name in figures else None
-    report["unhandled_exceptions"] = (report["unhandled_exceptions"] or 0) + crashes
-    distinct = figures.get("determinism_distinct", [])
-    report["determinism"] = {
-        "runs": sum(figures.get("determinism_runs", [])),
-        "distinct_artifact_ids": max(distinct) if distinct else None,
-    }
-    report["load"] = {
-        k.removeprefix("load_"): v[-1] for k, v in sorted(figures.items()) if k.startswith("load_")
-    } or None
+    _add_figures(report, results, crashes)
     return report
 
 
@@ -324,7 +357,7 @@ def _blake3(vectors: Path) -> dict[str, Any]:
 
 
 def _jsontestsuite(vectors: Path) -> dict[str, Any]:
-    from prooftext import canonical
+    import prooftext.canonical as canonical
     from prooftext.errors import CanonicalJSONError
 
     folder = vectors / "jsontestsuite" / "test_parsing"
@@ -356,7 +389,7 @@ def _jsontestsuite(vectors: Path) -> dict[str, Any]:
 
 
 def _jcs(vectors: Path) -> dict[str, Any]:
-    from prooftext import canonical
+    import prooftext.canonical as canonical
     from prooftext.errors import CanonicalJSONError
 
     identical = rejected = escaped = 0
@@ -411,7 +444,7 @@ def _exit_status(report: dict[str, Any]) -> int:
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m prooftext.robustness", description=__doc__.split("\n")[0]
+        prog="python -m reliability.robustness", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--tests", help="the tests/reliability folder (default: beside this checkout)")
     parser.add_argument(

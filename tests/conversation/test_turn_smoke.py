@@ -20,11 +20,19 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from prooftext.conversation import ContextItem, ItemKind, make_item
-from prooftext.depth import Mode, Tier, classify, plan_turn
-from prooftext.depth.turn import DEFAULT_IDENTITY, STEP_MEMORY, STEP_RETRIEVAL, RetrievalResult
-from prooftext.llm import OllamaBackend, signal_report
-from prooftext.llm.backends import OLLAMA_TIMING_FIELDS
+from prooftext.conversation.turn import (
+    DEFAULT_IDENTITY,
+    STEP_MEMORY,
+    STEP_RETRIEVAL,
+    RetrievalResult,
+    TurnRequest,
+    TurnSources,
+    plan_turn,
+)
+from prooftext.depth import Mode, Tier, classify
+from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, OllamaBackend
 from prooftext.llm.fake_server import FakeChatServer
+from prooftext.llm.signal import signal_report
 from prooftext.tokens import TokenCount
 
 
@@ -72,7 +80,8 @@ def test_hi_is_surface_with_no_memory_index_no_rag_last_two_only() -> None:
     Requirement: depth.surface.allowlist"""
     spy = Spy()
     plan = plan_turn(
-        "main", "Hi", history=_history("main", 10, "main"), memory=spy.memory, retriever=spy.retrieve
+        TurnRequest("main", "Hi"),
+        TurnSources(history=_history("main", 10, "main"), memory=spy.memory, retriever=spy.retrieve),
     )
     assert plan.tier is Tier.SURFACE
     assert spy.memory_calls == [] and spy.retrieval_calls == []
@@ -104,7 +113,8 @@ def test_deep_prompt_is_deep_with_the_full_smart_pack(text: str) -> None:
     Requirement: depth.smoke.deep_prompt"""
     spy = Spy()
     plan = plan_turn(
-        "main", text, history=_history("main", 30, "main"), memory=spy.memory, retriever=spy.retrieve
+        TurnRequest("main", text),
+        TurnSources(history=_history("main", 30, "main"), memory=spy.memory, retriever=spy.retrieve),
     )
     assert plan.tier is Tier.DEEP
     assert plan.step(STEP_MEMORY).ran and plan.step(STEP_RETRIEVAL).ran
@@ -126,19 +136,22 @@ def test_explicit_full_or_minimal_mode_overrides_adaptive() -> None:
 
     Requirement: depth.smoke.mode_override"""
     spy = Spy()
-    full = plan_turn("main", "Hi", mode="full", history=_history("main", 10, "main"), memory=spy.memory)
+    full = plan_turn(
+        TurnRequest("main", "Hi", mode="full"),
+        TurnSources(history=_history("main", 10, "main"), memory=spy.memory),
+    )
     assert full.tier is None and full.mode is Mode.FULL and full.status_label == "Context: Full"
     assert spy.memory_calls == ["Hi"] and full.counts["history"] == 10
     spy2 = Spy()
     minimal = plan_turn(
-        "main",
-        "Please analyze everything in detail",
-        mode=Mode.MINIMAL,
-        history=_history("main", 10, "main"),
-        memory=spy2.memory,
-        retriever=spy2.retrieve,
-        summary="a long summary of the thread",
-        files=[make_item(ItemKind.FILE, "file text", item_id="f1")],
+        TurnRequest(
+            "main",
+            "Please analyze everything in detail",
+            mode=Mode.MINIMAL,
+            summary="a long summary of the thread",
+            files=[make_item(ItemKind.FILE, "file text", item_id="f1")],
+        ),
+        TurnSources(history=_history("main", 10, "main"), memory=spy2.memory, retriever=spy2.retrieve),
     )
     assert minimal.tier is None and minimal.status_label == "Context: Minimal"
     assert spy2.memory_calls == [] and spy2.retrieval_calls == []
@@ -150,7 +163,7 @@ def test_no_fake_canned_responses_still_chosen_model(server: FakeChatServer) -> 
     """No fake canned responses · still chosen model
 
     Requirement: depth.smoke.no_canned_response"""
-    plan = plan_turn("main", "Hi")
+    plan = plan_turn(TurnRequest("main", "Hi"))
     with OllamaBackend(server.url) as backend:
         result = backend.chat(list(plan.messages), model="tiny", max_output_tokens=plan.output_budget)
     assert result.text == "A real reply from the chosen model."
@@ -164,7 +177,7 @@ def test_no_silent_model_or_quantization_switch(server: FakeChatServer) -> None:
     texts = ["Hi", "What does the ledger record?", "Please analyze and compare both stores in detail"]
     with OllamaBackend(server.url) as backend:
         for text in texts:
-            plan = plan_turn("main", text)
+            plan = plan_turn(TurnRequest("main", text))
             assert "model" not in json.dumps(plan.policy.to_dict())
             backend.chat(list(plan.messages), model="tiny", max_output_tokens=plan.output_budget)
     sent = [r["body"] for r in server.requests]
@@ -179,7 +192,8 @@ def test_thread_surface_hello_keeps_identity_and_last_two_thread_turns() -> None
     Requirement: depth.smoke.thread_surface"""
     history = [*_history("main", 12, "main"), *_history("garden", 6, "garden")]
     plan = plan_turn(
-        "garden", "hello", history=history, identity="You are Sage, the gentle voice of this thread."
+        TurnRequest("garden", "hello", identity="You are Sage, the gentle voice of this thread."),
+        TurnSources(history=history),
     )
     assert plan.tier is Tier.SURFACE
     system = plan.messages[0]
@@ -200,11 +214,8 @@ def test_signal_report_shows_tier_and_ollama_timings_but_no_content(server: Fake
     spy = Spy()
     history = [make_item(ItemKind.ASSISTANT, f"earlier {secret_words} answer", item_id="a1", thread="main")]
     plan = plan_turn(
-        "main",
-        f"Please analyze the {secret_words} plan in detail",
-        history=history,
-        memory=spy.memory,
-        retriever=spy.retrieve,
+        TurnRequest("main", f"Please analyze the {secret_words} plan in detail"),
+        TurnSources(history=history, memory=spy.memory, retriever=spy.retrieve),
     )
     with OllamaBackend(server.url) as backend:
         result = backend.chat(

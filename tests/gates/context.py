@@ -1,11 +1,12 @@
-"""The context integrity gate: ``python -m prooftext.gates.context`` prints ``PASS: CONTEXT-INTEGRITY``.
+"""The context integrity gate: ``PYTHONPATH=tests python -m gates.context`` (from a source checkout)
+prints ``PASS: CONTEXT-INTEGRITY``.
 
 It checks the eight shipped schemas against the typed models, runs the whole lifecycle on a fresh synthetic
 fixture through the production command paths (exclusive publication included), validates every artifact,
 checks exact reindexing, deterministic selection, snapshot re-observation, compaction, quality
 reproduction, the no-aggregate rule and tamper detection, and then executes the success and fail-closed
 paths of seven evaluation scenarios. Observations are compared with the checked-in expectations in
-:mod:`prooftext.gates.expectations`; a stored flag is never accepted as evidence by itself.
+:mod:`gates.expectations`; a stored flag is never accepted as evidence by itself.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from gates import fixture
+from gates.expectations import EXPECTED
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.loader import parse_value, schema_file
@@ -30,8 +33,6 @@ from prooftext.artifacts.models import MODELS, QUALITY_FIELDS
 from prooftext.artifacts.query import QuerySpec
 from prooftext.artifacts.schema_gen import drifted
 from prooftext.errors import ProoftextError
-from prooftext.gates import fixture
-from prooftext.gates.expectations import EXPECTED
 from prooftext.schema_registry import load_schema
 
 PASS_LINE = "PASS: CONTEXT-INTEGRITY"

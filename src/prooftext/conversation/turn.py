@@ -16,7 +16,7 @@ from prooftext.conversation.health import ContextHealth, compute_health
 from prooftext.conversation.items import HISTORY_KINDS, ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.pipeline import Pipeline, PipelineResult
 from prooftext.conversation.rank import Ranker
-from prooftext.conversation.render import ChatMessage, messages_text, render_messages
+from prooftext.conversation.render import messages_text, render_messages
 from prooftext.conversation.surfacing import (
     ContextTrigger,
     SurfaceCheck,
@@ -36,6 +36,7 @@ from prooftext.errors import (
     RangeError,
     RequestError,
 )
+from prooftext.llm.messages import ChatMessage
 from prooftext.tokens import Counter, TokenCount, get_counter
 
 DEFAULT_WINDOW_TOKENS = 8192
@@ -229,18 +230,31 @@ class _Fit:
         }
 
 
-def _fit_rendered(
-    ctr: Counter,
-    ranker: Ranker | None,
-    items: list[ContextItem],
-    text: str,
-    prompt_budget: int,
-    yieldable: Sequence[str],
-    *,
-    window_tokens: int,
-    output_budget: int,
-) -> _Fit:
-    """The pipeline run whose rendered messages fit ``prompt_budget``, or :class:`BudgetError`.
+def _run_rendered(
+    turn: _Turn, items: list[ContextItem], budget: int
+) -> tuple[PipelineResult, list[ChatMessage], int]:
+    """One pipeline run at item budget ``budget``, its rendered messages and their exact token count."""
+    result = Pipeline(turn.counter, turn.ranker).run(items, turn.text, budget)
+    messages = render_messages(result.items)
+    return result, messages, turn.counter.count(messages_text(messages))
+
+
+def _refusal(turn: _Turn, used: int) -> BudgetError:
+    """The turn is refused: its core and message alone render to ``used`` tokens, above the prompt budget."""
+    basis, prompt_budget, output_budget = turn.counter.basis, turn.prompt_budget, turn.policy.output_budget
+    return BudgetError(
+        f"the system text and the message need {used} {basis} tokens, above the prompt budget "
+        f"of {prompt_budget} (a window of {turn.window_tokens} less {output_budget} output tokens)",
+        needed=used,
+        prompt_budget=prompt_budget,
+        window=turn.window_tokens,
+        output_budget=output_budget,
+        basis=basis,
+    )
+
+
+def _fit_rendered(turn: _Turn, items: list[ContextItem], yieldable: Sequence[str]) -> _Fit:
+    """The pipeline run whose rendered messages fit the turn's prompt budget, or :class:`BudgetError`.
 
     The pipeline budgets items by their own text, while rendering adds role lines, headings and fences. So a
     run whose messages overflow is followed by one whose item budget leaves room for that measured overhead
@@ -252,30 +266,20 @@ def _fit_rendered(
     work = list(items)
     pending = list(yieldable)
     withdrawn: list[ContextItem] = []
-    budget, rounds = prompt_budget, 0
+    budget, rounds = turn.prompt_budget, 0
     while True:
         rounds += 1
-        result = Pipeline(ctr, ranker).run(work, text, budget)
-        messages = render_messages(result.items)
-        used = ctr.count(messages_text(messages))
-        if used <= prompt_budget:
+        result, messages, used = _run_rendered(turn, work, budget)
+        if used <= turn.prompt_budget:
             break
         kept = result.ledger.tokens_out.count
         if result.budget_met:
-            budget = max(0, min(kept - 1, prompt_budget - (used - kept)))
+            budget = max(0, min(kept - 1, turn.prompt_budget - (used - kept)))
             continue
         present = {i.item_id for i in result.items}
         victim = next((i for i in pending if i in present), None)
         if victim is None:
-            raise BudgetError(
-                f"the system text and the message need {used} {ctr.basis} tokens, above the prompt budget "
-                f"of {prompt_budget} (a window of {window_tokens} less {output_budget} output tokens)",
-                needed=used,
-                prompt_budget=prompt_budget,
-                window=window_tokens,
-                output_budget=output_budget,
-                basis=ctr.basis,
-            )
+            raise _refusal(turn, used)
         pending.remove(victim)
         withdrawn.extend(i for i in work if i.item_id == victim)
         work = [i for i in work if i.item_id != victim]
@@ -283,12 +287,10 @@ def _fit_rendered(
         # The messages fit although the protected items exceeded the last item budget (rendering costs less
         # once fewer messages remain). Run once more with the item budget they use, so the recorded run met
         # its budget; kept only if its messages fit as well.
-        again = Pipeline(ctr, ranker).run(work, text, result.ledger.tokens_out.count)
-        again_messages = render_messages(again.items)
-        again_used = ctr.count(messages_text(again_messages))
+        again = _run_rendered(turn, work, result.ledger.tokens_out.count)
         rounds += 1
-        if again_used <= prompt_budget:
-            result, messages, used = again, again_messages, again_used
+        if again[2] <= turn.prompt_budget:
+            result, messages, used = again
     return _Fit(result, messages, used, rounds, tuple(withdrawn))
 
 
@@ -368,68 +370,101 @@ class _Gathered:
     check: SurfaceCheck | None
 
 
+@dataclass(frozen=True)
+class TurnRequest:
+    """One user message to plan: the thread it belongs to, its text, the mode and the model's window, the
+    turn's own attachments, and the core texts (identity, safety rules, an optional thread summary)."""
+
+    thread: str
+    text: str
+    mode: str | Mode = Mode.SMART
+    window_tokens: int = DEFAULT_WINDOW_TOKENS
+    files: Sequence[ContextItem] = ()
+    """Active files (items of kind ``file``), attached when the policy allows them."""
+    has_attachment: bool = False
+    summary: str | None = None
+    identity: str = DEFAULT_IDENTITY
+    safety: str = DEFAULT_SAFETY
+    now_ms: int = 0
+    """When the message was written (integer milliseconds), recorded on its item."""
+
+
+@dataclass(frozen=True)
+class TurnSources:
+    """Where a turn's context comes from; each source is called only when the tier's policy allows it."""
+
+    history: Sequence[ContextItem] | HistorySource = ()
+    memory: MemorySource | None = None
+    retriever: Retriever | None = None
+    retriever_unavailable_reason: str = "no retriever (no index open)"
+    """Recorded as ``retrieval: unavailable: <reason>`` when a turn may retrieve but there is no retriever."""
+
+
+NO_SOURCES = TurnSources()
+"""A turn planned from its message alone: no history, memory or retrieval."""
+
+
 def plan_turn(
-    thread: str,
-    text: str,
+    request: TurnRequest,
+    sources: TurnSources = NO_SOURCES,
     *,
-    mode: str | Mode = Mode.SMART,
-    history: Sequence[ContextItem] | HistorySource = (),
-    memory: MemorySource | None = None,
-    retriever: Retriever | None = None,
-    retriever_unavailable_reason: str = "no retriever (no index open)",
-    files: Sequence[ContextItem] = (),
-    has_attachment: bool = False,
-    summary: str | None = None,
-    identity: str = DEFAULT_IDENTITY,
-    safety: str = DEFAULT_SAFETY,
     counter: Counter | None = None,
     ranker: Ranker | None = None,
-    window_tokens: int = DEFAULT_WINDOW_TOKENS,
-    now_ms: int = 0,
     on_step: Callable[[str, bool], None] | None = None,
 ) -> TurnPlan:
-    """Plan one chat turn of ``thread`` for the user message ``text``.
+    """Plan one chat turn: ``request.text`` in ``request.thread``.
 
-    Classification runs before anything is searched; surface turns never call ``memory`` or ``retriever``.
-    ``history`` may be a sequence of items or a :data:`HistorySource`; either way only the thread's own
-    messages are used (others are counted and refused). ``on_step(name, ran)`` reports progress.
+    Classification runs before anything is searched; surface turns never call ``sources.memory`` or
+    ``sources.retriever``. ``sources.history`` may be a sequence of items or a :data:`HistorySource`;
+    either way only the thread's own messages are used (others are counted and refused). ``on_step(name,
+    ran)`` reports progress.
 
-    The prompt budget (``window_tokens`` less the policy's output budget) is hard: the rendered messages
-    never exceed it. When the core (identity, safety, guidance) and the message alone exceed it, the turn is
-    refused with :class:`BudgetError` (``budget_exceeded``) rather than planned.
+    The prompt budget (``request.window_tokens`` less the policy's output budget) is hard: the rendered
+    messages never exceed it. When the core (identity, safety, guidance) and the message alone exceed it,
+    the turn is refused with :class:`BudgetError` (``budget_exceeded``) rather than planned.
     """
-    the_mode = _check_inputs(thread, text, mode, identity, safety, summary, window_tokens)
+    the_mode = _check_inputs(request)
     ctr = counter if counter is not None else get_counter()
     steps = _Steps(on_step)
-    decision, policy = _classify_step(the_mode, text, has_attachment, files, steps)
-    prompt_budget = prompt_budget_for(window_tokens, policy)
-    turn = _Turn(thread, text, the_mode, decision, policy, window_tokens, prompt_budget, ctr, ranker, steps)
-    base = _base_step(turn, history, identity, safety, summary, now_ms)
+    decision, policy = _classify_step(the_mode, request.text, request.has_attachment, request.files, steps)
+    prompt_budget = prompt_budget_for(request.window_tokens, policy)
+    turn = _Turn(
+        request.thread,
+        request.text,
+        the_mode,
+        decision,
+        policy,
+        request.window_tokens,
+        prompt_budget,
+        ctr,
+        ranker,
+        steps,
+    )
+    base = _base_step(turn, request, sources.history)
     health, check = _measure_health(turn, base)
-    memory_items = _memory_step(turn, memory, health, check)
-    retrieval_items, retrieval_trace = _retrieval_step(turn, retriever, retriever_unavailable_reason, health)
-    file_items = _files_step(turn, files)
+    memory_items = _memory_step(turn, sources.memory, health, check)
+    retrieval_items, retrieval_trace = _retrieval_step(
+        turn, sources.retriever, sources.retriever_unavailable_reason, health
+    )
+    file_items = _files_step(turn, request.files)
     gathered = _Gathered(memory_items, retrieval_items, retrieval_trace, file_items, health, check)
     return _assemble_plan(turn, base, gathered)
 
 
-def _check_inputs(
-    thread: str,
-    text: str,
-    mode: str | Mode,
-    identity: str,
-    safety: str,
-    summary: str | None,
-    window_tokens: int,
-) -> Mode:
+def _check_inputs(request: TurnRequest) -> Mode:
     """Refuse a bad request before any work, checking in a fixed order so the error reported is stable."""
-    _check_message(text)
-    check_thread(thread)
-    for name, value in (("identity", identity), ("safety", safety), ("summary", summary or "")):
+    _check_message(request.text)
+    check_thread(request.thread)
+    for name, value in (
+        ("identity", request.identity),
+        ("safety", request.safety),
+        ("summary", request.summary or ""),
+    ):
         if not isinstance(value, str):
             raise RequestError(f"{name} must be a string", field=name)
         require_utf8(value, name)
-    the_mode = parse_mode(mode)
+    the_mode = parse_mode(request.mode)
+    window_tokens = request.window_tokens
     if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
         raise RangeError("window_tokens must be a positive integer", field="window_tokens")
     return the_mode
@@ -467,18 +502,11 @@ def _classify_step(
     return decision, policy_for(the_mode, decision.tier if decision else None, signal)
 
 
-def _base_step(
-    turn: _Turn,
-    history: Sequence[ContextItem] | HistorySource,
-    identity: str,
-    safety: str,
-    summary: str | None,
-    now_ms: int,
-) -> _Base:
+def _base_step(turn: _Turn, request: TurnRequest, history: Sequence[ContextItem] | HistorySource) -> _Base:
     """The core, this thread's own history and the message; the history and summary steps are recorded."""
     thread, policy = turn.thread, turn.policy
-    core = [make_item(ItemKind.IDENTITY, identity, item_id="core:identity", thread=thread)]
-    core.append(make_item(ItemKind.SYSTEM, safety, item_id="core:safety", thread=thread))
+    core = [make_item(ItemKind.IDENTITY, request.identity, item_id="core:identity", thread=thread)]
+    core.append(make_item(ItemKind.SYSTEM, request.safety, item_id="core:safety", thread=thread))
     if policy.concise_guidance:
         core.append(make_item(ItemKind.SYSTEM, SURFACE_GUIDANCE, item_id="core:guidance", thread=thread))
     cap = policy.history_cap
@@ -492,9 +520,14 @@ def _base_step(
         other_thread_items_refused=foreign,
     )
     current = make_item(
-        ItemKind.USER, turn.text, item_id="turn:current", thread=thread, created_ms=now_ms, current=True
+        ItemKind.USER,
+        turn.text,
+        item_id="turn:current",
+        thread=thread,
+        created_ms=request.now_ms,
+        current=True,
     )
-    _summary_step(turn, core, summary)
+    _summary_step(turn, core, request.summary)
     return _Base(core, past, foreign, current)
 
 
@@ -640,16 +673,7 @@ def _pipeline_step(turn: _Turn, base: _Base, gathered: _Gathered) -> _Fit:
     ]
     yieldable = [i.item_id for i in reversed(gathered.memory)]
     yieldable.extend(i.item_id for i in base.core if i.item_id == SUMMARY_ID)
-    fit = _fit_rendered(
-        turn.counter,
-        turn.ranker,
-        items,
-        turn.text,
-        turn.prompt_budget,
-        yieldable,
-        window_tokens=turn.window_tokens,
-        output_budget=turn.policy.output_budget,
-    )
+    fit = _fit_rendered(turn, items, yieldable)
     turn.steps.add(STEP_PIPELINE, True, "dedup, classify, rank, budget, place", **fit.detail(turn.counter))
     return fit
 

@@ -9,8 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prooftext.conversation import ContextItem, ItemKind, make_item
-from prooftext.depth import plan_turn
-from prooftext.depth.turn import STEP_MEMORY, STEP_PIPELINE, TurnPlan
+from prooftext.conversation.turn import (
+    STEP_MEMORY,
+    STEP_PIPELINE,
+    TurnPlan,
+    TurnRequest,
+    TurnSources,
+    plan_turn,
+)
 from prooftext.errors import BudgetError, RequestError
 from prooftext.tokens import get_counter
 
@@ -47,13 +53,14 @@ def _decisions(n: int) -> list[ContextItem]:
 
 def _plan(window: int, history: Sequence[ContextItem], memory: Sequence[ContextItem]) -> TurnPlan:
     return plan_turn(
-        "main", QUESTION, mode="full", history=history, memory=lambda task: memory, window_tokens=window
+        TurnRequest("main", QUESTION, mode="full", window_tokens=window),
+        TurnSources(history=history, memory=lambda task: memory),
     )
 
 
 def test_a_message_longer_than_the_prompt_budget_is_refused_with_budget_exceeded() -> None:
     with pytest.raises(BudgetError) as caught:
-        plan_turn("main", "word " * 20000)
+        plan_turn(TurnRequest("main", "word " * 20000))
     assert caught.value.code == "budget_exceeded"
     assert caught.value.details["prompt_budget"] == 8192 - 2048
     assert caught.value.details["needed"] > caught.value.details["prompt_budget"]
@@ -61,7 +68,7 @@ def test_a_message_longer_than_the_prompt_budget_is_refused_with_budget_exceeded
 
 def test_a_window_barely_above_the_output_budget_is_refused_rather_than_overrun() -> None:
     with pytest.raises(BudgetError) as caught:
-        plan_turn("main", "what is up with it", window_tokens=1025)
+        plan_turn(TurnRequest("main", "what is up with it", window_tokens=1025))
     assert caught.value.details["prompt_budget"] == 1
 
 
@@ -117,5 +124,5 @@ def test_property_a_plan_fits_its_prompt_budget_or_is_refused(
 
 def test_a_message_holding_undecodable_bytes_is_refused_naming_the_text() -> None:
     with pytest.raises(RequestError) as caught:
-        plan_turn("main", "hello \udcff what is the retry config?")
+        plan_turn(TurnRequest("main", "hello \udcff what is the retry config?"))
     assert caught.value.code == "invalid_request" and caught.value.field == "text"

@@ -1,1 +1,0 @@
-"""Validation gates: executable checks that print one ``PASS:`` line on success."""

@@ -1,0 +1,98 @@
+"""The turn retriever over an index: lazy opening, ladder arguments, and a failing open recorded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prooftext import api
+from prooftext.conversation.turn import STEP_RETRIEVAL, TurnRequest, TurnSources, plan_turn
+from prooftext.errors import NotFoundError
+from prooftext.tokens import TokenCount
+
+
+@dataclass
+class _Packet:
+    prompt_tokens: TokenCount
+
+
+@dataclass
+class _Result:
+    prompt: str
+    packet: _Packet
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stop_reason": "sufficient"}
+
+
+@dataclass
+class _Index:
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def adaptive_pack(
+        self,
+        query: str,
+        *,
+        min_tokens: int = 2000,
+        max_tokens: int = 8000,
+        token_step: int = 2000,
+        tokenizer: str = "",
+        refresh: bool = True,
+    ) -> _Result:
+        self.calls.append(
+            {
+                "query": query,
+                "min": min_tokens,
+                "max": max_tokens,
+                "step": token_step,
+                "tok": tokenizer,
+                "refresh": refresh,
+            }
+        )
+        return _Result("evidence block", _Packet(TokenCount(3, "o200k_base")))
+
+
+def test_index_is_opened_lazily_and_gets_a_ladder_within_the_budget() -> None:
+    """Requirement: depth.retrieval.adaptive_pack"""
+    opened: list[str] = []
+    index = _Index()
+
+    def fake_open() -> _Index:
+        opened.append("open")
+        return index
+
+    retriever = api.index_retriever_for(fake_open, "o200k_base")  # type: ignore[arg-type]
+    plan_turn(TurnRequest("main", "hi"), TurnSources(retriever=retriever))
+    assert opened == []
+    plan = plan_turn(TurnRequest("main", "Please analyze the store"), TurnSources(retriever=retriever))
+    assert opened == ["open"] and plan.counts["retrieval"] == 1
+    call = index.calls[0]
+    assert call["max"] == (8192 - 2048) * 3000 // 10000 and call["min"] == call["step"] == call["max"] // 4
+    assert call["tok"] == "o200k_base" and call["refresh"] is True
+    assert plan.retrieval_trace == {"stop_reason": "sufficient"}
+
+
+def test_an_index_that_cannot_be_opened_fails_the_retrieval_step_with_its_code() -> None:
+    def broken_open() -> _Index:
+        raise NotFoundError("no index here")
+
+    retriever = api.index_retriever_for(broken_open, "o200k_base")  # type: ignore[arg-type]
+    step = plan_turn(TurnRequest("main", "Please analyze the store"), TurnSources(retriever=retriever))
+    assert not step.step(STEP_RETRIEVAL).ran and step.step(STEP_RETRIEVAL).reason == "failed: not_found"
+
+
+def test_a_lazy_index_is_opened_once_at_first_use_and_closed(tmp_path: Path) -> None:
+    index = api.LazyIndex(tmp_path)
+    index.close()
+    assert not (tmp_path / ".prooftext").exists()
+    first = index()
+    assert index() is first and (tmp_path / ".prooftext" / "index.sqlite").is_file()
+    index.close()
+    assert index() is not first
+    index.close()
+
+
+def test_a_surface_dry_run_turn_never_creates_the_index_store(tmp_path: Path) -> None:
+    api.turn_plan(tmp_path, "hi")
+    assert not (tmp_path / ".prooftext").exists()
