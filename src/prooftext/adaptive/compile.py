@@ -17,6 +17,7 @@ from prooftext.adaptive.estimator import BPS, Estimate, Thresholds, describe, es
 from prooftext.adaptive.ladder import AdaptiveRequest, at_hard_limit, first_rung, next_rung, validate_request
 from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
 from prooftext.select.selector import REASON_NODE_CEILING, REASON_OVER_BUDGET
 
@@ -150,20 +151,9 @@ def _stop(req: AdaptiveRequest, rnd: Round) -> str | None:
     return None
 
 
-def adaptive_compile(
-    conn: sqlite3.Connection,
-    root: Path,
-    req: AdaptiveRequest,
-    base: Query,
-    fmt: str,
-    on_round: RoundCallback | None = None,
-) -> AdaptiveResult:
-    """Run the ladder for ``req`` over the index behind ``conn``; ``base`` carries the other query fields."""
-    validate_request(req)
-    thresholds = Thresholds(
-        req.min_coverage_bps, req.min_evidence, not req.allow_truncated, req.min_top_files
-    )
-    query = Query(
+def _ladder_query(req: AdaptiveRequest, base: Query) -> Query:
+    """The query every rung compiles: ``req``'s text and hard limits, ``base``'s other fields."""
+    return Query(
         text=req.query,
         max_tokens=req.max_tokens,
         unit=base.unit,
@@ -177,7 +167,25 @@ def adaptive_compile(
         path_seeds=base.path_seeds,
         allow_truncated=req.allow_truncated,
     )
-    compiler = Compiler(conn, root, query, fmt, additive=True)
+
+
+def adaptive_compile(
+    conn: sqlite3.Connection,
+    root: Path,
+    req: AdaptiveRequest,
+    base: Query,
+    fmt: str,
+    on_round: RoundCallback | None = None,
+    policy: RankingPolicy = DEFAULT_POLICY,
+) -> AdaptiveResult:
+    """Run the ladder for ``req`` over the index behind ``conn``, ranked under ``policy``; ``base`` carries
+    the other query fields."""
+    validate_request(req)
+    thresholds = Thresholds(
+        req.min_coverage_bps, req.min_evidence, not req.allow_truncated, req.min_top_files
+    )
+    query = _ladder_query(req, base)
+    compiler = Compiler(conn, root, query, fmt, additive=True, policy=policy)
     kernel = compiler.kernel_cost()
     best = top_files(compiler.optional, thresholds)
     tokens, nodes, raised = first_rung(req, kernel, len(compiler.required))
