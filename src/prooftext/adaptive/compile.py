@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -152,19 +152,12 @@ def _stop(req: AdaptiveRequest, rnd: Round) -> str | None:
 
 
 def _ladder_query(req: AdaptiveRequest, base: Query) -> Query:
-    """The query every rung compiles: ``req``'s text and hard limits, ``base``'s other fields."""
-    return Query(
+    """The query every rung compiles: ``base`` with ``req``'s text, hard limits and truncation rule."""
+    return replace(
+        base,
         text=req.query,
         max_tokens=req.max_tokens,
-        unit=base.unit,
-        tokenizer=base.tokenizer,
         max_nodes=req.max_nodes,
-        max_edges=base.max_edges,
-        max_depth=base.max_depth,
-        required=base.required,
-        clearance=base.clearance,
-        as_of=base.as_of,
-        path_seeds=base.path_seeds,
         allow_truncated=req.allow_truncated,
     )
 
