@@ -126,6 +126,7 @@ def test_a_knob_left_out_keeps_its_default() -> None:
         ({"test_factor_milli": -1}, RangeError, "policy.test_factor"),
         ({"fts_weights_milli": [1000, 1000]}, RangeError, "policy.fts_weights"),
         ({"binary_scores": [1, 2, 3]}, RangeError, "policy.binary_scores"),
+        ({"binary_scores": [16, 8, 4, -1]}, RangeError, "policy.binary_scores"),
         ({"subject_columns": ["title", "body"]}, RangeError, "policy.subject_columns"),
         ({"subject_columns": ["path", "path"]}, RangeError, "policy.subject_columns"),
         ({"test_path_pattern": "(unclosed"}, RangeError, "policy.test_path_pattern"),
@@ -143,6 +144,14 @@ def test_unknown_fields_and_bad_values_are_refused_naming_the_field(
 def test_a_fraction_that_thousandths_cannot_record_is_refused() -> None:
     with pytest.raises(RangeError, match="thousandths"):
         replace(DEFAULT_POLICY, node_decay=0.9512)
+    with pytest.raises(RangeError, match="within"):
+        replace(DEFAULT_POLICY, local_weight=float("nan"))
+
+
+def test_a_recorded_policy_must_be_an_object() -> None:
+    with pytest.raises(RequestError) as caught:
+        RankingPolicy.from_dict([("fts_limit", 3)])  # type: ignore[arg-type]
+    assert caught.value.field == "policy"
 
 
 @pytest.fixture

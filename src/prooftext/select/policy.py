@@ -151,18 +151,12 @@ class RankingPolicy:
     )
 
     def __post_init__(self) -> None:
+        hints = _hints()
         for spec in fields(self):
-            value = _checked(spec.name, _hints()[spec.name], getattr(self, spec.name))
+            value = _checked(spec.name, hints[spec.name], getattr(self, spec.name))
             object.__setattr__(self, spec.name, value)
-            if isinstance(value, float):
-                _check_fraction(spec.name, value, spec.metadata.get(FRACTION_AT_MOST, MAX_FRACTION))
-            elif isinstance(value, tuple) and value and isinstance(value[0], float):
-                for item in value:
-                    _check_fraction(spec.name, item, MAX_FRACTION)
-            elif isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_COUNT:
-                raise RangeError(
-                    f"{spec.name} must be within 0..{MAX_COUNT}, got {value}", field=_where(spec.name)
-                )
+            for item in value if isinstance(value, tuple) else (value,):
+                _check_range(spec.name, item, spec.metadata.get(FRACTION_AT_MOST, MAX_FRACTION))
         self._check_shapes()
 
     def _check_shapes(self) -> None:
@@ -204,6 +198,8 @@ class RankingPolicy:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RankingPolicy:
         """The policy :meth:`to_dict` recorded; a knob left out keeps its default value."""
+        if not isinstance(data, Mapping):
+            raise RequestError("a ranking policy must be an object", field="policy")
         kinds = _hints()
         by_key = {name + MILLI_SUFFIX if _is_fraction(kind) else name: name for name, kind in kinds.items()}
         values: dict[str, Any] = {}
@@ -261,11 +257,15 @@ def _checked(name: str, kind: Any, value: object) -> object:
     return float(value) if isinstance(value, int | float) and kind is float else value
 
 
-def _check_fraction(name: str, value: float, at_most: float) -> None:
-    if not (math.isfinite(value) and 0.0 <= value <= at_most):
-        raise RangeError(f"{name} must be within 0..{at_most}, got {value}", field=_where(name))
-    if round(value * MILLI) / MILLI != value:
-        raise RangeError(f"{name} must be a whole number of thousandths, got {value}", field=_where(name))
+def _check_range(name: str, value: object, at_most: float) -> None:
+    """A count within 0..MAX_COUNT; a fraction within 0..``at_most`` in whole thousandths."""
+    if isinstance(value, float):
+        if not (math.isfinite(value) and 0.0 <= value <= at_most):
+            raise RangeError(f"{name} must be within 0..{at_most}, got {value}", field=_where(name))
+        if round(value * MILLI) / MILLI != value:
+            raise RangeError(f"{name} must be a whole number of thousandths, got {value}", field=_where(name))
+    elif isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_COUNT:
+        raise RangeError(f"{name} must be within 0..{MAX_COUNT}, got {value}", field=_where(name))
 
 
 def _from_milli(key: str, value: object) -> object:
