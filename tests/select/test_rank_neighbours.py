@@ -15,7 +15,7 @@ import prooftext
 from helpers import ranked_hits
 from prooftext.select import expand
 from prooftext.select.policy import DEFAULT_POLICY
-from rank_helpers import ranked_under
+from under_policy import ranked_under
 
 CODEC = '''"""Wire format helpers."""
 

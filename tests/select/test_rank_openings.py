@@ -13,7 +13,7 @@ import prooftext
 from helpers import ranked_hits
 from prooftext.select import expand
 from prooftext.select.policy import DEFAULT_POLICY
-from rank_helpers import packed_under, ranked_under
+from under_policy import packed_under, ranked_under
 
 CODEC = '''"""Wire format helpers."""
 

@@ -17,7 +17,7 @@ from prooftext.errors import RangeError, RequestError
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
-from rank_helpers import packed_under
+from under_policy import packed_under
 
 DEFAULT_SNAPSHOT: dict[str, Any] = {
     "fts_weights_milli": [10000, 1000, 3000, 1000],

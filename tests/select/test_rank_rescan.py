@@ -11,7 +11,7 @@ import pytest
 
 from prooftext.select.fusion import REASON_RESCAN
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
-from rank_helpers import packed_under, ranked_under
+from under_policy import packed_under, ranked_under
 
 PARSER = '''def parse_header(line):
     """Parse a header line: a malformed header raises, an empty one is skipped."""

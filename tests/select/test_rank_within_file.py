@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
-from rank_helpers import packed_under, ranked_under
+from under_policy import packed_under, ranked_under
 
 SESSIONS = '''"""Sessions keep state across requests."""
 
