@@ -37,6 +37,7 @@ from prooftext.eval.gittree import WorkTree
 from prooftext.eval.metrics import group_ranges, line_recall, overlap
 from prooftext.eval.swebench import Shard, SweTask, load_repo_map, load_tasks, plan_shards
 from prooftext.index import open_index
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.rank import RankResult
 
 BUDGETS = (2000, 3000, 4000, 8000)
@@ -122,10 +123,12 @@ class Reorder:
         self.beta = 0.0
         self.rank = packet_module.rank
 
-    def __call__(self, conn: Any, query: Any, analysis: Any) -> RankResult:
+    def __call__(
+        self, conn: Any, query: Any, analysis: Any, policy: RankingPolicy = DEFAULT_POLICY
+    ) -> RankResult:
         base = self.base.get(query.text)
         if base is None:
-            base = self.base[query.text] = self.rank(conn, query, analysis)
+            base = self.base[query.text] = self.rank(conn, query, analysis, policy)
         out = [replace(c, components=dict(c.components)) for c in base.candidates]
         for cand in out:
             z = self.z.get((cand.node_id, cand.start_line))

@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.select import rank as rank_module
-from prooftext.select.rank import _build_corpus, _corpus, _generation
+from prooftext.cache import BoundedCache, GenerationCache
+from prooftext.select import binary, corpus_facts, reads
+from prooftext.select.corpus_facts import CorpusFacts, build_corpus
+from prooftext.select.policy import DEFAULT_POLICY
+from prooftext.store.queries import NodeRow, generation
 
 QUERY = "separability matrix of a compound model"
 
@@ -20,8 +23,8 @@ def _files(index: prooftext.Index) -> dict[str, tuple[int, str, str]]:
     return {path: (fid, kind, sha) for path, fid, kind, sha in rows}
 
 
-def _facts(index: prooftext.Index) -> rank_module._Corpus:
-    return _corpus(index.conn, _generation(index.conn))
+def _facts(index: prooftext.Index) -> CorpusFacts:
+    return corpus_facts.corpus_facts(index.conn, generation(index.conn), DEFAULT_POLICY)
 
 
 def _scores(index: prooftext.Index, query: str) -> list[tuple[str, int, int, dict[str, int]]]:
@@ -38,11 +41,11 @@ def test_an_edited_file_that_becomes_a_test_module_is_known_as_one_after_the_ref
         assert before.ids["modeling/core.py"] not in before.test_files
         target.write_text("def test_one():\n    pass\n\n\ndef test_two():\n    pass\n", encoding="utf-8")
         index.refresh()
-        monkeypatch.setattr(rank_module, "_build_corpus", lambda *a: pytest.fail("rebuilt, not rolled"))
+        monkeypatch.setattr(corpus_facts, "build_corpus", lambda *a: pytest.fail("rebuilt, not rolled"))
         after = _facts(index)
         monkeypatch.undo()
         assert after.ids["modeling/core.py"] in after.test_files
-        assert after == _build_corpus(index.conn, _files(index))
+        assert after == build_corpus(index.conn, _files(index), DEFAULT_POLICY)
 
 
 def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> None:
@@ -53,7 +56,7 @@ def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> N
         index.refresh()
         after = _facts(index)
         assert "modeling/extra.py" in after.ids
-        assert after == _build_corpus(index.conn, _files(index))
+        assert after == build_corpus(index.conn, _files(index), DEFAULT_POLICY)
 
 
 def test_rankings_after_an_edit_match_a_process_with_empty_caches(
@@ -74,19 +77,11 @@ def test_rankings_after_an_edit_match_a_process_with_empty_caches(
 
 
 def _empty_caches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rank_module, "_corpus_states", rank_module.BoundedCache(4))
-    monkeypatch.setattr(
-        rank_module, "_row_tokens", rank_module.GenerationCache(rank_module.ROW_TOKEN_CACHE_TOKENS)
-    )
-    monkeypatch.setattr(rank_module, "_term_counts", rank_module.GenerationCache(1000))
-    monkeypatch.setattr(
-        rank_module,
-        "_lexical_hits",
-        rank_module.GenerationCache(rank_module.LEXICAL_HIT_CACHE_HITS),
-    )
-    monkeypatch.setattr(
-        rank_module, "_node_rows", rank_module.GenerationCache(rank_module.NODE_ROW_CACHE_ROWS)
-    )
+    monkeypatch.setattr(corpus_facts, "_corpus_states", BoundedCache(4))
+    monkeypatch.setattr(binary, "row_tokens", GenerationCache(binary.ROW_TOKEN_CACHE_TOKENS))
+    monkeypatch.setattr(reads, "term_counts", GenerationCache(1000))
+    monkeypatch.setattr(reads, "lexical_hits", GenerationCache(reads.LEXICAL_HIT_CACHE_HITS))
+    monkeypatch.setattr(reads, "node_rows", GenerationCache(reads.NODE_ROW_CACHE_ROWS))
 
 
 def _lines(index: prooftext.Index, query: str) -> list[tuple[str, str, list[int]]]:
@@ -99,16 +94,16 @@ def test_a_repeated_ranking_reads_its_rows_from_the_cache_and_ranks_the_same(
     with prooftext.open(sample_repo) as index:
         index.refresh()
         first = _scores(index, QUERY)
-        reads: list[str] = []
-        real_rows = rank_module._rows
+        read: list[list[int]] = []
+        real_rows = reads.rows_by_rowid
 
-        def counted(conn: object, where: str, params: object) -> list[rank_module._Row]:
-            reads.append(where)
-            return real_rows(index.conn, where, params)  # type: ignore[arg-type]
+        def counted(conn: object, rowids: list[int]) -> list[NodeRow]:
+            read.append(rowids)
+            return real_rows(index.conn, rowids)
 
-        monkeypatch.setattr(rank_module, "_rows", counted)
+        monkeypatch.setattr(reads, "rows_by_rowid", counted)
         assert _scores(index, QUERY) == first
-        assert not [w for w in reads if w.startswith("n.rowid IN")]
+        assert not read
 
 
 def test_rows_cached_before_an_edit_that_moves_lines_are_not_read_after_it(

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import prooftext
-from prooftext.select.rank import FTS_LIMIT
+from prooftext.select.policy import DEFAULT_POLICY
 
-TIED_FILES = FTS_LIMIT + 40
+TIED_FILES = DEFAULT_POLICY.fts_limit + 40
 """More equally scored files than the corpus-wide search keeps, so that the cut falls inside the tie."""
 TEXT = "The frobnicator widget spins quickly.\n"
 

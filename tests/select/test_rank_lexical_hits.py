@@ -11,20 +11,33 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prooftext
-from prooftext.select import rank
+from prooftext.cache import GenerationCache
+from prooftext.select import reads
+from prooftext.select.policy import DEFAULT_POLICY
+from prooftext.select.reads import Reads
 from prooftext.store.fts import fts_quote
+from prooftext.store.queries import generation
 
 WORDS = ["model", "separability", "matrix", "compound", "transform", "inputs", "outputs", "return", "self"]
 RUNS = ["compound model", "separability matrix", "inputs and outputs", "absent words here"]
-COLUMNS = ["", rank.SUBJECT_COLUMNS, "content"]
+COLUMNS: list[tuple[str, ...]] = [(), DEFAULT_POLICY.subject_columns, ("content",)]
+WEIGHTS = DEFAULT_POLICY.fts_weights
 
 
-def _every_match(conn: sqlite3.Connection, phrases: list[str], columns: str) -> list[tuple[int, float]]:
+def _bm25(
+    conn: sqlite3.Connection, at: tuple[str, int] | None, phrases: list[str], limit: int
+) -> dict[int, float]:
+    return Reads(conn, at).bm25(phrases, limit, (), WEIGHTS)
+
+
+def _every_match(
+    conn: sqlite3.Connection, phrases: list[str], columns: tuple[str, ...]
+) -> list[tuple[int, float]]:
     """Every row FTS5 matches with its score, in no particular order (sorted here, in Python)."""
     match = " OR ".join(fts_quote(p) for p in phrases)
     if columns:
-        match = f"{{{columns}}} : ({match})"
-    weights = ", ".join(str(w) for w in rank.FTS_WEIGHTS)
+        match = f"{{{' '.join(columns)}}} : ({match})"
+    weights = ", ".join(str(w) for w in WEIGHTS)
     sql = f"SELECT rowid, bm25(nodes_fts, {weights}) FROM nodes_fts WHERE nodes_fts MATCH ?"
     return [(rowid, -score) for rowid, score in conn.execute(sql, (match,))]
 
@@ -38,7 +51,7 @@ def test_hits_are_the_best_matches_of_the_whole_query_ties_by_node_id(sample_rep
     with prooftext.open(sample_repo) as index:
         index.refresh()
         conn = index.conn
-        generation = rank._generation(conn)
+        at = generation(conn)
 
         @settings(max_examples=60, deadline=None)
         @given(
@@ -46,76 +59,76 @@ def test_hits_are_the_best_matches_of_the_whole_query_ties_by_node_id(sample_rep
             st.integers(1, 40),
             st.sampled_from(COLUMNS),
         )
-        def same(phrases: list[str], limit: int, columns: str) -> None:
+        def same(phrases: list[str], limit: int, columns: tuple[str, ...]) -> None:
             expected = _head(conn, _every_match(conn, phrases, columns), limit)
-            assert list(rank._bm25(conn, generation, phrases, limit, columns).items()) == expected
+            assert list(Reads(conn, at).bm25(phrases, limit, columns, WEIGHTS).items()) == expected
             # A second search over the same phrases reads the kept hits and still agrees.
-            assert list(rank._bm25(conn, generation, phrases, limit, columns).items()) == expected
+            assert list(Reads(conn, at).bm25(phrases, limit, columns, WEIGHTS).items()) == expected
 
         same()
 
 
 def test_hits_are_kept_for_the_generation_and_follow_an_edit(sample_repo: Path) -> None:
-    key = ("", ("separability",), 10)
+    key: reads.LexicalKey = ((), ("separability",), 10, WEIGHTS)
     with prooftext.open(sample_repo) as index:
         index.refresh()
         conn = index.conn
-        before_generation = rank._generation(conn)
+        before_generation = generation(conn)
         assert before_generation is not None
-        rank._bm25(conn, before_generation, ["separability"], 10)
-        assert rank._lexical_hits.get(*before_generation, key) is not None
+        _bm25(conn, before_generation, ["separability"], 10)
+        assert reads.lexical_hits.get(*before_generation, key) is not None
         path = sample_repo / "modeling" / "core.py"
         path.write_text(
             path.read_text(encoding="utf-8") + "\n# separability separability\n", encoding="utf-8"
         )
         index.refresh()
-        after_generation = rank._generation(conn)
+        after_generation = generation(conn)
         assert after_generation != before_generation
-        assert rank._lexical_hits.get(*after_generation, key) is None
-        after = rank._bm25(conn, after_generation, ["separability"], 10)
-        assert list(after.items()) == _head(conn, _every_match(conn, ["separability"], ""), 10)
+        assert reads.lexical_hits.get(*after_generation, key) is None
+        after = _bm25(conn, after_generation, ["separability"], 10)
+        assert list(after.items()) == _head(conn, _every_match(conn, ["separability"], ()), 10)
 
 
 def test_the_caller_owns_the_hits_it_gets(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
         index.refresh()
-        generation = rank._generation(index.conn)
-        first = rank._bm25(index.conn, generation, ["matrix", "model"], 5)
+        at = generation(index.conn)
+        first = _bm25(index.conn, at, ["matrix", "model"], 5)
         kept = dict(first)
         first.clear()
-        assert rank._bm25(index.conn, generation, ["matrix", "model"], 5) == kept != {}
+        assert _bm25(index.conn, at, ["matrix", "model"], 5) == kept != {}
 
 
 def test_without_a_generation_nothing_is_kept(sample_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = rank.GenerationCache[rank.LexicalKey, dict[int, float]](rank.LEXICAL_HIT_CACHE_HITS)
-    monkeypatch.setattr(rank, "_lexical_hits", kept)
+    kept = GenerationCache[reads.LexicalKey, dict[int, float]](reads.LEXICAL_HIT_CACHE_HITS)
+    monkeypatch.setattr(reads, "lexical_hits", kept)
     with prooftext.open(sample_repo) as index:
         index.refresh()
-        hits = rank._bm25(index.conn, None, ["matrix", "model"], 5)
-        assert list(hits.items()) == _head(index.conn, _every_match(index.conn, ["matrix", "model"], ""), 5)
-    assert kept.get("any", 0, ("", ("matrix", "model"), 5)) is None
+        hits = _bm25(index.conn, None, ["matrix", "model"], 5)
+        assert list(hits.items()) == _head(index.conn, _every_match(index.conn, ["matrix", "model"], ()), 5)
+    assert kept.get("any", 0, ((), ("matrix", "model"), 5, WEIGHTS)) is None
 
 
 def test_no_phrases_or_no_room_finds_nothing(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
         index.refresh()
-        generation = rank._generation(index.conn)
-        assert rank._bm25(index.conn, generation, [], 10) == {}
-        assert rank._bm25(index.conn, generation, ["matrix"], 0) == {}
+        at = generation(index.conn)
+        assert _bm25(index.conn, at, [], 10) == {}
+        assert _bm25(index.conn, at, ["matrix"], 0) == {}
 
 
 def test_searches_that_find_nothing_count_toward_the_bound(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bound = 3 * rank.LEXICAL_ENTRY_HITS
-    kept = rank.GenerationCache[rank.LexicalKey, dict[int, float]](bound, weight=rank._hits_weight)
-    monkeypatch.setattr(rank, "_lexical_hits", kept)
+    bound = 3 * reads.LEXICAL_ENTRY_HITS
+    kept = GenerationCache[reads.LexicalKey, dict[int, float]](bound, weight=reads.hits_weight)
+    monkeypatch.setattr(reads, "lexical_hits", kept)
     absent = [f"absentword{i}" for i in range(6)]
     with prooftext.open(sample_repo) as index:
         index.refresh()
-        generation = rank._generation(index.conn)
-        assert generation is not None
+        at = generation(index.conn)
+        assert at is not None
         for word in absent:
-            assert rank._bm25(index.conn, generation, [word], 10) == {}
-    held = [w for w in absent if kept.get(*generation, ("", (w,), 10)) is not None]
+            assert _bm25(index.conn, at, [word], 10) == {}
+    held = [w for w in absent if kept.get(*at, ((), (w,), 10, WEIGHTS)) is not None]
     assert held == absent[-3:]

@@ -3,6 +3,7 @@ of that candidate's priority."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ from hypothesis import strategies as st
 
 import prooftext
 from helpers import ranked_hits
-from prooftext.select import rank
+from prooftext.select import expand
+from prooftext.select.policy import DEFAULT_POLICY
+from under_policy import ranked_under
 
 CODEC = '''"""Wire format helpers."""
 
@@ -54,11 +57,11 @@ def _named(hits: list[dict[str, Any]], qualname: str) -> dict[str, Any] | None:
 
 def test_a_node_ends_before_its_previous_neighbour_and_starts_after_its_next() -> None:
     spans = [(1, 1, 2), (2, 4, 5), (3, 8, 9), (4, 12, 20), (5, 13, 20)]
-    assert rank.adjacent(spans, 8, 9) == [2, 4]
+    assert expand.adjacent(spans, 8, 9) == [2, 4]
     # On a tie the innermost node is the neighbour: a method before the class that holds it.
-    assert rank.adjacent(spans, 22, 30) == [5]
-    assert rank.adjacent(spans, 1, 2) == [2]
-    assert rank.adjacent([(7, 1, 40)], 1, 40) == []
+    assert expand.adjacent(spans, 22, 30) == [5]
+    assert expand.adjacent(spans, 1, 2) == [2]
+    assert expand.adjacent([(7, 1, 40)], 1, 40) == []
 
 
 spans_strategy = st.lists(
@@ -71,7 +74,7 @@ def test_a_neighbour_lies_outside_the_node_and_none_lies_nearer(
     spans: list[tuple[int, int, int]], start: int, length: int
 ) -> None:
     end = start + length
-    found = rank.adjacent(spans, start, end)
+    found = expand.adjacent(spans, start, end)
     by_id = {rowid: (first, last) for rowid, first, last in spans}
     before = [last for _, _, last in spans if last < start]
     after = [first for _, first, _ in spans if first > end]
@@ -90,25 +93,24 @@ def test_the_functions_beside_the_best_hit_are_candidates_without_a_query_word(r
         neighbour = _named(hits, qualname)
         assert neighbour is not None, qualname
         assert neighbour["components"]["neighbour"] == 1
-        assert neighbour["reason"] == rank.REASON_NEIGHBOUR
-        assert neighbour["priority"] == int(best["priority"] * rank.NEIGHBOUR_FACTOR)
+        assert neighbour["reason"] == expand.REASON_NEIGHBOUR
+        assert neighbour["priority"] == int(best["priority"] * DEFAULT_POLICY.neighbour_factor)
     assert _named(hits, "far_away") is None
 
 
-def test_without_neighbour_files_no_neighbour_is_offered(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rank, "NEIGHBOUR_FILES", 0)
-    hits = _hits(repo)
+def test_without_neighbour_files_no_neighbour_is_offered(repo: Path) -> None:
+    hits = ranked_under(repo, ISSUE, replace(DEFAULT_POLICY, neighbour_files=0))
     assert _named(hits, "compress_payload") is not None
     assert _named(hits, "frame_header") is None
     assert _named(hits, "unframe") is None
 
 
-def test_the_packet_quotes_a_neighbour_and_the_trace_records_its_constants(repo: Path) -> None:
+def test_the_packet_quotes_a_neighbour_and_the_trace_records_its_knobs(repo: Path) -> None:
     with prooftext.open(repo) as index:
         packet = index.pack(ISSUE, max_tokens=4000)
-    constants = packet.trace["ranking"]["constants"]
-    assert constants["neighbour_files"] == rank.NEIGHBOUR_FILES
-    assert constants["neighbour_nodes"] == rank.NEIGHBOUR_NODES
-    assert constants["neighbour_factor_milli"] == int(rank.NEIGHBOUR_FACTOR * 1000)
+    recorded = packet.trace["ranking"]["policy"]
+    assert recorded["neighbour_files"] == DEFAULT_POLICY.neighbour_files
+    assert recorded["neighbour_nodes"] == DEFAULT_POLICY.neighbour_nodes
+    assert recorded["neighbour_factor_milli"] == int(DEFAULT_POLICY.neighbour_factor * 1000)
     header_line = CODEC.splitlines().index("def frame_header(size):") + 1
     assert any(e.start_line <= header_line <= e.end_line for e in packet.evidence if e.path == "codec.py")

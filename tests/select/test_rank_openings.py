@@ -3,6 +3,7 @@ best priority."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,9 @@ import pytest
 
 import prooftext
 from helpers import ranked_hits
-from prooftext.select import rank
+from prooftext.select import expand
+from prooftext.select.policy import DEFAULT_POLICY
+from under_policy import packed_under, ranked_under
 
 CODEC = '''"""Wire format helpers."""
 
@@ -70,15 +73,14 @@ def test_the_opening_weighs_a_share_of_its_files_best_candidate(repo: Path) -> N
     opening = _opening(hits, "codec.py")
     assert opening is not None
     best = max(h["priority"] for h in hits if h["path"] == "codec.py" and h is not opening)
-    assert opening["priority"] >= int(best * rank.OPENING_FACTOR)
-    if opening["reason"] == rank.REASON_OPENING:
-        assert opening["priority"] == int(best * rank.OPENING_FACTOR)
+    assert opening["priority"] >= int(best * DEFAULT_POLICY.opening_factor)
+    if opening["reason"] == expand.REASON_OPENING:
+        assert opening["priority"] == int(best * DEFAULT_POLICY.opening_factor)
 
 
-def test_only_the_best_files_offer_an_opening(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_best_files_offer_an_opening(repo: Path) -> None:
     assert _opening(_hits(repo), "sizes.py") is not None
-    monkeypatch.setattr(rank, "OPENING_FILES", 1)
-    hits = _hits(repo)
+    hits = ranked_under(repo, ISSUE, replace(DEFAULT_POLICY, opening_files=1))
     assert _opening(hits, "codec.py") is not None
     assert _opening(hits, "sizes.py") is None
 
@@ -94,15 +96,13 @@ def test_the_packet_quotes_the_opening_whose_lines_hold_no_query_word(repo: Path
         packet = index.pack(ISSUE, max_tokens=4000)
     ranges = {(e.path, e.start_line, e.end_line) for e in packet.evidence}
     assert any(path == "codec.py" and start == 1 for path, start, _ in ranges)
-    constants = packet.trace["ranking"]["constants"]
-    assert constants["opening_factor_milli"] == int(rank.OPENING_FACTOR * 1000)
-    assert constants["opening_files"] == rank.OPENING_FILES
+    recorded = packet.trace["ranking"]["policy"]
+    assert recorded["opening_factor_milli"] == int(DEFAULT_POLICY.opening_factor * 1000)
+    assert recorded["opening_files"] == DEFAULT_POLICY.opening_files
 
 
-def test_without_openings_those_lines_stay_out(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rank, "_openings", lambda conn, candidates, ids: [])
+def test_without_openings_those_lines_stay_out(repo: Path) -> None:
     # The opening is also the node before the best hit: a neighbour, which this test is not about.
-    monkeypatch.setattr(rank, "NEIGHBOUR_FILES", 0)
-    with prooftext.open(repo) as index:
-        packet = index.pack(ISSUE, max_tokens=4000)
+    policy = replace(DEFAULT_POLICY, opening_files=0, neighbour_files=0)
+    packet = packed_under(repo, ISSUE, policy, max_tokens=4000)
     assert not any(e.path == "codec.py" and e.start_line == 1 for e in packet.evidence)

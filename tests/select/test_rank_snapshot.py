@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.select import rank as rank_module
+from prooftext.cache import GenerationCache
+from prooftext.select import reads
 
 QUERY = "separability matrix of a compound model"
 
@@ -24,12 +25,8 @@ def test_a_refresh_committed_during_a_ranking_does_not_reach_it(
         index.refresh()
         before = _ranking(index)
         assert any(path == "modeling/separable.py" for path, _, _ in before)
-        monkeypatch.setattr(
-            rank_module,
-            "_lexical_hits",
-            rank_module.GenerationCache(rank_module.LEXICAL_HIT_CACHE_HITS),
-        )
-        scored = rank_module._fts_hits
+        monkeypatch.setattr(reads, "lexical_hits", GenerationCache(reads.LEXICAL_HIT_CACHE_HITS))
+        scored = reads.bm25_hits
         edits: list[str] = []
 
         def refresh_midway(*args: object) -> object:
@@ -40,7 +37,7 @@ def test_a_refresh_committed_during_a_ranking_does_not_reach_it(
                     assert writer.refresh().files_removed == 1
             return scored(*args)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(rank_module, "_fts_hits", refresh_midway)
+        monkeypatch.setattr(reads, "bm25_hits", refresh_midway)
         during = _ranking(index)
         monkeypatch.undo()
         assert edits and during == before

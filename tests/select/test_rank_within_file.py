@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-import prooftext
-from prooftext.select import rank
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
+from under_policy import packed_under, ranked_under
 
 SESSIONS = '''"""Sessions keep state across requests."""
 
@@ -45,24 +46,21 @@ ISSUE = (
     "Removing a default header of a session\n\n"
     "Setting a session header to None should remove it when the setting is merged, but None is sent."
 )
-CORPUS_HITS = 3
+POLICY = replace(DEFAULT_POLICY, fts_limit=3)
 """Few enough corpus-wide lexical hits that the ``Session`` methods are found by their names alone, as in a
 large repository where the issue's words fill the corpus-wide hits first."""
 NAMED_METHODS = ("Session.close", "Session.mount", "Session.get_adapter")
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def repo(tmp_path: Path) -> Path:
     (tmp_path / "sessions.py").write_text(SESSIONS, encoding="utf-8")
     (tmp_path / "fields.py").write_text(FIELDS, encoding="utf-8")
-    monkeypatch.setattr(rank, "FTS_LIMIT", CORPUS_HITS)
     return tmp_path
 
 
-def _in_file(repo: Path) -> dict[str, dict[str, int]]:
-    with prooftext.open(repo) as index:
-        index.refresh()
-        hits = index.search(ISSUE, limit=50)
+def _in_file(repo: Path, policy: RankingPolicy = POLICY) -> dict[str, dict[str, int]]:
+    hits = ranked_under(repo, ISSUE, policy)
     return {h["qualname"]: h["components"] for h in hits if h["path"] == "sessions.py"}
 
 
@@ -73,15 +71,11 @@ def test_methods_named_like_the_subject_follow_the_function_that_holds_its_words
     assert all(found["merge_setting"]["rank_in_file"] < found[name]["rank_in_file"] for name in NAMED_METHODS)
 
 
-def test_without_the_rule_a_class_name_in_the_subject_puts_every_method_first(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(rank, "NAMED_ONLY_LAST", False)
-    found = _in_file(repo)
+def test_without_the_rule_a_class_name_in_the_subject_puts_every_method_first(repo: Path) -> None:
+    found = _in_file(repo, replace(POLICY, named_only_last=False))
     assert all(found["merge_setting"]["rank_in_file"] > found[name]["rank_in_file"] for name in NAMED_METHODS)
 
 
 def test_the_rule_is_recorded_in_the_ranking_trace(repo: Path) -> None:
-    with prooftext.open(repo) as index:
-        packet = index.pack(ISSUE)
-    assert packet.trace["ranking"]["constants"]["named_only_last"] is True
+    packet = packed_under(repo, ISSUE, POLICY)
+    assert packet.trace["ranking"]["policy"]["named_only_last"] is True

@@ -42,7 +42,7 @@ def test_search_terms_keep_whole_identifiers_and_their_parts() -> None:
 
 
 def test_seed_tokens_lowercase_ascii_only_and_keep_non_ascii_scalars_apart() -> None:
-    from prooftext.select.rank import seed_tokens
+    from prooftext.select.binary import seed_tokens
 
     assert seed_tokens("Ärger HTTPServer x2") == {"Ä", "rger", "httpserver", "x2"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from prooftext.adaptive.estimator import BPS, Estimate, Thresholds, describe, es
 from prooftext.adaptive.ladder import AdaptiveRequest, at_hard_limit, first_rung, next_rung, validate_request
 from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
 from prooftext.select.selector import REASON_NODE_CEILING, REASON_OVER_BUDGET
 
@@ -150,6 +151,17 @@ def _stop(req: AdaptiveRequest, rnd: Round) -> str | None:
     return None
 
 
+def _ladder_query(req: AdaptiveRequest, base: Query) -> Query:
+    """The query every rung compiles: ``base`` with ``req``'s text, hard limits and truncation rule."""
+    return replace(
+        base,
+        text=req.query,
+        max_tokens=req.max_tokens,
+        max_nodes=req.max_nodes,
+        allow_truncated=req.allow_truncated,
+    )
+
+
 def adaptive_compile(
     conn: sqlite3.Connection,
     root: Path,
@@ -157,27 +169,16 @@ def adaptive_compile(
     base: Query,
     fmt: str,
     on_round: RoundCallback | None = None,
+    policy: RankingPolicy = DEFAULT_POLICY,
 ) -> AdaptiveResult:
-    """Run the ladder for ``req`` over the index behind ``conn``; ``base`` carries the other query fields."""
+    """Run the ladder for ``req`` over the index behind ``conn``, ranked under ``policy``; ``base`` carries
+    the other query fields."""
     validate_request(req)
     thresholds = Thresholds(
         req.min_coverage_bps, req.min_evidence, not req.allow_truncated, req.min_top_files
     )
-    query = Query(
-        text=req.query,
-        max_tokens=req.max_tokens,
-        unit=base.unit,
-        tokenizer=base.tokenizer,
-        max_nodes=req.max_nodes,
-        max_edges=base.max_edges,
-        max_depth=base.max_depth,
-        required=base.required,
-        clearance=base.clearance,
-        as_of=base.as_of,
-        path_seeds=base.path_seeds,
-        allow_truncated=req.allow_truncated,
-    )
-    compiler = Compiler(conn, root, query, fmt, additive=True)
+    query = _ladder_query(req, base)
+    compiler = Compiler(conn, root, query, fmt, additive=True, policy=policy)
     kernel = compiler.kernel_cost()
     best = top_files(compiler.optional, thresholds)
     tokens, nodes, raised = first_rung(req, kernel, len(compiler.required))

@@ -33,6 +33,7 @@ from prooftext.pack.render import (
 )
 from prooftext.pack.sources import Observation, StoreTexts, observe, ranges_fit
 from prooftext.select.candidates import Candidate
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
 from prooftext.select.selector import Choice, Selection, choice_records, cut_records, fill, prepare
@@ -183,10 +184,12 @@ class Compiler:
         fmt: str = DEFAULT_FORMAT,
         *,
         additive: bool = False,
+        policy: RankingPolicy = DEFAULT_POLICY,
     ) -> None:
         """``additive``: count markdown prompts piece by piece (see :func:`render.markdown_pieces`), for
         callers that compile many packets from one ranking: each distinct block is encoded once, not once
-        per round. The sum is exact (the cuts fall where no pre-token can span; property-tested)."""
+        per round. The sum is exact (the cuts fall where no pre-token can span; property-tested).
+        ``policy``: the ranking's knobs."""
         self.conn = conn
         self.root = root
         self.query = validate(query)
@@ -194,7 +197,7 @@ class Compiler:
         self.counter: Counter = get_counter(query.basis)
         self.texts = StoreTexts(conn)
         with read_snapshot(conn):  # the required and traversed nodes come from the state the ranking read
-            self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text))
+            self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text), policy)
             prepared = prepare(conn, self.query, self.ranked.candidates)
         self.required, self.optional, self.traversal = (
             prepared.required,

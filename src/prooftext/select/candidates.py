@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
+from prooftext.store.queries import NodeRow
 
 PHASE_REQUIRED = 0
 PHASE_TRAVERSAL = 1
@@ -85,3 +86,25 @@ class Candidate:
             "authority": self.authority,
             "sensitivity": self.sensitivity,
         }
+
+
+def candidate_from_row(row: NodeRow, phase: int, reason: str) -> Candidate:
+    """A candidate for the whole of ``row``'s node, in ``phase`` for ``reason``."""
+    return Candidate(
+        node_id=row.node_id,
+        kind=row.kind,
+        path=row.path,
+        name=row.name,
+        qualname=row.qualname,
+        symbol_kind=row.symbol_kind,
+        node_start=row.start,
+        node_end=row.end,
+        start_line=row.start,
+        end_line=row.end,
+        file_sha256=row.sha256,
+        authority=row.authority,
+        sensitivity=row.sensitivity,
+        freshness=row.freshness,
+        phase=phase,
+        reason=reason,
+    )

@@ -26,9 +26,10 @@ from prooftext.errors import (
 )
 from prooftext.graph.model import NODE_FILE
 from prooftext.graph.resolve import PathIndex
-from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candidate
+from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candidate, candidate_from_row
+from prooftext.select.expand import apply_heads
 from prooftext.select.query import Query
-from prooftext.select.rank import NODE_COLUMNS, _candidate, _Row, _rows, apply_heads
+from prooftext.store.queries import NODE_COLUMNS, NodeRow, node_rows
 
 MIN_TRUNCATED_LINES = 3
 """A truncated excerpt keeps at least this many lines, or it is not worth a block."""
@@ -149,7 +150,7 @@ def required_candidates(conn: sqlite3.Connection, query: Query) -> list[Candidat
             raise SourceMissingError(
                 f"required reference is not in the index: {ref}", field="required", ref=ref
             )
-        cand = _candidate(_Row(*row), PHASE_REQUIRED, "required")
+        cand = candidate_from_row(NodeRow(*row), PHASE_REQUIRED, "required")
         out.append(cand)
     return out
 
@@ -187,7 +188,7 @@ def traverse(
                 ).fetchone()
                 if row is None:
                     continue
-                cand = _candidate(_Row(*row), PHASE_TRAVERSAL, "traversal")
+                cand = candidate_from_row(NodeRow(*row), PHASE_TRAVERSAL, "traversal")
                 cand.distance = depth
                 found.append(cand)
                 next_frontier.append(target)
@@ -294,8 +295,11 @@ def contradiction_components(conn: sqlite3.Connection) -> Components:
                 members.add(nxt)
                 frontier.append(nxt)
         marks = ",".join("?" * len(members))
-        rows = _rows(conn, f"n.kind = '{NODE_FILE}' AND f.path IN ({marks})", sorted(members))
-        group = [_candidate(r, PHASE_TRAVERSAL, "contradiction") for r in sorted(rows, key=lambda r: r.path)]
+        rows = node_rows(conn, f"n.kind = '{NODE_FILE}' AND f.path IN ({marks})", sorted(members))
+        group = [
+            candidate_from_row(r, PHASE_TRAVERSAL, "contradiction")
+            for r in sorted(rows, key=lambda r: r.path)
+        ]
         for path in members:
             out[path] = group
     return out

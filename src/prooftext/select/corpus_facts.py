@@ -1,0 +1,148 @@
+"""Corpus-wide facts the ranking reads (file paths and ids, test and documentation files, path suffixes and
+components), built once per index generation and rolled forward over the common refresh."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from prooftext.cache import BoundedCache
+from prooftext.select.policy import RankingPolicy, compiled
+from prooftext.store.queries import file_list, file_test_counts
+
+FileFacts = dict[str, tuple[int, str, str]]
+"""Every file's id, kind and SHA-256, by path."""
+
+
+@dataclass
+class CorpusFacts:
+    """Corpus-wide facts the ranking reads, built once per index generation."""
+
+    paths: dict[int, str]
+    ids: dict[str, int]
+    test_files: set[int]
+    doc_files: set[int]
+    suffixes: dict[str, list[int]]
+    components: dict[str, set[int]]
+
+
+CORPUS_STORES = 4
+"""Corpus facts kept for the latest generation of this many stores: a server or evaluation reuses them."""
+
+Rules = tuple[float, str, str]
+"""The policy's test share and test and documentation path patterns: what the facts depend on."""
+
+
+@dataclass(frozen=True)
+class _CorpusState:
+    generation: int
+    files: FileFacts
+    """What the corpus facts were derived from."""
+    corpus: CorpusFacts
+
+
+_corpus_states: BoundedCache[tuple[str, Rules], _CorpusState] = BoundedCache(CORPUS_STORES)
+
+
+def _rules(policy: RankingPolicy) -> Rules:
+    return (policy.test_share, policy.test_path_pattern, policy.doc_path_pattern)
+
+
+def find_test_files(
+    conn: sqlite3.Connection, paths: dict[int, str], policy: RankingPolicy, only: Sequence[int] | None = None
+) -> set[int]:
+    """Files under a test directory or named as tests, and files whose functions are mostly tests
+    (among ``only``, when given)."""
+    scope = paths if only is None else {fid: paths[fid] for fid in only}
+    pattern = compiled(policy.test_path_pattern)
+    tests = {fid for fid, path in scope.items() if pattern.search(path)}
+    for fid, n_test, n_all in file_test_counts(conn, only):
+        if n_all and n_test / n_all >= policy.test_share:
+            tests.add(fid)
+    return tests
+
+
+def build_corpus(conn: sqlite3.Connection, files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
+    """The facts of ``files``, read afresh."""
+    paths = {fid: path for path, (fid, _kind, _sha) in sorted(files.items(), key=lambda kv: kv[1][0])}
+    docs = {fid for fid, kind, _sha in files.values() if kind == "doc"}
+    pattern = compiled(policy.doc_path_pattern)
+    docs |= {fid for fid, path in paths.items() if pattern.search(path)}
+    suffixes: dict[str, list[int]] = defaultdict(list)
+    components: dict[str, set[int]] = defaultdict(set)
+    for fid, path in paths.items():
+        for suffix in _suffixes(path):
+            suffixes[suffix].append(fid)
+        for word in _components(path):
+            components[word].add(fid)
+    ids = {path: fid for fid, path in paths.items()}
+    tests = find_test_files(conn, paths, policy)
+    return CorpusFacts(paths, ids, tests, docs, dict(suffixes), dict(components))
+
+
+def _suffixes(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[start:]) for start in range(len(parts))]
+
+
+def _components(path: str) -> set[str]:
+    lowered = path.lower().split("/")
+    return {*lowered[:-1], lowered[-1].rsplit(".", 1)[0]}
+
+
+def _renumbered(corpus: CorpusFacts, moved: dict[str, tuple[int, int]]) -> CorpusFacts:
+    """``corpus`` with the files in ``moved`` (path: old id, new id) under their new ids; nothing shared is
+    changed in place, so earlier generations' facts stay intact for requests still using them."""
+    swap = {old: new for old, new in moved.values()}
+    paths = {swap.get(fid, fid): path for fid, path in corpus.paths.items()}
+    paths = dict(sorted(paths.items()))
+    ids = {**corpus.ids, **{path: new for path, (_old, new) in moved.items()}}
+    suffixes = dict(corpus.suffixes)
+    components = dict(corpus.components)
+    for path in moved:
+        for suffix in _suffixes(path):
+            suffixes[suffix] = sorted(swap.get(fid, fid) for fid in suffixes[suffix])
+        for word in _components(path):
+            components[word] = {swap.get(fid, fid) for fid in components[word]}
+    docs = {swap.get(fid, fid) for fid in corpus.doc_files}
+    return CorpusFacts(paths, ids, corpus.test_files, docs, suffixes, components)
+
+
+def _roll_forward(
+    conn: sqlite3.Connection, before: _CorpusState, files: FileFacts, policy: RankingPolicy
+) -> CorpusFacts | None:
+    """The corpus after edits that kept every path and kind (the common refresh): edited files got new ids,
+    and only their test status can differ. None when files came, went or changed kind."""
+    if files.keys() != before.files.keys():
+        return None
+    edited: dict[str, tuple[int, int]] = {}
+    for path, (fid, kind, sha) in files.items():
+        old_fid, old_kind, old_sha = before.files[path]
+        if old_kind != kind:
+            return None
+        if (old_fid, old_sha) != (fid, sha):
+            edited[path] = (old_fid, fid)
+    corpus = _renumbered(before.corpus, edited)
+    olds = {old for old, _new in edited.values()}
+    news = [new for _old, new in edited.values()]
+    tests = (corpus.test_files - olds) | find_test_files(conn, corpus.paths, policy, news)
+    return CorpusFacts(corpus.paths, corpus.ids, tests, corpus.doc_files, corpus.suffixes, corpus.components)
+
+
+def corpus_facts(
+    conn: sqlite3.Connection, generation: tuple[str, int] | None, policy: RankingPolicy
+) -> CorpusFacts:
+    """The facts of the store's ``generation`` under ``policy``'s rules, kept per store (not when None)."""
+    key = None if generation is None else (generation[0], _rules(policy))
+    state = None if key is None else _corpus_states.get(key)
+    if state is not None and generation is not None and state.generation == generation[1]:
+        return state.corpus
+    files = {path: (fid, kind, sha) for path, fid, kind, sha in file_list(conn)}
+    corpus = None if state is None else _roll_forward(conn, state, files, policy)
+    if corpus is None:
+        corpus = build_corpus(conn, files, policy)
+    if key is not None and generation is not None:
+        _corpus_states.put(key, _CorpusState(generation[1], files, corpus))
+    return corpus

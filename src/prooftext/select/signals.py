@@ -1,0 +1,194 @@
+"""The ranking's file signals: one pure function each, over a query's evidence and the corpus facts.
+
+Each signal scores files; fusion normalizes each by its per-query maximum and sums them with equal weights
+(see :mod:`prooftext.select.fusion`). :data:`SIGNALS` is the table, in the order the fusion sums them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from prooftext.select.corpus_facts import CorpusFacts
+from prooftext.select.policy import RankingPolicy
+from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
+from prooftext.store.queries import NodeRow
+
+
+@dataclass
+class Evidence:
+    """Raw per-query evidence, before fusion: the rows found and each node's own scores."""
+
+    rows: dict[int, NodeRow] = field(default_factory=dict)
+    node_lexical: dict[int, float] = field(default_factory=dict)
+    node_identifier: dict[int, float] = field(default_factory=dict)
+    node_phrase: dict[int, float] = field(default_factory=dict)
+    node_subject: dict[int, float] = field(default_factory=dict)
+    identifier_phase: set[int] = field(default_factory=set)
+    rescanned: set[int] = field(default_factory=set)
+    """Nodes of a best file whose only evidence is a hit past the corpus-wide limit (a rescan)."""
+    file_identifier: dict[int, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SignalInputs:
+    """What the signals read: the query's evidence and analysis, its path seeds and the corpus facts."""
+
+    evidence: Evidence
+    corpus: CorpusFacts
+    analysis: QueryAnalysis
+    seeds: Sequence[str]
+
+
+Signal = Callable[[SignalInputs, RankingPolicy], dict[int, float]]
+
+
+def choose_terms(
+    counts: dict[str, int], cap: int, subject: Sequence[str], policy: RankingPolicy
+) -> list[str]:
+    """The probed terms worth a search, from their node counts (``counts``, present terms only, in probe
+    order): not too common (at most ``cap``), rarest first; when every term is common, the least common
+    ones. Then the subject's terms that are not too common, whatever their rank."""
+    ordered = sorted(counts, key=lambda t: (counts[t], t))
+    rare = [t for t in ordered if counts[t] <= cap]
+    chosen = (rare or ordered)[: policy.max_fts_terms]
+    return chosen + [
+        t for t in dict.fromkeys(subject) if t in counts and counts[t] <= cap and t not in chosen
+    ]
+
+
+@dataclass(frozen=True)
+class IdentifierHits:
+    """Definitions of names the query spells as code: each node's weight, the nodes of the identifier
+    phase, and each file's weight (the sum over the names it defines)."""
+
+    nodes: dict[int, float]
+    phase: set[int]
+    files: dict[int, float]
+
+
+def identifier_hits(
+    rows: Sequence[NodeRow], weights: dict[str, int], total_files: int, policy: RankingPolicy
+) -> IdentifierHits:
+    """Each definition weighs its name's weight in the query times how few files define that name; a name
+    spelled as code (camelCase or stronger) and defined in few files puts its definitions in the identifier
+    phase."""
+    defining: dict[str, set[int]] = {}
+    for row in rows:
+        defining.setdefault(row.name, set()).add(row.file_id)
+    nodes: dict[int, float] = {}
+    phase: set[int] = set()
+    per_file: dict[int, dict[str, float]] = defaultdict(dict)
+    for row in rows:
+        files = defining[row.name]
+        weight = weights[row.name] * math.log(1 + total_files / len(files))
+        nodes[row.rowid] = max(nodes.get(row.rowid, 0.0), weight)
+        per_file[row.file_id][row.name] = weight
+        if weights[row.name] >= WEIGHT_CAMEL and len(files) <= policy.max_identifier_defs:
+            phase.add(row.rowid)
+    return IdentifierHits(nodes, phase, {fid: sum(names.values()) for fid, names in per_file.items()})
+
+
+def _file_top(ev: Evidence, scores: dict[int, float], top: int) -> dict[int, float]:
+    per_file: dict[int, list[float]] = defaultdict(list)
+    for rowid, score in scores.items():
+        per_file[ev.rows[rowid].file_id].append(score)
+    return {fid: sum(sorted(values, reverse=True)[:top]) for fid, values in per_file.items()}
+
+
+def lexical(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """BM25 of the searched terms: the sum of a file's best node scores."""
+    return _file_top(inputs.evidence, inputs.evidence.node_lexical, policy.file_top_nodes)
+
+
+def identifier(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """Definitions of names the query spells as code (see :func:`identifier_hits`)."""
+    return inputs.evidence.file_identifier
+
+
+def phrase(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """Literal runs of the text the query quotes, each weighed by its rarity: a file's best node scores."""
+    return _file_top(inputs.evidence, inputs.evidence.node_phrase, policy.file_top_nodes)
+
+
+def subject(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """BM25 of the subject's words in symbol names and paths: a file's best node scores."""
+    return _file_top(inputs.evidence, inputs.evidence.node_subject, policy.file_top_nodes)
+
+
+def _mentions(analysis: QueryAnalysis) -> list[str]:
+    mentions = [p.lstrip("./") for p in analysis.paths]
+    for module in analysis.modules:
+        parts = module.split(".")
+        mentions.append("/".join(parts) + ".py")
+        mentions.append("/".join(parts) + "/__init__.py")
+        if len(parts) > 1:
+            mentions.append("/".join(parts[:-1]) + ".py")
+    return [m for m in mentions if m]
+
+
+def path(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """Files a query names: a mention ending in the file's path, or the file's path ending in a mention."""
+    corpus = inputs.corpus
+    path_hits: dict[int, float] = defaultdict(float)
+    for mention in _mentions(inputs.analysis):
+        matched = set(corpus.suffixes.get(mention, ()))
+        parts = mention.split("/")
+        for start in range(1, len(parts)):
+            found = corpus.ids.get("/".join(parts[start:]))
+            if found is not None:
+                matched.add(found)
+        # A mention that fits many files (``conftest.py``) says little about each of them.
+        for fid in matched:
+            path_hits[fid] += 1.0 / len(matched)
+    return dict(path_hits)
+
+
+def path_words(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """Query words equal to a directory or module name, weighted by how few files carry that component."""
+    corpus = inputs.corpus
+    total = len(corpus.paths) or 1
+    scores: dict[int, float] = defaultdict(float)
+    for term in set(inputs.analysis.terms):
+        fids = corpus.components.get(term)
+        if fids:
+            weight = math.log(1 + total / len(fids))
+            for fid in fids:
+                scores[fid] += weight
+    return dict(scores)
+
+
+def seed(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
+    """The path seeds the query names that are indexed files."""
+    return {inputs.corpus.ids[p]: 1.0 for p in inputs.seeds if p in inputs.corpus.ids}
+
+
+SIGNALS: dict[str, Signal] = {
+    "lexical": lexical,
+    "identifier": identifier,
+    "phrase": phrase,
+    "subject": subject,
+    "path": path,
+    "path_words": path_words,
+    "seed": seed,
+}
+"""Every file signal by name, in the order the fusion sums them and the components list them."""
+
+
+def file_signals(inputs: SignalInputs, policy: RankingPolicy) -> dict[str, dict[int, float]]:
+    """Every signal's file scores for one query."""
+    return {name: signal(inputs, policy) for name, signal in SIGNALS.items()}
+
+
+def deweight(fid: int, corpus: CorpusFacts, policy: RankingPolicy) -> float:
+    """Tests and documentation are evidence about the code, rarely the code an issue is about.
+
+    The factors apply whatever the query says: issues of a test framework always speak of tests, so
+    lifting them for a "test" word let example test files crowd out the framework's own modules."""
+    if fid in corpus.test_files:
+        return policy.test_factor
+    if fid in corpus.doc_files:
+        return policy.doc_factor
+    return 1.0
