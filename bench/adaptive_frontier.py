@@ -29,6 +29,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from prooftext import Ladder
 from prooftext.adaptive.ladder import DEFAULT_MAX_NODES, DEFAULT_MIN_TOKENS
 from prooftext.errors import ProoftextError
 from prooftext.eval.executor import run_units
@@ -63,19 +64,21 @@ def _task(index: Any, task: SweTask, budget: int, step: int) -> Row:
     rungs = budget // step
     probe = index.adaptive_pack(
         query,
-        min_tokens=step,
-        token_step=step,
-        max_tokens=budget,
-        min_nodes=DEFAULT_MAX_NODES // rungs,
-        node_step=DEFAULT_MAX_NODES // rungs,
-        max_nodes=DEFAULT_MAX_NODES,
-        min_coverage_bps=BPS_MAX,
-        min_evidence=DEFAULT_MAX_NODES,
-        min_top_files=0,
+        ladder=Ladder(
+            min_tokens=step,
+            token_step=step,
+            max_tokens=budget,
+            min_nodes=DEFAULT_MAX_NODES // rungs,
+            node_step=DEFAULT_MAX_NODES // rungs,
+            max_nodes=DEFAULT_MAX_NODES,
+            min_coverage_bps=BPS_MAX,
+            min_evidence=DEFAULT_MAX_NODES,
+            min_top_files=0,
+        ),
         refresh=False,
     )
     default = index.adaptive_pack(
-        query, min_tokens=min(DEFAULT_MIN_TOKENS, budget), max_tokens=budget, refresh=False
+        query, ladder=Ladder(min_tokens=min(DEFAULT_MIN_TOKENS, budget), max_tokens=budget), refresh=False
     )
     ladder = [_rung(task, r.packet) for r in probe.rounds]
     # A probe that stops early (every candidate quoted) holds the same packet on every later rung.

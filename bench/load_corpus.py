@@ -29,6 +29,7 @@ from typing import Any
 import blake3
 
 import prooftext
+from prooftext import Query
 from prooftext.corpus.scan import scan
 
 WORDS = [
@@ -162,7 +163,7 @@ def l3_realistic(files: int = 10_000, queries: int = 50, base: Path | None = Non
             for _ in range(queries):
                 text = " ".join(rng.choices(WORDS, k=4))
                 t0 = time.perf_counter()
-                index.pack(text, max_tokens=4000, refresh=False)
+                index.pack(Query(text, max_tokens=4000), refresh=False)
                 latencies.append((time.perf_counter() - t0) * 1000)
         return {
             "files": files,

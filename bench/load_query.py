@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext
+from prooftext import Query
 from prooftext.errors import ProoftextError
 from prooftext.select.query import MAX_QUERY_CHARS
 
@@ -67,7 +68,7 @@ def l6_huge_query() -> dict[str, Any]:
                 outcome = exc.code
             rejected_ms = (time.perf_counter() - started) * 1000
             started = time.perf_counter()
-            packet = index.pack(at_limit, max_tokens=60_000)
+            packet = index.pack(Query(at_limit, max_tokens=60_000))
             limit_ms = (time.perf_counter() - started) * 1000
     return {
         "huge_query_outcome": outcome,
@@ -124,7 +125,7 @@ def l8_soak(selections: int = 1000) -> dict[str, Any]:
             index.refresh()
             started = time.perf_counter()
             for n in range(selections):
-                index.pack(f"ledger batch {n % 7}", max_tokens=2000, refresh=n % 10 == 0)
+                index.pack(Query(f"ledger batch {n % 7}", max_tokens=2000), refresh=n % 10 == 0)
                 if n in (selections // 10, selections // 2, selections - 1):
                     samples.append((rss_kib(), open_fds()))
             seconds = time.perf_counter() - started

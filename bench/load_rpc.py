@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 import prooftext
+from prooftext import Query
 from prooftext.errors import ProoftextError
 
 SERVE = "import prooftext.cli.serve; from prooftext.cli import main; main()"
@@ -166,7 +167,7 @@ def l5_queries_during_reindex(files: int = 400, readers: int = 4) -> dict[str, A
                 while writer.poll() is None:
                     started = time.perf_counter()
                     try:
-                        index.pack(rng.choice(QUERIES), max_tokens=2000, refresh=False)
+                        index.pack(Query(rng.choice(QUERIES), max_tokens=2000), refresh=False)
                         outcome = "ok"
                     except ProoftextError as exc:
                         outcome = "lock" if exc.code == "store_busy" or "locked" in exc.message else "other"

@@ -22,6 +22,7 @@ from pathlib import Path
 import bm25s
 
 import prooftext
+from prooftext import Ladder
 from prooftext.corpus.config import load_config
 from prooftext.corpus.walk import walk
 from prooftext.store.fts import expand_identifiers
@@ -78,9 +79,9 @@ def main() -> None:
     times: list[float] = []
     stops: dict[str, int] = {}
     for query in queries:
-        index.adaptive_pack(query, max_tokens=args.max_tokens, refresh=False)
+        index.adaptive_pack(query, ladder=Ladder(max_tokens=args.max_tokens), refresh=False)
         start = time.perf_counter()
-        result = index.adaptive_pack(query, max_tokens=args.max_tokens, refresh=False)
+        result = index.adaptive_pack(query, ladder=Ladder(max_tokens=args.max_tokens), refresh=False)
         times.append((time.perf_counter() - start) * 1000)
         stops[result.stop_reason] = stops.get(result.stop_reason, 0) + 1
     index.close()

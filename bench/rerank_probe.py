@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 import prooftext.pack.packet as packet_module
+from prooftext import Query
 from prooftext.eval.executor import run_units
 from prooftext.eval.gittree import WorkTree
 from prooftext.eval.metrics import group_ranges, line_recall, overlap
@@ -159,7 +160,7 @@ def _auc(pos: Sequence[float], neg: Sequence[float]) -> float | None:
 def probe_task(index: Any, root: Path, task: SweTask, embed: Embed, reorder: Reorder, args: Any) -> Row:
     query, gold = task.problem_statement, task.gold_ranges
     reorder.base, reorder.beta = {}, 0.0
-    index.pack(query, max_tokens=max(BUDGETS), refresh=False)
+    index.pack(Query(query, max_tokens=max(BUDGETS)), refresh=False)
     top = next(iter(reorder.base.values())).candidates[: args.top]
     sim = embed(_texts(root, top)) @ embed([query])[0]
     mean, spread = float(sim.mean()), float(sim.std()) or 1.0
@@ -177,7 +178,7 @@ def probe_task(index: Any, root: Path, task: SweTask, embed: Embed, reorder: Reo
     for beta in [0.0, *args.betas]:
         reorder.beta = beta
         for budget in BUDGETS:
-            packet = index.pack(query, max_tokens=budget, refresh=False)
+            packet = index.pack(Query(query, max_tokens=budget), refresh=False)
             excerpts = [(e.path, e.start_line, e.end_line) for e in packet.evidence]
             row[f"{beta}:{budget}"] = [line_recall(group_ranges(excerpts), gold), packet.prompt_tokens.count]
     return row

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +129,20 @@ def promoted(packet: dict[str, Any]) -> dict[str, Any]:
     for item in packet["evidence"]:
         item.update(authority="owner-approved", sensitivity="public")
     return redigested(packet)
+
+
+LADDER_FIELDS = frozenset(f.name for f in fields(prooftext.Ladder))
+CALL_OPTIONS = frozenset({"format", "refresh", "on_round"})
+
+
+def pack_fields(index: prooftext.Index, text: str, **kw: Any) -> prooftext.Packet:
+    """``index.pack`` of a query with the given fields (and the call's own ``format``/``refresh``)."""
+    options = {k: kw.pop(k) for k in list(kw) if k in CALL_OPTIONS}
+    return index.pack(prooftext.Query(text, **kw), **options)
+
+
+def adaptive_fields(index: prooftext.Index, text: str, **kw: Any) -> prooftext.AdaptiveResult:
+    """``index.adaptive_pack`` with the given ladder and query fields (and the call's own options)."""
+    options = {k: kw.pop(k) for k in list(kw) if k in CALL_OPTIONS}
+    ladder = prooftext.Ladder(**{k: kw.pop(k) for k in list(kw) if k in LADDER_FIELDS})
+    return index.adaptive_pack(prooftext.Query(text, **kw), ladder=ladder, **options)

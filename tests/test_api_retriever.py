@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prooftext import api
+import prooftext
+from prooftext import Ladder, Query
+from prooftext.api.turns import LazyIndex
 from prooftext.conversation.turn import STEP_RETRIEVAL, TurnRequest, TurnSources, plan_turn
 from prooftext.errors import NotFoundError
 from prooftext.tokens import TokenCount
@@ -30,23 +32,14 @@ class _Result:
 class _Index:
     calls: list[dict[str, Any]] = field(default_factory=list)
 
-    def adaptive_pack(
-        self,
-        query: str,
-        *,
-        min_tokens: int = 2000,
-        max_tokens: int = 8000,
-        token_step: int = 2000,
-        tokenizer: str = "",
-        refresh: bool = True,
-    ) -> _Result:
+    def adaptive_pack(self, query: Query, *, ladder: Ladder, refresh: bool = True) -> _Result:
         self.calls.append(
             {
-                "query": query,
-                "min": min_tokens,
-                "max": max_tokens,
-                "step": token_step,
-                "tok": tokenizer,
+                "query": query.text,
+                "min": ladder.min_tokens,
+                "max": ladder.max_tokens,
+                "step": ladder.token_step,
+                "tok": query.tokenizer,
                 "refresh": refresh,
             }
         )
@@ -62,7 +55,7 @@ def test_index_is_opened_lazily_and_gets_a_ladder_within_the_budget() -> None:
         opened.append("open")
         return index
 
-    retriever = api.index_retriever_for(fake_open, "o200k_base")  # type: ignore[arg-type]
+    retriever = prooftext.index_retriever_for(fake_open, "o200k_base")  # type: ignore[arg-type]
     plan_turn(TurnRequest("main", "hi"), TurnSources(retriever=retriever))
     assert opened == []
     plan = plan_turn(TurnRequest("main", "Please analyze the store"), TurnSources(retriever=retriever))
@@ -77,13 +70,13 @@ def test_an_index_that_cannot_be_opened_fails_the_retrieval_step_with_its_code()
     def broken_open() -> _Index:
         raise NotFoundError("no index here")
 
-    retriever = api.index_retriever_for(broken_open, "o200k_base")  # type: ignore[arg-type]
+    retriever = prooftext.index_retriever_for(broken_open, "o200k_base")  # type: ignore[arg-type]
     step = plan_turn(TurnRequest("main", "Please analyze the store"), TurnSources(retriever=retriever))
     assert not step.step(STEP_RETRIEVAL).ran and step.step(STEP_RETRIEVAL).reason == "failed: not_found"
 
 
 def test_a_lazy_index_is_opened_once_at_first_use_and_closed(tmp_path: Path) -> None:
-    index = api.LazyIndex(tmp_path)
+    index = LazyIndex(tmp_path)
     index.close()
     assert not (tmp_path / ".prooftext").exists()
     first = index()
@@ -94,5 +87,5 @@ def test_a_lazy_index_is_opened_once_at_first_use_and_closed(tmp_path: Path) -> 
 
 
 def test_a_surface_dry_run_turn_never_creates_the_index_store(tmp_path: Path) -> None:
-    api.turn_plan(tmp_path, "hi")
+    prooftext.turn_plan(tmp_path, TurnRequest("main", "hi"))
     assert not (tmp_path / ".prooftext").exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.api import MAX_TARGET_CHARS, risk_of_changing
+from prooftext.api.risk import MAX_TARGET_CHARS, risk_of_changing
 from prooftext.errors import RangeError
 
 

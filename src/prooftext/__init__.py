@@ -1,9 +1,12 @@
 """prooftext: compile just enough, provably genuine context for LLM applications.
 
 ``prooftext.open(root)`` returns an :class:`Index`; ``index.refresh()`` keeps it fresh incrementally,
-``index.pack(...)`` compiles a packet at a fixed budget and ``index.adaptive_pack(...)`` climbs the SACP
-ladder until the evidence estimator passes. Everything in ``__all__`` is the public API; the rest is
-internal. Heavy parts load on first use, so ``import prooftext`` stays cheap for the command line.
+``index.pack(query)`` compiles a packet at a fixed budget and ``index.adaptive_pack(query, ladder=...)`` climbs
+the SACP ladder until the evidence estimator passes. Settings travel as value objects (:class:`Query`,
+:class:`Ladder`, :class:`RankingPolicy`, ...), results are typed and have ``to_dict()``.
+
+Everything in ``__all__`` is the public API, and the only part of the package the command line and the
+servers use; the rest is internal. Heavy parts load on first use, so ``import prooftext`` stays cheap.
 """
 
 from __future__ import annotations
@@ -19,40 +22,81 @@ from prooftext.tokens import TokenCount, count
 
 if TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
-    from prooftext.adaptive.ladder import AdaptiveRequest
+    from prooftext.adaptive.ladder import Ladder
+    from prooftext.api.memory import (
+        DepthReport,
+        depth_report,
+        memory_add,
+        memory_list,
+        memory_resolve,
+        memory_supersede,
+        recall_memory,
+    )
+    from prooftext.api.risk import risk_of_changing
+    from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
+    from prooftext.conversation.turn import TurnPlan, TurnRequest
+    from prooftext.depth.policy import parse_mode
     from prooftext.eval.common import RunOptions
     from prooftext.eval.run import DepthRun, EvalReport, LocomoRun, QualityBar, SwebenchRun, evaluate
-    from prooftext.index import Index, IndexStatus, reset_index
+    from prooftext.index import Index, IndexStatus, reset_index, verify
     from prooftext.index import open_index as open
+    from prooftext.llm.backends import ChatBackend, make_backend
+    from prooftext.llm.signal import SignalReport
+    from prooftext.memory.store import MemoryRecord
     from prooftext.pack.packet import Packet
     from prooftext.pack.verify import VerifyReport
+    from prooftext.schema_registry import check_params, load_schema, result_problems
+    from prooftext.select.policy import RankingPolicy
     from prooftext.select.query import Query
     from prooftext.store.refresh import RefreshReport
-
+    from prooftext.workers import watch_parent
 
 _LAZY: dict[str, tuple[str, str]] = {
-    "AdaptiveRequest": ("prooftext.adaptive.ladder", "AdaptiveRequest"),
     "AdaptiveResult": ("prooftext.adaptive.compile", "AdaptiveResult"),
+    "ChatBackend": ("prooftext.llm.backends", "ChatBackend"),
+    "Conversation": ("prooftext.api.turns", "Conversation"),
+    "DepthReport": ("prooftext.api.memory", "DepthReport"),
     "DepthRun": ("prooftext.eval.run", "DepthRun"),
     "EvalReport": ("prooftext.eval.run", "EvalReport"),
     "Index": ("prooftext.index", "Index"),
     "IndexStatus": ("prooftext.index", "IndexStatus"),
+    "Ladder": ("prooftext.adaptive.ladder", "Ladder"),
     "LocomoRun": ("prooftext.eval.run", "LocomoRun"),
+    "MemoryRecord": ("prooftext.memory.store", "MemoryRecord"),
     "Packet": ("prooftext.pack.packet", "Packet"),
-    "Query": ("prooftext.select.query", "Query"),
     "QualityBar": ("prooftext.eval.run", "QualityBar"),
+    "Query": ("prooftext.select.query", "Query"),
+    "RankingPolicy": ("prooftext.select.policy", "RankingPolicy"),
     "RefreshReport": ("prooftext.store.refresh", "RefreshReport"),
+    "Reply": ("prooftext.api.turns", "Reply"),
     "RunOptions": ("prooftext.eval.common", "RunOptions"),
+    "SignalReport": ("prooftext.llm.signal", "SignalReport"),
     "SwebenchRun": ("prooftext.eval.run", "SwebenchRun"),
+    "TurnPlan": ("prooftext.conversation.turn", "TurnPlan"),
+    "TurnRequest": ("prooftext.conversation.turn", "TurnRequest"),
     "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),
-    "evaluate": ("prooftext.eval.run", "evaluate"),
     "check_params": ("prooftext.schema_registry", "check_params"),
+    "check_turn": ("prooftext.api.turns", "check_turn"),
+    "depth_report": ("prooftext.api.memory", "depth_report"),
+    "evaluate": ("prooftext.eval.run", "evaluate"),
+    "index_retriever_for": ("prooftext.api.turns", "index_retriever_for"),
     "load_schema": ("prooftext.schema_registry", "load_schema"),
+    "make_backend": ("prooftext.llm.backends", "make_backend"),
+    "memory_add": ("prooftext.api.memory", "memory_add"),
+    "memory_list": ("prooftext.api.memory", "memory_list"),
+    "memory_resolve": ("prooftext.api.memory", "memory_resolve"),
+    "memory_supersede": ("prooftext.api.memory", "memory_supersede"),
     "open": ("prooftext.index", "open_index"),
-    "result_problems": ("prooftext.schema_registry", "result_problems"),
+    "parse_mode": ("prooftext.depth.policy", "parse_mode"),
+    "recall_memory": ("prooftext.api.memory", "recall_memory"),
     "reset_index": ("prooftext.index", "reset_index"),
+    "result_problems": ("prooftext.schema_registry", "result_problems"),
+    "risk_of_changing": ("prooftext.api.risk", "risk_of_changing"),
+    "turn_plan": ("prooftext.api.turns", "turn_plan"),
+    "verify": ("prooftext.index", "verify"),
     "watch_parent": ("prooftext.workers", "watch_parent"),
 }
+"""Public names loaded on first use: the module and attribute each one is."""
 
 
 def __getattr__(name: str) -> Any:
@@ -65,31 +109,53 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AdaptiveRequest",
     "AdaptiveResult",
+    "ChatBackend",
+    "Conversation",
+    "DepthReport",
     "DepthRun",
     "EvalReport",
     "Index",
     "IndexStatus",
+    "Ladder",
     "LocomoRun",
+    "MemoryRecord",
     "Packet",
     "ProoftextError",
     "QualityBar",
     "Query",
+    "RankingPolicy",
     "RefreshReport",
+    "Reply",
     "RunOptions",
+    "SignalReport",
     "SwebenchRun",
     "TokenCount",
+    "TurnPlan",
+    "TurnRequest",
     "VerifyReport",
     "__version__",
     "check_params",
+    "check_turn",
     "content_id",
     "count",
+    "depth_report",
     "evaluate",
+    "index_retriever_for",
     "load_json",
     "load_schema",
+    "make_backend",
+    "memory_add",
+    "memory_list",
+    "memory_resolve",
+    "memory_supersede",
     "open",
+    "parse_mode",
+    "recall_memory",
     "reset_index",
     "result_problems",
+    "risk_of_changing",
+    "turn_plan",
+    "verify",
     "watch_parent",
 ]

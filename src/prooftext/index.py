@@ -11,21 +11,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import prooftext.select.query as q
 import prooftext.store.db as db
 from prooftext.adaptive.compile import AdaptiveResult, RoundCallback, adaptive_compile
-from prooftext.adaptive.ladder import (
-    DEFAULT_MAX_NODES,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MIN_COVERAGE_BPS,
-    DEFAULT_MIN_EVIDENCE,
-    DEFAULT_MIN_NODES,
-    DEFAULT_MIN_TOKENS,
-    DEFAULT_MIN_TOP_FILES,
-    DEFAULT_NODE_STEP,
-    DEFAULT_TOKEN_STEP,
-    AdaptiveRequest,
-)
+from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
 from prooftext.corpus.model import WalkResult
 from prooftext.corpus.walk import patch, walk
@@ -33,12 +21,12 @@ from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import RangeError, RequestError, RootMissingError, RootNotDirectoryError
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
-from prooftext.pack.verify import VerifyReport, verify_packet
+from prooftext.pack.verify import VerifyReport, packet_of, read_packet_file, verify_packet
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import rank
 from prooftext.select.terms import analyze
 from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
-from prooftext.tokens import DEFAULT_TOKENIZER
 
 MIN_SEARCH_LIMIT = 1
 """The least ``limit`` of :meth:`Index.search`, as ``context.select`` publishes it. The 500 that method
@@ -89,6 +77,20 @@ def _store_errors() -> Iterator[None]:
         raise db.translate(exc) from None
 
 
+_LADDER_FIELDS = ("max_tokens", "max_nodes", "allow_truncated")
+"""What the ladder decides in an adaptive compilation, and a query may not set."""
+
+
+def _ladder_base(query: Query) -> Query:
+    default = Query(query.text)
+    for name in _LADDER_FIELDS:
+        if getattr(query, name) != getattr(default, name):
+            raise RequestError(
+                f"{name} of an adaptive compilation is the ladder's, not the query's", field=name
+            )
+    return query
+
+
 def resolve_root(root: Path | str) -> Path:
     """An existing directory, absolute; a clear error otherwise."""
     path = Path(root).expanduser()
@@ -102,11 +104,15 @@ def resolve_root(root: Path | str) -> Path:
 class Index:
     """A repository's index: refresh it, ask its status, and (see other methods) select and pack from it."""
 
-    def __init__(self, root: Path | str, config: CorpusConfig | None = None) -> None:
+    def __init__(
+        self, root: Path | str, config: CorpusConfig | None = None, ranking: RankingPolicy = DEFAULT_POLICY
+    ) -> None:
         self.root = resolve_root(root)
         self._given_config = config is not None
         self._config_stamp = None if config is not None else config_stamp(self.root)
         self.config = config if config is not None else load_config(self.root)
+        self.ranking = ranking
+        """The ranking policy every search and pack of this handle uses (a value; assign another to switch)."""
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -242,88 +248,32 @@ class Index:
         if read_meta(self.conn, "candidate") is None or not self.status().fresh:
             self.refresh()
 
-    def pack(
-        self,
-        query: str,
-        *,
-        max_tokens: int = q.DEFAULT_MAX_TOKENS,
-        max_nodes: int = q.DEFAULT_MAX_NODES,
-        unit: str = q.UNIT_TOKENS,
-        tokenizer: str = DEFAULT_TOKENIZER,
-        format: str = DEFAULT_FORMAT,
-        required: tuple[str, ...] = (),
-        path_seeds: tuple[str, ...] = (),
-        clearance: str = q.DEFAULT_CLEARANCE,
-        max_depth: int = q.DEFAULT_MAX_DEPTH,
-        allow_truncated: bool = False,
-        refresh: bool = True,
-    ) -> Packet:
-        """A packet for ``query`` at a fixed budget: selected, re-verified, counted exactly, digested."""
-        spec = Query(
-            text=query,
-            max_tokens=max_tokens,
-            unit=unit,
-            tokenizer=tokenizer,
-            max_nodes=max_nodes,
-            max_depth=max_depth,
-            required=tuple(required),
-            clearance=clearance,
-            path_seeds=tuple(path_seeds),
-            allow_truncated=allow_truncated,
-        )
-        validate(spec)
+    def pack(self, query: str | Query, *, format: str = DEFAULT_FORMAT, refresh: bool = True) -> Packet:
+        """A packet for ``query`` (its text alone, or a :class:`Query` with its ceilings, tokenizer, required
+        sources and seeds) at a fixed budget: selected, re-verified, counted exactly, digested."""
+        spec = validate(Query(query) if isinstance(query, str) else query)
         with _store_errors():
             if refresh:
                 self.ensure_fresh()
-            return Compiler(self.conn, self.root, spec, format).compile()
+            return Compiler(self.conn, self.root, spec, format, policy=self.ranking).compile()
 
     def adaptive_pack(
         self,
-        query: str,
+        query: str | Query,
         *,
-        min_tokens: int = DEFAULT_MIN_TOKENS,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        token_step: int = DEFAULT_TOKEN_STEP,
-        min_nodes: int = DEFAULT_MIN_NODES,
-        max_nodes: int = DEFAULT_MAX_NODES,
-        node_step: int = DEFAULT_NODE_STEP,
-        min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS,
-        min_evidence: int = DEFAULT_MIN_EVIDENCE,
-        min_top_files: int = DEFAULT_MIN_TOP_FILES,
-        allow_truncated: bool = False,
-        tokenizer: str = DEFAULT_TOKENIZER,
+        ladder: Ladder = DEFAULT_LADDER,
         format: str = DEFAULT_FORMAT,
-        required: tuple[str, ...] = (),
-        path_seeds: tuple[str, ...] = (),
-        clearance: str = q.DEFAULT_CLEARANCE,
         refresh: bool = True,
         on_round: RoundCallback | None = None,
     ) -> AdaptiveResult:
-        """Adaptive compilation (SACP): climb the token/node ladder until the estimator passes."""
-        req = AdaptiveRequest(
-            query=query,
-            min_tokens=min_tokens,
-            max_tokens=max_tokens,
-            token_step=token_step,
-            min_nodes=min_nodes,
-            max_nodes=max_nodes,
-            node_step=node_step,
-            min_coverage_bps=min_coverage_bps,
-            min_evidence=min_evidence,
-            min_top_files=min_top_files,
-            allow_truncated=allow_truncated,
-        )
-        base = Query(
-            text=query,
-            tokenizer=tokenizer,
-            required=tuple(required),
-            path_seeds=tuple(path_seeds),
-            clearance=clearance,
-        )
+        """Adaptive compilation (SACP): climb ``ladder`` until the estimator passes. A :class:`Query` gives the
+        text, tokenizer, required sources, seeds and clearance; the ladder sets every rung's ceilings and
+        whether excerpts may be shortened, so a query that sets those itself is refused."""
+        base = Query(query) if isinstance(query, str) else _ladder_base(query)
         with _store_errors():
             if refresh:
                 self.ensure_fresh()
-            return adaptive_compile(self.conn, self.root, req, base, format, on_round)
+            return adaptive_compile(self.conn, self.root, base, ladder, format, on_round, self.ranking)
 
     def search(self, query: str, *, limit: int = 20) -> list[dict[str, Any]]:
         """The best-ranked nodes for ``query`` with their rank components (no packing)."""
@@ -333,15 +283,15 @@ class Index:
             raise RangeError(f"limit must be at least {MIN_SEARCH_LIMIT}, got {limit}", field="limit")
         spec = validate(Query(text=query))
         with _store_errors():
-            ranked = rank(self.conn, spec, analyze(query))
+            ranked = rank(self.conn, spec, analyze(query), self.ranking)
         return [c.to_dict() for c in ranked.candidates[:limit]]
 
-    def verify(self, packet: dict[str, Any]) -> VerifyReport:
+    def verify(self, packet: object) -> VerifyReport:
         """Re-check a saved packet against the files under this root, with the labels this handle's
         configuration gives each path; a packet that is not a valid packet raises
         :class:`~prooftext.errors.ArtifactError`."""
         self._follow_config()
-        return verify_packet(packet, self.root, self.config)
+        return verify_packet(packet_of(packet), self.root, self.config)
 
     def close(self) -> None:
         if self._watcher is not None:
@@ -370,6 +320,19 @@ def reset_index(root: Path | str) -> str:
     return db.reset(resolve_root(root))
 
 
-def open_index(root: Path | str = ".", config: CorpusConfig | None = None) -> Index:
-    """Open (creating if needed) the index of ``root``; call :meth:`Index.refresh` to bring it up to date."""
-    return Index(root, config)
+def open_index(
+    root: Path | str = ".", config: CorpusConfig | None = None, ranking: RankingPolicy = DEFAULT_POLICY
+) -> Index:
+    """Open (creating if needed) the index of ``root``, ranking under ``ranking``; call
+    :meth:`Index.refresh` to bring it up to date."""
+    return Index(root, config, ranking)
+
+
+def verify(packet: object, root: Path | str = ".") -> VerifyReport:
+    """Re-check a saved packet against the files under ``root`` with the labels the root's configuration
+    gives each path, without opening (or creating) the index: ``packet`` is a packet, an adaptive result
+    holding one, or the path of a file saved by ``pack --json`` or ``adaptive-pack --json``. A value that is
+    not a packet raises :class:`~prooftext.errors.ArtifactError`."""
+    base = resolve_root(root)
+    value = read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet_of(packet)
+    return verify_packet(value, base)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import prooftext
 import prooftext.pack.packet as packet_module
-from helpers import write_tree
+from helpers import adaptive_fields, write_tree
 from prooftext.adaptive.estimator import Thresholds, estimate
 from prooftext.schema_registry import validate_against
 from prooftext.tokens import get_counter
@@ -23,7 +23,7 @@ QUESTION = "separability_matrix of a compound model"
 
 def _run(root: Path, **kw: object) -> prooftext.AdaptiveResult:
     with prooftext.open(root) as index:
-        return index.adaptive_pack(kw.pop("query", QUESTION), **kw)  # type: ignore[arg-type]
+        return adaptive_fields(index, str(kw.pop("query", QUESTION)), **kw)
 
 
 def test_every_round_is_verified_counted_digested_and_estimated(sample_repo: Path) -> None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import prooftext
 from helpers import write_tree
+from prooftext import Ladder, Query
 from prooftext.adaptive.compile import top_files, unquoted
 from prooftext.adaptive.estimator import (
     COND_TOP_FILES,
@@ -45,17 +46,19 @@ def _three_files(tmp_path: Path) -> Path:
 
 def _climb(root: Path, top_files: int) -> prooftext.AdaptiveResult:
     with prooftext.open(root) as index:
-        one_block = index.pack(QUERY, max_nodes=1, max_tokens=8000).prompt_tokens.count + SLACK
+        one_block = index.pack(Query(QUERY, max_nodes=1, max_tokens=8000)).prompt_tokens.count + SLACK
         return index.adaptive_pack(
             QUERY,
-            min_tokens=one_block,
-            token_step=one_block // 2,
-            max_tokens=one_block * 4,
-            min_nodes=1,
-            node_step=1,
-            max_nodes=8,
-            min_evidence=1,
-            min_top_files=top_files,
+            ladder=Ladder(
+                min_tokens=one_block,
+                token_step=one_block // 2,
+                max_tokens=one_block * 4,
+                min_nodes=1,
+                node_step=1,
+                max_nodes=8,
+                min_evidence=1,
+                min_top_files=top_files,
+            ),
         )
 
 

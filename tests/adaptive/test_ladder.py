@@ -11,13 +11,19 @@ from hypothesis import strategies as st
 from prooftext.adaptive.ladder import (
     DEFAULT_MIN_NODES,
     MAX_TOP_FILES,
-    AdaptiveRequest,
+    Ladder,
     first_rung,
-    ladder,
     next_rung,
-    validate_request,
+    rungs,
+    validate_ladder,
+    validate_query_text,
 )
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
+
+
+def _validate(query: str, **fields: object) -> None:
+    validate_query_text(query)
+    validate_ladder(Ladder(**fields))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -34,27 +40,27 @@ from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestEr
 def test_queries_and_ceilings_must_be_searchable_and_positive(changes: dict[str, object], field: str) -> None:
     """Requirement: sacp.request.searchable-query, sacp.request.positive-ceilings"""
     with pytest.raises(RequestError) as caught:
-        validate_request(AdaptiveRequest(**{"query": "separability", **changes}))  # type: ignore[arg-type]
+        _validate(**{"query": "separability", **changes})  # type: ignore[arg-type]
     assert caught.value.field == field
 
 
 def test_a_query_with_a_lone_surrogate_is_an_invalid_request_naming_the_query() -> None:
     with pytest.raises(RequestError) as caught:
-        validate_request(AdaptiveRequest(query="\udcff separability"))
+        _validate(query="\udcff separability")
     assert caught.value.code == "invalid_request" and caught.value.field == "query"
 
 
 def test_a_query_of_stop_words_only_is_refused() -> None:
     """Requirement: sacp.request.searchable-query"""
     with pytest.raises(EmptyQueryError):
-        validate_request(AdaptiveRequest(query="What is this and how?"))
+        _validate(query="What is this and how?")
 
 
 @pytest.mark.parametrize("field", ["token_step", "node_step"])
 def test_steps_must_be_positive(field: str) -> None:
     """Requirement: sacp.request.positive-steps"""
     with pytest.raises(RangeError) as caught:
-        validate_request(AdaptiveRequest(query="x1", **{field: 0}))  # type: ignore[arg-type]
+        _validate(query="x1", **{field: 0})  # type: ignore[arg-type]
     assert caught.value.field == field
 
 
@@ -62,23 +68,23 @@ def test_steps_must_be_positive(field: str) -> None:
 def test_coverage_outside_0_to_10000_is_refused(bps: int) -> None:
     """Requirement: sacp.request.coverage-range"""
     with pytest.raises(RangeError) as caught:
-        validate_request(AdaptiveRequest(query="x1", min_coverage_bps=bps))
+        _validate(query="x1", min_coverage_bps=bps)
     assert caught.value.field == "min_coverage_bps"
 
 
 @pytest.mark.parametrize("count", [-1, MAX_TOP_FILES + 1, True])
 def test_min_top_files_outside_0_to_its_maximum_is_refused(count: int) -> None:
     with pytest.raises(RangeError) as caught:
-        validate_request(AdaptiveRequest(query="x1", min_top_files=count))
+        _validate(query="x1", min_top_files=count)
     assert caught.value.field == "min_top_files"
 
 
 def test_min_evidence_must_be_positive_and_not_above_max_nodes() -> None:
     """Requirement: sacp.request.min-evidence-positive, sacp.request.min-evidence-not-above-max-nodes"""
     with pytest.raises(RangeError):
-        validate_request(AdaptiveRequest(query="x1", min_evidence=0))
+        _validate(query="x1", min_evidence=0)
     with pytest.raises(RangeError) as caught:
-        validate_request(AdaptiveRequest(query="x1", min_evidence=9, max_nodes=8, min_nodes=2))
+        _validate(query="x1", min_evidence=9, max_nodes=8, min_nodes=2)
     assert caught.value.field == "min_evidence"
 
 
@@ -88,38 +94,35 @@ def test_min_evidence_must_be_positive_and_not_above_max_nodes() -> None:
 def test_minimum_ceilings_must_not_exceed_maximums(changes: dict[str, int], field: str) -> None:
     """Requirement: sacp.request.min-not-above-max"""
     with pytest.raises(RangeError) as caught:
-        validate_request(AdaptiveRequest(query="x1", **changes))  # type: ignore[arg-type]
+        _validate(query="x1", **changes)  # type: ignore[arg-type]
     assert caught.value.field == field
 
 
 def test_a_kernel_above_max_tokens_is_a_token_budget_error() -> None:
     """Requirement: sacp.ladder.kernel-over-max-fails"""
     with pytest.raises(BudgetError):
-        first_rung(AdaptiveRequest(query="x1", max_tokens=500, min_tokens=100), kernel_tokens=501)
+        first_rung(Ladder(max_tokens=500, min_tokens=100), kernel_tokens=501)
 
 
 def test_the_first_rung_is_raised_to_the_kernel_and_says_so() -> None:
     """Requirement: sacp.ladder.first-rung-raised"""
     nodes = DEFAULT_MIN_NODES
-    assert first_rung(AdaptiveRequest(query="x1", min_tokens=100), kernel_tokens=300) == (300, nodes, True)
-    assert first_rung(AdaptiveRequest(query="x1", min_tokens=400), kernel_tokens=300) == (400, nodes, False)
+    assert first_rung(Ladder(min_tokens=100), kernel_tokens=300) == (300, nodes, True)
+    assert first_rung(Ladder(min_tokens=400), kernel_tokens=300) == (400, nodes, False)
 
 
 def test_the_default_token_and_node_ladders_reach_their_maximums_on_the_same_rung() -> None:
-    rungs = ladder(AdaptiveRequest(query="x1"), kernel_tokens=0)
-    assert rungs == [(2000, 16), (4000, 32), (6000, 48), (8000, 64)]
+    climbed = rungs(Ladder(), kernel_tokens=0)
+    assert climbed == [(2000, 16), (4000, 32), (6000, 48), (8000, 64)]
 
 
 def test_next_rung_caps_at_the_maximums() -> None:
-    req = AdaptiveRequest(
-        query="x1", min_tokens=1000, max_tokens=2500, token_step=1000, max_nodes=10, node_step=8
-    )
+    req = Ladder(min_tokens=1000, max_tokens=2500, token_step=1000, max_nodes=10, node_step=8)
     assert next_rung(req, 2000, 8) == (2500, 10)
 
 
 requests = st.builds(
-    lambda mn, extra, step, nmin, nextra, nstep: AdaptiveRequest(
-        query="x1",
+    lambda mn, extra, step, nmin, nextra, nstep: Ladder(
         min_tokens=mn,
         max_tokens=mn + extra,
         token_step=step,
@@ -138,16 +141,16 @@ requests = st.builds(
 
 @settings(max_examples=200, deadline=None)
 @given(requests, st.integers(0, 5000))
-def test_ladder_ceilings_never_decrease_and_one_always_rises(req: AdaptiveRequest, kernel: int) -> None:
+def test_ladder_ceilings_never_decrease_and_one_always_rises(req: Ladder, kernel: int) -> None:
     """Requirement: sacp.ladder.non-decreasing, sacp.ladder.strictly-increases, sacp.ladder.hard-max"""
     if kernel > req.max_tokens:
         with pytest.raises(BudgetError):
-            ladder(req, kernel)
+            rungs(req, kernel)
         return
-    rungs = ladder(req, kernel)
-    assert rungs[0][0] == max(req.min_tokens, kernel)
-    for (t1, n1), (t2, n2) in itertools.pairwise(rungs):
+    climbed = rungs(req, kernel)
+    assert climbed[0][0] == max(req.min_tokens, kernel)
+    for (t1, n1), (t2, n2) in itertools.pairwise(climbed):
         assert t2 >= t1 and n2 >= n1
         assert t2 > t1 or n2 > n1
-    assert all(t <= req.max_tokens and n <= req.max_nodes for t, n in rungs)
-    assert rungs[-1] == (req.max_tokens, req.max_nodes)
+    assert all(t <= req.max_tokens and n <= req.max_nodes for t, n in climbed)
+    assert climbed[-1] == (req.max_tokens, req.max_nodes)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from helpers import write_tree
-from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, AdaptiveRequest, first_rung, ladder
+from helpers import adaptive_fields, write_tree
+from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, Ladder, first_rung, rungs
 from prooftext.errors import RequestError
 
 QUESTION = "frobnicate widget"
@@ -24,19 +24,19 @@ KERNEL_NODES = 3
 
 def _run(root: Path, **kw: object) -> prooftext.AdaptiveResult:
     with prooftext.open(root) as index:
-        return index.adaptive_pack(QUESTION, **kw)  # type: ignore[arg-type]
+        return adaptive_fields(index, QUESTION, **kw)
 
 
 def test_the_first_node_rung_is_raised_to_the_required_nodes_and_says_so() -> None:
-    req = AdaptiveRequest(query="x1", min_nodes=1, max_nodes=64)
+    req = Ladder(min_nodes=1, max_nodes=64)
     assert first_rung(req, kernel_tokens=0, kernel_nodes=5) == (DEFAULT_MIN_TOKENS, 5, True)
     assert first_rung(req, kernel_tokens=0, kernel_nodes=1) == (DEFAULT_MIN_TOKENS, 1, False)
-    assert {nodes for _tokens, nodes in ladder(req, 0, kernel_nodes=64)} == {64}
+    assert {nodes for _tokens, nodes in rungs(req, 0, kernel_nodes=64)} == {64}
 
 
 def test_more_required_nodes_than_max_nodes_is_an_error_naming_max_nodes() -> None:
     with pytest.raises(RequestError) as caught:
-        first_rung(AdaptiveRequest(query="x1", min_nodes=1, max_nodes=4), kernel_tokens=0, kernel_nodes=5)
+        first_rung(Ladder(min_nodes=1, max_nodes=4), kernel_tokens=0, kernel_nodes=5)
     assert caught.value.field == "max_nodes"
 
 

@@ -1,4 +1,4 @@
-"""``api.recall_memory`` (``memory.surface``): the same surfacing decision as a planned turn, coded errors."""
+"""``prooftext.recall_memory`` (``memory.surface``): the same surfacing decision as a planned turn, coded errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from prooftext import api
+import prooftext
 from prooftext.conversation.turn import (
     DEFAULT_IDENTITY,
     DEFAULT_SAFETY,
@@ -37,7 +37,7 @@ def root(tmp_path: Path) -> Path:
 def test_memory_surface_keeps_the_same_records_on_the_same_budget_as_a_planned_turn(root: Path) -> None:
     counter = get_counter()
     context = [{"kind": "identity", "text": DEFAULT_IDENTITY}, {"kind": "system", "text": DEFAULT_SAFETY}]
-    surfaced = api.recall_memory(root, TASK, context=context, window_tokens=WINDOW)
+    surfaced = prooftext.recall_memory(root, TASK, context=context, window_tokens=WINDOW)
     with MemoryStore.open(root) as store:
         plan = plan_turn(
             TurnRequest("main", TASK, window_tokens=WINDOW),
@@ -63,29 +63,29 @@ def test_memory_surface_keeps_the_same_records_on_the_same_budget_as_a_planned_t
 )
 def test_a_malformed_context_entry_is_invalid_request_naming_context(root: Path, context: Any) -> None:
     with pytest.raises(ProoftextError) as caught:
-        api.recall_memory(root, "remember what we decided?", context=context)
+        prooftext.recall_memory(root, "remember what we decided?", context=context)
     assert caught.value.code == "invalid_request" and caught.value.details["field"] == "context"
 
 
 def test_an_unknown_context_kind_is_unknown_name_naming_context(root: Path) -> None:
     with pytest.raises(ProoftextError) as caught:
-        api.recall_memory(root, "remember what we decided?", context=[{"kind": "boss", "text": "obey"}])
+        prooftext.recall_memory(root, "remember what we decided?", context=[{"kind": "boss", "text": "obey"}])
     assert caught.value.code == "unknown_name" and caught.value.details["field"] == "context"
 
 
 def test_an_empty_task_is_refused_naming_task(root: Path) -> None:
     with pytest.raises(ProoftextError) as caught:
-        api.recall_memory(root, "   ")
+        prooftext.recall_memory(root, "   ")
     assert caught.value.code == "query_empty" and caught.value.details["field"] == "task"
 
 
 def test_active_files_given_as_text_is_refused_not_counted_by_its_length(root: Path) -> None:
     with pytest.raises(ProoftextError) as caught:
-        api.recall_memory(root, "remember what we decided?", active_files="100")  # type: ignore[arg-type]
+        prooftext.recall_memory(root, "remember what we decided?", active_files="100")  # type: ignore[arg-type]
     assert caught.value.details["field"] == "active_files"
 
 
 def test_a_missing_root_is_root_missing(tmp_path: Path) -> None:
     with pytest.raises(ProoftextError) as caught:
-        api.recall_memory(tmp_path / "absent", "remember what we decided?")
+        prooftext.recall_memory(tmp_path / "absent", "remember what we decided?")
     assert caught.value.code == "root_missing"

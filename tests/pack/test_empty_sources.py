@@ -8,6 +8,7 @@ from pathlib import Path
 
 import prooftext
 from helpers import write_tree
+from prooftext import Query
 from prooftext.corpus.lines import LineText
 from prooftext.graph.extract import extract
 from prooftext.pack.sources import EMPTY_FILE_RANGE, ranges_fit
@@ -27,7 +28,7 @@ def test_the_graph_s_range_of_an_empty_file_is_the_range_quoting_accepts() -> No
 def test_a_required_empty_file_is_quoted_as_an_empty_excerpt_that_verifies(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "repo", FILES)
     with prooftext.open(root) as index:
-        packet = index.pack("backoff attempt", required=("pkg/__init__.py",))
+        packet = index.pack(Query("backoff attempt", required=("pkg/__init__.py",)))
         report = index.verify(json.loads(json.dumps(packet.to_dict())))
     first = packet.evidence[0]
     assert (first.path, first.start_line, first.end_line) == ("pkg/__init__.py", 1, 1)

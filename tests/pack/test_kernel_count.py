@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from helpers import write_tree
+from helpers import pack_fields, write_tree
+from prooftext import Ladder
 from prooftext.errors import BudgetError
 from prooftext.pack.packet import Compiler
 from prooftext.pack.render import FORMATS
@@ -40,9 +41,9 @@ def test_a_ceiling_of_exactly_the_kernel_compiles_and_one_less_reports_the_kerne
     with prooftext.open(root) as index:
         index.refresh()
         kernel = _kernel(index, fmt, tokenizer, required)
-        packet = index.pack(QUERY, max_tokens=kernel, **options)  # type: ignore[arg-type]
+        packet = pack_fields(index, QUERY, max_tokens=kernel, **options)
         with pytest.raises(BudgetError) as refused:
-            index.pack(QUERY, max_tokens=kernel - 1, **options)  # type: ignore[arg-type]
+            pack_fields(index, QUERY, max_tokens=kernel - 1, **options)
     assert [e.path for e in packet.evidence] == list(required)
     assert packet.prompt_tokens.count == kernel
     assert refused.value.details["needed"] == kernel
@@ -51,7 +52,9 @@ def test_a_ceiling_of_exactly_the_kernel_compiles_and_one_less_reports_the_kerne
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_an_adaptive_ladder_may_start_below_the_kernel_in_every_format(root: Path, fmt: str) -> None:
     with prooftext.open(root) as index:
-        result = index.adaptive_pack(QUERY, min_tokens=1, format=fmt, tokenizer="cl100k_base")
+        result = index.adaptive_pack(
+            Query(QUERY, tokenizer="cl100k_base"), ladder=Ladder(min_tokens=1), format=fmt
+        )
     first = result.rounds[0]
     assert first.raised_to_kernel and first.token_ceiling == result.kernel_tokens
     assert first.packet.prompt_tokens.count <= first.token_ceiling

@@ -9,6 +9,8 @@ import blake3
 import pytest
 
 import prooftext
+from helpers import pack_fields
+from prooftext import Query
 from prooftext.errors import SourceDriftError
 from prooftext.pack.verify import BIT_DIGEST, BIT_SOURCE
 from prooftext.tokens import get_counter
@@ -16,7 +18,7 @@ from prooftext.tokens import get_counter
 
 def _packet(root: Path, **kw: object) -> prooftext.Packet:
     with prooftext.open(root) as index:
-        return index.pack("separability_matrix of a compound model", **kw)  # type: ignore[arg-type]
+        return pack_fields(index, "separability_matrix of a compound model", **kw)
 
 
 def test_a_question_about_a_function_surfaces_its_definition_and_its_callers(sample_repo: Path) -> None:
@@ -96,7 +98,7 @@ def test_a_drifted_required_source_is_an_error(sample_repo: Path) -> None:
         index.refresh()
         (sample_repo / "util" / "strings.py").write_text("# changed\n")
         with pytest.raises(SourceDriftError):
-            index.pack("slugify", required=("util/strings.py",), refresh=False)
+            index.pack(Query("slugify", required=("util/strings.py",)), refresh=False)
 
 
 def test_verify_passes_an_untouched_packet_and_flags_tampering(sample_repo: Path) -> None:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prooftext
+from prooftext import Ladder
 from prooftext.adaptive import compile as compile_module
 from prooftext.pack import packet as packet_module
 from prooftext.pack.render import NONCE_PLACEHOLDER, Block, markdown_pieces, render
@@ -76,14 +77,16 @@ def test_adaptive_rounds_record_the_whole_prompts_count_and_match_plain_counting
     with prooftext.open(sample_repo) as index:
         index.refresh()
         piecewise = index.adaptive_pack(
-            "separability matrix of compound models", min_tokens=300, token_step=200
+            "separability matrix of compound models", ladder=Ladder(min_tokens=300, token_step=200)
         )
         counter = get_counter()
         assert len(piecewise.rounds) > 1
         assert all(counter.count(r.packet.prompt) == r.packet.prompt_tokens.count for r in piecewise.rounds)
         real = packet_module.Compiler
         monkeypatch.setattr(compile_module, "Compiler", lambda *a, **k: real(*a, **{**k, "additive": False}))
-        plain = index.adaptive_pack("separability matrix of compound models", min_tokens=300, token_step=200)
+        plain = index.adaptive_pack(
+            "separability matrix of compound models", ladder=Ladder(min_tokens=300, token_step=200)
+        )
     assert plain.to_dict() == piecewise.to_dict()
 
 
@@ -92,13 +95,13 @@ def test_a_block_is_counted_once_per_process_and_a_second_query_quoting_it_count
 ) -> None:
     question = "separability matrix of compound models"
     with prooftext.open(sample_repo) as index:
-        first = index.adaptive_pack(question, min_tokens=300, token_step=200)
+        first = index.adaptive_pack(question, ladder=Ladder(min_tokens=300, token_step=200))
         counted: list[str] = []
         counter = get_counter()
         real_count, real_many = counter.count, counter.count_many
         monkeypatch.setattr(counter, "count", lambda text: counted.append(text) or real_count(text))
         monkeypatch.setattr(counter, "count_many", lambda texts: counted.extend(texts) or real_many(texts))
-        second = index.adaptive_pack(question, min_tokens=300, token_step=200)
+        second = index.adaptive_pack(question, ladder=Ladder(min_tokens=300, token_step=200))
     assert second.to_dict() == first.to_dict()
     assert counted and not any("----- BEGIN EVIDENCE" in text for text in counted)
     assert all(counter.count(r.packet.prompt) == r.packet.prompt_tokens.count for r in second.rounds)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext
+from helpers import pack_fields
 from prooftext.pack.verify import (
     BIT_DIGEST,
     KIND_BASIS,
@@ -25,7 +26,7 @@ TRUNCATING_CEILING = 250
 
 def _saved(root: Path, **kw: Any) -> dict[str, Any]:
     with prooftext.open(root) as index:
-        packet: dict[str, Any] = json.loads(json.dumps(index.pack(QUERY, **kw).to_dict()))
+        packet: dict[str, Any] = json.loads(json.dumps(pack_fields(index, QUERY, **kw).to_dict()))
     assert verify_packet(packet, root).ok
     return packet
 

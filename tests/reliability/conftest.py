@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import prooftext
-from helpers import SAMPLE_FILES
+from helpers import SAMPLE_FILES, pack_fields
 from prooftext.cli import main
 
 Tree = dict[str, bytes | str]
@@ -154,7 +154,7 @@ def known_bug(reason: str) -> pytest.MarkDecorator:
 
 def packet_json(root: Path, query: str = "separability matrix", **kw: Any) -> dict[str, Any]:
     with prooftext.open(root) as index:
-        return index.pack(query, **kw).to_dict()
+        return pack_fields(index, query, **kw).to_dict()
 
 
 def error_code(out: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from prooftext import Query
 from prooftext.corpus import safeio
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.model import Exclusion, FileStat, SourceFile
@@ -108,7 +109,7 @@ def test_A05_A06_A07_A08_A09_bad_locators_are_errors_with_one_stable_code_in_the
     indexed: Path, cli: Cli, case: str, loc: str
 ) -> None:
     with prooftext.open(indexed) as index, pytest.raises(ProoftextError) as caught:
-        index.pack("separability matrix", required=(loc,))
+        index.pack(Query("separability matrix", required=(loc,)))
     api_code = caught.value.code
     status, out, err = cli("pack", "separability matrix", "--root", indexed, "--require", loc, "--json")
     assert status != 0 and "Traceback" not in err

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import pack_fields
 from prooftext.corpus import safeio
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.lines import count_lines
@@ -43,7 +44,7 @@ def _outcome(root: Path, rel: str, config: CorpusConfig | None = None) -> tuple[
 
 def _pack(root: Path, query: str, **kw: Any) -> prooftext.Packet:
     with prooftext.open(root) as index:
-        return index.pack(query, **kw)
+        return pack_fields(index, query, **kw)
 
 
 def test_B01_a_nul_in_the_first_8000_bytes_is_binary(make_tree: MakeTree) -> None:

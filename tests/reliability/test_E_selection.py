@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import pack_fields
+from prooftext import Ladder, Query
 from prooftext.errors import ProoftextError
 from prooftext.select.query import MAX_QUERY_CHARS
 
@@ -17,7 +19,7 @@ from .conftest import Cli, Figure, MakeTree, error_code, run_python_parallel, wr
 
 def _pack_error(root: Path, query: str, **kw: Any) -> str:
     with prooftext.open(root) as index, pytest.raises(ProoftextError) as caught:
-        index.pack(query, **kw)
+        pack_fields(index, query, **kw)
     return caught.value.code
 
 
@@ -34,9 +36,9 @@ def test_E02_a_stop_word_query_never_selects_the_whole_corpus(indexed: Path) -> 
             with pytest.raises(ProoftextError) as caught:
                 compile_("the of and a")
             assert caught.value.code == "query_empty"
-        required = index.pack("the of and a", required=("modeling/__init__.py",))
+        required = index.pack(Query("the of and a", required=("modeling/__init__.py",)))
         with pytest.raises(ProoftextError) as seeded:  # a seed weighs what a search finds; it finds nothing
-            index.pack("the of and a", path_seeds=("modeling/__init__.py",))
+            index.pack(Query("the of and a", path_seeds=("modeling/__init__.py",)))
     assert [e.path for e in required.evidence] == ["modeling/__init__.py"]
     assert seeded.value.code == "query_empty"
 
@@ -46,8 +48,10 @@ def test_E03_a_query_past_the_length_limit_is_rejected_and_one_at_the_limit_is_b
     assert _pack_error(indexed, " ".join(words)) == "value_out_of_range"
     at_limit = " ".join(words)[: MAX_QUERY_CHARS - 40] + " separability matrix"
     with prooftext.open(indexed) as index:
-        packet = index.pack(at_limit, max_tokens=60_000)
-        result = index.adaptive_pack(at_limit, max_tokens=60_000, min_tokens=50_000, token_step=10_000)
+        packet = index.pack(Query(at_limit, max_tokens=60_000))
+        result = index.adaptive_pack(
+            at_limit, ladder=Ladder(max_tokens=60_000, min_tokens=50_000, token_step=10_000)
+        )
     assert packet.prompt_tokens.count <= 60_000
     assert result.stop_reason in {"candidate_exhausted", "hard_limit_reached", "estimated_sufficient"}
 
@@ -186,7 +190,7 @@ def test_E10_contradicting_sources_in_a_packet_are_both_or_neither(make_tree: Ma
     with prooftext.open(root) as index:
         for budget in (150, 200, 260, 400, 4000):
             try:
-                packet = index.pack("retry policy write", max_tokens=budget)
+                packet = index.pack(Query("retry policy write", max_tokens=budget))
             except ProoftextError as exc:  # a budget below the header is an error, never one side alone
                 assert exc.code in {"budget_exceeded", "invalid_request"}
                 continue
@@ -220,10 +224,12 @@ def test_E12_ties_break_stably_100_runs_give_one_selection(make_tree: MakeTree, 
     with prooftext.open(root) as index:
         index.refresh()
         ids = {
-            json.dumps(index.pack("tie_marker", max_tokens=300, refresh=False).to_dict(), sort_keys=True)
+            json.dumps(
+                index.pack(Query("tie_marker", max_tokens=300), refresh=False).to_dict(), sort_keys=True
+            )
             for _ in range(100)
         }
-        evidence = index.pack("tie_marker", max_tokens=300, refresh=False).evidence
+        evidence = index.pack(Query("tie_marker", max_tokens=300), refresh=False).evidence
     figure("determinism_runs", 100)
     figure("determinism_distinct", len(ids))
     assert len(ids) == 1
@@ -252,7 +258,7 @@ def test_E14_a_strongly_matching_secret_labelled_source_is_excluded_by_clearance
         }
     )
     with prooftext.open(root) as index:
-        result = index.adaptive_pack("payroll_marker salaries", min_evidence=1)
+        result = index.adaptive_pack("payroll_marker salaries", ladder=Ladder(min_evidence=1))
     data = result.to_dict()
     assert "salaries of every employee" not in result.prompt
     assert any(
@@ -268,7 +274,8 @@ from prooftext.corpus import build_manifest
 from prooftext.corpus.scan import scan
 with prooftext.open(sys.argv[1]) as index:
     packet = index.pack("separability matrix of a compound model").to_dict()
-    adaptive = index.adaptive_pack("separability matrix compound model", min_tokens=300, token_step=300).to_dict()
+    ladder = prooftext.Ladder(min_tokens=300, token_step=300)
+    adaptive = index.adaptive_pack("separability matrix compound model", ladder=ladder).to_dict()
 result = scan(sys.argv[1])
 manifest = build_manifest(result.sources, result.excluded, result.candidate)
 print(json.dumps([packet, adaptive, manifest["artifact_id"]], sort_keys=True))

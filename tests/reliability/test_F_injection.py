@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from prooftext import Ladder, Query
 from prooftext.corpus.scan import scan
 from prooftext.depth import HISTORY_CAP, OUTPUT_BUDGET, Tier, classify_detailed
 from prooftext.pack.injection import flags, instruction_signals
@@ -165,18 +166,20 @@ def _projection(root: Path) -> dict[str, Any]:
     with prooftext.open(root) as index:
         adaptive = index.adaptive_pack(
             QUERY,
-            min_tokens=300,
-            max_tokens=1500,
-            token_step=300,
-            min_nodes=2,
-            max_nodes=8,
-            node_step=2,
-            min_coverage_bps=10_000,
-            min_evidence=8,
+            ladder=Ladder(
+                min_tokens=300,
+                max_tokens=1500,
+                token_step=300,
+                min_nodes=2,
+                max_nodes=8,
+                node_step=2,
+                min_coverage_bps=10_000,
+                min_evidence=8,
+            ),
         ).to_dict()
         out["rank"] = index.search(QUERY, limit=50)
         packs = {
-            budget: index.pack(QUERY, max_tokens=budget, refresh=False).to_dict()
+            budget: index.pack(Query(QUERY, max_tokens=budget), refresh=False).to_dict()
             for budget in (250, 450, 900)
         }
     for key in (
@@ -329,13 +332,13 @@ def test_F09_an_injection_asking_to_read_outside_the_root_or_raise_the_budget_ch
     )
     root = write_tree(tmp_path / "repo", {**CORPUS, HOST: _host_text(demand)})
     with prooftext.open(root) as index:
-        result = index.adaptive_pack(QUERY, max_tokens=1200, min_tokens=400, token_step=400)
+        result = index.adaptive_pack(QUERY, ladder=Ladder(max_tokens=1200, min_tokens=400, token_step=400))
     data = json.dumps(result.to_dict())
     figure("secret_leaks", data.count(env_value))
     assert env_value not in data and "root:x:0:0" not in data
     assert all(not e.path.startswith(("..", "/")) for r in result.rounds for e in r.packet.evidence)
     assert max(r.token_ceiling for r in result.rounds) <= 1200
-    assert result.request.max_tokens == 1200 and result.request.max_nodes == 64
+    assert result.ladder.max_tokens == 1200 and result.ladder.max_nodes == 64
 
 
 def test_F10_injection_text_in_a_file_name_is_escaped_inside_the_label(make_tree: MakeTree) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
+from prooftext import Ladder
 from prooftext.corpus import build_manifest, secrets
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.model import REASON_SECRET
@@ -124,7 +125,7 @@ def _streams(root: Path, cli: Cli, tmp_path: Path, caplog: pytest.LogCaptureFixt
         out["verify"] = stdout + stderr
         with prooftext.open(root) as index:
             packet = index.pack(QUERY)
-            result = index.adaptive_pack(QUERY, max_tokens=4000)
+            result = index.adaptive_pack(QUERY, ladder=Ladder(max_tokens=4000))
             out["api"] = json.dumps([packet.to_dict(), result.to_dict(), index.search(QUERY)])
         for i, reply in enumerate(_rpc_responses(root, QUERY)):
             out[f"rpc-{i}"] = reply.decode("utf-8")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import prooftext
-from prooftext import tokens
+from prooftext import Query, tokens
 from prooftext.conversation import Pipeline, make_item
 from prooftext.conversation.turn import TurnRequest, TurnSources, plan_turn
 from prooftext.errors import ProoftextError, TokenizerError
@@ -116,4 +116,4 @@ def test_H04_an_unavailable_tokenizer_is_an_error_never_an_estimate(
     with pytest.raises(TokenizerError):
         get_counter("cl100k_base")
     with prooftext.open(indexed) as index, pytest.raises(TokenizerError):
-        index.pack("separability matrix", tokenizer="cl100k_base")
+        index.pack(Query("separability matrix", tokenizer="cl100k_base"))

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prooftext import canonical
-from prooftext.adaptive.ladder import AdaptiveRequest, first_rung, ladder
+from prooftext.adaptive.ladder import Ladder, first_rung, rungs
 from prooftext.corpus import secrets
 from prooftext.corpus.model import REASON_PATH
 from prooftext.corpus.safeio import Refusal, name_problem, split_portable
@@ -103,13 +103,12 @@ def test_A00_the_locator_parser_accepts_only_portable_paths(path: str) -> None:
 
 
 @st.composite
-def requests(draw: st.DrawFn) -> tuple[AdaptiveRequest, int]:
+def requests(draw: st.DrawFn) -> tuple[Ladder, int]:
     max_tokens = draw(st.integers(1, 50_000))
     min_tokens = draw(st.integers(1, max_tokens))
     max_nodes = draw(st.integers(1, 200))
     min_nodes = draw(st.integers(1, max_nodes))
-    req = AdaptiveRequest(
-        query="ladder property",
+    req = Ladder(
         min_tokens=min_tokens,
         max_tokens=max_tokens,
         token_step=draw(st.integers(1, 20_000)),
@@ -124,23 +123,23 @@ def requests(draw: st.DrawFn) -> tuple[AdaptiveRequest, int]:
 @PROPERTY
 @given(requests())
 def test_E00_the_ladder_rises_monotonically_to_the_hard_limit_and_never_past_it(
-    case: tuple[AdaptiveRequest, int],
+    case: tuple[Ladder, int],
 ) -> None:
     req, kernel = case
     if kernel > req.max_tokens:
         with pytest.raises(BudgetError):
             first_rung(req, kernel)
         return
-    rungs = ladder(req, kernel)
-    assert rungs[0][0] >= kernel and rungs[0][0] >= req.min_tokens
-    assert rungs[-1] == (req.max_tokens, req.max_nodes)
-    for (t0, n0), (t1, n1) in itertools.pairwise(rungs):
+    climbed = rungs(req, kernel)
+    assert climbed[0][0] >= kernel and climbed[0][0] >= req.min_tokens
+    assert climbed[-1] == (req.max_tokens, req.max_nodes)
+    for (t0, n0), (t1, n1) in itertools.pairwise(climbed):
         assert t0 <= t1 <= req.max_tokens and n0 <= n1 <= req.max_nodes and (t0, n0) != (t1, n1)
     steps = max(
-        -(-(req.max_tokens - rungs[0][0]) // req.token_step),
+        -(-(req.max_tokens - climbed[0][0]) // req.token_step),
         -(-(req.max_nodes - req.min_nodes) // req.node_step),
     )
-    assert len(rungs) <= steps + 1
+    assert len(climbed) <= steps + 1
 
 
 def _candidate(i: int, lines: int, sensitivity: str, start: int = 1) -> Candidate:

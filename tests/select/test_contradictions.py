@@ -8,6 +8,7 @@ import pytest
 
 import prooftext
 from helpers import write_tree
+from prooftext import Query
 from prooftext.errors import BudgetError
 
 DOCS = {
@@ -33,7 +34,7 @@ def test_selecting_one_side_brings_the_other_side_whole(repo: Path) -> None:
 
 def test_a_component_that_does_not_fit_is_excluded_as_a_unit(repo: Path) -> None:
     with prooftext.open(repo) as index:
-        packet = index.pack("retention logs kept 30 days", max_tokens=260)
+        packet = index.pack(Query("retention logs kept 30 days", max_tokens=260))
     assert not {"docs/retention.md", "docs/policy.md"} & {e.path for e in packet.evidence}
     reasons = {e["path"]: e["reason"] for e in packet.excluded if e["path"].startswith("docs/")}
     assert reasons == {
@@ -45,7 +46,7 @@ def test_a_component_that_does_not_fit_is_excluded_as_a_unit(repo: Path) -> None
 
 def test_a_required_member_makes_the_whole_component_required(repo: Path) -> None:
     with prooftext.open(repo) as index:
-        packet = index.pack("rotate", required=("docs/retention.md",))
+        packet = index.pack(Query("rotate", required=("docs/retention.md",)))
         assert [e.reason for e in packet.evidence[:2]] == ["required", "contradicts docs/retention.md"]
         with pytest.raises(BudgetError):
-            index.pack("rotate", required=("docs/retention.md",), max_tokens=300)
+            index.pack(Query("rotate", required=("docs/retention.md",), max_tokens=300))

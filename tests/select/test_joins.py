@@ -135,6 +135,6 @@ def test_joined_excerpts_verify_in_every_format_and_unit(tmp_path: Path, fmt: st
     root.mkdir()
     (root / "widgets.py").write_text(JOINED_SOURCE, encoding="utf-8")
     with prooftext.open(root) as index:
-        packet = index.pack("alpha_widget beta_widget", format=fmt, unit=unit)
+        packet = index.pack(Query("alpha_widget beta_widget", unit=unit), format=fmt)
         assert index.verify(packet.to_dict()).status == 0
     assert [(e.start_line, e.end_line, len(e.joined)) for e in packet.evidence] == [(1, 5, 1)]

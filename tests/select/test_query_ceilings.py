@@ -34,5 +34,5 @@ def test_allow_truncated_other_than_a_boolean_is_refused_naming_the_field(value:
 
 def test_index_pack_refuses_a_string_allow_truncated(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as caught:
-        index.pack("separability_matrix", allow_truncated="no")  # type: ignore[arg-type]
+        index.pack(Query("separability_matrix", allow_truncated="no"))  # type: ignore[arg-type]
     assert caught.value.field == "allow_truncated"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import prooftext
+from prooftext import Query
 from prooftext.select.policy import DEFAULT_POLICY
 
 TIED_FILES = DEFAULT_POLICY.fts_limit + 40
@@ -17,7 +18,7 @@ def _ranking(root: Path) -> tuple[list[object], str]:
     with prooftext.open(root) as index:
         index.refresh()
         ranked = [c["node_id"] for c in index.search("frobnicator widget", limit=TIED_FILES * 2)]
-        return ranked, index.pack("frobnicator widget", max_tokens=1500).prompt
+        return ranked, index.pack(Query("frobnicator widget", max_tokens=1500)).prompt
 
 
 def test_an_incremental_refresh_and_a_rebuild_give_the_same_packet_when_scores_tie(tmp_path: Path) -> None:

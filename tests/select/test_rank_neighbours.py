@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import prooftext
 from helpers import ranked_hits
+from prooftext import Query
 from prooftext.select import expand
 from prooftext.select.policy import DEFAULT_POLICY
 from under_policy import ranked_under
@@ -107,7 +108,7 @@ def test_without_neighbour_files_no_neighbour_is_offered(repo: Path) -> None:
 
 def test_the_packet_quotes_a_neighbour_and_the_trace_records_its_knobs(repo: Path) -> None:
     with prooftext.open(repo) as index:
-        packet = index.pack(ISSUE, max_tokens=4000)
+        packet = index.pack(Query(ISSUE, max_tokens=4000))
     recorded = packet.trace["ranking"]["policy"]
     assert recorded["neighbour_files"] == DEFAULT_POLICY.neighbour_files
     assert recorded["neighbour_nodes"] == DEFAULT_POLICY.neighbour_nodes

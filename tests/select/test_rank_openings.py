@@ -11,6 +11,7 @@ import pytest
 
 import prooftext
 from helpers import ranked_hits
+from prooftext import Query
 from prooftext.select import expand
 from prooftext.select.policy import DEFAULT_POLICY
 from under_policy import packed_under, ranked_under
@@ -93,7 +94,7 @@ def test_a_file_that_starts_with_a_definition_and_a_document_offer_none(repo: Pa
 
 def test_the_packet_quotes_the_opening_whose_lines_hold_no_query_word(repo: Path) -> None:
     with prooftext.open(repo) as index:
-        packet = index.pack(ISSUE, max_tokens=4000)
+        packet = index.pack(Query(ISSUE, max_tokens=4000))
     ranges = {(e.path, e.start_line, e.end_line) for e in packet.evidence}
     assert any(path == "codec.py" and start == 1 for path, start, _ in ranges)
     recorded = packet.trace["ranking"]["policy"]

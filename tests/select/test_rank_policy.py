@@ -11,12 +11,9 @@ import pytest
 
 import prooftext
 from prooftext import canonical
-from prooftext.adaptive.compile import AdaptiveResult, adaptive_compile
-from prooftext.adaptive.ladder import AdaptiveRequest
+from prooftext.adaptive.compile import AdaptiveResult
 from prooftext.errors import RangeError, RequestError
-from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
-from prooftext.select.query import Query
 from under_policy import packed_under
 
 DEFAULT_SNAPSHOT: dict[str, Any] = {
@@ -180,6 +177,5 @@ def test_the_adaptive_ladder_ranks_under_the_policy_it_is_given(repo: Path) -> N
 
 
 def _adaptive(repo: Path, policy: RankingPolicy) -> AdaptiveResult:
-    with prooftext.open(repo) as index:
-        req = AdaptiveRequest(query=ISSUE)
-        return adaptive_compile(index.conn, index.root, req, Query(text=ISSUE), DEFAULT_FORMAT, policy=policy)
+    with prooftext.open(repo, ranking=policy) as index:
+        return index.adaptive_pack(ISSUE, refresh=False)

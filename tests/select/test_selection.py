@@ -19,38 +19,38 @@ from prooftext.select.selector import (
 
 def test_required_paths_come_first_even_without_lexical_evidence(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
-        packet = index.pack("separability_matrix", required=("util/strings.py",))
+        packet = index.pack(Query("separability_matrix", required=("util/strings.py",)))
     assert packet.evidence[0].path == "util/strings.py"
     assert packet.evidence[0].reason == "required"
 
 
 def test_required_evidence_above_the_ceiling_is_a_budget_error(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(BudgetError):
-        index.pack("separability", required=("modeling/separable.py",), max_tokens=120)
+        index.pack(Query("separability", required=("modeling/separable.py",), max_tokens=120))
 
 
 def test_a_ceiling_below_the_header_and_query_is_a_budget_error_that_blames_no_required_evidence(
     sample_repo: Path,
 ) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(BudgetError) as caught:
-        index.pack("separability", max_tokens=20)
+        index.pack(Query("separability", max_tokens=20))
     assert caught.value.message.startswith("the packet's header, query and required evidence need ")
     assert caught.value.details["needed"] > caught.value.details["ceiling"] == 20
 
 
 def test_a_required_path_outside_the_root_is_refused(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(PathOutsideRootError):
-        index.pack("x", required=("../etc/passwd",))
+        index.pack(Query("x", required=("../etc/passwd",)))
 
 
 def test_a_required_path_absent_from_the_index_is_refused(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(SourceMissingError):
-        index.pack("x", required=("nope.py",))
+        index.pack(Query("x", required=("nope.py",)))
 
 
 def test_path_seeds_rank_a_file_higher_but_never_add_an_unindexed_one(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
-        seeded = index.pack("lowercase words", path_seeds=("util/strings.py", "ghost.py"))
+        seeded = index.pack(Query("lowercase words", path_seeds=("util/strings.py", "ghost.py")))
     assert seeded.evidence[0].path == "util/strings.py"
     assert all(e.path != "ghost.py" for e in seeded.evidence)
 
@@ -58,7 +58,7 @@ def test_path_seeds_rank_a_file_higher_but_never_add_an_unindexed_one(sample_rep
 def test_a_seed_that_names_no_indexed_file_is_listed_with_its_reason(sample_repo: Path) -> None:
     seeds = ("util/strings.py", "ghost.py", "../../etc/passwd", "ghost.py")
     with prooftext.open(sample_repo) as index:
-        ranking = index.pack("lowercase words", path_seeds=seeds).trace["ranking"]
+        ranking = index.pack(Query("lowercase words", path_seeds=seeds)).trace["ranking"]
     assert ranking["unused_seeds"] == [
         {"path": "ghost.py", "reason": "not_indexed"},
         {"path": "../../etc/passwd", "reason": "not_indexed"},
@@ -67,7 +67,7 @@ def test_a_seed_that_names_no_indexed_file_is_listed_with_its_reason(sample_repo
 
 def test_the_node_ceiling_is_respected_and_omissions_are_recorded(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
-        packet = index.pack("separability matrix compound model", max_nodes=1)
+        packet = index.pack(Query("separability matrix compound model", max_nodes=1))
     assert len(packet.evidence) == 1
     assert packet.omitted >= 1
     assert any(e["reason"] == "node_ceiling" for e in packet.excluded)
@@ -162,7 +162,7 @@ def test_the_subject_line_keeps_its_words_searched_among_many_rarer_tokens(tmp_p
     with prooftext.open(root) as index:
         index.refresh()
         hits = index.search(query, limit=200)
-        packet = index.pack(query, max_tokens=400)
+        packet = index.pack(Query(query, max_tokens=400))
     subject_hits = [h for h in hits if h["components"].get("node_subject")]
     assert subject_hits and subject_hits[0]["qualname"] == "strange_indexing"
     assert packet.trace["ranking"]["subject_terms"] == ["strange", "indexing", "behaviour", "matrix"]
@@ -177,7 +177,7 @@ def test_candidates_ranked_below_the_window_are_recorded_never_dropped(tmp_path:
     with prooftext.open(root) as index:
         index.refresh()
         ranked = index.search("sprocket widget", limit=1000)
-        packet = index.pack("sprocket widget", max_tokens=2000)
+        packet = index.pack(Query("sprocket widget", max_tokens=2000))
     window = ranked_window(packet.query)
     assert window == MIN_RANKED_CANDIDATES and len(ranked) > window
     cut = [e for e in packet.excluded if e["reason"] == REASON_RANK_CUTOFF]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from prooftext import Ladder, Query
 from prooftext.adaptive import ladder
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.depth.policy import Mode
@@ -64,16 +65,26 @@ def _param(method: str, name: str) -> dict[str, Any]:
 
 
 def test_schema_defaults_are_the_python_defaults() -> None:
-    signature = inspect.signature(Index.adaptive_pack).parameters
-    for name in ("min_tokens", "max_tokens", "token_step", "min_nodes", "max_nodes", "node_step"):
-        assert _param("context.adaptive", name)["default"] == signature[name].default
-    assert _param("context.adaptive", "min_coverage_bps")["default"] == ladder.DEFAULT_MIN_COVERAGE_BPS
-    assert _param("context.adaptive", "min_evidence")["default"] == ladder.DEFAULT_MIN_EVIDENCE
-    assert _param("context.adaptive", "min_top_files")["default"] == ladder.DEFAULT_MIN_TOP_FILES
+    ladder_defaults, query_defaults = Ladder(), Query("")
+    for name in (
+        "min_tokens",
+        "max_tokens",
+        "token_step",
+        "min_nodes",
+        "max_nodes",
+        "node_step",
+        "min_coverage_bps",
+        "min_evidence",
+        "min_top_files",
+    ):
+        assert _param("context.adaptive", name)["default"] == getattr(ladder_defaults, name)
     assert _param("context.adaptive", "min_top_files")["maximum"] == ladder.MAX_TOP_FILES
-    pack = inspect.signature(Index.pack).parameters
-    for name in ("max_tokens", "max_nodes", "max_depth", "clearance", "tokenizer", "format", "unit"):
-        assert _param("context.pack", name)["default"] == pack[name].default
+    for name in ("max_tokens", "max_nodes", "max_depth", "clearance", "tokenizer", "unit"):
+        assert _param("context.pack", name)["default"] == getattr(query_defaults, name)
+    assert (
+        _param("context.pack", "format")["default"]
+        == inspect.signature(Index.pack).parameters["format"].default
+    )
 
 
 def test_schema_enumerations_are_the_python_ones() -> None:

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.adaptive.estimator import BPS, Estimate, Thresholds, describe, estimate
-from prooftext.adaptive.ladder import AdaptiveRequest, at_hard_limit, first_rung, next_rung, validate_request
+from prooftext.adaptive.ladder import (
+    Ladder,
+    at_hard_limit,
+    first_rung,
+    next_rung,
+    validate_ladder,
+    validate_query_text,
+)
 from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
@@ -64,7 +71,7 @@ class Round:
 
 @dataclass
 class AdaptiveResult:
-    request: AdaptiveRequest
+    ladder: Ladder
     query: Query
     thresholds: Thresholds
     rounds: list[Round]
@@ -89,7 +96,7 @@ class AdaptiveResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA_ID,
-            "request": self.request.to_dict(),
+            "request": {"query": self.query.text, **self.ladder.to_dict()},
             "query": self.query.to_dict(),
             "estimator": describe(self.thresholds),
             "kernel_tokens": self.kernel_tokens,
@@ -140,48 +147,45 @@ def _exhausted(packet: Packet) -> bool:
     return packet.omitted == 0 and packet.truncated_count == 0
 
 
-def _stop(req: AdaptiveRequest, rnd: Round) -> str | None:
+def _stop(ladder: Ladder, rnd: Round) -> str | None:
     """Requirement: sacp.stop.exactly-one, sacp.stop.first-passing-round"""
     if rnd.estimate.estimated_sufficient:
         return STOP_SUFFICIENT
     if _exhausted(rnd.packet):
         return STOP_EXHAUSTED
-    if at_hard_limit(req, rnd.token_ceiling, rnd.node_ceiling):
+    if at_hard_limit(ladder, rnd.token_ceiling, rnd.node_ceiling):
         return STOP_HARD_LIMIT
     return None
 
 
-def _ladder_query(req: AdaptiveRequest, base: Query) -> Query:
-    """The query every rung compiles: ``base`` with ``req``'s text, hard limits and truncation rule."""
+def _ladder_query(ladder: Ladder, base: Query) -> Query:
+    """The query every rung compiles: ``base`` with the ladder's hard limits and truncation rule."""
     return replace(
-        base,
-        text=req.query,
-        max_tokens=req.max_tokens,
-        max_nodes=req.max_nodes,
-        allow_truncated=req.allow_truncated,
+        base, max_tokens=ladder.max_tokens, max_nodes=ladder.max_nodes, allow_truncated=ladder.allow_truncated
     )
 
 
 def adaptive_compile(
     conn: sqlite3.Connection,
     root: Path,
-    req: AdaptiveRequest,
     base: Query,
+    ladder: Ladder,
     fmt: str,
     on_round: RoundCallback | None = None,
     policy: RankingPolicy = DEFAULT_POLICY,
 ) -> AdaptiveResult:
-    """Run the ladder for ``req`` over the index behind ``conn``, ranked under ``policy``; ``base`` carries
-    the other query fields."""
-    validate_request(req)
+    """Climb ``ladder`` for ``base`` (its text, tokenizer, required sources, seeds and clearance; the ladder
+    sets each rung's ceilings) over the index behind ``conn``, ranked under ``policy``."""
+    validate_query_text(base.text)
+    validate_ladder(ladder)
     thresholds = Thresholds(
-        req.min_coverage_bps, req.min_evidence, not req.allow_truncated, req.min_top_files
+        ladder.min_coverage_bps, ladder.min_evidence, not ladder.allow_truncated, ladder.min_top_files
     )
-    query = _ladder_query(req, base)
+    query = _ladder_query(ladder, base)
     compiler = Compiler(conn, root, query, fmt, additive=True, policy=policy)
     kernel = compiler.kernel_cost()
     best = top_files(compiler.optional, thresholds)
-    tokens, nodes, raised = first_rung(req, kernel, len(compiler.required))
+    tokens, nodes, raised = first_rung(ladder, kernel, len(compiler.required))
     rounds: list[Round] = []
     seen: set[str] = set()
     memo: dict[str, frozenset[str]] = {}
@@ -190,7 +194,7 @@ def adaptive_compile(
         # A node quoted in two parts (a function's head and its tail) is one node of evidence.
         ids = list(dict.fromkeys(i for e in packet.evidence for i in e.node_ids))
         est = estimate(
-            req.query,
+            query.text,
             packet.evidence_texts,
             packet.truncated_count,
             thresholds,
@@ -211,8 +215,8 @@ def adaptive_compile(
         rounds.append(rnd)
         if on_round is not None:
             on_round(rnd.number, rnd.to_dict())
-        reason = _stop(req, rnd)
+        reason = _stop(ladder, rnd)
         if reason is not None:
             selected = rnd.number
-            return AdaptiveResult(req, query, thresholds, rounds, reason, selected, kernel)
-        tokens, nodes = next_rung(req, tokens, nodes)
+            return AdaptiveResult(ladder, query, thresholds, rounds, reason, selected, kernel)
+        tokens, nodes = next_rung(ladder, tokens, nodes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from prooftext.corpus.lines import require_utf8
@@ -36,8 +36,10 @@ BPS_MAX = 10_000
 
 
 @dataclass(frozen=True)
-class AdaptiveRequest:
-    query: str
+class Ladder:
+    """SACP's ladder (§3-§4) and its estimator's thresholds: the first rung's token and node ceilings, each
+    step, the hard maxima, and when a round's packet is estimated sufficient. ``Ladder()`` is the default."""
+
     min_tokens: int = DEFAULT_MIN_TOKENS
     max_tokens: int = DEFAULT_MAX_TOKENS
     token_step: int = DEFAULT_TOKEN_STEP
@@ -45,14 +47,13 @@ class AdaptiveRequest:
     max_nodes: int = DEFAULT_MAX_NODES
     node_step: int = DEFAULT_NODE_STEP
     min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS
+    """Basis points (1/100 of a percent) of the query's words the excerpts must hold."""
     min_evidence: int = DEFAULT_MIN_EVIDENCE
     min_top_files: int = DEFAULT_MIN_TOP_FILES
     allow_truncated: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "query": self.query,
             "min_tokens": self.min_tokens,
             "max_tokens": self.max_tokens,
             "token_step": self.token_step,
@@ -66,6 +67,9 @@ class AdaptiveRequest:
         }
 
 
+DEFAULT_LADDER = Ladder()
+
+
 def _positive(name: str, value: object, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RequestError(f"{name} must be an integer", field=name)
@@ -74,85 +78,93 @@ def _positive(name: str, value: object, high: int) -> int:
     return value
 
 
-def validate_request(req: AdaptiveRequest) -> AdaptiveRequest:
+def validate_query_text(text: object) -> str:
+    """SACP §3: a query of at most :data:`MAX_QUERY_CHARS` characters with a searchable term.
+
+    Requirement: sacp.request.validated
+    """
+    if not isinstance(text, str) or len(text) > MAX_QUERY_CHARS:
+        raise RequestError(f"query must be a string of at most {MAX_QUERY_CHARS} characters", field="query")
+    require_utf8(text)
+    if not lexical_terms(text):
+        raise EmptyQueryError(
+            "query must contain at least one searchable term (not only stop words)", field="query"
+        )
+    return text
+
+
+def validate_ladder(ladder: Ladder) -> Ladder:
     """SACP §3: every declared input checked, each failure naming its field.
 
     Requirement: sacp.request.validated
     """
-    if not isinstance(req.query, str) or len(req.query) > MAX_QUERY_CHARS:
-        raise RequestError(f"query must be a string of at most {MAX_QUERY_CHARS} characters", field="query")
-    require_utf8(req.query)
-    if not lexical_terms(req.query):
-        raise EmptyQueryError(
-            "query must contain at least one searchable term (not only stop words)", field="query"
-        )
-    _positive("min_tokens", req.min_tokens, MAX_TOKENS)
-    _positive("max_tokens", req.max_tokens, MAX_TOKENS)
-    _positive("token_step", req.token_step, MAX_TOKENS)
-    _positive("min_nodes", req.min_nodes, MAX_NODE_CEILING)
-    _positive("max_nodes", req.max_nodes, MAX_NODE_CEILING)
-    _positive("node_step", req.node_step, MAX_NODE_CEILING)
-    _positive("min_evidence", req.min_evidence, MAX_NODE_CEILING)
-    if req.min_tokens > req.max_tokens:
+    _positive("min_tokens", ladder.min_tokens, MAX_TOKENS)
+    _positive("max_tokens", ladder.max_tokens, MAX_TOKENS)
+    _positive("token_step", ladder.token_step, MAX_TOKENS)
+    _positive("min_nodes", ladder.min_nodes, MAX_NODE_CEILING)
+    _positive("max_nodes", ladder.max_nodes, MAX_NODE_CEILING)
+    _positive("node_step", ladder.node_step, MAX_NODE_CEILING)
+    _positive("min_evidence", ladder.min_evidence, MAX_NODE_CEILING)
+    if ladder.min_tokens > ladder.max_tokens:
         raise RangeError("min_tokens must not exceed max_tokens", field="min_tokens")
-    if req.min_nodes > req.max_nodes:
+    if ladder.min_nodes > ladder.max_nodes:
         raise RangeError("min_nodes must not exceed max_nodes", field="min_nodes")
-    if req.min_evidence > req.max_nodes:
+    if ladder.min_evidence > ladder.max_nodes:
         raise RangeError("min_evidence must not exceed max_nodes", field="min_evidence")
-    cov = req.min_coverage_bps
+    cov = ladder.min_coverage_bps
     if isinstance(cov, bool) or not isinstance(cov, int) or not 0 <= cov <= BPS_MAX:
         raise RangeError(
             f"min_coverage_bps must be an integer from 0 through {BPS_MAX}", field="min_coverage_bps"
         )
-    top = req.min_top_files
+    top = ladder.min_top_files
     if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= MAX_TOP_FILES:
         raise RangeError(
             f"min_top_files must be an integer from 0 through {MAX_TOP_FILES}", field="min_top_files"
         )
-    if not isinstance(req.allow_truncated, bool):
+    if not isinstance(ladder.allow_truncated, bool):
         raise RequestError("allow_truncated must be a boolean", field="allow_truncated")
-    return req
+    return ladder
 
 
-def first_rung(req: AdaptiveRequest, kernel_tokens: int, kernel_nodes: int = 0) -> tuple[int, int, bool]:
+def first_rung(ladder: Ladder, kernel_tokens: int, kernel_nodes: int = 0) -> tuple[int, int, bool]:
     """``(T_0, N_0, raised)``: the first rung, raised to the kernel when needed, in both ceilings: its tokens
     (header and required evidence) and its nodes (``kernel_nodes``, every node the selector requires, the
     contradiction partners of a required file included). A kernel above a maximum fails, naming it.
 
     Requirement: sacp.ladder.kernel-over-max-fails, sacp.ladder.first-rung-raised
     """
-    if kernel_tokens > req.max_tokens:
+    if kernel_tokens > ladder.max_tokens:
         raise BudgetError(
-            f"the minimum context kernel needs {kernel_tokens} tokens, above max_tokens {req.max_tokens}",
+            f"the minimum context kernel needs {kernel_tokens} tokens, above max_tokens {ladder.max_tokens}",
             kernel=kernel_tokens,
-            max_tokens=req.max_tokens,
+            max_tokens=ladder.max_tokens,
         )
-    if kernel_nodes > req.max_nodes:
+    if kernel_nodes > ladder.max_nodes:
         # The selector's own refusal, said before any round: no rung could hold the required evidence.
         raise RequestError(
             f"more required references than max_nodes: the minimum context kernel holds {kernel_nodes}"
-            f" nodes, above max_nodes {req.max_nodes}",
+            f" nodes, above max_nodes {ladder.max_nodes}",
             field="max_nodes",
         )
-    t0 = max(req.min_tokens, kernel_tokens)
-    n0 = max(req.min_nodes, kernel_nodes)
-    return t0, n0, (t0, n0) != (req.min_tokens, req.min_nodes)
+    t0 = max(ladder.min_tokens, kernel_tokens)
+    n0 = max(ladder.min_nodes, kernel_nodes)
+    return t0, n0, (t0, n0) != (ladder.min_tokens, ladder.min_nodes)
 
 
-def next_rung(req: AdaptiveRequest, tokens: int, nodes: int) -> tuple[int, int]:
+def next_rung(ladder: Ladder, tokens: int, nodes: int) -> tuple[int, int]:
     """``T_(i+1) = min(T_i + step, max)``, ``N_(i+1) = min(N_i + step, max)``."""
-    return min(tokens + req.token_step, req.max_tokens), min(nodes + req.node_step, req.max_nodes)
+    return min(tokens + ladder.token_step, ladder.max_tokens), min(nodes + ladder.node_step, ladder.max_nodes)
 
 
-def at_hard_limit(req: AdaptiveRequest, tokens: int, nodes: int) -> bool:
-    return tokens >= req.max_tokens and nodes >= req.max_nodes
+def at_hard_limit(ladder: Ladder, tokens: int, nodes: int) -> bool:
+    return tokens >= ladder.max_tokens and nodes >= ladder.max_nodes
 
 
-def ladder(req: AdaptiveRequest, kernel_tokens: int, kernel_nodes: int = 0) -> list[tuple[int, int]]:
+def rungs(ladder: Ladder, kernel_tokens: int, kernel_nodes: int = 0) -> list[tuple[int, int]]:
     """Every rung from the first to the hard limit (for inspection and property tests)."""
-    tokens, nodes, _raised = first_rung(req, kernel_tokens, kernel_nodes)
-    rungs = [(tokens, nodes)]
-    while not at_hard_limit(req, tokens, nodes):
-        tokens, nodes = next_rung(req, tokens, nodes)
-        rungs.append((tokens, nodes))
-    return rungs
+    tokens, nodes, _raised = first_rung(ladder, kernel_tokens, kernel_nodes)
+    out = [(tokens, nodes)]
+    while not at_hard_limit(ladder, tokens, nodes):
+        tokens, nodes = next_rung(ladder, tokens, nodes)
+        out.append((tokens, nodes))
+    return out

@@ -9,7 +9,6 @@ cannot authenticate itself, which is why snapshot and compaction re-observe ever
 from __future__ import annotations
 
 import os
-import stat as stat_module
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -22,6 +21,7 @@ from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.limits import ARTIFACT_MAX_BYTES, MAX_ARTIFACT_BYTES
 from prooftext.artifacts.models import MODELS
 from prooftext.artifacts.semantic import check_semantics
+from prooftext.corpus.safeio import read_bounded
 from prooftext.errors import (
     ArtifactError,
     ArtifactIdMismatchError,
@@ -48,20 +48,7 @@ def schema_file(artifact_type: str) -> str:
 
 def read_artifact_bytes(path: Path) -> bytes:
     """The bytes of an artifact file: a regular file, at most the largest artifact ceiling."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
-    except OSError as exc:
-        raise ArtifactError(f"cannot read {Path(path).name}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat_module.S_ISREG(info.st_mode):
-            raise ArtifactError(f"{Path(path).name} is not a regular file")
-        if info.st_size > MAX_ARTIFACT_BYTES:
-            raise LimitError(f"{Path(path).name} is larger than {MAX_ARTIFACT_BYTES} bytes")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(MAX_ARTIFACT_BYTES + 1)
-    finally:
-        os.close(fd)
+    return read_bounded(path, MAX_ARTIFACT_BYTES)
 
 
 def _envelope(data: bytes, expected: str | None) -> dict[str, Any]:

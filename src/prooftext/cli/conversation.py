@@ -7,41 +7,21 @@ place that turns them into output is :func:`prooftext.cli.common.run_app`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
 import click
 import typer
 
-from prooftext.api import LazyIndex, check_window, index_retriever_for, renamed_field
+import prooftext
 from prooftext.cli.common import app, echo, emit_json
-from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
-from prooftext.conversation.turn import (
-    DEFAULT_WINDOW_TOKENS,
-    HistorySource,
-    MemorySource,
-    TurnPlan,
-    TurnRequest,
-    TurnSources,
-    plan_turn,
-)
-from prooftext.depth.policy import DEFAULT_MODE, Mode, parse_mode, policy_for
-from prooftext.depth.tiers import classify_detailed, recall_signal
 from prooftext.errors import ProoftextError, RequestError
-from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
-from prooftext.llm.signal import SignalReport, signal_report
-from prooftext.memory.store import (
-    STORE_DIR,
-    STORE_FILE,
-    MemoryRecord,
-    MemoryStore,
-    StoredMessage,
-    check_root,
-)
-from prooftext.memory.surface import candidates_for
-from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
+
+_TURN = prooftext.TurnRequest("main", "")
+"""The defaults of a turn's fields, which the options show."""
+_TOKENIZER = prooftext.Query("").tokenizer
 
 memory_app = typer.Typer(
     help="Typed memory: decisions, constraints, discoveries and failures.", no_args_is_help=True
@@ -71,7 +51,7 @@ MODE_COMMAND = "/mode"
 no command (``/modern art``) is a message: commands match whole words, never prefixes."""
 
 
-def _record_line(r: MemoryRecord) -> str:
+def _record_line(r: prooftext.MemoryRecord) -> str:
     kind = f"{r.strength} constraint" if r.kind == "constraint" else r.kind
     extra = f" -> #{r.superseded_by}" if r.superseded_by else ""
     return f"#{r.id} [{kind}, {r.status}{extra}] {r.text}  (source: {r.source})"
@@ -90,8 +70,7 @@ def memory_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Record a memory item."""
-    with MemoryStore.open(root) as store:
-        record = store.add(kind, text, source=source, strength=strength, thread=thread)
+    record = prooftext.memory_add(root, kind, text, source=source, strength=strength, thread=thread)
     if as_json:
         emit_json({"record": record.to_dict()})
     else:
@@ -108,8 +87,7 @@ def memory_list(
     as_json: JsonOpt = False,
 ) -> None:
     """List memory records (all, or of one kind and/or status)."""
-    with MemoryStore.open(root) as store:
-        records = store.records(kind=kind, status=status)
+    records = prooftext.memory_list(root, kind=kind, status=status)
     if as_json:
         emit_json({"records": [r.to_dict() for r in records]})
     else:
@@ -128,8 +106,7 @@ def memory_resolve(
     as_json: JsonOpt = False,
 ) -> None:
     """Mark a failure resolved."""
-    with MemoryStore.open(root) as store:
-        record = store.resolve(record_id, note, source=source)
+    record = prooftext.memory_resolve(root, record_id, note, source=source)
     if as_json:
         emit_json({"record": record.to_dict()})
     else:
@@ -145,8 +122,7 @@ def memory_supersede(
     as_json: JsonOpt = False,
 ) -> None:
     """Replace an active decision with a new one (the old one stays, marked superseded)."""
-    with MemoryStore.open(root) as store:
-        old, new = store.supersede(record_id, text, source=source)
+    old, new = prooftext.memory_supersede(root, record_id, text, source=source)
     if as_json:
         emit_json({"new": new.to_dict(), "old": old.to_dict()})
     else:
@@ -162,11 +138,10 @@ def depth_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Classify a message as surface, standard or deep, and show its policy under smart mode."""
-    decision = classify_detailed(text, has_attachment=attachment, active_files=active_files)
-    signal = recall_signal(text)
-    policy = policy_for(Mode.SMART, decision.tier, signal)
+    report = prooftext.depth_report(text, attachment=attachment, active_files=active_files)
+    decision, policy = report.decision, report.policy
     if as_json:
-        emit_json({"decision": decision.to_dict(), "policy": policy.to_dict(), "signal": signal.to_dict()})
+        emit_json(report.to_dict())
     else:
         echo(policy.label)
         echo(f"rule: {decision.rule}; reasons: {', '.join(decision.reasons)}")
@@ -180,84 +155,6 @@ def depth_command(
 # -- turns -------------------------------------------------------------------------------------------------
 
 
-def _history_item(m: StoredMessage) -> ContextItem:
-    kind = ItemKind.USER if m.role == "user" else ItemKind.ASSISTANT
-    return make_item(kind, m.text, item_id=f"msg:{m.id}", thread=m.thread, created_ms=m.created_ms)
-
-
-class _Session:
-    """What a turn needs from the project: memory store, history, retriever, counter."""
-
-    def __init__(self, root: Path, tokenizer: str, *, create: bool) -> None:
-        self.root = check_root(root)
-        self.counter: Counter = get_counter(tokenizer)
-        path = root / STORE_DIR / STORE_FILE
-        self.store: MemoryStore | None = None
-        if create or path.exists():
-            self.store = MemoryStore.open(root)
-        self.index = LazyIndex(self.root)
-        self.retriever = index_retriever_for(self.index, self.counter.basis)
-
-    def close(self) -> None:
-        self.index.close()
-        if self.store is not None:
-            self.store.close()
-
-    def memory_source(self) -> MemorySource | None:
-        store = self.store
-        if store is None:
-            return None
-        counter = self.counter
-        return lambda task: candidates_for(store, task, counter)
-
-    def history_source(self) -> HistorySource:
-        store = self.store
-
-        def load(thread: str, limit: int | None) -> Sequence[ContextItem]:
-            if store is None:
-                return []
-            return [_history_item(m) for m in store.history(thread, limit)]
-
-        return load
-
-    def thread_exists(self, thread: str) -> bool:
-        return self.store is not None and self.store.has_thread(thread)
-
-    def plan(self, thread: str, text: str, mode: str, window: int) -> TurnPlan:
-        """Plan one turn; errors about the window name ``window``, the flag the user gave."""
-        check_window(window, "window")
-        with renamed_field("window_tokens", "window"):
-            sources = TurnSources(self.history_source(), self.memory_source(), self.retriever)
-            return plan_turn(
-                TurnRequest(thread, text, mode=mode, window_tokens=window), sources, counter=self.counter
-            )
-
-
-def _send(
-    session: _Session,
-    backend: ChatBackend,
-    plan: TurnPlan,
-    text: str,
-    model: str,
-    stream: bool,
-    echo_deltas: bool,
-) -> tuple[ChatResult, SignalReport]:
-    """Persist the user turn first (it is never lost), call the model, then persist the reply."""
-    assert session.store is not None
-    tier = plan.tier.value if plan.tier else plan.mode.value
-    session.store.append_message(plan.thread, "user", text, tier=tier)
-    on_delta = (lambda d: echo(d, nl=False)) if echo_deltas else None
-    result = backend.chat(
-        list(plan.messages),
-        model=model,
-        max_output_tokens=plan.output_budget,
-        stream=stream,
-        on_delta=on_delta,
-    )
-    session.store.append_message(plan.thread, "assistant", result.text, tier=tier)
-    return result, signal_report(plan, result)
-
-
 def _require_model(model: str | None) -> str:
     if model is None or not model.strip():
         raise RequestError("name the model with --model (it is never chosen for you)", field="model")
@@ -265,27 +162,28 @@ def _require_model(model: str | None) -> str:
 
 
 def _answer(
-    session: _Session,
-    client: ChatBackend,
-    plan: TurnPlan,
+    conversation: prooftext.Conversation,
+    client: prooftext.ChatBackend,
+    plan: prooftext.TurnPlan,
     text: str,
     model: str,
     *,
     stream: bool,
     as_json: bool,
-) -> tuple[ChatResult, SignalReport]:
+) -> prooftext.Reply:
     """Show the plan's label, then send the turn. Neither the label nor streamed deltas are printed with
     ``--json``: standard output then holds JSON documents only."""
     if not as_json:
         echo(f"[{plan.status_label}]")
-    return _send(session, client, plan, text, model, stream, stream and not as_json)
+    on_delta = (lambda d: echo(d, nl=False)) if stream and not as_json else None
+    return conversation.send(plan, text, client, model, stream=stream, on_delta=on_delta)
 
 
 @app.command("turn")
 def turn_command(
     text: Annotated[str, typer.Argument(help="The user message.")],
     thread: ThreadOpt = "main",
-    mode: ModeOpt = DEFAULT_MODE.value,
+    mode: ModeOpt = _TURN.mode,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -295,8 +193,8 @@ def turn_command(
         ),
     ] = False,
     root: RootOpt = Path("."),
-    window: WindowOpt = DEFAULT_WINDOW_TOKENS,
-    tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
+    window: WindowOpt = _TURN.window_tokens,
+    tokenizer: TokenizerOpt = _TOKENIZER,
     backend: BackendOpt = "ollama",
     endpoint: EndpointOpt = None,
     model: ModelOpt = None,
@@ -304,48 +202,30 @@ def turn_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Plan one turn (and, without --dry-run, send it to the model and record it in the thread)."""
-    _check_turn_flags(root, thread, mode, window, dry_run=dry_run, model=model, backend=backend)
-    session = _Session(root, tokenizer, create=not dry_run)
-    try:
-        existed = session.thread_exists(thread)
-        plan = session.plan(thread, text, mode, window)
-        info = _thread_info(thread, existed)
+    turn = prooftext.TurnRequest(thread, text, mode=mode, window_tokens=window)
+    prooftext.check_turn(root, turn)
+    if not dry_run:
+        _require_model(model)
+        prooftext.make_backend(backend).close()  # an unknown backend fails here, before anything is opened
+    with prooftext.Conversation(root, tokenizer, create=not dry_run) as conversation:
+        info = conversation.thread_info(thread)
+        plan = conversation.plan(turn)
         if dry_run:
             _print_plan(plan, info, as_json)
             return
-        with make_backend(backend, endpoint) as client:
-            result, report = _answer(
-                session, client, plan, text, _require_model(model), stream=stream, as_json=as_json
+        with prooftext.make_backend(backend, endpoint) as client:
+            reply = _answer(
+                conversation, client, plan, text, _require_model(model), stream=stream, as_json=as_json
             )
-        if as_json:
-            emit_json(
-                {"plan": plan.to_dict(), "reply": result.text, "signal": report.to_dict(), "thread": info}
-            )
-        else:
-            echo("" if stream else result.text)
-    finally:
-        session.close()
+    if as_json:
+        emit_json(
+            {"plan": plan.to_dict(), "reply": reply.text, "signal": reply.signal.to_dict(), "thread": info}
+        )
+    else:
+        echo("" if stream else reply.text)
 
 
-def _check_turn_flags(
-    root: Path, thread: str, mode: str, window: int, *, dry_run: bool, model: str | None, backend: str
-) -> None:
-    """Refuse bad flags before the project is opened; a dry run needs neither a model nor a backend."""
-    check_root(root)
-    check_thread(thread)
-    parse_mode(mode)
-    check_window(window, "window")
-    if not dry_run:
-        _require_model(model)
-        if backend not in BACKENDS:
-            make_backend(backend)  # raises unknown_name
-
-
-def _thread_info(thread: str, existed: bool) -> dict[str, Any]:
-    return {"exists": existed, "name": thread, "note": None if existed else "new thread: no history"}
-
-
-def _print_plan(plan: TurnPlan, thread_info: dict[str, Any], as_json: bool) -> None:
+def _print_plan(plan: prooftext.TurnPlan, thread_info: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json({"dry_run": True, "plan": plan.to_dict(), "thread": thread_info})
         return
@@ -356,7 +236,7 @@ def _print_plan(plan: TurnPlan, thread_info: dict[str, Any], as_json: bool) -> N
     echo(f"  output budget: {plan.output_budget}")
 
 
-def _print_report(report: SignalReport | None, as_json: bool) -> None:
+def _print_report(report: prooftext.SignalReport | None, as_json: bool) -> None:
     if report is None:
         data: dict[str, Any] = {"signal": None, "note": "no turn answered yet"}
     else:
@@ -381,43 +261,39 @@ def chat_command(
     model: ModelOpt = None,
     endpoint: EndpointOpt = None,
     backend: BackendOpt = "ollama",
-    mode: ModeOpt = DEFAULT_MODE.value,
+    mode: ModeOpt = _TURN.mode,
     root: RootOpt = Path("."),
-    window: WindowOpt = DEFAULT_WINDOW_TOKENS,
-    tokenizer: TokenizerOpt = DEFAULT_TOKENIZER,
+    window: WindowOpt = _TURN.window_tokens,
+    tokenizer: TokenizerOpt = _TOKENIZER,
     stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream replies.")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Interactive terminal chat; history and threads persist in ROOT/.prooftext/memory.sqlite."""
-    check_thread(thread)
-    first_mode = parse_mode(mode).value
+    first = prooftext.TurnRequest(thread, "", mode=mode, window_tokens=window)
+    prooftext.check_turn(root, first)
     the_model = _require_model(model)
-    check_window(window, "window")
-    session = _Session(root, tokenizer, create=True)
     read_line = _line_reader(as_json)
-    try:
-        with make_backend(backend, endpoint) as client:
-            if not as_json:
-                echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
-            chat = _Chat(session, client, thread, the_model, first_mode, window, stream, as_json)
-            chat.run(read_line)
-    finally:
-        session.close()
+    with (
+        prooftext.Conversation(root, tokenizer) as conversation,
+        prooftext.make_backend(backend, endpoint) as client,
+    ):
+        if not as_json:
+            echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
+        _Chat(conversation, client, first, the_model, stream, as_json).run(read_line)
 
 
 @dataclass
 class _Chat:
     """One interactive chat: ``/mode`` changes its mode, and ``/signal`` shows its last report."""
 
-    session: _Session
-    client: ChatBackend
-    thread: str
+    conversation: prooftext.Conversation
+    client: prooftext.ChatBackend
+    turn: prooftext.TurnRequest
+    """The thread, mode and window of every message (``/mode`` replaces the mode)."""
     model: str
-    mode: str
-    window: int
     stream: bool
     as_json: bool
-    last: SignalReport | None = None
+    last: prooftext.SignalReport | None = None
 
     def run(self, read_line: Callable[[], str | None]) -> None:
         """Read and handle lines until end of input or a quit command. An unreadable line is reported and
@@ -452,8 +328,7 @@ class _Chat:
         return True
 
     def _show_threads(self) -> None:
-        assert self.session.store is not None
-        names = [t.to_dict() for t in self.session.store.threads()]
+        names = [t.to_dict() for t in self.conversation.threads()]
         if self.as_json:
             emit_json({"threads": names})
         else:
@@ -464,8 +339,8 @@ class _Chat:
         """Switch to the named mode, or with no name just say which is in use."""
         try:
             if args:
-                self.mode = parse_mode(args[0].strip()).value
-            _note(f"mode {self.mode}", self.as_json)
+                self.turn = replace(self.turn, mode=prooftext.parse_mode(args[0].strip()).value)
+            _note(f"mode {self.turn.mode}", self.as_json)
         except ProoftextError as exc:
             _error(exc, self.as_json)
 
@@ -473,19 +348,26 @@ class _Chat:
         """Plan and send one message. The message is sent as typed, not stripped: what the user wrote is what
         the model sees."""
         try:
-            plan = self.session.plan(self.thread, line, self.mode, self.window)
-            result, self.last = _answer(
-                self.session, self.client, plan, line, self.model, stream=self.stream, as_json=self.as_json
+            plan = self.conversation.plan(replace(self.turn, text=line))
+            reply = _answer(
+                self.conversation,
+                self.client,
+                plan,
+                line,
+                self.model,
+                stream=self.stream,
+                as_json=self.as_json,
             )
+            self.last = reply.signal
         except ProoftextError as exc:
             _error(exc, self.as_json)
             return
         if self.as_json:
             emit_json(
-                {"reply": result.text, "signal": self.last.to_dict(), "status_label": plan.status_label}
+                {"reply": reply.text, "signal": reply.signal.to_dict(), "status_label": plan.status_label}
             )
         else:
-            echo("" if self.stream else result.text)
+            echo("" if self.stream else reply.text)
 
 
 def _line_reader(as_json: bool) -> Callable[[], str | None]:

@@ -25,7 +25,7 @@ from prooftext.corpus.model import (
     REASON_UNREADABLE,
     FileStat,
 )
-from prooftext.errors import RootMissingError, RootNotDirectoryError
+from prooftext.errors import ArtifactError, LimitError, RootMissingError, RootNotDirectoryError
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
@@ -260,5 +260,25 @@ def read_small_file(path: Path, max_bytes: int) -> bytes | None:
         return _read_open_file(fd, max_bytes, None)
     except (OSError, Refusal):
         return None
+    finally:
+        os.close(fd)
+
+
+def read_bounded(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a file a caller names (an artifact, a saved packet): a regular file of at most
+    ``max_bytes``. A FIFO is opened without blocking and refused, a device or an oversized file is refused
+    before it is read, so no input can hang the reader or exhaust its memory."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {Path(path).name}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat_module.S_ISREG(info.st_mode):
+            raise ArtifactError(f"{Path(path).name} is not a regular file")
+        if info.st_size > max_bytes:
+            raise LimitError(f"{Path(path).name} is larger than {max_bytes} bytes")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(max_bytes + 1)
     finally:
         os.close(fd)

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS
+from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, Ladder
 from prooftext.errors import RangeError
 from prooftext.eval.common import elapsed_ms, error_record
 from prooftext.eval.executor import Emit
 from prooftext.eval.lexical import Bm25Ranker, pack_whole, terms
 from prooftext.eval.locomo_data import Conversation, Question, sample_questions
 from prooftext.index import Index, open_index
+from prooftext.select.query import Query
 from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
 
 DEFAULT_BUDGETS: tuple[int, ...] = (512, 1024, 2048, 4096, 8192)
@@ -159,7 +160,8 @@ def _lexical_arms(lex: _Lexical, q: Question, cfg: LocomoConfig) -> dict[str, di
 def _fixed(index: Index, conv: Conversation, q: Question, budget: int, cfg: LocomoConfig) -> dict[str, Any]:
     started = time.perf_counter()
     packet = index.pack(
-        q.text, max_tokens=budget, tokenizer=cfg.tokenizer, allow_truncated=cfg.allow_truncated, refresh=False
+        Query(q.text, max_tokens=budget, tokenizer=cfg.tokenizer, allow_truncated=cfg.allow_truncated),
+        refresh=False,
     )
     latency = elapsed_ms(started)
     present = conv.turns_in([(e.start_line, e.end_line) for e in packet.evidence])
@@ -177,11 +179,10 @@ def _adaptive(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     result = index.adaptive_pack(
-        q.text,
-        min_tokens=min(DEFAULT_MIN_TOKENS, budget),
-        max_tokens=budget,
-        tokenizer=cfg.tokenizer,
-        allow_truncated=cfg.allow_truncated,
+        Query(q.text, tokenizer=cfg.tokenizer),
+        ladder=Ladder(
+            min_tokens=min(DEFAULT_MIN_TOKENS, budget), max_tokens=budget, allow_truncated=cfg.allow_truncated
+        ),
         refresh=False,
     )
     latency = elapsed_ms(started)

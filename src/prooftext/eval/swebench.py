@@ -35,6 +35,7 @@ from prooftext.adaptive.ladder import (
     DEFAULT_MIN_TOP_FILES,
     DEFAULT_NODE_STEP,
     DEFAULT_TOKEN_STEP,
+    Ladder,
 )
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
@@ -55,6 +56,7 @@ from prooftext.eval.metrics import (
 from prooftext.index import Index, open_index
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.select.query import DEFAULT_MAX_NODES as FIXED_MAX_NODES
+from prooftext.select.query import Query
 from prooftext.tokens import DEFAULT_TOKENIZER, get_counter
 
 ARM_FULL = "full"
@@ -445,10 +447,12 @@ def _arm_fixed(ctx: _TaskContext) -> dict[str, Any]:
     ranking = _prooftext_ranking(ctx)
     started = time.perf_counter()
     packet = ctx.index.pack(
-        ctx.task.problem_statement,
-        max_tokens=ctx.config.budget,
-        max_nodes=ctx.config.fixed_max_nodes,
-        tokenizer=ctx.config.tokenizer,
+        Query(
+            ctx.task.problem_statement,
+            max_tokens=ctx.config.budget,
+            max_nodes=ctx.config.fixed_max_nodes,
+            tokenizer=ctx.config.tokenizer,
+        ),
         refresh=False,
     )
     latency = elapsed_ms(started)
@@ -464,17 +468,18 @@ def _arm_adaptive(ctx: _TaskContext) -> dict[str, Any]:
     cfg = ctx.config
     started = time.perf_counter()
     result = ctx.index.adaptive_pack(
-        ctx.task.problem_statement,
-        min_tokens=min(cfg.adaptive_min_tokens, cfg.budget),
-        max_tokens=cfg.budget,
-        token_step=cfg.adaptive_token_step,
-        min_nodes=cfg.adaptive_min_nodes,
-        max_nodes=cfg.adaptive_max_nodes,
-        node_step=cfg.adaptive_node_step,
-        min_coverage_bps=cfg.adaptive_min_coverage_bps,
-        min_evidence=cfg.adaptive_min_evidence,
-        min_top_files=cfg.adaptive_min_top_files,
-        tokenizer=cfg.tokenizer,
+        Query(ctx.task.problem_statement, tokenizer=cfg.tokenizer),
+        ladder=Ladder(
+            min_tokens=min(cfg.adaptive_min_tokens, cfg.budget),
+            max_tokens=cfg.budget,
+            token_step=cfg.adaptive_token_step,
+            min_nodes=cfg.adaptive_min_nodes,
+            max_nodes=cfg.adaptive_max_nodes,
+            node_step=cfg.adaptive_node_step,
+            min_coverage_bps=cfg.adaptive_min_coverage_bps,
+            min_evidence=cfg.adaptive_min_evidence,
+            min_top_files=cfg.adaptive_min_top_files,
+        ),
         refresh=False,
     )
     latency = elapsed_ms(started)

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import prooftext.canonical as canonical
 import prooftext.pack.sources as sources
 from prooftext.corpus import secrets
 from prooftext.corpus.config import CorpusConfig, load_config
@@ -67,7 +68,7 @@ from prooftext.corpus.model import (
     SourceFile,
 )
 from prooftext.corpus.read import read_source_at
-from prooftext.corpus.safeio import Refusal, display_name, open_root, split_portable
+from prooftext.corpus.safeio import Refusal, display_name, open_root, read_bounded, split_portable
 from prooftext.corpus.walk import walk
 from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, derive_nonce, digest, render
@@ -163,6 +164,27 @@ def _label_mismatch(item: dict[str, Any], config: CorpusConfig) -> str | None:
         f" the root's configuration gives this path authority {expected.authority!r},"
         f" sensitivity {expected.sensitivity!r}"
     )
+
+
+ADAPTIVE_RESULT_SCHEMA = "prooftext.adaptive-context/v1"
+"""The schema id of an adaptive result, which carries its selected packet under ``packet``."""
+MAX_PACKET_FILE_BYTES = 64 * 1024 * 1024
+"""A saved packet file is at most this large (64 MiB)."""
+
+
+def packet_of(value: object) -> dict[str, Any]:
+    """The packet a saved value holds: the value itself, or an adaptive result's selected packet."""
+    if isinstance(value, dict) and value.get("schema") == ADAPTIVE_RESULT_SCHEMA:
+        value = value.get("packet")
+    if not isinstance(value, dict):
+        raise ArtifactError("a packet must be a JSON object", field="packet")
+    return value
+
+
+def read_packet_file(path: Path) -> dict[str, Any]:
+    """The packet saved in ``path`` (by ``pack --json`` or ``adaptive-pack --json``): a regular file of at
+    most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON."""
+    return packet_of(canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES)))
 
 
 def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | None = None) -> VerifyReport:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from prooftext.select import expand
+import prooftext.select.expand as expand
 from prooftext.select.binary import binary_scores, field_tokens, seed_tokens
 from prooftext.select.candidates import PHASE_IDENTIFIER, Candidate
 from prooftext.select.corpus_facts import CorpusFacts, corpus_facts

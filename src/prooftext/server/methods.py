@@ -8,18 +8,13 @@ same result, for the caller to keep out of model context.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
-from prooftext import api
-from prooftext.errors import ArtifactError
-from prooftext.pack.verify import verify_packet
+import prooftext
 from prooftext.server.context import ServerContext
-from prooftext.tokens import DEFAULT_TOKENIZER
 
 Handler = Callable[[ServerContext, dict[str, Any]], dict[str, Any]]
-
-ADAPTIVE_SCHEMA_ID = "prooftext.adaptive-context/v1"
 
 
 @dataclass(frozen=True)
@@ -50,21 +45,29 @@ def _fresh(ctx: ServerContext, params: dict[str, Any]) -> None:
         ctx.ensure_fresh()
 
 
-def _tuples(params: dict[str, Any], *names: str) -> dict[str, Any]:
-    return {k: tuple(v) if k in names else v for k, v in params.items()}
+_LADDER_FIELDS = frozenset(f.name for f in fields(prooftext.Ladder))
+_TOKENIZER = prooftext.Query("").tokenizer
+
+
+def _query(params: dict[str, Any]) -> prooftext.Query:
+    """The request's query: its text under ``query``, and every other query field it names."""
+    text = params.pop("query")
+    named: dict[str, Any] = {k: tuple(v) if k in ("required", "path_seeds") else v for k, v in params.items()}
+    return prooftext.Query(text, **named)
 
 
 def context_adaptive(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
-    query = params.pop("query")
-    result = ctx.index.adaptive_pack(query, refresh=False, **_tuples(params, "required", "path_seeds"))
+    ladder = prooftext.Ladder(**{k: params.pop(k) for k in list(params) if k in _LADDER_FIELDS})
+    options = {k: params.pop(k) for k in list(params) if k == "format"}
+    result = ctx.index.adaptive_pack(_query(params), ladder=ladder, refresh=False, **options)
     return result.to_dict()
 
 
 def context_pack(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
-    query = params.pop("query")
-    packet = ctx.index.pack(query, refresh=False, **_tuples(params, "required", "path_seeds"))
+    options = {k: params.pop(k) for k in list(params) if k == "format"}
+    packet = ctx.index.pack(_query(params), refresh=False, **options)
     return packet.to_dict()
 
 
@@ -74,18 +77,13 @@ def context_select(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]
 
 
 def context_verify(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    packet = params["packet"]
-    if packet.get("schema") == ADAPTIVE_SCHEMA_ID:
-        packet = packet["packet"]
-    if not isinstance(packet, dict):
-        raise ArtifactError("a packet must be a JSON object", field="packet")
-    return verify_packet(packet, ctx.root).to_dict()
+    return prooftext.verify(params["packet"], ctx.root).to_dict()
 
 
 def context_risk(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
     targets = params.pop("targets")
-    return api.risk_of_changing(ctx.index, targets, **params)
+    return prooftext.risk_of_changing(ctx.index, targets, **params)
 
 
 def index_refresh(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -98,27 +96,30 @@ def index_status(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
 
 def memory_add(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     params.setdefault("source", ctx.interface)
-    return api.memory_add(ctx.root, params.pop("kind"), params.pop("text"), **params)
+    record = prooftext.memory_add(ctx.root, params.pop("kind"), params.pop("text"), **params)
+    return {"record": record.to_dict()}
 
 
 def memory_list(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    return api.memory_list(ctx.root, **params)
+    return {"records": [r.to_dict() for r in prooftext.memory_list(ctx.root, **params)]}
 
 
 def memory_surface(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     renamed = {"attachment": "has_attachment"}
     kwargs = {renamed.get(k, k): v for k, v in params.items() if k != "task"}
-    return api.recall_memory(ctx.root, params["task"], **kwargs)
+    return prooftext.recall_memory(ctx.root, params["task"], **kwargs)
 
 
 def depth_classify(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    return api.depth_report(params.pop("text"), **params)
+    return prooftext.depth_report(params.pop("text"), **params).to_dict()
 
 
 def turn_plan(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    basis = params.get("tokenizer", DEFAULT_TOKENIZER)
-    retriever = api.index_retriever_for(ctx.index, basis, before=ctx.ensure_fresh)
-    return api.turn_plan(ctx.root, params.pop("text"), retriever=retriever, **params)
+    tokenizer = params.pop("tokenizer", _TOKENIZER)
+    retriever = prooftext.index_retriever_for(ctx.index, tokenizer, before=ctx.ensure_fresh)
+    window = {"window_tokens": params.pop("window")} if "window" in params else {}
+    turn = prooftext.TurnRequest(params.pop("thread", "main"), params.pop("text"), **params, **window)
+    return prooftext.turn_plan(ctx.root, turn, tokenizer=tokenizer, retriever=retriever)
 
 
 def server_info(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,195 @@
+"""Depth tiers and typed memory, as every interface reports them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext.conversation.health import compute_health
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
+from prooftext.conversation.surfacing import should_surface
+from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for, select_memory
+from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
+from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
+from prooftext.errors import RangeError, RequestError, UnknownNameError
+from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryRecord, MemoryStore, check_root
+from prooftext.memory.surface import candidates_for
+from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
+
+ITEM_KINDS: tuple[str, ...] = tuple(k.value for k in ItemKind)
+
+
+@dataclass(frozen=True)
+class DepthReport:
+    """How a message is classified (its tier, rule and reasons), its smart-mode policy and recall signal."""
+
+    decision: TierDecision
+    policy: TurnPolicy
+    signal: RecallSignal
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision.to_dict(),
+            "policy": self.policy.to_dict(),
+            "signal": self.signal.to_dict(),
+        }
+
+
+def depth_report(text: str, *, attachment: bool = False, active_files: int = 0) -> DepthReport:
+    """The tier decision of ``text``, its policy under smart mode and its recall signal."""
+    decision = classify_detailed(text, has_attachment=attachment, active_files=active_files)
+    signal = recall_signal(text)
+    return DepthReport(decision, policy_for(Mode.SMART, decision.tier, signal), signal)
+
+
+def memory_add(
+    root: Path | str,
+    kind: str,
+    text: str,
+    *,
+    source: str,
+    strength: str | None = None,
+    thread: str | None = None,
+) -> MemoryRecord:
+    """Store one record (a decision, constraint, discovery or failure) in the memory of ``root``."""
+    with MemoryStore.open(root) as store:
+        return store.add(kind, text, source=source, strength=strength, thread=thread)
+
+
+def memory_list(
+    root: Path | str, *, kind: str | None = None, status: str | None = None
+) -> list[MemoryRecord]:
+    """The records of ``root`` in id order, optionally of one kind and/or status."""
+    with MemoryStore.open(root) as store:
+        return store.records(kind=kind, status=status)
+
+
+def memory_resolve(root: Path | str, record_id: int, note: str | None, *, source: str) -> MemoryRecord:
+    """Mark an unresolved failure resolved, with an optional note."""
+    with MemoryStore.open(root) as store:
+        return store.resolve(record_id, note, source=source)
+
+
+def memory_supersede(
+    root: Path | str, record_id: int, text: str, *, source: str
+) -> tuple[MemoryRecord, MemoryRecord]:
+    """Replace an active decision with a new one: ``(old, new)``; the old one stays, marked superseded."""
+    with MemoryStore.open(root) as store:
+        return store.supersede(record_id, text, source=source)
+
+
+def existing_store(root: Path | str) -> MemoryStore | None:
+    """The memory store of ``root`` when one exists; None otherwise (nothing is created)."""
+    path = Path(root) / STORE_DIR / STORE_FILE
+    return MemoryStore(path) if path.is_file() else None
+
+
+@contextmanager
+def renamed_field(inner: str, outer: str) -> Iterator[None]:
+    """Report a request error about the core parameter ``inner`` under ``outer``, the name the caller used.
+
+    The core names its own parameters (``TurnRequest(window_tokens=…)``); an interface that calls the same
+    value ``window`` or ``task`` must say ``window`` or ``task``, or the caller is told to fix a field it
+    never sent."""
+    try:
+        yield
+    except RequestError as exc:
+        if exc.field != inner:
+            raise
+        details = {k: v for k, v in exc.details.items() if k != "field"}
+        raise type(exc)(exc.message, field=outer, **details) from None
+
+
+def check_window(window: object, field: str) -> int:
+    """A context window is a positive integer; the error names the caller's own ``field``."""
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        raise RangeError(f"{field} must be a positive integer (tokens)", field=field)
+    return window
+
+
+CONTEXT_FIELDS = frozenset({"kind", "text"})
+"""What one entry of ``context`` holds, exactly (as the ``memory.surface`` params schema says)."""
+
+
+def _context_items(context: object, task: str, counter: Counter) -> list[ContextItem]:
+    """The caller's ``context`` entries as items, then the task as the current turn; a malformed entry is a
+    request error naming ``context`` and the entry's index, never a ``KeyError`` or ``TypeError``."""
+    if isinstance(context, (str, bytes, Mapping)) or not isinstance(context, Sequence):
+        raise RequestError("context must be a list of {kind, text} objects", field="context")
+    items: list[ContextItem] = []
+    for pos, entry in enumerate(context):
+        if not isinstance(entry, Mapping) or set(entry) != CONTEXT_FIELDS:
+            raise RequestError(
+                f"context[{pos}] must be an object with exactly the fields 'kind' and 'text'",
+                field="context",
+                index=pos,
+            )
+        kind, text = entry["kind"], entry["text"]
+        if not isinstance(kind, str) or not isinstance(text, str):
+            raise RequestError(f"context[{pos}]: kind and text must be strings", field="context", index=pos)
+        if kind not in ITEM_KINDS:
+            raise UnknownNameError(
+                f"context[{pos}]: unknown item kind {kind!r}; known: {', '.join(ITEM_KINDS)}",
+                field="context",
+                index=pos,
+                known=list(ITEM_KINDS),
+            )
+        items.append(make_item(kind, text, counter=counter))
+    items.append(make_item(ItemKind.USER, task, item_id="turn:current", current=True, counter=counter))
+    return items
+
+
+def _surfaced(item: ContextItem) -> dict[str, Any]:
+    return {
+        "item_id": item.item_id,
+        "kind": item.meta.get("record_kind"),
+        "label": item.label,
+        "record_id": item.meta.get("record_id"),
+        "strength": item.meta.get("strength"),
+        "text": item.text,
+        "tokens": item.tokens.to_dict() if item.tokens else None,
+    }
+
+
+def recall_memory(
+    root: Path | str,
+    task: str,
+    *,
+    mode: str = DEFAULT_MODE.value,
+    context: Sequence[Mapping[str, str]] = (),
+    window_tokens: int = DEFAULT_WINDOW_TOKENS,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    has_attachment: bool = False,
+    active_files: int = 0,
+) -> dict[str, Any]:
+    """Should memory be recalled for ``task``, and which records fit the surfacing budget (ADR-0025).
+
+    The depth gate decides first (a greeting never searches memory); then, exactly as a planned turn does:
+    the prompt budget is the window less the policy's output budget, the context's health is measured
+    against it, and ``select`` keeps the candidates that fit the policy's memory share of it.
+    """
+    base = check_root(root)
+    with renamed_field("text", "task"):
+        gate = should_recall_memory(task, mode=mode, has_attachment=has_attachment, active_files=active_files)
+    out: dict[str, Any] = {"gate": gate.to_dict(), "recall": gate.recall, "items": [], "note": None}
+    out.update({"health": None, "surface_check": None, "select": None})
+    if not gate.recall:
+        out["note"] = "depth gate: memory search is off for this message"
+        return out
+    counter = get_counter(tokenizer)
+    prompt_budget = prompt_budget_for(window_tokens, gate.policy)
+    health = compute_health(_context_items(context, task, counter), task, counter, prompt_budget)
+    check = should_surface(health)
+    out.update({"health": health.to_dict(), "surface_check": check.to_dict()})
+    store = existing_store(base)
+    if store is None:
+        out["note"] = "no memory store under this root"
+        return out
+    with store:
+        candidates = candidates_for(store, task, counter)
+    decision = select_memory(candidates, task, gate.policy, health, check, counter)
+    out.update({"select": decision.to_dict(), "items": [_surfaced(i) for i in decision.items]})
+    return out
