@@ -25,10 +25,11 @@ from prooftext.artifacts.outputs import require_output_outside_candidate
 from prooftext.artifacts.proposal import build_proposal
 from prooftext.artifacts.publish import check_no_absolute_roots, publish_exclusive
 from prooftext.artifacts.quality import build_quality_report
-from prooftext.artifacts.query import QuerySpec, build_query
+from prooftext.artifacts.query import build_query
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import build_snapshot, publication_check
 from prooftext.errors import RequestError, RootMissingError, RootNotDirectoryError
+from prooftext.select.query import Query as SelectQuery
 
 MAX_CLAIMS_FILE_BYTES = 8 * 1024 * 1024
 SUMMARY_COUNTS = ("sources", "nodes", "edges", "extracts", "excluded", "retained", "digests", "claims")
@@ -113,9 +114,10 @@ def run_index(manifest_path: Path, repository: Path, owner: Path | None, output:
     return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
 
 
-def run_query(graph_path: Path, spec: QuerySpec, output: Path) -> Published:
+def run_query(graph_path: Path, query: SelectQuery, output: Path) -> Published:
+    """Publish ``query`` (a Query in bytes, see :func:`prooftext.artifacts.query.byte_query`) bound to the Graph."""
     graph = load_artifact(graph_path, Graph)
-    return publish_artifact(build_query(graph, spec), output)
+    return publish_artifact(build_query(graph, query), output)
 
 
 def run_select(graph_path: Path, query_path: Path, output: Path) -> Published:

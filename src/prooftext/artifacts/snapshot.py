@@ -36,7 +36,8 @@ from prooftext.artifacts.observe import (
     observe_source,
     require_candidate,
 )
-from prooftext.artifacts.selector import GraphView, select
+from prooftext.artifacts.selector import select
+from prooftext.artifacts.view import GraphView
 from prooftext.corpus.secrets import redact_path
 from prooftext.errors import ArtifactError, OwnerRootError, ProoftextError, SelectionMismatchError
 
