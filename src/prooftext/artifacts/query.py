@@ -18,20 +18,22 @@ from prooftext.artifacts.models import Graph
 from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.semantic import NODE_FILE
 from prooftext.errors import NotFoundError, RequestError
-from prooftext.select.query import DEFAULT_CLEARANCE, DEFAULT_MAX_EDGES, DEFAULT_MAX_NODES, UNIT_BYTES, Query
+from prooftext.select.query import UNIT_BYTES, Query
 
 ARTIFACT_TYPE = "query"
 UNIT = "canonical_utf8_bytes"
 DEFAULT_MAX_BYTES = 65_536
+DEFAULT_MAX_NODES = 64
+DEFAULT_MAX_EDGES = 256
 DEFAULT_MAX_DEPTH = 0
 """An artifact query does not traverse unless asked to (a packet query walks one level by default)."""
+DEFAULT_CLEARANCE = "owner-private"
 _HEX = frozenset("0123456789ABCDEF")
 ID_LENGTH = 64
 
 
 def byte_query(
     text: str,
-    *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_nodes: int = DEFAULT_MAX_NODES,
     max_edges: int = DEFAULT_MAX_EDGES,

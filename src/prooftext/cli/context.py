@@ -15,7 +15,6 @@ from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts import query as aq
 from prooftext.artifacts.fsck import fsck
 from prooftext.cli.common import app, echo, emit_json
-from prooftext.select import query as sq
 
 context_app = typer.Typer(
     name="context",
@@ -91,12 +90,12 @@ def query_command(
     text: Annotated[str, typer.Argument(help="What the context is for.")],
     output: OutputOpt,
     max_bytes: Annotated[int, typer.Option("--max-bytes")] = aq.DEFAULT_MAX_BYTES,
-    max_nodes: Annotated[int, typer.Option("--max-nodes")] = sq.DEFAULT_MAX_NODES,
-    max_edges: Annotated[int, typer.Option("--max-edges")] = sq.DEFAULT_MAX_EDGES,
+    max_nodes: Annotated[int, typer.Option("--max-nodes")] = aq.DEFAULT_MAX_NODES,
+    max_edges: Annotated[int, typer.Option("--max-edges")] = aq.DEFAULT_MAX_EDGES,
     max_depth: Annotated[
         int, typer.Option("--max-depth", help="BFS depth; 0 turns traversal off.")
     ] = aq.DEFAULT_MAX_DEPTH,
-    clearance: Annotated[str, typer.Option("--clearance")] = sq.DEFAULT_CLEARANCE,
+    clearance: Annotated[str, typer.Option("--clearance")] = aq.DEFAULT_CLEARANCE,
     as_of: Annotated[str | None, typer.Option("--as-of", help="UTC instant YYYY-MM-DDTHH:MM:SSZ.")] = None,
     required: Annotated[
         list[str] | None, typer.Option("--required", help="A node id or repository path.")
@@ -105,14 +104,7 @@ def query_command(
 ) -> None:
     """Write a Query bound to GRAPH and its candidate."""
     query = aq.byte_query(
-        text,
-        max_bytes=max_bytes,
-        max_nodes=max_nodes,
-        max_edges=max_edges,
-        max_depth=max_depth,
-        clearance=clearance,
-        as_of=as_of,
-        required=tuple(required or ()),
+        text, max_bytes, max_nodes, max_edges, max_depth, clearance, as_of, tuple(required or ())
     )
     _report(lc.run_query(graph, query, output), as_json)
 
