@@ -9,7 +9,7 @@ import pytest
 
 from prooftext.errors import SelectionBlockedError
 from prooftext.select.components import Component, Components, connected
-from prooftext.select.pipeline import Unit, closure, fill
+from prooftext.select.pipeline import Decision, closure, fill
 from prooftext.select.query import Query
 from prooftext.select.traverse import BlockingBounds, CountingBounds, traverse
 from prooftext.select.view import Edge
@@ -67,18 +67,19 @@ class CountingLedger:
     def barrier(self, cand: Node) -> str | None:
         return "blocked" if cand.node_id in self.blocked else None
 
-    def _nodes(self, unit: Unit[Node]) -> list[str]:
-        ids = [m.node_id for m in unit.members]
-        return ids if unit.trigger.node_id in ids else [unit.trigger.node_id, *ids]
+    @staticmethod
+    def _nodes(cand: Node, decision: Decision[Node] | None) -> list[str]:
+        ids = [m.node_id for m in decision.members] if decision is not None else []
+        return ids if cand.node_id in ids else [cand.node_id, *ids]
 
-    def problem(self, unit: Unit[Node]) -> str | None:
-        return "full" if len(self.admitted) + len(self._nodes(unit)) > self.room else None
+    def problem(self, cand: Node, decision: Decision[Node] | None) -> str | None:
+        return "full" if len(self.admitted) + len(self._nodes(cand, decision)) > self.room else None
 
-    def admit(self, unit: Unit[Node]) -> None:
-        self.admitted.extend(self._nodes(unit))
+    def admit(self, cand: Node, decision: Decision[Node] | None) -> None:
+        self.admitted.extend(self._nodes(cand, decision))
 
-    def exclude(self, unit: Unit[Node], reason: str) -> None:
-        self.excluded.extend((n, reason) for n in self._nodes(unit))
+    def exclude(self, cand: Node, decision: Decision[Node] | None, reason: str) -> None:
+        self.excluded.extend((n, reason) for n in self._nodes(cand, decision))
 
     def settle(self, cand: Node, admitted: bool) -> bool:
         if not admitted:

@@ -44,7 +44,7 @@ from prooftext.errors import (
 from prooftext.select import pipeline
 from prooftext.select.binary import BinaryRanker, BinaryRanking
 from prooftext.select.candidates import PHASE_NAMES, PHASE_REQUIRED
-from prooftext.select.pipeline import Unit
+from prooftext.select.pipeline import Decision
 from prooftext.select.query import Query
 from prooftext.select.traverse import BlockingBounds
 
@@ -173,33 +173,37 @@ class ByteLedger:
         comp = self.view.contradictions.of(cand)
         return None if comp is not None and cand.node_id in comp.member_ids else self.member_problem(cand)
 
-    def _parts(self, unit: Unit[GraphNode]) -> tuple[list[GraphNode], list[GraphNode]]:
-        """The unit as (the trigger when it is not an endpoint, the endpoints with the trigger's own first)."""
-        trigger = unit.trigger
-        if unit.component is None:
-            return [], [trigger]
-        if trigger.node_id in unit.component.member_ids:
-            return [], [trigger, *(m for m in unit.members if m.node_id != trigger.node_id)]
-        own = [m for m in unit.members if m.source_id == trigger.source_id]
-        return [trigger], [*own, *(m for m in unit.members if m.source_id != trigger.source_id)]
+    @staticmethod
+    def _parts(
+        cand: GraphNode, decision: Decision[GraphNode] | None
+    ) -> tuple[list[GraphNode], list[GraphNode]]:
+        """What one decision covers: (``cand`` when it is not an endpoint, the endpoints with ``cand``'s own
+        first), or ``cand`` alone."""
+        if decision is None:
+            return [], [cand]
+        members = decision.members
+        if cand.node_id in decision.component.member_ids:
+            return [], [cand, *(m for m in members if m.node_id != cand.node_id)]
+        own = [m for m in members if m.source_id == cand.source_id]
+        return [cand], [*own, *(m for m in members if m.source_id != cand.source_id)]
 
-    def problem(self, unit: Unit[GraphNode]) -> str | None:
-        lead, endpoints = self._parts(unit)
+    def problem(self, cand: GraphNode, decision: Decision[GraphNode] | None) -> str | None:
+        lead, endpoints = self._parts(cand, decision)
         members = [*lead, *endpoints]
         return self._problem(members, self.induced(members))
 
-    def admit(self, unit: Unit[GraphNode]) -> None:
-        phase = self.ranking.phase[unit.trigger.node_id]
-        lead, endpoints = self._parts(unit)
+    def admit(self, cand: GraphNode, decision: Decision[GraphNode] | None) -> None:
+        phase = self.ranking.phase[cand.node_id]
+        lead, endpoints = self._parts(cand, decision)
         if lead:
-            self._admit(lead, phase, {unit.trigger.node_id: PHASE_NAMES[phase]})
+            self._admit(lead, phase, {cand.node_id: PHASE_NAMES[phase]})
         reasons = dict.fromkeys((m.node_id for m in endpoints), REASON_CONTRADICTION)
         reasons[endpoints[0].node_id] = PHASE_NAMES[phase]
         self._admit(endpoints, phase, reasons)
 
-    def exclude(self, unit: Unit[GraphNode], reason: str) -> None:
-        phase = self.ranking.phase[unit.trigger.node_id]
-        lead, endpoints = self._parts(unit)
+    def exclude(self, cand: GraphNode, decision: Decision[GraphNode] | None, reason: str) -> None:
+        phase = self.ranking.phase[cand.node_id]
+        lead, endpoints = self._parts(cand, decision)
         for node in lead:
             self.excluded.append({**self.entry(node, phase), "reason": REASON_CONTRADICTION})
         for node in endpoints:

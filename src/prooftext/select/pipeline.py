@@ -16,7 +16,7 @@ context artifacts count canonical bytes and induced edges.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from prooftext.select.components import Component, Components, N
@@ -28,13 +28,12 @@ D = TypeVar("D")
 
 
 @dataclass(frozen=True)
-class Unit(Generic[N]):
-    """What one decision admits or excludes: a candidate alone, or the candidate that raised a contradiction
-    component's decision with the component's open members (the candidate may be one of them)."""
+class Decision(Generic[N]):
+    """A contradiction component's decision: its members not yet in the selection, decided together with
+    the candidate that raised it (which may be one of them)."""
 
-    trigger: N
-    members: tuple[N, ...] = ()
-    component: Component[N] | None = None
+    component: Component[N]
+    members: tuple[N, ...]
 
 
 class Ledger(Protocol[N]):
@@ -49,14 +48,14 @@ class Ledger(Protocol[N]):
     def barrier(self, cand: N) -> str | None:
         """Why ``cand`` cannot be taken whatever a component decision says, checked before it raises one."""
 
-    def problem(self, unit: Unit[N]) -> str | None:
-        """Why ``unit`` cannot be admitted now, or None."""
+    def problem(self, cand: N, decision: Decision[N] | None) -> str | None:
+        """Why ``cand`` (with the component ``decision`` it raised, if any) cannot be admitted now, or None."""
 
-    def admit(self, unit: Unit[N]) -> None:
-        """Admit ``unit`` (after :meth:`problem` found none)."""
+    def admit(self, cand: N, decision: Decision[N] | None) -> None:
+        """Admit ``cand`` and ``decision`` (after :meth:`problem` found none)."""
 
-    def exclude(self, unit: Unit[N], reason: str) -> None:
-        """Record every node of ``unit`` as left out for ``reason``."""
+    def exclude(self, cand: N, decision: Decision[N] | None, reason: str) -> None:
+        """Record ``cand`` and every node of ``decision`` as left out for ``reason``."""
 
     def settle(self, cand: N, admitted: bool) -> bool:
         """A candidate of a source whose component was decided (``admitted`` or not): record it and return
@@ -117,37 +116,49 @@ def prepare(view: GraphView[N], query: Query, ranker: Ranker[N, D], bounds: Boun
     return Prepared(required, ordered, bounds.record(), components)
 
 
-@dataclass
 class _Fill(Generic[N]):
-    ledger: Ledger[N]
-    components: Components[N]
-    accounted: set[str] = field(default_factory=set)
-    """Node ids a component decision already admitted or recorded."""
-    decisions: dict[str, bool] = field(default_factory=dict)
-    """Each decided component's key, and whether it was admitted."""
+    """One fill's running state; the ledger's methods are bound once (a fill offers hundreds of candidates
+    at every rung of a ladder)."""
+
+    def __init__(self, ledger: Ledger[N], components: Components[N]) -> None:
+        self.ledger = ledger
+        self.components = components if components else None
+        self.barrier, self.problem = ledger.barrier, ledger.problem
+        self.admit, self.exclude = ledger.admit, ledger.exclude
+        self.accounted: set[str] = set()
+        """Node ids a component decision already admitted or recorded (all of them of a component)."""
+        self.decisions: dict[str, bool] = {}
+        """Each decided component's key, and whether it was admitted."""
 
     def offer(self, cand: N) -> None:
-        if cand.node_id in self.accounted:
+        comp = None if self.components is None else self.components.of(cand)
+        if comp is None:  # most candidates: :meth:`_alone`, written out on this path of every candidate
+            reason = self.barrier(cand)
+            if reason is None:
+                reason = self.problem(cand, None)
+            if reason is None:
+                self.admit(cand, None)
+            else:
+                self.exclude(cand, None, reason)
+        elif cand.node_id in self.accounted:
             return
-        comp = self.components.of(cand)
-        if comp is not None and comp.key in self.decisions:
+        elif comp.key in self.decisions:
             self.accounted.add(cand.node_id)
             if not self.ledger.settle(cand, self.decisions[comp.key]):
                 self._alone(cand, None)
-            return
-        barrier = self.ledger.barrier(cand)
-        if comp is None or barrier is not None:
-            self._alone(cand, barrier)
         else:
-            self._decide(cand, comp)
+            barrier = self.barrier(cand)
+            if barrier is not None:
+                self._alone(cand, barrier)
+            else:
+                self._decide(cand, comp)
 
     def _alone(self, cand: N, barrier: str | None) -> None:
-        unit = Unit(cand)
-        reason = barrier if barrier is not None else self.ledger.problem(unit)
+        reason = barrier if barrier is not None else self.problem(cand, None)
         if reason is None:
-            self.ledger.admit(unit)
+            self.admit(cand, None)
         else:
-            self.ledger.exclude(unit, reason)
+            self.exclude(cand, None, reason)
 
     def _decide(self, cand: N, comp: Component[N]) -> None:
         """One atomic decision: ``cand`` with every member of its component not yet in the selection."""
@@ -157,13 +168,13 @@ class _Fill(Generic[N]):
             self._alone(cand, None)
             return
         self.accounted.add(cand.node_id)
-        unit = Unit(cand, members, comp)
-        reason = self.ledger.problem(unit)
+        decision = Decision(comp, members)
+        reason = self.problem(cand, decision)
         self.decisions[comp.key] = reason is None
         if reason is None:
-            self.ledger.admit(unit)
+            self.admit(cand, decision)
         else:
-            self.ledger.exclude(unit, reason)
+            self.exclude(cand, decision, reason)
 
 
 def fill(required: Sequence[N], optional: Sequence[N], ledger: Ledger[N], components: Components[N]) -> None:

@@ -22,8 +22,8 @@ from prooftext.corpus.model import SENSITIVITIES
 from prooftext.errors import BudgetError, RequestError, SensitivityError
 from prooftext.select import pipeline
 from prooftext.select.candidates import Candidate
-from prooftext.select.components import Component, Components
-from prooftext.select.pipeline import Unit
+from prooftext.select.components import Components
+from prooftext.select.pipeline import Decision
 from prooftext.select.query import Query
 from prooftext.select.store_view import StoreView
 from prooftext.select.traverse import CountingBounds
@@ -267,20 +267,6 @@ def _plan(
     return _fit(cand, sel.room, cost, sel.query.allow_truncated)
 
 
-def _skip_reason(
-    cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]], drifted: Collection[str]
-) -> str | None:
-    if cand.path in drifted:  # its source no longer reads back as ranked: it cannot be quoted at all
-        return REASON_DRIFT
-    if _over_clearance(cand, sel.query):
-        return REASON_OVER_CLEARANCE
-    if _covered(cand, taken):
-        return REASON_COVERED
-    if sel.nodes >= sel.query.max_nodes:
-        return REASON_NODE_CEILING
-    return None
-
-
 @dataclass
 class PacketLedger:
     """The packet side of a fill: exact rendered costs in the query's unit, joins, truncation, source drift
@@ -313,12 +299,18 @@ class PacketLedger:
         return _covered(node, self.taken)
 
     def barrier(self, cand: Candidate) -> str | None:
-        return _skip_reason(cand, self.sel, self.taken, self.drifted)
+        sel = self.sel
+        if cand.path in self.drifted:  # its source no longer reads back as ranked: it cannot be quoted at all
+            return REASON_DRIFT
+        if _over_clearance(cand, sel.query):
+            return REASON_OVER_CLEARANCE
+        if _covered(cand, self.taken):
+            return REASON_COVERED
+        return REASON_NODE_CEILING if sel.nodes >= sel.query.max_nodes else None
 
-    def problem(self, unit: Unit[Candidate]) -> str | None:
-        if unit.component is not None:
-            return self._group_problem(unit.component, list(unit.members))
-        cand = unit.trigger
+    def problem(self, cand: Candidate, decision: Decision[Candidate] | None) -> str | None:
+        if decision is not None:
+            return self._group_problem(decision)
         twin = self.content.get((cand.file_sha256, cand.start_line, cand.end_line))
         if twin is not None and twin != cand.path:
             self.twin = twin
@@ -326,22 +318,21 @@ class PacketLedger:
         self.pending = _plan(self.sel, cand, self.cost, self.taken, self.optional_from)
         return None if self.pending is not None else REASON_OVER_BUDGET
 
-    def _group_problem(self, comp: Component[Candidate], members: list[Candidate]) -> str | None:
+    def _group_problem(self, decision: Decision[Candidate]) -> str | None:
         """Both sides whole, or neither: a side that drifted refuses the whole component."""
-        if any(c.path in self.drifted for c in comp.members):
+        if any(c.path in self.drifted for c in decision.component.members):
             return REASON_DRIFT
-        self.pending = _take_group(self.sel, members, self.sel.room, self.cost)
+        self.pending = _take_group(self.sel, list(decision.members), self.sel.room, self.cost)
         return None if self.pending is not None else REASON_CONTRADICTION
 
-    def admit(self, unit: Unit[Candidate]) -> None:
+    def admit(self, cand: Candidate, decision: Decision[Candidate] | None) -> None:
         plan, self.pending = self.pending, None
         if isinstance(plan, list):
             for choice in plan:
                 self.sel.take(choice)
                 self.taken.setdefault(choice.candidate.path, []).append((choice.start_line, choice.end_line))
-            self._trigger(unit)
+            self._trigger(cand, decision)
             return
-        cand = unit.trigger
         if isinstance(plan, _Join):
             block = _apply_join(self.sel, cand, plan)
         else:
@@ -351,27 +342,27 @@ class PacketLedger:
         self.taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
         self.content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
 
-    def exclude(self, unit: Unit[Candidate], reason: str) -> None:
+    def exclude(self, cand: Candidate, decision: Decision[Candidate] | None, reason: str) -> None:
         self.pending = None
-        comp = unit.component
-        if comp is None:
-            _exclude(self.sel, unit.trigger, reason)
+        if decision is None:
+            _exclude(self.sel, cand, reason)
             if reason == REASON_DUPLICATE:
                 self.sel.excluded[-1]["same_as"] = self.twin
             self.sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
             return
+        comp = decision.component
         spoiled = tuple(sorted({c.path for c in comp.members if c.path in self.drifted}))
         self.spoiled.update(dict.fromkeys(comp.sources, spoiled))
-        for member in unit.members:
+        for member in decision.members:
             self._record(member, REASON_CONTRADICTION)
         # Left out for lack of room or nodes (which a larger packet may have); a drifted side never fits.
         self.sel.omitted += 0 if spoiled else len(comp.members)
-        self._trigger(unit)
+        self._trigger(cand, decision)
 
-    def _trigger(self, unit: Unit[Candidate]) -> None:
+    def _trigger(self, cand: Candidate, decision: Decision[Candidate] | None) -> None:
         """The candidate that raised a decision: one of the members, or inside one (then recorded)."""
-        if unit.component is not None and unit.trigger.node_id not in unit.component.member_ids:
-            self.settle(unit.trigger, True)
+        if decision is not None and cand.node_id not in decision.component.member_ids:
+            self.settle(cand, True)
 
     def settle(self, cand: Candidate, admitted: bool) -> bool:
         self._record(cand, REASON_COVERED if _covered(cand, self.taken) else REASON_CONTRADICTION)
