@@ -126,13 +126,13 @@ class _Fill(Generic[N]):
         self.barrier, self.problem = ledger.barrier, ledger.problem
         self.admit, self.exclude = ledger.admit, ledger.exclude
         self.accounted: set[str] = set()
-        """Node ids a component decision already admitted or recorded (all of them of a component)."""
+        """Node ids a component decision already admitted or recorded (each of them in a component)."""
         self.decisions: dict[str, bool] = {}
         """Each decided component's key, and whether it was admitted."""
 
     def offer(self, cand: N) -> None:
         comp = None if self.components is None else self.components.of(cand)
-        if comp is None:  # most candidates: :meth:`_alone`, written out on this path of every candidate
+        if comp is None:  # most candidates: :meth:`_alone` written out, as this runs for every one of them
             reason = self.barrier(cand)
             if reason is None:
                 reason = self.problem(cand, None)
