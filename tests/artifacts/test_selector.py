@@ -1,4 +1,4 @@
-"""The pure selector: seed tokenization, binary scores, ranking tuple, determinism, budgets, closure."""
+"""The pure artifact selector: ranking tuple, determinism, budgets, closure."""
 
 from __future__ import annotations
 
@@ -13,37 +13,12 @@ from prooftext.artifacts.view import GraphView
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
 from prooftext.gates.context import QUERY_TEXT, Run, node_of
 from prooftext.gates.fixture import LEDGER, SPECIFICATION
-from prooftext.select.binary import binary_score
-from prooftext.text import ascii_tokens, identifiers
 
 PHASE_ORDER = ("required", "traversal", "identifier", "lexical")
 
 
 def _models(run: Run, query: str = "query") -> tuple[Graph, Query]:
     return Graph.model_validate(run.value("graph")), Query.model_validate(run.value(query))
-
-
-def test_tokens_lowercase_ascii_only_and_split_non_ascii_scalars() -> None:
-    assert ascii_tokens("Charge_BUDGET v2") == {"charge", "budget", "v2"}
-    assert ascii_tokens("Ärger über") == {"Ä", "rger", "ü", "ber"}
-    assert ascii_tokens("...") == frozenset()
-
-
-def _score(query: frozenset[str], *fields: str) -> int:
-    return binary_score(query, [ascii_tokens(text) for text in fields])
-
-
-def test_binary_scores_ignore_term_frequency() -> None:
-    query = ascii_tokens("budget charge")
-    assert (
-        _score(query, "charge", "symbol function python", "ledger/budget.py", "budget budget budget")
-        == 16 + 4 + 1
-    )
-    assert _score(query, "x", "budget", "y", "") == 8
-
-
-def test_identifiers_are_exact() -> None:
-    assert identifiers("does charge() call allocate_budget?") >= {"charge", "allocate_budget"}
 
 
 def test_selection_is_deterministic(run: Run) -> None:

@@ -110,10 +110,12 @@ class ByteLedger:
             return REASON_NODE_CEILING
         if len(self.edge_ids) + len(edges) > self.query.max_edges:
             return REASON_EDGE_CEILING
-        cost = sum(self.view.node_cost[m.node_id] for m in members) + sum(
+        return REASON_OVER_BUDGET if self.used + self._cost(members, edges) > self.query.max_tokens else None
+
+    def _cost(self, members: list[GraphNode], edges: list[str]) -> int:
+        return sum(self.view.node_cost[m.node_id] for m in members) + sum(
             self.view.edge_cost[e] for e in edges
         )
-        return REASON_OVER_BUDGET if self.used + cost > self.query.max_tokens else None
 
     def entry(self, node: GraphNode, phase: int) -> dict[str, Any]:
         comp = self.view.contradictions.of(node)
@@ -138,9 +140,7 @@ class ByteLedger:
             )
         self.node_ids.update(m.node_id for m in members)
         self.edge_ids.update(edges)
-        self.used += sum(self.view.node_cost[m.node_id] for m in members) + sum(
-            self.view.edge_cost[e] for e in edges
-        )
+        self.used += self._cost(members, edges)
 
     def require(self, required: Sequence[GraphNode]) -> None:
         ordered = sorted(required, key=self.ranking.key)

@@ -285,6 +285,7 @@ class PacketLedger:
     pending: _Join | Choice | list[Choice] | None = None
     """What :meth:`problem` planned and :meth:`admit` commits."""
     twin: str = ""
+    """The path whose excerpt :meth:`problem` found a candidate's lines already quoted under."""
 
     def require(self, required: Sequence[Candidate]) -> None:
         _take_required(self.sel, list(required), self.cost, self.sel.query.max_tokens, self.kernel)
