@@ -19,6 +19,7 @@ from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.semantic import NODE_FILE
 from prooftext.errors import NotFoundError, RequestError
 from prooftext.select.query import UNIT_BYTES, Query
+from prooftext.select.view import is_node_id
 
 ARTIFACT_TYPE = "query"
 UNIT = "canonical_utf8_bytes"
@@ -28,8 +29,6 @@ DEFAULT_MAX_EDGES = 256
 DEFAULT_MAX_DEPTH = 0
 """An artifact query does not traverse unless asked to (a packet query walks one level by default)."""
 DEFAULT_CLEARANCE = "owner-private"
-_HEX = frozenset("0123456789ABCDEF")
-ID_LENGTH = 64
 
 
 def byte_query(
@@ -56,10 +55,6 @@ def byte_query(
     )
 
 
-def _is_id(ref: str) -> bool:
-    return len(ref) == ID_LENGTH and set(ref) <= _HEX
-
-
 def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
     """Node ids for required references (ids or repository paths of file nodes), sorted and unique."""
     ids = {n.node_id for n in graph.nodes}
@@ -68,7 +63,7 @@ def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
     }
     out: set[str] = set()
     for ref in refs:
-        node_id = ref if _is_id(ref) and ref in ids else files.get(ref.removeprefix("./"))
+        node_id = ref if is_node_id(ref) and ref in ids else files.get(ref.removeprefix("./"))
         if node_id is None:
             raise NotFoundError(
                 f"required reference is not a node of the graph: {ref[:200]}", field="required"

@@ -16,11 +16,8 @@ from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candida
 from prooftext.select.components import Component, Components, connected
 from prooftext.select.query import Query
 from prooftext.select.rank import NODE_COLUMNS, _candidate, _Row
-from prooftext.select.view import Edge
+from prooftext.select.view import Edge, is_node_id
 from prooftext.store import graph_queries as gq
-
-_HEX = frozenset("0123456789ABCDEF")
-ID_LENGTH = 64
 
 
 def _portable(path: str) -> str:
@@ -51,7 +48,7 @@ class StoreView:
         """Each required reference, in order; one that is not a member of the index is an error."""
         out: list[Candidate] = []
         for ref in query.required:
-            if len(ref) == ID_LENGTH and set(ref) <= _HEX:
+            if is_node_id(ref):
                 row = gq.node_by_id(self.conn, NODE_COLUMNS, ref)
             else:
                 row = gq.file_node_by_path(self.conn, NODE_COLUMNS, _portable(ref))

@@ -16,6 +16,14 @@ from prooftext.select.query import Query
 Edge = tuple[str, str, str]
 """An outgoing edge as ``(edge type, target node id, edge id)``."""
 
+_HEX = frozenset("0123456789ABCDEF")
+NODE_ID_LENGTH = 64
+
+
+def is_node_id(ref: str) -> bool:
+    """Whether a required reference spells a node id (the full SHA-256 in uppercase hex) rather than a path."""
+    return len(ref) == NODE_ID_LENGTH and set(ref) <= _HEX
+
 
 class GraphView(Protocol[N]):
     def required(self, query: Query) -> list[N]:
