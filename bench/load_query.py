@@ -90,7 +90,7 @@ def _contradiction_corpus(docs: int, fanout: int) -> dict[str, str]:
 
 def l7_contradiction_graph(docs: int = 150, fanout: int = 67) -> dict[str, Any]:
     from prooftext.artifacts import lifecycle
-    from prooftext.artifacts.query import QuerySpec
+    from prooftext.artifacts.query import byte_query
 
     with tempfile.TemporaryDirectory() as scratch:
         root = _root(scratch, _contradiction_corpus(docs, fanout))
@@ -102,7 +102,7 @@ def l7_contradiction_graph(docs: int = 150, fanout: int = 67) -> dict[str, Any]:
         edges = sum(1 for e in graph["edges"] if e["type"] == "contradicts")
         lifecycle.run_query(
             out / "graph.json",
-            QuerySpec("retry policy", max_nodes=4096, max_edges=16_384),
+            byte_query("retry policy", max_nodes=4096, max_edges=16_384),
             out / "query.json",
         )
         try:

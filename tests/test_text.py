@@ -9,8 +9,10 @@ from prooftext.text import (
     NONCE_DIGITS,
     STOPWORDS_V1,
     STOPWORDS_VERSION,
+    ascii_tokens,
     fence_nonce,
     identifier_parts,
+    identifiers,
     lexical_terms,
 )
 
@@ -50,3 +52,13 @@ def test_the_nonce_is_re_derived_until_no_text_contains_it() -> None:
     second = fence_nonce([b"m"], ["text", f"holds {first}"])
     assert len(second) == NONCE_DIGITS and second != first
     assert fence_nonce([b"m"], [f"holds {first}"]) == second
+
+
+def test_ascii_tokens_lowercase_ascii_only_and_split_non_ascii_scalars() -> None:
+    assert ascii_tokens("Charge_BUDGET v2") == {"charge", "budget", "v2"}
+    assert ascii_tokens("Ärger über") == {"Ä", "rger", "ü", "ber"}
+    assert ascii_tokens("...") == frozenset()
+
+
+def test_identifiers_are_exact() -> None:
+    assert identifiers("does charge() call allocate_budget?") >= {"charge", "allocate_budget"}

@@ -34,6 +34,20 @@ if TYPE_CHECKING:
     )
     from prooftext.api.risk import risk_of_changing
     from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
+    from prooftext.artifacts.fsck import FsckReport
+    from prooftext.artifacts.lifecycle import Published
+    from prooftext.artifacts.lifecycle import run_compact as context_compact
+    from prooftext.artifacts.lifecycle import run_compare as context_compare
+    from prooftext.artifacts.lifecycle import run_fsck as fsck
+    from prooftext.artifacts.lifecycle import run_index as context_index
+    from prooftext.artifacts.lifecycle import run_manifest as context_manifest
+    from prooftext.artifacts.lifecycle import run_propose as context_propose
+    from prooftext.artifacts.lifecycle import run_quality as context_quality
+    from prooftext.artifacts.lifecycle import run_query as context_query
+    from prooftext.artifacts.lifecycle import run_select as context_select
+    from prooftext.artifacts.lifecycle import run_snapshot as context_snapshot
+    from prooftext.artifacts.lifecycle import run_validate as context_validate
+    from prooftext.artifacts.query import byte_query as artifact_query
     from prooftext.conversation.turn import TurnPlan, TurnRequest
     from prooftext.depth.policy import parse_mode
     from prooftext.eval.common import RunOptions
@@ -58,12 +72,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DepthReport": ("prooftext.api.memory", "DepthReport"),
     "DepthRun": ("prooftext.eval.run", "DepthRun"),
     "EvalReport": ("prooftext.eval.run", "EvalReport"),
+    "FsckReport": ("prooftext.artifacts.fsck", "FsckReport"),
     "Index": ("prooftext.index", "Index"),
     "IndexStatus": ("prooftext.index", "IndexStatus"),
     "Ladder": ("prooftext.adaptive.ladder", "Ladder"),
     "LocomoRun": ("prooftext.eval.run", "LocomoRun"),
     "MemoryRecord": ("prooftext.memory.store", "MemoryRecord"),
     "Packet": ("prooftext.pack.packet", "Packet"),
+    "Published": ("prooftext.artifacts.lifecycle", "Published"),
     "QualityBar": ("prooftext.eval.run", "QualityBar"),
     "Query": ("prooftext.select.query", "Query"),
     "RankingPolicy": ("prooftext.select.policy", "RankingPolicy"),
@@ -75,10 +91,22 @@ _LAZY: dict[str, tuple[str, str]] = {
     "TurnPlan": ("prooftext.conversation.turn", "TurnPlan"),
     "TurnRequest": ("prooftext.conversation.turn", "TurnRequest"),
     "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),
+    "artifact_query": ("prooftext.artifacts.query", "byte_query"),
     "check_params": ("prooftext.schema_registry", "check_params"),
     "check_turn": ("prooftext.api.turns", "check_turn"),
+    "context_compact": ("prooftext.artifacts.lifecycle", "run_compact"),
+    "context_compare": ("prooftext.artifacts.lifecycle", "run_compare"),
+    "context_index": ("prooftext.artifacts.lifecycle", "run_index"),
+    "context_manifest": ("prooftext.artifacts.lifecycle", "run_manifest"),
+    "context_propose": ("prooftext.artifacts.lifecycle", "run_propose"),
+    "context_quality": ("prooftext.artifacts.lifecycle", "run_quality"),
+    "context_query": ("prooftext.artifacts.lifecycle", "run_query"),
+    "context_select": ("prooftext.artifacts.lifecycle", "run_select"),
+    "context_snapshot": ("prooftext.artifacts.lifecycle", "run_snapshot"),
+    "context_validate": ("prooftext.artifacts.lifecycle", "run_validate"),
     "depth_report": ("prooftext.api.memory", "depth_report"),
     "evaluate": ("prooftext.eval.run", "evaluate"),
+    "fsck": ("prooftext.artifacts.lifecycle", "run_fsck"),
     "index_retriever_for": ("prooftext.api.turns", "index_retriever_for"),
     "load_schema": ("prooftext.schema_registry", "load_schema"),
     "make_backend": ("prooftext.llm.backends", "make_backend"),
@@ -115,6 +143,7 @@ __all__ = [
     "DepthReport",
     "DepthRun",
     "EvalReport",
+    "FsckReport",
     "Index",
     "IndexStatus",
     "Ladder",
@@ -122,6 +151,7 @@ __all__ = [
     "MemoryRecord",
     "Packet",
     "ProoftextError",
+    "Published",
     "QualityBar",
     "Query",
     "RankingPolicy",
@@ -135,12 +165,24 @@ __all__ = [
     "TurnRequest",
     "VerifyReport",
     "__version__",
+    "artifact_query",
     "check_params",
     "check_turn",
     "content_id",
+    "context_compact",
+    "context_compare",
+    "context_index",
+    "context_manifest",
+    "context_propose",
+    "context_quality",
+    "context_query",
+    "context_select",
+    "context_snapshot",
+    "context_validate",
     "count",
     "depth_report",
     "evaluate",
+    "fsck",
     "index_retriever_for",
     "load_json",
     "load_schema",

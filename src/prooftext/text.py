@@ -1,8 +1,12 @@
-"""Text primitives: identifier splitting, the versioned stop lists, query terms and the fence nonce.
+"""Text primitives: identifier splitting, the versioned stop lists, query terms, the context framework's
+ASCII tokens and the fence nonce.
 
 Pure functions over strings, shared by the index (FTS5 text), the selector and the estimator (query terms),
 the conversation ranker (chat terms), and the two renderers that fence quoted text (packets and chat
-messages). Each list or derivation that changes results carries a version or is pinned by tests.
+messages). Each list or derivation that changes results carries a version or is pinned by tests. The ASCII tokenizer
+lowercases ASCII letters by hand, emits maximal ASCII alphanumeric runs, and treats each non-ASCII scalar as
+one exact token: no locale, Unicode database, corpus or model takes part, so every platform tokenizes a text
+the same way.
 """
 
 from __future__ import annotations
@@ -251,3 +255,20 @@ def fence_nonce(material: Iterable[bytes], texts: Sequence[str]) -> str:
         if not any(nonce in text for text in texts):
             return nonce
         counter += 1
+
+
+# -- the context framework's ASCII tokens --------------------------------------------------------------------
+
+_LOWER_ASCII = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def ascii_tokens(text: str) -> frozenset[str]:
+    """Distinct tokens of ``text``: only ``A``-``Z`` are lowercased; ``É`` stays ``É``, one token."""
+    return frozenset(_TOKEN.findall(text.translate(_LOWER_ASCII)))
+
+
+def identifiers(text: str) -> frozenset[str]:
+    """Exact identifiers a text names (case kept): maximal ``[A-Za-z_][A-Za-z0-9_]*`` runs."""
+    return frozenset(_IDENTIFIER.findall(text))

@@ -21,7 +21,7 @@ from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.observe import Roots
 from prooftext.artifacts.publish import check_no_absolute_roots
-from prooftext.artifacts.query import QuerySpec
+from prooftext.artifacts.query import byte_query
 from prooftext.errors import ProoftextError
 
 from .helpers import code_of, relabelled_graph, relabelled_snapshot, rewrite, source_of
@@ -223,7 +223,7 @@ def _expiring_graph(run: Run, required: bool) -> None:
 
 def _select_as_of(run: Run, as_of: str | None) -> dict[str, Any]:
     tag = (as_of or "none").replace(":", "-")
-    lc.run_query(run.out("graph-expiring"), QuerySpec(QUERY_TEXT, as_of=as_of), run.out(f"q-{tag}"))
+    lc.run_query(run.out("graph-expiring"), byte_query(QUERY_TEXT, as_of=as_of), run.out(f"q-{tag}"))
     lc.run_select(run.out("graph-expiring"), run.out(f"q-{tag}"), run.out(f"s-{tag}"))
     return dict(run.value(f"s-{tag}"))
 
@@ -256,7 +256,7 @@ def test_derived_sensitivity_is_the_highest_included_level(run: Run) -> None:
     assert run.value("graph")["sensitivity"] == "owner-private"
     selection = run.value("selection")
     assert selection["sensitivity"] == "owner-private"
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, clearance="repository-private"), run.out("q"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, clearance="repository-private"), run.out("q"))
     lc.run_select(run.out("graph"), run.out("q"), run.out("s"))
     levels = {n["rank"]["sensitivity"] for n in run.value("s")["nodes"]}
     assert (
@@ -299,14 +299,22 @@ def test_owner_content_cannot_be_labelled_public(run: Run) -> None:
 def test_clearance_blocks_required_and_excludes_optional_nodes(run: Run) -> None:
     ledger = node_of(run, LEDGER)
     lc.run_query(
-        run.out("graph"), QuerySpec(QUERY_TEXT, clearance="public", required=(ledger,)), run.out("q1")
+        run.out("graph"), byte_query(QUERY_TEXT, clearance="public", required=(ledger,)), run.out("q1")
     )
     assert code_of(lambda: run.select("s1", "q1")) == "sensitivity_violation"
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, clearance="public"), run.out("q2"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, clearance="public"), run.out("q2"))
     run.select("s2", "q2")
     selection = run.value("s2")
     assert {n["rank"]["sensitivity"] for n in selection["nodes"]} == {"public"}
-    assert {x["reason"] for x in selection["excluded"]} == {"over_clearance"}
+    # Every exclusion is for clearance: the node's own, or its contradiction component's (a public section
+    # of a file whose component was refused for clearance is left out with it).
+    excluded = selection["excluded"]
+    assert {x["reason"] for x in excluded} == {"over_clearance", "contradiction"}
+    source = {n["node_id"]: n["source_id"] for n in run.value("graph")["nodes"]}
+    refused = {
+        source[x["node_id"]] for x in excluded if x["reason"] == "over_clearance" and x["component_id"]
+    }
+    assert all(source[x["node_id"]] in refused for x in excluded if x["reason"] == "contradiction")
 
 
 # --- labels come from the root's configuration, never from a replayed artifact ---------------------------
@@ -335,7 +343,7 @@ def test_snapshot_refuses_the_labels_of_a_rehashed_graph(run: Run) -> None:
     forged = relabelled_graph(run.value("graph"), LEDGER, sensitivity="public")
     run.write_value("g-public", forged)
     assert lc.run_validate(run.out("g-public"))["valid"]
-    lc.run_query(run.out("g-public"), QuerySpec(QUERY_TEXT, clearance="public"), run.out("q-public"))
+    lc.run_query(run.out("g-public"), byte_query(QUERY_TEXT, clearance="public"), run.out("q-public"))
     lc.run_select(run.out("g-public"), run.out("q-public"), run.out("s-public"))
     ledger = {n["node_id"] for n in run.value("g-public")["nodes"] if n["path"] == LEDGER}
     assert ledger & {n["node_id"] for n in run.value("s-public")["nodes"]}
@@ -443,7 +451,7 @@ def test_an_optional_component_is_excluded_atomically_when_a_member_fails(run: R
 
 def test_a_required_component_blocks_when_a_member_fails(run: Run) -> None:
     required = (node_of(run, OWNER_RECORD),)
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, required=required), run.out("q"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, required=required), run.out("q"))
     run.select("s", "q")
     assert {n["node_id"] for n in run.value("s")["nodes"] if n["required"]} >= {node_of(run, OWNER_DRAFT)}
     (run.owner / OWNER_DRAFT).write_text("# Draft approval\n\nChanged.\n", encoding="utf-8")
@@ -466,7 +474,7 @@ def test_a_frontier_beyond_its_bounds_is_a_blocker(run: Run, limits: dict[str, i
 
 
 def test_required_context_over_budget_blocks(run: Run) -> None:
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, max_bytes=1024, required=(LEDGER,)), run.out("q"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, max_bytes=1024, required=(LEDGER,)), run.out("q"))
     error = error_of(lambda: run.select("s", "q"))
     assert (error.code, error.details["reason"]) == ("selection_blocked", "over_budget")
 

@@ -9,7 +9,7 @@ from gates.context import ENVELOPE_FIELDS, QUERY_TEXT, Run, node_of
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.models import QUALITY_FIELDS, Extract
 from prooftext.artifacts.quality import redundant_bytes
-from prooftext.artifacts.query import QuerySpec
+from prooftext.artifacts.query import byte_query
 
 from .helpers import code_of, rewrite
 
@@ -113,7 +113,7 @@ def test_compare_identical_and_changed_snapshots(run: Run) -> None:
     run.snapshot()
     same = lc.run_compare(run.out("snapshot"), run.out("snapshot"))
     assert same["identical"] and same["extracts"]["unchanged"] == len(run.value("snapshot")["extracts"])
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, clearance="repository-private"), run.out("q2"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, clearance="repository-private"), run.out("q2"))
     run.select("s2", "q2")
     run.snapshot("snap2", "s2", owner=False)
     delta = lc.run_compare(run.out("snapshot"), run.out("snap2"))
@@ -131,7 +131,7 @@ def test_compare_pairs_a_changed_extract_by_place(run: Run) -> None:
     )
     run.manifest("m2")
     run.graph("g2", "m2")
-    lc.run_query(run.out("g2"), QuerySpec(QUERY_TEXT), run.out("q2"))
+    lc.run_query(run.out("g2"), byte_query(QUERY_TEXT), run.out("q2"))
     lc.run_select(run.out("g2"), run.out("q2"), run.out("s2"))
     lc.run_snapshot(run.out("g2"), run.out("s2"), run.repo, run.owner, run.out("snap2"))
     delta = lc.run_compare(run.out("snapshot"), run.out("snap2"))

@@ -1,4 +1,4 @@
-"""The pure selector: seed tokenization, binary scores, ranking tuple, determinism, budgets, closure."""
+"""The pure artifact selector: ranking tuple, determinism, budgets, closure."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from gates.context import QUERY_TEXT, Run, node_of
 from gates.fixture import LEDGER, SPECIFICATION
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
-from prooftext.artifacts.lexical import binary_score, identifiers, lexical_tokens
 from prooftext.artifacts.models import Graph, Query
-from prooftext.artifacts.query import QuerySpec
-from prooftext.artifacts.selector import GraphView, select
+from prooftext.artifacts.query import byte_query
+from prooftext.artifacts.selector import select
+from prooftext.artifacts.view import GraphView
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
 
 PHASE_ORDER = ("required", "traversal", "identifier", "lexical")
@@ -19,25 +19,6 @@ PHASE_ORDER = ("required", "traversal", "identifier", "lexical")
 
 def _models(run: Run, query: str = "query") -> tuple[Graph, Query]:
     return Graph.model_validate(run.value("graph")), Query.model_validate(run.value(query))
-
-
-def test_tokens_lowercase_ascii_only_and_split_non_ascii_scalars() -> None:
-    assert lexical_tokens("Charge_BUDGET v2") == {"charge", "budget", "v2"}
-    assert lexical_tokens("Ärger über") == {"Ä", "rger", "ü", "ber"}
-    assert lexical_tokens("...") == frozenset()
-
-
-def test_binary_scores_ignore_term_frequency() -> None:
-    query = lexical_tokens("budget charge")
-    assert (
-        binary_score(query, "charge", "symbol function python", "ledger/budget.py", "budget budget budget")
-        == 16 + 4 + 1
-    )
-    assert binary_score(query, "x", "budget", "y", "") == 8
-
-
-def test_identifiers_are_exact() -> None:
-    assert identifiers("does charge() call allocate_budget?") >= {"charge", "allocate_budget"}
 
 
 def test_selection_is_deterministic(run: Run) -> None:
@@ -94,15 +75,20 @@ def test_selected_edges_are_exactly_the_induced_ones(run: Run) -> None:
 
 
 def test_a_tight_budget_excludes_in_rank_order_and_never_exceeds(run: Run) -> None:
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, max_bytes=3000), run.out("q"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, max_bytes=3000), run.out("q"))
     run.select("s", "q")
     selection = run.value("s")
     assert selection["budget"]["used_bytes"] <= 3000
-    assert {x["reason"] for x in selection["excluded"]} == {"over_budget"}
+    excluded = selection["excluded"]
+    assert {x["reason"] for x in excluded} == {"over_budget", "contradiction"}
+    # A section of a file whose contradiction component did not fit is left out with the component.
+    source = {n["node_id"]: n["source_id"] for n in run.value("graph")["nodes"]}
+    refused = {source[x["node_id"]] for x in excluded if x["reason"] == "over_budget" and x["component_id"]}
+    assert all(source[x["node_id"]] in refused for x in excluded if x["reason"] == "contradiction")
 
 
 def test_a_node_ceiling_is_recorded(run: Run) -> None:
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, max_nodes=3), run.out("q"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, max_nodes=3), run.out("q"))
     run.select("s", "q")
     selection = run.value("s")
     assert len(selection["nodes"]) <= 3 and "node_ceiling" in {x["reason"] for x in selection["excluded"]}
@@ -119,7 +105,7 @@ def test_traversal_within_bounds_records_distances(run: Run) -> None:
 
 
 def test_query_required_paths_resolve_to_file_nodes(run: Run) -> None:
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, required=(LEDGER, f"./{LEDGER}")), run.out("q"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, required=(LEDGER, f"./{LEDGER}")), run.out("q"))
     assert run.value("q")["required"] == [node_of(run, LEDGER)]
     run.select("s", "q")
     ledger = next(n for n in run.value("s")["nodes"] if n["node_id"] == node_of(run, LEDGER))

@@ -9,7 +9,7 @@ from typing import Any
 from gates import fixture
 from gates.context import QUERY_TEXT, Run
 from prooftext.artifacts import lifecycle as lc
-from prooftext.artifacts.query import QuerySpec
+from prooftext.artifacts.query import byte_query
 
 from .helpers import code_of, relabelled_graph, rewrite, source_of
 
@@ -59,7 +59,7 @@ def _graph_with_moved_specification(run: Run) -> Path:
 def test_snapshot_refuses_a_graph_that_moves_the_specification(run: Run) -> None:
     graph = _graph_with_moved_specification(run)
     assert lc.run_validate(graph)["valid"]
-    lc.run_query(graph, QuerySpec(QUERY_TEXT), run.out("q"))
+    lc.run_query(graph, byte_query(QUERY_TEXT), run.out("q"))
     lc.run_select(graph, run.out("q"), run.out("s"))
     action = lambda: lc.run_snapshot(graph, run.out("s"), run.repo, run.owner, run.out("n"))  # noqa: E731
     assert code_of(action) == "authority_invalid"

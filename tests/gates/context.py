@@ -30,7 +30,7 @@ from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.loader import parse_value, schema_file
 from prooftext.artifacts.models import MODELS, QUALITY_FIELDS
-from prooftext.artifacts.query import QuerySpec
+from prooftext.artifacts.query import byte_query
 from prooftext.artifacts.schema_gen import drifted
 from prooftext.errors import ProoftextError
 from prooftext.schema_registry import load_schema
@@ -124,7 +124,7 @@ class Run:
         return self.out(name)
 
     def query(self, name: str = "query", **limits: Any) -> Path:
-        lc.run_query(self.out("graph"), QuerySpec(QUERY_TEXT, **limits), self.out(name))
+        lc.run_query(self.out("graph"), byte_query(QUERY_TEXT, **limits), self.out(name))
         return self.out(name)
 
     def select(self, name: str = "selection", query: str = "query") -> Path:
@@ -323,7 +323,7 @@ def required_context_blocks(base: Path, origin: Run) -> dict[str, str]:
     run = origin.clone(base, "required")
     lc.run_query(
         run.out("graph"),
-        QuerySpec(QUERY_TEXT, required=(node_of(run, fixture.OWNER_RECORD),)),
+        byte_query(QUERY_TEXT, required=(node_of(run, fixture.OWNER_RECORD),)),
         run.out("q-owner"),
     )
     run.select("sel-owner", "q-owner")
@@ -378,7 +378,7 @@ def traversal_frontier_blocks(base: Path, origin: Run) -> dict[str, str]:
 
 def owner_root_governance(base: Path, origin: Run) -> dict[str, str]:
     run = origin.clone(base, "owner")
-    lc.run_query(run.out("graph"), QuerySpec(QUERY_TEXT, clearance="repository-private"), run.out("q-repo"))
+    lc.run_query(run.out("graph"), byte_query(QUERY_TEXT, clearance="repository-private"), run.out("q-repo"))
     run.select("sel-repo", "q-repo")
     return {
         "with_owner_root": observe(run.snapshot),

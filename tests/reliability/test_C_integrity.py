@@ -31,7 +31,9 @@ def build_artifacts(root: Path) -> Path:
     out = root / ".prooftext" / "context"
     lifecycle.run_manifest(root, out / "manifest.json", "SPEC.md", [])
     lifecycle.run_index(out / "manifest.json", root, None, out / "graph.json")
-    lifecycle.run_query(out / "graph.json", query_module.QuerySpec("separability matrix"), out / "query.json")
+    lifecycle.run_query(
+        out / "graph.json", query_module.byte_query("separability matrix"), out / "query.json"
+    )
     lifecycle.run_select(out / "graph.json", out / "query.json", out / "selection.json")
     lifecycle.run_snapshot(out / "graph.json", out / "selection.json", root, None, out / "snapshot.json")
     return out
@@ -128,7 +130,7 @@ def test_C07_a_second_byte_string_under_one_output_is_refused_and_never_overwrit
     _root, out = artifacts
     before = (out / "query.json").read_bytes()
     with pytest.raises(OutputExistsError):
-        lifecycle.run_query(out / "graph.json", query_module.QuerySpec("compound model"), out / "query.json")
+        lifecycle.run_query(out / "graph.json", query_module.byte_query("compound model"), out / "query.json")
     assert (out / "query.json").read_bytes() == before
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
 

@@ -155,7 +155,7 @@ def _select(root: Path, text: str, **limits: Any) -> dict[str, Any]:
         (out / f"{name}.json").unlink(missing_ok=True)
     lifecycle.run_manifest(root, out / "manifest.json", "SPEC.md", [])
     lifecycle.run_index(out / "manifest.json", root, None, out / "graph.json")
-    lifecycle.run_query(out / "graph.json", query_module.QuerySpec(text, **limits), out / "query.json")
+    lifecycle.run_query(out / "graph.json", query_module.byte_query(text, **limits), out / "query.json")
     lifecycle.run_select(out / "graph.json", out / "query.json", out / "selection.json")
     selection: dict[str, Any] = json.loads((out / "selection.json").read_text())
     return selection

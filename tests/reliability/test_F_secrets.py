@@ -407,7 +407,7 @@ def test_F01_the_artifact_lifecycle_carries_no_planted_value(tmp_path: Path, fig
     out = root / ".prooftext" / "context"
     lifecycle.run_manifest(root, out / "manifest.json", "SPEC.md", [])
     lifecycle.run_index(out / "manifest.json", root, None, out / "graph.json")
-    lifecycle.run_query(out / "graph.json", query_module.QuerySpec(QUERY), out / "query.json")
+    lifecycle.run_query(out / "graph.json", query_module.byte_query(QUERY), out / "query.json")
     lifecycle.run_select(out / "graph.json", out / "query.json", out / "selection.json")
     lifecycle.run_snapshot(out / "graph.json", out / "selection.json", root, None, out / "snapshot.json")
     data = b"".join(p.read_bytes() for p in sorted(out.iterdir()))

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from prooftext.errors import BudgetError
 from prooftext.select.candidates import Candidate
+from prooftext.select.components import Component, Components
 from prooftext.select.query import Query
 from prooftext.select.selector import (
     REASON_CONTRADICTION,
     REASON_COVERED,
     REASON_DRIFT,
-    Components,
     Selection,
     fill,
 )
@@ -58,12 +58,18 @@ def _cost(cand: Candidate, start: int, end: int) -> int:
     return LABEL + PER_LINE * (end - start + 1)
 
 
-def _components(*groups: Sequence[str]) -> Components:
-    out: Components = {}
-    for group in groups:
-        members = [_file(p) for p in sorted(group)]
-        out.update((p, members) for p in group)
-    return out
+def _path(cand: Candidate) -> str:
+    return cand.path
+
+
+def _components(*groups: Sequence[str]) -> Components[Candidate]:
+    members = [tuple(_file(p) for p in sorted(group)) for group in groups]
+    return Components([Component(m[0].path, m, frozenset(c.path for c in m)) for m in members], _path)
+
+
+def _members(components: Components[Candidate], path: str) -> tuple[Candidate, ...]:
+    comp = components.of(_file(path))
+    return () if comp is None else comp.members
 
 
 def _query(max_tokens: int = 10_000, max_nodes: int = 32) -> Query:
@@ -112,7 +118,7 @@ def test_a_component_with_a_drifted_side_is_left_out_whole_and_the_rest_still_fi
     sel = fill(_query(), [], optional, _cost, 0, PAIR, drifted={"docs/b.md"})
     assert [c.candidate.node_id for c in sel.chosen] == [other.node_id]
     records = {e["node_id"]: e for e in sel.excluded}
-    for member in [optional[0], optional[2], *PAIR["docs/a.md"]]:
+    for member in [optional[0], optional[2], *_members(PAIR, "docs/a.md")]:
         assert records[member.node_id]["reason"] == REASON_CONTRADICTION
         assert records[member.node_id]["drifted"] == ["docs/b.md"]
     assert sel.omitted == 0, "a drifted source is not missing room: a larger packet would not take it"
@@ -120,7 +126,7 @@ def test_a_component_with_a_drifted_side_is_left_out_whole_and_the_rest_still_fi
 
 def test_a_drifted_candidate_outside_any_component_is_recorded_as_drifted() -> None:
     drifted = _cand("src/d.py", 1, 4)
-    sel = fill(_query(), [], [drifted], _cost, 0, {}, drifted={"src/d.py"})
+    sel = fill(_query(), [], [drifted], _cost, 0, _components(), drifted={"src/d.py"})
     assert sel.chosen == [] and _reasons(sel) == {drifted.node_id: REASON_DRIFT}
 
 
@@ -140,27 +146,31 @@ _GROUPINGS = st.sampled_from(
 
 
 @st.composite
-def _fills(draw: st.DrawFn, with_drift: bool) -> tuple[Query, list[Candidate], Components, set[str]]:
+def _fills(
+    draw: st.DrawFn, with_drift: bool
+) -> tuple[Query, list[Candidate], Components[Candidate], set[str]]:
     optional = draw(st.permutations(_ALL).flatmap(lambda xs: st.integers(0, len(xs)).map(lambda n: xs[:n])))
     query = _query(draw(st.integers(0, 400)), draw(st.integers(1, 8)))
     drifted = set(draw(st.sets(st.sampled_from(PATHS)))) if with_drift else set()
     return query, list(optional), _components(*draw(_GROUPINGS)), drifted
 
 
-def _check(query: Query, optional: list[Candidate], components: Components, sel: Selection) -> None:
+def _check(
+    query: Query, optional: list[Candidate], components: Components[Candidate], sel: Selection
+) -> None:
     assert _unaccounted(sel, optional) == []
     assert not _quoted(sel) & set(_reasons(sel)), "a quoted node is never also recorded as left out"
     assert sel.total_cost <= query.max_tokens and sel.nodes <= query.max_nodes
     quoted_paths = {c.candidate.path for c in sel.chosen}
-    for path, group in components.items():
-        if path in quoted_paths:  # one side quoted: every side quoted whole
-            assert {m.node_id for m in group} <= _quoted(sel)
+    for comp in components:
+        if comp.sources & quoted_paths:  # one side quoted: every side quoted whole
+            assert comp.member_ids <= _quoted(sel)
 
 
 @settings(max_examples=300, deadline=None)
 @given(_fills(with_drift=False))
 def test_every_optional_candidate_is_quoted_or_left_out_with_a_reason(
-    case: tuple[Query, list[Candidate], Components, set[str]],
+    case: tuple[Query, list[Candidate], Components[Candidate], set[str]],
 ) -> None:
     query, optional, components, _ = case
     _check(query, optional, components, fill(query, [], optional, _cost, 0, components))
@@ -169,7 +179,7 @@ def test_every_optional_candidate_is_quoted_or_left_out_with_a_reason(
 @settings(max_examples=300, deadline=None)
 @given(_fills(with_drift=True))
 def test_no_fill_quotes_a_drifted_path_and_every_candidate_still_has_a_reason(
-    case: tuple[Query, list[Candidate], Components, set[str]],
+    case: tuple[Query, list[Candidate], Components[Candidate], set[str]],
 ) -> None:
     query, optional, components, drifted = case
     sel = fill(query, [], optional, _cost, 0, components, drifted=drifted)

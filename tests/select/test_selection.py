@@ -9,12 +9,8 @@ import pytest
 import prooftext
 from prooftext.errors import BudgetError, PathOutsideRootError, SourceMissingError
 from prooftext.select.query import Query
-from prooftext.select.selector import (
-    MIN_RANKED_CANDIDATES,
-    REASON_RANK_CUTOFF,
-    UNITS_PER_CANDIDATE,
-    ranked_window,
-)
+from prooftext.select.selector import REASON_RANK_CUTOFF
+from prooftext.select.tuned import MIN_RANKED_CANDIDATES, UNITS_PER_CANDIDATE, ranked_window
 
 
 def test_required_paths_come_first_even_without_lexical_evidence(sample_repo: Path) -> None:

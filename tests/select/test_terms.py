@@ -41,12 +41,6 @@ def test_search_terms_keep_whole_identifiers_and_their_parts() -> None:
     assert terms[:3] == ("separability_matrix", "separability", "matrix")
 
 
-def test_seed_tokens_lowercase_ascii_only_and_keep_non_ascii_scalars_apart() -> None:
-    from prooftext.select.binary import seed_tokens
-
-    assert seed_tokens("Ärger HTTPServer x2") == {"Ä", "rger", "httpserver", "x2"}
-
-
 def test_error_messages_become_runs_of_consecutive_words() -> None:
     runs = phrases("Calling it raises `ValueError: The Max/Min functions must have arguments.` today")
     assert ("max", "min", "functions", "must") in runs

@@ -16,6 +16,7 @@ from typing import Any
 import prooftext.canonical as canonical
 from prooftext.artifacts.compaction import build_compaction
 from prooftext.artifacts.compare import compare_snapshots
+from prooftext.artifacts.fsck import FsckReport, fsck
 from prooftext.artifacts.indexer import build_graph, spec_source
 from prooftext.artifacts.loader import encode_artifact, load_artifact, parse_artifact, read_artifact_bytes
 from prooftext.artifacts.manifest import build_context_manifest
@@ -25,10 +26,11 @@ from prooftext.artifacts.outputs import require_output_outside_candidate
 from prooftext.artifacts.proposal import build_proposal
 from prooftext.artifacts.publish import check_no_absolute_roots, publish_exclusive
 from prooftext.artifacts.quality import build_quality_report
-from prooftext.artifacts.query import QuerySpec, build_query
+from prooftext.artifacts.query import build_query
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import build_snapshot, publication_check
 from prooftext.errors import RequestError, RootMissingError, RootNotDirectoryError
+from prooftext.select.query import Query as SelectQuery
 
 MAX_CLAIMS_FILE_BYTES = 8 * 1024 * 1024
 SUMMARY_COUNTS = ("sources", "nodes", "edges", "extracts", "excluded", "retained", "digests", "claims")
@@ -113,9 +115,10 @@ def run_index(manifest_path: Path, repository: Path, owner: Path | None, output:
     return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
 
 
-def run_query(graph_path: Path, spec: QuerySpec, output: Path) -> Published:
+def run_query(graph_path: Path, query: SelectQuery, output: Path) -> Published:
+    """Publish ``query`` (a Query in bytes, see :func:`prooftext.artifacts.query.byte_query`) bound to the Graph."""
     graph = load_artifact(graph_path, Graph)
-    return publish_artifact(build_query(graph, spec), output)
+    return publish_artifact(build_query(graph, query), output)
 
 
 def run_select(graph_path: Path, query_path: Path, output: Path) -> Published:
@@ -191,3 +194,9 @@ def run_validate(path: Path) -> dict[str, Any]:
         "checks": ["canonical_json", "byte_ceiling", "json_schema", "model", "artifact_id", "semantics"],
         "reobserved": False,
     }
+
+
+def run_fsck(root: Path) -> FsckReport:
+    """``prooftext fsck``: recompute the artifacts stored under ``root``, check its index store and re-hash
+    the sources they name."""
+    return fsck(explicit_root(root, "ROOT"))

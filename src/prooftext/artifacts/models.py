@@ -214,6 +214,8 @@ class QueryLimits(Strict):
 
 
 class Query(Envelope):
+    # The wire form of prooftext.select.query.Query in bytes, bound to one Graph; prooftext.artifacts.query
+    # converts both ways. (A docstring here would become the shipped schema's description.)
     model_config = _ceiling("query")
     artifact_type: Literal["query"]
     graph_id: ArtifactId

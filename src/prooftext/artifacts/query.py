@@ -1,21 +1,25 @@
-"""``context query``: a Query artifact bound to one Graph and its candidate.
+"""``context query``: the Query artifact, the wire form of :class:`prooftext.select.query.Query` in bytes.
 
-Required references are node ids, or repository paths resolved to their file node. Limits follow the
-context framework: 1,024–8,388,608 bytes, 1–4,096 nodes, 0–16,384 edges, traversal depth 0–8 (0 turns the
-traversal phase off).
+An artifact query is a Query whose unit is bytes (``canonical_utf8_bytes`` on the wire, its ceiling
+``max_tokens`` written as ``limits.max_bytes``), bound to one Graph and its candidate. Required references
+are node ids, or repository paths resolved to their file node. Limits follow the context framework:
+1,024–8,388,608 bytes, 1–4,096 nodes, 0–16,384 edges, traversal depth 0–8 (0 turns the traversal phase off).
+This module is the one place a Query becomes its wire form and back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from prooftext import canonical
-from prooftext.artifacts import governance as gov
+import prooftext.artifacts.governance as gov
+import prooftext.canonical as canonical
 from prooftext.artifacts.limits import SCHEMA_VERSION
 from prooftext.artifacts.models import Graph
+from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.semantic import NODE_FILE
-from prooftext.errors import NotFoundError
+from prooftext.errors import NotFoundError, RequestError
+from prooftext.select.query import UNIT_BYTES, Query
+from prooftext.select.view import is_node_id
 
 ARTIFACT_TYPE = "query"
 UNIT = "canonical_utf8_bytes"
@@ -23,25 +27,32 @@ DEFAULT_MAX_BYTES = 65_536
 DEFAULT_MAX_NODES = 64
 DEFAULT_MAX_EDGES = 256
 DEFAULT_MAX_DEPTH = 0
+"""An artifact query does not traverse unless asked to (a packet query walks one level by default)."""
 DEFAULT_CLEARANCE = "owner-private"
-_HEX = frozenset("0123456789ABCDEF")
-ID_LENGTH = 64
 
 
-@dataclass(frozen=True)
-class QuerySpec:
-    text: str
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_nodes: int = DEFAULT_MAX_NODES
-    max_edges: int = DEFAULT_MAX_EDGES
-    max_depth: int = DEFAULT_MAX_DEPTH
-    clearance: str = DEFAULT_CLEARANCE
-    as_of: str | None = None
-    required: tuple[str, ...] = ()
-
-
-def _is_id(ref: str) -> bool:
-    return len(ref) == ID_LENGTH and set(ref) <= _HEX
+def byte_query(
+    text: str,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    max_edges: int = DEFAULT_MAX_EDGES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    clearance: str = DEFAULT_CLEARANCE,
+    as_of: str | None = None,
+    required: tuple[str, ...] = (),
+) -> Query:
+    """A Query counted in bytes, with the artifact lifecycle's defaults."""
+    return Query(
+        text=text,
+        max_tokens=max_bytes,
+        unit=UNIT_BYTES,
+        max_nodes=max_nodes,
+        max_edges=max_edges,
+        max_depth=max_depth,
+        required=required,
+        clearance=clearance,
+        as_of=as_of,
+    )
 
 
 def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
@@ -52,7 +63,7 @@ def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
     }
     out: set[str] = set()
     for ref in refs:
-        node_id = ref if _is_id(ref) and ref in ids else files.get(ref.removeprefix("./"))
+        node_id = ref if is_node_id(ref) and ref in ids else files.get(ref.removeprefix("./"))
         if node_id is None:
             raise NotFoundError(
                 f"required reference is not a node of the graph: {ref[:200]}", field="required"
@@ -61,23 +72,39 @@ def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
-def build_query(graph: Graph, spec: QuerySpec) -> dict[str, Any]:
-    """The Query artifact (checked when it is encoded)."""
+def build_query(graph: Graph, query: Query) -> dict[str, Any]:
+    """The Query artifact of ``query`` bound to ``graph`` (checked when it is encoded)."""
+    if query.unit != UNIT_BYTES:
+        raise RequestError("an artifact query counts canonical UTF-8 bytes (unit bytes)", field="unit")
     body = {
         "schema_version": SCHEMA_VERSION,
         "artifact_type": ARTIFACT_TYPE,
         "graph_id": graph.artifact_id,
         "candidate": graph.candidate.model_dump(mode="json"),
-        "text": spec.text,
-        "as_of": spec.as_of,
-        "clearance": spec.clearance,
+        "text": query.text,
+        "as_of": query.as_of,
+        "clearance": query.clearance,
         "unit": UNIT,
         "limits": {
-            "max_bytes": spec.max_bytes,
-            "max_nodes": spec.max_nodes,
-            "max_edges": spec.max_edges,
-            "max_depth": spec.max_depth,
+            "max_bytes": query.max_tokens,
+            "max_nodes": query.max_nodes,
+            "max_edges": query.max_edges,
+            "max_depth": query.max_depth,
         },
-        "required": resolve_required(graph, spec.required),
+        "required": resolve_required(graph, query.required),
     }
     return canonical.with_artifact_id(body)
+
+
+def from_wire(wire: WireQuery) -> Query:
+    """The Query a Query artifact records (its required references already node ids)."""
+    return byte_query(
+        wire.text,
+        max_bytes=wire.limits.max_bytes,
+        max_nodes=wire.limits.max_nodes,
+        max_edges=wire.limits.max_edges,
+        max_depth=wire.limits.max_depth,
+        clearance=wire.clearance,
+        as_of=wire.as_of,
+        required=tuple(wire.required),
+    )

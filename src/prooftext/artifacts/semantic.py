@@ -15,7 +15,6 @@ import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
 from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.ids import EDGE_CONTRADICTS, component_id, cost_bytes, edge_value, model_id
-from prooftext.artifacts.lexical import lexical_tokens
 from prooftext.artifacts.limits import BPS_WHOLE
 from prooftext.artifacts.models import (
     Compaction,
@@ -41,6 +40,7 @@ from prooftext.errors import (
     SchemaViolationError,
     SensitivityError,
 )
+from prooftext.text import ascii_tokens
 
 NODE_FILE = "file"
 
@@ -194,7 +194,7 @@ def _graph(g: Graph) -> None:
 
 def _query(q: Query) -> None:
     strictly_increasing(q.required, "required")
-    if not lexical_tokens(q.text):
+    if not ascii_tokens(q.text):
         raise EmptyQueryError("query must contain at least one searchable token", field="text")
     if q.as_of is not None:
         gov.parse_timestamp(q.as_of)

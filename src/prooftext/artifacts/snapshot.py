@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from prooftext import canonical
+import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import CandidateModel
 from prooftext.artifacts.indexer import ADOPTION_ERRORS, spec_source
@@ -36,7 +36,8 @@ from prooftext.artifacts.observe import (
     observe_source,
     require_candidate,
 )
-from prooftext.artifacts.selector import GraphView, select
+from prooftext.artifacts.selector import select
+from prooftext.artifacts.view import GraphView
 from prooftext.corpus.secrets import redact_path
 from prooftext.errors import ArtifactError, OwnerRootError, ProoftextError, SelectionMismatchError
 

@@ -11,9 +11,7 @@ from typing import Annotated
 
 import typer
 
-from prooftext.artifacts import lifecycle as lc
-from prooftext.artifacts import query as aq
-from prooftext.artifacts.fsck import fsck
+import prooftext
 from prooftext.cli.common import app, echo, emit_json
 
 context_app = typer.Typer(
@@ -36,9 +34,11 @@ OwnerOpt = Annotated[
     typer.Option("--owner-root", help="The explicit owner root (owner sources only).", readable=False),
 ]
 ArtifactArg = Annotated[Path, typer.Argument(help="An artifact file.", readable=False)]
+_ARTIFACT_QUERY = prooftext.artifact_query("")
+"""The defaults of an artifact query, which the options show."""
 
 
-def _report(published: lc.Published, as_json: bool) -> None:
+def _report(published: prooftext.Published, as_json: bool) -> None:
     if as_json:
         emit_json(published.to_dict())
         return
@@ -67,7 +67,10 @@ def manifest_command(
 ) -> None:
     """Write a Manifest of ROOT from a scan (and explicit owner records)."""
     _report(
-        lc.run_manifest(root, output, specification, required or [], owner_root, owner_source or []), as_json
+        prooftext.context_manifest(
+            root, output, specification, required or [], owner_root, owner_source or []
+        ),
+        as_json,
     )
 
 
@@ -80,7 +83,7 @@ def index_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Build the Graph of MANIFEST, re-observing every source through the explicit roots."""
-    _report(lc.run_index(manifest, repository_root, owner_root, output), as_json)
+    _report(prooftext.context_index(manifest, repository_root, owner_root, output), as_json)
 
 
 @context_app.command("query")
@@ -88,13 +91,13 @@ def query_command(
     graph: ArtifactArg,
     text: Annotated[str, typer.Argument(help="What the context is for.")],
     output: OutputOpt,
-    max_bytes: Annotated[int, typer.Option("--max-bytes")] = aq.DEFAULT_MAX_BYTES,
-    max_nodes: Annotated[int, typer.Option("--max-nodes")] = aq.DEFAULT_MAX_NODES,
-    max_edges: Annotated[int, typer.Option("--max-edges")] = aq.DEFAULT_MAX_EDGES,
+    max_bytes: Annotated[int, typer.Option("--max-bytes")] = _ARTIFACT_QUERY.max_tokens,
+    max_nodes: Annotated[int, typer.Option("--max-nodes")] = _ARTIFACT_QUERY.max_nodes,
+    max_edges: Annotated[int, typer.Option("--max-edges")] = _ARTIFACT_QUERY.max_edges,
     max_depth: Annotated[
         int, typer.Option("--max-depth", help="BFS depth; 0 turns traversal off.")
-    ] = aq.DEFAULT_MAX_DEPTH,
-    clearance: Annotated[str, typer.Option("--clearance")] = aq.DEFAULT_CLEARANCE,
+    ] = _ARTIFACT_QUERY.max_depth,
+    clearance: Annotated[str, typer.Option("--clearance")] = _ARTIFACT_QUERY.clearance,
     as_of: Annotated[str | None, typer.Option("--as-of", help="UTC instant YYYY-MM-DDTHH:MM:SSZ.")] = None,
     required: Annotated[
         list[str] | None, typer.Option("--required", help="A node id or repository path.")
@@ -102,10 +105,10 @@ def query_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Write a Query bound to GRAPH and its candidate."""
-    spec = aq.QuerySpec(
+    query = prooftext.artifact_query(
         text, max_bytes, max_nodes, max_edges, max_depth, clearance, as_of, tuple(required or ())
     )
-    _report(lc.run_query(graph, spec, output), as_json)
+    _report(prooftext.context_query(graph, query, output), as_json)
 
 
 @context_app.command("select")
@@ -113,7 +116,7 @@ def select_command(
     graph: ArtifactArg, query: ArtifactArg, output: OutputOpt, as_json: JsonOpt = False
 ) -> None:
     """Run the deterministic selector over GRAPH for QUERY."""
-    _report(lc.run_select(graph, query, output), as_json)
+    _report(prooftext.context_select(graph, query, output), as_json)
 
 
 @context_app.command("snapshot")
@@ -126,7 +129,7 @@ def snapshot_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Rerun the selector, require byte equality, and re-observe every selected source."""
-    _report(lc.run_snapshot(graph, selection, repository_root, owner_root, output), as_json)
+    _report(prooftext.context_snapshot(graph, selection, repository_root, owner_root, output), as_json)
 
 
 @context_app.command("propose")
@@ -139,7 +142,7 @@ def propose_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Wrap a host's claims about SNAPSHOT as an untrusted HostSummaryProposal."""
-    _report(lc.run_propose(snapshot, claims, output), as_json)
+    _report(prooftext.context_propose(snapshot, claims, output), as_json)
 
 
 @context_app.command("compact")
@@ -154,7 +157,10 @@ def compact_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Compact SNAPSHOT extractively after re-observing it (optionally adopting a host proposal)."""
-    _report(lc.run_compact(snapshot, repository_root, owner_root, output, host_summary_proposal), as_json)
+    _report(
+        prooftext.context_compact(snapshot, repository_root, owner_root, output, host_summary_proposal),
+        as_json,
+    )
 
 
 @context_app.command("quality")
@@ -162,13 +168,13 @@ def quality_command(
     graph: ArtifactArg, snapshot: ArtifactArg, output: OutputOpt, as_json: JsonOpt = False
 ) -> None:
     """Write the Quality Report of GRAPH and SNAPSHOT (no aggregate score)."""
-    _report(lc.run_quality(graph, snapshot, output), as_json)
+    _report(prooftext.context_quality(graph, snapshot, output), as_json)
 
 
 @context_app.command("compare")
 def compare_command(base: ArtifactArg, current: ArtifactArg, as_json: JsonOpt = False) -> None:
     """Compare two snapshots structurally (no side effects)."""
-    result = lc.run_compare(base, current)
+    result = prooftext.context_compare(base, current)
     if as_json:
         emit_json(result)
         return
@@ -184,7 +190,7 @@ def compare_command(base: ArtifactArg, current: ArtifactArg, as_json: JsonOpt = 
 @context_app.command("validate")
 def validate_command(artifact: ArtifactArg, as_json: JsonOpt = False) -> None:
     """Validate ARTIFACT: canonical form, schema, model, ids and semantics (no side effects)."""
-    result = lc.run_validate(artifact)
+    result = prooftext.context_validate(artifact)
     if as_json:
         emit_json(result)
     else:
@@ -199,7 +205,7 @@ def fsck_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Recompute stored artifacts, check the index store, re-hash sources; exit bitmask: 1 damage, 2 missing or stale source, 4 I/O."""
-    report = fsck(lc.explicit_root(root, "ROOT"))
+    report = prooftext.fsck(root)
     if as_json:
         emit_json(report.to_dict())
     else:

@@ -198,7 +198,7 @@ class Compiler:
         self.texts = StoreTexts(conn)
         with read_snapshot(conn):  # the required and traversed nodes come from the state the ranking read
             self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text), policy)
-            prepared = prepare(conn, self.query, self.ranked.candidates)
+            prepared = prepare(conn, self.query, self.ranked.candidates, policy)
         self.required, self.optional, self.traversal = (
             prepared.required,
             prepared.optional,

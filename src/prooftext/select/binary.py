@@ -1,64 +1,130 @@
-"""The context framework's binary field score of a node: per field, a weight times the query tokens the
-field holds. The ranking records it as a late tie-break of its best candidates."""
+"""The context framework's binary ranking, one of the two rankers of the selection pipeline.
+
+A node qualifies for the first phase it meets: required, reached by the traversal, a symbol the query names
+exactly (identifier), or any binary lexical score (lexical). Each distinct query token
+(:func:`prooftext.text.ascii_tokens`) scores binary presence in a node's title 16, labels 8, path 4 and
+content 1; term frequency adds nothing. Candidates are ordered by the tuple (phase, authority, graph
+distance, descending binary score, sensitivity, node id).
+"""
 
 from __future__ import annotations
 
-import re
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
-from prooftext.cache import GenerationCache
-from prooftext.store.queries import NodeRow, field_texts
-
-_SEED_TOKEN = re.compile(r"[a-z0-9]+|[^\x00-\x7f]")
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-ROW_TOKEN_CACHE_TOKENS = 400_000
-"""Field tokens of nodes kept per store, counted in tokens so that large file nodes cannot make the cache
-large. A node's indexed fields are fixed by its content id and its file's authority and kind, so entries
-stay valid across generations: a refresh that changes one file does not make every request re-read the
-texts of the nodes it ranks."""
-ANY_GENERATION = 0
-"""The one generation under which field tokens are kept (they outlive generations, see above)."""
-
-FieldTokens = tuple[set[str], ...]
-row_tokens: GenerationCache[tuple[str, str, str], FieldTokens] = GenerationCache(
-    ROW_TOKEN_CACHE_TOKENS, weight=lambda fields: sum(len(tokens) for tokens in fields)
+from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
+from prooftext.graph.model import NODE_SYMBOL
+from prooftext.select.candidates import (
+    PHASE_IDENTIFIER,
+    PHASE_LEXICAL,
+    PHASE_NAMES,
+    PHASE_REQUIRED,
+    PHASE_TRAVERSAL,
 )
+from prooftext.select.pipeline import Ordered
+from prooftext.select.query import MAX_DEPTH, Query
+from prooftext.select.traverse import Reached
+from prooftext.text import ascii_tokens, identifiers
+
+BINARY_WEIGHTS = (16, 8, 4, 1)
+"""Presence of a query token in a node's title, labels, path and content."""
+UNREACHED = MAX_DEPTH + 1
+"""Graph distance of a node the traversal did not reach."""
 
 
-def seed_tokens(text: str) -> set[str]:
-    """The context framework's lexical tokens: only ASCII letters are lowercased; alphanumeric ASCII runs,
-    and each non-ASCII scalar as one exact token (no locale or Unicode case tables)."""
-    return set(_SEED_TOKEN.findall(text.translate(_ASCII_LOWER)))
+def binary_score(
+    terms: AbstractSet[str], fields: Sequence[AbstractSet[str]], weights: Sequence[int] = BINARY_WEIGHTS
+) -> int:
+    """Sum over the distinct ``terms`` of 16/8/4/1 (or ``weights``) for presence in the tokens of
+    title/labels/path/content."""
+    return sum(w * len(terms & tokens) for w, tokens in zip(weights, fields, strict=True))
 
 
-def _row_key(row: NodeRow) -> tuple[str, str, str]:
-    return (row.node_id, row.authority, row.file_kind)
+class Rankable(Protocol):
+    """What the binary ranking reads of a node besides its text fields."""
+
+    @property
+    def node_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def authority(self) -> str: ...
+    @property
+    def sensitivity(self) -> str: ...
 
 
-def field_tokens(
-    conn: sqlite3.Connection, rows: Sequence[NodeRow], store: str | None
-) -> dict[int, FieldTokens]:
-    """The tokens of each row's indexed fields, by rowid, kept per ``store`` (nothing kept when None)."""
-    out: dict[int, FieldTokens] = {}
-    missing: dict[int, NodeRow] = {}
-    for row in rows:
-        known = None if store is None else row_tokens.get(store, ANY_GENERATION, _row_key(row))
-        if known is None:
-            missing[row.rowid] = row
-        else:
-            out[row.rowid] = known
-    for rowid, texts in field_texts(conn, list(missing)):
-        out[rowid] = tuple(seed_tokens(text) for text in texts)
-        if store is not None:
-            row_tokens.put(store, ANY_GENERATION, _row_key(missing[rowid]), out[rowid])
-    return out
+R = TypeVar("R", bound=Rankable)
 
 
-def binary_scores(fields: dict[int, FieldTokens], terms: set[str], weights: Sequence[int]) -> dict[int, int]:
-    """Each row's score: the sum over its fields of the field's weight times the ``terms`` it holds."""
-    return {
-        rowid: sum(w * len(terms & tokens) for w, tokens in zip(weights, per_field, strict=True))
-        for rowid, per_field in fields.items()
-    }
+@dataclass
+class BinaryRanking(Generic[R]):
+    """Rank components of every node: graph distance, binary score and the phase it qualifies for."""
+
+    distance: dict[str, int]
+    score: dict[str, int]
+    phase: dict[str, int]
+
+    def key(self, node: R) -> tuple[int, int, int, int, int, str]:
+        """(phase, authority, graph distance, descending binary score, sensitivity, node id)."""
+        node_id = node.node_id
+        return (
+            self.phase.get(node_id, PHASE_LEXICAL),
+            AUTHORITIES.index(node.authority),
+            self.distance.get(node_id, UNREACHED),
+            -self.score[node_id],
+            SENSITIVITIES.index(node.sensitivity),
+            node_id,
+        )
+
+    def components(self, node: R, phase: int) -> dict[str, Any]:
+        """The recorded rank components of ``node`` decided in ``phase``."""
+        return {
+            "phase": PHASE_NAMES[phase],
+            "authority": node.authority,
+            "distance": self.distance.get(node.node_id, UNREACHED),
+            "lexical_score": self.score[node.node_id],
+            "sensitivity": node.sensitivity,
+        }
+
+
+def _phase(
+    node: R, required: Collection[str], distance: dict[str, int], names: frozenset[str], score: int
+) -> int | None:
+    if node.node_id in required:
+        return PHASE_REQUIRED
+    if node.node_id in distance:
+        return PHASE_TRAVERSAL
+    if node.kind == NODE_SYMBOL and node.name in names:
+        return PHASE_IDENTIFIER
+    return PHASE_LEXICAL if score > 0 else None
+
+
+@dataclass(frozen=True)
+class BinaryRanker(Generic[R]):
+    """The binary ranking over every node of a graph."""
+
+    nodes: Sequence[R]
+    fields: Callable[[R], tuple[str, str, str, str]]
+    """A node's title, labels, path and content text."""
+
+    def ranking(self, query: Query, required: Collection[str], distance: dict[str, int]) -> BinaryRanking[R]:
+        tokens = ascii_tokens(query.text)
+        names = identifiers(query.text)
+        ranking: BinaryRanking[R] = BinaryRanking(distance, {}, {})
+        for node in self.nodes:
+            score = binary_score(tokens, [ascii_tokens(text) for text in self.fields(node)])
+            ranking.score[node.node_id] = score
+            phase = _phase(node, required, distance, names, score)
+            if phase is not None:
+                ranking.phase[node.node_id] = phase
+        return ranking
+
+    def order(self, query: Query, required: Sequence[R], reached: Reached[R]) -> Ordered[R, BinaryRanking[R]]:
+        """Every node that qualifies for a phase after the required one, in rank order; no window."""
+        ranking = self.ranking(query, {c.node_id for c in required}, reached.distance)
+        optional = [n for n in self.nodes if ranking.phase.get(n.node_id, PHASE_REQUIRED) != PHASE_REQUIRED]
+        return Ordered(sorted(optional, key=ranking.key), [], ranking)

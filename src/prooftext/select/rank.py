@@ -19,10 +19,10 @@ import sqlite3
 from dataclasses import dataclass, field
 
 import prooftext.select.expand as expand
-from prooftext.select.binary import binary_scores, field_tokens, seed_tokens
 from prooftext.select.candidates import PHASE_IDENTIFIER, Candidate
 from prooftext.select.corpus_facts import CorpusFacts, corpus_facts
 from prooftext.select.evidence import add_file_nodes, gather_evidence, search_terms
+from prooftext.select.field_tokens import binary_scores, field_tokens
 from prooftext.select.fusion import fuse, node_candidates
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
@@ -31,6 +31,7 @@ from prooftext.select.signals import SIGNALS, Evidence, SignalInputs, file_signa
 from prooftext.select.terms import QueryAnalysis
 from prooftext.store.db import read_snapshot
 from prooftext.store.queries import generation
+from prooftext.text import ascii_tokens
 
 SEED_NOT_INDEXED = "not_indexed"
 """A path seed that names no indexed file (absent, excluded, outside the root, or spelled differently):
@@ -90,7 +91,7 @@ def _score_binary(
     """Give the best ``binary_score_limit`` candidates their binary field score (the others score 0)."""
     best = sorted(nodes, key=lambda r: nodes[r].rank_key())[: policy.binary_score_limit]
     fields = field_tokens(reads.conn, [ev.rows[r] for r in best], reads.store)
-    binary = binary_scores(fields, seed_tokens(text), policy.binary_scores)
+    binary = binary_scores(fields, ascii_tokens(text), policy.binary_scores)
     for rowid, cand in nodes.items():
         cand.binary_score = binary.get(rowid, 0)
 

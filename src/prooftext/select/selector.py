@@ -1,7 +1,10 @@
-"""Selection under hard ceilings: required first, then breadth-first traversal, identifiers, lexical.
+"""Packets' selection under hard ceilings: the packet ledger of the selection pipeline.
 
-Required items allocate first and can never be evicted; optional candidates fill in rank order; a ceiling
-(cost or node count) is never exceeded. Every candidate that is not taken is recorded with its reason.
+The phases, the contradiction decisions and the loop over candidates are the pipeline's
+(:mod:`prooftext.select.pipeline`); this module says what a packet's excerpt costs (its exact rendered count
+in the query's unit) and how each decision is recorded. Required items allocate first and can never be
+evicted; a ceiling (cost or node count) is never exceeded; every candidate not taken is recorded with its
+reason.
 
 A candidate next to an excerpt already taken from its file *joins* it when one block costs no more than
 two: a block's label (path, lines, digest, labels, two fences) costs more than a few lines of code, so
@@ -12,24 +15,20 @@ them. The joined block lists every node it quotes.
 from __future__ import annotations
 
 import sqlite3
-from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
+import prooftext.select.pipeline as pipeline
 from prooftext.corpus.model import SENSITIVITIES
-from prooftext.errors import (
-    BudgetError,
-    PathOutsideRootError,
-    RequestError,
-    SensitivityError,
-    SourceMissingError,
-)
-from prooftext.graph.model import NODE_FILE
-from prooftext.graph.resolve import PathIndex
-from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candidate, candidate_from_row
-from prooftext.select.expand import apply_heads
+from prooftext.errors import BudgetError, RequestError, SensitivityError
+from prooftext.select.candidates import Candidate
+from prooftext.select.components import Components
+from prooftext.select.pipeline import Decision
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
-from prooftext.store.queries import NODE_COLUMNS, NodeRow, node_rows
+from prooftext.select.store_view import StoreView
+from prooftext.select.traverse import CountingBounds
+from prooftext.select.tuned import TunedRanker
 
 MIN_TRUNCATED_LINES = 3
 """A truncated excerpt keeps at least this many lines, or it is not worth a block."""
@@ -44,14 +43,7 @@ REASON_CONTRADICTION = "contradiction_component"
 REASON_DUPLICATE = "duplicate_content"
 """The same lines of a file with the same digest are already in the packet under another path."""
 REASON_RANK_CUTOFF = "below_rank_cutoff"
-"""Ranked below the candidates a fill considers (see :func:`ranked_window`)."""
-
-MIN_RANKED_CANDIDATES = 200
-UNITS_PER_CANDIDATE = 40
-"""A fill considers the best ``max(200, ceiling // 40)`` ranked candidates. A block's label alone costs
-more than 40 units, so a packet never holds that many excerpts; on the development split no 8k-token
-packet took a candidate ranked below 171, while long issue texts rank 600 and more, and looking at every
-one of them for every rung was most of the time of a fill."""
+"""Ranked below the candidates a fill considers (see :func:`prooftext.select.tuned.ranked_window`)."""
 
 JOIN_GAP_LINES = 16
 """A candidate is measured for a join only with excerpts at most this many lines away: the lines between
@@ -118,82 +110,6 @@ class Selection:
     def exhausted(self) -> bool:
         """No candidate with evidence was left out for lack of room."""
         return self.omitted == 0
-
-
-def _portable(path: str) -> str:
-    """A required path must be a portable path below the root; ``..`` and absolute paths never are.
-
-    It must also be spelled exactly as the index spells it: ``./a.py`` or ``a//b`` would be a second
-    spelling of a source, and provenance must name one path."""
-    if path.startswith("/") or "\\" in path or ".." in path.split("/"):
-        raise PathOutsideRootError(f"required path is outside the root: {path}", path=path)
-    if "" in path.split("/") or "." in path.split("/"):
-        raise RequestError(
-            f"required path {path!r} is not in canonical form (no '.' or empty components)", field="required"
-        )
-    return path
-
-
-def required_candidates(conn: sqlite3.Connection, query: Query) -> list[Candidate]:
-    """Resolve required references (paths or node ids); each must be a member of the index."""
-    out: list[Candidate] = []
-    for ref in query.required:
-        is_id = len(ref) == 64 and all(c in "0123456789ABCDEF" for c in ref)
-        if is_id:
-            where, param = "n.id = ?", ref
-        else:
-            where, param = f"n.kind = '{NODE_FILE}' AND f.path = ?", _portable(ref)
-        row = conn.execute(
-            f"SELECT {NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE {where}", (param,)
-        ).fetchone()
-        if row is None:
-            raise SourceMissingError(
-                f"required reference is not in the index: {ref}", field="required", ref=ref
-            )
-        cand = candidate_from_row(NodeRow(*row), PHASE_REQUIRED, "required")
-        out.append(cand)
-    return out
-
-
-def traverse(
-    conn: sqlite3.Connection, roots: Sequence[Candidate], query: Query
-) -> tuple[list[Candidate], dict[str, int]]:
-    """Breadth-first from the required nodes along stored edges, visiting each node once.
-
-    Neighbours are ordered by edge type, target node id, then edge id. Nodes beyond the depth, node or edge
-    bounds are counted in the returned record (``truncated_frontier``), never dropped silently.
-    """
-    seen = {c.node_id for c in roots}
-    frontier = [c.node_id for c in roots]
-    found: list[Candidate] = []
-    edges_used = 0
-    truncated = 0
-    for depth in range(1, query.max_depth + 1):
-        next_frontier: list[str] = []
-        for source in frontier:
-            rows = conn.execute(
-                "SELECT type, target, id FROM edges WHERE source = ? ORDER BY type, target, id", (source,)
-            ).fetchall()
-            for _type, target, _edge_id in rows:
-                if target in seen:
-                    continue
-                if edges_used >= query.max_edges or len(found) + len(roots) >= query.max_nodes:
-                    truncated += 1
-                    continue
-                seen.add(target)
-                edges_used += 1
-                row = conn.execute(
-                    f"SELECT {NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
-                    (target,),
-                ).fetchone()
-                if row is None:
-                    continue
-                cand = candidate_from_row(NodeRow(*row), PHASE_TRAVERSAL, "traversal")
-                cand.distance = depth
-                found.append(cand)
-                next_frontier.append(target)
-        frontier = next_frontier
-    return found, {"edges_used": edges_used, "truncated_frontier": truncated}
 
 
 _LEVELS = {name: level for level, name in enumerate(SENSITIVITIES)}
@@ -267,44 +183,6 @@ def _take_required(
         raise RequestError("more required references than max_nodes", field="max_nodes")
 
 
-Components = dict[str, list[Candidate]]
-"""For every path in a declared contradiction, the whole-file candidates of its complete component."""
-
-
-def contradiction_components(conn: sqlite3.Connection) -> Components:
-    """Paths joined by ``contradicts`` declarations, grouped into connected components (never a winner)."""
-    pairs = conn.execute(
-        "SELECT f.path, c.target FROM contradicts c JOIN files f ON f.id = c.file_id"
-    ).fetchall()
-    if not pairs:
-        return {}
-    index = PathIndex({r[0] for r in conn.execute("SELECT path FROM files")})
-    adjacent: dict[str, set[str]] = defaultdict(set)
-    for source, target in pairs:
-        other = index.resolve_declared(source, target)
-        if other is not None and other != source:
-            adjacent[source].add(other)
-            adjacent[other].add(source)
-    out: Components = {}
-    for start in sorted(adjacent):
-        if start in out:
-            continue
-        members, frontier = {start}, [start]
-        while frontier:
-            for nxt in sorted(adjacent[frontier.pop()] - members):
-                members.add(nxt)
-                frontier.append(nxt)
-        marks = ",".join("?" * len(members))
-        rows = node_rows(conn, f"n.kind = '{NODE_FILE}' AND f.path IN ({marks})", sorted(members))
-        group = [
-            candidate_from_row(r, PHASE_TRAVERSAL, "contradiction")
-            for r in sorted(rows, key=lambda r: r.path)
-        ]
-        for path in members:
-            out[path] = group
-    return out
-
-
 def _take_group(sel: Selection, group: list[Candidate], room: int, cost: CostFn) -> list[Choice] | None:
     """Every member whole, or nothing: a contradiction component is one atomic decision."""
     if sel.nodes + len(group) > sel.query.max_nodes or any(_over_clearance(c, sel.query) for c in group):
@@ -330,10 +208,21 @@ def _near(cand: Candidate, ranges: list[tuple[int, int]]) -> bool:
     return any(_gap(start, end, cand) <= JOIN_GAP_LINES for start, end in ranges)
 
 
-def _join(sel: Selection, cand: Candidate, cost: CostFn, optional_from: int) -> Choice | None:
+@dataclass(frozen=True)
+class _Join:
+    """A planned join: the chosen excerpts at ``near`` and a candidate become one block of ``start..end``."""
+
+    near: list[int]
+    start: int
+    end: int
+    cost: int
+    apart: int
+    """What the excerpts at ``near`` cost as separate blocks."""
+
+
+def _plan_join(sel: Selection, cand: Candidate, cost: CostFn, optional_from: int) -> _Join | None:
     """Join ``cand`` with the optional excerpts of its file near it, if one block costs no more than
-    ``cand``'s own block plus theirs and the difference fits the selection's room. The joined block keeps the place
-    (and the primary node) of the earliest of them."""
+    ``cand``'s own block plus theirs and the difference fits the selection's room."""
     near = [
         i
         for i, c in enumerate(sel.chosen)
@@ -350,134 +239,149 @@ def _join(sel: Selection, cand: Candidate, cost: CostFn, optional_from: int) -> 
     apart = sum(sel.chosen[i].cost for i in near)
     if joined_cost > apart + cost(cand, cand.start_line, cand.end_line) or joined_cost - apart > sel.room:
         return None
-    first = sel.chosen[near[0]]
-    members = [m for i in near for m in (sel.chosen[i].candidate, *sel.chosen[i].joined)][1:]
-    block = Choice(first.candidate, start, end, joined_cost, joined=[*members, cand])
-    sel.chosen[near[0]] = block
-    for i in reversed(near[1:]):
+    return _Join(near, start, end, joined_cost, apart)
+
+
+def _apply_join(sel: Selection, cand: Candidate, plan: _Join) -> Choice:
+    """The joined block keeps the place (and the primary node) of the earliest of its excerpts."""
+    first = sel.chosen[plan.near[0]]
+    members = [m for i in plan.near for m in (sel.chosen[i].candidate, *sel.chosen[i].joined)][1:]
+    block = Choice(first.candidate, plan.start, plan.end, plan.cost, joined=[*members, cand])
+    sel.chosen[plan.near[0]] = block
+    for i in reversed(plan.near[1:]):
         del sel.chosen[i]
     sel.nodes += 1
-    sel.evidence_cost += joined_cost - apart
+    sel.evidence_cost += plan.cost - plan.apart
     return block
 
 
-def _place(
+def _plan(
     sel: Selection, cand: Candidate, cost: CostFn, taken: dict[str, list[tuple[int, int]]], optional_from: int
-) -> Choice | None:
-    """Take ``cand`` into the selection's room: joined with a neighbour when that is cheaper, else as its own block
-    (or its longest fitting prefix, when the query allows truncation). Returns the block it went into."""
+) -> _Join | Choice | None:
+    """Where ``cand`` goes in the selection's room: joined with a neighbour when that is cheaper, else as its
+    own block (or its longest fitting prefix, when the query allows truncation); None when it does not fit."""
     ranges = taken.get(cand.path)
     if ranges and _near(cand, ranges):
-        block = _join(sel, cand, cost, optional_from)
-        if block is not None:
-            return block
-    choice = _fit(cand, sel.room, cost, sel.query.allow_truncated)
-    if choice is not None:
-        sel.take(choice)
-    return choice
-
-
-def _skip_reason(
-    cand: Candidate, sel: Selection, taken: dict[str, list[tuple[int, int]]], drifted: Collection[str]
-) -> str | None:
-    if cand.path in drifted:  # its source no longer reads back as ranked: it cannot be quoted at all
-        return REASON_DRIFT
-    if _over_clearance(cand, sel.query):
-        return REASON_OVER_CLEARANCE
-    if _covered(cand, taken):
-        return REASON_COVERED
-    if sel.nodes >= sel.query.max_nodes:
-        return REASON_NODE_CEILING
-    return None
-
-
-def ranked_window(query: Query) -> int:
-    """How many ranked candidates a fill for ``query`` considers."""
-    return max(MIN_RANKED_CANDIDATES, query.max_tokens // UNITS_PER_CANDIDATE)
+        join = _plan_join(sel, cand, cost, optional_from)
+        if join is not None:
+            return join
+    return _fit(cand, sel.room, cost, sel.query.allow_truncated)
 
 
 @dataclass
-class _Fill:
-    """One fill's running state: what each path has taken, and which contradiction paths are decided."""
+class PacketLedger:
+    """The packet side of a fill: exact rendered costs in the query's unit, joins, truncation, source drift
+    and duplicate content. A contradiction component is quoted whole or not at all; a candidate inside a
+    quoted member is covered by it, and one of a refused component is left out with it."""
 
     sel: Selection
     cost: CostFn
-    components: Components
     drifted: Collection[str]
-    optional_from: int
+    kernel: int | None
+    optional_from: int = 0
     taken: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    decided: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Each path of a decided contradiction component, with the drifted paths that refused it (if any)."""
-    accounted: set[str] = field(default_factory=set)
-    """Node ids a component decision already put in the packet or recorded as left out."""
+    spoiled: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each path of a refused contradiction component, with the drifted paths that refused it (if any)."""
     content: dict[tuple[str, int, int], str] = field(default_factory=dict)
+    pending: _Join | Choice | list[Choice] | None = None
+    """What :meth:`problem` planned and :meth:`admit` commits."""
+    twin: str = ""
+    """The path whose excerpt :meth:`problem` found a candidate's lines already quoted under."""
 
-    def __post_init__(self) -> None:
+    def require(self, required: Sequence[Candidate]) -> None:
+        _take_required(self.sel, list(required), self.cost, self.sel.query.max_tokens, self.kernel)
+        self.optional_from = len(required)
         for chosen in self.sel.chosen:
             cand = chosen.candidate
             self.taken.setdefault(cand.path, []).append((chosen.start_line, chosen.end_line))
             self.content[(cand.file_sha256, cand.start_line, cand.end_line)] = cand.path
 
-    def offer(self, cand: Candidate) -> None:
-        group = self.components.get(cand.path)
-        if group is not None and cand.path in self.decided:
-            self._settled(cand)
-            return
-        reason = _skip_reason(cand, self.sel, self.taken, self.drifted)
-        if group is not None and reason is None:
-            self._offer_group(cand, group)
-        else:
-            self._offer_one(cand, reason)
+    def holds(self, node: Candidate) -> bool:
+        # A member already covered is quoted whole (it was required): it is in the packet either way.
+        return _covered(node, self.taken)
 
-    def _exclude(self, cand: Candidate, reason: str, drifted: tuple[str, ...] = ()) -> None:
+    def barrier(self, cand: Candidate) -> str | None:
+        sel = self.sel
+        if cand.path in self.drifted:  # its source no longer reads back as ranked: it cannot be quoted at all
+            return REASON_DRIFT
+        if _over_clearance(cand, sel.query):
+            return REASON_OVER_CLEARANCE
+        if _covered(cand, self.taken):
+            return REASON_COVERED
+        return REASON_NODE_CEILING if sel.nodes >= sel.query.max_nodes else None
+
+    def problem(self, cand: Candidate, decision: Decision[Candidate] | None) -> str | None:
+        if decision is not None:
+            return self._group_problem(decision)
+        twin = self.content.get((cand.file_sha256, cand.start_line, cand.end_line))
+        if twin is not None and twin != cand.path:
+            self.twin = twin
+            return REASON_DUPLICATE
+        self.pending = _plan(self.sel, cand, self.cost, self.taken, self.optional_from)
+        return None if self.pending is not None else REASON_OVER_BUDGET
+
+    def _group_problem(self, decision: Decision[Candidate]) -> str | None:
+        """Both sides whole, or neither: a side that drifted refuses the whole component."""
+        if any(c.path in self.drifted for c in decision.component.members):
+            return REASON_DRIFT
+        self.pending = _take_group(self.sel, list(decision.members), self.sel.room, self.cost)
+        return None if self.pending is not None else REASON_CONTRADICTION
+
+    def admit(self, cand: Candidate, decision: Decision[Candidate] | None) -> None:
+        plan, self.pending = self.pending, None
+        if isinstance(plan, list):
+            for choice in plan:
+                self.sel.take(choice)
+                self.taken.setdefault(choice.candidate.path, []).append((choice.start_line, choice.end_line))
+            self._trigger(cand, decision)
+            return
+        if isinstance(plan, _Join):
+            block = _apply_join(self.sel, cand, plan)
+        else:
+            assert plan is not None, "admit follows a problem() that planned a place"
+            self.sel.take(plan)
+            block = plan
+        self.taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
+        self.content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
+
+    def exclude(self, cand: Candidate, decision: Decision[Candidate] | None, reason: str) -> None:
+        self.pending = None
+        if decision is None:
+            _exclude(self.sel, cand, reason)
+            if reason == REASON_DUPLICATE:
+                self.sel.excluded[-1]["same_as"] = self.twin
+            self.sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
+            return
+        comp = decision.component
+        spoiled = tuple(sorted({c.path for c in comp.members if c.path in self.drifted}))
+        self.spoiled.update(dict.fromkeys(comp.sources, spoiled))
+        for member in decision.members:
+            self._record(member, REASON_CONTRADICTION)
+        # Left out for lack of room or nodes (which a larger packet may have); a drifted side never fits.
+        self.sel.omitted += 0 if spoiled else len(comp.members)
+        self._trigger(cand, decision)
+
+    def _trigger(self, cand: Candidate, decision: Decision[Candidate] | None) -> None:
+        """The candidate that raised a decision: one of the members, or inside one (then recorded)."""
+        if decision is not None and cand.node_id not in decision.component.member_ids:
+            self.settle(cand, True)
+
+    def settle(self, cand: Candidate, admitted: bool) -> bool:
+        self._record(cand, REASON_COVERED if _covered(cand, self.taken) else REASON_CONTRADICTION)
+        return True
+
+    def _record(self, cand: Candidate, reason: str) -> None:
         _exclude(self.sel, cand, reason)
+        drifted = self.spoiled.get(cand.path, ()) if reason == REASON_CONTRADICTION else ()
         if drifted:
             self.sel.excluded[-1]["drifted"] = list(drifted)
 
-    def _settled(self, cand: Candidate) -> None:
-        """A candidate of a decided component: its own record unless the decision already accounted for it."""
-        if cand.node_id in self.accounted:
-            return
-        self.accounted.add(cand.node_id)
-        if _covered(cand, self.taken):
-            self._exclude(cand, REASON_COVERED)
-        else:
-            self._exclude(cand, REASON_CONTRADICTION, self.decided[cand.path])
 
-    def _offer_group(self, cand: Candidate, group: list[Candidate]) -> None:
-        """Both sides whole, or neither: a side that drifted refuses the whole component."""
-        spoiled = tuple(sorted({c.path for c in group if c.path in self.drifted}))
-        self.decided.update((c.path, spoiled) for c in group)
-        members = [c for c in group if not _covered(c, self.taken)]
-        # A member already covered is quoted whole (it was required): it is in the packet either way.
-        self.accounted.update(c.node_id for c in group if _covered(c, self.taken))
-        picked = None if spoiled else _take_group(self.sel, members, self.sel.room, self.cost)
-        if picked is None:
-            for member in members:
-                self._settled(member)
-            # Left out for lack of room or nodes (which a larger packet may have); a drifted side never fits.
-            self.sel.omitted += 0 if spoiled else len(group)
-        else:
-            for choice in picked:
-                self.sel.take(choice)
-                self.accounted.add(choice.candidate.node_id)
-                self.taken.setdefault(choice.candidate.path, []).append((choice.start_line, choice.end_line))
-        self._settled(cand)  # the candidate that raised the decision: one of the members, or inside one
+def _by_path(cand: Candidate) -> str:
+    return cand.path
 
-    def _offer_one(self, cand: Candidate, reason: str | None) -> None:
-        twin = self.content.get((cand.file_sha256, cand.start_line, cand.end_line))
-        if reason is None and twin is not None and twin != cand.path:
-            self._exclude(cand, REASON_DUPLICATE)
-            self.sel.excluded[-1]["same_as"] = twin
-            return
-        block = None if reason else _place(self.sel, cand, self.cost, self.taken, self.optional_from)
-        if block is None:
-            reason = reason or REASON_OVER_BUDGET
-            self._exclude(cand, reason)
-            self.sel.omitted += reason in (REASON_NODE_CEILING, REASON_OVER_BUDGET)
-            return
-        self.taken.setdefault(cand.path, []).append((block.start_line, block.end_line))
-        self.content.setdefault((cand.file_sha256, cand.start_line, cand.end_line), cand.path)
+
+NO_COMPONENTS: Components[Candidate] = Components((), _by_path)
 
 
 def fill(
@@ -486,7 +390,7 @@ def fill(
     optional: Sequence[Candidate],
     cost: CostFn,
     header_cost: int,
-    components: Components | None = None,
+    components: Components[Candidate] | None = None,
     cut: Sequence[dict[str, object]] = (),
     *,
     drifted: Collection[str] = frozenset(),
@@ -499,10 +403,8 @@ def fill(
     evidence rendered together (their separate counts can differ from it by a token merged across a cut).
     Every optional candidate not taken gets a record in ``excluded``."""
     sel = Selection(query=query, header_cost=header_cost)
-    _take_required(sel, required, cost, query.max_tokens, kernel)
-    state = _Fill(sel, cost, components or {}, drifted, len(required))
-    for cand in optional:
-        state.offer(cand)
+    ledger = PacketLedger(sel, cost, drifted, kernel)
+    pipeline.fill(required, optional, ledger, components or NO_COMPONENTS)
     sel.excluded.extend(cut)
     sel.omitted += len(cut)
     return sel
@@ -513,36 +415,16 @@ def cut_records(cut: Sequence[Candidate]) -> list[dict[str, object]]:
     return [_record(c, REASON_RANK_CUTOFF) for c in cut]
 
 
-def _with_components(required: list[Candidate], components: Components) -> list[Candidate]:
-    """A required member of a contradiction component makes its whole component required."""
-    out = list(required)
-    have = {c.node_id for c in out}
-    for cand in required:
-        for member in components.get(cand.path, []):
-            if member.node_id not in have:
-                have.add(member.node_id)
-                out.append(replace(member, phase=PHASE_REQUIRED, reason=f"contradicts {cand.path}"))
-    return out
+Prepared = pipeline.Prepared[Candidate, None]
 
 
-@dataclass
-class Prepared:
-    required: list[Candidate]
-    optional: list[Candidate]
-    traversal: dict[str, int]
-    components: Components
-    cut: list[Candidate] = field(default_factory=list)
-    """Ranked candidates below the window (:func:`ranked_window`)."""
-
-
-def prepare(conn: sqlite3.Connection, query: Query, ranked: Sequence[Candidate]) -> Prepared:
-    """Required candidates, and the optional ones in order: traversal from required, then ranked hits."""
-    required = required_candidates(conn, query)
-    components = contradiction_components(conn)
-    required = _with_components(required, components)
-    traversed, record = traverse(conn, required, query)
-    traversed = apply_heads(conn, traversed)
-    skip = {c.node_id for c in required} | {c.node_id for c in traversed}
-    hits = [c for c in ranked if c.node_id not in skip]
-    window = ranked_window(query)
-    return Prepared(required, [*traversed, *hits[:window]], record, components, hits[window:])
+def prepare(
+    conn: sqlite3.Connection,
+    query: Query,
+    ranked: Sequence[Candidate],
+    policy: RankingPolicy = DEFAULT_POLICY,
+) -> Prepared:
+    """Required candidates with their contradiction closure, and the optional ones in order: traversal from
+    the required ones, then the ``ranked`` hits (see :class:`prooftext.select.tuned.TunedRanker`)."""
+    bounds = CountingBounds(query.max_nodes, query.max_edges)
+    return pipeline.prepare(StoreView(conn), query, TunedRanker(conn, ranked, policy), bounds)
