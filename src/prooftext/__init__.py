@@ -9,10 +9,8 @@ Everything in ``__all__`` is the public API, and the only part of the package th
 servers use; the rest is internal. Heavy parts load on first use, so ``import prooftext`` stays cheap.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 from prooftext._version import __version__
 from prooftext.canonical import content_id
@@ -20,7 +18,7 @@ from prooftext.canonical import load as load_json
 from prooftext.errors import ProoftextError
 from prooftext.tokens import TokenCount, count
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
     from prooftext.adaptive.ladder import Ladder
     from prooftext.api.memory import (
@@ -127,11 +125,11 @@ _LAZY: dict[str, tuple[str, str]] = {
 """Public names loaded on first use: the module and attribute each one is."""
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'prooftext' has no attribute {name!r}")
-    value = getattr(importlib.import_module(target[0]), target[1])
+    value = getattr(_importlib.import_module(target[0]), target[1])
     globals()[name] = value
     return value
 

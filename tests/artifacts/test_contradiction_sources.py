@@ -14,6 +14,7 @@ import pytest
 
 import prooftext
 from helpers import write_tree
+from prooftext import Query
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.query import byte_query
 
@@ -59,7 +60,7 @@ def test_a_section_of_a_file_whose_component_does_not_fit_is_excluded_with_it(re
 
 def test_pack_on_the_same_tree_also_excludes_the_component(repo: Path) -> None:
     with prooftext.open(repo) as index:
-        packet = index.pack(QUERY, max_tokens=200)
+        packet = index.pack(Query(QUERY, max_tokens=200))
     assert not {e.path for e in packet.evidence} & PAIR
     assert {x["reason"] for x in packet.excluded if x["path"] in PAIR} == {"contradiction_component"}
 

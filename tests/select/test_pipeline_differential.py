@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import prooftext
 from helpers import write_tree
-from prooftext import Packet, canonical
+from prooftext import Packet, Query, canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.models import Graph
 from prooftext.artifacts.models import Query as WireQuery
@@ -94,7 +94,9 @@ def _pack(root: Path, case: Case) -> Packet | str:
     try:
         with prooftext.open(root) as index:
             return index.pack(
-                case.query, max_tokens=case.max_tokens, max_nodes=case.max_nodes, required=case.required
+                Query(
+                    case.query, max_tokens=case.max_tokens, max_nodes=case.max_nodes, required=case.required
+                )
             )
     except ProoftextError as exc:
         return exc.code
