@@ -134,12 +134,12 @@ def test_with_stderr_closed_too_an_unwritable_stdout_is_told_by_exit_status_4_al
 def test_a_coded_error_a_task_group_wraps_is_reported_as_that_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], as_json: bool
 ) -> None:
-    import prooftext.cli.conversation as conversation
+    import prooftext
 
     def failing(*args: object, **kwargs: object) -> None:
         raise ExceptionGroup("task group", [EmptyQueryError("the query is empty", field="query")])
 
-    monkeypatch.setattr(conversation, "classify_detailed", failing)
+    monkeypatch.setattr(prooftext, "depth_report", failing)
     status = main(["depth", "hi", *(["--json"] if as_json else [])])
     out, err = capsys.readouterr()
     assert status == 1

@@ -10,7 +10,7 @@ import pytest
 
 import prooftext
 from prooftext.cache import BoundedCache, GenerationCache
-from prooftext.select import binary, corpus_facts, reads
+from prooftext.select import corpus_facts, field_tokens, reads
 from prooftext.select.corpus_facts import CorpusFacts, build_corpus
 from prooftext.select.policy import DEFAULT_POLICY
 from prooftext.store.queries import NodeRow, generation
@@ -78,7 +78,7 @@ def test_rankings_after_an_edit_match_a_process_with_empty_caches(
 
 def _empty_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(corpus_facts, "_corpus_states", BoundedCache(4))
-    monkeypatch.setattr(binary, "row_tokens", GenerationCache(binary.ROW_TOKEN_CACHE_TOKENS))
+    monkeypatch.setattr(field_tokens, "row_tokens", GenerationCache(field_tokens.ROW_TOKEN_CACHE_TOKENS))
     monkeypatch.setattr(reads, "term_counts", GenerationCache(1000))
     monkeypatch.setattr(reads, "lexical_hits", GenerationCache(reads.LEXICAL_HIT_CACHE_HITS))
     monkeypatch.setattr(reads, "node_rows", GenerationCache(reads.NODE_ROW_CACHE_ROWS))
