@@ -23,7 +23,7 @@ import re
 import unicodedata
 
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
-from prooftext.graph.model import NODE_SECTION
+from prooftext.graph.model import NODE_CHUNK, NODE_SECTION
 
 MAX_TITLE_CHARS = 300
 """Longest section title kept, in code points. A longer heading is cut at the last blank within the limit,
@@ -37,6 +37,10 @@ _COMBINING_CATEGORIES = frozenset({"Mn", "Mc", "Me"})
 _ZERO_WIDTH_JOINER = "\u200d"
 _EMOJI_MODIFIERS = range(0x1F3FB, 0x1F400)
 """Skin tone modifiers: they extend the emoji before them."""
+SECTION_WINDOW_LINES = 8
+"""A section whose own lines (before its first subsection) are more than this many is also cut into
+``chunk`` windows of at most this many lines, cut at a blank line where one falls inside the window: a long
+section (a transcript's session, a long chapter) is then quoted by the part that answers, not whole."""
 MAX_LINKS_PER_FILE = 2_000
 MAX_SECTIONS_PER_FILE = 5_000
 MAX_FRONT_MATTER_LINES = 200
@@ -123,6 +127,41 @@ def _sections(headings: list[tuple[int, str, int]], line_count: int, drafts: Dra
         if draft.parent == FILE:
             drafts.covered.append((draft.start_line, draft.end_line))
     return Owners(starts, ends, parents)
+
+
+def _window_ends(lines: list[str], first: int, last: int) -> list[int]:
+    """The last line of each window over ``first..last``: at most :data:`SECTION_WINDOW_LINES` lines,
+    ending before a blank line where the window holds one past its first half."""
+    ends: list[int] = []
+    start = first
+    while start <= last:
+        end = min(start + SECTION_WINDOW_LINES - 1, last)
+        if end < last:
+            blanks = [
+                n for n in range(start + SECTION_WINDOW_LINES // 2, end + 1) if not lines[n - 1].strip()
+            ]
+            end = blanks[-1] if blanks else end
+        ends.append(end)
+        start = end + 1
+    return ends
+
+
+def _section_windows(drafts: Drafts, lines: list[str]) -> None:
+    """Chunk windows, children of their section, over each section's own lines when they are too many."""
+    first_child: dict[int, int] = {}
+    for draft in drafts.nodes:
+        if draft.parent != FILE:
+            first_child.setdefault(draft.parent, draft.start_line)
+    for index, section in enumerate(list(drafts.nodes)):
+        last = first_child.get(index, section.end_line + 1) - 1
+        if last - section.start_line + 1 <= SECTION_WINDOW_LINES:
+            continue
+        start = section.start_line
+        for end in _window_ends(lines, start, last):
+            label = f"L{start}-L{end}"
+            qualname = section.qualname + SECTION_SEPARATOR + label
+            drafts.nodes.append(Draft(NODE_CHUNK, label, qualname, "", start, end, index))
+            start = end + 1
 
 
 def _attach_links(found: list[tuple[int, str]], owners: Owners, drafts: Drafts) -> None:
@@ -243,6 +282,7 @@ def extract_markdown(text: str, line_count: int) -> Drafts:
         scan.line(number, lines[number - 1], lines)
     owners = _sections(scan.headings, line_count, drafts)
     _attach_links(scan.links, owners, drafts)
+    _section_windows(drafts, lines)
     return drafts
 
 
@@ -288,4 +328,5 @@ def extract_rst(text: str, line_count: int) -> Drafts:
     drafts = Drafts()
     owners = _sections(headings, line_count, drafts)
     _attach_links([(line, target) for line, target in found if not target.endswith("_")], owners, drafts)
+    _section_windows(drafts, lines)
     return drafts

@@ -12,8 +12,8 @@ from prooftext.cache import BoundedCache
 from prooftext.select.policy import RankingPolicy, compiled
 from prooftext.store.queries import file_list, file_test_counts
 
-FileFacts = dict[str, tuple[int, str, str]]
-"""Every file's id, kind and SHA-256, by path."""
+FileFacts = dict[str, tuple[int, str, str, int, int]]
+"""Every file's id, kind, SHA-256, size in bytes and line count, by path."""
 
 
 @dataclass
@@ -24,6 +24,8 @@ class CorpusFacts:
     ids: dict[str, int]
     test_files: set[int]
     doc_files: set[int]
+    data_files: set[int]
+    """Data and history files: vendored, minified, generated, translation catalogues, change logs."""
     suffixes: dict[str, list[int]]
     components: dict[str, set[int]]
 
@@ -31,8 +33,9 @@ class CorpusFacts:
 CORPUS_STORES = 4
 """Corpus facts kept for the latest generation of this many stores: a server or evaluation reuses them."""
 
-Rules = tuple[float, str, str]
-"""The policy's test share and test and documentation path patterns: what the facts depend on."""
+Rules = tuple[float, str, str, str, int]
+"""The policy's test share, its test, documentation and data path patterns and its dense line length: what
+the facts depend on."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,13 @@ _corpus_states: BoundedCache[tuple[str, Rules], _CorpusState] = BoundedCache(COR
 
 
 def _rules(policy: RankingPolicy) -> Rules:
-    return (policy.test_share, policy.test_path_pattern, policy.doc_path_pattern)
+    return (
+        policy.test_share,
+        policy.test_path_pattern,
+        policy.doc_path_pattern,
+        policy.data_path_pattern,
+        policy.dense_line_bytes,
+    )
 
 
 def find_test_files(
@@ -64,10 +73,23 @@ def find_test_files(
     return tests
 
 
+def find_data_files(files: FileFacts, policy: RankingPolicy, only: set[str] | None = None) -> set[int]:
+    """Files whose path says data or history, and files whose lines are minified-long (of ``only``'s paths,
+    when given)."""
+    pattern = compiled(policy.data_path_pattern)
+    out: set[int] = set()
+    for path, (fid, _kind, _sha, size, lines) in files.items():
+        if only is not None and path not in only:
+            continue
+        if pattern.search(path.lower()) or size > policy.dense_line_bytes * max(1, lines):
+            out.add(fid)
+    return out
+
+
 def build_corpus(conn: sqlite3.Connection, files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
     """The facts of ``files``, read afresh."""
-    paths = {fid: path for path, (fid, _kind, _sha) in sorted(files.items(), key=lambda kv: kv[1][0])}
-    docs = {fid for fid, kind, _sha in files.values() if kind == "doc"}
+    paths = {entry[0]: path for path, entry in sorted(files.items(), key=lambda kv: kv[1][0])}
+    docs = {fid for fid, kind, *_rest in files.values() if kind == "doc"}
     pattern = compiled(policy.doc_path_pattern)
     docs |= {fid for fid, path in paths.items() if pattern.search(path)}
     suffixes: dict[str, list[int]] = defaultdict(list)
@@ -79,7 +101,9 @@ def build_corpus(conn: sqlite3.Connection, files: FileFacts, policy: RankingPoli
             components[word].add(fid)
     ids = {path: fid for fid, path in paths.items()}
     tests = find_test_files(conn, paths, policy)
-    return CorpusFacts(paths, ids, tests, docs, dict(suffixes), dict(components))
+    return CorpusFacts(
+        paths, ids, tests, docs, find_data_files(files, policy), dict(suffixes), dict(components)
+    )
 
 
 def _suffixes(path: str) -> list[str]:
@@ -107,7 +131,7 @@ def _renumbered(corpus: CorpusFacts, moved: dict[str, tuple[int, int]]) -> Corpu
         for word in _components(path):
             components[word] = {swap.get(fid, fid) for fid in components[word]}
     docs = {swap.get(fid, fid) for fid in corpus.doc_files}
-    return CorpusFacts(paths, ids, corpus.test_files, docs, suffixes, components)
+    return CorpusFacts(paths, ids, corpus.test_files, docs, corpus.data_files, suffixes, components)
 
 
 def _roll_forward(
@@ -118,8 +142,8 @@ def _roll_forward(
     if files.keys() != before.files.keys():
         return None
     edited: dict[str, tuple[int, int]] = {}
-    for path, (fid, kind, sha) in files.items():
-        old_fid, old_kind, old_sha = before.files[path]
+    for path, (fid, kind, sha, _size, _lines) in files.items():
+        old_fid, old_kind, old_sha, _old_size, _old_lines = before.files[path]
         if old_kind != kind:
             return None
         if (old_fid, old_sha) != (fid, sha):
@@ -128,7 +152,10 @@ def _roll_forward(
     olds = {old for old, _new in edited.values()}
     news = [new for _old, new in edited.values()]
     tests = (corpus.test_files - olds) | find_test_files(conn, corpus.paths, policy, news)
-    return CorpusFacts(corpus.paths, corpus.ids, tests, corpus.doc_files, corpus.suffixes, corpus.components)
+    data = (corpus.data_files - olds) | find_data_files(files, policy, set(edited))
+    return CorpusFacts(
+        corpus.paths, corpus.ids, tests, corpus.doc_files, data, corpus.suffixes, corpus.components
+    )
 
 
 def corpus_facts(
@@ -139,7 +166,7 @@ def corpus_facts(
     state = None if key is None else _corpus_states.get(key)
     if state is not None and generation is not None and state.generation == generation[1]:
         return state.corpus
-    files = {path: (fid, kind, sha) for path, fid, kind, sha in file_list(conn)}
+    files = {path: (fid, kind, sha, size, lines) for path, fid, kind, sha, size, lines in file_list(conn)}
     corpus = None if state is None else _roll_forward(conn, state, files, policy)
     if corpus is None:
         corpus = build_corpus(conn, files, policy)

@@ -3,6 +3,7 @@ score, its rank inside its file and its own evidence."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate, candidate_from_row
@@ -23,9 +24,10 @@ FileParts = dict[int, dict[str, float]]
 _Entry = tuple[bool, float, str, int, tuple[float, float, float, float], NodeRow]
 
 
-def normalized(values: dict[int, float]) -> dict[int, float]:
-    """``values`` divided by their maximum (nothing when no value is positive)."""
-    top = max(values.values(), default=0.0)
+def normalized(values: dict[int, float], floor: float = 0.0) -> dict[int, float]:
+    """``values`` divided by their maximum, or by ``floor`` when that is larger (nothing when no value is
+    positive)."""
+    top = max(max(values.values(), default=0.0), floor)
     return {k: v / top for k, v in values.items()} if top > 0 else {}
 
 
@@ -36,12 +38,13 @@ def micro(value: float) -> int:
 
 def fuse(signals: dict[str, dict[int, float]], corpus: CorpusFacts, policy: RankingPolicy) -> FileParts:
     """Each file's score: the sum of its normalized signals (equal weights), times its de-weighting."""
-    norm = {name: normalized(values) for name, values in signals.items()}
+    floors = {"identifier": policy.identifier_norm_weight * math.log(1 + len(corpus.paths))}
+    norm = {name: normalized(values, floors.get(name, 0.0)) for name, values in signals.items()}
     files = {fid for values in norm.values() for fid in values}
     fused: FileParts = {}
     for fid in files:
         parts = {name: norm[name].get(fid, 0.0) for name in SIGNALS}
-        parts["deweight"] = deweight(fid, corpus, policy)
+        parts["deweight"] = deweight(fid, corpus, policy, named=parts["path"] > 0)
         parts["file_score"] = sum(parts[name] for name in SIGNALS) * parts["deweight"]
         fused[fid] = parts
     return fused

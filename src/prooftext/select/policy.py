@@ -21,6 +21,19 @@ from prooftext.store.queries import FTS_COLUMNS
 
 MILLI = 1000
 """Fractions are recorded in thousandths."""
+DATA_PATH_PATTERN = "|".join(
+    (
+        r"(^|/)(vendor|vendored|_vendor|third[_-]?party|external|node_modules|bower_components)/",
+        r"[-_.]v?\d+\.\d+(\.\d+)*([-.](min|slim|dev|beta\d*|rc\d*))*\.(js|mjs|css|map)$",
+        r"\.min\.(js|mjs|css)$|\.(js|css)\.map$",
+        r"\.(po|pot|mo)$|(^|/)(locale|locales|i18n|l10n)/",
+        r"_pb2(_grpc)?\.pyi?$|(^|/)generated/|\.generated\.",
+        r"(^|/)(changes|changelog|history|news|releases?|release[-_]notes|whatsnew)(\.[a-z]+)?$",
+        r"(^|/)(changes|changelog|whatsnew|release[-_]notes|releases)/",
+    )
+)
+"""Vendored copies, versioned or minified assets, translation catalogues, generated code and change logs,
+by path alone (the ranking's data and history files; minified ones are found by their line length too)."""
 MILLI_SUFFIX = "_milli"
 MAX_COUNT = 1_000_000_000
 """The largest count or limit a policy may set."""
@@ -73,6 +86,20 @@ class RankingPolicy:
             "meaning": "A name defined in more files than this is too ambiguous for the identifier phase."
         },
     )
+    plain_identifier_weight: float = field(
+        default=1.0,
+        metadata={
+            "meaning": "Weight of a plain word of the query (no code spelling) that a symbol is named;"
+            " camelCase, snake_case, calls and dotted names weigh 2, backticks and tracebacks 3."
+        },
+    )
+    identifier_norm_weight: float = field(
+        default=0.0,
+        metadata={
+            "meaning": "The identifier signal is normalized by at least this weight times log(1 + files):"
+            " what a name spelled this strongly, defined in one file, scores; weaker spellings score less."
+        },
+    )
     file_top_nodes: int = field(
         default=3,
         metadata={"meaning": "A file's lexical, phrase and subject signals sum its best this-many nodes."},
@@ -95,6 +122,21 @@ class RankingPolicy:
     doc_path_pattern: str = field(
         default=r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$",
         metadata={"meaning": "A file whose path matches this pattern is a documentation file."},
+    )
+    data_factor: float = field(
+        default=0.1,
+        metadata={
+            "meaning": "Factor on the fused score of a data or history file (vendored, minified, generated,"
+            " a translation catalogue, a change log), unless the query names its path."
+        },
+    )
+    data_path_pattern: str = field(
+        default=DATA_PATH_PATTERN,
+        metadata={"meaning": "A file whose lower-cased path matches this pattern is data or history."},
+    )
+    dense_line_bytes: int = field(
+        default=300,
+        metadata={"meaning": "A file with more bytes per line on average than this is minified data."},
     )
     local_weight: float = field(
         default=0.25,
@@ -145,6 +187,13 @@ class RankingPolicy:
     neighbour_factor: float = field(
         default=0.5, metadata={"meaning": "A neighbour weighs this much of the candidate beside it."}
     )
+    callee_factor: float = field(
+        default=0.0,
+        metadata={
+            "meaning": "A definition, in one other file, of a name the best candidates of the best files use"
+            " (as for neighbours) weighs this much of that candidate."
+        },
+    )
     tail_kinds: tuple[str, ...] = field(
         default=("function", "method"),
         metadata={"meaning": "Symbol kinds whose lines after their last child are an excerpt of their own."},
@@ -171,7 +220,7 @@ class RankingPolicy:
                 f"subject_columns must be distinct names among {', '.join(FTS_COLUMNS)}",
                 field=_where("subject_columns"),
             )
-        for name in ("test_path_pattern", "doc_path_pattern"):
+        for name in ("test_path_pattern", "doc_path_pattern", "data_path_pattern"):
             try:
                 compiled(getattr(self, name))
             except re.error as exc:

@@ -69,6 +69,7 @@ def _rank(reads: Reads, query: Query, analysis: QueryAnalysis, policy: RankingPo
     candidates.extend(expand.callers(reads.conn, hits, {c.node_id: c for c in candidates}, fused, policy))
     candidates.extend(expand.openings(reads.conn, candidates, corpus.ids, policy))
     candidates.extend(expand.neighbours(reads, candidates, corpus.ids, policy))
+    candidates.extend(expand.callees(reads, candidates, fused, corpus.ids, policy))
     candidates = expand.apply_heads(reads.conn, candidates, policy)
     candidates.sort(key=Candidate.rank_key)
     trace = {

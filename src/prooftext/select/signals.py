@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from prooftext.select.corpus_facts import CorpusFacts
 from prooftext.select.policy import RankingPolicy
-from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
+from prooftext.select.terms import WEIGHT_CAMEL, WEIGHT_PLAIN, QueryAnalysis
 from prooftext.store.queries import NodeRow
 
 
@@ -83,7 +83,9 @@ def identifier_hits(
     per_file: dict[int, dict[str, float]] = defaultdict(dict)
     for row in rows:
         files = defining[row.name]
-        weight = weights[row.name] * math.log(1 + total_files / len(files))
+        spelled = weights[row.name]
+        strength = policy.plain_identifier_weight if spelled == WEIGHT_PLAIN else spelled
+        weight = strength * math.log(1 + total_files / len(files))
         nodes[row.rowid] = max(nodes.get(row.rowid, 0.0), weight)
         per_file[row.file_id][row.name] = weight
         if weights[row.name] >= WEIGHT_CAMEL and len(files) <= policy.max_identifier_defs:
@@ -151,7 +153,7 @@ def path_words(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
     corpus = inputs.corpus
     total = len(corpus.paths) or 1
     scores: dict[int, float] = defaultdict(float)
-    for term in set(inputs.analysis.terms):
+    for term in dict.fromkeys(inputs.analysis.terms):  # in query order: the float sum is deterministic
         fids = corpus.components.get(term)
         if fids:
             weight = math.log(1 + total / len(fids))
@@ -182,11 +184,16 @@ def file_signals(inputs: SignalInputs, policy: RankingPolicy) -> dict[str, dict[
     return {name: signal(inputs, policy) for name, signal in SIGNALS.items()}
 
 
-def deweight(fid: int, corpus: CorpusFacts, policy: RankingPolicy) -> float:
-    """Tests and documentation are evidence about the code, rarely the code an issue is about.
+def deweight(fid: int, corpus: CorpusFacts, policy: RankingPolicy, named: bool = False) -> float:
+    """Tests and documentation are evidence about the code, rarely the code an issue is about; data and
+    history (vendored copies, minified or generated files, translation catalogues, change logs) are evidence
+    about neither, unless the query names the file (``named``).
 
-    The factors apply whatever the query says: issues of a test framework always speak of tests, so
-    lifting them for a "test" word let example test files crowd out the framework's own modules."""
+    The test and documentation factors apply whatever the query says: issues of a test framework always
+    speak of tests, so lifting them for a "test" word let example test files crowd out the framework's own
+    modules."""
+    if fid in corpus.data_files and not named:
+        return policy.data_factor
     if fid in corpus.test_files:
         return policy.test_factor
     if fid in corpus.doc_files:

@@ -56,7 +56,7 @@ class NodeRow:
     file_kind: str
 
 
-FileEntry = tuple[str, int, str, str]
+FileEntry = tuple[str, int, str, str, int, int]
 """A file's path, id, kind and SHA-256."""
 
 
@@ -179,8 +179,8 @@ def field_texts(conn: sqlite3.Connection, rowids: Sequence[int]) -> Iterator[tup
 
 
 def file_list(conn: sqlite3.Connection) -> list[FileEntry]:
-    """Every indexed file, by id."""
-    return conn.execute("SELECT path, id, kind, sha256 FROM files ORDER BY id").fetchall()
+    """Every indexed file, by id: path, id, kind, SHA-256, size in bytes and line count."""
+    return conn.execute("SELECT path, id, kind, sha256, size, line_count FROM files ORDER BY id").fetchall()
 
 
 _TEST_SHARE_SQL = (
@@ -250,3 +250,14 @@ def caller_rows(conn: sqlite3.Connection, name: str) -> list[NodeRow]:
         f" WHERE u.name = ? AND n.kind = '{NODE_SYMBOL}' GROUP BY n.id"
     )
     return [NodeRow(*r) for r in conn.execute(sql, (name,))]
+
+
+def used_names(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """The names each of ``node_ids`` uses: (node id, name), in the order the node uses them."""
+    out: list[tuple[str, str]] = []
+    for chunk in chunks(list(node_ids)):
+        sql = (
+            f"SELECT node_id, name FROM uses WHERE node_id IN ({_marks(chunk)}) ORDER BY node_id, line, name"
+        )
+        out.extend(conn.execute(sql, chunk))
+    return out
