@@ -11,16 +11,16 @@ import pytest
 import prooftext
 from prooftext.cache import BoundedCache, GenerationCache
 from prooftext.select import corpus_facts, field_tokens, reads
-from prooftext.select.corpus_facts import CorpusFacts, build_corpus
+from prooftext.select.corpus_facts import CorpusFacts, FileFacts, build_corpus
 from prooftext.select.policy import DEFAULT_POLICY
 from prooftext.store.queries import NodeRow, generation
 
 QUERY = "separability matrix of a compound model"
 
 
-def _files(index: prooftext.Index) -> dict[str, tuple[int, str, str]]:
-    rows = index.conn.execute("SELECT path, id, kind, sha256 FROM files")
-    return {path: (fid, kind, sha) for path, fid, kind, sha in rows}
+def _files(index: prooftext.Index) -> FileFacts:
+    rows = index.conn.execute("SELECT path, id, kind, sha256, size, line_count FROM files")
+    return {path: (fid, kind, sha, size, lines) for path, fid, kind, sha, size, lines in rows}
 
 
 def _facts(index: prooftext.Index) -> CorpusFacts:

@@ -8,9 +8,9 @@ from itertools import islice
 
 from prooftext.select.policy import RankingPolicy
 from prooftext.select.reads import Reads
-from prooftext.select.signals import Evidence, choose_terms, identifier_hits
+from prooftext.select.signals import Evidence, choose_terms, identifier_hits, literal_hits
 from prooftext.select.terms import QueryAnalysis
-from prooftext.store.queries import file_node_rows, node_count, symbol_rows_named
+from prooftext.store.queries import file_node_rows, literal_rows, node_count, symbol_rows_named
 
 
 def search_terms(reads: Reads, analysis: QueryAnalysis, policy: RankingPolicy) -> list[str]:
@@ -70,6 +70,11 @@ def gather_evidence(
     ev.node_lexical = dict(islice(pool.items(), policy.fts_limit))
     add_rows(reads, ev.node_lexical, ev)
     _gather_identifiers(reads, analysis, ev, total_files, policy)
+    found = literal_rows(reads.conn, analysis.keys[: policy.max_keys]) if policy.max_keys else []
+    for _value, row in found:
+        ev.rows.setdefault(row.rowid, row)
+    hits = literal_hits(found, total_files)
+    ev.node_literal, ev.file_literal = hits.nodes, hits.files
     # Runs of the literal text the query quotes, each weighed by its rarity.
     phrases = [" ".join(run) for run in analysis.phrases]
     ev.node_phrase = _gather(reads, phrases, policy.phrase_limit, ev, policy)

@@ -12,16 +12,16 @@ from prooftext.select.policy import RankingPolicy
 from prooftext.select.signals import SIGNALS, Evidence, deweight
 from prooftext.store.queries import NodeRow
 
-NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_subject")
+NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_literal", "node_subject")
 """A node's own signals, in the order its components list them."""
-TEXT_NODE_SIGNALS = 3
+TEXT_NODE_SIGNALS = 4
 """The first this-many of :data:`NODE_SIGNALS` read a node's text; the subject reads only its name and path."""
 REASON_RESCAN = "file_rescan"
 """A candidate's reason when its only evidence is a lexical hit past the corpus-wide limit in a best file."""
 
 FileParts = dict[int, dict[str, float]]
 """Per file: each signal normalized, the test or documentation factor, and the fused ``file_score``."""
-_Entry = tuple[bool, float, str, int, tuple[float, float, float, float], NodeRow]
+_Entry = tuple[bool, float, str, int, tuple[float, ...], NodeRow]
 
 
 def normalized(values: dict[int, float], floor: float = 0.0) -> dict[int, float]:
@@ -54,6 +54,8 @@ def evidence_reason(rowid: int, ev: Evidence) -> str:
     """The reason a node found by evidence carries: its strongest kind of evidence."""
     if rowid in ev.node_phrase:
         return "phrase"
+    if rowid in ev.node_literal:
+        return "literal"
     if rowid in ev.rescanned:
         return REASON_RESCAN
     if rowid in ev.node_lexical:
@@ -64,10 +66,11 @@ def evidence_reason(rowid: int, ev: Evidence) -> str:
 def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]:
     """Each file's nodes with their order keys: late ones (known only by name, or rescanned) last, then by
     the sum of their own normalized signals (desc) and node id."""
-    lexical, identifier, phrase, subject = (
+    lexical, identifier, phrase, literal, subject = (
         normalized(ev.node_lexical),
         normalized(ev.node_identifier),
         normalized(ev.node_phrase),
+        normalized(ev.node_literal),
         normalized(ev.node_subject),
     )
     by_file: dict[int, list[_Entry]] = defaultdict(list)
@@ -76,6 +79,7 @@ def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]
             lexical.get(rowid, 0.0),
             identifier.get(rowid, 0.0),
             phrase.get(rowid, 0.0),
+            literal.get(rowid, 0.0),
             subject.get(rowid, 0.0),
         )
         named_only = policy.named_only_last and not any(own[:TEXT_NODE_SIGNALS])

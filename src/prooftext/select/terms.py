@@ -50,6 +50,15 @@ _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^
 _QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")
 _TRACEBACK_CODE = re.compile(r'File "[^"\n]{1,300}", line \d+[^\n]*\n[ \t]+([^\n]+)')
 _FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
+_KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{2,80}")
+"""The shape of a key a program spells as a string literal (see ``prooftext.graph.code.KEY_LITERAL``)."""
+_KEY_QUOTED = re.compile(r"`([^`\s]{2,80})`|\"([^\"\s]{2,80})\"|'([^'\s]{2,80})'")
+_KEY_SPELLED = re.compile(
+    r"(?<![\w-])(--?[A-Za-z][\w-]+)"  # a command-line option
+    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,}[0-9]*)\b"  # an environment variable or constant key
+    r"|\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b"  # a kebab-case name (an option, a message name)
+    r"|\b([A-Z][0-9]{3,5})\b"  # a message id
+)
 
 
 def search_terms(text: str) -> list[str]:
@@ -73,6 +82,9 @@ class QueryAnalysis:
     """Literal word runs the query quotes (error messages, quoted strings, traceback source lines)."""
     subject: tuple[str, ...] = ()
     """Search terms of the first line of a query of several lines: its subject (an issue's title)."""
+    keys: tuple[str, ...] = ()
+    """Keys the query spells that a program would hold as string literals: quoted tokens, options,
+    environment variables and constant keys, kebab-case names and message ids, in first-seen order."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -82,6 +94,7 @@ class QueryAnalysis:
             "modules": list(self.modules),
             "phrases": [" ".join(words) for words in self.phrases],
             "subject": list(self.subject),
+            "keys": list(self.keys),
         }
 
 
@@ -160,6 +173,17 @@ def phrases(text: str) -> list[tuple[str, ...]]:
     return list(runs)[:MAX_PHRASE_RUNS]
 
 
+def keys(text: str) -> list[str]:
+    """Keys the query spells (see :attr:`QueryAnalysis.keys`): exact strings to find among literals."""
+    found: dict[str, None] = {}
+    for match in (*_KEY_QUOTED.finditer(text), *_KEY_SPELLED.finditer(text)):
+        value = next(group for group in match.groups() if group)
+        if _KEY.fullmatch(value) and any(c.isalpha() for c in value):
+            found.setdefault(value, None)
+    ordered = sorted(found, key=text.find)
+    return ordered
+
+
 def subject_terms(text: str) -> list[str]:
     """The search terms of a query's first line, when more lines follow it.
 
@@ -178,4 +202,5 @@ def analyze(text: str) -> QueryAnalysis:
         modules=tuple(_modules(text)),
         phrases=tuple(phrases(text)),
         subject=tuple(subject_terms(text)),
+        keys=tuple(keys(text)),
     )

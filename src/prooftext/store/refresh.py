@@ -91,7 +91,8 @@ and heading names are redacted like the text, and read-time exclusions are keyed
 4: an upper-case extension such as ``Foo.PY`` is parsed in its language, ``.C``/``.H`` as C++, and a heading
 past the title limit is cut at a word boundary; 5: a dense line, one that more than
 :data:`MAX_NODES_PER_LINE` nodes cover, is indexed in its file's FTS row only, and a node that starts on one
-holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows)."""
+holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows,
+and key-like string literals of code are kept)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
@@ -466,6 +467,10 @@ def _insert_file(
     conn.executemany(
         "INSERT INTO uses (file_id, node_id, name, line) VALUES (?,?,?,?)",
         [(file_id, u.node_id, u.name, u.line) for u in graph.uses],
+    )
+    conn.executemany(
+        "INSERT INTO literals (file_id, node_id, value, line) VALUES (?,?,?,?)",
+        [(file_id, u.node_id, u.name, u.line) for u in graph.literals],
     )
     conn.executemany(
         "INSERT INTO imports (file_id, node_id, module, line) VALUES (?,?,?,?)",
