@@ -31,7 +31,7 @@ def _corpus() -> CorpusFacts:
         for word in {*parts[:-1], parts[-1].rsplit(".", 1)[0]}:
             components.setdefault(word, set()).add(fid)
     ids = {path: fid for fid, path in PATHS.items()}
-    return CorpusFacts(dict(PATHS), ids, {2}, {3}, suffixes, components)
+    return CorpusFacts(dict(PATHS), ids, {2}, {3}, set(), suffixes, components)
 
 
 def _row(rowid: int, file_id: int, name: str) -> NodeRow:
