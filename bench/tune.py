@@ -59,6 +59,7 @@ def _packet_row(task: SweTask, packet: prooftext.Packet) -> Row:
         "all_gold": set(task.gold_paths) <= touched,
         "nodes": sorted({i for e in packet.evidence for i in e.node_ids}),
         "files": sorted(touched),
+        "excerpts": excerpts,
     }
 
 
@@ -95,7 +96,9 @@ def _variant(index: prooftext.Index, task: SweTask, cfg: Tune) -> Row:
         "fixed": _packet_row(task, packet),
     }
     if cfg.probe_step:
-        row["ranked"] = [[c.node_id, c.path, c.priority] for c in ranked[:RANKED_NODES]]
+        row["ranked"] = [
+            [c.node_id, c.path, c.priority, c.start_line, c.end_line, c.phase] for c in ranked[:RANKED_NODES]
+        ]
         row["probe"] = _probe(index, task, cfg.budget, cfg.probe_step)
     return row
 
