@@ -1,4 +1,5 @@
-"""Field types shared by the artifact models: ids, digests, portable paths, timestamps and label orders."""
+"""Field types shared by the artifact models: ids, digests, portable paths, timestamps and enumerations (the
+authority, freshness and sensitivity labels are the corpus's own types, :mod:`prooftext.corpus.model`)."""
 
 from __future__ import annotations
 
@@ -41,21 +42,8 @@ Label = Annotated[str, Field(max_length=MAX_LABEL_CHARS)]
 Detail = Annotated[str, Field(max_length=MAX_DETAIL_CHARS)]
 ReasonCode = Annotated[str, Field(min_length=1, max_length=MAX_LABEL_CHARS, pattern=TOKEN_PATTERN)]
 
-Authority = Literal[
-    "owner-approved",
-    "canonical-specification",
-    "accepted-public-contract",
-    "verified-evidence",
-    "repository-record",
-    "untrusted-observation",
-    "untrusted-proposal",
-]
-"""Strongest first; equal to :data:`prooftext.corpus.model.AUTHORITIES` (a test keeps them equal)."""
-Sensitivity = Literal["public", "repository-private", "owner-private", "secret-or-prohibited"]
-"""Least sensitive first; equal to :data:`prooftext.corpus.model.SENSITIVITIES`."""
 Clearance = Literal["public", "repository-private", "owner-private"]
 """What a query may read: never ``secret-or-prohibited``, which no active artifact carries."""
-Freshness = Literal["immutable", "candidate-bound", "expires-at"]
 RootScope = Literal["repository", "owner"]
 SourceKind = Literal["code", "doc", "config", "data", "text"]
 NodeKind = Literal["file", "section", "symbol", "chunk"]
