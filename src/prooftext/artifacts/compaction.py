@@ -21,7 +21,7 @@ from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.indexer import spec_source
 from prooftext.artifacts.limits import SCHEMA_VERSION
 from prooftext.artifacts.loader import dump, parse_value
-from prooftext.artifacts.models import Extract, HostSummaryProposal, Snapshot
+from prooftext.artifacts.models import Extract, ExtractDigest, HostSummaryProposal, Snapshot
 from prooftext.artifacts.observe import (
     LabelRules,
     Roots,
@@ -90,16 +90,8 @@ def _reobserve(snapshot: Snapshot, roots: Roots) -> None:
 
 
 def _digest(extract: Extract) -> dict[str, Any]:
-    return {
-        "node_id": extract.node_id,
-        "source_id": extract.source_id,
-        "path": extract.path,
-        "line_range": list(extract.line_range),
-        "authority": extract.authority,
-        "sensitivity": extract.sensitivity,
-        "text_sha256": extract.text_sha256,
-        "cost_bytes": extract.cost_bytes,
-    }
+    """An extract compacted away: exactly its fields that an :class:`ExtractDigest` keeps."""
+    return extract.model_dump(mode="json", include=set(ExtractDigest.model_fields))
 
 
 def _host_summary(proposal: HostSummaryProposal | None) -> dict[str, Any] | None:
