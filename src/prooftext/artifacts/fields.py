@@ -3,7 +3,7 @@ authority, freshness and sensitivity labels are the corpus's own types, :mod:`pr
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,6 +13,7 @@ from prooftext.artifacts.limits import (
     MAX_NAME_CHARS,
     MAX_PATH_CHARS,
     MAX_TEXT_CHARS,
+    SCHEMA_VERSION,
 )
 from prooftext.canonical import MAX_SAFE_INTEGER
 
@@ -72,3 +73,14 @@ class CandidateModel(Strict):
 class Envelope(Strict):
     schema_version: Literal["1.0"]
     artifact_id: ArtifactId
+
+
+def artifact_head(artifact_type: str, candidate: CandidateModel, **parent_ids: str) -> dict[str, Any]:
+    """What every artifact body begins with: the schema version, its type, the ids of the artifacts it
+    derives from (``graph_id=...``) and the candidate they describe."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "artifact_type": artifact_type,
+        **parent_ids,
+        "candidate": candidate.model_dump(mode="json"),
+    }
