@@ -14,7 +14,6 @@ from pydantic import ConfigDict, Field
 
 from prooftext.artifacts.fields import (
     ArtifactId,
-    Authority,
     CandidateModel,
     Clearance,
     Count,
@@ -22,7 +21,6 @@ from prooftext.artifacts.fields import (
     Detail,
     EdgeType,
     Envelope,
-    Freshness,
     Label,
     LineRange,
     Name,
@@ -34,7 +32,6 @@ from prooftext.artifacts.fields import (
     ReasonCode,
     RootScope,
     SelectReason,
-    Sensitivity,
     Sha256,
     SourceKind,
     Strict,
@@ -60,6 +57,7 @@ from prooftext.artifacts.limits import (
     MIN_QUERY_NODES,
     UNREACHED_DISTANCE,
 )
+from prooftext.corpus.model import Authority, Freshness, Sensitivity
 
 
 def _ceiling(artifact_type: str) -> ConfigDict:

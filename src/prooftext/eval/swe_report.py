@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from prooftext.eval.html import (
     HtmlReport,
+    anchor_section,
     bar_figure,
     manifest_section,
     new_figure,
@@ -177,11 +178,7 @@ def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Seq
         " (a failed arm is a miss). Acc@k: every gold file among the top k files."
     )
     report.table(SUMMARY_HEADERS, summary_rows(arms))
-    report.heading("Published anchors (not the same task set)")
-    report.table(
-        ["system", "metric", "value %"],
-        [[a["name"], a["metric"], pct(a["value"])] for a in summary.get("anchors", [])],
-    )
+    anchor_section(report, "Published anchors (not the same task set)", summary.get("anchors", []))
     verdict_section(report, summary.get("verdict", {}), manifest["declaration"]["metric"])
     names = list(arms)
     report.heading("Plots")
