@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 import httpx
 
@@ -60,26 +60,6 @@ class ChatResult:
     done_reason: str | None
     timings: dict[str, int | None] = field(default_factory=dict)
     usage: dict[str, int | None] = field(default_factory=dict)
-
-
-class ChatBackend(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def endpoint(self) -> str: ...
-
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        max_output_tokens: int,
-        stream: bool = False,
-        on_delta: DeltaCallback | None = None,
-    ) -> ChatResult: ...
-
-    def close(self) -> None: ...
 
 
 def _decode(data: bytes, what: str) -> str:
@@ -132,7 +112,10 @@ def _check_request(model: str, max_output_tokens: int, messages: Sequence[ChatMe
         raise RequestError("there are no messages to send", field="messages")
 
 
-class _HTTPBackend:
+class ChatBackend:
+    """A chat model behind an HTTP endpoint: one request per turn, whole or streamed; each backend says how
+    its API spells a request and a reply."""
+
     name = "http"
 
     def __init__(
@@ -254,7 +237,7 @@ def _error_code(body: bytes) -> str | None:
     return None
 
 
-class OllamaBackend(_HTTPBackend):
+class OllamaBackend(ChatBackend):
     """Ollama's native chat API (``POST /api/chat``), NDJSON when streaming."""
 
     name = "ollama"
@@ -345,7 +328,7 @@ class OllamaBackend(_HTTPBackend):
         )
 
 
-class OpenAIBackend(_HTTPBackend):
+class OpenAIBackend(ChatBackend):
     """OpenAI-compatible chat completions (``POST /v1/chat/completions``), SSE when streaming."""
 
     name = "openai"
