@@ -33,12 +33,12 @@ from prooftext.eval.executor import run_units
 from prooftext.eval.gittree import WorkTree
 from prooftext.eval.metrics import acc_at_k, first_occurrences, group_ranges, line_recall
 from prooftext.eval.swebench import Shard, SweTask, load_repo_map, load_tasks, plan_shards
+from prooftext.pack.packet import Compiler
 from prooftext.select.policy import DEFAULT_POLICY
 
 Row = dict[str, Any]
 KS = (1, 3, 5, 10)
 RANKED_NODES = 60
-SEARCH_LIMIT = 1_000_000
 PERCENT = 100
 
 
@@ -59,6 +59,7 @@ def _packet_row(task: SweTask, packet: prooftext.Packet) -> Row:
         "all_gold": set(task.gold_paths) <= touched,
         "nodes": sorted({i for e in packet.evidence for i in e.node_ids}),
         "files": sorted(touched),
+        "excerpts": excerpts,
     }
 
 
@@ -83,16 +84,21 @@ def _probe(index: prooftext.Index, task: SweTask, budget: int, step: int) -> lis
 
 
 def _variant(index: prooftext.Index, task: SweTask, cfg: Tune) -> Row:
-    nodes = index.search(task.problem_statement, limit=SEARCH_LIMIT)
-    files = first_occurrences(str(n["path"]) for n in nodes)
-    packet = index.pack(Query(task.problem_statement, max_tokens=cfg.budget), refresh=False)
+    """One ranking serves both the file order and the fixed packet (a pack ranks exactly as a search)."""
+    query = Query(task.problem_statement, max_tokens=cfg.budget)
+    compiler = Compiler(index.conn, index.root, query, policy=index.ranking)
+    ranked = compiler.ranked.candidates
+    files = first_occurrences(c.path for c in ranked)
+    packet = compiler.compile()
     row: Row = {
         "acc": {str(k): acc_at_k(files, task.gold_paths, k) for k in KS},
         "top_files": files[:10],
         "fixed": _packet_row(task, packet),
     }
     if cfg.probe_step:
-        row["ranked"] = [[n["node_id"], n["path"], n["priority"]] for n in nodes[:RANKED_NODES]]
+        row["ranked"] = [
+            [c.node_id, c.path, c.priority, c.start_line, c.end_line, c.phase] for c in ranked[:RANKED_NODES]
+        ]
         row["probe"] = _probe(index, task, cfg.budget, cfg.probe_step)
     return row
 

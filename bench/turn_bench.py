@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from prooftext.conversation import ContextItem, ItemKind, make_item
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.rank import clear_term_cache
 from prooftext.conversation.turn import RetrievalResult, TurnRequest, TurnSources, plan_turn
 from prooftext.depth import Tier

@@ -21,15 +21,7 @@ from prooftext.tokens import TokenCount, count
 if _typing.TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
     from prooftext.adaptive.ladder import Ladder
-    from prooftext.api.memory import (
-        DepthReport,
-        depth_report,
-        memory_add,
-        memory_list,
-        memory_resolve,
-        memory_supersede,
-        recall_memory,
-    )
+    from prooftext.api.memory import DepthReport, depth_report, recall_memory
     from prooftext.api.risk import risk_of_changing
     from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
     from prooftext.artifacts.fsck import FsckReport
@@ -54,7 +46,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.index import open_index as open
     from prooftext.llm.backends import ChatBackend, make_backend
     from prooftext.llm.signal import SignalReport
-    from prooftext.memory.store import MemoryRecord
+    from prooftext.memory.store import MemoryRecord, MemoryStore
     from prooftext.pack.packet import Packet
     from prooftext.pack.verify import VerifyReport
     from prooftext.schema_registry import check_params, load_schema, result_problems
@@ -76,6 +68,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Ladder": ("prooftext.adaptive.ladder", "Ladder"),
     "LocomoRun": ("prooftext.eval.run", "LocomoRun"),
     "MemoryRecord": ("prooftext.memory.store", "MemoryRecord"),
+    "MemoryStore": ("prooftext.memory.store", "MemoryStore"),
     "Packet": ("prooftext.pack.packet", "Packet"),
     "Published": ("prooftext.artifacts.lifecycle", "Published"),
     "QualityBar": ("prooftext.eval.run", "QualityBar"),
@@ -108,10 +101,6 @@ _LAZY: dict[str, tuple[str, str]] = {
     "index_retriever_for": ("prooftext.api.turns", "index_retriever_for"),
     "load_schema": ("prooftext.schema_registry", "load_schema"),
     "make_backend": ("prooftext.llm.backends", "make_backend"),
-    "memory_add": ("prooftext.api.memory", "memory_add"),
-    "memory_list": ("prooftext.api.memory", "memory_list"),
-    "memory_resolve": ("prooftext.api.memory", "memory_resolve"),
-    "memory_supersede": ("prooftext.api.memory", "memory_supersede"),
     "open": ("prooftext.index", "open_index"),
     "parse_mode": ("prooftext.depth.policy", "parse_mode"),
     "recall_memory": ("prooftext.api.memory", "recall_memory"),
@@ -147,6 +136,7 @@ __all__ = [
     "Ladder",
     "LocomoRun",
     "MemoryRecord",
+    "MemoryStore",
     "Packet",
     "ProoftextError",
     "Published",
@@ -185,10 +175,6 @@ __all__ = [
     "load_json",
     "load_schema",
     "make_backend",
-    "memory_add",
-    "memory_list",
-    "memory_resolve",
-    "memory_supersede",
     "open",
     "parse_mode",
     "recall_memory",

@@ -77,10 +77,11 @@ def test_query_limits_are_the_seeds() -> None:
 
 
 def test_label_orders_match_the_corpus() -> None:
-    assert get_args(fields.Authority) == AUTHORITIES
-    assert get_args(fields.Sensitivity) == SENSITIVITIES
+    node = load_schema("context-graph.schema.json")["$defs"]["GraphNode"]["properties"]
+    assert tuple(node["authority"]["enum"]) == AUTHORITIES
+    assert tuple(node["sensitivity"]["enum"]) == SENSITIVITIES
     assert get_args(fields.Clearance) == SENSITIVITIES[:-1]
-    assert get_args(fields.Freshness) == FRESHNESS
+    assert tuple(node["freshness"]["enum"]) == FRESHNESS
     assert get_args(fields.SourceKind) == KINDS
     assert get_args(fields.EdgeType) == EDGE_TYPES
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prooftext.conversation import ContextItem, ItemKind, make_item
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
 
 
 def turn(i: int, text: str, *, thread: str = "main", role: ItemKind = ItemKind.USER) -> ContextItem:

@@ -8,8 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prooftext.conversation import ItemKind, Pipeline, Priority, make_item
-from prooftext.conversation.pipeline import REASON_BUDGET, REASON_DUPLICATE, STAGES, find_current, is_critical
+from prooftext.conversation.items import ItemKind, make_item
+from prooftext.conversation.pipeline import (
+    REASON_BUDGET,
+    REASON_DUPLICATE,
+    STAGES,
+    Pipeline,
+    Priority,
+    find_current,
+    is_critical,
+)
 from prooftext.errors import RangeError, RequestError
 from prooftext.tokens import get_counter
 

@@ -9,22 +9,18 @@ from pathlib import Path
 import pytest
 
 import prooftext.conversation as conversation_pkg
-from prooftext.conversation import (
-    BM25Ranker,
-    ItemKind,
-    Pipeline,
-    Priority,
-    compute_health,
-    make_item,
-    plan_budget,
-    select,
-    should_surface,
-)
+from prooftext.conversation.health import compute_health
+from prooftext.conversation.items import ItemKind, make_item
+from prooftext.conversation.pipeline import Pipeline, Priority
+from prooftext.conversation.rank import BM25Ranker
 from prooftext.conversation.surfacing import (
     HIGH_WINDOW_USAGE_BP,
     LOW_RELEVANT_RATIO_BP,
     TRIGGER_HIGH_WINDOW_USAGE,
     TRIGGER_LOW_RELEVANT_RATIO,
+    plan_budget,
+    select,
+    should_surface,
 )
 from prooftext.errors import EmptyQueryError, RangeError, RequestError
 from prooftext.tokens import get_counter

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prooftext.conversation import ContextItem, ItemKind, make_item
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.turn import (
     STEP_MEMORY,
     STEP_PIPELINE,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from prooftext.conversation import ContextItem, ItemKind, make_item
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.turn import (
     MAX_MESSAGE_BYTES,
     STEP_CLASSIFY,

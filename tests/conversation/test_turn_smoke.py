@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from prooftext.conversation import ContextItem, ItemKind, make_item
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.turn import (
     DEFAULT_IDENTITY,
     STEP_MEMORY,

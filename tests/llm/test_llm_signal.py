@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from prooftext.conversation import ItemKind, make_item
+from prooftext.conversation.items import ItemKind, make_item
 from prooftext.conversation.turn import TurnPlan, TurnRequest, TurnSources, plan_turn
 from prooftext.llm.backends import ChatResult, OllamaBackend, OpenAIBackend
 from prooftext.llm.fake_server import FakeChatServer

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from prooftext.conversation import ItemKind, make_item
+from prooftext.conversation.items import ItemKind, make_item
 from prooftext.errors import (
     EmptyQueryError,
     LimitError,

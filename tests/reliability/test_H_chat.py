@@ -8,7 +8,8 @@ import pytest
 
 import prooftext
 from prooftext import Query, tokens
-from prooftext.conversation import Pipeline, make_item
+from prooftext.conversation.items import make_item
+from prooftext.conversation.pipeline import Pipeline
 from prooftext.conversation.turn import TurnRequest, TurnSources, plan_turn
 from prooftext.errors import ProoftextError, TokenizerError
 from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, ChatResult, OllamaBackend

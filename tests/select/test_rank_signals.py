@@ -36,7 +36,7 @@ def _corpus() -> CorpusFacts:
 
 def _row(rowid: int, file_id: int, name: str) -> NodeRow:
     return NodeRow(
-        rowid, f"{rowid:064X}", "symbol", PATHS[file_id], name, name, "function", 1, 2, "0" * 64,
+        f"{rowid:064X}", "symbol", PATHS[file_id], name, name, "function", rowid, 1, 2, "0" * 64,
         "project", "public", "current", file_id, "code",
     )  # fmt: skip
 

@@ -15,7 +15,7 @@ from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for
 from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
 from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
 from prooftext.errors import RangeError, RequestError, UnknownNameError
-from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryRecord, MemoryStore, check_root
+from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryStore, check_root
 from prooftext.memory.surface import candidates_for
 from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
 
@@ -43,42 +43,6 @@ def depth_report(text: str, *, attachment: bool = False, active_files: int = 0) 
     decision = classify_detailed(text, has_attachment=attachment, active_files=active_files)
     signal = recall_signal(text)
     return DepthReport(decision, policy_for(Mode.SMART, decision.tier, signal), signal)
-
-
-def memory_add(
-    root: Path | str,
-    kind: str,
-    text: str,
-    *,
-    source: str,
-    strength: str | None = None,
-    thread: str | None = None,
-) -> MemoryRecord:
-    """Store one record (a decision, constraint, discovery or failure) in the memory of ``root``."""
-    with MemoryStore.open(root) as store:
-        return store.add(kind, text, source=source, strength=strength, thread=thread)
-
-
-def memory_list(
-    root: Path | str, *, kind: str | None = None, status: str | None = None
-) -> list[MemoryRecord]:
-    """The records of ``root`` in id order, optionally of one kind and/or status."""
-    with MemoryStore.open(root) as store:
-        return store.records(kind=kind, status=status)
-
-
-def memory_resolve(root: Path | str, record_id: int, note: str | None, *, source: str) -> MemoryRecord:
-    """Mark an unresolved failure resolved, with an optional note."""
-    with MemoryStore.open(root) as store:
-        return store.resolve(record_id, note, source=source)
-
-
-def memory_supersede(
-    root: Path | str, record_id: int, text: str, *, source: str
-) -> tuple[MemoryRecord, MemoryRecord]:
-    """Replace an active decision with a new one: ``(old, new)``; the old one stays, marked superseded."""
-    with MemoryStore.open(root) as store:
-        return store.supersede(record_id, text, source=source)
 
 
 def existing_store(root: Path | str) -> MemoryStore | None:

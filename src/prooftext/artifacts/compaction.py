@@ -17,11 +17,10 @@ from typing import Any
 
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
-from prooftext.artifacts.fields import Envelope
+from prooftext.artifacts.fields import Envelope, artifact_head
 from prooftext.artifacts.indexer import spec_source
-from prooftext.artifacts.limits import SCHEMA_VERSION
 from prooftext.artifacts.loader import dump, parse_value
-from prooftext.artifacts.models import Extract, HostSummaryProposal, Snapshot
+from prooftext.artifacts.models import Extract, ExtractDigest, HostSummaryProposal, Snapshot
 from prooftext.artifacts.observe import (
     LabelRules,
     Roots,
@@ -90,16 +89,8 @@ def _reobserve(snapshot: Snapshot, roots: Roots) -> None:
 
 
 def _digest(extract: Extract) -> dict[str, Any]:
-    return {
-        "node_id": extract.node_id,
-        "source_id": extract.source_id,
-        "path": extract.path,
-        "line_range": list(extract.line_range),
-        "authority": extract.authority,
-        "sensitivity": extract.sensitivity,
-        "text_sha256": extract.text_sha256,
-        "cost_bytes": extract.cost_bytes,
-    }
+    """An extract compacted away: exactly its fields that an :class:`ExtractDigest` keeps."""
+    return extract.model_dump(mode="json", include=set(ExtractDigest.model_fields))
 
 
 def _host_summary(proposal: HostSummaryProposal | None) -> dict[str, Any] | None:
@@ -127,12 +118,13 @@ def build_compaction(
     digested = [e for e in snapshot.extracts if not (e.required or e.component_id is not None)]
     levels = [snapshot.sensitivity] + ([proposal.sensitivity] if proposal else [])
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "snapshot_id": snapshot.artifact_id,
-        "graph_id": snapshot.graph_id,
-        "selection_id": snapshot.selection_id,
-        "candidate": snapshot.candidate.model_dump(mode="json"),
+        **artifact_head(
+            ARTIFACT_TYPE,
+            snapshot.candidate,
+            snapshot_id=snapshot.artifact_id,
+            graph_id=snapshot.graph_id,
+            selection_id=snapshot.selection_id,
+        ),
         "sensitivity": gov.highest_sensitivity(levels),
         "bytes": {
             "unit": snapshot.budget.unit,

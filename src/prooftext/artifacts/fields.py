@@ -1,8 +1,9 @@
-"""Field types shared by the artifact models: ids, digests, portable paths, timestamps and label orders."""
+"""Field types shared by the artifact models: ids, digests, portable paths, timestamps and enumerations (the
+authority, freshness and sensitivity labels are the corpus's own types, :mod:`prooftext.corpus.model`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,6 +13,7 @@ from prooftext.artifacts.limits import (
     MAX_NAME_CHARS,
     MAX_PATH_CHARS,
     MAX_TEXT_CHARS,
+    SCHEMA_VERSION,
 )
 from prooftext.canonical import MAX_SAFE_INTEGER
 
@@ -41,21 +43,8 @@ Label = Annotated[str, Field(max_length=MAX_LABEL_CHARS)]
 Detail = Annotated[str, Field(max_length=MAX_DETAIL_CHARS)]
 ReasonCode = Annotated[str, Field(min_length=1, max_length=MAX_LABEL_CHARS, pattern=TOKEN_PATTERN)]
 
-Authority = Literal[
-    "owner-approved",
-    "canonical-specification",
-    "accepted-public-contract",
-    "verified-evidence",
-    "repository-record",
-    "untrusted-observation",
-    "untrusted-proposal",
-]
-"""Strongest first; equal to :data:`prooftext.corpus.model.AUTHORITIES` (a test keeps them equal)."""
-Sensitivity = Literal["public", "repository-private", "owner-private", "secret-or-prohibited"]
-"""Least sensitive first; equal to :data:`prooftext.corpus.model.SENSITIVITIES`."""
 Clearance = Literal["public", "repository-private", "owner-private"]
 """What a query may read: never ``secret-or-prohibited``, which no active artifact carries."""
-Freshness = Literal["immutable", "candidate-bound", "expires-at"]
 RootScope = Literal["repository", "owner"]
 SourceKind = Literal["code", "doc", "config", "data", "text"]
 NodeKind = Literal["file", "section", "symbol", "chunk"]
@@ -84,3 +73,14 @@ class CandidateModel(Strict):
 class Envelope(Strict):
     schema_version: Literal["1.0"]
     artifact_id: ArtifactId
+
+
+def artifact_head(artifact_type: str, candidate: CandidateModel, **parent_ids: str) -> dict[str, Any]:
+    """What every artifact body begins with: the schema version, its type, the ids of the artifacts it
+    derives from (``graph_id=...``) and the candidate they describe."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "artifact_type": artifact_type,
+        **parent_ids,
+        "candidate": candidate.model_dump(mode="json"),
+    }

@@ -19,7 +19,7 @@ import os
 import re
 import sqlite3
 import stat as stat_module
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,15 +71,7 @@ class FsckReport:
         self.notices.append(notice)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.status == 0,
-            "status": self.status,
-            "artifacts_checked": self.artifacts_checked,
-            "sources_checked": self.sources_checked,
-            "store": self.store,
-            "problems": self.problems,
-            "notices": self.notices,
-        }
+        return {"ok": self.status == 0, **asdict(self)}
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any
 
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
+from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.ids import edge_value, with_id
 from prooftext.artifacts.limits import (
     MAX_DETAIL_CHARS,
@@ -26,7 +27,6 @@ from prooftext.artifacts.limits import (
     MAX_SOURCE_BYTES,
     MAX_TEXT_CHARS,
     MAX_TOTAL_SOURCE_BYTES,
-    SCHEMA_VERSION,
 )
 from prooftext.artifacts.models import GraphSource, Manifest, ManifestSource
 from prooftext.artifacts.observe import LabelRules, Roots, observe_source, require_candidate
@@ -221,10 +221,7 @@ def build_graph(manifest: Manifest, roots: Roots) -> dict[str, Any]:
     _check_required_nodes(adopted, build)
     roots.check_owner_used()
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "manifest_id": manifest.artifact_id,
-        "candidate": manifest.candidate.model_dump(mode="json"),
+        **artifact_head(ARTIFACT_TYPE, manifest.candidate, manifest_id=manifest.artifact_id),
         "sensitivity": gov.highest_sensitivity(a.source["sensitivity"] for a in adopted),
         "limits": {
             "max_source_bytes": MAX_SOURCE_BYTES,

@@ -14,7 +14,6 @@ from pydantic import ConfigDict, Field
 
 from prooftext.artifacts.fields import (
     ArtifactId,
-    Authority,
     CandidateModel,
     Clearance,
     Count,
@@ -22,7 +21,6 @@ from prooftext.artifacts.fields import (
     Detail,
     EdgeType,
     Envelope,
-    Freshness,
     Label,
     LineRange,
     Name,
@@ -34,7 +32,6 @@ from prooftext.artifacts.fields import (
     ReasonCode,
     RootScope,
     SelectReason,
-    Sensitivity,
     Sha256,
     SourceKind,
     Strict,
@@ -60,6 +57,7 @@ from prooftext.artifacts.limits import (
     MIN_QUERY_NODES,
     UNREACHED_DISTANCE,
 )
+from prooftext.corpus.model import Authority, Freshness, Sensitivity
 
 
 def _ceiling(artifact_type: str) -> ConfigDict:
@@ -142,16 +140,16 @@ class GraphSource(Strict):
     expires: ExpiryWindow | None
 
 
-class GraphNode(Strict):
+class NodeTextFields(Strict):
+    """What a graph node and a snapshot's extract both state: the node, its source and place, its exact text
+    and digest, its labels, and whether it is required."""
+
     node_id: ArtifactId
     source_id: ArtifactId
     root_scope: RootScope
     path: PortablePath
     kind: NodeKind
-    name: Name
     qualname: Name
-    symbol_kind: Label
-    language: Label
     line_range: LineRange
     text: NodeText
     text_sha256: Sha256
@@ -159,6 +157,12 @@ class GraphNode(Strict):
     freshness: Freshness
     sensitivity: Sensitivity
     required: bool
+
+
+class GraphNode(NodeTextFields):
+    name: Name
+    symbol_kind: Label
+    language: Label
 
 
 class GraphEdge(Strict):
@@ -308,22 +312,9 @@ class Selection(Envelope):
 # --- snapshot ------------------------------------------------------------------------------------------
 
 
-class Extract(Strict):
+class Extract(NodeTextFields):
     """A selected node's exact text, re-observed from its source through an explicit root."""
 
-    node_id: ArtifactId
-    source_id: ArtifactId
-    root_scope: RootScope
-    path: PortablePath
-    kind: NodeKind
-    qualname: Name
-    line_range: LineRange
-    text: NodeText
-    text_sha256: Sha256
-    authority: Authority
-    freshness: Freshness
-    sensitivity: Sensitivity
-    required: bool
     reason: SelectReason
     component_id: ArtifactId | None
     cost_bytes: PositiveCount

@@ -22,28 +22,32 @@ from prooftext.artifacts.limits import MAX_SOURCE_BYTES
 from prooftext.artifacts.models import GraphSource, ManifestSource, ProvenanceRef
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.lines import count_lines, line_slice
-from prooftext.corpus.model import REASON_PATH, CandidateIdentity
-from prooftext.corpus.safeio import LEAF_FLAGS, Refusal, open_parent, open_root, refusal_from, split_portable
+from prooftext.corpus.model import REASON_CHANGED, REASON_NOT_REGULAR, REASON_SIZE, CandidateIdentity
+from prooftext.corpus.safeio import (
+    LEAF_FLAGS,
+    Refusal,
+    open_parent,
+    open_root,
+    read_upto,
+    refusal_from,
+    same_file,
+    source_error,
+    split_portable,
+)
 from prooftext.corpus.scan import scan
 from prooftext.errors import (
     CandidateMismatchError,
     CanonicalJSONError,
     FreshnessError,
     OwnerRootError,
-    PathOutsideRootError,
     ProoftextError,
     ProvenanceError,
     SourceDriftError,
     SourceError,
-    SourceMissingError,
     SourceUnreadableError,
 )
 
-READ_CHUNK_BYTES = 1 << 16
 REASON_HARD_LINK = "hard_link"
-REASON_SIZE = "size"
-REASON_CHANGED = "changed"
-REASON_NOT_REGULAR = "not_regular"
 
 SourceRecord = ManifestSource | GraphSource
 
@@ -103,15 +107,6 @@ class LabelRules:
         gov.check_configured_labels(source, self.config, self.spec_sha256)
 
 
-def _source_error(refusal: Refusal, path: str) -> SourceError:
-    message = f"{path}: {refusal.detail or refusal.reason}"
-    if refusal.reason == REASON_PATH:
-        return PathOutsideRootError(message, path=path, reason=refusal.reason)
-    if refusal.missing:
-        return SourceMissingError(message, path=path, reason=refusal.reason)
-    return SourceUnreadableError(message, path=path, reason=refusal.reason)
-
-
 def _read_fd(fd: int, path: str, limit: int) -> bytes:
     before = os.fstat(fd)
     if not stat_module.S_ISREG(before.st_mode):
@@ -124,25 +119,11 @@ def _read_fd(fd: int, path: str, limit: int) -> bytes:
         raise SourceUnreadableError(
             f"{path}: {before.st_size} bytes > limit {limit}", path=path, reason=REASON_SIZE
         )
-    chunks: list[bytes] = []
-    remaining = limit + 1
-    while remaining > 0:
-        chunk = os.read(fd, min(READ_CHUNK_BYTES, remaining))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    data = b"".join(chunks)
+    data = read_upto(fd, limit + 1)
     after = os.fstat(fd)
-    same = (before.st_size, before.st_mtime_ns, before.st_ino, before.st_dev) == (
-        after.st_size,
-        after.st_mtime_ns,
-        after.st_ino,
-        after.st_dev,
-    )
     if len(data) > limit:
         raise SourceUnreadableError(f"{path}: more than {limit} bytes", path=path, reason=REASON_SIZE)
-    if not same or len(data) != after.st_size:
+    if not same_file(before, after) or len(data) != after.st_size:
         raise SourceUnreadableError(f"{path}: changed while it was read", path=path, reason=REASON_CHANGED)
     return data
 
@@ -156,7 +137,7 @@ def read_strict(root: Path, path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
         try:
             fd = os.open(parts[-1], LEAF_FLAGS, dir_fd=parent)
         except OSError as exc:
-            raise _source_error(refusal_from(exc), path) from None
+            raise source_error(refusal_from(exc), path) from None
         finally:
             os.close(parent)
         try:
@@ -164,9 +145,9 @@ def read_strict(root: Path, path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
         finally:
             os.close(fd)
     except Refusal as refusal:
-        raise _source_error(refusal, path) from None
+        raise source_error(refusal, path) from None
     except OSError as exc:
-        raise _source_error(refusal_from(exc), path) from None
+        raise source_error(refusal_from(exc), path) from None
     finally:
         os.close(root_fd)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import prooftext.canonical as canonical
+from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.governance import UNTRUSTED_PROPOSAL
-from prooftext.artifacts.limits import SCHEMA_VERSION
 from prooftext.artifacts.models import Snapshot
 from prooftext.errors import NotFoundError, RequestError
 
@@ -71,10 +71,7 @@ def build_proposal(snapshot: Snapshot, claims: list[Any]) -> dict[str, Any]:
     """A proposal artifact for ``snapshot``; links may be node ids (digests are filled in) or objects."""
     digests = {e.node_id: e.text_sha256 for e in snapshot.extracts}
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "snapshot_id": snapshot.artifact_id,
-        "candidate": snapshot.candidate.model_dump(mode="json"),
+        **artifact_head(ARTIFACT_TYPE, snapshot.candidate, snapshot_id=snapshot.artifact_id),
         "authority": UNTRUSTED_PROPOSAL,
         "sensitivity": snapshot.sensitivity,
         "claims": [_claim(digests, claim, index) for index, claim in enumerate(claims)],

@@ -54,11 +54,9 @@ def _exists_error(path: Path) -> OutputExistsError:
     return OutputExistsError(f"output already exists: {path.name}", output=path.name)
 
 
-def _create_direct(path: Path, data: bytes) -> None:
-    try:
-        fd = os.open(path, CREATE_FLAGS, FILE_MODE)
-    except FileExistsError:
-        raise _exists_error(path) from None
+def _fill(fd: int, path: Path, data: bytes) -> None:
+    """Write ``data`` to the new file ``path`` open at ``fd`` and close it; a failed write removes the file,
+    so no partial output is left behind."""
     try:
         _write_all(fd, data)
     except BaseException:
@@ -66,6 +64,14 @@ def _create_direct(path: Path, data: bytes) -> None:
         path.unlink(missing_ok=True)
         raise
     os.close(fd)
+
+
+def _create_direct(path: Path, data: bytes) -> None:
+    try:
+        fd = os.open(path, CREATE_FLAGS, FILE_MODE)
+    except FileExistsError:
+        raise _exists_error(path) from None
+    _fill(fd, path, data)
 
 
 def _link_into_place(temp: Path, path: Path, data: bytes) -> None:
@@ -136,14 +142,7 @@ def _temp_name(name: str) -> str:
 
 def _temp_file(directory: Path, name: str, data: bytes) -> Path:
     temp = directory / _temp_name(name)
-    fd = os.open(temp, CREATE_FLAGS, FILE_MODE)
-    try:
-        _write_all(fd, data)
-    except BaseException:
-        os.close(fd)
-        temp.unlink(missing_ok=True)
-        raise
-    os.close(fd)
+    _fill(os.open(temp, CREATE_FLAGS, FILE_MODE), temp, data)
     return temp
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
+from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.ids import EDGE_CONTRADICTS
-from prooftext.artifacts.limits import BPS_WHOLE, SCHEMA_VERSION
+from prooftext.artifacts.limits import BPS_WHOLE
 from prooftext.artifacts.models import Extract, Graph, GraphSource, Selection, Snapshot
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import check_against_selection
@@ -86,11 +87,9 @@ def build_quality_report(graph: Graph, snapshot: Snapshot) -> dict[str, Any]:
     ]
     complete = sum(1 for e in snapshot.extracts if _provenance_complete(sources[e.source_id]))
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "graph_id": graph.artifact_id,
-        "snapshot_id": snapshot.artifact_id,
-        "candidate": snapshot.candidate.model_dump(mode="json"),
+        **artifact_head(
+            ARTIFACT_TYPE, snapshot.candidate, graph_id=graph.artifact_id, snapshot_id=snapshot.artifact_id
+        ),
         "sensitivity": snapshot.sensitivity,
         "required_reference_recall": _recall(required, included),
         "stale_required_count": len(stale),

@@ -13,7 +13,7 @@ from typing import Any
 
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
-from prooftext.artifacts.limits import SCHEMA_VERSION
+from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.models import Graph
 from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.semantic import NODE_FILE
@@ -77,10 +77,7 @@ def build_query(graph: Graph, query: Query) -> dict[str, Any]:
     if query.unit != UNIT_BYTES:
         raise RequestError("an artifact query counts canonical UTF-8 bytes (unit bytes)", field="unit")
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "graph_id": graph.artifact_id,
-        "candidate": graph.candidate.model_dump(mode="json"),
+        **artifact_head(ARTIFACT_TYPE, graph.candidate, graph_id=graph.artifact_id),
         "text": query.text,
         "as_of": query.as_of,
         "clearance": query.clearance,

@@ -30,7 +30,7 @@ from typing import Any
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
 import prooftext.select.pipeline as pipeline
-from prooftext.artifacts.limits import SCHEMA_VERSION
+from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.models import Graph, GraphNode
 from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.query import from_wire
@@ -256,10 +256,7 @@ def select(graph: Graph, wire: WireQuery, view: GraphView | None = None) -> dict
     ledger, traversal = _fill(view or GraphView.of(graph), query)
     node_bytes = sum(n["cost_bytes"] for n in ledger.nodes)
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "graph_id": graph.artifact_id,
-        "candidate": wire.candidate.model_dump(mode="json"),
+        **artifact_head(ARTIFACT_TYPE, wire.candidate, graph_id=graph.artifact_id),
         "query": wire.model_dump(mode="json"),
         "as_of": wire.as_of,
         "sensitivity": gov.highest_sensitivity(n["rank"]["sensitivity"] for n in ledger.nodes),

@@ -131,11 +131,12 @@ def _manifest(m: Manifest) -> None:
 # --- graph ---------------------------------------------------------------------------------------------
 
 
-def _check_node(node: GraphNode, source: GraphSource | None) -> None:
-    _check_id(node.node_id, model_id(node, "node_id"), f"node {node.path}")
+def _carried_source(item: GraphNode | Extract, source: GraphSource | None, what: str) -> GraphSource:
+    """The source a node or an extract names, after checking that it exists, that the item carries its
+    locator and labels, and that the item's text matches its digest."""
     if source is None:
-        raise _violation(f"node {node.node_id[:12]} names an unknown source", field="source_id")
-    same = (node.root_scope, node.path, node.authority, node.freshness, node.sensitivity) == (
+        raise _violation(f"{what} {item.node_id[:12]} names an unknown source", field="source_id")
+    same = (item.root_scope, item.path, item.authority, item.freshness, item.sensitivity) == (
         source.locator.root_scope,
         source.locator.path,
         source.authority,
@@ -143,8 +144,14 @@ def _check_node(node: GraphNode, source: GraphSource | None) -> None:
         source.sensitivity,
     )
     if not same:
-        raise _violation(f"node {node.node_id[:12]} does not carry its source's locator and labels")
-    check_text(node.text, node.text_sha256, node.line_range, node.path)
+        raise _violation(f"{what} {item.node_id[:12]} does not carry its source's locator and labels")
+    check_text(item.text, item.text_sha256, item.line_range, item.path)
+    return source
+
+
+def _check_node(node: GraphNode, source: GraphSource | None) -> None:
+    _check_id(node.node_id, model_id(node, "node_id"), f"node {node.path}")
+    source = _carried_source(node, source, "node")
     low, high = source.locator.line_range
     if node.line_range[0] < low or node.line_range[1] > high:
         raise _violation(f"node {node.node_id[:12]} lies outside its source's line range")
@@ -258,21 +265,6 @@ def _selection(s: Selection) -> None:
 # --- snapshot and compaction ---------------------------------------------------------------------------
 
 
-def check_extract(extract: Extract, source: GraphSource | None) -> None:
-    if source is None:
-        raise _violation(f"extract {extract.node_id[:12]} names an unknown source", field="source_id")
-    same = (extract.root_scope, extract.path, extract.authority, extract.freshness, extract.sensitivity) == (
-        source.locator.root_scope,
-        source.locator.path,
-        source.authority,
-        source.freshness,
-        source.sensitivity,
-    )
-    if not same:
-        raise _violation(f"extract {extract.node_id[:12]} does not carry its source's locator and labels")
-    check_text(extract.text, extract.text_sha256, extract.line_range, extract.path)
-
-
 def check_digest(digest: ExtractDigest, source: GraphSource | None) -> None:
     """A compacted-away extract keeps its source's path and labels: a digest cannot relabel its text."""
     if source is None:
@@ -339,7 +331,7 @@ def _snapshot(s: Snapshot) -> None:
     sources = _check_derived_sources(s.sources, s.candidate.source_spec_sha256, "snapshot")
     unique([e.node_id for e in s.extracts] + [x.node_id for x in s.excluded], "node_id")
     for extract in s.extracts:
-        check_extract(extract, sources.get(extract.source_id))
+        _carried_source(extract, sources.get(extract.source_id), "extract")
     check_used_sources(sources, {e.source_id for e in s.extracts}, "snapshot")
     _check_required_extracts(s.extracts, sources, s.query.required, "snapshot")
     levels = [e.sensitivity for e in s.extracts]
@@ -388,7 +380,7 @@ def _compaction(c: Compaction) -> None:
     sources = _check_derived_sources(c.sources, c.candidate.source_spec_sha256, "compaction")
     unique([e.node_id for e in c.retained] + [d.node_id for d in c.digests], "node_id")
     for extract in c.retained:
-        check_extract(extract, sources.get(extract.source_id))
+        _carried_source(extract, sources.get(extract.source_id), "extract")
         if not extract.required and extract.component_id is None:
             raise _violation("only required and contradiction extracts are retained with text")
     for digest in c.digests:

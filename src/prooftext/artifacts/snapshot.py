@@ -16,9 +16,9 @@ from typing import Any
 
 import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
-from prooftext.artifacts.fields import CandidateModel
+from prooftext.artifacts.fields import CandidateModel, artifact_head
 from prooftext.artifacts.indexer import ADOPTION_ERRORS, spec_source
-from prooftext.artifacts.limits import MAX_DETAIL_CHARS, SCHEMA_VERSION
+from prooftext.artifacts.limits import MAX_DETAIL_CHARS
 from prooftext.artifacts.loader import dump
 from prooftext.artifacts.models import (
     Graph,
@@ -206,11 +206,9 @@ def assemble_snapshot(
     edges = _edges(view, selection, kept)
     used = sum(e["cost_bytes"] for e in extracts) + sum(e["cost_bytes"] for e in edges)
     body = {
-        "schema_version": SCHEMA_VERSION,
-        "artifact_type": ARTIFACT_TYPE,
-        "graph_id": graph.artifact_id,
-        "selection_id": selection.artifact_id,
-        "candidate": selection.candidate.model_dump(mode="json"),
+        **artifact_head(
+            ARTIFACT_TYPE, selection.candidate, graph_id=graph.artifact_id, selection_id=selection.artifact_id
+        ),
         "query": selection.query.model_dump(mode="json"),
         "as_of": selection.as_of,
         "sensitivity": gov.highest_sensitivity((e["sensitivity"] for e in extracts), selection.sensitivity),

@@ -70,7 +70,8 @@ def memory_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Record a memory item."""
-    record = prooftext.memory_add(root, kind, text, source=source, strength=strength, thread=thread)
+    with prooftext.MemoryStore.open(root) as store:
+        record = store.add(kind, text, source=source, strength=strength, thread=thread)
     if as_json:
         emit_json({"record": record.to_dict()})
     else:
@@ -87,7 +88,8 @@ def memory_list(
     as_json: JsonOpt = False,
 ) -> None:
     """List memory records (all, or of one kind and/or status)."""
-    records = prooftext.memory_list(root, kind=kind, status=status)
+    with prooftext.MemoryStore.open(root) as store:
+        records = store.records(kind=kind, status=status)
     if as_json:
         emit_json({"records": [r.to_dict() for r in records]})
     else:
@@ -106,7 +108,8 @@ def memory_resolve(
     as_json: JsonOpt = False,
 ) -> None:
     """Mark a failure resolved."""
-    record = prooftext.memory_resolve(root, record_id, note, source=source)
+    with prooftext.MemoryStore.open(root) as store:
+        record = store.resolve(record_id, note, source=source)
     if as_json:
         emit_json({"record": record.to_dict()})
     else:
@@ -122,7 +125,8 @@ def memory_supersede(
     as_json: JsonOpt = False,
 ) -> None:
     """Replace an active decision with a new one (the old one stays, marked superseded)."""
-    old, new = prooftext.memory_supersede(root, record_id, text, source=source)
+    with prooftext.MemoryStore.open(root) as store:
+        old, new = store.supersede(record_id, text, source=source)
     if as_json:
         emit_json({"new": new.to_dict(), "old": old.to_dict()})
     else:

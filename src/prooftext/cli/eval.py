@@ -70,6 +70,15 @@ def _joined(values: tuple[object, ...] | str) -> str:
     return values if isinstance(values, str) else ",".join(str(v) for v in values)
 
 
+def _evaluate(
+    run: prooftext.SwebenchRun | prooftext.LocomoRun, options: prooftext.RunOptions, unit: str, as_json: bool
+) -> None:
+    """Run the evaluation, its progress shown in ``unit`` (not under ``--json``), and print its summary."""
+    with progress_bar(not as_json, unit) as progress:
+        report = prooftext.evaluate(run, options, progress)
+    _show(report, as_json)
+
+
 def _show(report: prooftext.EvalReport, as_json: bool) -> None:
     if as_json:
         emit_json(report.to_dict())
@@ -109,10 +118,7 @@ def swebench_command(
     """Full context vs BM25 vs fixed vs adaptive packets on SWE-bench tasks, each at its base commit."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold, permitted_regression)
     run = prooftext.SwebenchRun(tasks, repo_map, arms, budget, tokenizer, bar)
-    options = prooftext.RunOptions(out, work, workers, executor, scheduler, limit)
-    with progress_bar(not as_json, "tasks") as progress:
-        report = prooftext.evaluate(run, options, progress)
-    _show(report, as_json)
+    _evaluate(run, prooftext.RunOptions(out, work, workers, executor, scheduler, limit), "tasks", as_json)
 
 
 @eval_app.command("locomo")
@@ -143,10 +149,7 @@ def locomo_command(
     """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold, permitted_regression)
     run = prooftext.LocomoRun(data, budgets, arms, tokenizer, questions, allow_truncated, bar)
-    options = prooftext.RunOptions(out, None, workers, executor, scheduler, limit)
-    with progress_bar(not as_json, "questions") as progress:
-        report = prooftext.evaluate(run, options, progress)
-    _show(report, as_json)
+    _evaluate(run, prooftext.RunOptions(out, None, workers, executor, scheduler, limit), "questions", as_json)
 
 
 @eval_app.command("depth")

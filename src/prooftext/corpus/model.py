@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 # Reason codes for every path the scan does not adopt. Stable: they reach users and artifacts.
 REASON_IGNORED = "ignored"  # matched .gitignore, .prooftext/ignore or configured excludes
@@ -38,7 +39,7 @@ REASONS: tuple[str, ...] = (
     REASON_UNREADABLE,
 )
 
-AUTHORITIES: tuple[str, ...] = (
+Authority = Literal[
     "owner-approved",
     "canonical-specification",
     "accepted-public-contract",
@@ -46,13 +47,16 @@ AUTHORITIES: tuple[str, ...] = (
     "repository-record",
     "untrusted-observation",
     "untrusted-proposal",
-)
-"""Authority order, strongest first (seed: context framework)."""
+]
+"""Authority labels, strongest first (seed: context framework); the artifact models' field type too."""
+AUTHORITIES: tuple[str, ...] = get_args(Authority)
 
-SENSITIVITIES: tuple[str, ...] = ("public", "repository-private", "owner-private", "secret-or-prohibited")
-"""Sensitivity order, least sensitive first."""
+Sensitivity = Literal["public", "repository-private", "owner-private", "secret-or-prohibited"]
+"""Sensitivity labels, least sensitive first."""
+SENSITIVITIES: tuple[str, ...] = get_args(Sensitivity)
 
-FRESHNESS: tuple[str, ...] = ("immutable", "candidate-bound", "expires-at")
+Freshness = Literal["immutable", "candidate-bound", "expires-at"]
+FRESHNESS: tuple[str, ...] = get_args(Freshness)
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,12 @@ from prooftext.corpus.model import (
     BINARY_SNIFF_BYTES,
     REASON_BINARY,
     REASON_ENCODING,
-    REASON_PATH,
     REASON_SECRET,
     Exclusion,
     FileStat,
     SourceFile,
 )
-from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below
-from prooftext.errors import PathOutsideRootError, SourceError, SourceMissingError, SourceUnreadableError
+from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below, source_error
 
 NUL = b"\0"
 
@@ -107,16 +105,6 @@ def read_source(root: Path, stat: FileStat, config: CorpusConfig) -> SourceFile 
         os.close(root_fd)
 
 
-def _error_for(refusal: Refusal, rel_path: str) -> SourceError:
-    shown = display_name(rel_path)
-    message = f"{shown}: {refusal.detail or refusal.reason}"
-    if refusal.reason == REASON_PATH:
-        return PathOutsideRootError(message, path=shown, reason=refusal.reason)
-    if refusal.missing:
-        return SourceMissingError(message, path=shown, reason=refusal.reason)
-    return SourceUnreadableError(message, path=shown, reason=refusal.reason)
-
-
 def read_bytes_checked(root: Path, rel_path: str, max_bytes: int) -> bytes:
     """The complete bytes of ``rel_path`` under ``root``, read with the scan's safety rules.
 
@@ -128,6 +116,6 @@ def read_bytes_checked(root: Path, rel_path: str, max_bytes: int) -> bytes:
     try:
         return read_below(root_fd, rel_path, max_bytes)
     except Refusal as refusal:
-        raise _error_for(refusal, rel_path) from None
+        raise source_error(refusal, display_name(rel_path)) from None
     finally:
         os.close(root_fd)

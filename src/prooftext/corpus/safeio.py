@@ -25,7 +25,16 @@ from prooftext.corpus.model import (
     REASON_UNREADABLE,
     FileStat,
 )
-from prooftext.errors import ArtifactError, LimitError, RootMissingError, RootNotDirectoryError
+from prooftext.errors import (
+    ArtifactError,
+    LimitError,
+    PathOutsideRootError,
+    RootMissingError,
+    RootNotDirectoryError,
+    SourceError,
+    SourceMissingError,
+    SourceUnreadableError,
+)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
@@ -63,6 +72,17 @@ class Refusal(Exception):
     def missing(self) -> bool:
         """The path (or one of its directories) does not exist."""
         return self.errno in _MISSING_ERRNOS
+
+
+def source_error(refusal: Refusal, shown: str) -> SourceError:
+    """The error a caller sees for a refused read of the path ``shown``: outside the root, missing, or
+    unreadable, with the refusal's reason code."""
+    message = f"{shown}: {refusal.detail or refusal.reason}"
+    if refusal.reason == REASON_PATH:
+        return PathOutsideRootError(message, path=shown, reason=refusal.reason)
+    if refusal.missing:
+        return SourceMissingError(message, path=shown, reason=refusal.reason)
+    return SourceUnreadableError(message, path=shown, reason=refusal.reason)
 
 
 def reason_for_errno(err: int) -> str:
@@ -182,7 +202,8 @@ def open_parent(root_fd: int, parts: list[str]) -> int:
     return fd
 
 
-def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+def same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    """Two stats of one open file agree on size, modification time, inode and device: it did not change."""
     return (a.st_size, a.st_mtime_ns, a.st_ino, a.st_dev) == (b.st_size, b.st_mtime_ns, b.st_ino, b.st_dev)
 
 
@@ -190,7 +211,8 @@ def matches_walk(st: os.stat_result, expected: FileStat) -> bool:
     return (st.st_size, st.st_mtime_ns, st.st_ino) == (expected.size, expected.mtime_ns, expected.inode)
 
 
-def _read_upto(fd: int, limit: int) -> bytes:
+def read_upto(fd: int, limit: int) -> bytes:
+    """At most ``limit`` bytes from ``fd``, in chunks, up to its end."""
     chunks: list[bytes] = []
     remaining = limit
     while remaining > 0:
@@ -211,11 +233,11 @@ def _read_open_file(fd: int, max_bytes: int, expected: FileStat | None) -> bytes
     if before.st_size > max_bytes:
         raise Refusal(REASON_SIZE, f"{before.st_size} bytes > limit {max_bytes}")
     # One byte past the limit tells "exactly at the limit" from "grew past it" without an unbounded read.
-    data = _read_upto(fd, max_bytes + 1)
+    data = read_upto(fd, max_bytes + 1)
     if len(data) > max_bytes:
         raise Refusal(REASON_SIZE, f"more than the limit of {max_bytes} bytes")
     after = os.fstat(fd)
-    if not _same_file(before, after) or len(data) != after.st_size:
+    if not same_file(before, after) or len(data) != after.st_size:
         raise Refusal(REASON_CHANGED, "changed while it was read")
     return data
 

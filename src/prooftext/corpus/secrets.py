@@ -114,10 +114,11 @@ Check = Callable[[str, str, str], bool]
 
 @dataclass(frozen=True)
 class Rule:
+    """A credential shape: the pattern's first group is the value a finding covers and redaction replaces."""
+
     id: str
     description: str
     pattern: re.Pattern[str]
-    group: int = 0
     check: Check | None = None
 
 
@@ -232,19 +233,24 @@ def _url_password(value: str, _line: str, _path: str) -> bool:
     return len(value) >= 3 and not is_placeholder(value) and value.lower() not in {"pass", "pwd", "user"}
 
 
-_B = ""  # the left boundary (no word character before the match) is checked in Python: see _bounded()
 _E = r"(?![A-Za-z0-9_])"
 _KEY_WORDS = (
     r"(?:password|passwd|passphrase|pwd|secret|client_secret|secret_key|api_key|apikey|"
     r"access_key|secret_access_key|auth_token|access_token|private_key|db_pass|db_password)"
 )
 
+
+def _token(rule_id: str, description: str, body: str, check: Check | None = None) -> Rule:
+    """A rule for a credential token spelled ``body``: the whole token is the value, and no word character
+    may follow it (that none precedes it is checked in :func:`_matches`)."""
+    return Rule(rule_id, description, re.compile(f"({body})" + _E), check)
+
+
 RULES: tuple[Rule, ...] = (
-    Rule(
+    _token(
         "aws-access-key-id",
         "AWS access key id",
-        re.compile(_B + r"((?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})" + _E),
-        1,
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
         _not_example,
     ),
     Rule(
@@ -254,23 +260,16 @@ RULES: tuple[Rule, ...] = (
             r"(?i)aws[A-Za-z0-9_.-]{0,20}?(?:secret|access)[A-Za-z0-9_.-]{0,20}?['\"]?[ \t]*[=:][ \t]*['\"]?"
             r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
-        1,
         _not_example,
     ),
-    Rule("github-token", "GitHub token", re.compile(_B + r"(gh[pousr]_[A-Za-z0-9]{36,251})" + _E), 1),
-    Rule(
-        "github-fine-grained-token",
-        "GitHub fine-grained token",
-        re.compile(_B + r"(github_pat_[A-Za-z0-9_]{82})" + _E),
-        1,
-    ),
-    Rule("gitlab-token", "GitLab token", re.compile(_B + r"(glpat-[A-Za-z0-9_-]{20,64})" + _E), 1),
-    Rule("slack-token", "Slack token", re.compile(_B + r"(xox[abposr]-[A-Za-z0-9-]{10,250})" + _E), 1),
+    _token("github-token", "GitHub token", r"gh[pousr]_[A-Za-z0-9]{36,251}"),
+    _token("github-fine-grained-token", "GitHub fine-grained token", r"github_pat_[A-Za-z0-9_]{82}"),
+    _token("gitlab-token", "GitLab token", r"glpat-[A-Za-z0-9_-]{20,64}"),
+    _token("slack-token", "Slack token", r"xox[abposr]-[A-Za-z0-9-]{10,250}"),
     Rule(
         "slack-webhook",
         "Slack incoming webhook",
         re.compile(r"(https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]{20,})"),
-        1,
     ),
     Rule(
         "discord-webhook",
@@ -278,61 +277,26 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20,})"
         ),
-        1,
     ),
-    Rule(
-        "telegram-bot-token",
-        "Telegram bot token",
-        re.compile(_B + r"([0-9]{8,10}:AA[A-Za-z0-9_-]{33})" + _E),
-        1,
+    _token("telegram-bot-token", "Telegram bot token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"),
+    _token(
+        "stripe-secret-key", "Stripe secret or restricted key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}"
     ),
-    Rule(
-        "stripe-secret-key",
-        "Stripe secret or restricted key",
-        re.compile(_B + r"((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247})" + _E),
-        1,
-    ),
-    Rule(
-        "square-token",
-        "Square access token or secret",
-        re.compile(_B + r"(sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60})" + _E),
-        1,
-    ),
-    Rule("twilio-api-key", "Twilio API key", re.compile(_B + r"(SK[0-9a-f]{32})" + _E), 1),
-    Rule(
-        "sendgrid-api-key",
-        "SendGrid API key",
-        re.compile(_B + r"(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})" + _E),
-        1,
-    ),
-    Rule(
+    _token("square-token", "Square access token or secret", r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}"),
+    _token("twilio-api-key", "Twilio API key", r"SK[0-9a-f]{32}"),
+    _token("sendgrid-api-key", "SendGrid API key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    _token(
         "openai-api-key",
         "OpenAI API key",
-        re.compile(_B + r"(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,})" + _E),
-        1,
+        r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
     ),
-    Rule(
-        "anthropic-api-key",
-        "Anthropic API key",
-        re.compile(_B + r"(sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,})" + _E),
-        1,
-    ),
-    Rule("google-api-key", "Google API key", re.compile(_B + r"(AIza[0-9A-Za-z_-]{35})" + _E), 1),
-    Rule("npm-token", "npm access token", re.compile(_B + r"(npm_[A-Za-z0-9]{36})" + _E), 1),
-    Rule("pypi-token", "PyPI upload token", re.compile(_B + r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})"), 1),
-    Rule("huggingface-token", "Hugging Face token", re.compile(_B + r"(hf_[A-Za-z]{34})" + _E), 1),
-    Rule(
-        "azure-storage-key",
-        "Azure storage account key",
-        re.compile(r"AccountKey=([A-Za-z0-9+/]{86}==)"),
-        1,
-    ),
-    Rule(
-        "jwt",
-        "JSON Web Token",
-        re.compile(_B + r"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})" + _E),
-        1,
-    ),
+    _token("anthropic-api-key", "Anthropic API key", r"sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}"),
+    _token("google-api-key", "Google API key", r"AIza[0-9A-Za-z_-]{35}"),
+    _token("npm-token", "npm access token", r"npm_[A-Za-z0-9]{36}"),
+    Rule("pypi-token", "PyPI upload token", re.compile(r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})")),
+    _token("huggingface-token", "Hugging Face token", r"hf_[A-Za-z]{34}"),
+    Rule("azure-storage-key", "Azure storage account key", re.compile(r"AccountKey=([A-Za-z0-9+/]{86}==)")),
+    _token("jwt", "JSON Web Token", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     Rule(
         "url-credentials",
         "password inside a URL",
@@ -342,7 +306,6 @@ RULES: tuple[Rule, ...] = (
             r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?![{$%<])(?!(?i:anonymous|ftp):)"
             r"[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"
         ),
-        1,
         _url_password,
     ),
     Rule(
@@ -352,7 +315,6 @@ RULES: tuple[Rule, ...] = (
             r"(?i)(?<![A-Za-z0-9])" + _KEY_WORDS + r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*"
             r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s'\"`,;]{1,200})"
         ),
-        1,
         _assignment_value,
     ),
 )
@@ -558,9 +520,9 @@ def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: st
         if not _may_match(rule, text, folded):
             continue
         for match in _matches(rule, text, folded):
-            start, end = match.span(rule.group)
+            start, end = match.span(1)
             line = _line_of(starts, start)
-            if rule.check is not None and not rule.check(match.group(rule.group), line_text(line), path):
+            if rule.check is not None and not rule.check(match.group(1), line_text(line), path):
                 continue
             found.append(Finding(rule.id, line, start, end))
     return found

@@ -134,6 +134,14 @@ def manifest_section(report: HtmlReport, manifest: dict[str, Any]) -> None:
     report.json_block(manifest.get("arms", {}))
 
 
+def anchor_section(report: HtmlReport, heading: str, anchors: Sequence[dict[str, Any]]) -> None:
+    """Published results to read a run against: each system, its metric and its value."""
+    report.heading(heading)
+    report.table(
+        ["system", "metric", "value %"], [[a["name"], a["metric"], pct(a["value"])] for a in anchors]
+    )
+
+
 def verdict_section(report: HtmlReport, verdict: dict[str, Any], metric: str) -> None:
     report.heading("Verdict against the declaration")
     rows = [

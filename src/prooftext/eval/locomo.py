@@ -29,6 +29,7 @@ from prooftext.eval.executor import Emit
 from prooftext.eval.lexical import Bm25Ranker, pack_whole, terms
 from prooftext.eval.locomo_data import Conversation, Question, sample_questions
 from prooftext.index import Index, open_index
+from prooftext.pack.packet import Packet
 from prooftext.select.query import Query
 from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
 
@@ -157,13 +158,9 @@ def _lexical_arms(lex: _Lexical, q: Question, cfg: LocomoConfig) -> dict[str, di
     return out
 
 
-def _fixed(index: Index, conv: Conversation, q: Question, budget: int, cfg: LocomoConfig) -> dict[str, Any]:
-    started = time.perf_counter()
-    packet = index.pack(
-        Query(q.text, max_tokens=budget, tokenizer=cfg.tokenizer, allow_truncated=cfg.allow_truncated),
-        refresh=False,
-    )
-    latency = elapsed_ms(started)
+def _packet_scores(packet: Packet, latency: float, conv: Conversation, q: Question) -> dict[str, Any]:
+    """What a packed arm measures for one question: prompt tokens, latency, excerpts, the turns they quote
+    and the evidence recall."""
     present = conv.turns_in([(e.start_line, e.end_line) for e in packet.evidence])
     return {
         "prompt_tokens": packet.prompt_tokens.count,
@@ -172,6 +169,15 @@ def _fixed(index: Index, conv: Conversation, q: Question, budget: int, cfg: Loco
         "turns": len(present),
         **_recall(q.evidence, present),
     }
+
+
+def _fixed(index: Index, conv: Conversation, q: Question, budget: int, cfg: LocomoConfig) -> dict[str, Any]:
+    started = time.perf_counter()
+    packet = index.pack(
+        Query(q.text, max_tokens=budget, tokenizer=cfg.tokenizer, allow_truncated=cfg.allow_truncated),
+        refresh=False,
+    )
+    return _packet_scores(packet, elapsed_ms(started), conv, q)
 
 
 def _adaptive(
@@ -185,18 +191,11 @@ def _adaptive(
         ),
         refresh=False,
     )
-    latency = elapsed_ms(started)
-    packet = result.packet
-    present = conv.turns_in([(e.start_line, e.end_line) for e in packet.evidence])
     return {
-        "prompt_tokens": packet.prompt_tokens.count,
-        "latency_ms": latency,
-        "excerpts": len(packet.evidence),
-        "turns": len(present),
+        **_packet_scores(result.packet, elapsed_ms(started), conv, q),
         "stop_reason": result.stop_reason,
         "selected_round": result.selected_round,
         "rounds": len(result.rounds),
-        **_recall(q.evidence, present),
     }
 
 

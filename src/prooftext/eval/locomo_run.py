@@ -13,6 +13,7 @@ from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_row
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.html import (
     HtmlReport,
+    anchor_section,
     bar_figure,
     manifest_section,
     new_figure,
@@ -224,10 +225,7 @@ def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
         " Recall averages over questions with evidence; a failed arm counts as 0."
     )
     report.table(LOCOMO_HEADERS, locomo_rows(arms))
-    report.heading("Published anchor")
-    report.table(
-        ["system", "metric", "value %"], [[a["name"], a["metric"], pct(a["value"])] for a in ANCHORS_LOCOMO]
-    )
+    anchor_section(report, "Published anchor", ANCHORS_LOCOMO)
     verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"])
     report.heading("Evidence recall per category")
     headers, rows = category_rows(arms)

@@ -5,15 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from prooftext.eval.html import (
-    HtmlReport,
-    bar_figure,
-    manifest_section,
-    new_figure,
-    num,
-    pct,
-    verdict_section,
-)
+import prooftext.eval.html as html
 from prooftext.eval.metrics import ACC_KS
 
 if TYPE_CHECKING:
@@ -46,21 +38,21 @@ def summary_rows(arms: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
                 arm,
                 str(s.get("tasks")),
                 str(s.get("failures")),
-                *[pct(s.get(f"acc@{k}")) for k in ACC_KS],
-                pct(s.get("gold_file_recall")),
-                pct(s.get("all_gold_files")),
-                pct(s.get("gold_line_recall")),
-                num(s.get("prompt_tokens_mean")),
-                num(s.get("prompt_tokens_median")),
-                num(s.get("latency_ms_p50")),
-                num(s.get("latency_ms_p95")),
+                *[html.pct(s.get(f"acc@{k}")) for k in ACC_KS],
+                html.pct(s.get("gold_file_recall")),
+                html.pct(s.get("all_gold_files")),
+                html.pct(s.get("gold_line_recall")),
+                html.num(s.get("prompt_tokens_mean")),
+                html.num(s.get("prompt_tokens_median")),
+                html.num(s.get("latency_ms_p50")),
+                html.num(s.get("latency_ms_p95")),
             ]
         )
     return rows
 
 
 def _recall_vs_tokens(rows: Sequence[Row], arms: Sequence[str]) -> Figure:
-    fig = new_figure()
+    fig = html.new_figure()
     ax = fig.add_subplot()
     for number, arm in enumerate(arms):
         points = [
@@ -102,7 +94,7 @@ def _latency(rows: Sequence[Row], arms: Sequence[str]) -> Figure | None:
     data = {arm: values for arm, values in data.items() if values}
     if not data:
         return None
-    fig = new_figure(6.0, 3.2)
+    fig = html.new_figure(6.0, 3.2)
     ax = fig.add_subplot()
     ax.boxplot(list(data.values()))
     ax.set_xticks(range(1, len(data) + 1), list(data))
@@ -113,7 +105,7 @@ def _latency(rows: Sequence[Row], arms: Sequence[str]) -> Figure | None:
 
 
 def _accuracy(arms: Mapping[str, Mapping[str, Any]], anchors: Sequence[Mapping[str, Any]]) -> Figure:
-    fig = new_figure(6.5, 3.8)
+    fig = html.new_figure(6.5, 3.8)
     ax = fig.add_subplot()
     curves: dict[tuple[float, ...], list[str]] = {}
     for arm, s in arms.items():
@@ -132,14 +124,14 @@ def _accuracy(arms: Mapping[str, Mapping[str, Any]], anchors: Sequence[Mapping[s
     return fig
 
 
-def _repo_table(report: HtmlReport, by_repo: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
+def _repo_table(report: html.HtmlReport, by_repo: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
     report.heading("Per repository")
     for repo, arms in by_repo.items():
         report.heading(repo, 3)
         report.table(SUMMARY_HEADERS, summary_rows(arms))
 
 
-def _index_table(report: HtmlReport, index: Mapping[str, Mapping[str, Any]]) -> None:
+def _index_table(report: html.HtmlReport, index: Mapping[str, Mapping[str, Any]]) -> None:
     report.heading("Index cost (work trees moved commit to commit, refreshed incrementally)")
     report.table(
         [
@@ -159,9 +151,9 @@ def _index_table(report: HtmlReport, index: Mapping[str, Mapping[str, Any]]) -> 
                 i.get("shards"),
                 i.get("refreshes"),
                 i.get("files_indexed_total"),
-                num(i.get("refresh_s_total"), 1),
-                num(i.get("refresh_s_median"), 2),
-                num(i.get("refresh_s_max"), 1),
+                html.num(i.get("refresh_s_total"), 1),
+                html.num(i.get("refresh_s_median"), 2),
+                html.num(i.get("refresh_s_max"), 1),
             ]
             for repo, i in index.items()
         ],
@@ -169,32 +161,32 @@ def _index_table(report: HtmlReport, index: Mapping[str, Mapping[str, Any]]) -> 
 
 
 def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Sequence[Row]) -> str:
-    report = HtmlReport("prooftext evaluation: SWE-bench")
+    report = html.HtmlReport("prooftext evaluation: SWE-bench")
     arms = summary["arms"]
     report.note(
         f"{summary['tasks']} tasks, budget {summary.get('budget')} tokens,"
-        f" wall time {num(summary.get('wall_s'), 1)} s. Rates use every task as the denominator"
+        f" wall time {html.num(summary.get('wall_s'), 1)} s. Rates use every task as the denominator"
         " (a failed arm is a miss). Acc@k: every gold file among the top k files."
     )
     report.table(SUMMARY_HEADERS, summary_rows(arms))
-    report.heading("Published anchors (not the same task set)")
-    report.table(
-        ["system", "metric", "value %"],
-        [[a["name"], a["metric"], pct(a["value"])] for a in summary.get("anchors", [])],
-    )
-    verdict_section(report, summary.get("verdict", {}), manifest["declaration"]["metric"])
+    html.anchor_section(report, "Published anchors (not the same task set)", summary.get("anchors", []))
+    html.verdict_section(report, summary.get("verdict", {}), manifest["declaration"]["metric"])
     names = list(arms)
     report.heading("Plots")
     report.figure(_recall_vs_tokens(rows, names), "recall vs prompt tokens per arm")
     report.figure(_accuracy(arms, summary.get("anchors", [])), "file Acc@k per arm with anchors")
     adaptive = arms.get("adaptive", {})
     if adaptive.get("stop_reasons"):
-        report.figure(bar_figure("Adaptive stop reasons", adaptive["stop_reasons"], "stop reason"), "stops")
-        report.figure(bar_figure("Adaptive selected round", adaptive["selected_rounds"], "round"), "rounds")
+        report.figure(
+            html.bar_figure("Adaptive stop reasons", adaptive["stop_reasons"], "stop reason"), "stops"
+        )
+        report.figure(
+            html.bar_figure("Adaptive selected round", adaptive["selected_rounds"], "round"), "rounds"
+        )
     latency = _latency(rows, names)
     if latency is not None:
         report.figure(latency, "latency per arm")
     _repo_table(report, summary["by_repo"])
     _index_table(report, summary["index"])
-    manifest_section(report, manifest)
+    html.manifest_section(report, manifest)
     return report.render()

@@ -22,21 +22,11 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from prooftext.adaptive.ladder import DEFAULT_MAX_NODES as ADAPTIVE_MAX_NODES
-from prooftext.adaptive.ladder import (
-    DEFAULT_MIN_COVERAGE_BPS,
-    DEFAULT_MIN_EVIDENCE,
-    DEFAULT_MIN_NODES,
-    DEFAULT_MIN_TOKENS,
-    DEFAULT_MIN_TOP_FILES,
-    DEFAULT_NODE_STEP,
-    DEFAULT_TOKEN_STEP,
-    Ladder,
-)
+from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
 from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
@@ -262,16 +252,18 @@ class SweConfig:
     bm25_b: float = BM25_B
     bm25_kinds: tuple[str, ...] = BM25_KINDS
     fixed_max_nodes: int = FIXED_MAX_NODES
-    adaptive_min_tokens: int = DEFAULT_MIN_TOKENS
-    adaptive_token_step: int = DEFAULT_TOKEN_STEP
-    adaptive_min_nodes: int = DEFAULT_MIN_NODES
-    adaptive_max_nodes: int = ADAPTIVE_MAX_NODES
-    adaptive_node_step: int = DEFAULT_NODE_STEP
-    adaptive_min_coverage_bps: int = DEFAULT_MIN_COVERAGE_BPS
-    adaptive_min_evidence: int = DEFAULT_MIN_EVIDENCE
-    adaptive_min_top_files: int = DEFAULT_MIN_TOP_FILES
+    ladder: Ladder = DEFAULT_LADDER
+    """The adaptive arm's ladder; :meth:`adaptive_ladder` sets its token ceiling to the budget."""
+
+    def adaptive_ladder(self) -> Ladder:
+        """The ladder the adaptive arm climbs: up to the budget, from a first rung no larger than it."""
+        return replace(
+            self.ladder, min_tokens=min(self.ladder.min_tokens, self.budget), max_tokens=self.budget
+        )
 
     def arm_parameters(self) -> dict[str, dict[str, Any]]:
+        ladder = asdict(self.adaptive_ladder())
+        del ladder["allow_truncated"]  # the arm never truncates evidence; its declaration never named it
         common = {"budget": self.budget, "tokenizer": self.tokenizer}
         params: dict[str, dict[str, Any]] = {
             ARM_FULL: {
@@ -288,19 +280,7 @@ class SweConfig:
                 "packing": "whole files in rank order, skipping files that overflow",
             },
             ARM_FIXED: {**common, "max_nodes": self.fixed_max_nodes, "format": DEFAULT_FORMAT},
-            ARM_ADAPTIVE: {
-                **common,
-                "max_tokens": self.budget,
-                "min_tokens": min(self.adaptive_min_tokens, self.budget),
-                "token_step": self.adaptive_token_step,
-                "min_nodes": self.adaptive_min_nodes,
-                "max_nodes": self.adaptive_max_nodes,
-                "node_step": self.adaptive_node_step,
-                "min_coverage_bps": self.adaptive_min_coverage_bps,
-                "min_evidence": self.adaptive_min_evidence,
-                "min_top_files": self.adaptive_min_top_files,
-                "format": DEFAULT_FORMAT,
-            },
+            ARM_ADAPTIVE: {**common, **ladder, "format": DEFAULT_FORMAT},
         }
         return {arm: params[arm] for arm in self.arms}
 
@@ -469,17 +449,7 @@ def _arm_adaptive(ctx: _TaskContext) -> dict[str, Any]:
     started = time.perf_counter()
     result = ctx.index.adaptive_pack(
         Query(ctx.task.problem_statement, tokenizer=cfg.tokenizer),
-        ladder=Ladder(
-            min_tokens=min(cfg.adaptive_min_tokens, cfg.budget),
-            max_tokens=cfg.budget,
-            token_step=cfg.adaptive_token_step,
-            min_nodes=cfg.adaptive_min_nodes,
-            max_nodes=cfg.adaptive_max_nodes,
-            node_step=cfg.adaptive_node_step,
-            min_coverage_bps=cfg.adaptive_min_coverage_bps,
-            min_evidence=cfg.adaptive_min_evidence,
-            min_top_files=cfg.adaptive_min_top_files,
-        ),
+        ladder=cfg.adaptive_ladder(),
         refresh=False,
     )
     latency = elapsed_ms(started)

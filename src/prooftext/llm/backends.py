@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 import httpx
 
@@ -59,26 +60,6 @@ class ChatResult:
     done_reason: str | None
     timings: dict[str, int | None] = field(default_factory=dict)
     usage: dict[str, int | None] = field(default_factory=dict)
-
-
-class ChatBackend(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def endpoint(self) -> str: ...
-
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        max_output_tokens: int,
-        stream: bool = False,
-        on_delta: DeltaCallback | None = None,
-    ) -> ChatResult: ...
-
-    def close(self) -> None: ...
 
 
 def _decode(data: bytes, what: str) -> str:
@@ -131,7 +112,10 @@ def _check_request(model: str, max_output_tokens: int, messages: Sequence[ChatMe
         raise RequestError("there are no messages to send", field="messages")
 
 
-class _HTTPBackend:
+class ChatBackend:
+    """A chat model behind an HTTP endpoint: one request per turn, whole or streamed; each backend says how
+    its API spells a request and a reply."""
+
     name = "http"
 
     def __init__(
@@ -161,14 +145,40 @@ class _HTTPBackend:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        max_output_tokens: int,
+        stream: bool = False,
+        on_delta: DeltaCallback | None = None,
+    ) -> ChatResult:
+        _check_request(model, max_output_tokens, messages)
+        payload = self._payload(messages, model, max_output_tokens, stream)
+        if not stream:
+            return self._reply(payload, model)
+        return self._streamed(payload, model, on_delta)
+
+    def _payload(
+        self, messages: Sequence[ChatMessage], model: str, max_output_tokens: int, stream: bool
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _reply(self, payload: dict[str, Any], model: str) -> ChatResult:
+        raise NotImplementedError
+
+    def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
+        raise NotImplementedError
+
     def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
         raise NotImplementedError
 
-    def _post(self, path: str, payload: dict[str, Any], model: str) -> Any:
-        url = self._endpoint + path
+    @contextmanager
+    def _transport_errors(self) -> Iterator[None]:
+        """httpx's failures as backend errors: unreachable or timed out, else a protocol failure."""
         try:
-            response = self._client.post(url, json=payload)
-            body = response.content
+            yield
         except httpx.ConnectError as exc:
             raise BackendUnavailableError(
                 f"cannot connect to {self._endpoint}: {exc}", endpoint=self._endpoint
@@ -179,32 +189,27 @@ class _HTTPBackend:
             raise BackendProtocolError(
                 f"HTTP failure talking to {self._endpoint}: {type(exc).__name__}"
             ) from None
+
+    def _post(self, path: str, payload: dict[str, Any], model: str) -> Any:
+        url = self._endpoint + path
+        with self._transport_errors():
+            response = self._client.post(url, json=payload)
+            body = response.content
         if response.status_code >= 400:
             raise self._fail_status(response.status_code, body, model)
         return _json(body, "the backend's response")
 
     def _stream(self, path: str, payload: dict[str, Any], model: str) -> Iterator[bytes]:
         url = self._endpoint + path
-        try:
-            with self._client.stream("POST", url, json=payload) as response:
-                if response.status_code >= 400:
-                    body = b""
-                    for chunk in response.iter_bytes():
-                        body += chunk
-                        if len(body) > MAX_ERROR_BODY_BYTES:
-                            break
-                    raise self._fail_status(response.status_code, body, model)
-                yield from _lines(response.iter_bytes())
-        except httpx.ConnectError as exc:
-            raise BackendUnavailableError(
-                f"cannot connect to {self._endpoint}: {exc}", endpoint=self._endpoint
-            ) from None
-        except httpx.TimeoutException:
-            raise BackendUnavailableError(f"{self._endpoint} timed out", endpoint=self._endpoint) from None
-        except httpx.HTTPError as exc:
-            raise BackendProtocolError(
-                f"HTTP failure talking to {self._endpoint}: {type(exc).__name__}"
-            ) from None
+        with self._transport_errors(), self._client.stream("POST", url, json=payload) as response:
+            if response.status_code >= 400:
+                body = b""
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_ERROR_BODY_BYTES:
+                        break
+                raise self._fail_status(response.status_code, body, model)
+            yield from _lines(response.iter_bytes())
 
 
 def _error_text(body: bytes) -> str:
@@ -232,7 +237,7 @@ def _error_code(body: bytes) -> str | None:
     return None
 
 
-class OllamaBackend(_HTTPBackend):
+class OllamaBackend(ChatBackend):
     """Ollama's native chat API (``POST /api/chat``), NDJSON when streaming."""
 
     name = "ollama"
@@ -282,28 +287,21 @@ class OllamaBackend(_HTTPBackend):
             raise BackendProtocolError(f"{what} has no message content")
         return str(message.get("content", ""))
 
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        max_output_tokens: int,
-        stream: bool = False,
-        on_delta: DeltaCallback | None = None,
-    ) -> ChatResult:
-        _check_request(model, max_output_tokens, messages)
-        payload = self._payload(messages, model, max_output_tokens, stream)
-        if not stream:
-            data = self._post("/api/chat", payload, model)
-            text = self._content(data, "the reply")
-            return ChatResult(
-                text,
-                str(data.get("model", model)),
-                self.name,
-                False,
-                data.get("done_reason"),
-                self._timings(data),
-            )
+    def _reply(self, payload: dict[str, Any], model: str) -> ChatResult:
+        """One reply answered whole."""
+        data = self._post("/api/chat", payload, model)
+        text = self._content(data, "the reply")
+        return ChatResult(
+            text,
+            str(data.get("model", model)),
+            self.name,
+            False,
+            data.get("done_reason"),
+            self._timings(data),
+        )
+
+    def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
+        """One reply as NDJSON chunks, each content delta passed to ``on_delta``, up to ``done``."""
         parts: list[str] = []
         final: dict[str, Any] | None = None
         for line in self._stream("/api/chat", payload, model):
@@ -330,7 +328,7 @@ class OllamaBackend(_HTTPBackend):
         )
 
 
-class OpenAIBackend(_HTTPBackend):
+class OpenAIBackend(ChatBackend):
     """OpenAI-compatible chat completions (``POST /v1/chat/completions``), SSE when streaming."""
 
     name = "openai"
@@ -365,26 +363,18 @@ class OpenAIBackend(_HTTPBackend):
             return {}
         return {k: _int_or_none(usage.get(k)) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
 
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        max_output_tokens: int,
-        stream: bool = False,
-        on_delta: DeltaCallback | None = None,
-    ) -> ChatResult:
-        _check_request(model, max_output_tokens, messages)
+    def _payload(
+        self, messages: Sequence[ChatMessage], model: str, max_output_tokens: int, stream: bool
+    ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "max_tokens": max_output_tokens,
             "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
             "model": model,
             "stream": stream,
         }
-        if not stream:
-            return self._reply(payload, model)
-        payload["stream_options"] = {"include_usage": True}
-        return self._streamed(payload, model, on_delta)
+        if stream:
+            payload["stream_options"] = {"include_usage": True}
+        return payload
 
     def _reply(self, payload: dict[str, Any], model: str) -> ChatResult:
         """One completion answered whole."""

@@ -75,15 +75,26 @@ class _Probe:
     sentence_start: bool = False
 
 
+def _led(
+    signal: str,
+    triggers: tuple[str, ...],
+    rest: str,
+    requires: tuple[str, ...] = (),
+    sentence_start: bool = False,
+) -> _Probe:
+    """A probe whose pattern opens with one of its trigger words (it is tried where one is found), then
+    ``rest``."""
+    lead = triggers[0] if len(triggers) == 1 else "(?:" + "|".join(triggers) + ")"
+    return _Probe(signal, triggers, re.compile(lead + rest), requires, sentence_start)
+
+
 _PROBES: tuple[_Probe, ...] = (
-    _Probe(
+    _led(
         "override",
         ("ignore", "disregard", "forget", "skip", "override", "bypass"),
-        re.compile(
-            r"(?:ignore|disregard|forget|skip|override|bypass)\b[^.\n]{0,40}?"
-            r"\b(?:previous|prior|above|earlier|preceding|all|any|the|your|system|original|these|those)\b"
-            r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|directions|guidelines|context|messages?|constraints)\b"
-        ),
+        r"\b[^.\n]{0,40}?"
+        r"\b(?:previous|prior|above|earlier|preceding|all|any|the|your|system|original|these|those)\b"
+        r"[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|directions|guidelines|context|messages?|constraints)\b",
         requires=(
             "instruction",
             "prompt",
@@ -95,28 +106,23 @@ _PROBES: tuple[_Probe, ...] = (
             "constraint",
         ),
     ),
-    _Probe(
+    _led(
         "new-instructions",
         ("new", "updated", "real", "actual", "hidden", "secret"),
-        re.compile(r"(?:new|updated|real|actual|hidden|secret)\s+(?:instructions?|system\s+prompt)\b"),
+        r"\s+(?:instructions?|system\s+prompt)\b",
         requires=("instruction", "prompt"),
     ),
-    _Probe(
-        "boundary",
-        ("begin", "end"),
-        re.compile(r"(?:begin|end)\s+(?:evidence|query)\b"),
-        requires=("evidence", "query"),
-    ),
-    _Probe(
+    _led("boundary", ("begin", "end"), r"\s+(?:evidence|query)\b", requires=("evidence", "query")),
+    _led(
         "boundary",
         ("<",),
-        re.compile(r"</?(?:evidence|excerpt|context|notice|query|system)>"),
+        r"/?(?:evidence|excerpt|context|notice|query|system)>",
         requires=("evidence>", "excerpt>", "context>", "notice>", "query>", "system>"),
     ),
-    _Probe(
+    _led(
         "addresses-model",
         ("your",),
-        re.compile(r"your\s+(?:response|reply|answer|message|output|responses|replies|answers|messages)\b"),
+        r"\s+(?:response|reply|answer|message|output|responses|replies|answers|messages)\b",
     ),
     _Probe(
         "addresses-model",
@@ -125,27 +131,25 @@ _PROBES: tuple[_Probe, ...] = (
             r"(?:you\s+are|you're)\s+(?:now|no\s+longer|an?\s+(?:ai|assistant|language\s+model|chatbot|llm))\b"
         ),
     ),
-    _Probe("addresses-model", ("as",), re.compile(r"as\s+an?\s+(?:ai|language\s+model|assistant|llm)\b")),
-    _Probe("addresses-model", ("pretend",), re.compile(r"pretend\s+(?:to\s+be|you)\b")),
-    _Probe(
+    _led("addresses-model", ("as",), r"\s+an?\s+(?:ai|language\s+model|assistant|llm)\b"),
+    _led("addresses-model", ("pretend",), r"\s+(?:to\s+be|you)\b"),
+    _led(
         "addresses-model",
         ("reply", "respond", "answer"),
-        re.compile(r"(?:reply|respond|answer)\s+(?:in|using|with|only|by)\b"),
+        r"\s+(?:in|using|with|only|by)\b",
         sentence_start=True,
     ),
-    _Probe(
+    _led(
         "addresses-model",
         ("do",),
-        re.compile(r"do\s+not\s+(?:tell|inform|reveal|mention)\b[^.\n]{0,30}\b(?:user|anyone|human)\b"),
+        r"\s+not\s+(?:tell|inform|reveal|mention)\b[^.\n]{0,30}\b(?:user|anyone|human)\b",
         requires=("not",),
     ),
-    _Probe(
+    _led(
         "exfiltration",
         ("send", "forward", "email", "post", "upload", "exfiltrate", "leak", "share"),
-        re.compile(
-            r"(?:send|forward|email|post|upload|exfiltrate|leak|share)\b[^.\n]{0,60}?\b(?:to|at|with)\s+"
-            r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.)"
-        ),
+        r"\b[^.\n]{0,60}?\b(?:to|at|with)\s+"
+        r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.)",
         requires=("http", "www.", "@"),
     ),
     _Probe(
@@ -154,24 +158,22 @@ _PROBES: tuple[_Probe, ...] = (
         re.compile(r"(?:visit|click|open|go\s+to|navigate\s+to)\b[^.\n]{0,40}?(?:https?://|www\.)"),
         requires=("http", "www."),
     ),
-    _Probe(
+    _led(
         "exfiltration",
         ("run", "execute"),
-        re.compile(r"(?:run|execute)\s+(?:the\s+following|this)\s+(?:command|code|script)\b"),
+        r"\s+(?:the\s+following|this)\s+(?:command|code|script)\b",
         requires=("command", "code", "script"),
     ),
-    _Probe(
+    _led(
         "exfiltration",
         ("read",),
-        re.compile(r"read\b[^.\n]{0,30}?(?:\.env\b|/etc/passwd|id_rsa|credentials)"),
+        r"\b[^.\n]{0,30}?(?:\.env\b|/etc/passwd|id_rsa|credentials)",
         requires=(".env", "/etc/passwd", "id_rsa", "credentials"),
     ),
-    _Probe(
+    _led(
         "exfiltration",
         ("raise", "increase", "set", "double"),
-        re.compile(
-            r"(?:raise|increase|set|double)\s+(?:the\s+|your\s+)?(?:budget|max_tokens|token\s+limit)\b"
-        ),
+        r"\s+(?:the\s+|your\s+)?(?:budget|max_tokens|token\s+limit)\b",
         requires=("budget", "max_tokens", "token limit"),
     ),
 )

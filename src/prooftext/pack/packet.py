@@ -23,6 +23,7 @@ from prooftext.pack.render import (
     FORMATS,
     NONCE_PLACEHOLDER,
     Block,
+    Excerpt,
     derive_nonce,
     digest,
     markdown_block_piece,
@@ -73,15 +74,11 @@ class JoinedNode:
 
 
 @dataclass(frozen=True)
-class Evidence:
+class Evidence(Excerpt):
+    """One excerpt of a packet: the node it quotes and why it was chosen, at its cost."""
+
     node_id: str
     qualname: str
-    path: str
-    start_line: int
-    end_line: int
-    sha256: str
-    authority: str
-    sensitivity: str
     reason: str
     cost: int
     truncated_from: tuple[int, int] | None
@@ -403,18 +400,18 @@ class Compiler:
     ) -> Packet:
         evidence = [
             Evidence(
-                c.candidate.node_id,
-                c.candidate.qualname,
-                c.candidate.path,
-                c.start_line,
-                c.end_line,
-                c.candidate.file_sha256,
-                c.candidate.authority,
-                c.candidate.sensitivity,
-                c.candidate.reason,
-                c.cost,
-                (c.candidate.start_line, c.candidate.end_line) if c.truncated else None,
-                tuple(
+                path=c.candidate.path,
+                start_line=c.start_line,
+                end_line=c.end_line,
+                sha256=c.candidate.file_sha256,
+                authority=c.candidate.authority,
+                sensitivity=c.candidate.sensitivity,
+                node_id=c.candidate.node_id,
+                qualname=c.candidate.qualname,
+                reason=c.candidate.reason,
+                cost=c.cost,
+                truncated_from=(c.candidate.start_line, c.candidate.end_line) if c.truncated else None,
+                joined=tuple(
                     JoinedNode(j.node_id, j.qualname, j.start_line, j.end_line, j.reason) for j in c.joined
                 ),
             )

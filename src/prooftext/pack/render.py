@@ -58,8 +58,9 @@ PREAMBLE = (
 
 
 @dataclass(frozen=True)
-class Block:
-    """One excerpt ready to render."""
+class Excerpt:
+    """Where an excerpt's lines come from and how its file is labelled: the path, the quoted line range, the
+    file's SHA-256, and the file's authority and sensitivity."""
 
     path: str
     start_line: int
@@ -67,6 +68,12 @@ class Block:
     sha256: str
     authority: str
     sensitivity: str
+
+
+@dataclass(frozen=True)
+class Block(Excerpt):
+    """One excerpt ready to render."""
+
     text: str
     truncated_from: tuple[int, int] | None = None
 

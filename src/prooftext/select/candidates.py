@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
-from prooftext.store.queries import NodeRow
+from prooftext.store.queries import NodeIdentity, NodeRow
 
 PHASE_REQUIRED = 0
 PHASE_TRAVERSAL = 1
@@ -31,13 +31,9 @@ SCALE = 1_000_000
 
 
 @dataclass
-class Candidate:
-    node_id: str
-    kind: str
-    path: str
-    name: str
-    qualname: str
-    symbol_kind: str
+class Candidate(NodeIdentity):
+    """A node proposed for selection: its lines and labels, the excerpt it would quote, and how it ranks."""
+
     node_start: int
     node_end: int
     start_line: int

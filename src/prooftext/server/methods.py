@@ -96,12 +96,14 @@ def index_status(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
 
 def memory_add(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     params.setdefault("source", ctx.interface)
-    record = prooftext.memory_add(ctx.root, params.pop("kind"), params.pop("text"), **params)
+    with prooftext.MemoryStore.open(ctx.root) as store:
+        record = store.add(params.pop("kind"), params.pop("text"), **params)
     return {"record": record.to_dict()}
 
 
 def memory_list(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    return {"records": [r.to_dict() for r in prooftext.memory_list(ctx.root, **params)]}
+    with prooftext.MemoryStore.open(ctx.root) as store:
+        return {"records": [r.to_dict() for r in store.records(**params)]}
 
 
 def memory_surface(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:

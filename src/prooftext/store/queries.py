@@ -29,23 +29,29 @@ TIE_WINDOW = 2
 almost always complete without a second search (see docs/RANKING_NOTES.md)."""
 
 NODE_COLUMNS = (
-    "n.rowid, n.id, n.kind, f.path, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line, f.sha256,"
+    "n.id, n.kind, f.path, n.name, n.qualname, n.symbol_kind, n.rowid, n.start_line, n.end_line, f.sha256,"
     " f.authority, f.sensitivity, f.freshness, n.file_id, f.kind"
 )
 """The columns of a :class:`NodeRow`, in its field order, over ``nodes n JOIN files f``."""
 
 
 @dataclass
-class NodeRow:
-    """One node with the labels and digest of its file."""
+class NodeIdentity:
+    """What a node is: its id, kind, file path, name, qualified name and symbol kind."""
 
-    rowid: int
     node_id: str
     kind: str
     path: str
     name: str
     qualname: str
     symbol_kind: str
+
+
+@dataclass
+class NodeRow(NodeIdentity):
+    """One node with the labels and digest of its file."""
+
+    rowid: int
     start: int
     end: int
     sha256: str

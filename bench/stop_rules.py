@@ -1,0 +1,153 @@
+"""Stopping rules for the adaptive ladder, scored offline on probe ladders recorded by ``bench/tune.py``.
+
+Usage: python bench/stop_rules.py ROWS.jsonl [--variant default] [--every 2]
+
+Each row holds one task's probe ladder (a packet per rung of the probe step, up to the budget) and its ranked
+candidates with their priorities. A rule looks at one rung: the candidates it quotes (by node, or by lines
+inside an excerpt) and the priorities of those it leaves out. The first rung (of every ``--every``-th) where
+the rule holds is where the adaptive packet stops as ``estimated_sufficient``; a task where it never holds
+climbs to the last rung (the fixed packet). Printed per rule, leave one repository out where a rule has a
+parameter: mean tokens against the fixed packet's, gold-line recall against the fixed packet's, and how
+often a sufficient stop quotes every gold file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+Row = dict[str, Any]
+Rule = Callable[[Row, Row], bool]
+PERCENT = 100
+
+
+def _quoted(rung: Row, cand: Sequence[Any]) -> bool:
+    node_id, path, _priority, start, end = cand[:5]
+    if node_id in rung["_nodes"]:
+        return True
+    return any(p == path and s <= start and end <= e for p, s, e in rung["excerpts"])
+
+
+def _prepare(rows: Sequence[Row]) -> None:
+    for row in rows:
+        for rung in row["probe"]:
+            rung["_nodes"] = set(rung["nodes"])
+
+
+def gap_rule(share: float, depth: int = 60) -> Rule:
+    """Every ranked candidate (of the best ``depth``) at least ``share`` of the best one's priority is quoted."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = row["ranked"][:depth]
+        if not ranked:
+            return True
+        floor = share * max(c[2] for c in ranked)
+        return all(_quoted(rung, c) for c in ranked if c[2] >= floor)
+
+    return rule
+
+
+def top_rule(k: int) -> Rule:
+    """The best ``k`` ranked candidates are quoted."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        return all(_quoted(rung, c) for c in row["ranked"][:k])
+
+    return rule
+
+
+def files_rule(share: float, per_file: int, window: int = 8) -> Rule:
+    """Every file among the best ``window`` whose best candidate is at least ``share`` of the best one has
+    its best ``per_file`` candidates quoted."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = row["ranked"]
+        if not ranked:
+            return True
+        top = max(c[2] for c in ranked)
+        files: dict[str, list[Sequence[Any]]] = {}
+        for cand in ranked:
+            if cand[1] not in files and len(files) >= window:
+                continue
+            files.setdefault(cand[1], []).append(cand)
+        return all(
+            _quoted(rung, c)
+            for cands in files.values()
+            if cands[0][2] >= share * top
+            for c in cands[:per_file]
+        )
+
+    return rule
+
+
+@dataclass(frozen=True)
+class Outcome:
+    tokens: float
+    recall: float
+    fixed_tokens: float
+    fixed_recall: float
+    sufficient: int
+    right: int
+
+    def line(self, label: str) -> str:
+        share = self.right / self.sufficient if self.sufficient else 0.0
+        return (
+            f"{label:<28} tokens {self.tokens:7,.0f} ({PERCENT * self.tokens / self.fixed_tokens:5.1f} %)"
+            f"  recall {PERCENT * self.recall:5.1f} (fixed {PERCENT * self.fixed_recall:5.1f})"
+            f"  sufficient {self.sufficient:3d}, every gold file {PERCENT * share:5.1f} %"
+        )
+
+
+def outcome(rows: Sequence[Row], rule: Rule, every: int) -> Outcome:
+    picks: list[Row] = []
+    sufficient = right = 0
+    for row in rows:
+        ladder = row["probe"]
+        chosen = [r for n, r in enumerate(ladder, start=1) if n % every == 0 or n == len(ladder)]
+        hit = next((r for r in chosen if rule(row, r)), None)
+        if hit is not None:
+            sufficient += 1
+            right += bool(hit["all_gold"])
+        picks.append(hit or ladder[-1])
+    return Outcome(
+        fmean(p["tokens"] for p in picks),
+        fmean(p["recall"] for p in picks),
+        fmean(r["probe"][-1]["tokens"] for r in rows),
+        fmean(r["probe"][-1]["recall"] for r in rows),
+        sufficient,
+        right,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=Path)
+    parser.add_argument("--variant", default="default")
+    parser.add_argument("--every", type=int, default=2)
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r.get("variant") == args.variant and "probe" in r]
+    _prepare(rows)
+    print(f"{len(rows)} tasks, every {args.every} probe rungs")
+    rules: dict[str, Rule] = {}
+    for share in (0.3, 0.4, 0.5, 0.6, 0.7):
+        rules[f"gap {share}"] = gap_rule(share)
+    for k in (3, 5, 8, 12):
+        rules[f"top {k}"] = top_rule(k)
+    for share in (0.3, 0.5):
+        for per_file in (1, 2, 3):
+            rules[f"files {share} x{per_file}"] = files_rule(share, per_file)
+    for name, rule in rules.items():
+        print(outcome(rows, rule, args.every).line(name))
+        for repo in sorted({r["repo"] for r in rows}):
+            part = [r for r in rows if r["repo"] == repo]
+            print("    " + outcome(part, rule, args.every).line(f"{repo} ({len(part)})"))
+
+
+if __name__ == "__main__":
+    main()
