@@ -135,6 +135,27 @@ def top_files(candidates: list[Candidate], thresholds: Thresholds) -> tuple[str,
     )
 
 
+def strong_candidates(candidates: list[Candidate], thresholds: Thresholds) -> tuple[str, ...]:
+    """The node ids of the ranked candidates weighing at least ``strong_candidate_share_bps`` of the best
+    one, best first; none when that share is 0. Traversal from required evidence does not count.
+
+    Requirement: prooftext.estimator.strong-candidates
+    """
+    share = thresholds.strong_candidate_share_bps
+    ranked = [c for c in candidates if c.phase in RANKED_PHASES]
+    if share <= 0 or not ranked:
+        return ()
+    floor = max(c.priority for c in ranked) * share
+    return tuple(dict.fromkeys(c.node_id for c in ranked if c.priority * BPS >= floor))
+
+
+def waiting(packet: Packet, node_ids: tuple[str, ...]) -> tuple[str, ...]:
+    """Of ``node_ids``, those whose excerpts this packet leaves out for its ceilings."""
+    wanted = set(node_ids)
+    left = {str(x.get("node_id")) for x in packet.excluded if x.get("reason") in CEILING_REASONS}
+    return tuple(n for n in node_ids if n in left and n in wanted)
+
+
 def unquoted(packet: Packet, files: tuple[str, ...]) -> tuple[str, ...]:
     """Of ``files``, those the packet does not quote while one of their candidates waits on a ceiling."""
     quoted = {e.path for e in packet.evidence}
@@ -158,6 +179,28 @@ def _stop(ladder: Ladder, rnd: Round) -> str | None:
     return None
 
 
+def _estimate(
+    text: str,
+    packet: Packet,
+    thresholds: Thresholds,
+    memo: dict[str, frozenset[str]],
+    best: tuple[str, ...],
+    strong: tuple[str, ...],
+) -> Estimate:
+    """The estimator on one round's packet, with the files and candidates the ranking holds strongest."""
+    return estimate(
+        text,
+        packet.evidence_texts,
+        packet.truncated_count,
+        thresholds,
+        memo,
+        best,
+        unquoted(packet, best),
+        strong,
+        waiting(packet, strong),
+    )
+
+
 def _ladder_query(ladder: Ladder, base: Query) -> Query:
     """The query every rung compiles: ``base`` with the ladder's hard limits and truncation rule."""
     return replace(
@@ -179,12 +222,17 @@ def adaptive_compile(
     validate_query_text(base.text)
     validate_ladder(ladder)
     thresholds = Thresholds(
-        ladder.min_coverage_bps, ladder.min_evidence, not ladder.allow_truncated, ladder.min_top_files
+        ladder.min_coverage_bps,
+        ladder.min_evidence,
+        not ladder.allow_truncated,
+        ladder.min_top_files,
+        strong_candidate_share_bps=ladder.strong_share_bps,
     )
     query = _ladder_query(ladder, base)
     compiler = Compiler(conn, root, query, fmt, additive=True, policy=policy)
     kernel = compiler.kernel_cost()
     best = top_files(compiler.optional, thresholds)
+    strong = strong_candidates(compiler.optional, thresholds)
     tokens, nodes, raised = first_rung(ladder, kernel, len(compiler.required))
     rounds: list[Round] = []
     seen: set[str] = set()
@@ -193,15 +241,7 @@ def adaptive_compile(
         packet = compiler.compile(tokens, nodes)
         # A node quoted in two parts (a function's head and its tail) is one node of evidence.
         ids = list(dict.fromkeys(i for e in packet.evidence for i in e.node_ids))
-        est = estimate(
-            query.text,
-            packet.evidence_texts,
-            packet.truncated_count,
-            thresholds,
-            memo,
-            best,
-            unquoted(packet, best),
-        )
+        est = _estimate(query.text, packet, thresholds, memo, best, strong)
         rnd = Round(
             len(rounds) + 1,
             tokens,

@@ -30,6 +30,8 @@ DEFAULT_MIN_TOP_FILES = 4
 four ranked files. On the development split (gold-line recall of the adaptive packet; 54.7% without the
 condition) two and three files raised it less (55.5%, 56.4%), four reached the fixed 8k packet's recall
 (57.8% for 6,574 tokens), five only spent more (57.8% for 7,062 tokens)."""
+DEFAULT_STRONG_SHARE_BPS = 2500
+"""The estimator waits for every ranked candidate weighing at least half the best one."""
 MAX_TOP_FILES = 64
 MAX_NODE_CEILING = 4096
 BPS_MAX = 10_000
@@ -50,6 +52,9 @@ class Ladder:
     """Basis points (1/100 of a percent) of the query's words the excerpts must hold."""
     min_evidence: int = DEFAULT_MIN_EVIDENCE
     min_top_files: int = DEFAULT_MIN_TOP_FILES
+    strong_share_bps: int = DEFAULT_STRONG_SHARE_BPS
+    """A ranked candidate weighing at least this share (basis points) of the best one is strong: the packet
+    is estimated sufficient only once it quotes every strong candidate (0: no such condition)."""
     allow_truncated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +68,7 @@ class Ladder:
             "min_query_term_coverage_bps": self.min_coverage_bps,
             "min_evidence": self.min_evidence,
             "min_top_files": self.min_top_files,
+            "strong_candidate_share_bps": self.strong_share_bps,
             "allow_truncated_evidence": self.allow_truncated,
         }
 
@@ -111,11 +117,10 @@ def validate_ladder(ladder: Ladder) -> Ladder:
         raise RangeError("min_nodes must not exceed max_nodes", field="min_nodes")
     if ladder.min_evidence > ladder.max_nodes:
         raise RangeError("min_evidence must not exceed max_nodes", field="min_evidence")
-    cov = ladder.min_coverage_bps
-    if isinstance(cov, bool) or not isinstance(cov, int) or not 0 <= cov <= BPS_MAX:
-        raise RangeError(
-            f"min_coverage_bps must be an integer from 0 through {BPS_MAX}", field="min_coverage_bps"
-        )
+    for name in ("min_coverage_bps", "strong_share_bps"):
+        bps = getattr(ladder, name)
+        if isinstance(bps, bool) or not isinstance(bps, int) or not 0 <= bps <= BPS_MAX:
+            raise RangeError(f"{name} must be an integer from 0 through {BPS_MAX}", field=name)
     top = ladder.min_top_files
     if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= MAX_TOP_FILES:
         raise RangeError(

@@ -106,6 +106,7 @@ def adaptive_pack_command(
     min_coverage_bps: Annotated[int, typer.Option("--min-coverage-bps")] = _LADDER.min_coverage_bps,
     min_evidence: Annotated[int, typer.Option("--min-evidence")] = _LADDER.min_evidence,
     min_top_files: Annotated[int, typer.Option("--min-top-files")] = _LADDER.min_top_files,
+    strong_share_bps: Annotated[int, typer.Option("--strong-share-bps")] = _LADDER.strong_share_bps,
     allow_truncated: Annotated[bool, typer.Option("--allow-truncated")] = False,
     require_sufficient: Annotated[
         bool, typer.Option("--require-sufficient", help="Exit 2 when the estimator does not pass.")
@@ -132,6 +133,7 @@ def adaptive_pack_command(
                 min_coverage_bps=min_coverage_bps,
                 min_evidence=min_evidence,
                 min_top_files=min_top_files,
+                strong_share_bps=strong_share_bps,
                 allow_truncated=allow_truncated,
             ),
             format=fmt,

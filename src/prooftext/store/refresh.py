@@ -464,22 +464,16 @@ def _insert_file(
         "INSERT OR IGNORE INTO edges (id, file_id, type, source, target) VALUES (?,?,?,?,?)",
         [(e.id, file_id, e.type, e.source, e.target) for e in graph.edges],
     )
-    conn.executemany(
-        "INSERT INTO uses (file_id, node_id, name, line) VALUES (?,?,?,?)",
-        [(file_id, u.node_id, u.name, u.line) for u in graph.uses],
-    )
-    conn.executemany(
-        "INSERT INTO literals (file_id, node_id, value, line) VALUES (?,?,?,?)",
-        [(file_id, u.node_id, u.name, u.line) for u in graph.literals],
-    )
-    conn.executemany(
-        "INSERT INTO imports (file_id, node_id, module, line) VALUES (?,?,?,?)",
-        [(file_id, i.node_id, i.module, i.line) for i in graph.imports],
-    )
-    conn.executemany(
-        "INSERT INTO links (file_id, node_id, target, line) VALUES (?,?,?,?)",
-        [(file_id, link.node_id, link.target, link.line) for link in graph.links],
-    )
+    for table, column, refs in (
+        ("uses", "name", [(u.node_id, u.name, u.line) for u in graph.uses]),
+        ("literals", "value", [(u.node_id, u.name, u.line) for u in graph.literals]),
+        ("imports", "module", [(i.node_id, i.module, i.line) for i in graph.imports]),
+        ("links", "target", [(link.node_id, link.target, link.line) for link in graph.links]),
+    ):
+        conn.executemany(
+            f"INSERT INTO {table} (file_id, node_id, {column}, line) VALUES (?,?,?,?)",
+            [(file_id, *ref) for ref in refs],
+        )
     conn.executemany(
         "INSERT INTO contradicts (file_id, target) VALUES (?,?)", [(file_id, t) for t in graph.contradicts]
     )
