@@ -39,6 +39,19 @@ def _prepare(rows: Sequence[Row]) -> None:
             rung["_nodes"] = set(rung["nodes"])
 
 
+def v3_rule(coverage_bps: int = 5000) -> Rule:
+    """The estimator's version 3 conditions: term coverage and the best and strong files quoted."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        return bool(rung["coverage_bps"] >= coverage_bps and not rung["unquoted_top_files"])
+
+    return rule
+
+
+def both(first: Rule, second: Rule) -> Rule:
+    return lambda row, rung: first(row, rung) and second(row, rung)
+
+
 def gap_rule(share: float, depth: int = 60) -> Rule:
     """Every ranked candidate (of the best ``depth``) at least ``share`` of the best one's priority is quoted."""
 
@@ -134,9 +147,10 @@ def main() -> None:
     rows = [r for r in rows if r.get("variant") == args.variant and "probe" in r]
     _prepare(rows)
     print(f"{len(rows)} tasks, every {args.every} probe rungs")
-    rules: dict[str, Rule] = {}
-    for share in (0.3, 0.4, 0.5, 0.6, 0.7):
+    rules: dict[str, Rule] = {"v3": v3_rule()}
+    for share in (0.2, 0.25, 0.3, 0.4, 0.5, 0.6):
         rules[f"gap {share}"] = gap_rule(share)
+        rules[f"v3 + gap {share}"] = both(v3_rule(), gap_rule(share))
     for k in (3, 5, 8, 12):
         rules[f"top {k}"] = top_rule(k)
     for share in (0.3, 0.5):

@@ -75,11 +75,18 @@ def _probe(index: prooftext.Index, task: SweTask, budget: int, step: int) -> lis
             node_step=1,
             min_coverage_bps=10_000,
             min_evidence=64,
-            min_top_files=0,
+            strong_share_bps=0,
         ),
         refresh=False,
     )
-    rungs = [_packet_row(task, r.packet) for r in probe.rounds]
+    rungs = [
+        {
+            **_packet_row(task, r.packet),
+            "coverage_bps": r.estimate.term_coverage_bps,
+            "unquoted_top_files": len(r.estimate.unquoted_top_files),
+        }
+        for r in probe.rounds
+    ]
     return rungs + [rungs[-1]] * (budget // step - len(rungs))
 
 

@@ -16,22 +16,13 @@ DEFAULT_TOKEN_STEP = 2000
 DEFAULT_MIN_NODES = 16
 DEFAULT_MAX_NODES = 64
 DEFAULT_NODE_STEP = 16
-"""With these the token and node ladders reach their maxima on the same rung (2k/16, 4k/32, 6k/48, 8k/64).
-The first rung used to hold 8 nodes, which left a fifth rung that repeated the 8k token ceiling only to raise
-the node ceiling from 56 to 64; no 8k packet of the development split is bound by its node ceiling, so that
-rung only cost a round (same recall and coverage on the 73-task tuning set, 26 fewer tokens on average)."""
+"""The token and node ladders reach their maxima on the same rung (2k/16, 4k/32, 6k/48, 8k/64)."""
 DEFAULT_MIN_COVERAGE_BPS = 5000
-"""Defaults chosen on the development split (51 tasks of three repositories, 8k ceiling): coverage 6000 bps
-stopped at the hard limit for 28 of 51 tasks; 5000 bps saved a fifth of the tokens for 4 points of gold-line
-recall; 4000 and 3000 bps saved more and lost more. The estimator stays a routing heuristic."""
 DEFAULT_MIN_EVIDENCE = 2
 DEFAULT_MIN_TOP_FILES = 4
-"""The estimator's ranking condition (see :mod:`prooftext.adaptive.estimator`): the packet quotes the best
-four ranked files. On the development split (gold-line recall of the adaptive packet; 54.7% without the
-condition) two and three files raised it less (55.5%, 56.4%), four reached the fixed 8k packet's recall
-(57.8% for 6,574 tokens), five only spent more (57.8% for 7,062 tokens)."""
 DEFAULT_STRONG_SHARE_BPS = 2500
-"""The estimator waits for every ranked candidate weighing at least half the best one."""
+"""The estimator waits for every ranked candidate weighing at least a quarter of the best one. What was
+measured for each default: ``docs/ADAPTIVE_NOTES.md``."""
 MAX_TOP_FILES = 64
 MAX_NODE_CEILING = 4096
 BPS_MAX = 10_000
