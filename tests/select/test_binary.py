@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from prooftext.select.binary import BINARY_WEIGHTS, binary_score
-from prooftext.select.policy import DEFAULT_POLICY
+from prooftext.select.binary import binary_score
 from prooftext.text import ascii_tokens
 
 
@@ -18,7 +17,3 @@ def test_binary_scores_ignore_term_frequency() -> None:
         == 16 + 4 + 1
     )
     assert _score(query, "x", "budget", "y", "") == 8
-
-
-def test_the_packet_rankings_tie_break_weighs_fields_as_the_context_framework_does() -> None:
-    assert tuple(DEFAULT_POLICY.binary_scores) == BINARY_WEIGHTS

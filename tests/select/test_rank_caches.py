@@ -10,7 +10,7 @@ import pytest
 
 import prooftext
 from prooftext.cache import BoundedCache, GenerationCache
-from prooftext.select import corpus_facts, field_tokens, reads
+from prooftext.select import corpus_facts, reads
 from prooftext.select.corpus_facts import CorpusFacts, FileFacts, build_corpus
 from prooftext.select.policy import DEFAULT_POLICY
 from prooftext.store.queries import NodeRow, generation
@@ -28,24 +28,24 @@ def _facts(index: prooftext.Index) -> CorpusFacts:
 
 
 def _scores(index: prooftext.Index, query: str) -> list[tuple[str, int, int, dict[str, int]]]:
-    return [(c["node_id"], c["priority"], c["binary_score"], c["components"]) for c in index.search(query)]
+    return [(c["node_id"], c["priority"], c["components"]) for c in index.search(query)]
 
 
-def test_an_edited_file_that_becomes_a_test_module_is_known_as_one_after_the_refresh(
+def test_an_edited_file_that_becomes_minified_is_known_as_data_after_the_refresh(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with prooftext.open(sample_repo) as index:
         index.refresh()
         before = _facts(index)
         target = sample_repo / "modeling" / "core.py"
-        assert before.ids["modeling/core.py"] not in before.test_files
-        target.write_text("def test_one():\n    pass\n\n\ndef test_two():\n    pass\n", encoding="utf-8")
+        assert before.ids["modeling/core.py"] not in before.data_files
+        target.write_text("X = [" + ", ".join(str(n) for n in range(400)) + "]\n", encoding="utf-8")
         index.refresh()
         monkeypatch.setattr(corpus_facts, "build_corpus", lambda *a: pytest.fail("rebuilt, not rolled"))
         after = _facts(index)
         monkeypatch.undo()
-        assert after.ids["modeling/core.py"] in after.test_files
-        assert after == build_corpus(index.conn, _files(index), DEFAULT_POLICY)
+        assert after.ids["modeling/core.py"] in after.data_files
+        assert after == build_corpus(_files(index), DEFAULT_POLICY)
 
 
 def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> None:
@@ -56,7 +56,7 @@ def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> N
         index.refresh()
         after = _facts(index)
         assert "modeling/extra.py" in after.ids
-        assert after == build_corpus(index.conn, _files(index), DEFAULT_POLICY)
+        assert after == build_corpus(_files(index), DEFAULT_POLICY)
 
 
 def test_rankings_after_an_edit_match_a_process_with_empty_caches(
@@ -78,7 +78,6 @@ def test_rankings_after_an_edit_match_a_process_with_empty_caches(
 
 def _empty_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(corpus_facts, "_corpus_states", BoundedCache(4))
-    monkeypatch.setattr(field_tokens, "row_tokens", GenerationCache(field_tokens.ROW_TOKEN_CACHE_TOKENS))
     monkeypatch.setattr(reads, "term_counts", GenerationCache(1000))
     monkeypatch.setattr(reads, "lexical_hits", GenerationCache(reads.LEXICAL_HIT_CACHE_HITS))
     monkeypatch.setattr(reads, "node_rows", GenerationCache(reads.NODE_ROW_CACHE_ROWS))

@@ -46,19 +46,16 @@ class Candidate(NodeIdentity):
     reason: str = "lexical"
     distance: int = 0
     priority: int = 0
-    binary_score: int = 0
     components: dict[str, int] = field(default_factory=dict)
 
-    def rank_key(self) -> tuple[int, int, int, int, int, int, str, int]:
-        """Rank group of the phase, then fused priority (desc), graph distance, authority, binary field score
-        (desc), sensitivity, and the node id and first line (a function's head before its tail) as the final
-        tie-break."""
+    def rank_key(self) -> tuple[int, int, int, int, int, str, int]:
+        """Rank group of the phase, then fused priority (desc), graph distance, authority, sensitivity, and the
+        node id and first line (a function's head before its tail) as the final tie-break."""
         return (
             RANK_GROUP[self.phase],
             -self.priority,
             self.distance,
             _AUTHORITY_ORDER.get(self.authority, len(AUTHORITIES)),
-            -self.binary_score,
             _SENSITIVITY_ORDER.get(self.sensitivity, len(SENSITIVITIES)),
             self.node_id,
             self.start_line,
@@ -77,7 +74,6 @@ class Candidate(NodeIdentity):
             "reason": self.reason,
             "distance": self.distance,
             "priority": self.priority,
-            "binary_score": self.binary_score,
             "components": dict(sorted(self.components.items())),
             "authority": self.authority,
             "sensitivity": self.sensitivity,

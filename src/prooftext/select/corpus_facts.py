@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prooftext.cache import BoundedCache
 from prooftext.select.policy import RankingPolicy, compiled
-from prooftext.store.queries import file_list, file_test_counts
+from prooftext.store.queries import file_list
 
 FileFacts = dict[str, tuple[int, str, str, int, int]]
 """Every file's id, kind, SHA-256, size in bytes and line count, by path."""
@@ -33,9 +32,9 @@ class CorpusFacts:
 CORPUS_STORES = 4
 """Corpus facts kept for the latest generation of this many stores: a server or evaluation reuses them."""
 
-Rules = tuple[float, str, str, str, int]
-"""The policy's test share, its test, documentation and data path patterns and its dense line length: what
-the facts depend on."""
+Rules = tuple[str, str, str, int]
+"""The policy's test, documentation and data path patterns and its dense line length: what the facts
+depend on."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,6 @@ _corpus_states: BoundedCache[tuple[str, Rules], _CorpusState] = BoundedCache(COR
 
 def _rules(policy: RankingPolicy) -> Rules:
     return (
-        policy.test_share,
         policy.test_path_pattern,
         policy.doc_path_pattern,
         policy.data_path_pattern,
@@ -59,18 +57,10 @@ def _rules(policy: RankingPolicy) -> Rules:
     )
 
 
-def find_test_files(
-    conn: sqlite3.Connection, paths: dict[int, str], policy: RankingPolicy, only: Sequence[int] | None = None
-) -> set[int]:
-    """Files under a test directory or named as tests, and files whose functions are mostly tests
-    (among ``only``, when given)."""
-    scope = paths if only is None else {fid: paths[fid] for fid in only}
+def find_test_files(paths: dict[int, str], policy: RankingPolicy) -> set[int]:
+    """Files under a test directory or named as tests."""
     pattern = compiled(policy.test_path_pattern)
-    tests = {fid for fid, path in scope.items() if pattern.search(path)}
-    for fid, n_test, n_all in file_test_counts(conn, only):
-        if n_all and n_test / n_all >= policy.test_share:
-            tests.add(fid)
-    return tests
+    return {fid for fid, path in paths.items() if pattern.search(path)}
 
 
 def find_data_files(files: FileFacts, policy: RankingPolicy, only: set[str] | None = None) -> set[int]:
@@ -86,7 +76,7 @@ def find_data_files(files: FileFacts, policy: RankingPolicy, only: set[str] | No
     return out
 
 
-def build_corpus(conn: sqlite3.Connection, files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
+def build_corpus(files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
     """The facts of ``files``, read afresh."""
     paths = {entry[0]: path for path, entry in sorted(files.items(), key=lambda kv: kv[1][0])}
     docs = {fid for fid, kind, *_rest in files.values() if kind == "doc"}
@@ -100,7 +90,7 @@ def build_corpus(conn: sqlite3.Connection, files: FileFacts, policy: RankingPoli
         for word in _components(path):
             components[word].add(fid)
     ids = {path: fid for fid, path in paths.items()}
-    tests = find_test_files(conn, paths, policy)
+    tests = find_test_files(paths, policy)
     return CorpusFacts(
         paths, ids, tests, docs, find_data_files(files, policy), dict(suffixes), dict(components)
     )
@@ -130,15 +120,15 @@ def _renumbered(corpus: CorpusFacts, moved: dict[str, tuple[int, int]]) -> Corpu
             suffixes[suffix] = sorted(swap.get(fid, fid) for fid in suffixes[suffix])
         for word in _components(path):
             components[word] = {swap.get(fid, fid) for fid in components[word]}
+    tests = {swap.get(fid, fid) for fid in corpus.test_files}
     docs = {swap.get(fid, fid) for fid in corpus.doc_files}
-    return CorpusFacts(paths, ids, corpus.test_files, docs, corpus.data_files, suffixes, components)
+    return CorpusFacts(paths, ids, tests, docs, corpus.data_files, suffixes, components)
 
 
-def _roll_forward(
-    conn: sqlite3.Connection, before: _CorpusState, files: FileFacts, policy: RankingPolicy
-) -> CorpusFacts | None:
+def _roll_forward(before: _CorpusState, files: FileFacts, policy: RankingPolicy) -> CorpusFacts | None:
     """The corpus after edits that kept every path and kind (the common refresh): edited files got new ids,
-    and only their test status can differ. None when files came, went or changed kind."""
+    and only their data status (a minified line length) can differ. None when files came, went or changed
+    kind."""
     if files.keys() != before.files.keys():
         return None
     edited: dict[str, tuple[int, int]] = {}
@@ -150,11 +140,15 @@ def _roll_forward(
             edited[path] = (old_fid, fid)
     corpus = _renumbered(before.corpus, edited)
     olds = {old for old, _new in edited.values()}
-    news = [new for _old, new in edited.values()]
-    tests = (corpus.test_files - olds) | find_test_files(conn, corpus.paths, policy, news)
-    data = (corpus.data_files - olds) | find_data_files(files, policy, set(edited))
+    data = (corpus.data_files - olds) | find_data_files(files, policy, set(edited))  # old ids, not swapped
     return CorpusFacts(
-        corpus.paths, corpus.ids, tests, corpus.doc_files, data, corpus.suffixes, corpus.components
+        corpus.paths,
+        corpus.ids,
+        corpus.test_files,
+        corpus.doc_files,
+        data,
+        corpus.suffixes,
+        corpus.components,
     )
 
 
@@ -167,9 +161,9 @@ def corpus_facts(
     if state is not None and generation is not None and state.generation == generation[1]:
         return state.corpus
     files = {path: (fid, kind, sha, size, lines) for path, fid, kind, sha, size, lines in file_list(conn)}
-    corpus = None if state is None else _roll_forward(conn, state, files, policy)
+    corpus = None if state is None else _roll_forward(state, files, policy)
     if corpus is None:
-        corpus = build_corpus(conn, files, policy)
+        corpus = build_corpus(files, policy)
     if key is not None and generation is not None:
         _corpus_states.put(key, _CorpusState(generation[1], files, corpus))
     return corpus

@@ -4,7 +4,6 @@ subject hits, and the rows of the nodes they name."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import islice
 
 from prooftext.select.policy import RankingPolicy
 from prooftext.select.reads import Reads
@@ -61,14 +60,10 @@ def _gather_identifiers(
 
 def gather_evidence(
     reads: Reads, analysis: QueryAnalysis, terms: Sequence[str], total_files: int, policy: RankingPolicy
-) -> tuple[Evidence, dict[int, float]]:
-    """The evidence of the searched ``terms`` and of the query's identifiers, phrases and subject; and the
-    pool of lexical hits past ``fts_limit`` in score order, which a rescan chooses from."""
+) -> Evidence:
+    """The evidence of the searched ``terms`` and of the query's identifiers, keys, phrases and subject."""
     ev = Evidence()
-    pool_size = policy.fts_limit + (policy.rescan_pool if policy.rescan_files else 0)
-    pool = reads.bm25(terms, pool_size, (), policy.fts_weights)
-    ev.node_lexical = dict(islice(pool.items(), policy.fts_limit))
-    add_rows(reads, ev.node_lexical, ev)
+    ev.node_lexical = _gather(reads, terms, policy.fts_limit, ev, policy)
     _gather_identifiers(reads, analysis, ev, total_files, policy)
     found = literal_rows(reads.conn, analysis.keys[: policy.max_keys]) if policy.max_keys else []
     for _value, row in found:
@@ -82,7 +77,7 @@ def gather_evidence(
     # query by the many tokens of its examples.
     subject = [t for t in analysis.subject if t in terms]
     ev.node_subject = _gather(reads, subject, policy.subject_limit, ev, policy, policy.subject_columns)
-    return ev, dict(islice(pool.items(), policy.fts_limit, None))
+    return ev
 
 
 def add_file_nodes(reads: Reads, fids: Iterable[int], ev: Evidence) -> None:

@@ -1,26 +1,20 @@
-"""Expansion steps after fusion: the best files' further lexical hits (rescan), callers of identifier hits,
-the openings of the best code files, the neighbours of the best candidates, and heads and tails of nodes
-with children. Each offers nodes near strong evidence that the query's words alone would not find."""
+"""Expansion steps after fusion: the openings of the best code files, the neighbours of the best candidates,
+the definitions they call, and heads and tails of nodes with children. Each offers nodes near strong evidence
+that the query's words alone would not find."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from itertools import islice
 
-from prooftext.graph.model import NODE_SYMBOL
-from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate, candidate_from_row
-from prooftext.select.evidence import add_rows
-from prooftext.select.fusion import FileParts, micro
+from prooftext.select.candidates import PHASE_LEXICAL, Candidate, candidate_from_row
+from prooftext.select.fusion import FileParts
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.reads import Reads
-from prooftext.select.signals import Evidence
 from prooftext.store.queries import (
     NodeRow,
-    caller_rows,
     child_bounds,
-    file_rowid_range,
     node_spans,
     opening_rows,
     symbol_rows_named,
@@ -30,70 +24,6 @@ from prooftext.store.queries import (
 REASON_OPENING = "opening"
 REASON_NEIGHBOUR = "neighbour"
 REASON_CALLEE = "callee"
-
-
-def rescan(
-    reads: Reads,
-    pool: dict[int, float],
-    fused: FileParts,
-    ev: Evidence,
-    paths: dict[int, str],
-    policy: RankingPolicy,
-) -> list[int]:
-    """Take the best ``rescan_limit`` nodes of each of the best ``rescan_files`` files from ``pool``, the
-    corpus-wide hits past ``fts_limit`` in score order; the file ids, best first. A file's nodes hold
-    consecutive rowids (a refresh inserts them together), so a file is a rowid range; a hit outside the file
-    (possible only if rowids interleave) is ignored. Nodes found this way follow, in their file, every node
-    with corpus-wide evidence."""
-    # Ties by path, not file id: ids follow the order of refreshes, paths are what the tree holds.
-    best = sorted(fused, key=lambda fid: (-fused[fid]["file_score"], paths.get(fid, "")))[
-        : policy.rescan_files
-    ]
-    for fid in best:
-        span = file_rowid_range(reads.conn, fid)
-        if span is None:
-            continue
-        low, high = span
-        inside = (r for r in pool if low <= r <= high and r not in ev.rows)
-        hits = {r: pool[r] for r in islice(inside, policy.rescan_limit)}
-        add_rows(reads, hits, ev)
-        for rowid, score in hits.items():
-            if ev.rows[rowid].file_id != fid:
-                del ev.rows[rowid]
-                continue
-            ev.node_lexical[rowid] = score
-            ev.rescanned.add(rowid)
-    return best
-
-
-def callers(
-    conn: sqlite3.Connection,
-    hits: list[Candidate],
-    known: dict[str, Candidate],
-    fused: FileParts,
-    policy: RankingPolicy,
-) -> list[Candidate]:
-    """Symbols that use an identifier hit's name: new candidates, or known ones promoted to its phase."""
-    out: list[Candidate] = []
-    for hit in hits:
-        if hit.kind != NODE_SYMBOL:
-            continue
-        rows = [r for r in caller_rows(conn, hit.name) if r.node_id != hit.node_id]
-        rows.sort(key=lambda r: (-fused.get(r.file_id, {}).get("file_score", 0.0), r.node_id))
-        for row in rows[: policy.max_callers]:
-            priority = int(hit.priority * policy.caller_factor)
-            cand = known.get(row.node_id)
-            if cand is None:
-                cand = candidate_from_row(row, PHASE_IDENTIFIER, f"calls {hit.qualname}")
-                cand.components = {"file_score": micro(fused.get(row.file_id, {}).get("file_score", 0.0))}
-                known[row.node_id] = cand
-                out.append(cand)
-            elif cand.phase == PHASE_IDENTIFIER:
-                continue
-            cand.phase, cand.reason, cand.distance = PHASE_IDENTIFIER, f"calls {hit.qualname}", 1
-            cand.priority = max(cand.priority, priority)
-            cand.components["caller_of_identifier"] = 1
-    return out
 
 
 def best_files(candidates: list[Candidate], count: int) -> dict[str, int]:

@@ -16,8 +16,6 @@ NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_literal"
 """A node's own signals, in the order its components list them."""
 TEXT_NODE_SIGNALS = 4
 """The first this-many of :data:`NODE_SIGNALS` read a node's text; the subject reads only its name and path."""
-REASON_RESCAN = "file_rescan"
-"""A candidate's reason when its only evidence is a lexical hit past the corpus-wide limit in a best file."""
 
 FileParts = dict[int, dict[str, float]]
 """Per file: each signal normalized, the test or documentation factor, and the fused ``file_score``."""
@@ -56,16 +54,14 @@ def evidence_reason(rowid: int, ev: Evidence) -> str:
         return "phrase"
     if rowid in ev.node_literal:
         return "literal"
-    if rowid in ev.rescanned:
-        return REASON_RESCAN
     if rowid in ev.node_lexical:
         return "lexical"
     return "subject" if rowid in ev.node_subject else "path"
 
 
 def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]:
-    """Each file's nodes with their order keys: late ones (known only by name, or rescanned) last, then by
-    the sum of their own normalized signals (desc) and node id."""
+    """Each file's nodes with their order keys: late ones (known only by name) last, then by the sum of their
+    own normalized signals (desc) and node id."""
     lexical, identifier, phrase, literal, subject = (
         normalized(ev.node_lexical),
         normalized(ev.node_identifier),
@@ -83,9 +79,7 @@ def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]
             subject.get(rowid, 0.0),
         )
         named_only = policy.named_only_last and not any(own[:TEXT_NODE_SIGNALS])
-        by_file[row.file_id].append(
-            (named_only or rowid in ev.rescanned, -sum(own), row.node_id, rowid, own, row)
-        )
+        by_file[row.file_id].append((named_only, -sum(own), row.node_id, rowid, own, row))
     return by_file
 
 
@@ -110,7 +104,7 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
             components.update(zip(NODE_SIGNALS, map(micro, own), strict=True))
             components["rank_in_file"] = rank
             if late:
-                components["rescanned" if rowid in ev.rescanned else "named_only"] = 1
+                components["named_only"] = 1
             cand.components = components
             out[rowid] = cand
     return out

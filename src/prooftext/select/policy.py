@@ -80,12 +80,6 @@ class RankingPolicy:
         default=("title", "path"),
         metadata={"meaning": "The full-text columns the subject is matched in (all when empty)."},
     )
-    max_identifier_defs: int = field(
-        default=12,
-        metadata={
-            "meaning": "A name defined in more files than this is too ambiguous for the identifier phase."
-        },
-    )
     plain_identifier_weight: float = field(
         default=1.0,
         metadata={
@@ -114,13 +108,6 @@ class RankingPolicy:
     test_factor: float = field(default=0.2, metadata={"meaning": "Factor on the fused score of a test file."})
     doc_factor: float = field(
         default=0.5, metadata={"meaning": "Factor on the fused score of a documentation file."}
-    )
-    test_share: float = field(
-        default=0.5,
-        metadata={
-            "meaning": "A file whose function and method names are at least this share test* is a test file.",
-            FRACTION_AT_MOST: 1.0,
-        },
     )
     test_path_pattern: str = field(
         default=r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
@@ -161,24 +148,6 @@ class RankingPolicy:
             "meaning": "A node known only by its name or path follows its file's nodes whose text matched."
         },
     )
-    binary_score_limit: int = field(
-        default=24, metadata={"meaning": "Best candidates given the binary field score (a late tie-break)."}
-    )
-    binary_scores: tuple[int, ...] = field(
-        default=(16, 8, 4, 1),
-        metadata={"meaning": "The binary field scores of title, labels, path and content."},
-    )
-    rescan_files: int = field(
-        default=3, metadata={"meaning": "Best files that take further lexical hits past fts_limit."}
-    )
-    rescan_limit: int = field(default=40, metadata={"meaning": "Further hits taken per rescanned file."})
-    rescan_pool: int = field(
-        default=600, metadata={"meaning": "Corpus-wide hits past fts_limit that a rescan chooses from."}
-    )
-    caller_factor: float = field(
-        default=0.5, metadata={"meaning": "A caller of an identifier hit weighs this much of the hit."}
-    )
-    max_callers: int = field(default=8, metadata={"meaning": "Callers taken per identifier hit."})
     opening_files: int = field(
         default=20, metadata={"meaning": "Best code files with a candidate that offer their opening lines."}
     )
@@ -216,11 +185,11 @@ class RankingPolicy:
         self._check_shapes()
 
     def _check_shapes(self) -> None:
-        for name in ("fts_weights", "binary_scores"):
-            if len(getattr(self, name)) != len(FTS_COLUMNS):
-                raise RangeError(
-                    f"{name} must hold {len(FTS_COLUMNS)} values, one per column", field=_where(name)
-                )
+        if len(self.fts_weights) != len(FTS_COLUMNS):
+            raise RangeError(
+                f"fts_weights must hold {len(FTS_COLUMNS)} values, one per column",
+                field=_where("fts_weights"),
+            )
         unknown = [c for c in self.subject_columns if c not in FTS_COLUMNS]
         if unknown or len(set(self.subject_columns)) != len(self.subject_columns):
             raise RangeError(

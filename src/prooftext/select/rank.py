@@ -6,8 +6,8 @@ matches, literal phrases the query quotes, BM25 of the query's subject line in s
 the query names, path words and path seeds. Test and documentation files are de-weighted. Within a file,
 nodes are ordered by their own evidence and a node's priority decays with its rank inside its file
 (:mod:`prooftext.select.fusion`), so that one file cannot take the whole budget. The best files then offer
-further nodes (:mod:`prooftext.select.expand`): their further lexical hits, callers of named definitions,
-their openings and the neighbours of their best candidates. Every knob is a field of the
+further nodes (:mod:`prooftext.select.expand`): their openings, the neighbours of their best candidates and
+the definitions those call. Every knob is a field of the
 :class:`~prooftext.select.policy.RankingPolicy` passed in, and the trace records the whole policy.
 ``docs/RANKING_NOTES.md`` records what was measured for each knob and signal, and why no embedding
 similarity takes part.
@@ -19,19 +19,17 @@ import sqlite3
 from dataclasses import dataclass, field
 
 import prooftext.select.expand as expand
-from prooftext.select.candidates import PHASE_IDENTIFIER, Candidate
+from prooftext.select.candidates import Candidate
 from prooftext.select.corpus_facts import CorpusFacts, corpus_facts
 from prooftext.select.evidence import add_file_nodes, gather_evidence, search_terms
-from prooftext.select.field_tokens import binary_scores, field_tokens
 from prooftext.select.fusion import fuse, node_candidates
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
 from prooftext.select.reads import Reads
-from prooftext.select.signals import SIGNALS, Evidence, SignalInputs, file_signals
+from prooftext.select.signals import SIGNALS, SignalInputs, file_signals
 from prooftext.select.terms import QueryAnalysis
 from prooftext.store.db import read_snapshot
 from prooftext.store.queries import generation
-from prooftext.text import ascii_tokens
 
 SEED_NOT_INDEXED = "not_indexed"
 """A path seed that names no indexed file (absent, excluded, outside the root, or spelled differently):
@@ -56,17 +54,11 @@ def rank(
 def _rank(reads: Reads, query: Query, analysis: QueryAnalysis, policy: RankingPolicy) -> RankResult:
     corpus = corpus_facts(reads.conn, reads.generation, policy)
     terms = search_terms(reads, analysis, policy)
-    ev, pool = gather_evidence(reads, analysis, terms, len(corpus.paths) or 1, policy)
+    ev = gather_evidence(reads, analysis, terms, len(corpus.paths) or 1, policy)
     signals = file_signals(SignalInputs(ev, corpus, analysis, query.path_seeds), policy)
     fused = fuse(signals, corpus, policy)
-    # After fusion: a file's score stays what the corpus-wide evidence gave it.
-    rescanned = expand.rescan(reads, pool, fused, ev, corpus.paths, policy)
     add_file_nodes(reads, [*signals["path"], *signals["seed"]], ev)
-    nodes = node_candidates(ev, fused, policy)
-    _score_binary(reads, nodes, ev, query.text, policy)
-    candidates = list(nodes.values())
-    hits = sorted((c for c in candidates if c.phase == PHASE_IDENTIFIER), key=Candidate.rank_key)
-    candidates.extend(expand.callers(reads.conn, hits, {c.node_id: c for c in candidates}, fused, policy))
+    candidates = list(node_candidates(ev, fused, policy).values())
     candidates.extend(expand.openings(reads.conn, candidates, corpus.ids, policy))
     candidates.extend(expand.neighbours(reads, candidates, corpus.ids, policy))
     candidates.extend(expand.callees(reads, candidates, fused, corpus.ids, policy))
@@ -78,23 +70,10 @@ def _rank(reads: Reads, query: Query, analysis: QueryAnalysis, policy: RankingPo
         "subject_terms": list(analysis.subject),
         "signals": list(SIGNALS),
         "policy": policy.to_dict(),
-        "rescanned_files": [corpus.paths[fid] for fid in rescanned if fid in corpus.paths],
-        "rescanned_nodes": len(ev.rescanned),
         "unused_seeds": _unused_seeds(query, corpus),
         "candidates": len(candidates),
     }
     return RankResult(candidates, trace)
-
-
-def _score_binary(
-    reads: Reads, nodes: dict[int, Candidate], ev: Evidence, text: str, policy: RankingPolicy
-) -> None:
-    """Give the best ``binary_score_limit`` candidates their binary field score (the others score 0)."""
-    best = sorted(nodes, key=lambda r: nodes[r].rank_key())[: policy.binary_score_limit]
-    fields = field_tokens(reads.conn, [ev.rows[r] for r in best], reads.store)
-    binary = binary_scores(fields, ascii_tokens(text), policy.binary_scores)
-    for rowid, cand in nodes.items():
-        cand.binary_score = binary.get(rowid, 0)
 
 
 def _unused_seeds(query: Query, corpus: CorpusFacts) -> list[dict[str, str]]:

@@ -28,8 +28,6 @@ class Evidence:
     node_subject: dict[int, float] = field(default_factory=dict)
     node_literal: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
-    rescanned: set[int] = field(default_factory=set)
-    """Nodes of a best file whose only evidence is a hit past the corpus-wide limit (a rescan)."""
     file_identifier: dict[int, float] = field(default_factory=dict)
     file_literal: dict[int, float] = field(default_factory=dict)
 
@@ -75,8 +73,7 @@ def identifier_hits(
     rows: Sequence[NodeRow], weights: dict[str, int], total_files: int, policy: RankingPolicy
 ) -> IdentifierHits:
     """Each definition weighs its name's weight in the query times how few files define that name; a name
-    spelled as code (camelCase or stronger) and defined in few files puts its definitions in the identifier
-    phase."""
+    spelled as code (camelCase or stronger) puts its definitions in the identifier phase."""
     defining: dict[str, set[int]] = {}
     for row in rows:
         defining.setdefault(row.name, set()).add(row.file_id)
@@ -90,7 +87,7 @@ def identifier_hits(
         weight = strength * math.log(1 + total_files / len(files))
         nodes[row.rowid] = max(nodes.get(row.rowid, 0.0), weight)
         per_file[row.file_id][row.name] = weight
-        if weights[row.name] >= WEIGHT_CAMEL and len(files) <= policy.max_identifier_defs:
+        if spelled >= WEIGHT_CAMEL:
             phase.add(row.rowid)
     return IdentifierHits(nodes, phase, {fid: sum(names.values()) for fid, names in per_file.items()})
 

@@ -176,45 +176,9 @@ def bm25_hits(
     return {rowid: -score for rowid, score in rows[:limit]}
 
 
-def field_texts(conn: sqlite3.Connection, rowids: Sequence[int]) -> Iterator[tuple[int, tuple[str, ...]]]:
-    """Each of ``rowids`` with its indexed texts, one per column of :data:`FTS_COLUMNS`."""
-    for chunk in chunks([str(rowid) for rowid in rowids]):
-        sql = f"SELECT rowid, {', '.join(FTS_COLUMNS)} FROM nodes_fts WHERE rowid IN ({_marks(chunk)})"
-        for rowid, *texts in conn.execute(sql, chunk):
-            yield rowid, tuple(texts)
-
-
 def file_list(conn: sqlite3.Connection) -> list[FileEntry]:
     """Every indexed file, by id: path, id, kind, SHA-256, size in bytes and line count."""
     return conn.execute("SELECT path, id, kind, sha256, size, line_count FROM files ORDER BY id").fetchall()
-
-
-_TEST_SHARE_SQL = (
-    "SELECT file_id, sum(name LIKE 'test%'), count(*) FROM nodes WHERE kind = 'symbol'"
-    " AND symbol_kind IN ('function', 'method')"
-)
-
-
-def file_test_counts(
-    conn: sqlite3.Connection, file_ids: Sequence[int] | None = None
-) -> list[tuple[int, int, int]]:
-    """Per file (of ``file_ids``, or every file): how many of its functions and methods are named ``test*``,
-    and how many there are."""
-    if file_ids is None:
-        return conn.execute(_TEST_SHARE_SQL + " GROUP BY file_id").fetchall()
-    rows: list[tuple[int, int, int]] = []
-    for chunk in chunks([str(fid) for fid in file_ids]):
-        sql = f"{_TEST_SHARE_SQL} AND file_id IN ({_marks(chunk)}) GROUP BY file_id"
-        rows.extend(conn.execute(sql, chunk).fetchall())
-    return rows
-
-
-def file_rowid_range(conn: sqlite3.Connection, file_id: int) -> tuple[int, int] | None:
-    """The first and last rowid of a file's nodes (a refresh inserts them together); None without nodes."""
-    low, high = conn.execute(
-        "SELECT min(rowid), max(rowid) FROM nodes WHERE file_id = ?", (file_id,)
-    ).fetchone()
-    return None if low is None else (int(low), int(high))
 
 
 def opening_rows(conn: sqlite3.Connection, file_ids: Sequence[int]) -> list[NodeRow]:
@@ -247,15 +211,6 @@ def child_bounds(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[str,
         )
         bounds.update({pid: (start, end) for pid, start, end in conn.execute(sql, chunk)})
     return bounds
-
-
-def caller_rows(conn: sqlite3.Connection, name: str) -> list[NodeRow]:
-    """The symbols that use ``name``, each once."""
-    sql = (
-        f"SELECT {NODE_COLUMNS} FROM uses u JOIN nodes n ON n.id = u.node_id JOIN files f ON f.id = n.file_id"
-        f" WHERE u.name = ? AND n.kind = '{NODE_SYMBOL}' GROUP BY n.id"
-    )
-    return [NodeRow(*r) for r in conn.execute(sql, (name,))]
 
 
 def used_names(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple[str, str]]:
