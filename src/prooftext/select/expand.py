@@ -1,5 +1,5 @@
 """Expansion steps after fusion: the openings of the best code files, the neighbours of the best candidates,
-the definitions they call, and heads and tails of nodes with children. Each offers nodes near strong evidence
+and heads and tails of nodes with children. Each offers nodes near strong evidence
 that the query's words alone would not find."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from prooftext.select.candidates import PHASE_LEXICAL, Candidate, candidate_from_row
-from prooftext.select.fusion import FileParts
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.reads import Reads
 from prooftext.store.queries import (
@@ -17,13 +16,10 @@ from prooftext.store.queries import (
     child_bounds,
     node_spans,
     opening_rows,
-    symbol_rows_named,
-    used_names,
 )
 
 REASON_OPENING = "opening"
 REASON_NEIGHBOUR = "neighbour"
-REASON_CALLEE = "callee"
 
 
 def best_files(candidates: list[Candidate], count: int) -> dict[str, int]:
@@ -95,36 +91,6 @@ def neighbours(
     if not wanted:
         return []
     return _offer(reads.rows(list(wanted)), wanted, candidates, REASON_NEIGHBOUR)
-
-
-def callees(
-    reads: Reads, candidates: list[Candidate], fused: FileParts, ids: dict[str, int], policy: RankingPolicy
-) -> list[Candidate]:
-    """The definitions of names the best ``neighbour_nodes`` candidates of the best ``neighbour_files`` files
-    use, where a name is defined in exactly one other file and that file has evidence of its own for the
-    query, at ``callee_factor`` of that candidate's priority: what the strongest evidence calls, whose words
-    the query need not share. New candidates, or known ones raised to that priority when it is higher."""
-    if policy.callee_factor <= 0:
-        return []
-    strong: dict[str, tuple[int, str]] = {}
-    for path in (p for p in best_files(candidates, policy.neighbour_files) if p in ids):
-        ranked = sorted((c for c in candidates if c.path == path), key=lambda c: (-c.priority, c.node_id))
-        strong.update((c.node_id, (c.priority, c.path)) for c in ranked[: policy.neighbour_nodes])
-    uses = used_names(reads.conn, sorted(strong))
-    defined: dict[str, list[NodeRow]] = {}
-    for row in symbol_rows_named(reads.conn, sorted({name for _node, name in uses})):
-        defined.setdefault(row.name, []).append(row)
-    wanted: dict[int, int] = {}
-    found: dict[int, NodeRow] = {}
-    for node_id, name in uses:
-        priority, path = strong[node_id]
-        rows = defined.get(name, [])
-        if len({r.path for r in rows}) != 1 or rows[0].path == path or rows[0].file_id not in fused:
-            continue
-        for row in rows:
-            found[row.rowid] = row
-            wanted[row.rowid] = max(wanted.get(row.rowid, 0), int(priority * policy.callee_factor))
-    return _offer(sorted(found.values(), key=lambda r: r.rowid), wanted, candidates, REASON_CALLEE)
 
 
 def apply_heads(

@@ -36,7 +36,8 @@ def micro(value: float) -> int:
 
 def fuse(signals: dict[str, dict[int, float]], corpus: CorpusFacts, policy: RankingPolicy) -> FileParts:
     """Each file's score: the sum of its normalized signals (equal weights), times its de-weighting."""
-    floors = {"identifier": policy.identifier_norm_weight * math.log(1 + len(corpus.paths))}
+    # A key held by one file is the strongest evidence a key gives: weaker matches never weigh a full signal.
+    floors = {"literal": math.log(1 + len(corpus.paths))}
     norm = {name: normalized(values, floors.get(name, 0.0)) for name, values in signals.items()}
     files = {fid for values in norm.values() for fid in values}
     fused: FileParts = {}

@@ -80,20 +80,6 @@ class RankingPolicy:
         default=("title", "path"),
         metadata={"meaning": "The full-text columns the subject is matched in (all when empty)."},
     )
-    plain_identifier_weight: float = field(
-        default=1.0,
-        metadata={
-            "meaning": "Weight of a plain word of the query (no code spelling) that a symbol is named;"
-            " camelCase, snake_case, calls and dotted names weigh 2, backticks and tracebacks 3."
-        },
-    )
-    identifier_norm_weight: float = field(
-        default=0.0,
-        metadata={
-            "meaning": "The identifier signal is normalized by at least this weight times log(1 + files):"
-            " what a name spelled this strongly, defined in one file, scores; weaker spellings score less."
-        },
-    )
     max_keys: int = field(
         default=16,
         metadata={
@@ -162,13 +148,6 @@ class RankingPolicy:
     )
     neighbour_factor: float = field(
         default=0.5, metadata={"meaning": "A neighbour weighs this much of the candidate beside it."}
-    )
-    callee_factor: float = field(
-        default=0.0,
-        metadata={
-            "meaning": "A definition, in one other file, of a name the best candidates of the best files use"
-            " (as for neighbours) weighs this much of that candidate."
-        },
     )
     tail_kinds: tuple[str, ...] = field(
         default=("function", "method"),

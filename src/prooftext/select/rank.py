@@ -6,8 +6,7 @@ matches, literal phrases the query quotes, BM25 of the query's subject line in s
 the query names, path words and path seeds. Test and documentation files are de-weighted. Within a file,
 nodes are ordered by their own evidence and a node's priority decays with its rank inside its file
 (:mod:`prooftext.select.fusion`), so that one file cannot take the whole budget. The best files then offer
-further nodes (:mod:`prooftext.select.expand`): their openings, the neighbours of their best candidates and
-the definitions those call. Every knob is a field of the
+further nodes (:mod:`prooftext.select.expand`): their openings and the neighbours of their best candidates. Every knob is a field of the
 :class:`~prooftext.select.policy.RankingPolicy` passed in, and the trace records the whole policy.
 ``docs/RANKING_NOTES.md`` records what was measured for each knob and signal, and why no embedding
 similarity takes part.
@@ -61,7 +60,6 @@ def _rank(reads: Reads, query: Query, analysis: QueryAnalysis, policy: RankingPo
     candidates = list(node_candidates(ev, fused, policy).values())
     candidates.extend(expand.openings(reads.conn, candidates, corpus.ids, policy))
     candidates.extend(expand.neighbours(reads, candidates, corpus.ids, policy))
-    candidates.extend(expand.callees(reads, candidates, fused, corpus.ids, policy))
     candidates = expand.apply_heads(reads.conn, candidates, policy)
     candidates.sort(key=Candidate.rank_key)
     trace = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from prooftext.select.corpus_facts import CorpusFacts
 from prooftext.select.policy import RankingPolicy
-from prooftext.select.terms import WEIGHT_CAMEL, WEIGHT_PLAIN, QueryAnalysis
+from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
 from prooftext.store.queries import NodeRow
 
 
@@ -83,8 +83,7 @@ def identifier_hits(
     for row in rows:
         files = defining[row.name]
         spelled = weights[row.name]
-        strength = policy.plain_identifier_weight if spelled == WEIGHT_PLAIN else spelled
-        weight = strength * math.log(1 + total_files / len(files))
+        weight = spelled * math.log(1 + total_files / len(files))
         nodes[row.rowid] = max(nodes.get(row.rowid, 0.0), weight)
         per_file[row.file_id][row.name] = weight
         if spelled >= WEIGHT_CAMEL:

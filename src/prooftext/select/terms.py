@@ -17,11 +17,8 @@ WEIGHT_DOTTED = 2
 WEIGHT_CAMEL = 2
 WEIGHT_SNAKE = 2
 WEIGHT_CALL = 2
-WEIGHT_PLAIN = 1
-"""Weights of an identifier by how the query spells it; a name spelled several ways keeps the highest."""
-
-MIN_PLAIN_IDENTIFIER = 4
-"""Plain words shorter than this are too common to be read as identifiers."""
+"""Weights of an identifier by how the query spells it; a name spelled several ways keeps the highest. A
+plain word is no identifier: one that names a function (``decide``, ``stop``) was measured as noise."""
 
 PHRASE_WINDOW = 4
 """Literal phrases are matched as runs of this many consecutive words: an error message with a value
@@ -131,9 +128,6 @@ def _identifiers(text: str) -> dict[str, int]:
         _add(found, name, WEIGHT_SNAKE)
     for name in _CALL.findall(text):
         _add(found, name, WEIGHT_CALL)
-    for word in _WORD.findall(text):
-        if len(word) >= MIN_PLAIN_IDENTIFIER and word.lower() not in STOPWORDS_V1:
-            _add(found, word, WEIGHT_PLAIN)
     return found
 
 

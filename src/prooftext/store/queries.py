@@ -213,17 +213,6 @@ def child_bounds(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[str,
     return bounds
 
 
-def used_names(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple[str, str]]:
-    """The names each of ``node_ids`` uses: (node id, name), in the order the node uses them."""
-    out: list[tuple[str, str]] = []
-    for chunk in chunks(list(node_ids)):
-        sql = (
-            f"SELECT node_id, name FROM uses WHERE node_id IN ({_marks(chunk)}) ORDER BY node_id, line, name"
-        )
-        out.extend(conn.execute(sql, chunk))
-    return out
-
-
 def literal_rows(conn: sqlite3.Connection, values: Sequence[str]) -> list[tuple[str, NodeRow]]:
     """The nodes whose code holds one of ``values`` as a string literal: (value, node row), each pair once."""
     out: list[tuple[str, NodeRow]] = []
