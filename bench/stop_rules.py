@@ -48,6 +48,42 @@ def v3_rule(coverage_bps: int = 5000) -> Rule:
     return rule
 
 
+def coverage_rule(coverage_bps: int = 5000) -> Rule:
+    """Term coverage alone (SACP §5)."""
+    return lambda row, rung: bool(rung["coverage_bps"] >= coverage_bps)
+
+
+def file_best_rule(share: float, window: int = 8) -> Rule:
+    """Every file among the best ``window`` whose best candidate weighs at least ``share`` of the best one
+    has that best candidate quoted."""
+    return files_rule(share, 1, window)
+
+
+def per_file_rule(share: float, file_share: float = 0.5, window: int = 8) -> Rule:
+    """Every strong file (best candidate at least ``file_share`` of the best one, among the best ``window``)
+    has every candidate weighing at least ``share`` of that file's best quoted."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = row["ranked"]
+        if not ranked:
+            return True
+        top = max(c[2] for c in ranked)
+        files: dict[str, list[Sequence[Any]]] = {}
+        for cand in ranked:
+            if cand[1] not in files and len(files) >= window:
+                continue
+            files.setdefault(cand[1], []).append(cand)
+        return all(
+            _quoted(rung, c)
+            for cands in files.values()
+            if cands[0][2] >= file_share * top
+            for c in cands
+            if c[2] >= share * cands[0][2]
+        )
+
+    return rule
+
+
 def both(first: Rule, second: Rule) -> Rule:
     return lambda row, rung: first(row, rung) and second(row, rung)
 
@@ -151,6 +187,13 @@ def main() -> None:
     for share in (0.2, 0.25, 0.3, 0.4, 0.5, 0.6):
         rules[f"gap {share}"] = gap_rule(share)
         rules[f"v3 + gap {share}"] = both(v3_rule(), gap_rule(share))
+        rules[f"cov + gap {share}"] = both(coverage_rule(), gap_rule(share))
+    for fshare in (0.3, 0.5):
+        rules[f"cov + file best {fshare}"] = both(coverage_rule(), file_best_rule(fshare))
+        for share in (0.3, 0.5, 0.7):
+            rules[f"cov + per file {share} of files {fshare}"] = both(
+                coverage_rule(), per_file_rule(share, fshare)
+            )
     for k in (3, 5, 8, 12):
         rules[f"top {k}"] = top_rule(k)
     for share in (0.3, 0.5):

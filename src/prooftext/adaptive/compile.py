@@ -111,28 +111,18 @@ class AdaptiveResult:
 
 
 def top_files(candidates: list[Candidate], thresholds: Thresholds) -> tuple[str, ...]:
-    """The files the estimator's ranking condition looks at, best first: the first ``min_top_files``
-    distinct files of the ranked candidates, and any further one among the first ``strong_file_window``
-    whose best candidate weighs at least ``strong_file_share_bps`` of the best candidate. Traversal from
-    required evidence is not the ranking's choice and does not count; with ``min_top_files`` 0 there are none.
+    """The files the estimator's ranking condition looks at: the first ``min_top_files`` distinct files of
+    the ranked candidates. Traversal from required evidence is not the ranking's choice and does not count.
 
-    Requirement: prooftext.estimator.top-files, prooftext.estimator.strong-files
+    Requirement: prooftext.estimator.top-files
     """
-    if thresholds.min_top_files <= 0:
-        return ()
-    window = max(thresholds.min_top_files, thresholds.strong_file_window)
-    best: dict[str, int] = {}
+    best: dict[str, None] = {}
     for cand in candidates:
-        if len(best) >= window:
+        if len(best) >= thresholds.min_top_files:
             break
         if cand.phase in RANKED_PHASES:
-            best.setdefault(cand.path, cand.priority)
-    floor = max(best.values(), default=0) * thresholds.strong_file_share_bps
-    return tuple(
-        path
-        for place, path in enumerate(best)
-        if place < thresholds.min_top_files or best[path] * BPS >= floor
-    )
+            best.setdefault(cand.path, None)
+    return tuple(best)
 
 
 def strong_candidates(candidates: list[Candidate], thresholds: Thresholds) -> tuple[str, ...]:

@@ -7,9 +7,7 @@ completeness. Its conditions, each declared with its threshold in the result's `
 - SACP §5: at least ``min_query_term_coverage_bps`` of the query's terms (case-insensitive alphanumeric
   runs minus a fixed, versioned stop-word list) appear in the evidence blocks (never in the header that holds
   the query itself); at least ``min_evidence`` excerpts; none shortened, unless truncation was allowed.
-- The ranking's files: the packet quotes each of the ranking's best ``min_top_files`` files, and any further
-  file among its best ``strong_file_window`` whose best candidate weighs at least ``strong_file_share_bps``
-  of the best candidate.
+- The ranking's files: the packet quotes each of the ranking's best ``min_top_files`` files.
 - The ranking's candidates: the packet quotes every ranked candidate weighing at least
   ``strong_candidate_share_bps`` of the best one. The climb stops when what is left out is much weaker than
   what is quoted, not when the question's words appear somewhere.
@@ -31,8 +29,6 @@ from prooftext.text import STOPWORDS_VERSION, lexical_terms
 ESTIMATOR_NAME = "prooftext.term-coverage"
 ESTIMATOR_VERSION = 4
 BPS = 10_000
-STRONG_FILE_SHARE_BPS = 5000
-STRONG_FILE_WINDOW = 8
 
 TERM_CACHE_ENTRIES = 512
 """Evidence blocks whose terms a process remembers (as many as the renderer keeps prepared excerpts): the
@@ -55,8 +51,6 @@ class Thresholds:
     min_evidence: int
     require_untruncated: bool
     min_top_files: int = 0
-    strong_file_share_bps: int = STRONG_FILE_SHARE_BPS
-    strong_file_window: int = STRONG_FILE_WINDOW
     strong_candidate_share_bps: int = 0
 
 
@@ -69,7 +63,7 @@ class Estimate:
     truncated_evidence_count: int
     failed_conditions: tuple[str, ...]
     top_files: tuple[str, ...] = ()
-    """The ranking's best files the condition looks at, best first, strong ones included."""
+    """The ranking's best files the condition looks at, best first."""
     unquoted_top_files: tuple[str, ...] = ()
     """Those of them the packet does not quote while this round's ceilings leave out their excerpts."""
     strong_candidates: int = 0
@@ -171,7 +165,5 @@ def describe(thresholds: Thresholds) -> dict[str, object]:
         "min_evidence": thresholds.min_evidence,
         "require_untruncated_evidence": thresholds.require_untruncated,
         "min_top_files": thresholds.min_top_files,
-        "strong_file_share_bps": thresholds.strong_file_share_bps,
-        "strong_file_window": thresholds.strong_file_window,
         "strong_candidate_share_bps": thresholds.strong_candidate_share_bps,
     }

@@ -52,10 +52,12 @@ _KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{2,80}")
 _KEY_QUOTED = re.compile(r"`([^`\s]{2,80})`|\"([^\"\s]{2,80})\"|'([^'\s]{2,80})'")
 _KEY_SPELLED = re.compile(
     r"(?<![\w-])(--?[A-Za-z][\w-]+)"  # a command-line option
-    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,}[0-9]*)\b"  # an environment variable or constant key
+    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # an environment variable or constant key
     r"|\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b"  # a kebab-case name (an option, a message name)
     r"|\b([A-Z][0-9]{3,5})\b"  # a message id
 )
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MESSAGE_ID = re.compile(r"[A-Z][0-9]{3,5}")
 
 
 def search_terms(text: str) -> list[str]:
@@ -168,12 +170,17 @@ def phrases(text: str) -> list[tuple[str, ...]]:
 
 
 def keys(text: str) -> list[str]:
-    """Keys the query spells (see :attr:`QueryAnalysis.keys`): exact strings to find among literals."""
+    """Keys the query spells (see :attr:`QueryAnalysis.keys`): exact strings to find among literals. A plain
+    identifier (``None``, ``Symbol``, ``FAILED``) is no key: names are the identifier signal's, and as string
+    literals they match noise; an identifier is a key only as a constant with an underscore or a message id."""
     found: dict[str, None] = {}
     for match in (*_KEY_QUOTED.finditer(text), *_KEY_SPELLED.finditer(text)):
         value = next(group for group in match.groups() if group)
-        if _KEY.fullmatch(value) and any(c.isalpha() for c in value):
-            found.setdefault(value, None)
+        if not _KEY.fullmatch(value) or not any(c.isalpha() for c in value):
+            continue
+        if _IDENTIFIER.fullmatch(value) and "_" not in value.strip("_") and not _MESSAGE_ID.fullmatch(value):
+            continue
+        found.setdefault(value, None)
     ordered = sorted(found, key=text.find)
     return ordered
 
