@@ -37,7 +37,7 @@ SACP_REQUIREMENTS: dict[str, str] = {
     "sacp.integration.require-sufficient": "§8 adaptive-pack --require-sufficient exits 2 on a failed estimate",
     "sacp.security.no-authorization": "§10 estimator success MUST NOT authorize access or override policy",
     "prooftext.estimator.declared": "§1 the estimator in use is declared: name, version and every threshold",
-    "prooftext.estimator.top-files": "v2 and later fail while a top-ranked file is unquoted and one of its candidates waits on a ceiling",
-    "prooftext.estimator.strong-files": "v3 also counts a further file among the best 8 whose best candidate weighs at least half the best one",
-    "prooftext.estimator.v1-when-zero": "v3 with min_top_files 0 decides exactly as §5's v1",
+    "prooftext.estimator.top-files": "with min_top_files, the estimator fails while a top-ranked file is unquoted and one of its candidates waits on a ceiling",
+    "prooftext.estimator.strong-candidates": "v4 fails while a ranked candidate weighing at least the declared share of the best one is unquoted and waits on a ceiling",
+    "prooftext.estimator.v1-when-zero": "with min_top_files and the strong share 0 the estimator decides exactly as §5's v1",
 }

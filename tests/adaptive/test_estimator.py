@@ -1,5 +1,5 @@
-"""The estimator's declared ranking condition: the best-ranked files, and any further file nearly as strong, must be
-quoted (estimator v2, widened in v3)."""
+"""The estimator's declared ranking conditions: the best-ranked files (when asked for), and every ranked
+candidate nearly as strong as the best, must be quoted (estimator v4)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,15 @@ from hypothesis import strategies as st
 import prooftext
 from helpers import write_tree
 from prooftext import Ladder, Query
-from prooftext.adaptive.compile import top_files, unquoted
+from prooftext.adaptive.compile import strong_candidates, top_files, unquoted, waiting
 from prooftext.adaptive.estimator import (
+    COND_STRONG,
     COND_TOP_FILES,
     ESTIMATOR_VERSION,
-    STRONG_FILE_SHARE_BPS,
-    STRONG_FILE_WINDOW,
     Thresholds,
     estimate,
 )
-from prooftext.adaptive.ladder import DEFAULT_MIN_TOP_FILES
+from prooftext.adaptive.ladder import DEFAULT_MIN_TOP_FILES, DEFAULT_STRONG_SHARE_BPS
 from prooftext.select.candidates import PHASE_LEXICAL, PHASE_TRAVERSAL
 
 QUERY = "gauge calibration drift offset"
@@ -44,7 +43,7 @@ def _three_files(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "repo", {f"gauges/{n}.py": _module(n) for n in ("alpha", "beta", "gamma")})
 
 
-def _climb(root: Path, top_files: int) -> prooftext.AdaptiveResult:
+def _climb(root: Path, top_files: int, strong_share_bps: int = 0) -> prooftext.AdaptiveResult:
     with prooftext.open(root) as index:
         one_block = index.pack(Query(QUERY, max_nodes=1, max_tokens=8000)).prompt_tokens.count + SLACK
         return index.adaptive_pack(
@@ -58,6 +57,7 @@ def _climb(root: Path, top_files: int) -> prooftext.AdaptiveResult:
                 max_nodes=8,
                 min_evidence=1,
                 min_top_files=top_files,
+                strong_share_bps=strong_share_bps,
             ),
         )
 
@@ -86,35 +86,62 @@ def test_the_estimator_and_its_thresholds_are_declared_in_the_result(sample_repo
     """Requirement: prooftext.estimator.declared"""
     with prooftext.open(sample_repo) as index:
         data = index.adaptive_pack("separability_matrix of a compound model").to_dict()
-    assert data["estimator"]["version"] == ESTIMATOR_VERSION == 3
+    assert data["estimator"]["version"] == ESTIMATOR_VERSION == 4
     assert data["estimator"]["min_top_files"] == data["request"]["min_top_files"] == DEFAULT_MIN_TOP_FILES
-    assert data["estimator"]["strong_file_share_bps"] == STRONG_FILE_SHARE_BPS
-    assert data["estimator"]["strong_file_window"] == STRONG_FILE_WINDOW
+    assert data["estimator"]["strong_candidate_share_bps"] == DEFAULT_STRONG_SHARE_BPS
+    assert data["request"]["strong_candidate_share_bps"] == DEFAULT_STRONG_SHARE_BPS
     for rnd in data["rounds"]:
         assert set(rnd["estimate"]["unquoted_top_files"]) <= set(rnd["estimate"]["top_files"])
+        assert rnd["estimate"]["unquoted_strong_candidates"] <= rnd["estimate"]["strong_candidates"]
 
 
-def test_a_further_file_as_strong_as_the_best_holds_the_climb_too(tmp_path: Path) -> None:
-    """Requirement: prooftext.estimator.strong-files"""
-    result = _climb(_three_files(tmp_path), top_files=1)
+def test_an_unquoted_strong_candidate_holds_the_climb_until_a_rung_quotes_it(tmp_path: Path) -> None:
+    """Requirement: prooftext.estimator.strong-candidates"""
+    result = _climb(_three_files(tmp_path), top_files=0, strong_share_bps=5000)
     first, last = result.rounds[0], result.rounds[-1]
-    assert len(first.estimate.top_files) == 3 and first.estimate.failed_conditions == (COND_TOP_FILES,)
+    assert COND_STRONG in first.estimate.failed_conditions and first.estimate.unquoted_strong
     assert result.stop_reason == "estimated_sufficient" and len(result.rounds) > 1
-    assert {e.path for e in last.packet.evidence} == set(last.estimate.top_files)
+    assert last.estimate.unquoted_strong == () and last.estimate.strong_candidates >= 3
+    assert {e.path for e in last.packet.evidence} == {f"gauges/{n}.py" for n in ("alpha", "beta", "gamma")}
 
 
 def _ranked(*rows: tuple[str, int]) -> Any:
     return [SimpleNamespace(path=path, priority=priority, phase=PHASE_LEXICAL) for path, priority in rows]
 
 
-def test_strong_files_are_those_of_the_window_with_half_the_best_priority() -> None:
-    """Requirement: prooftext.estimator.strong-files"""
+def test_the_top_files_are_the_first_distinct_ranked_files() -> None:
+    """Requirement: prooftext.estimator.top-files"""
     ranked = _ranked(("a.py", 100), ("a.py", 90), ("b.py", 60), ("d.py", 50), ("c.py", 49), ("e.py", 45))
-    assert top_files(ranked, Thresholds(5000, 1, True, 1)) == ("a.py", "b.py", "d.py")
+    assert top_files(ranked, Thresholds(5000, 1, True, 1)) == ("a.py",)
     assert top_files(ranked, Thresholds(5000, 1, True, 4)) == ("a.py", "b.py", "d.py", "c.py")
-    assert top_files(ranked, Thresholds(5000, 1, True, 1, strong_file_window=2)) == ("a.py", "b.py")
-    assert top_files(ranked, Thresholds(5000, 1, True, 1, strong_file_share_bps=10_000)) == ("a.py",)
     assert top_files(ranked, Thresholds(5000, 1, True, 0)) == ()
+
+
+def _nodes(*rows: tuple[str, int, int]) -> Any:
+    return [SimpleNamespace(node_id=n, priority=p, phase=phase) for n, p, phase in rows]
+
+
+def test_strong_candidates_weigh_the_share_of_the_best_ranked_one() -> None:
+    """Requirement: prooftext.estimator.strong-candidates"""
+    ranked = _nodes(
+        ("seed", 900, PHASE_TRAVERSAL),
+        ("a", 100, PHASE_LEXICAL),
+        ("b", 36, PHASE_LEXICAL),
+        ("c", 34, PHASE_LEXICAL),
+    )
+    assert strong_candidates(ranked, Thresholds(0, 1, True, strong_candidate_share_bps=3500)) == ("a", "b")
+    assert strong_candidates(ranked, Thresholds(0, 1, True, strong_candidate_share_bps=0)) == ()
+
+
+def test_only_a_strong_candidate_waiting_on_a_ceiling_holds_the_climb() -> None:
+    packet = SimpleNamespace(
+        excluded=[
+            {"node_id": "a", "reason": "over_budget"},
+            {"node_id": "b", "reason": "source_drift"},
+            {"node_id": "c", "reason": "node_ceiling"},
+        ]
+    )
+    assert waiting(packet, ("a", "b", "c", "d")) == ("a", "c")  # type: ignore[arg-type]
 
 
 def test_traversal_from_required_evidence_is_no_top_file() -> None:
