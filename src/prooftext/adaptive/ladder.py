@@ -20,8 +20,8 @@ DEFAULT_NODE_STEP = 8
 DEFAULT_MIN_COVERAGE_BPS = 0
 DEFAULT_MIN_EVIDENCE = 2
 DEFAULT_MIN_TOP_FILES = 0
-DEFAULT_STRONG_SHARE_BPS = 3500
-"""The estimator waits for every ranked candidate weighing at least 35% of the best one; term coverage and the
+DEFAULT_STRONG_SHARE_BPS = 3000
+"""The estimator waits for every ranked candidate weighing at least 30% of the best one; term coverage and the
 best files are conditions a caller may add. What was measured for each default: ``docs/ADAPTIVE_NOTES.md``."""
 MAX_TOP_FILES = 64
 MAX_NODE_CEILING = 4096
