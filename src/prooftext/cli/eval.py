@@ -140,11 +140,11 @@ def locomo_command(
     out: OutOpt = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N conversations.")] = None,
     tokenizer: TokenizerOpt = _LOCOMO.tokenizer,
+    as_json: JsonOpt = False,
     declare: DeclareOpt = None,
     quality_metric: MetricOpt = None,
     quality_threshold: ThresholdOpt = None,
     permitted_regression: RegressionOpt = None,
-    as_json: JsonOpt = False,
 ) -> None:
     """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold, permitted_regression)

@@ -30,13 +30,6 @@ MAX_DOCSTRING_CHARS = 2000
 MAX_SYMBOLS_PER_FILE = 10_000
 """Generated files can define tens of thousands of tiny functions; past this the file node suffices."""
 MAX_IMPORTS_PER_FILE = 1_000
-KEY_LITERAL = re.compile(r"[A-Za-z0-9_.:/@+-]{2,80}")
-"""A string literal kept as a key: no blank, at most 80 characters (an option, a configuration key, an
-environment variable, a message id or name, a header, a URL path); longer or spaced text is prose."""
-_HAS_LETTER = re.compile(r"[A-Za-z]")
-_QUOTES = "\"'`"
-_LITERAL_BYTES = 96
-"""A literal longer than this (quotes and prefix included) cannot hold a key of at most 80 characters."""
 MIN_USE_CHARS = 2
 """Single-letter names (loop variables, type parameters) resolve to noise, never to a useful definition."""
 
@@ -523,35 +516,6 @@ def _uses(nodes: list[TSNode], owner_of: Owners, drafts: Drafts, data: bytes) ->
     )
 
 
-def literal_value(raw: str) -> str | None:
-    """The value of a string literal as written (prefix and quotes removed) when it is a key, else None."""
-    body = raw.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # r, b, f, u, L, u8, R
-    for quote in ('"""', "'''", '"', "'", "`"):
-        if body.startswith(quote) and body.endswith(quote) and len(body) >= 2 * len(quote):
-            body = body[len(quote) : -len(quote)]
-            break
-    else:
-        return None
-    return body if KEY_LITERAL.fullmatch(body) and _HAS_LETTER.search(body) else None
-
-
-def _literals(nodes: list[TSNode], owner_of: Owners, drafts: Drafts, data: bytes) -> None:
-    """Key-like string literals of each symbol, each once per owner, at its first occurrence, in file order."""
-    first: dict[tuple[int, str], tuple[int, int]] = {}
-    for node in nodes:
-        if node.end_byte - node.start_byte > _LITERAL_BYTES:
-            continue
-        value = literal_value(data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
-        if value is None:
-            continue
-        key = (owner_of(node.start_byte), value)
-        if key not in first or node.start_byte < first[key][0]:
-            first[key] = (node.start_byte, node.start_point.row + 1)
-    drafts.literals.extend(
-        (owner, value, line) for (owner, value), (_start, line) in sorted(first.items(), key=lambda i: i[1])
-    )
-
-
 def extract_code(language: str, data: bytes) -> Drafts | None:
     """Symbols, uses and imports of a code file; None when the language's grammar is unavailable."""
     loaded = L.grammar(language)
@@ -566,7 +530,6 @@ def extract_code(language: str, data: bytes) -> Drafts | None:
     defs = [d for d in (_read_def(n, language, data) for n in ordered) if d is not None]
     owner_of = _symbols(defs, L.SPECS[language], data, drafts)
     _uses(captures.get("use", []), owner_of, drafts, data)
-    _literals(captures.get("literal", []), owner_of, drafts, data)
     for node in sorted(captures.get("import", []), key=lambda n: n.start_byte)[:MAX_IMPORTS_PER_FILE]:
         for module, names in read_imports(language, node, data):
             drafts.imports.append((owner_of(node.start_byte), module, node.start_point.row + 1, names))

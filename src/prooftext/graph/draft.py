@@ -62,7 +62,6 @@ class Drafts:
 
     nodes: list[Draft] = field(default_factory=list)
     uses: list[tuple[int, str, int]] = field(default_factory=list)  # (owner, name, line)
-    literals: list[tuple[int, str, int]] = field(default_factory=list)  # (owner, value, line)
     imports: list[tuple[int, str, int, tuple[str, ...]]] = field(default_factory=list)  # owner, module, line
     links: list[tuple[int, str, int]] = field(default_factory=list)  # (owner, target, line)
     contradicts: list[str] = field(default_factory=list)

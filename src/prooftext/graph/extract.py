@@ -61,8 +61,6 @@ CHUNK_LINES = 60
 MAX_PARSE_BYTES = 1 << 20
 """Files larger than 1 MiB are not parsed (generated code, data): they are cut into chunks instead."""
 MAX_USES_PER_FILE = 2_000
-MAX_LITERALS_PER_FILE = 2_000
-"""Bound on key-like string literals per file, shared fairly between nodes as uses are."""
 """Bound on ``uses`` per file, shared fairly between nodes (see ``_cap_uses``)."""
 
 language_for = L.language_for
@@ -199,7 +197,6 @@ def _name_redactor(path: str, drafts: Drafts) -> Callable[[str], str] | None:
     extraction over a site-packages tree, against 20%)."""
     names = [field for d in drafts.nodes for field in (d.name, d.qualname, d.signature)]
     names.extend(name for _, name, _ in drafts.uses)
-    names.extend(value for _, value, _ in drafts.literals)
     joined = "\n".join(names)
     if _PRIVATE_KEY_MARK not in joined and not find_secrets(joined, path=path):
         return None
@@ -218,8 +215,6 @@ def _redact_names(path: str, drafts: Drafts) -> None:
             clean(draft.signature),
         )
     drafts.uses = [(owner, clean(name), line) for owner, name, line in drafts.uses]
-    # A literal spelling a credential is left out: a redacted key matches nothing a query spells.
-    drafts.literals = [(o, value, line) for o, value, line in drafts.literals if clean(value) == value]
 
 
 def _assemble(path: str, language: str, lines: Lines, drafts: Drafts) -> FileGraph:
@@ -242,9 +237,6 @@ def _assemble(path: str, language: str, lines: Lines, drafts: Drafts) -> FileGra
 
     graph = builder.graph
     graph.uses = [Use(owner(o), name, line) for o, name, line in _cap_uses(drafts.uses, MAX_USES_PER_FILE)]
-    graph.literals = [
-        Use(owner(o), value, line) for o, value, line in _cap_uses(drafts.literals, MAX_LITERALS_PER_FILE)
-    ]
     graph.imports = [ImportRef(owner(o), module, line, names) for o, module, line, names in drafts.imports]
     graph.links = [LinkRef(owner(o), target, line) for o, target, line in drafts.links]
     graph.contradicts = list(drafts.contradicts)

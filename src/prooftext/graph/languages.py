@@ -31,8 +31,8 @@ so those two exact spellings are ``cpp`` (their kind stays ``code`` either way).
 what the C grammar recognizes (its file node and chunks still cover every line).
 
 Each code language has one tree-sitter query whose captures are ``@def`` (a definition node), ``@use`` (an
-identifier that names something defined elsewhere: a called function, an attribute, a type), ``@import`` (a
-node naming an imported module) and ``@literal`` (a string literal). One query means one traversal of the tree per file, which
+identifier that names something defined elsewhere: a called function, an attribute, a type) and
+``@import`` (a node naming an imported module). One query means one traversal of the tree per file, which
 matters: walking the tree costs about as much as a third of parsing it.
 
 Uses are names in *calls*, *types*, decorators, base classes and exception clauses, not every attribute
@@ -125,7 +125,6 @@ _PY_QUERY = """
   (#any-of? @_isa "isinstance" "issubclass"))
 (import_statement) @import
 (import_from_statement) @import
-(string) @literal
 """
 
 _JS_COMMON = """
@@ -144,7 +143,6 @@ _JS_COMMON = """
 (call_expression function: (identifier) @_req arguments: (arguments . (string) @import)
   (#eq? @_req "require"))
 (call_expression function: (import) arguments: (arguments . (string) @import))
-(string) @literal
 """
 
 _JS_QUERY = (
@@ -192,8 +190,6 @@ _GO_QUERY = """
 (call_expression function: [(identifier) @use (selector_expression field: (field_identifier) @use)])
 (type_identifier) @use
 (import_spec path: (_) @import)
-(interpreted_string_literal) @literal
-(raw_string_literal) @literal
 """
 
 _RUST_QUERY = """
@@ -213,7 +209,6 @@ _RUST_QUERY = """
 (macro_invocation macro: (identifier) @use)
 (use_declaration argument: (_) @import)
 (mod_item) @import
-(string_literal) @literal
 """
 
 _JAVA_QUERY = """
@@ -230,7 +225,6 @@ _JAVA_QUERY = """
 (marker_annotation name: (identifier) @use)
 (annotation name: (identifier) @use)
 (import_declaration) @import
-(string_literal) @literal
 """
 
 _C_DEFS = """
@@ -242,7 +236,6 @@ _C_DEFS = """
 (call_expression function: [(identifier) @use (field_expression field: (field_identifier) @use)])
 (type_identifier) @use
 (preproc_include path: (_) @import)
-(string_literal) @literal
 """
 
 _CPP_QUERY = (
@@ -264,7 +257,6 @@ _RUBY_QUERY = """
 (constant) @use
 (call method: (identifier) @_req arguments: (argument_list . (string) @import)
   (#any-of? @_req "require" "require_relative" "load"))
-(string) @literal
 """
 
 

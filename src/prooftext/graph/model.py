@@ -88,9 +88,6 @@ class FileGraph:
     nodes: list[Node] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)  # intra-file edges (contains)
     uses: list[Use] = field(default_factory=list)
-    literals: list[Use] = field(default_factory=list)
-    """String literals of code spelled like a key (an option, a configuration key, a message id), each a
-    ``Use`` whose ``name`` is the literal's value."""
     imports: list[ImportRef] = field(default_factory=list)
     links: list[LinkRef] = field(default_factory=list)
     contradicts: list[str] = field(

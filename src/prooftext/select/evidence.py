@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 
 from prooftext.select.policy import RankingPolicy
 from prooftext.select.reads import Reads
-from prooftext.select.signals import Evidence, choose_terms, identifier_hits, literal_hits
+from prooftext.select.signals import Evidence, choose_terms, identifier_hits
 from prooftext.select.terms import QueryAnalysis
-from prooftext.store.queries import file_node_rows, literal_rows, node_count, symbol_rows_named
+from prooftext.store.queries import file_node_rows, node_count, symbol_rows_named
 
 
 def search_terms(reads: Reads, analysis: QueryAnalysis, policy: RankingPolicy) -> list[str]:
@@ -65,11 +65,6 @@ def gather_evidence(
     ev = Evidence()
     ev.node_lexical = _gather(reads, terms, policy.fts_limit, ev, policy)
     _gather_identifiers(reads, analysis, ev, total_files, policy)
-    found = literal_rows(reads.conn, analysis.keys[: policy.max_keys]) if policy.max_keys else []
-    for _value, row in found:
-        ev.rows.setdefault(row.rowid, row)
-    hits = literal_hits(found, total_files)
-    ev.node_literal, ev.file_literal = hits.nodes, hits.files
     # Runs of the literal text the query quotes, each weighed by its rarity.
     phrases = [" ".join(run) for run in analysis.phrases]
     ev.node_phrase = _gather(reads, phrases, policy.phrase_limit, ev, policy)

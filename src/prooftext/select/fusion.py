@@ -3,7 +3,6 @@ score, its rank inside its file and its own evidence."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, SCALE, Candidate, candidate_from_row
@@ -12,14 +11,14 @@ from prooftext.select.policy import RankingPolicy
 from prooftext.select.signals import SIGNALS, Evidence, deweight
 from prooftext.store.queries import NodeRow
 
-NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_literal", "node_subject")
+NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_subject")
 """A node's own signals, in the order its components list them."""
-TEXT_NODE_SIGNALS = 4
+TEXT_NODE_SIGNALS = 3
 """The first this-many of :data:`NODE_SIGNALS` read a node's text; the subject reads only its name and path."""
 
 FileParts = dict[int, dict[str, float]]
 """Per file: each signal normalized, the test or documentation factor, and the fused ``file_score``."""
-_Entry = tuple[bool, float, str, int, tuple[float, ...], NodeRow]
+_Entry = tuple[bool, float, str, int, tuple[float, float, float, float], NodeRow]
 
 
 def normalized(values: dict[int, float], floor: float = 0.0) -> dict[int, float]:
@@ -36,9 +35,7 @@ def micro(value: float) -> int:
 
 def fuse(signals: dict[str, dict[int, float]], corpus: CorpusFacts, policy: RankingPolicy) -> FileParts:
     """Each file's score: the sum of its normalized signals (equal weights), times its de-weighting."""
-    # A key held by one file is the strongest evidence a key gives: weaker matches never weigh a full signal.
-    floors = {"literal": math.log(1 + len(corpus.paths))}
-    norm = {name: normalized(values, floors.get(name, 0.0)) for name, values in signals.items()}
+    norm = {name: normalized(values) for name, values in signals.items()}
     files = {fid for values in norm.values() for fid in values}
     fused: FileParts = {}
     for fid in files:
@@ -53,8 +50,6 @@ def evidence_reason(rowid: int, ev: Evidence) -> str:
     """The reason a node found by evidence carries: its strongest kind of evidence."""
     if rowid in ev.node_phrase:
         return "phrase"
-    if rowid in ev.node_literal:
-        return "literal"
     if rowid in ev.node_lexical:
         return "lexical"
     return "subject" if rowid in ev.node_subject else "path"
@@ -63,11 +58,10 @@ def evidence_reason(rowid: int, ev: Evidence) -> str:
 def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]:
     """Each file's nodes with their order keys: late ones (known only by name) last, then by the sum of their
     own normalized signals (desc) and node id."""
-    lexical, identifier, phrase, literal, subject = (
+    lexical, identifier, phrase, subject = (
         normalized(ev.node_lexical),
         normalized(ev.node_identifier),
         normalized(ev.node_phrase),
-        normalized(ev.node_literal),
         normalized(ev.node_subject),
     )
     by_file: dict[int, list[_Entry]] = defaultdict(list)
@@ -76,7 +70,6 @@ def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]
             lexical.get(rowid, 0.0),
             identifier.get(rowid, 0.0),
             phrase.get(rowid, 0.0),
-            literal.get(rowid, 0.0),
             subject.get(rowid, 0.0),
         )
         named_only = policy.named_only_last and not any(own[:TEXT_NODE_SIGNALS])

@@ -80,13 +80,6 @@ class RankingPolicy:
         default=("title", "path"),
         metadata={"meaning": "The full-text columns the subject is matched in (all when empty)."},
     )
-    max_keys: int = field(
-        default=16,
-        metadata={
-            "meaning": "Keys the query spells (options, configuration keys, message ids), in first-seen order,"
-            " looked up exactly among the string literals of code (0: none)."
-        },
-    )
     file_top_nodes: int = field(
         default=3,
         metadata={"meaning": "A file's lexical, phrase and subject signals sum its best this-many nodes."},
@@ -121,7 +114,7 @@ class RankingPolicy:
     local_weight: float = field(
         default=0.25,
         metadata={
-            "meaning": "How much a node's own evidence (five signals, each 0..1) lifts it over its file."
+            "meaning": "How much a node's own evidence (four signals, each 0..1) lifts it over its file."
         },
     )
     node_decay: float = field(

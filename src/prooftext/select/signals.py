@@ -26,10 +26,8 @@ class Evidence:
     node_identifier: dict[int, float] = field(default_factory=dict)
     node_phrase: dict[int, float] = field(default_factory=dict)
     node_subject: dict[int, float] = field(default_factory=dict)
-    node_literal: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
     file_identifier: dict[int, float] = field(default_factory=dict)
-    file_literal: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,29 +89,6 @@ def identifier_hits(
     return IdentifierHits(nodes, phase, {fid: sum(names.values()) for fid, names in per_file.items()})
 
 
-@dataclass(frozen=True)
-class LiteralHits:
-    """Nodes whose code holds a key the query spells as a string literal: each node's weight (its rarest
-    key's), and each file's (the sum over the keys it holds)."""
-
-    nodes: dict[int, float]
-    files: dict[int, float]
-
-
-def literal_hits(found: Sequence[tuple[str, NodeRow]], total_files: int) -> LiteralHits:
-    """A key weighs how few files hold it: ``log(1 + files / files holding it)``."""
-    holding: dict[str, set[int]] = defaultdict(set)
-    for value, row in found:
-        holding[value].add(row.file_id)
-    nodes: dict[int, float] = {}
-    per_file: dict[int, dict[str, float]] = defaultdict(dict)
-    for value, row in found:
-        weight = math.log(1 + total_files / len(holding[value]))
-        nodes[row.rowid] = max(nodes.get(row.rowid, 0.0), weight)
-        per_file[row.file_id][value] = weight
-    return LiteralHits(nodes, {fid: sum(keys.values()) for fid, keys in per_file.items()})
-
-
 def _file_top(ev: Evidence, scores: dict[int, float], top: int) -> dict[int, float]:
     per_file: dict[int, list[float]] = defaultdict(list)
     for rowid, score in scores.items():
@@ -129,11 +104,6 @@ def lexical(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
 def identifier(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
     """Definitions of names the query spells as code (see :func:`identifier_hits`)."""
     return inputs.evidence.file_identifier
-
-
-def literal(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
-    """String literals of code equal to keys the query spells (see :func:`literal_hits`)."""
-    return inputs.evidence.file_literal
 
 
 def phrase(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
@@ -196,7 +166,6 @@ def seed(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
 SIGNALS: dict[str, Signal] = {
     "lexical": lexical,
     "identifier": identifier,
-    "literal": literal,
     "phrase": phrase,
     "subject": subject,
     "path": path,

@@ -47,17 +47,6 @@ _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^
 _QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")
 _TRACEBACK_CODE = re.compile(r'File "[^"\n]{1,300}", line \d+[^\n]*\n[ \t]+([^\n]+)')
 _FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
-_KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{2,80}")
-"""The shape of a key a program spells as a string literal (see ``prooftext.graph.code.KEY_LITERAL``)."""
-_KEY_QUOTED = re.compile(r"`([^`\s]{2,80})`|\"([^\"\s]{2,80})\"|'([^'\s]{2,80})'")
-_KEY_SPELLED = re.compile(
-    r"(?<![\w-])(--?[A-Za-z][\w-]+)"  # a command-line option
-    r"|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"  # an environment variable or constant key
-    r"|\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b"  # a kebab-case name (an option, a message name)
-    r"|\b([A-Z][0-9]{3,5})\b"  # a message id
-)
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MESSAGE_ID = re.compile(r"[A-Z][0-9]{3,5}")
 
 
 def search_terms(text: str) -> list[str]:
@@ -81,9 +70,6 @@ class QueryAnalysis:
     """Literal word runs the query quotes (error messages, quoted strings, traceback source lines)."""
     subject: tuple[str, ...] = ()
     """Search terms of the first line of a query of several lines: its subject (an issue's title)."""
-    keys: tuple[str, ...] = ()
-    """Keys the query spells that a program would hold as string literals: quoted tokens, options,
-    environment variables and constant keys, kebab-case names and message ids, in first-seen order."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -93,7 +79,6 @@ class QueryAnalysis:
             "modules": list(self.modules),
             "phrases": [" ".join(words) for words in self.phrases],
             "subject": list(self.subject),
-            "keys": list(self.keys),
         }
 
 
@@ -169,22 +154,6 @@ def phrases(text: str) -> list[tuple[str, ...]]:
     return list(runs)[:MAX_PHRASE_RUNS]
 
 
-def keys(text: str) -> list[str]:
-    """Keys the query spells (see :attr:`QueryAnalysis.keys`): exact strings to find among literals. A plain
-    identifier (``None``, ``Symbol``, ``FAILED``) is no key: names are the identifier signal's, and as string
-    literals they match noise; an identifier is a key only as a constant with an underscore or a message id."""
-    found: dict[str, None] = {}
-    for match in (*_KEY_QUOTED.finditer(text), *_KEY_SPELLED.finditer(text)):
-        value = next(group for group in match.groups() if group)
-        if not _KEY.fullmatch(value) or not any(c.isalpha() for c in value):
-            continue
-        if _IDENTIFIER.fullmatch(value) and "_" not in value.strip("_") and not _MESSAGE_ID.fullmatch(value):
-            continue
-        found.setdefault(value, None)
-    ordered = sorted(found, key=text.find)
-    return ordered
-
-
 def subject_terms(text: str) -> list[str]:
     """The search terms of a query's first line, when more lines follow it.
 
@@ -203,5 +172,4 @@ def analyze(text: str) -> QueryAnalysis:
         modules=tuple(_modules(text)),
         phrases=tuple(phrases(text)),
         subject=tuple(subject_terms(text)),
-        keys=tuple(keys(text)),
     )

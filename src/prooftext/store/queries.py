@@ -211,15 +211,3 @@ def child_bounds(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[str,
         )
         bounds.update({pid: (start, end) for pid, start, end in conn.execute(sql, chunk)})
     return bounds
-
-
-def literal_rows(conn: sqlite3.Connection, values: Sequence[str]) -> list[tuple[str, NodeRow]]:
-    """The nodes whose code holds one of ``values`` as a string literal: (value, node row), each pair once."""
-    out: list[tuple[str, NodeRow]] = []
-    for chunk in chunks(list(values)):
-        sql = (
-            f"SELECT DISTINCT l.value, {NODE_COLUMNS} FROM literals l JOIN nodes n ON n.id = l.node_id"
-            f" JOIN files f ON f.id = n.file_id WHERE l.value IN ({_marks(chunk)})"
-        )
-        out.extend((value, NodeRow(*row)) for value, *row in conn.execute(sql, chunk))
-    return out

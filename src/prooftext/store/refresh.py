@@ -91,8 +91,7 @@ and heading names are redacted like the text, and read-time exclusions are keyed
 4: an upper-case extension such as ``Foo.PY`` is parsed in its language, ``.C``/``.H`` as C++, and a heading
 past the title limit is cut at a word boundary; 5: a dense line, one that more than
 :data:`MAX_NODES_PER_LINE` nodes cover, is indexed in its file's FTS row only, and a node that starts on one
-holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows,
-and key-like string literals of code are kept)."""
+holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
@@ -466,7 +465,6 @@ def _insert_file(
     )
     for table, column, refs in (
         ("uses", "name", [(u.node_id, u.name, u.line) for u in graph.uses]),
-        ("literals", "value", [(u.node_id, u.name, u.line) for u in graph.literals]),
         ("imports", "module", [(i.node_id, i.module, i.line) for i in graph.imports]),
         ("links", "target", [(link.node_id, link.target, link.line) for link in graph.links]),
     ):

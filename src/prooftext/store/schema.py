@@ -115,20 +115,7 @@ None, so each file is read once more after the upgrade. An added column is store
 so reading it would read every text's overflow pages at each refresh (15 ms a refresh on sphinx); the
 covering index serves the signatures of every file without touching the texts."""
 
-_MIGRATION_4 = """
-CREATE TABLE IF NOT EXISTS literals (
-    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-    node_id TEXT NOT NULL,
-    value TEXT NOT NULL,
-    line INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS literals_value ON literals(value);
-CREATE INDEX IF NOT EXISTS literals_file ON literals(file_id);
-"""
-"""Key-like string literals of code (options, configuration keys, message ids), matched exactly against the
-keys a query spells. A store migrated to it is read again (the reading revision moved with it)."""
-
-MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3, _MIGRATION_4)
+MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
