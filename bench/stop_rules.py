@@ -6,9 +6,9 @@ Each row holds one task's probe ladder (a packet per rung of the probe step, up 
 candidates with their priorities. A rule looks at one rung: the candidates it quotes (by node, or by lines
 inside an excerpt) and the priorities of those it leaves out. The first rung (of every ``--every``-th) where
 the rule holds is where the adaptive packet stops as ``estimated_sufficient``; a task where it never holds
-climbs to the last rung (the fixed packet). Printed per rule, leave one repository out where a rule has a
-parameter: mean tokens against the fixed packet's, gold-line recall against the fixed packet's, and how
-often a sufficient stop quotes every gold file.
+climbs to the last rung (the fixed packet). Printed per rule, over all tasks and per repository: mean tokens
+against the fixed packet's, gold-line recall against the fixed packet's, and how often a sufficient stop
+quotes every gold file.
 """
 
 from __future__ import annotations

@@ -47,6 +47,9 @@ MAX_LISTED_CANDIDATES = 16
 
 @dataclass(frozen=True)
 class Thresholds:
+    """The estimator's conditions, each off at 0: term coverage, excerpts, untruncated evidence, the ranking's
+    best files and its strong candidates (see the module's docstring)."""
+
     min_coverage_bps: int
     min_evidence: int
     require_untruncated: bool

@@ -168,3 +168,21 @@ def verdict_section(report: HtmlReport, verdict: dict[str, Any], metric: str) ->
         ],
         rows,
     )
+
+
+def open_report(
+    title: str,
+    note: str,
+    *,
+    table: tuple[Sequence[str], Sequence[Sequence[object]]],
+    anchors: tuple[str, Sequence[dict[str, Any]]],
+    verdict: tuple[dict[str, Any], str],
+) -> HtmlReport:
+    """A report's opening, the same for every benchmark: its title, a note on what was run, the summary
+    table, the published anchors (a heading and its rows) and the verdict against the declared metric."""
+    report = HtmlReport(title)
+    report.note(note)
+    report.table(*table)
+    anchor_section(report, *anchors)
+    verdict_section(report, *verdict)
+    return report

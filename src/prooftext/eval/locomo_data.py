@@ -56,6 +56,8 @@ class Turn:
 
 @dataclass(frozen=True)
 class Question:
+    """One LoCoMo question: its id, text, category (1-5) and the dialogue ids of its evidence turns."""
+
     qid: str
     text: str
     category: int

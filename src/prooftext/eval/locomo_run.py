@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Any
 from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.html import (
-    HtmlReport,
-    anchor_section,
     bar_figure,
     manifest_section,
     new_figure,
     num,
+    open_report,
     pct,
-    verdict_section,
 )
 from prooftext.eval.locomo import BUDGETED_ARMS, UNBUDGETED_ARMS, ConversationRunner, LocomoConfig
 from prooftext.eval.locomo_data import CATEGORY_NAMES, load_locomo
@@ -217,16 +215,16 @@ def _curves(arms: Mapping[str, Mapping[str, Any]]) -> Figure:
 
 
 def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
-    report = HtmlReport("prooftext evaluation: LoCoMo")
     arms = summary["arms"]
-    report.note(
+    report = open_report(
+        "prooftext evaluation: LoCoMo",
         f"{summary['questions']} questions ({summary['questions_with_evidence']} with evidence) from"
         f" {summary['conversations']} conversations; wall time {num(summary.get('wall_s'), 1)} s."
-        " Recall averages over questions with evidence; a failed arm counts as 0."
+        " Recall averages over questions with evidence; a failed arm counts as 0.",
+        table=(LOCOMO_HEADERS, locomo_rows(arms)),
+        anchors=("Published anchor", ANCHORS_LOCOMO),
+        verdict=(summary.get("verdict", {}), record["declaration"]["metric"]),
     )
-    report.table(LOCOMO_HEADERS, locomo_rows(arms))
-    anchor_section(report, "Published anchor", ANCHORS_LOCOMO)
-    verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"])
     report.heading("Evidence recall per category")
     headers, rows = category_rows(arms)
     report.table(headers, rows)

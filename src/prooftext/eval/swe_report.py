@@ -161,16 +161,16 @@ def _index_table(report: html.HtmlReport, index: Mapping[str, Mapping[str, Any]]
 
 
 def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Sequence[Row]) -> str:
-    report = html.HtmlReport("prooftext evaluation: SWE-bench")
     arms = summary["arms"]
-    report.note(
+    report = html.open_report(
+        "prooftext evaluation: SWE-bench",
         f"{summary['tasks']} tasks, budget {summary.get('budget')} tokens,"
         f" wall time {html.num(summary.get('wall_s'), 1)} s. Rates use every task as the denominator"
-        " (a failed arm is a miss). Acc@k: every gold file among the top k files."
+        " (a failed arm is a miss). Acc@k: every gold file among the top k files.",
+        table=(SUMMARY_HEADERS, summary_rows(arms)),
+        anchors=("Published anchors (not the same task set)", summary.get("anchors", [])),
+        verdict=(summary.get("verdict", {}), manifest["declaration"]["metric"]),
     )
-    report.table(SUMMARY_HEADERS, summary_rows(arms))
-    html.anchor_section(report, "Published anchors (not the same task set)", summary.get("anchors", []))
-    html.verdict_section(report, summary.get("verdict", {}), manifest["declaration"]["metric"])
     names = list(arms)
     report.heading("Plots")
     report.figure(_recall_vs_tokens(rows, names), "recall vs prompt tokens per arm")

@@ -61,7 +61,7 @@ def _gather_identifiers(
 def gather_evidence(
     reads: Reads, analysis: QueryAnalysis, terms: Sequence[str], total_files: int, policy: RankingPolicy
 ) -> Evidence:
-    """The evidence of the searched ``terms`` and of the query's identifiers, keys, phrases and subject."""
+    """The evidence of the searched ``terms`` and of the query's identifiers, phrases and subject."""
     ev = Evidence()
     ev.node_lexical = _gather(reads, terms, policy.fts_limit, ev, policy)
     _gather_identifiers(reads, analysis, ev, total_files, policy)

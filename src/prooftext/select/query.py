@@ -41,6 +41,10 @@ DEFAULT_CLEARANCE = "owner-private"
 
 @dataclass(frozen=True)
 class Query:
+    """What a packet is compiled for: the query text, its ceiling (tokens or bytes, counted by ``tokenizer``),
+    the node and graph limits, the paths or node ids it must hold, the clearance its excerpts may carry,
+    the generation it reads (``as_of``) and the paths to rank higher."""
+
     text: str
     max_tokens: int = DEFAULT_MAX_TOKENS
     unit: str = UNIT_TOKENS
