@@ -39,5 +39,6 @@ SACP_REQUIREMENTS: dict[str, str] = {
     "prooftext.estimator.declared": "§1 the estimator in use is declared: name, version and every threshold",
     "prooftext.estimator.top-files": "with min_top_files, the estimator fails while a top-ranked file is unquoted and one of its candidates waits on a ceiling",
     "prooftext.estimator.strong-candidates": "v4 fails while a ranked candidate weighing at least the declared share of the best one is unquoted and waits on a ceiling",
+    "prooftext.estimator.measured": "the declaration holds how often a sufficient stop was right on each benchmark, for the thresholds that was measured at only",
     "prooftext.estimator.v1-when-zero": "with min_top_files and the strong share 0 the estimator decides exactly as §5's v1",
 }

@@ -18,6 +18,8 @@ from prooftext.adaptive.estimator import (
     COND_STRONG,
     COND_TOP_FILES,
     ESTIMATOR_VERSION,
+    MEASURED,
+    MEASURED_AT,
     Thresholds,
     estimate,
 )
@@ -93,6 +95,28 @@ def test_the_estimator_and_its_thresholds_are_declared_in_the_result(sample_repo
     for rnd in data["rounds"]:
         assert set(rnd["estimate"]["unquoted_top_files"]) <= set(rnd["estimate"]["top_files"])
         assert rnd["estimate"]["unquoted_strong_candidates"] <= rnd["estimate"]["strong_candidates"]
+
+
+def test_the_default_ladder_declares_how_often_a_sufficient_stop_was_right(sample_repo: Path) -> None:
+    """Requirement: prooftext.estimator.measured"""
+    with prooftext.open(sample_repo) as index:
+        default = index.adaptive_pack("separability_matrix of a compound model").to_dict()["estimator"]
+        other = index.adaptive_pack("separability_matrix", ladder=Ladder(strong_share_bps=5000)).to_dict()
+    assert [m["benchmark"] for m in default["measured"]] == [m.benchmark for m in MEASURED]
+    for record in default["measured"]:
+        assert 0 < record["right"] <= record["sufficient_stops"] <= record["cases"]
+        assert record["right_bps"] == record["right"] * 10_000 // record["sufficient_stops"]
+    # A figure measured at the default thresholds says nothing about others.
+    assert other["estimator"]["measured"] == []
+
+
+def test_the_measured_thresholds_are_the_default_ladders() -> None:
+    ladder = Ladder()
+    assert MEASURED_AT.strong_candidate_share_bps == ladder.strong_share_bps
+    assert MEASURED_AT.min_coverage_bps == ladder.min_coverage_bps
+    assert MEASURED_AT.min_evidence == ladder.min_evidence
+    assert MEASURED_AT.min_top_files == ladder.min_top_files
+    assert MEASURED_AT.require_untruncated is not ladder.allow_truncated
 
 
 def test_an_unquoted_strong_candidate_holds_the_climb_until_a_rung_quotes_it(tmp_path: Path) -> None:

@@ -14,8 +14,9 @@ completeness. Its conditions, each declared with its threshold in the result's `
 
 A file or candidate holds the climb only while this round's ceilings leave out its excerpts; one left out for
 another reason (policy, source drift) cannot. With ``min_top_files`` and ``strong_candidate_share_bps`` 0
-the estimator is exactly §5's v1. How often a sufficient stop held every gold file on the development split
-is declared as ``measured`` (see ``docs/ADAPTIVE_NOTES.md``).
+the estimator is exactly §5's v1. How often a sufficient stop was right (it quoted every gold file of a
+SWE-bench task, every evidence turn of a LoCoMo question) is declared as ``measured``: the records of
+:data:`MEASURED`, for the thresholds they were measured at, else none (see ``docs/ADAPTIVE_NOTES.md``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,40 @@ class Thresholds:
     require_untruncated: bool
     min_top_files: int = 0
     strong_candidate_share_bps: int = 0
+
+
+MEASURED_AT = Thresholds(0, 2, True, 0, strong_candidate_share_bps=3000)
+"""The thresholds :data:`MEASURED` holds for: the default ladder's (1k-token rungs)."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """How often a sufficient stop was right on one benchmark: ``right`` of ``sufficient_stops`` stops of
+    ``cases`` compiled with a ``max_tokens`` ceiling, "right" meaning ``right_means``."""
+
+    benchmark: str
+    cases: int
+    max_tokens: int
+    sufficient_stops: int
+    right: int
+    right_means: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "benchmark": self.benchmark,
+            "cases": self.cases,
+            "max_tokens": self.max_tokens,
+            "sufficient_stops": self.sufficient_stops,
+            "right": self.right,
+            "right_bps": self.right * BPS // self.sufficient_stops,
+            "right_means": self.right_means,
+        }
+
+
+MEASURED = (
+    Measured("SWE-bench development split", 181, 8000, 57, 54, "every gold file quoted"),
+    Measured("LoCoMo", 1982, 8192, 1979, 1693, "every evidence turn quoted"),
+)
 
 
 @dataclass(frozen=True)
@@ -169,4 +204,5 @@ def describe(thresholds: Thresholds) -> dict[str, object]:
         "require_untruncated_evidence": thresholds.require_untruncated,
         "min_top_files": thresholds.min_top_files,
         "strong_candidate_share_bps": thresholds.strong_candidate_share_bps,
+        "measured": [m.to_dict() for m in MEASURED] if thresholds == MEASURED_AT else [],
     }
