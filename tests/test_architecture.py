@@ -209,3 +209,41 @@ def test_the_internal_modules_never_import_the_door() -> None:
         if "" in targets and _top(module) not in ADAPTERS and module not in ("", "__main__")
     ]
     assert wrong == []
+
+
+MAX_FUNCTION_LINES = 60
+MAX_PARAMETERS = 10
+"""Outside the CLI's command functions, whose parameters are their options."""
+
+
+def _functions() -> Iterable[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for path in sorted(SRC.rglob("*.py")):
+        where = path.relative_to(SRC).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield where, node
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = node.args
+    names = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    count = len(names) + (args.vararg is not None) + (args.kwarg is not None)
+    return count - (bool(names) and names[0].arg in ("self", "cls"))
+
+
+def test_no_function_is_longer_than_sixty_lines() -> None:
+    long = [
+        f"{where}:{node.lineno} {node.name}"
+        for where, node in _functions()
+        if (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
+
+
+def test_no_function_outside_the_cli_takes_more_than_ten_parameters() -> None:
+    wide = [
+        f"{where}:{node.lineno} {node.name}"
+        for where, node in _functions()
+        if not where.startswith("cli/") and _parameters(node) > MAX_PARAMETERS
+    ]
+    assert wide == []

@@ -113,7 +113,7 @@ def test_the_first_rung_is_raised_to_the_kernel_and_says_so() -> None:
 
 def test_the_default_token_and_node_ladders_reach_their_maximums_on_the_same_rung() -> None:
     climbed = rungs(Ladder(), kernel_tokens=0)
-    assert climbed == [(1000 * n, 8 * n) for n in range(1, 9)]
+    assert climbed == [(2000, 16), (4000, 32), (6000, 48), (8000, 64)]
 
 
 def test_next_rung_caps_at_the_maximums() -> None:

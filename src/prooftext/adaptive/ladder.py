@@ -10,13 +10,13 @@ from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestEr
 from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
 from prooftext.text import lexical_terms
 
-DEFAULT_MIN_TOKENS = 1000
+DEFAULT_MIN_TOKENS = 2000
 DEFAULT_MAX_TOKENS = 8000
-DEFAULT_TOKEN_STEP = 1000
-DEFAULT_MIN_NODES = 8
+DEFAULT_TOKEN_STEP = 2000
+DEFAULT_MIN_NODES = 16
 DEFAULT_MAX_NODES = 64
-DEFAULT_NODE_STEP = 8
-"""The token and node ladders reach their maxima on the same rung (1k/8, 2k/16, ..., 8k/64)."""
+DEFAULT_NODE_STEP = 16
+"""The token and node ladders reach their maxima on the same rung (2k/16, 4k/32, 6k/48, 8k/64)."""
 DEFAULT_MIN_COVERAGE_BPS = 0
 DEFAULT_MIN_EVIDENCE = 2
 DEFAULT_MIN_TOP_FILES = 0
