@@ -53,6 +53,20 @@ def coverage_rule(coverage_bps: int = 5000) -> Rule:
     return lambda row, rung: bool(rung["coverage_bps"] >= coverage_bps)
 
 
+def _strong_files(ranked: Sequence[Sequence[Any]], share: float, window: int) -> list[list[Sequence[Any]]]:
+    """The candidates of each of the best ``window`` files whose best candidate weighs at least ``share`` of
+    the best one, best first."""
+    if not ranked:
+        return []
+    top = max(c[2] for c in ranked)
+    files: dict[str, list[Sequence[Any]]] = {}
+    for cand in ranked:
+        if cand[1] not in files and len(files) >= window:
+            continue
+        files.setdefault(cand[1], []).append(cand)
+    return [cands for cands in files.values() if cands[0][2] >= share * top]
+
+
 def file_best_rule(share: float, window: int = 8) -> Rule:
     """Every file among the best ``window`` whose best candidate weighs at least ``share`` of the best one
     has that best candidate quoted."""
@@ -64,19 +78,9 @@ def per_file_rule(share: float, file_share: float = 0.5, window: int = 8) -> Rul
     has every candidate weighing at least ``share`` of that file's best quoted."""
 
     def rule(row: Row, rung: Row) -> bool:
-        ranked = row["ranked"]
-        if not ranked:
-            return True
-        top = max(c[2] for c in ranked)
-        files: dict[str, list[Sequence[Any]]] = {}
-        for cand in ranked:
-            if cand[1] not in files and len(files) >= window:
-                continue
-            files.setdefault(cand[1], []).append(cand)
         return all(
             _quoted(rung, c)
-            for cands in files.values()
-            if cands[0][2] >= file_share * top
+            for cands in _strong_files(row["ranked"], file_share, window)
             for c in cands
             if c[2] >= share * cands[0][2]
         )
@@ -115,19 +119,9 @@ def files_rule(share: float, per_file: int, window: int = 8) -> Rule:
     its best ``per_file`` candidates quoted."""
 
     def rule(row: Row, rung: Row) -> bool:
-        ranked = row["ranked"]
-        if not ranked:
-            return True
-        top = max(c[2] for c in ranked)
-        files: dict[str, list[Sequence[Any]]] = {}
-        for cand in ranked:
-            if cand[1] not in files and len(files) >= window:
-                continue
-            files.setdefault(cand[1], []).append(cand)
         return all(
             _quoted(rung, c)
-            for cands in files.values()
-            if cands[0][2] >= share * top
+            for cands in _strong_files(row["ranked"], share, window)
             for c in cands[:per_file]
         )
 
