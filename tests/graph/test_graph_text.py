@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from prooftext.graph import CHUNK_LINES, NODE_CHUNK, NODE_FILE, NODE_SECTION, FileGraph, extract
-from prooftext.graph.markup import MAX_TITLE_CHARS
+from prooftext.graph.markup import MAX_TITLE_CHARS, SECTION_WINDOW_LINES
 
 
 def _text(text: str) -> str:
@@ -208,3 +208,24 @@ def test_oversized_files_and_lone_surrogates_degrade_without_raising() -> None:
     assert {n.kind for n in graph.nodes} == {NODE_FILE, NODE_CHUNK}
     odd = extract("odd.md", "# Title \ud800\ntext\n")
     assert [n.kind for n in odd.nodes] == [NODE_FILE, NODE_SECTION]
+
+
+def _windows(graph: FileGraph) -> list[tuple[str, int, int]]:
+    return [(n.qualname, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_CHUNK]
+
+
+def test_a_long_section_is_also_cut_into_windows_ending_before_a_blank_line() -> None:
+    paragraphs = ["line one\nline two\nline three\n", "alpha\nbeta\ngamma\ndelta\n", "tail\n"]
+    text = "# Config\n" + "\n".join(paragraphs) + "## Keys\nshort\n"
+    graph = extract("docs/config.md", text)
+    assert sections(graph) == [("Config", 1, 13), ("Config > Keys", 12, 13)]
+    # The section's own lines are 1..11; windows stop before the subsection and end at a blank line.
+    assert _windows(graph) == [("Config > L1-L5", 1, 5), ("Config > L6-L11", 6, 11)]
+    assert all(end - start + 1 <= SECTION_WINDOW_LINES for _, start, end in _windows(graph))
+
+
+def test_a_section_of_at_most_one_window_gets_none_and_a_long_rst_section_gets_them_too() -> None:
+    assert _windows(extract("docs/short.md", "# Short\n" + "text\n" * (SECTION_WINDOW_LINES - 1))) == []
+    rst = "Title\n=====\n\n" + "".join(f"sentence {n}\n" for n in range(12))
+    windows = _windows(extract("docs/long.rst", rst))
+    assert [(s, e) for _, s, e in windows] == [(1, 8), (9, 15)]

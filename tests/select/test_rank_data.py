@@ -1,0 +1,80 @@
+"""Data and history (vendored copies, minified or generated files, translation catalogues, change logs) are
+weighed at the policy's data factor, found by path or by line length, unless the query names the file."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from helpers import write_tree
+from prooftext.select.candidates import SCALE
+from prooftext.select.corpus_facts import find_data_files
+from prooftext.select.policy import DEFAULT_POLICY
+from under_policy import ranked_under
+
+ROUTER = """'use strict';
+
+// Match a request path against a route and collect its named parameters.
+function matchRoute(route, requestPath) {
+  const found = route.regexp.exec(requestPath);
+  if (!found) return null;
+  const params = {};
+  route.keys.forEach(function (key, i) { params[key] = found[i + 1]; });
+  return params;
+}
+
+module.exports = { matchRoute: matchRoute };
+"""
+
+
+def _history() -> str:
+    entries = [
+        f"4.{v}.0 / 2020-01-{v:02d}\n==================\n\n  * router: fix route match with parameters {v}\n"
+        for v in range(20, 0, -1)
+    ]
+    return "History\n=======\n\n" + "\n".join(entries)
+
+
+def _tree(root: Path) -> Path:
+    write_tree(root, {"lib/router.js": ROUTER, "History.md": _history()})
+    return root
+
+
+def _history_weight(root: Path, query: str, data_factor: float = DEFAULT_POLICY.data_factor) -> int:
+    hits = ranked_under(root, query, replace(DEFAULT_POLICY, data_factor=data_factor))
+    return int(next(h for h in hits if h["path"] == "History.md")["components"]["deweight"])
+
+
+def test_a_change_log_is_weighed_at_the_data_factor_below_the_code_it_speaks_of(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    query = "how does the router match a route with parameters?"
+    assert _history_weight(root, query) == round(DEFAULT_POLICY.data_factor * SCALE)
+    assert _history_weight(root, query, data_factor=1.0) == SCALE
+    assert ranked_under(root, query, DEFAULT_POLICY)[0]["path"] == "lib/router.js"
+
+
+def test_a_query_that_names_the_file_lifts_the_data_factor(tmp_path: Path) -> None:
+    weight = _history_weight(_tree(tmp_path), "what does History.md say about route parameters?")
+    assert weight == round(DEFAULT_POLICY.doc_factor * SCALE)  # a document still, no longer data
+
+
+def test_data_files_are_found_by_path_and_by_minified_line_length() -> None:
+    dense = DEFAULT_POLICY.dense_line_bytes
+    files = {
+        path: (fid, "code", "0" * 64, size, lines)
+        for fid, (path, size, lines) in enumerate(
+            [
+                ("src/app.py", 4_000, 120),
+                ("static/jquery-3.6.0.min.js", 90_000, 2),
+                ("vendor/lib/util.js", 2_000, 80),
+                ("locale/de/LC_MESSAGES/app.po", 9_000, 400),
+                ("CHANGES.rst", 30_000, 900),
+                ("docs/whatsnew/3.1.rst", 5_000, 200),
+                ("api/service_pb2.py", 7_000, 150),
+                ("assets/bundle.js", dense * 10 + 1, 10),  # minified-long lines, no telling path
+                ("assets/app.js", dense * 10, 10),
+            ]
+        )
+    }
+    found = {path for path, entry in files.items() if entry[0] in find_data_files(files, DEFAULT_POLICY)}
+    assert found == set(files) - {"src/app.py", "assets/app.js"}
