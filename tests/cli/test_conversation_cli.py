@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 import prooftext.cli.conversation  # noqa: F401  (registers the commands)
+from fake_chat_server import FakeChatServer
 from prooftext.cli.common import app, run_app
-from prooftext.llm.fake_server import FakeChatServer
 from prooftext.memory import MemoryStore
 
 runner = CliRunner()

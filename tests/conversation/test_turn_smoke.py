@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+from fake_chat_server import FakeChatServer
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.turn import (
     DEFAULT_IDENTITY,
@@ -31,7 +32,6 @@ from prooftext.conversation.turn import (
 )
 from prooftext.depth import Mode, Tier, classify
 from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, OllamaBackend
-from prooftext.llm.fake_server import FakeChatServer
 from prooftext.llm.signal import signal_report
 from prooftext.tokens import TokenCount
 

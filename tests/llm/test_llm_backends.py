@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from fake_chat_server import FakeChatServer
 from prooftext.errors import (
     BackendError,
     BackendProtocolError,
@@ -16,7 +17,6 @@ from prooftext.errors import (
     UnknownNameError,
 )
 from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, OllamaBackend, OpenAIBackend, make_backend
-from prooftext.llm.fake_server import FakeChatServer
 from prooftext.llm.messages import ChatMessage
 
 MESSAGES: list[ChatMessage] = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from fake_chat_server import FakeChatServer
 from prooftext.conversation.items import ItemKind, make_item
 from prooftext.conversation.turn import TurnPlan, TurnRequest, TurnSources, plan_turn
 from prooftext.llm.backends import ChatResult, OllamaBackend, OpenAIBackend
-from prooftext.llm.fake_server import FakeChatServer
 from prooftext.llm.signal import TRUNCATION_MIN_PROMPT_TOKENS, signal_report, truncation_check
 
 

@@ -1,4 +1,4 @@
-"""A small local chat server speaking Ollama's and the OpenAI API's wire formats, for tests and offline demos.
+"""A small local chat server speaking Ollama's and the OpenAI API's wire formats, for tests.
 
 It is a real HTTP server (``ThreadingHTTPServer`` on 127.0.0.1, an ephemeral port) that answers
 ``POST /api/chat`` (Ollama: JSON or NDJSON stream with timing fields) and ``POST /v1/chat/completions``
