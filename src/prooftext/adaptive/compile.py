@@ -141,9 +141,8 @@ def strong_candidates(candidates: list[Candidate], thresholds: Thresholds) -> tu
 
 def waiting(packet: Packet, node_ids: tuple[str, ...]) -> tuple[str, ...]:
     """Of ``node_ids``, those whose excerpts this packet leaves out for its ceilings."""
-    wanted = set(node_ids)
     left = {str(x.get("node_id")) for x in packet.excluded if x.get("reason") in CEILING_REASONS}
-    return tuple(n for n in node_ids if n in left and n in wanted)
+    return tuple(n for n in node_ids if n in left)
 
 
 def unquoted(packet: Packet, files: tuple[str, ...]) -> tuple[str, ...]:
