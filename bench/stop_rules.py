@@ -105,6 +105,21 @@ def gap_rule(share: float, depth: int = 60) -> Rule:
     return rule
 
 
+def relative_gap_rule(ratio: float, depth: int = 60, reference: int = 3) -> Rule:
+    """The next candidates are much weaker than what is quoted: every candidate of the best ``depth`` left
+    out weighs less than ``ratio`` of the ``reference``-th strongest quoted one."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = row["ranked"][:depth]
+        quoted = sorted((c[2] for c in ranked if _quoted(rung, c)), reverse=True)
+        left = [c[2] for c in ranked if not _quoted(rung, c)]
+        if not left:
+            return True
+        return bool(quoted) and max(left) < ratio * quoted[min(len(quoted), reference) - 1]
+
+    return rule
+
+
 def top_rule(k: int) -> Rule:
     """The best ``k`` ranked candidates are quoted."""
 
@@ -188,6 +203,8 @@ def main() -> None:
             rules[f"cov + per file {share} of files {fshare}"] = both(
                 coverage_rule(), per_file_rule(share, fshare)
             )
+    for ratio in (0.3, 0.4, 0.5, 0.6):
+        rules[f"relative gap {ratio}"] = relative_gap_rule(ratio)
     for k in (3, 5, 8, 12):
         rules[f"top {k}"] = top_rule(k)
     for share in (0.3, 0.5):
