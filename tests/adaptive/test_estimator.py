@@ -102,12 +102,17 @@ def test_the_default_ladder_declares_how_often_a_sufficient_stop_was_right(sampl
     with prooftext.open(sample_repo) as index:
         default = index.adaptive_pack("separability_matrix of a compound model").to_dict()["estimator"]
         other = index.adaptive_pack("separability_matrix", ladder=Ladder(strong_share_bps=5000)).to_dict()
+        steps = index.adaptive_pack("separability_matrix", ladder=Ladder(min_tokens=1000, token_step=1000))
+        ceiling = index.adaptive_pack("separability_matrix", ladder=Ladder(max_tokens=8192))
     assert [m["benchmark"] for m in default["measured"]] == [m.benchmark for m in MEASURED]
     for record in default["measured"]:
         assert 0 < record["right"] <= record["sufficient_stops"] <= record["cases"]
         assert record["right_bps"] == record["right"] * 10_000 // record["sufficient_stops"]
-    # A figure measured at the default thresholds says nothing about others.
+    # A figure measured at the default thresholds and rungs says nothing about others; each record states
+    # the ceiling it was measured under.
     assert other["estimator"]["measured"] == []
+    assert steps.to_dict()["estimator"]["measured"] == []
+    assert ceiling.to_dict()["estimator"]["measured"] == default["measured"]
 
 
 def test_the_measured_thresholds_are_the_default_ladders() -> None:

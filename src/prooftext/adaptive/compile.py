@@ -17,6 +17,7 @@ from prooftext.adaptive.estimator import BPS, Estimate, Thresholds, describe, es
 from prooftext.adaptive.ladder import (
     Ladder,
     at_hard_limit,
+    default_rungs,
     first_rung,
     next_rung,
     validate_ladder,
@@ -98,7 +99,7 @@ class AdaptiveResult:
             "schema": SCHEMA_ID,
             "request": {"query": self.query.text, **self.ladder.to_dict()},
             "query": self.query.to_dict(),
-            "estimator": describe(self.thresholds),
+            "estimator": describe(self.thresholds, default_rungs(self.ladder)),
             "kernel_tokens": self.kernel_tokens,
             "stop_reason": self.stop_reason,
             "selected_round": self.selected_round,

@@ -16,7 +16,7 @@ A file or candidate holds the climb only while this round's ceilings leave out i
 another reason (policy, source drift) cannot. With ``min_top_files`` and ``strong_candidate_share_bps`` 0
 the estimator is exactly §5's v1. How often a sufficient stop was right (it quoted every gold file of a
 SWE-bench task, every evidence turn of a LoCoMo question) is declared as ``measured``: the records of
-:data:`MEASURED`, for the thresholds they were measured at, else none (see ``docs/ADAPTIVE_NOTES.md``).
+:data:`MEASURED`, for the thresholds and rungs they were measured at, else none (see ``docs/ADAPTIVE_NOTES.md``).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Thresholds:
 
 
 MEASURED_AT = Thresholds(0, 2, True, 0, strong_candidate_share_bps=3000)
-"""The thresholds :data:`MEASURED` holds for: the default ladder's (2k-token rungs)."""
+"""The thresholds :data:`MEASURED` holds for: the default ladder's (on its 2k-token rungs)."""
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,10 @@ def _block_terms(text: str) -> frozenset[str]:
     return found
 
 
-def describe(thresholds: Thresholds) -> dict[str, object]:
+def describe(thresholds: Thresholds, default_rungs: bool = True) -> dict[str, object]:
+    """The estimator's declaration; its ``measured`` records only for the thresholds and rungs they were
+    measured at (``default_rungs``: the ladder climbs the default rungs)."""
+    measured = thresholds == MEASURED_AT and default_rungs
     return {
         "name": ESTIMATOR_NAME,
         "version": ESTIMATOR_VERSION,
@@ -204,5 +207,5 @@ def describe(thresholds: Thresholds) -> dict[str, object]:
         "require_untruncated_evidence": thresholds.require_untruncated,
         "min_top_files": thresholds.min_top_files,
         "strong_candidate_share_bps": thresholds.strong_candidate_share_bps,
-        "measured": [m.to_dict() for m in MEASURED] if thresholds == MEASURED_AT else [],
+        "measured": [m.to_dict() for m in MEASURED] if measured else [],
     }

@@ -90,6 +90,18 @@ def validate_query_text(text: object) -> str:
     return text
 
 
+def default_rungs(ladder: Ladder) -> bool:
+    """Whether ``ladder`` climbs the default rungs, whatever its hard token ceiling: the rungs the estimator's
+    ``measured`` records were taken on."""
+    return (ladder.min_tokens, ladder.token_step, ladder.min_nodes, ladder.node_step, ladder.max_nodes) == (
+        DEFAULT_MIN_TOKENS,
+        DEFAULT_TOKEN_STEP,
+        DEFAULT_MIN_NODES,
+        DEFAULT_NODE_STEP,
+        DEFAULT_MAX_NODES,
+    )
+
+
 def validate_ladder(ladder: Ladder) -> Ladder:
     """SACP §3: every declared input checked, each failure naming its field.
 
