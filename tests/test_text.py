@@ -14,6 +14,7 @@ from prooftext.text import (
     identifier_parts,
     identifiers,
     lexical_terms,
+    singulars,
 )
 
 
@@ -62,3 +63,12 @@ def test_ascii_tokens_lowercase_ascii_only_and_split_non_ascii_scalars() -> None
 
 def test_identifiers_are_exact() -> None:
     assert identifiers("does charge() call allocate_budget?") >= {"charge", "allocate_budget"}
+
+
+def test_a_plural_offers_the_forms_its_singular_may_take_and_other_words_none() -> None:
+    assert singulars("groups") == ("group",)
+    assert singulars("classes") == ("classe", "class")
+    assert singulars("queries") == ("querie", "queri", "query")
+    assert "cookie" in singulars("cookies")
+    for word in ("status", "analysis", "class", "args2", "bus", "its", "numerous"):
+        assert singulars(word) == ()

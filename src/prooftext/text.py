@@ -27,6 +27,23 @@ PARTS_CACHE_SIZE = 1 << 16
 """Identifiers repeat across a repository; splitting each distinct one once keeps indexing fast."""
 
 
+_NOT_PLURAL = ("ss", "us", "is", "ous")
+
+
+def singulars(word: str) -> tuple[str, ...]:
+    """The forms an English plural's singular may take by the regular rules (``groups`` group; ``classes``
+    classe, class; ``queries`` querie, query; ``cookies`` cookie, cooky), for a caller that keeps only the
+    forms its corpus holds; none for a word that does not look plural."""
+    if len(word) < 4 or not word.isalpha() or word.endswith(_NOT_PLURAL) or not word.endswith("s"):
+        return ()
+    forms = [word[:-1]]
+    if word.endswith("es"):
+        forms.append(word[:-2])
+    if word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    return tuple(forms)
+
+
 @functools.lru_cache(maxsize=PARTS_CACHE_SIZE)
 def identifier_parts(identifier: str) -> tuple[str, ...]:
     """Lowercase words of a camelCase / snake_case identifier (``HTTPServer_v2`` → http, server, v, 2)."""

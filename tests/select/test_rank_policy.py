@@ -24,6 +24,7 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     "common_term_share_milli": 200,
     "min_common_cap": 50,
     "phrase_limit": 100,
+    "singular_terms": True,
     "subject_limit": 300,
     "subject_columns": ["title", "path"],
     "file_top_nodes": 3,

@@ -10,6 +10,7 @@ from prooftext.select.reads import Reads
 from prooftext.select.signals import Evidence, choose_terms, identifier_hits
 from prooftext.select.terms import QueryAnalysis
 from prooftext.store.queries import file_node_rows, node_count, symbol_rows_named
+from prooftext.text import singulars
 
 
 def search_terms(reads: Reads, analysis: QueryAnalysis, policy: RankingPolicy) -> list[str]:
@@ -20,12 +21,22 @@ def search_terms(reads: Reads, analysis: QueryAnalysis, policy: RankingPolicy) -
     and keeps long issue texts fast."""
     total = node_count(reads.conn)
     cap = max(policy.min_common_cap, int(policy.common_term_share * total))
+    probed = _with_singulars(analysis.terms[: policy.max_term_probes], policy)
+    subject = _with_singulars(analysis.subject, policy)
     counts: dict[str, int] = {}
-    for term in dict.fromkeys([*analysis.terms[: policy.max_term_probes], *analysis.subject]):
+    for term in dict.fromkeys([*probed, *subject]):
         found = reads.term_count(term, cap)
         if found:
             counts[term] = found
-    return choose_terms(counts, cap, analysis.subject, policy)
+    return choose_terms(counts, cap, subject, policy)
+
+
+def _with_singulars(terms: Sequence[str], policy: RankingPolicy) -> list[str]:
+    """``terms``, each plural followed by the forms of its singular when the policy searches singulars (only
+    the forms the index holds are searched: a term without nodes is never chosen)."""
+    if not policy.singular_terms:
+        return list(terms)
+    return [form for term in terms for form in (term, *singulars(term))]
 
 
 def add_rows(reads: Reads, rowids: Iterable[int], ev: Evidence) -> None:

@@ -75,6 +75,10 @@ class RankingPolicy:
     phrase_limit: int = field(
         default=100, metadata={"meaning": "Nodes read for the query's literal phrases (best BM25 first)."}
     )
+    singular_terms: bool = field(
+        default=True,
+        metadata={"meaning": "A plural query word is searched in its singular too (groups, group)."},
+    )
     subject_limit: int = field(default=300, metadata={"meaning": "Nodes read for the query's subject line."})
     subject_columns: tuple[str, ...] = field(
         default=("title", "path"),
