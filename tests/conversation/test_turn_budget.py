@@ -20,6 +20,8 @@ from prooftext.conversation.turn import (
 from prooftext.errors import BudgetError, RequestError
 from prooftext.tokens import get_counter
 
+from .helpers import alternating
+
 COUNTER = get_counter()
 QUESTION = "Compare the cache refresh strategy in detail"
 KERNEL_SPARE = 25
@@ -27,15 +29,10 @@ KERNEL_SPARE = 25
 
 
 def _thread(n: int) -> list[ContextItem]:
-    return [
-        make_item(
-            ItemKind.USER if i % 2 == 0 else ItemKind.ASSISTANT,
-            f"message {i} about the cache refresh strategy and the store layout number {i}",
-            item_id=f"msg:{i}",
-            created_ms=i,
-        )
-        for i in range(n)
+    texts = [
+        f"message {i} about the cache refresh strategy and the store layout number {i}" for i in range(n)
     ]
+    return alternating(texts, "msg:{}")
 
 
 def _decisions(n: int) -> list[ContextItem]:
@@ -106,10 +103,7 @@ def test_surfaced_memory_gives_way_before_the_message_when_only_protected_items_
 def test_property_a_plan_fits_its_prompt_budget_or_is_refused(
     turns: list[str], decisions: list[str], spare: int
 ) -> None:
-    history = [
-        make_item(ItemKind.USER if i % 2 == 0 else ItemKind.ASSISTANT, t, item_id=f"h{i}", created_ms=i)
-        for i, t in enumerate(turns)
-    ]
+    history = alternating(turns, "h{}")
     memory = [
         make_item(ItemKind.MEMORY, t, item_id=f"memory:{i}", label="x") for i, t in enumerate(decisions)
     ]

@@ -35,6 +35,8 @@ from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, OllamaBackend
 from prooftext.llm.signal import signal_report
 from prooftext.tokens import TokenCount
 
+from .helpers import alternating
+
 
 class Spy:
     """A memory source and a retriever that record every call."""
@@ -55,16 +57,7 @@ class Spy:
 
 
 def _history(thread: str, n: int, prefix: str) -> list[ContextItem]:
-    return [
-        make_item(
-            ItemKind.USER if i % 2 == 0 else ItemKind.ASSISTANT,
-            f"{prefix} message {i}",
-            item_id=f"{prefix}:{i}",
-            thread=thread,
-            created_ms=i,
-        )
-        for i in range(n)
-    ]
+    return alternating([f"{prefix} message {i}" for i in range(n)], prefix + ":{}", thread=thread)
 
 
 @pytest.fixture

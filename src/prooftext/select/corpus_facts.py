@@ -67,10 +67,10 @@ def find_data_files(files: FileFacts, policy: RankingPolicy, only: set[str] | No
     """Files whose path says data or history, and files whose lines are minified-long (of ``only``'s paths,
     when given)."""
     pattern = compiled(policy.data_path_pattern)
+    paths = files.keys() if only is None else only & files.keys()
     out: set[int] = set()
-    for path, (fid, _kind, _sha, size, lines) in files.items():
-        if only is not None and path not in only:
-            continue
+    for path in paths:
+        fid, _kind, _sha, size, lines = files[path]
         if pattern.search(path.lower()) or size > policy.dense_line_bytes * max(1, lines):
             out.add(fid)
     return out
