@@ -13,6 +13,7 @@ PUBLIC_NAMES = {
     "Index",
     "IndexStatus",
     "RefreshReport",
+    "Exclusion",
     "reset_index",
     "Query",
     "Ladder",

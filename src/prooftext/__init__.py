@@ -39,6 +39,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.artifacts.lifecycle import run_validate as context_validate
     from prooftext.artifacts.query import byte_query as artifact_query
     from prooftext.conversation.turn import TurnPlan, TurnRequest
+    from prooftext.corpus.model import Exclusion
     from prooftext.depth.policy import parse_mode
     from prooftext.eval.common import RunOptions
     from prooftext.eval.run import DepthRun, EvalReport, LocomoRun, QualityBar, SwebenchRun, evaluate
@@ -62,6 +63,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DepthReport": ("prooftext.api.memory", "DepthReport"),
     "DepthRun": ("prooftext.eval.run", "DepthRun"),
     "EvalReport": ("prooftext.eval.run", "EvalReport"),
+    "Exclusion": ("prooftext.corpus.model", "Exclusion"),
     "FsckReport": ("prooftext.artifacts.fsck", "FsckReport"),
     "Index": ("prooftext.index", "Index"),
     "IndexStatus": ("prooftext.index", "IndexStatus"),
@@ -130,6 +132,7 @@ __all__ = [
     "DepthReport",
     "DepthRun",
     "EvalReport",
+    "Exclusion",
     "FsckReport",
     "Index",
     "IndexStatus",

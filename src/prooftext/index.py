@@ -15,10 +15,16 @@ import prooftext.store.db as db
 from prooftext.adaptive.compile import AdaptiveResult, RoundCallback, adaptive_compile
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
-from prooftext.corpus.model import WalkResult
+from prooftext.corpus.model import REASONS, Exclusion, WalkResult
 from prooftext.corpus.walk import patch, walk
 from prooftext.corpus.watch import DirectoryWatcher
-from prooftext.errors import RangeError, RequestError, RootMissingError, RootNotDirectoryError
+from prooftext.errors import (
+    RangeError,
+    RequestError,
+    RootMissingError,
+    RootNotDirectoryError,
+    UnknownNameError,
+)
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.pack.verify import VerifyReport, packet_of, read_packet_file, verify_packet
@@ -26,6 +32,7 @@ from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import rank
 from prooftext.select.terms import analyze
+from prooftext.store.queries import exclusions
 from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
 
 MIN_SEARCH_LIMIT = 1
@@ -242,6 +249,17 @@ class Index:
         if epoch is not None and status.fresh and walked is not None and walked[0] == epoch[0]:
             self._trusted = (epoch, status)
         return status
+
+    def exclusions(self, reason: str | None = None) -> list[Exclusion]:
+        """Every path the last refresh left out, in path order, each with its reason, its detail (for a
+        credential the rules and line numbers, never the value; a path spelling one is shown redacted) and
+        :attr:`~Exclusion.remedy`, what would change it; ``reason`` keeps one reason."""
+        if reason is not None and reason not in REASONS:
+            raise UnknownNameError(
+                f"unknown reason {reason!r}; known: {', '.join(REASONS)}", field="reason", name=reason
+            )
+        with _store_errors():
+            return exclusions(self.conn, reason)
 
     def ensure_fresh(self) -> None:
         """Refresh when anything changed on disk (or nothing was ever indexed)."""

@@ -43,7 +43,7 @@ def _fake_token() -> str:
 TOKEN = _fake_token()
 SECRET_NAME = f"{TOKEN}.txt"
 
-CONFIG = '[scan]\nexclude = ["vendor/**"]\nmax_file_bytes = 4096\n'
+CONFIG = '[scan]\nexclude = ["vendor/**"]\nmax_file_bytes = 4096\nsecrets = "exclude"\n'
 NOT_ADOPTED: dict[str, tuple[str, str]] = {
     # case: (path the packet quotes, the scan's reason for not adopting it)
     "ignored by .gitignore": ("debug.log", "ignored"),

@@ -64,6 +64,10 @@ def fake_secrets(seed: int = 7) -> dict[str, str]:
         "azure-storage-key": _pick(rng, ALNUM + "+/", 86) + "==",
         "password-assignment": _pick(rng, ALNUM, 14) + "!9",
         "url-credentials": _pick(rng, ALNUM, 12) + "7",
+        "authorization-header": _pick(rng, URLSAFE, 40),
+        "command-line-password": _pick(rng, ALNUM, 14) + "#2",
+        "netrc-password": _pick(rng, ALNUM, 16) + "%5",
+        "xml-password": _pick(rng, ALNUM, 12) + "@3",
         "private-key": "\n".join(_pick(rng, ALNUM + "+/", 64) for _ in range(6)),
     }
 
@@ -82,6 +86,14 @@ def plant(rule: str, value: str) -> str:
         return f"DATABASE_URL = 'postgres://app:{value}@db.internal:5432/app'\n"
     if rule == "private-key":
         return pem_block(value)
+    if rule == "authorization-header":
+        return f'curl -H "Authorization: Bearer {value}" https://api.internal/v1\n'
+    if rule == "command-line-password":
+        return f"mysqldump -u backup -p{value} app > app.sql\n"
+    if rule == "netrc-password":
+        return f"machine api.internal login deploy password {value}\n"
+    if rule == "xml-password":
+        return f"<password>{value}</password>\n"
     if rule == "azure-storage-key":
         return f'CONN = "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={value};"\n'
 

@@ -30,6 +30,7 @@ from prooftext.errors import ProoftextError
 from prooftext.pack.verify import BIT_DIGEST, BIT_IO, BIT_SOURCE, verify_packet
 
 from .conftest import Cli, Figure, MakeTree, error_code, packet_json, tmpfs
+from .fakes import fake_secrets, pem_block
 
 
 def _reasons(root: Path) -> dict[str, str]:
@@ -407,6 +408,7 @@ def test_A00_every_path_of_a_hostile_tree_is_indexed_or_excluded_with_a_reason(
             "deep/a/b/c/d.md": "# d\n",
             ".git/HEAD": "ref\n",
             "keys.env": "AWS_SECRET_ACCESS_KEY = 'x'\nDB_PASSWORD = \"Zq9!kLm2Vx7#\"\n",
+            "deploy.pem": pem_block(fake_secrets()["private-key"]),  # always excluded: "secret"
         }
     )
     (root / os.fsdecode(b"bad\xfe.txt")).write_text("x")

@@ -239,7 +239,7 @@ def test_F07_the_75_bipia_attacks_change_no_policy_decision(
         tmp_path / "repo",
         {
             **CORPUS,
-            "conf/keys.env": plant("github-token", fake_secrets()["github-token"]),
+            "conf/keys.env": plant("private-key", fake_secrets()["private-key"]),
             HOST: _host_text("x"),
         },
     )

@@ -150,11 +150,11 @@ def _leaks(streams: dict[str, str], values: list[str]) -> dict[str, int]:
     }
 
 
-def test_F01_fake_credentials_are_excluded_and_appear_in_no_output_stream(
+def test_F01_under_the_exclude_policy_fake_credentials_are_left_out_and_appear_in_no_output_stream(
     make_tree: MakeTree, cli: Cli, tmp_path: Path, caplog: pytest.LogCaptureFixture, figure: Figure
 ) -> None:
     values = fake_secrets()
-    root = make_tree(_secret_tree(values))
+    root = make_tree({**_secret_tree(values), "prooftext.toml": '[scan]\nsecrets = "exclude"\n'})
     streams = _streams(root, cli, tmp_path, caplog)
     leaks = _leaks(streams, secret_values(values))
     figure("secret_leaks", sum(leaks.values()))
@@ -171,12 +171,11 @@ def test_F01_fake_credentials_are_excluded_and_appear_in_no_output_stream(
     assert "billing/service.py" in streams["pack-text"]  # the clean sources still answer the query
 
 
-def test_F01_under_the_redact_policy_sources_are_indexed_with_placeholders_and_nothing_leaks(
+def test_F01_by_default_sources_are_indexed_with_placeholders_and_nothing_leaks(
     make_tree: MakeTree, cli: Cli, tmp_path: Path, caplog: pytest.LogCaptureFixture, figure: Figure
 ) -> None:
     values = fake_secrets()
     files = _secret_tree(values)
-    files["prooftext.toml"] = '[scan]\nsecrets = "redact"\n'
     root = make_tree(files)
     assert load_config(root).secrets == "redact"
     streams = _streams(root, cli, tmp_path, caplog)
@@ -336,8 +335,9 @@ def test_F05_allowlist_pragmas_are_ignored_by_default_and_honoured_when_enabled(
     value = fake_secrets()["github-token"]
     body = f'def pragma_marker():\n    return "{value}"  # pragma: allowlist secret\n'
     root = make_tree({"fixture.py": body})
-    excluded = scan(root).excluded
-    assert [(e.path, e.reason) for e in excluded] == [("fixture.py", REASON_SECRET)]
+    result = scan(root)
+    assert [e.path for e in result.excluded] == []
+    assert [value in s.text for s in result.sources] == [False]  # redacted: the pragma is not honoured
     config = CorpusConfig(secrets_allow_pragma=True)
     adopted = scan(root, config).sources
     assert [s.path for s in adopted] == ["fixture.py"]
@@ -415,4 +415,6 @@ def test_F01_the_artifact_lifecycle_carries_no_planted_value(tmp_path: Path, fig
     figure("secret_leaks", leaks)
     manifest = json.loads((out / "manifest.json").read_text())
     assert leaks == 0
-    assert not [s for s in manifest["sources"] if s["locator"]["path"].startswith("conf/")]
+    listed = {s["locator"]["path"] for s in manifest["sources"] if s["locator"]["path"].startswith("conf/")}
+    key_file = next(p for p in files if p.startswith("conf/private-key."))
+    assert listed == {p for p in files if p.startswith("conf/")} - {key_file}  # redacted, never dropped

@@ -27,6 +27,7 @@ REASONS = ("binary", "encoding", "secret-in-text", "secret-in-path")
 
 def _tree(root: Path, extra: dict[str, bytes]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
+    (root / "prooftext.toml").write_text('[scan]\nsecrets = "exclude"\n')  # the opt-in policy
     (root / "a.py").write_text("def foo():\n    return 1\n")
     for name, data in extra.items():
         (root / name).write_bytes(data)
@@ -100,7 +101,7 @@ def test_a_plan_lists_the_exclusion_rows_whose_file_is_gone(tmp_path: Path) -> N
     root = _tree(tmp_path / "repo", {"blob.dat": b"x\0y", SECRET_NAME: b"hi\n"})
     _index(root)
     (root / SECRET_NAME).unlink()
-    config = CorpusConfig()
+    config = CorpusConfig(secrets="exclude")  # as the tree's prooftext.toml says
     with prooftext.open(root) as index:
         work = refresh.plan(index.conn, root, config)
     assert work.unchanged_excluded == ["blob.dat"]

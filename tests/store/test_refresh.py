@@ -93,7 +93,8 @@ def test_a_file_that_reading_now_excludes_leaves_the_index_and_moves_the_generat
     with prooftext.open(sample_repo) as index:
         before = refresh.read_meta(index.conn, "generation")
     target = sample_repo / "util" / "strings.py"
-    target.write_text(target.read_text() + 'TOKEN = "ghp_' + "a1B2c3D4e5F6g7H8i9J0" * 2 + '"\n')
+    key = "-----BEGIN RSA PRIV" + "ATE KEY-----\n" + ("a1B2c3D4e5F6g7H8" * 4 + "\n") * 3 + "-----END RSA PRIV"
+    target.write_text(target.read_text() + 'KEY = """' + key + 'ATE KEY-----"""\n')  # always excluded
     report = _indexed(sample_repo)
     assert (report.files_indexed, report.files_removed, report.files_skipped.get("secret")) == (0, 1, 1)
     with prooftext.open(sample_repo) as index:

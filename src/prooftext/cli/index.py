@@ -32,11 +32,25 @@ def index_command(
             "--rebuild", help="Empty the index store first and read every file (repairs a corrupt store)."
         ),
     ] = False,
+    excluded: Annotated[
+        bool,
+        typer.Option(
+            "--excluded",
+            help="After indexing, list every path left out, with its reason and what would change it.",
+        ),
+    ] = False,
+    reason: Annotated[
+        str | None,
+        typer.Option("--reason", help="With --excluded: only this reason (secret, ignored, size, ...)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Index ROOT incrementally (unchanged files are skipped), or with --status report what changed."""
-    if status and rebuild:
-        raise RequestError("--status reads nothing; it cannot be combined with --rebuild", field="rebuild")
+    if status and (rebuild or excluded):
+        flag = "--rebuild" if rebuild else "--excluded"
+        raise RequestError(f"--status reads nothing; it cannot be combined with {flag}", field=flag[2:])
+    if reason is not None and not excluded:
+        raise RequestError("--reason filters the --excluded listing; give --excluded too", field="reason")
     if rebuild:
         prooftext.reset_index(root)
     with prooftext.open(root) as index:
@@ -53,17 +67,42 @@ def index_command(
                     + "\n"
                 )
             return
-        with progress_bar(not as_json, "indexing") as progress:
+        with progress_bar(not (as_json or excluded), "indexing") as progress:
             report = index.refresh(progress, count_edges=True)
-    data = report.to_dict()
-    if as_json:
-        emit_json(data)
+        left_out = index.exclusions(reason) if excluded else None
+    if left_out is not None:
+        _list_exclusions(left_out, as_json)
+    elif as_json:
+        emit_json(report.to_dict())
     else:
-        skipped = sum(report.files_skipped.values())
-        write_out(
-            f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed}"
-            f" removed, {skipped} skipped), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s\n"
-        )
+        write_out(_summary(report))
     if report.partial:
         # The index is usable but partial: a script must be able to tell, as it can from the report.
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def _summary(report: prooftext.RefreshReport) -> str:
+    data = report.to_dict()
+    line = (
+        f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, {report.files_removed}"
+        f" removed), {report.nodes} nodes, {report.edges} edges in {data['seconds']} s\n"
+    )
+    counts = sorted(report.files_skipped.items())
+    if not counts:
+        return line
+    reasons = ", ".join(f"{n} {why}" for why, n in counts)
+    return line + f"left out: {reasons} (list them: prooftext index --excluded [--reason R])\n"
+
+
+def _list_exclusions(left_out: list[prooftext.Exclusion], as_json: bool) -> None:
+    if as_json:
+        emit_json({"excluded": [{**e.to_dict(), "remedy": e.remedy} for e in left_out]})
+        return
+    by_reason: dict[str, list[prooftext.Exclusion]] = {}
+    for exclusion in left_out:
+        by_reason.setdefault(exclusion.reason, []).append(exclusion)
+    lines: list[str] = []
+    for why, group in sorted(by_reason.items()):
+        lines.append(f"{why} ({len(group)}): {group[0].remedy}")
+        lines.extend(f"  {e.path}" + (f"  [{e.detail}]" if e.detail else "") for e in group)
+    write_out("\n".join(lines) + ("\n" if lines else "nothing was left out\n"))

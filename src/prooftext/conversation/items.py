@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from prooftext.corpus.secrets import redact_text
 from prooftext.errors import RequestError
 from prooftext.tokens import Counter, TokenCount
 
@@ -113,6 +114,7 @@ def make_item(
         ) from None
     if not isinstance(text, str):
         raise RequestError("item text must be a string", field="text")
+    text = redact_text(text)  # no credential reaches a prompt, whatever the item came from
     digest = content_hash(text)
     return ContextItem(
         kind=k,

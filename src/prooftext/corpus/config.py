@@ -8,7 +8,7 @@ parts of prooftext and are left alone)::
     max_total_bytes = 67108864      # all adopted sources together; the rest get "total_size"
     exclude = ["*.min.js"]          # extra gitignore-style patterns, relative to the root
     specification = "SPEC.md"       # portable relative path of the one canonical specification
-    secrets = "exclude"             # a source carrying a credential: "exclude" (default) or "redact"
+    secrets = "redact"              # a source carrying a credential: "redact" (default) or "exclude"
     secrets_allow_pragma = false    # honour inline "pragma: allowlist secret" / "gitleaks:allow"
 
     [[labels]]                      # ordered; a later matching rule overrides earlier ones field by field
@@ -18,10 +18,10 @@ parts of prooftext and are left alone)::
     # freshness = "candidate-bound"
     # kind = "doc"                  # code | doc | config | data | text
 
-Secrets policy (rules in :mod:`prooftext.corpus.secrets`): under ``exclude`` a source with a credential is
-not indexed and is recorded with reason ``secret`` (rule ids and line numbers, never the value); under
-``redact`` it is indexed with each value replaced by ``[REDACTED:<rule>]``, except private-key blocks, which
-are always excluded. A path spelling a credential is always excluded, recorded under a redacted path.
+Secrets policy (rules in :mod:`prooftext.corpus.secrets`): under ``redact`` (the default) a source with a
+credential is indexed with each value replaced by ``[REDACTED:<rule>]``, except private-key blocks, which
+are always excluded; under ``exclude`` it is not indexed and is recorded with reason ``secret`` (rule ids
+and line numbers, never the value). A path spelling a credential is always excluded, recorded under a redacted path.
 Inline allowlist pragmas are ignored unless ``secrets_allow_pragma`` is true; prompts redact such values
 anyway.
 

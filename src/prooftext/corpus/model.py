@@ -17,7 +17,9 @@ REASON_TOTAL_SIZE = "total_size"  # adopting it would pass the total limit
 REASON_UNREADABLE = "unreadable"  # permission denied, EIO, vanished
 REASON_CHANGED = "changed"  # stat differed before and after the read
 REASON_PATH = "path_not_portable"  # not representable as a portable relative path
-REASON_SECRET = "secret"  # carries a credential under an exclude policy
+REASON_SECRET = (
+    "secret"  # a credential in the path, a private key, or any credential under [scan] secrets = "exclude"
+)
 REASON_CROSS_DEVICE = "cross_device"  # a directory on another file system (a mount point inside the root)
 
 BINARY_SNIFF_BYTES = 8000
@@ -38,6 +40,27 @@ REASONS: tuple[str, ...] = (
     REASON_TOTAL_SIZE,
     REASON_UNREADABLE,
 )
+
+REMEDIES: dict[str, str] = {
+    REASON_BINARY: "binary data is never indexed",
+    REASON_CHANGED: "the file changed while it was read; run index again",
+    REASON_CROSS_DEVICE: "a directory on another file system is not walked; index it as a root of its own",
+    REASON_ENCODING: "only UTF-8 text is indexed; convert the file to UTF-8",
+    REASON_IGNORED: "a .gitignore, .prooftext/ignore or [scan] exclude pattern matches it; remove the pattern",
+    REASON_INTERNAL: "prooftext's own store and .git are never indexed",
+    REASON_NOT_REGULAR: "only regular files are indexed",
+    REASON_PATH: "rename it to a portable path (UTF-8, no control characters)",
+    REASON_SECRET: (
+        'under [scan] secrets = "exclude" set secrets = "redact" to index it with each value redacted; '
+        "a private key or a credential in the path is always left out"
+    ),
+    REASON_SIZE: "raise [scan] max_file_bytes (at most 8 MiB)",
+    REASON_SYMLINK: "symbolic links are never followed; index the target where it lives",
+    REASON_TOTAL_SIZE: "raise [scan] max_total_bytes",
+    REASON_UNREADABLE: "make the file readable, then run index",
+}
+"""What would change each reason: the setting, or that nothing does."""
+
 
 Authority = Literal[
     "owner-approved",
@@ -69,6 +92,11 @@ class Exclusion:
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "reason": self.reason, "detail": self.detail}
+
+    @property
+    def remedy(self) -> str:
+        """What would change this reason (:data:`REMEDIES`)."""
+        return REMEDIES.get(self.reason, "")
 
 
 @dataclass(frozen=True)

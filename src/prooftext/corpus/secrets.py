@@ -3,13 +3,14 @@
 The scan runs :func:`find_secrets` on every adopted text and :func:`path_findings` on every path. What
 happens next is the ``[scan] secrets`` policy (see :mod:`prooftext.corpus.config`):
 
-``exclude`` (default)
+``redact`` (default)
+    The file is indexed with every finding replaced by ``[REDACTED:<rule>]`` (the line structure and the
+    syntax around each value, such as its quotes, are kept, so line ranges and the file's SHA-256, which
+    is computed on the raw bytes, stay valid). Private-key blocks span lines and are always excluded,
+    whatever the policy: an excerpt cut inside a block could not be redacted line by line.
+``exclude``
     The file is not indexed: it becomes an exclusion with reason ``secret``. The detail names the rules
     and line numbers (``aws-access-key-id at line 3``), never the value.
-``redact``
-    The file is indexed with every finding replaced by ``[REDACTED:<rule>]`` (the line structure is
-    kept, so line ranges and the file's SHA-256, which is computed on the raw bytes, stay valid).
-    Private-key blocks span lines and are always excluded, whatever the policy.
 
 Rendering (``pack/render.py``) applies :func:`redact_text` to every excerpt as a second, policy-free line
 of defence, so a value never reaches a prompt even when a source slipped past the scan (an inline
@@ -20,12 +21,14 @@ prompt, its exact token cost and ``prooftext verify`` all agree.
 Two kinds of rule:
 
 * **definite** rules (:data:`RULES`): fixed credential shapes (cloud keys, git host tokens, chat and
-  payment API keys, JWTs, private keys, credentials in URLs) and ``password=``-style assignments with the
-  heuristics of detect-secrets: placeholders (``changeme``), templates (``${DB_PASSWORD}``, ``{password}``,
-  ``https://{token}:x@host``), indirect references (a call or lookup anywhere, any unquoted right-hand side
-  in code), quoted prose (``SECRET_KEY = 'development key'``: detect-secrets' values hold no whitespace) and
-  identifier-like constants in code (``PRIVATE_KEY = "private-key"``) are not secrets. These drive the
-  policy: a false positive costs a whole source, so examples in docs and docstrings must not trip them.
+  payment API keys, JWTs, private keys, credentials in URLs, ``Authorization`` headers, passwords on
+  ``curl``/``mysql``/``sshpass`` command lines, netrc and XML passwords) and literals assigned to
+  credential-named keys (:mod:`prooftext.corpus.assignments`: ``PGPASSWORD=``, ``clientSecret:``,
+  ``API_TOKEN =``, ``_authToken=``, docker's ``"auth"``, a fallback after ``or``), with the heuristics of
+  detect-secrets: placeholders (``changeme``), templates (``${DB_PASSWORD}``, ``{password}``,
+  ``https://{token}:x@host``), indirect references, quoted prose and identifier-like constants are not
+  secrets. These drive the policy; the labelled corpus in ``tests/secret_corpus.py`` and
+  ``bench/secrets_bench.py`` measure them.
 * the **high-entropy** heuristic (:func:`high_entropy_count`): long random-looking strings. It only
   *labels* an excerpt (``flags=high-entropy:N``), because digests are everywhere in a repository: git
   SHAs, SHA-256 hex, UUIDs, lockfile ``integrity`` hashes and prooftext's own ids are never counted, and
@@ -51,15 +54,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from prooftext.corpus.kinds import KIND_CODE, kind_for
+from prooftext.corpus.assignments import ANCHORS, find_assignments, is_placeholder
+from prooftext.corpus.assignments import REDACTED_PREFIX as REDACTED_PREFIX
 
 POLICY_EXCLUDE = "exclude"
 POLICY_REDACT = "redact"
 POLICIES: tuple[str, ...] = (POLICY_EXCLUDE, POLICY_REDACT)
-DEFAULT_POLICY = POLICY_EXCLUDE
+DEFAULT_POLICY = POLICY_REDACT
 
-REDACTED_PREFIX = "[REDACTED:"
-"""Every redaction is ``[REDACTED:<rule id>]``; no rule matches it again, so redaction is idempotent."""
+"""``REDACTED_PREFIX``: every redaction is ``[REDACTED:<rule id>]``; no rule matches it again, so redaction is idempotent."""
 
 RULE_PRIVATE_KEY = "private-key"
 RULE_ASSIGNMENT = "password-assignment"
@@ -126,107 +129,16 @@ def _not_example(value: str, _line: str, _path: str) -> bool:
     return "EXAMPLE" not in value.upper()
 
 
-_PLACEHOLDER_WORDS: frozenset[str] = frozenset(
-    {
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "changeme",
-        "change_me",
-        "changeit",
-        "example",
-        "dummy",
-        "fake",
-        "test",
-        "testing",
-        "placeholder",
-        "none",
-        "null",
-        "nil",
-        "true",
-        "false",
-        "undefined",
-        "redacted",
-        "hidden",
-        "required",
-        "optional",
-        "string",
-        "your_password",
-        "yourpassword",
-        "mypassword",
-        "my_password",
-    }
-)
-_PLACEHOLDER_MARKERS: tuple[str, ...] = (
-    REDACTED_PREFIX.lower(),
-    "${",
-    "{{",
-    "{%",
-    "%(",
-    "$(",
-    "<",
-    "example",
-    "placeholder",
-    "your_",
-    "your-",
-    "xxxx",
-    "****",
-    "....",
-    "os.environ",
-    "getenv",
-    "env(",
-    "process.env",
-)
-_HAS_LETTER = re.compile(r"[A-Za-z]")
-_HAS_DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z_.\-]")
+def _not_placeholder(value: str, _line: str, _path: str) -> bool:
+    return len(value) >= 3 and not is_placeholder(value) and not value.isdigit()
 
 
-def is_code_path(path: str) -> bool:
-    """Source code, where an unquoted right-hand side is an expression, not a literal."""
-    return bool(path) and kind_for(path) == KIND_CODE
-
-
-_FORMAT_FIELD = re.compile(r"\{[\w.\[\]!:]*\}|%\(\w+\)[sd]|%[sd]")
-_NAME_LIKE = re.compile(r"[a-z]+(?:[-_.][a-z]+)+")
-"""``private-key``, ``db_password``: an identifier-like constant in code, not a credential."""
-
-
-def is_placeholder(value: str) -> bool:
-    """detect-secrets' ``is_templated_secret`` and friends: not a real value."""
-    lowered = value.lower().strip("'\"`")
-    if lowered in _PLACEHOLDER_WORDS or len(set(lowered)) <= 2:
-        return True
-    if _FORMAT_FIELD.search(lowered):
-        return True  # "{value}", "%(password)s": a template, filled in elsewhere
-    if lowered.startswith(("$", "%", "@", "&", "*")):
-        return True
-    return any(marker in lowered for marker in _PLACEHOLDER_MARKERS)
-
-
-_INDIRECT = re.compile(r"[\w.-]+[\[(]")
-"""detect-secrets' ``is_indirect_reference``: ``getpass(``, ``request.form[``: a call or a lookup."""
-_CLOSERS = ")]}"
-
-
-def _assignment_value(value: str, line: str, path: str) -> bool:
-    quoted = value[:1] in "'\"`"
-    bare = value.strip("'\"`")
-    if quoted and any(c.isspace() for c in bare):
-        # detect-secrets' keyword values hold no whitespace: 'development key' is prose in an example.
-        return False
-    if not quoted:
-        if _INDIRECT.match(bare):
-            return False
-        bare = bare.rstrip(_CLOSERS)  # ``{'password': password}``: a name closing a literal
-    if len(bare) < 6 or is_placeholder(bare):
-        return False
-    if quoted:
-        return not (is_code_path(path) and _NAME_LIKE.fullmatch(bare))
-    # An unquoted value in code is a reference (``password=get_password()``), never a literal secret.
-    if is_code_path(path):
-        return False
-    return bool(_HAS_LETTER.search(bare) and _HAS_DIGIT_OR_SYMBOL.search(bare))
+def _netrc_password(value: str, line: str, path: str) -> bool:
+    """netrc's ``password VALUE``: in a netrc file, or on a line that is a netrc entry (``machine HOST login
+    USER password VALUE``, as a README quotes one)."""
+    netrc = posixpath.basename(path).lower() in {".netrc", "_netrc", "netrc"}
+    entry = line.lstrip(" \t>$#").lower().startswith("machine ") and " login " in line.lower()
+    return (netrc or entry) and _not_placeholder(value, line, path)
 
 
 def _url_password(value: str, _line: str, _path: str) -> bool:
@@ -234,16 +146,22 @@ def _url_password(value: str, _line: str, _path: str) -> bool:
 
 
 _E = r"(?![A-Za-z0-9_])"
-_KEY_WORDS = (
-    r"(?:password|passwd|passphrase|pwd|secret|client_secret|secret_key|api_key|apikey|"
-    r"access_key|secret_access_key|auth_token|access_token|private_key|db_pass|db_password)"
-)
+
+
+MIN_DISTINCT_CHARS = 5
+"""A token spelled with fewer distinct characters (its prefix included) is filler."""
+_FILLER = re.compile(r"(?i)x{4}|\*{4}|0{8}|\.{4}")
+
+
+def _not_filler(value: str, _line: str, _path: str) -> bool:
+    """A token whose body is filler (``sk_live_xxxxxxxx…``) is a documentation placeholder."""
+    return not _FILLER.search(value) and len(set(value)) > MIN_DISTINCT_CHARS
 
 
 def _token(rule_id: str, description: str, body: str, check: Check | None = None) -> Rule:
     """A rule for a credential token spelled ``body``: the whole token is the value, and no word character
     may follow it (that none precedes it is checked in :func:`_matches`)."""
-    return Rule(rule_id, description, re.compile(f"({body})" + _E), check)
+    return Rule(rule_id, description, re.compile(f"({body})" + _E), check or _not_filler)
 
 
 RULES: tuple[Rule, ...] = (
@@ -304,19 +222,46 @@ RULES: tuple[Rule, ...] = (
         # Anonymous FTP (RFC 1635) logs in as ``anonymous`` or ``ftp`` with an e-mail address by convention.
         re.compile(
             r"[A-Za-z][A-Za-z0-9+.-]{1,20}://(?![{$%<])(?!(?i:anonymous|ftp):)"
-            r"[^\s/:@'\"]{1,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"
+            r"[^\s/:@'\"]{0,64}:([^\s/:@'\"]{3,128})@[^\s/'\"]"
         ),
         _url_password,
     ),
     Rule(
-        "password-assignment",
-        "password= or secret= style assignment of a literal",
+        "authorization-header",
+        "credentials in an Authorization header",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])" + _KEY_WORDS + r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*"
-            r"(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s'\"`,;]{1,200})"
+            r"(?i)(?<![A-Za-z0-9])authorization['\"]?\]?[ \t]*[:=,][ \t]*[rbuf]{0,2}['\"`]?[ \t]*"
+            r"(?:bearer|basic|token|bot)[ \t]+([A-Za-z0-9._~+/-]{8,}=*)"
         ),
-        _assignment_value,
+        _not_placeholder,
     ),
+    Rule(
+        "command-line-password",
+        "a password on a command line (curl -u, mysql -p, sshpass -p)",
+        re.compile(
+            r"(?:(?<!\S)(?:-u|--user)[ \t=]+['\"]?[^\s:'\"$]{1,64}:"
+            r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport)\b[^\n]{0,200}?(?<!\S)-p['\"]?"
+            r"|\bsshpass\b[^\n]{0,100}?(?<!\S)-p[ \t]*['\"]?)"
+            r"([^\s'\"]{3,128})"
+        ),
+        _not_placeholder,
+    ),
+    Rule(
+        "netrc-password",
+        "netrc password",
+        re.compile(r"(?i)(?<![A-Za-z0-9_-])password[ \t]+['\"]?([^\s'\"]{3,128})"),
+        _netrc_password,
+    ),
+    Rule(
+        "xml-password",
+        "a credential element in XML",
+        re.compile(
+            r"(?i)<[A-Za-z_:.-]{0,40}(?:password|passwd|secret|token|apikey|api_key|api-key)>"
+            r"([^<\s]{4,200})</"
+        ),
+        _not_placeholder,
+    ),
+    Rule(RULE_ASSIGNMENT, "a literal assigned to a credential-named key", re.compile("(?!)")),
 )
 RULE_IDS: tuple[str, ...] = (*(rule.id for rule in RULES), RULE_PRIVATE_KEY)
 
@@ -346,16 +291,11 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
 """Literal fragments each match must contain: a rule whose fragments are all absent is not run (speed)."""
 _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-secret-access-key": ("aws",),
-    "password-assignment": (
-        "pass",
-        "pwd",
-        "secret",
-        "api_key",
-        "apikey",
-        "access_key",
-        "_token",
-        "private_key",
-    ),
+    "authorization-header": ("authorization",),
+    "command-line-password": ("-u", "--user", "-p"),
+    "netrc-password": ("password",),
+    "xml-password": ("</",),
+    RULE_ASSIGNMENT: ANCHORS,
 }
 """The same, matched against the lowercased text (case-insensitive rules)."""
 
@@ -369,9 +309,7 @@ def _may_match(rule: Rule, text: str, folded: str) -> bool:
 
 
 _PATH_RULES: tuple[Rule, ...] = tuple(
-    rule
-    for rule in RULES
-    if rule.id not in {"password-assignment", "url-credentials", "aws-secret-access-key"}
+    rule for rule in RULES if rule.id in _TRIGGERS and rule.id != "url-credentials"
 )
 """Rules applied to file and directory names (an assignment cannot be spelled in a name)."""
 
@@ -448,15 +386,12 @@ def _private_keys(text: str, starts: list[int]) -> list[Finding]:
     return found
 
 
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _UNBOUNDED: frozenset[str] = frozenset(
     {"aws-secret-access-key", "slack-webhook", "discord-webhook", "azure-storage-key"}
 )
-"""Rules whose match may follow a word character (the others need a non-word character before them)."""
-_KEYWORD_LIST: tuple[str, ...] = tuple(_KEY_WORDS[3:-1].split("|"))
-_ASSIGNMENT = re.compile(
-    r"['\"]?[ \t]*(?:=|:=|:|=>)[ \t]*(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s'\"`,;]{1,200})"
-)
+"""Rules whose match may follow a letter or digit (the others need another character before them: a key
+right after ``_``, as in ``backup_AKIA...``, is still found)."""
 
 
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_-]*")
@@ -482,26 +417,18 @@ def _run_anchored(pattern: re.Pattern[str], text: str, anchor: str) -> Iterator[
         at = text.find(anchor, resume)
 
 
-def _matches(rule: Rule, text: str, folded: str) -> Iterable[re.Match[str]]:
-    """The rule's matches; the assignment rule is anchored at each keyword (found with ``str.find``)."""
-    if rule.id != RULE_ASSIGNMENT:
-        anchor = _RUN_ANCHORS.get(rule.id)
-        found = rule.pattern.finditer(text) if anchor is None else _run_anchored(rule.pattern, text, anchor)
-        for match in found:
-            start = match.start()
-            if rule.id in _UNBOUNDED or start == 0 or text[start - 1] not in _WORD_CHARS:
-                yield match
+def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[int, int]]:
+    """The spans of the rule's values; the assignment rule looks at each key (see :mod:`.assignments`)."""
+    if rule.id == RULE_ASSIGNMENT:
+        for found in find_assignments(text, folded, path):
+            yield found.start, found.end
         return
-    seen: set[int] = set()
-    for keyword in _KEYWORD_LIST:
-        at = folded.find(keyword)
-        while at >= 0:
-            if at == 0 or not folded[at - 1].isalnum():
-                assigned = _ASSIGNMENT.match(text, at + len(keyword))
-                if assigned is not None and assigned.start(1) not in seen:
-                    seen.add(assigned.start(1))
-                    yield assigned
-            at = folded.find(keyword, at + 1)
+    anchor = _RUN_ANCHORS.get(rule.id)
+    matches = rule.pattern.finditer(text) if anchor is None else _run_anchored(rule.pattern, text, anchor)
+    for match in matches:
+        start = match.start()
+        if rule.id in _UNBOUNDED or start == 0 or text[start - 1] not in _ALNUM:
+            yield match.span(1)
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -519,10 +446,9 @@ def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: st
     for rule in rules:
         if not _may_match(rule, text, folded):
             continue
-        for match in _matches(rule, text, folded):
-            start, end = match.span(1)
+        for start, end in _matches(rule, text, folded, path):
             line = _line_of(starts, start)
-            if rule.check is not None and not rule.check(match.group(1), line_text(line), path):
+            if rule.check is not None and not rule.check(text[start:end], line_text(line), path):
                 continue
             found.append(Finding(rule.id, line, start, end))
     return found
@@ -712,7 +638,7 @@ def _looks_random(value: str, prefix: str) -> bool:
         return False
     if _HEX.fullmatch(value):
         return len(value) not in _DIGEST_HEX_LENGTHS and shannon_entropy(value) >= HEX_ENTROPY_BITS
-    if not (_HAS_LETTER.search(value) and re.search(r"[0-9]", value)):
+    if not (re.search(r"[A-Za-z]", value) and re.search(r"[0-9]", value)):
         return False  # words joined by dashes or underscores, constant names
     bits = LONG_BASE64_ENTROPY_BITS if len(value) >= LONG_STRING_CHARS else BASE64_ENTROPY_BITS
     return shannon_entropy(value) >= bits

@@ -26,6 +26,7 @@ from typing import Any
 
 from prooftext.conversation.items import check_thread
 from prooftext.corpus.lines import CONTROL_CHARACTERS
+from prooftext.corpus.secrets import redact_text, redaction_count
 from prooftext.errors import (
     LimitError,
     MemoryStoreError,
@@ -121,6 +122,12 @@ class MemoryRecord:
     resolution: str | None
 
     @property
+    def redactions(self) -> int:
+        """How many credentials were redacted from this record when it was written (the values were never
+        stored)."""
+        return sum(redaction_count(t or "") for t in (self.text, self.source, self.resolution))
+
+    @property
     def is_candidate(self) -> bool:
         """Active decisions, constraints and discoveries, and unresolved failures, are worth surfacing."""
         return self.status in (STATUS_ACTIVE, STATUS_UNRESOLVED)
@@ -131,6 +138,7 @@ class MemoryRecord:
             "id": self.id,
             "kind": self.kind,
             "resolution": self.resolution,
+            "redactions": self.redactions,
             "resolved_ms": self.resolved_ms,
             "source": self.source,
             "status": self.status,
@@ -196,7 +204,7 @@ def _check_text(value: Any, field: str, limit: int) -> str:
         )
     if size > limit:
         raise LimitError(f"{field} is {size} bytes; the limit is {limit}", field=field, limit=limit)
-    return value
+    return redact_text(value)  # a credential is never stored: the placeholder flags where one was
 
 
 def _check_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
@@ -517,8 +525,8 @@ class MemoryStore:
         """Mark an unresolved failure resolved (the record and its history stay)."""
         record_id = check_record_id(record_id)
         if note is not None:
-            _check_text(note, "note", MAX_RECORD_BYTES)
-        _check_text(source, "source", MAX_SOURCE_BYTES)
+            note = _check_text(note, "note", MAX_RECORD_BYTES)
+        source = _check_text(source, "source", MAX_SOURCE_BYTES)
         now = self._clock()
         with self._write() as db:
             row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
@@ -590,6 +598,7 @@ class MemoryStore:
             text.encode("utf-8")
         except UnicodeEncodeError:
             raise RequestError("message text is not valid Unicode text", field="text") from None
+        text = redact_text(text)  # chat history keeps no credential either
         now = self._clock()
         with self._write() as db:
             db.execute(

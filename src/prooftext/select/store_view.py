@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import prooftext.store.graph_queries as gq
+import prooftext.store.queries as queries
 from prooftext.errors import PathOutsideRootError, RequestError, SourceMissingError
 from prooftext.graph.resolve import PathIndex
 from prooftext.select.candidates import PHASE_REQUIRED, PHASE_TRAVERSAL, Candidate, candidate_from_row
@@ -53,11 +54,24 @@ class StoreView:
             else:
                 row = gq.file_node_by_path(self.conn, NODE_COLUMNS, _portable(ref))
             if row is None:
-                raise SourceMissingError(
-                    f"required reference is not in the index: {ref}", field="required", ref=ref
-                )
+                raise self._missing(ref)
             out.append(candidate_from_row(NodeRow(*row), PHASE_REQUIRED, "required"))
         return out
+
+    def _missing(self, ref: str) -> SourceMissingError:
+        """The error for a required reference that is not indexed, naming why when the scan left it out."""
+        left_out = None if is_node_id(ref) else queries.exclusion_of(self.conn, _portable(ref))
+        if left_out is None:
+            return SourceMissingError(
+                f"required reference is not in the index: {ref}", field="required", ref=ref
+            )
+        return SourceMissingError(
+            f"required reference is not in the index: {ref} was left out ({left_out.reason}: "
+            f"{left_out.detail or left_out.path}); {left_out.remedy}",
+            field="required",
+            ref=ref,
+            reason=left_out.reason,
+        )
 
     def brought(self, member: Candidate, by: Candidate) -> Candidate:
         return replace(member, phase=PHASE_REQUIRED, reason=f"contradicts {by.path}")

@@ -7,12 +7,15 @@ of :data:`MAX_PARAMETERS` values each (SQLite bounds the variables of one statem
 
 from __future__ import annotations
 
+import posixpath
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from prooftext.corpus.model import Exclusion
+from prooftext.corpus.secrets import redact_path
 from prooftext.graph.model import NODE_CHUNK, NODE_FILE, NODE_SYMBOL
 from prooftext.store.fts import fts_quote
 
@@ -211,3 +214,25 @@ def child_bounds(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[str,
         )
         bounds.update({pid: (start, end) for pid, start, end in conn.execute(sql, chunk)})
     return bounds
+
+
+def exclusions(conn: sqlite3.Connection, reason: str | None = None) -> list[Exclusion]:
+    """The paths the last refresh left out, each with its reason, in path order."""
+    where, params = ("WHERE reason = ?", (reason,)) if reason is not None else ("", ())
+    rows = conn.execute(f"SELECT path, reason, detail FROM excluded {where} ORDER BY path, reason", params)
+    return [Exclusion(path, why, detail or "") for path, why, detail in rows]
+
+
+def exclusion_of(conn: sqlite3.Connection, path: str) -> Exclusion | None:
+    """Why ``path`` is not in the index: its own exclusion row (keyed by its redacted path) or that of the
+    nearest directory above it that the walk left out."""
+    keys = [redact_path(path)]
+    parent = posixpath.dirname(path)
+    while parent:
+        keys.append(parent)
+        parent = posixpath.dirname(parent)
+    for key in keys:
+        row = conn.execute("SELECT path, reason, detail FROM excluded WHERE path = ?", (key,)).fetchone()
+        if row is not None:
+            return Exclusion(row[0], row[1], row[2] or "")
+    return None

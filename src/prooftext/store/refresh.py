@@ -84,14 +84,16 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 6
+READING_REVISION = 7
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
 4: an upper-case extension such as ``Foo.PY`` is parsed in its language, ``.C``/``.H`` as C++, and a heading
 past the title limit is cut at a word boundary; 5: a dense line, one that more than
 :data:`MAX_NODES_PER_LINE` nodes cover, is indexed in its file's FTS row only, and a node that starts on one
-holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows)."""
+holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows; 7: credential-named keys
+inside longer names, Authorization headers, command-line, netrc and XML passwords are found, a redacted value
+keeps its quotes, and a source holding a credential is redacted by default, not left out)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""

@@ -1,0 +1,396 @@
+"""Credential-named keys given a literal: ``password = "…"``, ``PGPASSWORD=…``, ``"clientSecret": "…"``.
+
+detect-secrets' keyword plugin finds ``password``-like names only at a word start; real configurations spell
+them inside longer names (``PGPASSWORD``, ``dbPassword``, ``API_TOKEN``, ``_authToken``, ``x-api-key``). Here
+the key is the whole identifier around a keyword (letters, digits, ``_``, ``-``, ``.``; at most
+:data:`MAX_KEY_CHARS` each side of the keyword), split into words (``_``, ``-``, ``.`` and camelCase):
+
+* a **strong** part (``password``, ``passwd``, ``passphrase``, ``secret``) anywhere inside a word;
+* a **weak** word standing alone (``token``, ``pwd``, ``pass``, ``credentials``, ``apikey``, ...), or ``key``
+  after a qualifier (``api``, ``private``, ``access``, ...), or a key that is ``auth`` alone (docker's
+  ``"auth"``, npm's ``_auth``);
+* and no word that names something *about* the credential (``timeout``, ``length``, ``file``, ``type``,
+  ``name``, ``url``, ...): ``PASSWORD_RESET_TIMEOUT = 3600`` and ``TOKEN_TYPE = "bearer"`` are settings.
+
+The value follows an assignment (``=``, ``:``, ``:=``, ``=>``, ``==``, a type annotation then ``=``), or is
+the second argument of a call whose first is the key (``define('DB_PASSWORD', '…')``,
+``os.environ.get("API_TOKEN", "…")``), or, when the assigned value is an expression, a literal fallback
+later on the line (``os.getenv("P") or "…"``, ``process.env.API_KEY || "…"``). A value is credible unless
+it is a placeholder or template, prose (quoted text with spaces), a path or URL, a reference (an unquoted
+value in code other than shell), an identifier-like constant in code, or, for weak keys, too short and
+plain. The finding covers the value only, never its quotes, so redaction keeps the syntax around it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from prooftext.corpus.kinds import KIND_CODE, kind_for
+
+REDACTED_PREFIX = "[REDACTED:"
+MAX_KEY_CHARS = 64
+"""How far a key may reach either side of its keyword; a longer run is not a key (and scanning stays
+linear in a hostile run of keyword letters)."""
+MAX_VALUE_CHARS = 200
+MIN_VALUE_CHARS = 6
+MIN_WEAK_VALUE_CHARS = 10
+PLAIN_WORD_CHARS = 12
+"""A lone lowercase word up to this long is a name or an example (``"config"``, ``"postgres"``), not a
+credential."""
+
+ANCHORS: tuple[str, ...] = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "credential")
+"""Fragments (lowercased) one of which every key holds: where the scan looks."""
+
+_STRONG_PARTS: tuple[str, ...] = ("password", "passwd", "passphrase", "secret")
+_WEAK_WORDS: frozenset[str] = frozenset(
+    {
+        "pwd",
+        "pw",
+        "pass",
+        "token",
+        "credential",
+        "credentials",
+        "apikey",
+        "authtoken",
+        "accesstoken",
+        "authkey",
+        "privatekey",
+        "accesskey",
+    }
+)
+_KEY_QUALIFIERS: frozenset[str] = frozenset(
+    {"api", "private", "access", "signing", "encryption", "master", "account", "auth", "client", "license"}
+)
+_ABOUT_WORDS: frozenset[str] = frozenset(
+    {
+        "age",
+        "arn",
+        "backend",
+        "budget",
+        "chars",
+        "class",
+        "cmd",
+        "command",
+        "count",
+        "csrf",
+        "digest",
+        "dir",
+        "enabled",
+        "endpoint",
+        "error",
+        "expiration",
+        "expires",
+        "expiry",
+        "factory",
+        "field",
+        "fields",
+        "file",
+        "format",
+        "handler",
+        "hash",
+        "header",
+        "help",
+        "hint",
+        "input",
+        "interval",
+        "kind",
+        "label",
+        "len",
+        "length",
+        "lifetime",
+        "limit",
+        "manager",
+        "mask",
+        "max",
+        "message",
+        "method",
+        "min",
+        "mode",
+        "name",
+        "names",
+        "path",
+        "pattern",
+        "placeholder",
+        "policy",
+        "prefix",
+        "prompt",
+        "provider",
+        "ref",
+        "regex",
+        "required",
+        "reset",
+        "rules",
+        "scheme",
+        "size",
+        "source",
+        "store",
+        "strength",
+        "style",
+        "text",
+        "timeout",
+        "title",
+        "ttl",
+        "type",
+        "uri",
+        "url",
+        "usage",
+        "validator",
+        "var",
+        "version",
+        "xsrf",
+    }
+)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+STRONG = "strong"
+WEAK = "weak"
+
+
+def _word_strength(words: list[str], at: int) -> str | None:
+    word = words[at]
+    if any(part in word for part in _STRONG_PARTS):
+        return STRONG
+    if word in _WEAK_WORDS or (word == "key" and at > 0 and words[at - 1] in _KEY_QUALIFIERS):
+        return WEAK
+    return WEAK if words == ["auth"] else None
+
+
+def key_strength(key: str) -> str | None:
+    """``strong`` or ``weak`` when ``key`` names a credential, else ``None``: the first credential word
+    decides, unless a word after it says the key is *about* the credential (``PASSWORD_RESET_TIMEOUT``;
+    a word before it does not: ``ClearTextPassword``)."""
+    words = [w.lower() for w in _WORDS.findall(key)]
+    for at in range(len(words)):
+        strength = _word_strength(words, at)
+        if strength is not None:
+            return None if any(w in _ABOUT_WORDS for w in words[at + 1 :]) else strength
+    return None
+
+
+# --- values -----------------------------------------------------------------------------------------------
+
+_PLACEHOLDER_WORDS: frozenset[str] = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "changeme",
+        "change_me",
+        "changeit",
+        "example",
+        "dummy",
+        "fake",
+        "test",
+        "testing",
+        "placeholder",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "redacted",
+        "hidden",
+        "required",
+        "optional",
+        "string",
+        "your_password",
+        "yourpassword",
+        "mypassword",
+        "my_password",
+        "replace_me",
+        "replaceme",
+        "todo",
+        "fixme",
+    }
+)
+_PLACEHOLDER_MARKERS: tuple[str, ...] = (
+    REDACTED_PREFIX.lower(),
+    "${",
+    "{{",
+    "{%",
+    "%(",
+    "$(",
+    "<",
+    "example",
+    "placeholder",
+    "your_",
+    "your-",
+    "xxxx",
+    "****",
+    "....",
+    "os.environ",
+    "getenv",
+    "env(",
+    "process.env",
+    "replace_me",
+    "replace-me",
+    "changeme",
+    "change_me",
+)
+_FORMAT_FIELD = re.compile(r"\{[\w.\[\]!:]*\}|%\(\w+\)[sd]|%[sd]")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+_HAS_DIGIT = re.compile(r"[0-9]")
+_HAS_DIGIT_OR_SYMBOL = re.compile(r"[^A-Za-z_.\-]")
+_NAME_LIKE = re.compile(rf"[a-z]+(?:[-_.][a-z]+)+|[a-z]{{1,{PLAIN_WORD_CHARS}}}")
+"""``private-key``, ``db_password``, ``config``: an identifier-like constant or a plain word."""
+_PATH_OR_URL = re.compile(
+    r"(?:[\w.-]+/)+[\w-]+\.[A-Za-z]{1,5}$|"
+    r"(?:/|\./|\.\./|~/|[A-Za-z][A-Za-z0-9+.-]*://)|.*\.(?:pem|key|crt|json|txt|ya?ml|env)$"
+)
+_INDIRECT = re.compile(r"[\w.-]+[\[({]")
+"""detect-secrets' ``is_indirect_reference``: ``getpass(``, ``request.form[``: a call or a lookup."""
+_SHELL_SUFFIXES: tuple[str, ...] = (".sh", ".bash", ".zsh", ".fish", ".ps1")
+_SHELL_NAMES: frozenset[str] = frozenset({"Dockerfile", "Makefile", "GNUmakefile", "Justfile"})
+
+
+def is_placeholder(value: str) -> bool:
+    """detect-secrets' ``is_templated_secret`` and friends: not a real value."""
+    lowered = value.lower().strip("'\"`")
+    if lowered in _PLACEHOLDER_WORDS or len(set(lowered)) <= 2:
+        return True
+    if _FORMAT_FIELD.search(lowered):
+        return True  # "{value}", "%(password)s": a template, filled in elsewhere
+    if lowered.startswith(("$", "%", "@", "&", "*", "!")):
+        return True
+    return any(marker in lowered for marker in _PLACEHOLDER_MARKERS)
+
+
+def is_code_path(path: str) -> bool:
+    """Source code, where an unquoted right-hand side is an expression, not a literal."""
+    return bool(path) and kind_for(path) == KIND_CODE
+
+
+def _literal_unquoted(path: str) -> bool:
+    """Whether an unquoted value in ``path`` is a literal: configuration, prose, shell."""
+    name = posixpath.basename(path)
+    return not is_code_path(path) or name.endswith(_SHELL_SUFFIXES) or name in _SHELL_NAMES
+
+
+def credible_quoted(value: str, strength: str, path: str) -> bool:
+    """A quoted literal that may be a credential."""
+    if len(value) < MIN_VALUE_CHARS or any(c.isspace() for c in value) or is_placeholder(value):
+        return False  # detect-secrets' keyword values hold no whitespace: 'development key' is prose
+    if _PATH_OR_URL.match(value) or _NAME_LIKE.fullmatch(value):
+        return False
+    if strength == WEAK:
+        return len(value) >= MIN_WEAK_VALUE_CHARS and bool(
+            _HAS_LETTER.search(value) and _HAS_DIGIT.search(value)
+        )
+    return True
+
+
+def credible_unquoted(value: str, strength: str, path: str) -> bool:
+    """An unquoted value that may be a credential (never in code other than shell: an expression there)."""
+    if not _literal_unquoted(path) or _INDIRECT.match(value):
+        return False
+    value = value.rstrip(")]}")
+    if not credible_quoted(value, strength, path):
+        return False
+    return bool(_HAS_LETTER.search(value) and _HAS_DIGIT_OR_SYMBOL.search(value))
+
+
+# --- the scan ---------------------------------------------------------------------------------------------
+
+_V = f"{{0,{MAX_VALUE_CHARS}}}"
+_QUOTED = rf"""[rbuRBUfF]{{0,2}}(?:"([^"\n]{_V})"|'([^'\n]{_V})'|`([^`\n]{_V})`)"""
+_BARE = rf"""([^\s'"`,;]{{1,{MAX_VALUE_CHARS}}})"""
+_ASSIGN = re.compile(
+    r"""['"`]?[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|:=|=>|\?\?=|\|\|=|={1,3}|:(?!:))[ \t]*"""
+    r"(?:" + _QUOTED + "|" + _BARE + ")"
+)
+_CALL_OPEN = re.compile(
+    r"(?<![\w])(?:[\w.]*\.)?(?:define|getenv|get|fetch|setdefault|env|setenv|putenv)\([ \t]*$"
+)
+"""A call that names a setting and its value just before the key (``define(``, ``environ.get(``)."""
+_XML_VALUE = re.compile(r"""['"][ \t]+value[ \t]*=[ \t]*""" + _QUOTED)
+"""``<add key="DbPassword" value="…"/>`` (.NET ``App.config``, ``nuget.config``)."""
+_CALL_ARGUMENT = re.compile(r"""['"][ \t]*,[ \t]*""" + _QUOTED)
+_FALLBACK = re.compile(
+    r"""(?:\bor\b|\|\||\?\?|\?:|\b(?:getenv|get|fetch|setdefault|env)\([ \t]*['"][^'"\n]{1,100}['"][ \t]*,)"""
+    r"[ \t]*" + _QUOTED
+)
+FALLBACK_REACH = 300
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A credible value for a credential-named key: its span in the text (quotes excluded)."""
+
+    start: int
+    end: int
+
+
+def _key_span(text: str, at: int, anchor_len: int) -> tuple[int, int] | None:
+    start = at
+    floor = max(0, at - MAX_KEY_CHARS)
+    while start > floor and text[start - 1] in _KEY_CHARS:
+        start -= 1
+    end = at + anchor_len
+    ceiling = min(len(text), end + MAX_KEY_CHARS)
+    while end < ceiling and text[end] in _KEY_CHARS:
+        end += 1
+    if (start == floor and start > 0 and text[start - 1] in _KEY_CHARS) or (
+        end == ceiling and end < len(text) and text[end] in _KEY_CHARS
+    ):
+        return None
+    return start, end
+
+
+def _quoted_span(match: re.Match[str], first: int) -> tuple[int, int] | None:
+    for group in range(first, first + 3):
+        if match.group(group) is not None:
+            return match.span(group)
+    return None
+
+
+def _called(text: str, key_start: int) -> bool:
+    """Whether the key is the first, quoted argument of a call: ``define('KEY'``, ``.get("KEY"``."""
+    if key_start == 0 or text[key_start - 1] not in "'\"":
+        return False
+    return _CALL_OPEN.search(text, max(0, key_start - 60), key_start - 1) is not None
+
+
+def _value(text: str, key: tuple[int, int], strength: str, path: str) -> Assignment | None:
+    start, end = key
+    assigned = _ASSIGN.match(text, end)
+    if assigned is None and _called(text, start):
+        assigned = _CALL_ARGUMENT.match(text, end)
+    if assigned is None:
+        assigned = _XML_VALUE.match(text, end)
+    if assigned is not None:
+        span = _quoted_span(assigned, 1)
+        if span is not None:
+            value = text[span[0] : span[1]]
+            return Assignment(*span) if credible_quoted(value, strength, path) else None
+        if assigned.lastindex == 4 and credible_unquoted(assigned.group(4), strength, path):
+            return Assignment(*assigned.span(4))
+    line_end = text.find("\n", end)
+    stop = min(len(text) if line_end < 0 else line_end, end + FALLBACK_REACH)
+    fallback = _FALLBACK.search(text, end, stop)
+    span = _quoted_span(fallback, 1) if fallback is not None else None
+    if span is not None and credible_quoted(text[span[0] : span[1]], strength, path):
+        return Assignment(*span)
+    return None
+
+
+def find_assignments(text: str, folded: str, path: str) -> Iterator[Assignment]:
+    """Every credible value for a credential-named key in ``text`` (``folded`` is its ASCII lowercase)."""
+    seen: set[tuple[int, int]] = set()
+    for anchor in ANCHORS:
+        at = folded.find(anchor)
+        while at >= 0:
+            key = _key_span(text, at, len(anchor))
+            if key is not None and key not in seen:
+                seen.add(key)
+                strength = key_strength(text[key[0] : key[1]])
+                if strength is not None:
+                    found = _value(text, key, strength, path)
+                    if found is not None:
+                        yield found
+            at = folded.find(anchor, at + 1)
