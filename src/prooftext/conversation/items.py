@@ -105,7 +105,8 @@ def make_item(
     meta: dict[str, Any] | None = None,
     counter: Counter | None = None,
 ) -> ContextItem:
-    """Build an item, computing its content hash; ``item_id`` defaults to ``kind:hash-prefix``."""
+    """Build an item from ``text`` with every credential redacted, computing its content hash; ``item_id``
+    defaults to ``kind:hash-prefix``."""
     try:
         k = ItemKind(kind)
     except ValueError:

@@ -9,7 +9,8 @@ These transformations happen here, and only here, so that costs measured while s
 prompt and ``prooftext verify`` (which re-renders from the files) always agree:
 
 * **Redaction**: each excerpt passes through :func:`prooftext.corpus.secrets.redact_text`, so a credential
-  never reaches a prompt even if the scan policy let its source in (the scan normally excludes such files).
+  never reaches a prompt even where the stored text kept it (an allowlist pragma, a file changed since the
+  scan): the scan stores a source with its credentials already redacted.
 * **Flags**: :func:`prooftext.pack.injection.flags` labels excerpts holding instruction-like text,
   invisible characters, bidi or terminal controls, high-entropy strings or redactions
   (``flags=bidi:1,instruction-like``). Flags never change what is selected.

@@ -1,0 +1,141 @@
+"""Credential detection on the labelled corpus and on the shapes real configurations hold.
+
+The corpus (``tests/secret_corpus.py``) generates its values at import, so this repository holds none; the
+figures here are the acceptance floor that ``bench/secrets_bench.py`` prints per shape.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prooftext.corpus.assignments import key_strength
+from prooftext.corpus.secrets import find_secrets, path_findings, redact_text
+from secret_corpus import Case, negatives, positives
+
+MIN_RECALL = 0.95
+MAX_FALSE_POSITIVE_RATE = 0.02
+ISSUE_SHAPES = {
+    "env-pgpassword",
+    "json-camel-clientSecret",
+    "yaml-adminPassword",
+    "yaml-token",
+    "env-TOKEN",
+    "py-API_TOKEN",
+    "py-headers-bearer",
+    "curl-bearer",
+    "curl-u",
+    "mysql-p",
+    "sshpass-p",
+    "url-redis",
+    "netrc-oneline",
+    "npmrc-authToken",
+    "docker-config-auth",
+    "py-getenv-or",
+    "glued-aws-key",
+    "path-aws-key",
+}
+"""The shapes a user found missed, each of which the corpus must hold."""
+
+
+def _caught(case: Case) -> bool:
+    if case.in_path:
+        at = case.path.index(case.value)
+        spans = [(f.start, f.end) for f in path_findings(case.path)]
+    else:
+        at = case.text.index(case.value)
+        spans = [(f.start, f.end) for f in find_secrets(case.text, path=case.path)]
+    return any(start <= at and at + len(case.value) <= end for start, end in spans)
+
+
+def _fires(case: Case) -> bool:
+    return bool(find_secrets(case.text, path=case.path) or path_findings(case.path))
+
+
+def test_the_corpus_holds_every_shape_a_user_found_missed() -> None:
+    assert {case.shape for case in positives()} >= ISSUE_SHAPES
+
+
+def test_at_least_95_percent_of_credential_lines_are_found() -> None:
+    cases = positives()
+    missed = sorted(case.shape for case in cases if not _caught(case))
+    assert 1 - len(missed) / len(cases) >= MIN_RECALL, missed
+
+
+def test_at_most_2_percent_of_look_alikes_are_taken_for_credentials() -> None:
+    cases = negatives()
+    fired = sorted(case.shape for case in cases if _fires(case))
+    assert len(fired) / len(cases) <= MAX_FALSE_POSITIVE_RATE, fired
+
+
+def test_the_corpus_and_its_bench_hold_no_credential_themselves() -> None:
+    here = Path(__file__).resolve().parents[2]
+    for rel in ("tests/secret_corpus.py", "bench/secrets_bench.py"):
+        assert find_secrets((here / rel).read_text(), path=rel) == [], rel
+
+
+@pytest.mark.parametrize(
+    ("key", "strength"),
+    [
+        ("PGPASSWORD", "strong"),
+        ("dbPassword", "strong"),
+        ("clientSecret", "strong"),
+        ("ClearTextPassword", "strong"),
+        ("API_TOKEN", "weak"),
+        ("_authToken", "weak"),
+        ("x-api-key", "weak"),
+        ("auth", "weak"),
+        ("PASSWORD_RESET_TIMEOUT", None),
+        ("TOKEN_TYPE", None),
+        ("secretName", None),
+        ("max_tokens", None),
+        ("tokenizer", None),
+        ("keyboard", None),
+    ],
+)
+def test_a_key_names_a_credential_by_its_words_unless_a_later_word_says_it_is_about_one(
+    key: str, strength: str | None
+) -> None:
+    assert key_strength(key) == strength
+
+
+def test_redaction_keeps_the_quotes_so_a_json_excerpt_stays_json() -> None:
+    value = "q8Zr" + "T2vLx9" + "!pK4w"
+    text = json.dumps({"apiKey": value, "clientSecret": value, "region": "eu-west-1"}, indent=2)
+    redacted = redact_text(text, "config/app.json")
+    assert value not in redacted
+    assert json.loads(redacted)["apiKey"] == "[REDACTED:password-assignment]"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'password = os.getenv("P") or "{v}"',
+        'x = os.environ.get("DB_SECRET", "{v}")',
+        "define('DB_PASSWORD', '{v}');",
+        '<add key="DbPassword" value="{v}" />',
+        'password: str = "{v}"',
+    ],
+)
+def test_a_literal_given_to_a_credential_key_in_code_is_found(line: str) -> None:
+    value = "Wq7" + "zK2" + "#vN9" + "pL4"
+    text = line.format(v=value)
+    assert value not in redact_text(text, "app.py")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'FILES = [("dbPassword", "conf/db.pass")]',
+        "password = get_password()",
+        'token = os.environ["TOKEN"]',
+        "var secrets = gin.H{",
+        'curl -H "Authorization: Bearer $TOKEN" https://api.example.com',
+        "docker run -u 1000:1000 image",
+        "def login(password: str) -> None:",
+    ],
+)
+def test_a_reference_a_template_or_a_tuple_of_names_is_not_a_credential(line: str) -> None:
+    assert find_secrets(line, path="app.py") == find_secrets(line, path="run.sh") == []
