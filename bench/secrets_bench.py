@@ -1,6 +1,9 @@
 """Secret-detector benchmark: recall and false positives on the labelled corpus of ``tests/secret_corpus.py``.
 
-Usage: python bench/secrets_bench.py [--json] [--detect-secrets] [--gitleaks GITLEAKS_TOML] [--gitleaks-bin GITLEAKS]
+Usage: python bench/secrets_bench.py [--json] [--holdout] [--detect-secrets] [--gitleaks GITLEAKS_TOML] [--gitleaks-bin GITLEAKS]
+
+``--holdout`` scores the hold-out corpus of ``tests/secret_corpus_holdout.py`` (written blind to the detector's
+rules) instead of the corpus the rules were tuned on.
 
 Every arm sees each case's path and text. A positive is caught when one finding's span covers the whole
 ``value`` (in the text, or in the path for an ``in_path`` case); a negative is a false positive when the arm
@@ -45,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from prooftext.corpus.secrets import find_secrets, path_findings
 from secret_corpus import Case, cases
+from secret_corpus_holdout import holdout
 
 Span = tuple[int, int]
 PERCENT = 100
@@ -516,12 +520,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument(
+        "--holdout", action="store_true", help="score the hold-out corpus (tests/secret_corpus_holdout.py)"
+    )
+    parser.add_argument(
         "--detect-secrets", action="store_true", help="also run detect-secrets' default plugins"
     )
     parser.add_argument("--gitleaks", metavar="TOML", help="also apply the rules of this gitleaks.toml")
     parser.add_argument("--gitleaks-bin", metavar="EXE", help="also run this gitleaks binary")
     args = parser.parse_args(argv)
-    corpus = cases()
+    corpus = holdout() if args.holdout else cases()
     scores = list(run_arms(args, corpus))
     if args.json:
         print(json.dumps({"cases": len(corpus), "arms": [s.to_dict() for s in scores]}, indent=2))

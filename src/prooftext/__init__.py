@@ -16,6 +16,7 @@ from prooftext._version import __version__
 from prooftext.canonical import content_id
 from prooftext.canonical import load as load_json
 from prooftext.errors import ProoftextError
+from prooftext.errors import set_scrubber as _set_scrubber
 from prooftext.tokens import TokenCount, count
 
 if _typing.TYPE_CHECKING:
@@ -114,6 +115,16 @@ _LAZY: dict[str, tuple[str, str]] = {
     "watch_parent": ("prooftext.workers", "watch_parent"),
 }
 """Public names loaded on first use: the module and attribute each one is."""
+
+
+def _redact(text: str) -> str:
+    """Every credential in an error message redacted (loaded on the first error, not on import)."""
+    from prooftext.corpus.secrets import redact_text
+
+    return redact_text(text)
+
+
+_set_scrubber(_redact)
 
 
 def __getattr__(name: str) -> _typing.Any:

@@ -66,13 +66,29 @@ each; the core never formats an error for a wire.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 MAX_MESSAGE_CHARS = 2000
 """Error messages are bounded so that an error object never carries a whole hostile input."""
 
 
+def _unchanged(text: str) -> str:
+    return text
+
+
+_scrub: Callable[[str], str] = _unchanged
+
+
+def set_scrubber(scrub: Callable[[str], str]) -> None:
+    """Install the function that removes credentials from every error message and string detail (an error
+    may quote its input). The package installs its redaction on import; this module depends on nothing."""
+    global _scrub
+    _scrub = scrub
+
+
 def _bounded(text: str) -> str:
+    text = _scrub(text)
     if len(text) <= MAX_MESSAGE_CHARS:
         return text
     return text[: MAX_MESSAGE_CHARS - 1] + "…"

@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -112,13 +113,18 @@ def run_python_parallel(
     return results
 
 
+PIPE_POLL_SECONDS = 0.5
+"""How long one read of a child's pipes waits before looking whether the child has exited."""
+
+
 def run_python(
     code: str, *args: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -c code args`` in a fresh interpreter and its own process group.
 
     The group is killed once the child has exited (or timed out), so helpers it started (a process pool
-    orphaned by a SIGKILLed parent) can never hold its pipes open or outlive the test.
+    orphaned by a SIGKILLed parent) can never hold its pipes open or outlive the test. The pipes are read
+    all along: a child writing more than a pipe holds (64 KiB) would otherwise block forever.
     """
     full_env = {**os.environ, "PYTHONPATH": str(REPO / "tests"), **(env or {})}
     proc = subprocess.Popen(
@@ -129,12 +135,19 @@ def run_python(
         env=full_env,
         start_new_session=True,
     )
+    deadline = time.monotonic() + timeout
+    done: tuple[str, str] | None = None
     try:
-        proc.wait(timeout=timeout)
+        while done is None:
+            try:
+                done = proc.communicate(timeout=PIPE_POLL_SECONDS)
+            except subprocess.TimeoutExpired:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    break  # exited with its pipes held open by a helper, or timed out: kill, then drain
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-    out, err = proc.communicate()
+    out, err = done if done is not None else proc.communicate()
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 

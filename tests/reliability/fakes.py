@@ -68,6 +68,27 @@ def fake_secrets(seed: int = 7) -> dict[str, str]:
         "command-line-password": _pick(rng, ALNUM, 14) + "#2",
         "netrc-password": _pick(rng, ALNUM, 16) + "%5",
         "xml-password": _pick(rng, ALNUM, 12) + "@3",
+        "slack-app-token": "xa"
+        + "pp-1-A"
+        + _pick(rng, UPPER_DIGITS, 10)
+        + "-"
+        + _pick(rng, string.digits, 13)
+        + "-"
+        + _pick(rng, HEX, 64),
+        "azure-ad-client-secret": _pick(rng, ALNUM, 3) + "8Q" + "~" + _pick(rng, ALNUM + "_~.-", 31),
+        "digitalocean-token": "do" + "p_v1_" + _pick(rng, HEX, 64),
+        "vault-token": "hv" + "s." + _pick(rng, URLSAFE, 95),
+        "terraform-cloud-token": _pick(rng, HEX, 14) + ".atlas" + "v1." + _pick(rng, URLSAFE, 64),
+        "heroku-api-key": "HR" + "KU-AA" + _pick(rng, URLSAFE, 58),
+        "pulumi-token": "pu" + "l-" + _pick(rng, HEX, 40),
+        "shopify-token": "shp" + "at_" + _pick(rng, HEX, 32),
+        "grafana-token": "gl" + "sa_" + _pick(rng, ALNUM, 32) + "_" + _pick(rng, HEX, 8),
+        "databricks-token": "da" + "pi" + _pick(rng, HEX, 32),
+        "doppler-token": "dp" + ".pt." + _pick(rng, ALNUM, 43),
+        "linear-api-key": "lin" + "_api_" + _pick(rng, ALNUM, 40),
+        "postman-api-key": "PM" + "AK-" + _pick(rng, HEX, 24) + "-" + _pick(rng, HEX, 34),
+        "rubygems-token": "ruby" + "gems_" + _pick(rng, HEX, 48),
+        "age-secret-key": "AGE-SECRET" + "-KEY-1" + _pick(rng, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
         "private-key": "\n".join(_pick(rng, ALNUM + "+/", 64) for _ in range(6)),
     }
 

@@ -52,6 +52,8 @@ def check_thread(name: str) -> str:
             "thread names are 1-64 letters, digits, '_', '.' or '-', not starting with punctuation",
             field="thread",
         )
+    if redact_text(name) != name:  # a name is stored and shown as given: it may not be a credential
+        raise RequestError("a thread name may not hold a credential", field="thread")
     return name
 
 

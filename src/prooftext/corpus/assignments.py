@@ -289,7 +289,7 @@ def credible_unquoted(value: str, strength: str, path: str) -> bool:
     """An unquoted value that may be a credential (never in code other than shell: an expression there)."""
     if not _literal_unquoted(path) or _INDIRECT.match(value):
         return False
-    value = value.rstrip(")]}")
+    value = value.rstrip(")]}").rstrip(":.,")  # ``secret: credential:`` in prose ends a clause
     if not credible_quoted(value, strength, path):
         return False
     return bool(_HAS_LETTER.search(value) and _HAS_DIGIT_OR_SYMBOL.search(value))

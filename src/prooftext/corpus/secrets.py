@@ -54,7 +54,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from prooftext.corpus.assignments import ANCHORS, find_assignments, is_placeholder
+from prooftext.corpus.assignments import ANCHORS, STRONG, credible_quoted, find_assignments, is_placeholder
 from prooftext.corpus.assignments import REDACTED_PREFIX as REDACTED_PREFIX
 
 POLICY_EXCLUDE = "exclude"
@@ -136,6 +136,8 @@ def _not_placeholder(value: str, _line: str, _path: str) -> bool:
 def _netrc_password(value: str, line: str, path: str) -> bool:
     """netrc's ``password VALUE``: in a netrc file, or on a line that is a netrc entry (``machine HOST login
     USER password VALUE``, as a README quotes one)."""
+    if not path:  # free text (a memory record, a chat message): a netrc entry may span its lines
+        return credible_quoted(value, STRONG, path)
     netrc = posixpath.basename(path).lower() in {".netrc", "_netrc", "netrc"}
     entry = line.lstrip(" \t>$#").lower().startswith("machine ") and " login " in line.lower()
     return (netrc or entry) and _not_placeholder(value, line, path)
@@ -164,6 +166,44 @@ def _token(rule_id: str, description: str, body: str, check: Check | None = None
     return Rule(rule_id, description, re.compile(f"({body})" + _E), check or _not_filler)
 
 
+# Fixed-prefix provider tokens adopted from gitleaks' default rule set (config/gitleaks.toml, v8.30.1),
+# Copyright (c) 2019 Zachary Rice, MIT licence (THIRD_PARTY_NOTICES.md); Go syntax translated to Python.
+_PROVIDER_RULES: tuple[Rule, ...] = (
+    _token("slack-app-token", "Slack app-level token", r"(?i:xapp)-[0-9]-[A-Za-z0-9]+-[0-9]+-[A-Za-z0-9]+"),
+    Rule(
+        "azure-ad-client-secret",
+        "Azure AD client secret",
+        re.compile(r"([a-zA-Z0-9_~.]{3}[0-9]Q~[a-zA-Z0-9_~.-]{31,34})(?![a-zA-Z0-9_~.-])"),
+        _not_filler,
+    ),
+    _token("digitalocean-token", "DigitalOcean token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _token(
+        "vault-token",
+        "HashiCorp Vault service or batch token",
+        r"(?:hvs\.[A-Za-z0-9_-]{90,120}|hvb\.[A-Za-z0-9_-]{138,300})",
+    ),
+    _token(
+        "terraform-cloud-token",
+        "Terraform Cloud API token",
+        r"(?i:[a-z0-9]{14})\.atlasv1\.(?i:[a-z0-9_=-]{60,70})",
+    ),
+    _token("heroku-api-key", "Heroku API key (v2)", r"HRKU-AA[0-9a-zA-Z_-]{58}"),
+    _token("pulumi-token", "Pulumi access token", r"pul-[a-f0-9]{40}"),
+    _token("shopify-token", "Shopify access token or shared secret", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    _token(
+        "grafana-token",
+        "Grafana service-account or cloud token",
+        r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2})",
+    ),
+    _token("databricks-token", "Databricks API token", r"dapi[a-f0-9]{32}(?:-[0-9])?"),
+    _token("doppler-token", "Doppler API token", r"dp\.pt\.[A-Za-z0-9]{43}"),
+    _token("linear-api-key", "Linear API key", r"lin_api_[A-Za-z0-9]{40}"),
+    _token("postman-api-key", "Postman API key", r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    _token("rubygems-token", "RubyGems API token", r"rubygems_[a-f0-9]{48}"),
+    _token("age-secret-key", "age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+)
+
+
 RULES: tuple[Rule, ...] = (
     _token(
         "aws-access-key-id",
@@ -182,7 +222,11 @@ RULES: tuple[Rule, ...] = (
     ),
     _token("github-token", "GitHub token", r"gh[pousr]_[A-Za-z0-9]{36,251}"),
     _token("github-fine-grained-token", "GitHub fine-grained token", r"github_pat_[A-Za-z0-9_]{82}"),
-    _token("gitlab-token", "GitLab token", r"glpat-[A-Za-z0-9_-]{20,64}"),
+    _token(
+        "gitlab-token",
+        "GitLab personal, runner, pipeline-trigger or deploy token",
+        r"(?:glpat-[A-Za-z0-9_-]{20,64}|glrt-[0-9a-zA-Z_-]{20,64}|glptt-[0-9a-f]{40}|gldt-[0-9a-zA-Z_-]{20,64})",
+    ),
     _token("slack-token", "Slack token", r"xox[abposr]-[A-Za-z0-9-]{10,250}"),
     Rule(
         "slack-webhook",
@@ -213,6 +257,7 @@ RULES: tuple[Rule, ...] = (
     _token("npm-token", "npm access token", r"npm_[A-Za-z0-9]{36}"),
     Rule("pypi-token", "PyPI upload token", re.compile(r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})")),
     _token("huggingface-token", "Hugging Face token", r"hf_[A-Za-z]{34}"),
+    *_PROVIDER_RULES,
     Rule("azure-storage-key", "Azure storage account key", re.compile(r"AccountKey=([A-Za-z0-9+/]{86}==)")),
     _token("jwt", "JSON Web Token", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     Rule(
@@ -269,7 +314,22 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "github-fine-grained-token": ("github_pat_",),
-    "gitlab-token": ("glpat-",),
+    "gitlab-token": ("glpat-", "glrt-", "glptt-", "gldt-"),
+    "slack-app-token": ("xapp-", "XAPP-"),
+    "azure-ad-client-secret": ("Q~",),
+    "digitalocean-token": ("_v1_",),
+    "vault-token": ("hvs.", "hvb."),
+    "terraform-cloud-token": (".atlasv1.",),
+    "heroku-api-key": ("HRKU-",),
+    "pulumi-token": ("pul-",),
+    "shopify-token": ("shp",),
+    "grafana-token": ("glsa_", "glc_"),
+    "databricks-token": ("dapi",),
+    "doppler-token": ("dp.pt.",),
+    "linear-api-key": ("lin_api_",),
+    "postman-api-key": ("PMAK-",),
+    "rubygems-token": ("rubygems_",),
+    "age-secret-key": ("AGE-SECRET-KEY-1",),
     "slack-token": ("xox",),
     "slack-webhook": ("hooks.slack.com",),
     "discord-webhook": ("/api/webhooks/",),
