@@ -14,9 +14,14 @@ import pytest
 from prooftext.corpus.assignments import key_strength
 from prooftext.corpus.secrets import find_secrets, path_findings, redact_text
 from secret_corpus import Case, negatives, positives
+from secret_corpus_holdout import holdout_negatives, holdout_positives
 
 MIN_RECALL = 0.95
 MAX_FALSE_POSITIVE_RATE = 0.02
+MIN_HOLDOUT_RECALL = 0.85
+"""The second corpus was written without looking at the rules (66.0% recall, 3.3% false positives when
+first run); general fixes since brought it to 87.7% and 0.5% (docs/SECRETS_NOTES.md). This floor keeps
+them, not a promise about shapes nobody has written down yet."""
 ISSUE_SHAPES = {
     "env-pgpassword",
     "json-camel-clientSecret",
@@ -70,9 +75,16 @@ def test_at_most_2_percent_of_look_alikes_are_taken_for_credentials() -> None:
     assert len(fired) / len(cases) <= MAX_FALSE_POSITIVE_RATE, fired
 
 
+def test_the_second_corpus_stays_above_its_floor() -> None:
+    found = [_caught(case) for case in holdout_positives()]
+    fired = [_fires(case) for case in holdout_negatives()]
+    assert sum(found) / len(found) >= MIN_HOLDOUT_RECALL
+    assert sum(fired) / len(fired) <= MAX_FALSE_POSITIVE_RATE
+
+
 def test_the_corpus_and_its_bench_hold_no_credential_themselves() -> None:
     here = Path(__file__).resolve().parents[2]
-    for rel in ("tests/secret_corpus.py", "bench/secrets_bench.py"):
+    for rel in ("tests/secret_corpus.py", "bench/secrets_bench.py"):  # the second quotes redis.conf
         assert find_secrets((here / rel).read_text(), path=rel) == [], rel
 
 
@@ -139,3 +151,53 @@ def test_a_literal_given_to_a_credential_key_in_code_is_found(line: str) -> None
 )
 def test_a_reference_a_template_or_a_tuple_of_names_is_not_a_credential(line: str) -> None:
     assert find_secrets(line, path="app.py") == find_secrets(line, path="run.sh") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("client.py", 'session.auth = HTTPBasicAuth("deploy", "{v}")'),
+        ("client.py", 'requests.get(url, auth=("deploy", "{v}"))'),
+        ("mail.py", 'server.login("alerts@corp.io", "{v}")'),
+        ("Db.java", 'ds.setPassword("{v}");'),
+        ("Db.java", 'String url = "jdbc:sqlserver://db:1433;user=sa;password={v};";'),
+        ("settings.xml", "<passphrase>{v}</passphrase>"),
+        ("backup.sh", "mongodump --username backup --password {v} --out /srv"),
+        ("flush.sh", "redis-cli -h cache.internal -a {v} FLUSHDB"),
+        ("redis.conf", "requirepass {v}"),
+        (".pgpass", "db.internal:5432:billing:deploy:{v}"),
+        (".env", "SMTP_PASS={v}"),
+    ],
+)
+def test_credentials_in_calls_connection_strings_flags_and_known_files_are_found(
+    path: str, line: str
+) -> None:
+    value = "Wq7" + "zK2" + "vN9" + "pL4"
+    assert value not in redact_text(line.format(v=value), path)
+
+
+def test_an_app_password_of_plain_lowercase_letters_is_found_under_a_strong_key() -> None:
+    value = "qwhzkvnrtplmbsxd"  # the shape of a mail provider's app password: 16 lowercase letters
+    assert value not in redact_text(f"SMTP_PASSWORD={value}\n", ".env")
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        (
+            "policy.json",
+            '"Resource": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-password"',
+        ),
+        ("policy.json", '"Action": "secretsmanager:GetSecretValue"'),
+        (".github/workflows/ci.yml", "DATABASE_URL: postgres://postgres:postgres@localhost:5432/test"),
+        ("docs/admin.md", "mongosh --host db.internal -u admin -p --authenticationDatabase admin"),
+        ("redis.conf", "# requirepass foobared"),
+        ("fixtures/users.json", '"password": "pbkdf2_sha256$600000$salt$hash"'),
+        ("map.js", "mapboxgl.accessToken = 'pk.eyJ1IjoiZXhhbXBsZSJ9.abc123def456';"),
+        ("notes.txt", "db.internal:5432:billing:deploy:not-a-pgpass-file"),
+    ],
+)
+def test_names_default_logins_prompts_hashes_and_public_keys_are_not_credentials(
+    path: str, line: str
+) -> None:
+    assert find_secrets(line, path=path) == []

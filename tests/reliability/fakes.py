@@ -89,12 +89,23 @@ def fake_secrets(seed: int = 7) -> dict[str, str]:
         "postman-api-key": "PM" + "AK-" + _pick(rng, HEX, 24) + "-" + _pick(rng, HEX, 34),
         "rubygems-token": "ruby" + "gems_" + _pick(rng, HEX, 48),
         "age-secret-key": "AGE-SECRET" + "-KEY-1" + _pick(rng, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+        "credentials-call": _pick(rng, ALNUM, 14) + "$8",
+        "pgpass-password": _pick(rng, ALNUM, 16) + "&4",
+        "atlassian-api-token": "ATA" + "TT3" + _pick(rng, URLSAFE, 186),
+        "brevo-api-key": "xkey" + "sib-" + _pick(rng, HEX, 64) + "-" + _pick(rng, ALNUM, 16),
+        "contentful-token": "CFP" + "AT-" + _pick(rng, URLSAFE, 43),
+        "firebase-server-key": "AA" + "AA" + _pick(rng, URLSAFE, 7) + ":" + _pick(rng, URLSAFE, 140),
+        "mailchimp-api-key": _pick(rng, HEX, 32) + "-u" + "s12",
         "private-key": "\n".join(_pick(rng, ALNUM + "+/", 64) for _ in range(6)),
     }
 
 
 def pem_block(body: str, kind: str = "RSA ") -> str:
     return f"-----BEGIN {kind}PRIV" + "ATE KEY-----\n" + body + f"\n-----END {kind}PRIV" + "ATE KEY-----\n"
+
+
+PLANT_NAMES: dict[str, str] = {"pgpass-password": ".pgpass"}
+"""Rules of a format known by its file name: the file a planted value goes in."""
 
 
 def plant(rule: str, value: str) -> str:
@@ -113,6 +124,10 @@ def plant(rule: str, value: str) -> str:
         return f"mysqldump -u backup -p{value} app > app.sql\n"
     if rule == "netrc-password":
         return f"machine api.internal login deploy password {value}\n"
+    if rule == "credentials-call":
+        return f'session.auth = HTTPBasicAuth("deploy", "{value}")\n'
+    if rule == "pgpass-password":
+        return f"db.internal:5432:billing:deploy:{value}\n"
     if rule == "xml-password":
         return f"<password>{value}</password>\n"
     if rule == "azure-storage-key":

@@ -26,7 +26,7 @@ from prooftext.errors import ConfigError
 from prooftext.pack.verify import verify_packet
 
 from .conftest import Cli, Figure, MakeTree, all_output_bytes, run_cli_subprocess
-from .fakes import fake_secrets, negatives, plant, secret_values
+from .fakes import PLANT_NAMES, fake_secrets, negatives, plant, secret_values
 
 QUERY = "rotate deployment credentials for the billing service"
 
@@ -38,6 +38,8 @@ def _secret_tree(values: dict[str, str]) -> dict[str, str]:
     kinds = ("settings.py", "deploy.env", "notes.md", "values.yaml", "README.txt")
     for index, (rule, value) in enumerate(sorted(values.items())):
         name = f"conf/{rule}.{kinds[index % len(kinds)].split('.', 1)[1]}"
+        if rule in PLANT_NAMES:
+            name = f"conf/{rule}/{PLANT_NAMES[rule]}"
         files[name] = topic + plant(rule, value) + "rotation_window = 30\n"
     files["billing/service.py"] = (
         '"""The billing service: it reads deployment credentials from the vault and rotates them."""\n\n'
@@ -166,7 +168,7 @@ def test_F01_under_the_exclude_policy_fake_credentials_are_left_out_and_appear_i
     secret_files = [p for p in _secret_tree(values) if p.startswith("conf/")]
     assert {p: excluded[p].reason for p in secret_files} == dict.fromkeys(secret_files, REASON_SECRET)
     for path in secret_files:
-        rule = path.removeprefix("conf/").split(".")[0]
+        rule = path.removeprefix("conf/").split("/")[0].split(".")[0]
         assert rule in excluded[path].detail and "at line 2" in excluded[path].detail
     assert "billing/service.py" in streams["pack-text"]  # the clean sources still answer the query
 
@@ -209,7 +211,8 @@ def test_F01_a_source_that_gained_a_secret_after_indexing_is_redacted_in_the_pro
 def test_F01_every_rule_family_is_detected_and_redacted(rule: str) -> None:
     value = fake_secrets()[rule]
     text = plant(rule, value)
-    for path in ("app/settings.py", "deploy.env", "notes.md"):
+    paths = [PLANT_NAMES[rule]] if rule in PLANT_NAMES else ["app/settings.py", "deploy.env", "notes.md"]
+    for path in paths:
         found = secrets.find_secrets(text, path=path)
         assert found, (rule, path)
         redacted = secrets.redact_text(text, path)

@@ -34,7 +34,7 @@ REDACTED_PREFIX = "[REDACTED:"
 MAX_KEY_CHARS = 64
 """How far a key may reach either side of its keyword; a longer run is not a key (and scanning stays
 linear in a hostile run of keyword letters)."""
-MAX_VALUE_CHARS = 200
+MAX_VALUE_CHARS = 1024
 MIN_VALUE_CHARS = 6
 MIN_WEAK_VALUE_CHARS = 10
 PLAIN_WORD_CHARS = 12
@@ -45,11 +45,14 @@ ANCHORS: tuple[str, ...] = ("pass", "pwd", "pw", "secret", "token", "key", "auth
 """Fragments (lowercased) one of which every key holds: where the scan looks."""
 
 _STRONG_PARTS: tuple[str, ...] = ("password", "passwd", "passphrase", "secret")
+_STRONG_WORDS: frozenset[str] = frozenset({"pass"})
+"""Whole words as strong as the parts: ``DB_PASS``, ``SMTP_PASS``."""
+_SETTERS: frozenset[str] = frozenset({"set", "with", "use"})
+"""A credential-named key whose first word is one of these is a setter: ``setPassword("…")``."""
 _WEAK_WORDS: frozenset[str] = frozenset(
     {
         "pwd",
         "pw",
-        "pass",
         "token",
         "credential",
         "credentials",
@@ -62,12 +65,27 @@ _WEAK_WORDS: frozenset[str] = frozenset(
     }
 )
 _KEY_QUALIFIERS: frozenset[str] = frozenset(
-    {"api", "private", "access", "signing", "encryption", "master", "account", "auth", "client", "license"}
+    {
+        "api",
+        "app",
+        "private",
+        "access",
+        "signing",
+        "encryption",
+        "master",
+        "account",
+        "auth",
+        "client",
+        "license",
+    }
 )
 _ABOUT_WORDS: frozenset[str] = frozenset(
     {
         "age",
         "arn",
+        "param",
+        "parameter",
+        "params",
         "backend",
         "budget",
         "chars",
@@ -152,7 +170,7 @@ WEAK = "weak"
 
 def _word_strength(words: list[str], at: int) -> str | None:
     word = words[at]
-    if any(part in word for part in _STRONG_PARTS):
+    if word in _STRONG_WORDS or any(part in word for part in _STRONG_PARTS):
         return STRONG
     if word in _WEAK_WORDS or (word == "key" and at > 0 and words[at - 1] in _KEY_QUALIFIERS):
         return WEAK
@@ -207,6 +225,7 @@ _PLACEHOLDER_WORDS: frozenset[str] = frozenset(
         "replaceme",
         "todo",
         "fixme",
+        "foobared",
     }
 )
 _PLACEHOLDER_MARKERS: tuple[str, ...] = (
@@ -243,6 +262,8 @@ _PATH_OR_URL = re.compile(
     r"(?:[\w.-]+/)+[\w-]+\.[A-Za-z]{1,5}$|"
     r"(?:/|\./|\.\./|~/|[A-Za-z][A-Za-z0-9+.-]*://)|.*\.(?:pem|key|crt|json|txt|ya?ml|env)$"
 )
+_NOT_A_SECRET = re.compile(r"(?i)arn:|pk[._]|(?:pbkdf2_\w+|argon2\w*|bcrypt\w*|scrypt|sha1|sha256|md5)\$")
+"""An ARN (a name), a publishable key (``pk_live_``, ``pk.eyJ``: meant for browsers), a password hash."""
 _INDIRECT = re.compile(r"[\w.-]+[\[({]")
 """detect-secrets' ``is_indirect_reference``: ``getpass(``, ``request.form[``: a call or a lookup."""
 _SHELL_SUFFIXES: tuple[str, ...] = (".sh", ".bash", ".zsh", ".fish", ".ps1")
@@ -276,7 +297,7 @@ def credible_quoted(value: str, strength: str, path: str) -> bool:
     """A quoted literal that may be a credential."""
     if len(value) < MIN_VALUE_CHARS or any(c.isspace() for c in value) or is_placeholder(value):
         return False  # detect-secrets' keyword values hold no whitespace: 'development key' is prose
-    if _PATH_OR_URL.match(value) or _NAME_LIKE.fullmatch(value):
+    if _PATH_OR_URL.match(value) or _NAME_LIKE.fullmatch(value) or _NOT_A_SECRET.match(value):
         return False
     if strength == WEAK:
         return len(value) >= MIN_WEAK_VALUE_CHARS and bool(
@@ -285,14 +306,16 @@ def credible_quoted(value: str, strength: str, path: str) -> bool:
     return True
 
 
-def credible_unquoted(value: str, strength: str, path: str) -> bool:
-    """An unquoted value that may be a credential (never in code other than shell: an expression there)."""
-    if not _literal_unquoted(path) or _INDIRECT.match(value):
+def credible_unquoted(value: str, strength: str, path: str, *, literal: bool = False) -> bool:
+    """An unquoted value that may be a credential: never in code other than shell (an expression there)
+    unless ``literal`` (a parameter inside a connection string)."""
+    if not (literal or _literal_unquoted(path)) or _INDIRECT.match(value):
         return False
     value = value.rstrip(")]}").rstrip(":.,")  # ``secret: credential:`` in prose ends a clause
-    if not credible_quoted(value, strength, path):
+    if not credible_quoted(value, strength, path) or not _HAS_LETTER.search(value):
         return False
-    return bool(_HAS_LETTER.search(value) and _HAS_DIGIT_OR_SYMBOL.search(value))
+    long_plain = strength == STRONG and len(value) > PLAIN_WORD_CHARS and value.isalpha() and value.islower()
+    return long_plain or bool(_HAS_DIGIT_OR_SYMBOL.search(value))
 
 
 # --- the scan ---------------------------------------------------------------------------------------------
@@ -305,11 +328,16 @@ _ASSIGN = re.compile(
     r"(?:" + _QUOTED + "|" + _BARE + ")"
 )
 _CALL_OPEN = re.compile(
-    r"(?<![\w])(?:[\w.]*\.)?(?:define|getenv|get|fetch|setdefault|env|setenv|putenv)\([ \t]*$"
+    r"(?<![\w])(?:[\w.]*\.)?(?:define|getenv|get|fetch|setdefault|env|setenv|putenv|put|set|setProperty)"
+    r"\([ \t]*$"
 )
 """A call that names a setting and its value just before the key (``define(``, ``environ.get(``)."""
 _XML_VALUE = re.compile(r"""['"][ \t]+value[ \t]*=[ \t]*""" + _QUOTED)
 """``<add key="DbPassword" value="…"/>`` (.NET ``App.config``, ``nuget.config``)."""
+_FLAG_VALUE = re.compile(r"[ \t]+(?:" + _QUOTED + "|" + _BARE + ")")
+"""``--password VALUE``: a command-line flag and its argument."""
+_SETTER_CALL = re.compile(r"\([ \t]*" + _QUOTED)
+"""``setPassword("…")``: a setter given a literal."""
 _CALL_ARGUMENT = re.compile(r"""['"][ \t]*,[ \t]*""" + _QUOTED)
 _FALLBACK = re.compile(
     r"""(?:\bor\b|\|\||\?\?|\?:|\b(?:getenv|get|fetch|setdefault|env)\([ \t]*['"][^'"\n]{1,100}['"][ \t]*,)"""
@@ -356,19 +384,35 @@ def _called(text: str, key_start: int) -> bool:
     return _CALL_OPEN.search(text, max(0, key_start - 60), key_start - 1) is not None
 
 
+def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
+    """The separator and value after the key, in the first form that fits."""
+    start, end = key
+    found = _ASSIGN.match(text, end)
+    if found is None and _called(text, start):
+        found = _CALL_ARGUMENT.match(text, end)
+    if found is None:
+        found = _XML_VALUE.match(text, end)
+    if found is None and text[start] == "-":
+        found = _FLAG_VALUE.match(text, end)
+    words = _WORDS.findall(text[start:end].rsplit(".", 1)[-1])  # ``ds.setPassword``: the method's words
+    if found is None and words and words[0].lower() in _SETTERS:
+        found = _SETTER_CALL.match(text, end)
+    return found
+
+
 def _value(text: str, key: tuple[int, int], strength: str, path: str) -> Assignment | None:
     start, end = key
-    assigned = _ASSIGN.match(text, end)
-    if assigned is None and _called(text, start):
-        assigned = _CALL_ARGUMENT.match(text, end)
-    if assigned is None:
-        assigned = _XML_VALUE.match(text, end)
+    before = text[start - 1] if start else ""
+    if before == ":" and text[start - 2 : start - 1] != "/":
+        return None  # a segment of an ARN or a URN (``arn:aws:…:secret:db-password``), not npm's ``/:_auth``
+    assigned = _assigned(text, key)
     if assigned is not None:
         span = _quoted_span(assigned, 1)
         if span is not None:
             value = text[span[0] : span[1]]
             return Assignment(*span) if credible_quoted(value, strength, path) else None
-        if assigned.lastindex == 4 and credible_unquoted(assigned.group(4), strength, path):
+        literal = before in (";", "?", "&")  # ``;Password=…;`` inside a connection string
+        if assigned.lastindex == 4 and credible_unquoted(assigned.group(4), strength, path, literal=literal):
             return Assignment(*assigned.span(4))
     line_end = text.find("\n", end)
     stop = min(len(text) if line_end < 0 else line_end, end + FALLBACK_REACH)

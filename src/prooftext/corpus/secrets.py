@@ -54,7 +54,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from prooftext.corpus.assignments import ANCHORS, STRONG, credible_quoted, find_assignments, is_placeholder
+from prooftext.corpus.assignments import (
+    ANCHORS,
+    STRONG,
+    credible_quoted,
+    find_assignments,
+    is_placeholder,
+    key_strength,
+)
 from prooftext.corpus.assignments import REDACTED_PREFIX as REDACTED_PREFIX
 
 POLICY_EXCLUDE = "exclude"
@@ -123,6 +130,8 @@ class Rule:
     description: str
     pattern: re.Pattern[str]
     check: Check | None = None
+    applies: Callable[[str], bool] | None = None
+    """Only files whose path this accepts are searched (a format known by its file name)."""
 
 
 def _not_example(value: str, _line: str, _path: str) -> bool:
@@ -130,7 +139,28 @@ def _not_example(value: str, _line: str, _path: str) -> bool:
 
 
 def _not_placeholder(value: str, _line: str, _path: str) -> bool:
+    value = value.rstrip(",.;:)").strip("'\"`")  # ``requirepass foobared``, in prose
     return len(value) >= 3 and not is_placeholder(value) and not value.isdigit()
+
+
+def _credible_password(value: str, _line: str, path: str) -> bool:
+    return credible_quoted(value, STRONG, path)
+
+
+_XML_TAG = re.compile(r"<([A-Za-z_][\w:.-]{0,60})>([^<\s]{4,200})</")
+
+
+def _xml_credential(value: str, line: str, path: str) -> bool:
+    """The element around ``value`` names a credential (``<password>``, ``<passphrase>``, ``<apiKey>``)."""
+    for match in _XML_TAG.finditer(line):
+        if match.group(2) == value:
+            strength = key_strength(match.group(1).rsplit(":", 1)[-1])
+            return strength is not None and credible_quoted(value, strength, path)
+    return False
+
+
+def _pgpass_file(path: str) -> bool:
+    return posixpath.basename(path).lower() in {".pgpass", "pgpass.conf"}
 
 
 def _netrc_password(value: str, line: str, path: str) -> bool:
@@ -143,7 +173,9 @@ def _netrc_password(value: str, line: str, path: str) -> bool:
     return (netrc or entry) and _not_placeholder(value, line, path)
 
 
-def _url_password(value: str, _line: str, _path: str) -> bool:
+def _url_password(value: str, line: str, _path: str) -> bool:
+    if f"/{value}:{value}@" in line:
+        return False  # a service's default login, the password its user name (``postgres:postgres``)
     return len(value) >= 3 and not is_placeholder(value) and value.lower() not in {"pass", "pwd", "user"}
 
 
@@ -201,6 +233,15 @@ _PROVIDER_RULES: tuple[Rule, ...] = (
     _token("postman-api-key", "Postman API key", r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
     _token("rubygems-token", "RubyGems API token", r"rubygems_[a-f0-9]{48}"),
     _token("age-secret-key", "age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    _token("atlassian-api-token", "Atlassian API token", r"ATATT3[A-Za-z0-9_=-]{186}"),
+    _token("brevo-api-key", "Brevo (Sendinblue) API key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    _token("contentful-token", "Contentful personal access token", r"CFPAT-[A-Za-z0-9_-]{43}"),
+    _token(
+        "firebase-server-key",
+        "Firebase Cloud Messaging server key",
+        r"AAAA[A-Za-z0-9_-]{7}:[A-Za-z0-9_-]{140}",
+    ),
+    _token("mailchimp-api-key", "Mailchimp API key", r"[a-f0-9]{32}-us[0-9]{1,2}"),
 )
 
 
@@ -282,12 +323,19 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "command-line-password",
-        "a password on a command line (curl -u, mysql -p, sshpass -p)",
+        "a password on a command line (curl -u, mysql -p, sshpass -p, mongosh -p, redis-cli -a, docker "
+        "login -p, keytool -storepass, redis requirepass)",
         re.compile(
             r"(?:(?<!\S)(?:-u|--user)[ \t=]+['\"]?[^\s:'\"$]{1,64}:"
             r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport)\b[^\n]{0,200}?(?<!\S)-p['\"]?"
-            r"|\bsshpass\b[^\n]{0,100}?(?<!\S)-p[ \t]*['\"]?)"
-            r"([^\s'\"]{3,128})"
+            r"|\bsshpass\b[^\n]{0,100}?(?<!\S)-p[ \t]*['\"]?"
+            r"|\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n]{0,200}?"
+            r"(?<!\S)-p(?:[ \t]+['\"]?|['\"])"
+            r"|\bdocker[ \t]+login\b[^\n]{0,200}?(?<!\S)-p[ \t]+['\"]?"
+            r"|\bredis-cli\b[^\n]{0,200}?(?<!\S)-a[ \t]+['\"]?"
+            r"|\bkeytool\b[^\n]{0,300}?(?<!\S)-(?:dest|src)?(?:store|key)pass[ \t]+['\"]?"
+            r"|(?<![\w-])-{0,2}(?:requirepass|masterauth)[ \t]+['\"]?)"
+            r"([^\s'\"-][^\s'\"]{2,127})"
         ),
         _not_placeholder,
     ),
@@ -300,11 +348,24 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "xml-password",
         "a credential element in XML",
+        re.compile(r"<[A-Za-z_][\w:.-]{0,60}>([^<\s]{4,200})</"),
+        _xml_credential,
+    ),
+    Rule(
+        "credentials-call",
+        "a password given to a login or basic-auth call after the user name",
         re.compile(
-            r"(?i)<[A-Za-z_:.-]{0,40}(?:password|passwd|secret|token|apikey|api_key|api-key)>"
-            r"([^<\s]{4,200})</"
+            r"(?i)(?:basicauth|digestauth|networkcredential|passwordauthentication|\.login|(?<![A-Za-z0-9.])auth)"
+            r"[ \t]*(?:=[ \t]*)?\([ \t]*\(?[ \t]*[rbuf]?['\"][^'\"\n]{1,100}['\"][ \t]*,[ \t]*[rbuf]?['\"]"
+            r"([^'\"\n]{1,200})['\"]"
         ),
-        _not_placeholder,
+        _credible_password,
+    ),
+    Rule(
+        "pgpass-password",
+        "a password in a PostgreSQL password file",
+        re.compile(r"(?m)^[^:\s#]{1,255}:[^:\s]{1,16}:[^:\s]{1,255}:[^:\s]{1,255}:(\S{3,200})$"),
+        applies=_pgpass_file,
     ),
     Rule(RULE_ASSIGNMENT, "a literal assigned to a credential-named key", re.compile("(?!)")),
 )
@@ -330,6 +391,11 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "postman-api-key": ("PMAK-",),
     "rubygems-token": ("rubygems_",),
     "age-secret-key": ("AGE-SECRET-KEY-1",),
+    "atlassian-api-token": ("ATATT3",),
+    "brevo-api-key": ("xkeysib-",),
+    "contentful-token": ("CFPAT-",),
+    "firebase-server-key": ("AAAA",),
+    "mailchimp-api-key": ("-us",),
     "slack-token": ("xox",),
     "slack-webhook": ("hooks.slack.com",),
     "discord-webhook": ("/api/webhooks/",),
@@ -352,9 +418,11 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
 _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-secret-access-key": ("aws",),
     "authorization-header": ("authorization",),
-    "command-line-password": ("-u", "--user", "-p"),
+    "command-line-password": ("-u", "--user", "-p", "-a", "pass", "masterauth"),
     "netrc-password": ("password",),
+    "credentials-call": ("auth", "login", "credential"),
     "xml-password": ("</",),
+    "pgpass-password": (":",),
     RULE_ASSIGNMENT: ANCHORS,
 }
 """The same, matched against the lowercased text (case-insensitive rules)."""
@@ -448,7 +516,7 @@ def _private_keys(text: str, starts: list[int]) -> list[Finding]:
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _UNBOUNDED: frozenset[str] = frozenset(
-    {"aws-secret-access-key", "slack-webhook", "discord-webhook", "azure-storage-key"}
+    {"aws-secret-access-key", "slack-webhook", "discord-webhook", "azure-storage-key", "credentials-call"}
 )
 """Rules whose match may follow a letter or digit (the others need another character before them: a key
 right after ``_``, as in ``backup_AKIA...``, is still found)."""
@@ -504,7 +572,7 @@ def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: st
     folded = fold(text)
     line_text = _Lines(text, starts)
     for rule in rules:
-        if not _may_match(rule, text, folded):
+        if not _may_match(rule, text, folded) or (rule.applies is not None and not rule.applies(path)):
             continue
         for start, end in _matches(rule, text, folded, path):
             line = _line_of(starts, start)
