@@ -39,3 +39,32 @@ def test_a_credential_in_a_name_reaches_neither_the_prompt_nor_the_json(tmp_path
     dumped = json.dumps(packet.to_dict())
     assert (TOKEN in dumped) is False  # a bool: a failure must not print the token either
     assert "[REDACTED:github-token]" in dumped
+
+
+def test_a_credential_shown_again_unflagged_in_its_file_is_redacted_in_every_excerpt(tmp_path: Path) -> None:
+    key = "9f8e7d6c5b4a" + "39281706f5e4d3c2"
+    doc = textwrap.dedent(f"""\
+        # Configuration
+
+        Set the key in your settings:
+
+            SECRET_KEY = '{key}'
+
+        # Generating a key
+
+        The generator prints a new one each time, for example:
+
+            '{key}'
+        """)
+    padding = "".join(f"Setting number {n} is described here at some length.\n" for n in range(200))
+    text = doc.replace("# Generating", padding + "\n# Generating")
+    (tmp_path / "config.md").write_text(text)
+    bare = text.splitlines().index(f"    '{key}'") + 1
+    with prooftext.open(tmp_path) as index:
+        packet = index.pack(prooftext.Query("generating a key generator prints", max_tokens=1024))
+        stored = index.conn.execute("SELECT text FROM files WHERE path = 'config.md'").fetchone()[0]
+        report = index.verify(packet.to_dict())
+    assert (key in stored) is False and stored.count("[REDACTED:password-assignment]") == 2
+    assert any(6 < e.start_line <= bare <= e.end_line for e in packet.evidence)  # without the assignment
+    assert (key in packet.prompt) is False and "[REDACTED:password-assignment]" in packet.prompt
+    assert report.ok  # the prompt is rebuilt from the file with the same redaction

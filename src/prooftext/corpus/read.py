@@ -55,7 +55,7 @@ def _apply_secrets_policy(stat: FileStat, text: str, config: CorpusConfig) -> st
     always = [f for f in findings if f.rule in secrets.ALWAYS_EXCLUDED]
     if config.secrets == secrets.POLICY_EXCLUDE or always:
         return Exclusion(stat.path, REASON_SECRET, secrets.describe(always or findings))
-    return secrets.redact(text, findings)
+    return secrets.redact_source(text, findings)
 
 
 def adopt(stat: FileStat, data: bytes, config: CorpusConfig) -> SourceFile | Exclusion:

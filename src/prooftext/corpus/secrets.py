@@ -650,6 +650,41 @@ def redact(text: str, findings: Iterable[Finding]) -> str:
     return "".join(out)
 
 
+MIN_REPEAT_CHARS = 8
+"""A credential this long is redacted wherever else it occurs in its text (shorter ones are too common)."""
+Repeats = tuple[tuple[str, str], ...]
+"""(value, rule) pairs, longest value first: a text's credentials, to redact where they recur unflagged
+(documentation that assigns a key, then shows the same key alone as a command's output)."""
+
+
+def repeats_of(text: str, findings: Iterable[Finding]) -> Repeats:
+    """The values of ``findings`` in ``text`` (each under its most specific rule), longest first."""
+    by_value: dict[str, str] = {}
+    for f in sorted(findings, key=lambda f: (_PRIORITY[f.rule], f.start)):
+        value = text[f.start : f.end]
+        if len(value) >= MIN_REPEAT_CHARS and "\n" not in value:
+            by_value.setdefault(value, f.rule)
+    return tuple(sorted(by_value.items(), key=lambda item: (-len(item[0]), item[0])))
+
+
+def repeats_in(text: str, path: str = "") -> Repeats:
+    """:func:`repeats_of` the findings of the whole ``text``: what an excerpt of it must also redact."""
+    return repeats_of(text, find_secrets(text, path=path))
+
+
+def redact_repeats(text: str, repeats: Repeats) -> str:
+    """``text`` with every occurrence of each repeated value replaced by its placeholder."""
+    for value, rule in repeats:
+        if value in text:
+            text = text.replace(value, placeholder(rule))
+    return text
+
+
+def redact_source(text: str, findings: list[Finding]) -> str:
+    """A whole source redacted as the store keeps it: each finding, then each value where it recurs."""
+    return redact_repeats(redact(text, findings), repeats_of(text, findings))
+
+
 def _pem_fragment_lines(lines: list[str]) -> set[int]:
     """Lines of private-key material in an excerpt that cut a key block (BEGIN or END outside it)."""
     hit: set[int] = set()
@@ -671,12 +706,17 @@ def _pem_fragment_lines(lines: list[str]) -> set[int]:
     return hit
 
 
-def redact_text(text: str, path: str = "") -> str:
-    """Every definite finding of ``text`` redacted, pragmas ignored; what rendering applies to excerpts.
+def redact_text(text: str, path: str = "", repeats: Repeats | None = None) -> str:
+    """Every definite finding of ``text`` redacted, pragmas ignored, then every recurrence of a credential:
+    of ``repeats`` (an excerpt's, found in its whole file, as the store redacted it) or, by default, of
+    those found in ``text`` itself (a memory record, a message). What rendering applies to excerpts.
 
     Private-key material is redacted line by line, also in an excerpt that holds only part of a key block.
     """
-    redacted = redact(text, find_secrets(text, path=path))
+    findings = find_secrets(text, path=path)
+    redacted = redact_repeats(
+        redact(text, findings), repeats_of(text, findings) if repeats is None else repeats
+    )
     if "PRIVATE KEY" not in redacted:
         return redacted
     lines = redacted.split("\n")

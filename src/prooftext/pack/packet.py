@@ -16,6 +16,7 @@ from typing import Any
 
 from prooftext.cache import BoundedCache
 from prooftext.corpus.lines import LineText
+from prooftext.corpus.secrets import Repeats
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
 from prooftext.pack.render import (
     DEFAULT_FORMAT,
@@ -32,7 +33,7 @@ from prooftext.pack.render import (
     render,
     render_block,
 )
-from prooftext.pack.sources import Observation, StoreTexts, observe, ranges_fit
+from prooftext.pack.sources import Observation, StoreTexts, file_repeats, observe, ranges_fit
 from prooftext.select.candidates import Candidate
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
@@ -203,7 +204,9 @@ class Compiler:
         )
         self.components = prepared.components
         self.cut = cut_records(prepared.cut)
-        self._rendered: dict[tuple[tuple[str, str, int, int, str], ...], tuple[str, str, int]] = {}
+        self._rendered: dict[
+            tuple[tuple[str, str, int, int, str, Repeats | None], ...], tuple[str, str, int]
+        ] = {}
         self.additive = additive and self.format == FORMAT_MARKDOWN and nonce_invariant(self.counter)
         self._header_counts: dict[bool, int] = {}
         """The header piece's count, with and without evidence after it (see :meth:`_piecewise_count`)."""
@@ -218,7 +221,9 @@ class Compiler:
         self._kernel: int | None = None
 
     @staticmethod
-    def _block(cand: Candidate, start: int, end: int, text: LineText, truncated: bool) -> Block:
+    def _block(
+        cand: Candidate, start: int, end: int, text: LineText, truncated: bool, repeats: Repeats | None = None
+    ) -> Block:
         return Block(
             cand.path,
             start,
@@ -228,6 +233,7 @@ class Compiler:
             cand.sensitivity,
             text.slice(start, end),
             (cand.start_line, cand.end_line) if truncated else None,
+            repeats,
         )
 
     def _cost_key(self, cand: Candidate, start: int, end: int) -> CostKey:
@@ -270,7 +276,7 @@ class Compiler:
 
     def _render(self, blocks: list[Block]) -> tuple[str, str, int]:
         """Nonce, prompt and exact count of a block list; rounds that select the same blocks share them."""
-        key = tuple((b.path, b.sha256, b.start_line, b.end_line, b.text) for b in blocks)
+        key = tuple((b.path, b.sha256, b.start_line, b.end_line, b.text, b.repeats) for b in blocks)
         known = self._rendered.get(key)
         if known is None:
             nonce = derive_nonce(self.query.text, blocks)
@@ -362,6 +368,12 @@ class Compiler:
         ]
         return sel, good, excluded
 
+    def _read_block(self, choice: Choice, text: LineText) -> Block:
+        """A chosen excerpt from the file as read from disk, with the file's credentials to redact."""
+        cand = choice.candidate
+        repeats = file_repeats(cand.path, cand.file_sha256, text)
+        return self._block(cand, choice.start_line, choice.end_line, text, choice.truncated, repeats)
+
     def compile(self, max_tokens: int | None = None, max_nodes: int | None = None) -> Packet:
         ceiling = self.query.max_tokens if max_tokens is None else max_tokens
         nodes = self.query.max_nodes if max_nodes is None else max_nodes
@@ -369,10 +381,7 @@ class Compiler:
         chosen = list(sel.chosen)
         n_required = len(self.required)
         while True:
-            blocks = [
-                self._block(c.candidate, c.start_line, c.end_line, texts[c.candidate.path], c.truncated)
-                for c in chosen
-            ]
+            blocks = [self._read_block(c, texts[c.candidate.path]) for c in chosen]
             nonce, prompt, count = self._render(blocks)
             if count <= ceiling or len(chosen) <= n_required:
                 break

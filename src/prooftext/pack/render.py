@@ -41,7 +41,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import blake3
 
-from prooftext.corpus.secrets import redact_text
+from prooftext.corpus.secrets import Repeats, redact_text
 from prooftext.pack.injection import CONTROL, flags
 from prooftext.text import NONCE_DIGITS, fence_nonce
 
@@ -77,6 +77,9 @@ class Block(Excerpt):
 
     text: str
     truncated_from: tuple[int, int] | None = None
+    repeats: Repeats | None = None
+    """The credentials of the whole file read from disk, redacted wherever they recur in this excerpt as the
+    store redacted them (``None`` for text from the store, which is redacted already)."""
 
     def label(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -128,25 +131,25 @@ renders it again."""
 
 
 @lru_cache(maxsize=RENDER_CACHE_SIZE)
-def _prepared(text: str, path: str) -> tuple[str, str, str]:
-    redacted = redact_text(text, path)
+def _prepared(text: str, path: str, repeats: Repeats | None) -> tuple[str, str, str]:
+    redacted = redact_text(text, path, repeats)
     return redacted, visible(redacted), ",".join(flags(redacted, path))
 
 
 def excerpt_text(block: Block) -> str:
     """The excerpt as the JSON format quotes it: the source text with credentials redacted."""
-    return _prepared(block.text, block.path)[0]
+    return _prepared(block.text, block.path, block.repeats)[0]
 
 
 def shown_text(block: Block) -> str:
     """The excerpt as the markdown and XML formats quote it: :func:`excerpt_text`, controls made visible."""
-    return _prepared(block.text, block.path)[1]
+    return _prepared(block.text, block.path, block.repeats)[1]
 
 
 def block_label(block: Block) -> dict[str, object]:
     """The block's label plus its ``flags`` (only when there are any)."""
     label = block.label()
-    marks = _prepared(block.text, block.path)[2]
+    marks = _prepared(block.text, block.path, block.repeats)[2]
     if marks:
         label["flags"] = marks
     return label

@@ -11,6 +11,7 @@ from prooftext.cache import BoundedCache
 from prooftext.corpus.config import MAX_FILE_BYTES_LIMIT
 from prooftext.corpus.lines import LineText
 from prooftext.corpus.read import read_bytes_checked
+from prooftext.corpus.secrets import Repeats, repeats_in
 from prooftext.errors import PathOutsideRootError, ProoftextError, SourceError
 
 VERIFY_MAX_BYTES = MAX_FILE_BYTES_LIMIT
@@ -32,6 +33,18 @@ quoted and verified like any other."""
 
 
 _TEXTS: BoundedCache[tuple[str, str], LineText] = BoundedCache(TEXT_CACHE_FILES)
+_REPEATS: BoundedCache[tuple[str, str], Repeats] = BoundedCache(TEXT_CACHE_FILES)
+
+
+def file_repeats(path: str, sha256: str, text: LineText) -> Repeats:
+    """The credentials of a file read from disk (``text``, whose digest is ``sha256``), which every excerpt
+    of it redacts wherever they recur, as the scan did for the stored text."""
+    key = (path, sha256)
+    found = _REPEATS.get(key)
+    if found is None:
+        found = repeats_in(text.slice(1, text.count) if text.count else "", path)
+        _REPEATS.put(key, found)
+    return found
 
 
 @dataclass

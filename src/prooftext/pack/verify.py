@@ -72,7 +72,7 @@ from prooftext.corpus.safeio import Refusal, display_name, open_root, read_bound
 from prooftext.corpus.walk import walk
 from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, derive_nonce, digest, render
-from prooftext.pack.sources import observe
+from prooftext.pack.sources import file_repeats, observe
 from prooftext.select.query import UNIT_BYTES, UNIT_TOKENS
 from prooftext.tokens import BYTES_BASIS, TOKENIZERS, get_counter
 
@@ -223,6 +223,7 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
                 item["sensitivity"],
                 seen.slice(start, end),
                 tuple(truncated) if truncated else None,
+                file_repeats(path, sha, seen),
             )
         )
     query = packet["query"].get("text", "")

@@ -93,7 +93,8 @@ past the title limit is cut at a word boundary; 5: a dense line, one that more t
 :data:`MAX_NODES_PER_LINE` nodes cover, is indexed in its file's FTS row only, and a node that starts on one
 holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows; 7: credential-named keys
 inside longer names, Authorization headers, command-line, netrc and XML passwords are found, a redacted value
-keeps its quotes, and a source holding a credential is redacted by default, not left out)."""
+keeps its quotes and is also redacted wherever it recurs in its file, and a source holding a credential is
+redacted by default, not left out)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
