@@ -418,7 +418,19 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
 _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-secret-access-key": ("aws",),
     "authorization-header": ("authorization",),
-    "command-line-password": ("-u", "--user", "-p", "-a", "pass", "masterauth"),
+    "command-line-password": (
+        "-u",
+        "--user",
+        "mysql",
+        "mariadb",
+        "sshpass",
+        "mongo",
+        "docker",
+        "redis-cli",
+        "keytool",
+        "requirepass",
+        "masterauth",
+    ),
     "netrc-password": ("password",),
     "credentials-call": ("auth", "login", "credential"),
     "xml-password": ("</",),
@@ -545,6 +557,28 @@ def _run_anchored(pattern: re.Pattern[str], text: str, anchor: str) -> Iterator[
         at = text.find(anchor, resume)
 
 
+_LINE_SCOPED: frozenset[str] = frozenset({"command-line-password", "credentials-call"})
+"""Rules whose pattern, an alternation tried at every position, runs only on the lines holding one of their
+trigger fragments (a tool's name, a call's): many times faster on text that has none."""
+
+
+def _line_scoped(rule: Rule, text: str, folded: str) -> Iterator[re.Match[str]]:
+    """``rule.pattern``'s matches on each line that holds one of the rule's trigger fragments, in order."""
+    literal = _TRIGGERS.get(rule.id)
+    source, needles = (text, literal) if literal is not None else (folded, _FOLDED_TRIGGERS[rule.id])
+    lines: set[int] = set()
+    for needle in needles:
+        at = source.find(needle)
+        while at >= 0:
+            start = source.rfind("\n", 0, at) + 1
+            lines.add(start)
+            end = source.find("\n", at)
+            at = source.find(needle, len(source) if end < 0 else end)
+    for start in sorted(lines):
+        end = text.find("\n", start)
+        yield from rule.pattern.finditer(text, start, len(text) if end < 0 else end)
+
+
 def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[int, int]]:
     """The spans of the rule's values; the assignment rule looks at each key (see :mod:`.assignments`)."""
     if rule.id == RULE_ASSIGNMENT:
@@ -552,7 +586,12 @@ def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[in
             yield found.start, found.end
         return
     anchor = _RUN_ANCHORS.get(rule.id)
-    matches = rule.pattern.finditer(text) if anchor is None else _run_anchored(rule.pattern, text, anchor)
+    if rule.id in _LINE_SCOPED:
+        matches = _line_scoped(rule, text, folded)
+    elif anchor is None:
+        matches = rule.pattern.finditer(text)
+    else:
+        matches = _run_anchored(rule.pattern, text, anchor)
     for match in matches:
         start = match.start()
         if rule.id in _UNBOUNDED or start == 0 or text[start - 1] not in _ALNUM:
