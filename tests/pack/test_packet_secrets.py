@@ -68,3 +68,11 @@ def test_a_credential_shown_again_unflagged_in_its_file_is_redacted_in_every_exc
     assert any(6 < e.start_line <= bare <= e.end_line for e in packet.evidence)  # without the assignment
     assert (key in packet.prompt) is False and "[REDACTED:password-assignment]" in packet.prompt
     assert report.ok  # the prompt is rebuilt from the file with the same redaction
+
+
+def test_a_credential_in_the_query_is_redacted_before_it_is_quoted(tmp_path: Path) -> None:
+    (tmp_path / "deploy.md").write_text("# Deploy\n\nRotate the deploy token every month.\n")
+    with prooftext.open(tmp_path) as index:
+        packet = index.pack(f"why does the deploy token {TOKEN} fail?")
+    dumped = json.dumps(packet.to_dict())
+    assert (TOKEN in dumped) is False and "deploy token [REDACTED:github-token] fail" in packet.prompt

@@ -15,6 +15,7 @@ from typing import Any
 
 from prooftext.corpus.lines import CONTROL_CHARACTERS, require_utf8
 from prooftext.corpus.model import SENSITIVITIES
+from prooftext.corpus.secrets import redact_text
 from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError
 from prooftext.select.terms import analyze
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS
@@ -146,7 +147,8 @@ def _check_as_of(as_of: str | None) -> None:
 
 
 def validate(query: Query) -> Query:
-    """Check every field; return the query unchanged or raise one error naming the first bad field."""
+    """Check every field and return the query, its text with any credential redacted (the text is quoted
+    in the prompt, the packet and the trace); or raise one error naming the first bad field."""
     _check_text(query.text)
     _check_names(query)
     _check_ceiling(query)
@@ -158,7 +160,8 @@ def validate(query: Query) -> Query:
     _check_as_of(query.as_of)
     _check_bool("allow_truncated", query.allow_truncated)
     _check_searchable(query)
-    return query
+    text = redact_text(query.text)
+    return query if text == query.text else replace(query, text=text)
 
 
 def _check_searchable(query: Query) -> None:
