@@ -14,8 +14,12 @@ the key is the whole identifier around a keyword (letters, digits, ``_``, ``-``,
 
 The value follows an assignment (``=``, ``:``, ``:=``, ``=>``, ``==``, a type annotation then ``=``), or is
 the second argument of a call whose first is the key (``define('DB_PASSWORD', '…')``,
-``os.environ.get("API_TOKEN", "…")``), or, when the assigned value is an expression, a literal fallback
-later on the line (``os.getenv("P") or "…"``, ``process.env.API_KEY || "…"``). A value is credible unless
+``os.environ.get("API_TOKEN", "…")``, ``props.put("mail.smtp.password", "…")``), the ``value`` of an
+``<add key="…">`` element, the argument of a flag (``--password …``) or of a setter (``setPassword("…")``),
+or, when the assigned value is an expression, a literal fallback later on the line
+(``os.getenv("P") or "…"``, ``process.env.API_KEY || "…"``). An unquoted value in code is an expression,
+except in shell and after ``;``, ``?`` or ``&`` (a parameter inside a connection string); a key right after
+``:`` is a segment of an ARN, not a key. A value is credible unless
 it is a placeholder or template, prose (quoted text with spaces), a path or URL, a reference (an unquoted
 value in code other than shell), an identifier-like constant in code, or, for weak keys, too short and
 plain. The finding covers the value only, never its quotes, so redaction keeps the syntax around it.
