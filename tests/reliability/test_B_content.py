@@ -239,7 +239,9 @@ def test_B15_archives_are_excluded_and_never_expanded(make_tree: MakeTree) -> No
     assert not any("inner.py" in e.path for e in result.excluded)
 
 
-def test_B16_bidi_and_zero_width_characters_are_labelled_with_counts_and_kept(make_tree: MakeTree) -> None:
+def test_B16_bidi_and_zero_width_characters_are_labelled_with_counts_and_written_out(
+    make_tree: MakeTree,
+) -> None:
     trojan = 'access_level = "user\u202e \u2066// Check if admin\u2069 \u2066"\u200b\u200b\n'
     root = make_tree({"trojan.py": "def trojan_marker():\n    " + trojan})
     source = _outcome(root, "trojan.py")[1]
@@ -247,7 +249,8 @@ def test_B16_bidi_and_zero_width_characters_are_labelled_with_counts_and_kept(ma
     assert source.sha256 == hashlib.sha256((root / "trojan.py").read_bytes()).hexdigest()
     packet = _pack(root, "trojan_marker")
     assert "flags=bidi:4,invisible:2" in packet.prompt
-    assert trojan in packet.prompt  # the bytes are not changed
+    assert '"user[U+202E] [U+2066]// Check if admin[U+2069] [U+2066]"[U+200B][U+200B]' in packet.prompt
+    assert trojan in packet.evidence_texts[0]  # the excerpt itself is the source's bytes
     assert verify_packet(packet.to_dict(), root).ok
     assert flags(trojan) == ["bidi:4", "invisible:2"]
 

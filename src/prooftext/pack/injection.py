@@ -11,9 +11,10 @@ the source's; only control characters (``control:N`` below) are shown in a visib
   variation selectors 17-256). A byte-order mark at the very start of a text and a zero-width joiner
   between two pictographs (emoji sequences) are not counted.
 * ``bidi:N`` counts bidirectional controls (embeddings, overrides, isolates, marks): "Trojan Source".
-* ``control:N`` counts the characters :data:`CONTROL` matches: C0 controls other than tab, line feed and
-  carriage return (escape sequences that clear a terminal or set its title, backspaces that overwrite
-  shown text, NUL, form feed), DEL, and U+FFFE, U+FFFF and lone surrogates, which XML 1.0 forbids. These
+* ``control:N`` counts the characters :data:`CONTROL` matches: C0 controls other than tab and line feed
+  (escape sequences that clear a terminal or set its title, backspaces that overwrite shown text, NUL,
+  form feed, a carriage return that is not part of a CRLF line end), DEL, the C1 controls, and U+FFFE,
+  U+FFFF and lone surrogates, which XML 1.0 forbids. These
   are the characters a query is refused for (plus the XML ones); an excerpt holding them is quoted, and the
   renderer shows each in a visible form (``pack/render.py``), so the label says how many it replaced.
 * ``instruction-like`` marks text addressed to a model rather than a reader: attempts to override earlier
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from prooftext.corpus import secrets
@@ -49,10 +51,12 @@ _INVISIBLE = re.compile(
     "[\u00ad\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0"
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
-CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]|\r(?!\n)")
 """Characters a terminal acts on, or XML 1.0 forbids even as a character reference: the
-:data:`~prooftext.corpus.lines.CONTROL_CHARACTERS` a query is refused for, plus U+FFFE, U+FFFF and lone
-surrogates. Tab, line feed and carriage return are ordinary text."""
+:data:`~prooftext.corpus.lines.CONTROL_CHARACTERS` a query is refused for, the C1 controls (U+0080-U+009F:
+U+009B is a one-character escape sequence introducer), a carriage return not followed by a line feed (it
+returns the cursor and lets the rest of a line overwrite what was printed), plus U+FFFE, U+FFFF and lone
+surrogates. Tab, line feed and the carriage return of a CRLF line end are ordinary text."""
 _ZWJ = "\u200d"
 _BOM = "\ufeff"
 
@@ -276,18 +280,38 @@ class Signals:
         return bool(self.instruction)
 
 
-def count_invisible(text: str) -> int:
-    if text.isascii():
-        return 0
-    count = 0
+def _counted_invisible(text: str) -> Iterator[int]:
+    """Where ``text`` holds an invisible character that counts: all but a leading byte order mark and a
+    zero-width joiner between two pictographs (an emoji sequence)."""
     for match in _INVISIBLE.finditer(text):
         char, at = match.group(0), match.start()
         if char == _BOM and at == 0:
             continue
         if char == _ZWJ and _pictograph(text, at - 1) and _pictograph(text, at + 1):
             continue
-        count += 1
-    return count
+        yield at
+
+
+def count_invisible(text: str) -> int:
+    return 0 if text.isascii() else sum(1 for _ in _counted_invisible(text))
+
+
+def escape_format_characters(text: str) -> str:
+    """``text`` with each bidirectional control and counted invisible character (the Trojan Source set)
+    written as ``[U+XXXX]``, so a printed prompt shows what reorders or hides its text."""
+    if text.isascii():
+        return text
+    hidden = sorted({*(m.start() for m in _BIDI.finditer(text)), *_counted_invisible(text)})
+    if not hidden:
+        return text
+    out: list[str] = []
+    cursor = 0
+    for at in hidden:
+        out.append(text[cursor:at])
+        out.append(f"[U+{ord(text[at]):04X}]")
+        cursor = at + 1
+    out.append(text[cursor:])
+    return "".join(out)
 
 
 def _pictograph(text: str, at: int) -> bool:

@@ -19,7 +19,11 @@ prompt and ``prooftext verify`` (which re-renders from the files) always agree:
   its code, so a form feed is U+240C ``␌`` and ESC is U+241B ``␛``; DEL is U+2421 ``␡``), and U+FFFE,
   U+FFFF or a lone surrogate as U+FFFD. An escape sequence in a source then cannot clear or retitle the
   terminal that prints a prompt, and every XML prompt is well-formed: XML 1.0 forbids these characters
-  even as character references. The block's ``control:N`` flag counts the substitutions. Mapping each
+  even as character references. A C1 control (U+0080-U+009F) has no picture and is written ``[U+009B]``, as
+  are the bidirectional controls and invisible characters of the Trojan Source set (``[U+202E]``, counted by
+  the ``bidi:N`` and ``invisible:N`` flags; a zero-width joiner inside an emoji sequence and a leading byte
+  order mark stay as they are); a carriage return not followed by a line feed is shown as ``␍``. The
+  block's ``control:N`` flag counts the control substitutions. Mapping each
   picture back to its control restores the exact text of any excerpt that held no control picture of
   its own; the exact text is always the source's, pinned by the label's ``sha256``, and it is what the
   JSON format quotes, whose string escapes (``\\u001b``) are exact and already visible.
@@ -42,7 +46,7 @@ from xml.sax.saxutils import escape, quoteattr
 import blake3
 
 from prooftext.corpus.secrets import Repeats, redact_text
-from prooftext.pack.injection import CONTROL, flags
+from prooftext.pack.injection import CONTROL, escape_format_characters, flags
 from prooftext.text import NONCE_DIGITS, fence_nonce
 
 FORMAT_MARKDOWN = "markdown"
@@ -112,17 +116,22 @@ _C0_END = 0x20
 _DEL = 0x7F
 
 
+_C1 = range(0x80, 0xA0)
+
+
 def _picture(match: re.Match[str]) -> str:
     code = ord(match.group(0))
     if code < _C0_END:
         return chr(CONTROL_PICTURES + code)
+    if code in _C1:
+        return f"[U+{code:04X}]"
     return PICTURE_DEL if code == _DEL else NOT_XML_CHARACTER
 
 
 def visible(text: str) -> str:
-    """``text`` with each :data:`~prooftext.pack.injection.CONTROL` character in its visible form (see the
-    module notes); ordinary text comes back unchanged."""
-    return CONTROL.sub(_picture, text)
+    """``text`` with each :data:`~prooftext.pack.injection.CONTROL` character, bidirectional control and
+    invisible character in its visible form (see the module notes); ordinary text comes back unchanged."""
+    return escape_format_characters(CONTROL.sub(_picture, text))
 
 
 RENDER_CACHE_SIZE = 512
