@@ -61,7 +61,8 @@ each; the core never formats an error for a wire.
     │   ├── BackendProtocolError        backend_protocol
     │   └── ModelNotFoundError          model_not_found
     ├── AuthError                       unauthorized        -32014
-    └── LimitError                      limit_exceeded      -32015
+    ├── LimitError                      limit_exceeded      -32015
+    └── WorkerLostError                 worker_lost         -32016
 """
 
 from __future__ import annotations
@@ -353,6 +354,15 @@ class AuthError(ProoftextError):
 class LimitError(ProoftextError):
     code = "limit_exceeded"
     rpc_code = -32015
+
+
+class WorkerLostError(ProoftextError):
+    """The worker process running a request died. ``details.repeatable`` says whether sending it again is
+    safe (it was run again already, as often as its deadline allowed); a call that must not repeat may or
+    may not have taken effect. ``details.retry_after_ms`` is a hint."""
+
+    code = "worker_lost"
+    rpc_code = -32016
 
 
 def all_error_classes() -> list[type[ProoftextError]]:

@@ -22,8 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
+from prooftext.errors import WorkerLostError
 from prooftext.server.context import Limits, ServerContext
-from prooftext.server.dispatcher import INTERNAL_ERROR, Dispatcher
+from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.methods import METHODS, Method
 from prooftext.server.runner import REPEATABLE_METHODS, Runner
 
@@ -170,4 +171,34 @@ def test_a_dead_worker_does_not_fail_repeatable_requests_in_flight_and_fails_one
         ctx.close()
     first, second = (json.loads(r) for r in replies)
     assert first["result"] == {"pid": rerun} and rerun not in (killed, other)
-    assert second["error"]["code"] == INTERNAL_ERROR and second["id"] == 2
+    assert second["id"] == 2 and second["error"]["code"] == WorkerLostError.rpc_code
+    assert second["error"]["data"] == {"code": "worker_lost", "repeatable": False, "retry_after_ms": 1000}
+
+
+def test_a_repeatable_request_whose_worker_dies_twice_is_answered_on_the_third_pool(
+    sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO))  # the spawned workers import ``hold`` from this module
+    methods = {**METHODS, "hold": Method("hold", hold, published=False)}
+    ctx = ServerContext.open(sample_repo, Limits(processes=2, timeout_s=WAIT_S))
+    runner = Runner(Dispatcher(ctx, methods=methods), repeatable=REPEATABLE_METHODS | {"hold"})
+    fifos = _fifos(tmp_path, "again")
+    replies: list[Any] = []
+    thread = threading.Thread(
+        target=lambda: replies.append(asyncio.run(runner.handle(_call("hold", 7, fifos))))
+    )
+    thread.start()
+    try:
+        killed = []
+        for _ in range(2):  # the request's worker dies on its first pool and again on its second
+            killed.append(_ready_pid(fifos))
+            os.kill(killed[-1], signal.SIGKILL)
+        last = _ready_pid(fifos)
+        with open(fifos["go"], "w") as fifo:
+            fifo.write("go")
+        thread.join(WAIT_S)
+    finally:
+        runner.close()
+        ctx.close()
+    assert json.loads(replies[0]) == {"jsonrpc": "2.0", "id": 7, "result": {"pid": last}}
+    assert last not in killed

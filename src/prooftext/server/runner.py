@@ -10,9 +10,11 @@ bound holds.
 
 A worker process that dies (killed, out of memory) takes the whole pool down: ``concurrent.futures`` ends
 the other workers and fails every request in flight or queued, without telling which one the dead worker
-ran. The pool is started again, and each of those requests runs once more when every call it holds may run
-twice with the effect of once (:data:`REPEATABLE_METHODS`: everything but ``memory.add``); a request that
-may not, or that breaks the pool a second time, is answered with an internal error. Workers ignore SIGINT
+ran. The pool is started again, and each of those requests runs again, up to :data:`MAX_ATTEMPTS` times
+within its deadline, when every call it holds may run twice with the effect of once
+(:data:`REPEATABLE_METHODS`: everything but ``memory.add``). A request that may not, or that lost its
+worker every time, is answered ``worker_lost`` (:class:`~prooftext.errors.WorkerLostError`, retryable, with
+``repeatable`` and a ``retry_after_ms`` hint), never an internal error. Workers ignore SIGINT
 (the server shuts them down after its own graceful shutdown) and end by themselves if the server is killed.
 """
 
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext import watch_parent
-from prooftext.errors import CanonicalJSONError, LimitError
+from prooftext.errors import CanonicalJSONError, LimitError, WorkerLostError
 from prooftext.server import wire
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher, error_object
@@ -44,6 +46,11 @@ THREAD_PREFIX = "prooftext-rpc"
 _child: Dispatcher | None = None
 """The dispatcher of a worker process, over its own context for the served root."""
 
+
+MAX_ATTEMPTS = 3
+"""How often a repeatable request runs when its worker keeps dying (each time on a new pool)."""
+RETRY_AFTER_MS = 1000
+"""The hint a ``worker_lost`` answer gives: about the time a new pool of spawned workers takes to start."""
 
 REPEATABLE_METHODS = frozenset(name for name, method in METHODS.items() if method.repeatable)
 """Methods that may run twice with the effect of once (:attr:`Method.repeatable`), so a request a dead
@@ -123,9 +130,15 @@ class Runner:
         try:
             return self._pool.submit(_child_handle, payload)
         except BrokenProcessPool:  # a worker died (killed, out of memory): start a new pool once
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = self._new_pool()
+            self._replace(self._pool)
             return self._pool.submit(_child_handle, payload)
+
+    def _replace(self, broken: concurrent.futures.Executor) -> None:
+        """Start a new pool in place of ``broken``, unless another request has done so already (a request
+        failed by a dying pool may learn of it before the pool refuses new work: it must not go back)."""
+        if self._pool is broken:
+            broken.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
 
     @property
     def pending(self) -> int:
@@ -149,17 +162,33 @@ class Runner:
                 limit_ms=int(self.limits.timeout_s * 1000),
             )
             return await self._refuse(payload, late)
-        except BrokenProcessPool as broken:  # a worker died, twice or with a call that must not repeat
-            return await self._refuse(payload, broken)
+        except WorkerLostError as lost:  # a worker died each time, or with a call that must not repeat
+            return await self._refuse(payload, lost)
 
     async def _run(self, payload: bytes) -> bytes | None:
-        try:
-            return await self._attempt(payload)
-        except BrokenProcessPool:
-            # Some worker died and the pool failed every request with it: run this one again if it may.
-            if not await self._repeatable(payload):
-                raise
-            return await self._attempt(payload)
+        """Run the request; when a worker dies and the pool fails every request with it, run it again on a
+        new pool, as often as :data:`MAX_ATTEMPTS` allows, if every call it holds may repeat."""
+        repeatable: bool | None = None
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            pool = self._pool
+            try:
+                return await self._attempt(payload)
+            except BrokenProcessPool:
+                self._replace(pool)
+                if repeatable is None:
+                    repeatable = await self._repeatable(payload)
+                if not repeatable or attempt == MAX_ATTEMPTS:
+                    break
+        raise WorkerLostError(
+            "the worker process running this request died"
+            + (
+                f" {MAX_ATTEMPTS} times; send it again"
+                if repeatable
+                else "; it may or may not have taken effect"
+            ),
+            repeatable=bool(repeatable),
+            retry_after_ms=RETRY_AFTER_MS,
+        )
 
     async def _attempt(self, payload: bytes) -> bytes | None:
         loop = asyncio.get_running_loop()
