@@ -89,8 +89,9 @@ def _first_value(conn: sqlite3.Connection, sql: str, *args: Any) -> int | None:
 
 
 def _salvage(conn: sqlite3.Connection, table: str) -> tuple[list[dict[str, Any]], list[int]]:
-    """Every readable row of ``table`` in id order, and the ids tried and not read. After a read fails, the
-    scan starts again at the next id, until it is past the damaged page or the largest id ever given."""
+    """Every readable row of ``table`` in id order, and the ids whose rows could not be read. When a scan
+    fails, the next id is read alone (a row beside a damaged page may still be read that way) or listed, and
+    the scan starts again after it, until it is past the damage or the largest id ever given."""
     seq = "SELECT seq FROM sqlite_sequence WHERE name = ?"
     upper = _first_value(conn, seq, table) or _first_value(conn, f"SELECT max(id) FROM {table}")
     first = _first_value(conn, f"SELECT min(id) FROM {table}")
@@ -106,8 +107,12 @@ def _salvage(conn: sqlite3.Connection, table: str) -> tuple[list[dict[str, Any]]
         except sqlite3.DatabaseError:
             if upper is None or next_id > upper or len(lost) >= MAX_PROBES:
                 return rows, lost
+        try:
+            alone = conn.execute(f"SELECT * FROM {table} WHERE id = ?", (next_id,)).fetchone()
+            rows += [dict(alone)] if alone is not None else []
+        except sqlite3.DatabaseError:
             lost.append(next_id)
-            next_id += 1
+        next_id += 1
 
 
 def _valid_records(rows: list[dict[str, Any]], export: MemoryExport) -> None:
