@@ -146,3 +146,64 @@ def adaptive_fields(index: prooftext.Index, text: str, **kw: Any) -> prooftext.A
     options = {k: kw.pop(k) for k in list(kw) if k in CALL_OPTIONS}
     ladder = prooftext.Ladder(**{k: kw.pop(k) for k in list(kw) if k in LADDER_FIELDS})
     return index.adaptive_pack(prooftext.Query(text, **kw), ladder=ladder, **options)
+
+
+def filled_memory(root: Path, records: int = 300) -> Path:
+    """A memory store under ``root`` holding ``records`` discoveries, then a decision superseded by another
+    (the last two records) and one chat message; its path, every handle closed."""
+    root.mkdir(parents=True, exist_ok=True)
+    with prooftext.MemoryStore.open(root) as store:
+        for i in range(records):
+            store.add("discovery", f"discovery {i}: the retry policy lives in settings", source="test")
+        decision = store.add("decision", "Use SQLite WAL", source="test")
+        store.supersede(decision.id, "Use SQLite WAL with a busy timeout", source="test")
+        store.append_message("main", "user", "what did we decide?")
+        return store.path
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """SQLite's variable-length integer at ``at``: its value and the offset after it."""
+    value = 0
+    for n in range(9):
+        byte = data[at + n]
+        if n == 8:
+            return (value << 8) | byte, at + 9
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, at + n + 1
+    raise AssertionError("unreachable")
+
+
+def _leaf_rowids(page: bytes) -> list[int]:
+    """The rowids of the cells of one table b-tree leaf page (type 13), read from the file format."""
+    cells = int.from_bytes(page[3:5], "big")
+    out = []
+    for n in range(cells):
+        offset = int.from_bytes(page[8 + 2 * n : 10 + 2 * n], "big")
+        _, after_size = _varint(page, offset)
+        out.append(_varint(page, after_size)[0])
+    return sorted(out)
+
+
+TABLE_LEAF = 13
+"""The first byte of a table b-tree leaf page."""
+
+
+def damage_records_page(path: Path) -> list[int]:
+    """Overwrite the header of a leaf page of ``records`` in the middle of the table with bytes no page
+    holds, as a failing disk would; the ids of the records that page held (read from the file format).
+
+    Only ``records`` has many rows, so its leaf pages are the table leaves holding more than ten cells."""
+    assert not path.with_name(path.name + "-wal").exists()  # every page is in the file itself
+    data = bytearray(path.read_bytes())
+    size = int.from_bytes(data[16:18], "big")
+    leaves = [
+        start
+        for start in range(size, len(data), size)
+        if data[start] == TABLE_LEAF and int.from_bytes(data[start + 3 : start + 5], "big") > 10
+    ]
+    start = leaves[len(leaves) // 2]
+    lost = _leaf_rowids(bytes(data[start : start + size]))
+    data[start : start + 16] = b"\xff" * 16
+    path.write_bytes(bytes(data))
+    return lost

@@ -51,6 +51,8 @@ PUBLIC_NAMES = {
     "MemoryStore",
     "MemoryRecord",
     "recall_memory",
+    "memory_export",
+    "memory_import",
     "risk_of_changing",
     "make_backend",
     "ChatBackend",

@@ -24,12 +24,12 @@ if _typing.TYPE_CHECKING:
     from prooftext.adaptive.ladder import Ladder
     from prooftext.api.memory import DepthReport, depth_report, recall_memory
     from prooftext.api.risk import risk_of_changing
+    from prooftext.api.stores import fsck, memory_export, memory_import
     from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
     from prooftext.artifacts.fsck import FsckReport
     from prooftext.artifacts.lifecycle import Published
     from prooftext.artifacts.lifecycle import run_compact as context_compact
     from prooftext.artifacts.lifecycle import run_compare as context_compare
-    from prooftext.artifacts.lifecycle import run_fsck as fsck
     from prooftext.artifacts.lifecycle import run_index as context_index
     from prooftext.artifacts.lifecycle import run_manifest as context_manifest
     from prooftext.artifacts.lifecycle import run_propose as context_propose
@@ -100,10 +100,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "context_validate": ("prooftext.artifacts.lifecycle", "run_validate"),
     "depth_report": ("prooftext.api.memory", "depth_report"),
     "evaluate": ("prooftext.eval.run", "evaluate"),
-    "fsck": ("prooftext.artifacts.lifecycle", "run_fsck"),
+    "fsck": ("prooftext.api.stores", "fsck"),
     "index_retriever_for": ("prooftext.api.turns", "index_retriever_for"),
     "load_schema": ("prooftext.schema_registry", "load_schema"),
     "make_backend": ("prooftext.llm.backends", "make_backend"),
+    "memory_export": ("prooftext.api.stores", "memory_export"),
+    "memory_import": ("prooftext.api.stores", "memory_import"),
     "open": ("prooftext.index", "open_index"),
     "parse_mode": ("prooftext.depth.policy", "parse_mode"),
     "recall_memory": ("prooftext.api.memory", "recall_memory"),
@@ -189,6 +191,8 @@ __all__ = [
     "load_json",
     "load_schema",
     "make_backend",
+    "memory_export",
+    "memory_import",
     "open",
     "parse_mode",
     "recall_memory",

@@ -8,7 +8,9 @@ directories and the files past the first :data:`MAX_ARTIFACT_FILES` are listed i
 never silently. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
 schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
 whole, which no search can use), and every file the store records is re-read and re-hashed. The status is
-a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error.
+a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error, and 8 a
+damaged memory store (found by :func:`prooftext.api.stores.fsck`, which adds the memory store's check to this
+one: memory cannot be rebuilt from the files, so its repair is its own).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from prooftext.store.schema import MIGRATIONS
 BIT_DIGEST = 1
 BIT_SOURCE = 2
 BIT_IO = 4
+BIT_MEMORY = 8
+"""The memory store is damaged: repaired by export, move aside and import, not by an index rebuild."""
 MAX_ARTIFACT_FILES = 10_000
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 INTEGRITY_OK = "ok"
@@ -59,6 +63,8 @@ class FsckReport:
     artifacts_checked: int = 0
     sources_checked: int = 0
     store: str = "absent"
+    memory: str = "absent"
+    """The memory store: absent, ok, corrupt, unreadable, or newer (a schema this version does not check)."""
     problems: list[dict[str, Any]] = field(default_factory=list)
     notices: list[dict[str, Any]] = field(default_factory=list)
     """What fsck passed over without failing, each with its reason (nothing is skipped silently)."""

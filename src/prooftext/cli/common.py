@@ -38,6 +38,9 @@ EXIT_USAGE = 64
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, as a shell reports a process that Ctrl-C ended."""
+EXIT_PARTIAL = 3
+"""The command finished, but part of its input could not be read: ``index`` (files, listed as
+``unreadable``) and ``memory export`` (rows on damaged pages)."""
 EXIT_IO = 4
 """Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
 

@@ -204,7 +204,7 @@ def fsck_command(
     ] = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """Recompute stored artifacts, check the index store, re-hash sources; exit bitmask: 1 damage, 2 missing or stale source, 4 I/O."""
+    """Recompute stored artifacts, check the index and memory stores, re-hash sources; exit bitmask: 1 damage, 2 missing or stale source, 4 I/O, 8 damaged memory store."""
     report = prooftext.fsck(root)
     if as_json:
         emit_json(report.to_dict())

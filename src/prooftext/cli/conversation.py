@@ -1,4 +1,4 @@
-"""Conversation commands: ``memory add|list|resolve|supersede``, ``depth``, ``turn`` and ``chat``.
+"""Conversation commands: ``memory add|list|resolve|supersede|export|import``, ``depth``, ``turn`` and ``chat``.
 
 Adapters only: they parse flags, call the core and print. Errors are raised, never printed here; the one
 place that turns them into output is :func:`prooftext.cli.common.run_app`.
@@ -6,6 +6,7 @@ place that turns them into output is :func:`prooftext.cli.common.run_app`.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -16,7 +17,7 @@ import click
 import typer
 
 import prooftext
-from prooftext.cli.common import app, echo, emit_json
+from prooftext.cli.common import EXIT_PARTIAL, app, echo, emit_json
 from prooftext.errors import ProoftextError, RequestError
 
 _TURN = prooftext.TurnRequest("main", "")
@@ -132,6 +133,43 @@ def memory_supersede(
     else:
         echo(_record_line(old))
         echo(_record_line(new))
+
+
+@memory_app.command("export")
+def memory_export(root: RootOpt = Path("."), as_json: JsonOpt = False) -> None:
+    """Print every readable record and message as JSON lines, read-only: the first step of repairing a
+    damaged store. A summary goes to stderr; exit 3 when some rows could not be read."""
+    export = prooftext.memory_export(root)
+    for line in export.lines():
+        echo(line)
+    summary = export.summary()
+    if as_json:
+        echo(json.dumps(summary, sort_keys=True), err=True)
+    else:
+        unreadable = "; ".join(f"{t} {', '.join(ids)}" for t, ids in summary["unreadable"].items())
+        echo(f"memory export: {summary['records']} records, {summary['messages']} messages", err=True)
+        if unreadable:
+            echo(f"memory export: could not read (damaged pages): {unreadable}", err=True)
+        for problem in summary["invalid"]:
+            echo(f"memory export: left out: {problem}", err=True)
+    if not export.complete:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+@memory_app.command("import")
+def memory_import(
+    file: Annotated[Path, typer.Argument(help="An export (JSON lines).", readable=False)],
+    root: RootOpt = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Write an export into the memory store, which must be empty (all of it, or nothing)."""
+    result = prooftext.memory_import(root, file)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        echo(f"imported {result.records} records and {result.messages} messages")
+        for link in result.links_dropped:
+            echo(f"memory import: dropped the link to a record not in the export: {link}", err=True)
 
 
 @app.command("depth")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 import prooftext
-from prooftext.cli.common import app, emit_json, write_out
+from prooftext.cli.common import EXIT_PARTIAL, app, emit_json, write_out
 from prooftext.cli.progress import progress_bar
 from prooftext.errors import RequestError
 
@@ -16,10 +16,6 @@ from prooftext.errors import RequestError
 # check would call an unreadable path a usage error (exit 64).
 RootArg = Annotated[Path, typer.Argument(help="Root directory to index.", readable=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-EXIT_PARTIAL = 3
-"""``prooftext index`` finished, but some files could not be read (they are listed as ``unreadable``)."""
 
 
 @app.command("index")

@@ -10,15 +10,20 @@ its own, apart from the index store, and carries its own schema version (``PRAGM
 
 Processes may open a new file at once: the switch to WAL is serialized by a lock on ``memory.sqlite.lock``,
 and the schema is created under the write lock, after looking again whether another process created it.
+
+A handle runs SQLite's ``PRAGMA quick_check`` before its first write (once per handle): a damaged file is
+refused with ``store_corrupt`` even when the write itself would not touch the damaged page, so nothing more is
+written into a store that needs repair. Reads are not checked, so whatever is readable can still be exported.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import shlex
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,11 +68,16 @@ MAX_RECORD_BYTES = 65536
 
 MAX_SOURCE_BYTES = 1024
 
+INTEGRITY_OK = "ok"
+SQLITE_CORRUPT = 11
+SQLITE_NOTADB = 26
+"""SQLite's primary result codes for a damaged file and for a file that is not a database."""
+
 SQLITE_MAX_INTEGER = 2**63 - 1
 """The largest integer SQLite stores (and binds): a larger record id cannot exist, and binding it would
 raise ``OverflowError`` inside the driver."""
 
-_SCHEMA = """
+SCHEMA_SQL = """
 CREATE TABLE records (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     kind TEXT NOT NULL CHECK (kind IN ('constraint', 'decision', 'discovery', 'failure')),
@@ -187,7 +197,7 @@ class ThreadInfo:
         }
 
 
-def _check_text(value: Any, field: str, limit: int) -> str:
+def check_text(value: Any, field: str, limit: int) -> str:
     if value is None:
         raise RequestError(f"missing field {field!r}", field=field)
     if not isinstance(value, str):
@@ -251,7 +261,21 @@ RECORD_COLUMNS: dict[str, tuple[type, ...]] = {
 """The Python type of every record column. SQLite's column types are only affinities: a file written by
 hand may hold a BLOB or a number where the schema says TEXT, and such a row must not reach a caller."""
 
+
+class UndecodedText(bytes):
+    """A TEXT value that is not UTF-8, as a checking reader holds it (a plain read fails on it)."""
+
+
+def decode_text(data: bytes) -> str | UndecodedText:
+    """The ``text_factory`` of a reader that reports undecodable text by row instead of failing."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return UndecodedText(data)
+
+
 STORAGE_CLASSES: dict[type, str] = {
+    UndecodedText: "TEXT that is not UTF-8",
     bytes: "a BLOB",
     float: "a REAL",
     int: "an INTEGER",
@@ -270,19 +294,53 @@ MESSAGE_COLUMNS: dict[str, tuple[type, ...]] = {
 }
 
 
-def _typed_row(
-    row: sqlite3.Row, columns: Mapping[str, tuple[type, ...]], what: str, path: Path
-) -> dict[str, Any]:
-    values = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row is not a Mapping
+def column_problem(
+    values: Mapping[str, Any], columns: Mapping[str, tuple[type, ...]], what: str
+) -> str | None:
+    """What is wrong with the first column of a stored row that does not hold its type, or None."""
     for name, types in columns.items():
         value = values.get(name)
         if isinstance(value, bool) or not isinstance(value, types):
             stored = STORAGE_CLASSES.get(type(value), type(value).__name__)
-            raise StoreCorruptError(
-                f"memory store is damaged: {what} {values.get('id')!r} holds {stored} in its {name!r} column",
-                path=str(path),
-            )
+            return f"{what} {values.get('id')!r} holds {stored} in its {name!r} column"
+    return None
+
+
+def _typed_row(
+    row: sqlite3.Row, columns: Mapping[str, tuple[type, ...]], what: str, path: Path
+) -> dict[str, Any]:
+    values = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row is not a Mapping
+    problem = column_problem(values, columns, what)
+    if problem is not None:
+        raise damaged(path, problem)
     return values
+
+
+def repair_hint(path: Path) -> str:
+    """How to repair the damaged memory store at ``path``: export what is readable, move the file aside, import
+    the export into a fresh store (memory is the one store that cannot be rebuilt from the files)."""
+    root = shlex.quote(str(path.parent.parent)) if path.parent.name == STORE_DIR else "ROOT"
+    return (
+        f"repair: prooftext memory export --root {root} > memory.jsonl, move {shlex.quote(str(path))} "
+        f"(and any -wal and -shm file beside it) aside, prooftext memory import memory.jsonl --root {root}"
+    )
+
+
+def damaged(path: Path, detail: str) -> StoreCorruptError:
+    """The ``store_corrupt`` error of the memory store at ``path``: what is wrong, the file and the repair."""
+    return StoreCorruptError(
+        f"memory store {path} is damaged: {detail[:300]}; {repair_hint(path)}",
+        path=str(path),
+        repair=repair_hint(path),
+    )
+
+
+def is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    """True when SQLite says the file is damaged or is not a database at all."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        return True
+    return "malformed" in str(exc) or "not a database" in str(exc)
 
 
 def _record(row: sqlite3.Row, path: Path) -> MemoryRecord:
@@ -291,6 +349,14 @@ def _record(row: sqlite3.Row, path: Path) -> MemoryRecord:
 
 def _message(row: sqlite3.Row, path: Path) -> StoredMessage:
     return StoredMessage(**_typed_row(row, MESSAGE_COLUMNS, "message", path))
+
+
+def _insert_sql(table: str, columns: Mapping[str, object]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+
+
+def _values(row: Mapping[str, Any], columns: Mapping[str, object]) -> tuple[Any, ...]:
+    return tuple(row[name] for name in columns)
 
 
 def lock_path(path: Path) -> Path:
@@ -326,12 +392,30 @@ def check_root(root: Path | str) -> Path:
     return base
 
 
+SIDE_FILES = ("-wal", "-shm")
+"""SQLite's files beside a store in WAL mode."""
+
+
+def _refuse_leftovers(path: Path) -> None:
+    """A new store is never created beside the -wal or -shm file of one moved away: SQLite would read the
+    old store's pages into the new one."""
+    for suffix in SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            raise MemoryStoreError(
+                f"{side} is left from a memory store that was moved away: move it aside too, then retry",
+                path=str(side),
+            )
+
+
 class MemoryStore:
     """The typed memory store. Use :meth:`open` for a project root, or construct with a file path."""
 
     def __init__(self, path: Path | str, *, clock: Callable[[], int] | None = None) -> None:
         self.path = Path(path)
         self._clock = clock or _now_ms
+        self._checked = False
+        """Whether ``PRAGMA quick_check`` passed on this handle (it runs before the first write)."""
         with self._errors():
             # A new file switches to WAL under a lock on memory.sqlite.lock, one process at a time.
             self._db = open_wal(
@@ -352,7 +436,10 @@ class MemoryStore:
             folder.mkdir(exist_ok=True)
         except OSError as exc:
             raise MemoryStoreError(f"cannot create {folder}: {exc.strerror}") from None
-        return cls(folder / STORE_FILE, clock=clock)
+        path = folder / STORE_FILE
+        if not path.exists():
+            _refuse_leftovers(path)
+        return cls(path, clock=clock)
 
     def close(self) -> None:
         self._db.close()
@@ -374,17 +461,33 @@ class MemoryStore:
             if "locked" in text or "busy" in text:
                 raise StoreBusyError(f"memory store is busy: {text}") from None
             if "decode" in text:  # a TEXT value that is not UTF-8: written by hand, not by prooftext
-                raise StoreCorruptError(f"memory store is damaged: {text}", path=str(self.path)) from None
+                raise damaged(self.path, text) from None
+            if is_corruption(exc):
+                raise damaged(self.path, text) from None
             raise MemoryStoreError(f"memory store error: {text}") from None
         except sqlite3.DatabaseError as exc:
-            text = str(exc)
-            if "not a database" in text or "malformed" in text:
-                raise StoreCorruptError(f"memory store is damaged: {text}", path=str(self.path)) from None
-            raise MemoryStoreError(f"memory store error: {text}") from None
+            if is_corruption(exc):
+                raise damaged(self.path, str(exc)) from None
+            raise MemoryStoreError(f"memory store error: {exc}") from None
+
+    def check_integrity(self) -> None:
+        """``PRAGMA quick_check`` of the whole file, once per handle: ``store_corrupt`` when it finds damage.
+
+        Every write runs it first, so a damaged store takes no more writes even where the damaged page is
+        not one the write touches. It reads every page once (about 14 ms for 5,000 records, 1 MiB)."""
+        if self._checked:
+            return
+        with self._errors():
+            rows = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
+        if rows != [INTEGRITY_OK]:
+            raise damaged(self.path, "; ".join(rows))
+        self._checked = True
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One writer transaction: committed whole or rolled back whole."""
+        """One writer transaction, on a store that passed its integrity check: committed whole or rolled
+        back whole."""
+        self.check_integrity()
         with self._errors():
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -414,7 +517,7 @@ class MemoryStore:
             # write lock decides, or both would create the tables and one fail on "already exists".
             if not self._needs_schema():
                 return
-            for statement in _SCHEMA.split(";"):
+            for statement in SCHEMA_SQL.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -452,8 +555,8 @@ class MemoryStore:
     ) -> MemoryRecord:
         """Record a decision, constraint (``strength`` hard or soft), discovery or failure."""
         kind = _check_choice(kind, "kind", KINDS)
-        text = _check_text(text, "text", MAX_RECORD_BYTES)
-        source = _check_text(source, "source", MAX_SOURCE_BYTES)
+        text = check_text(text, "text", MAX_RECORD_BYTES)
+        source = check_text(source, "source", MAX_SOURCE_BYTES)
         if kind == "constraint":
             strength = _check_choice(strength, "strength", STRENGTHS)
         elif strength is not None:
@@ -525,8 +628,8 @@ class MemoryStore:
         """Mark an unresolved failure resolved (the record and its history stay)."""
         record_id = check_record_id(record_id)
         if note is not None:
-            note = _check_text(note, "note", MAX_RECORD_BYTES)
-        source = _check_text(source, "source", MAX_SOURCE_BYTES)
+            note = check_text(note, "note", MAX_RECORD_BYTES)
+        source = check_text(source, "source", MAX_SOURCE_BYTES)
         now = self._clock()
         with self._write() as db:
             row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
@@ -547,8 +650,8 @@ class MemoryStore:
     def supersede(self, record_id: int, text: str, *, source: str) -> tuple[MemoryRecord, MemoryRecord]:
         """Replace an active decision by a new one; returns (old, new). One transaction: all or nothing."""
         record_id = check_record_id(record_id)
-        text = _check_text(text, "text", MAX_RECORD_BYTES)
-        source = _check_text(source, "source", MAX_SOURCE_BYTES)
+        text = check_text(text, "text", MAX_RECORD_BYTES)
+        source = check_text(source, "source", MAX_SOURCE_BYTES)
         now = self._clock()
         with self._write() as db:
             row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
@@ -573,6 +676,32 @@ class MemoryStore:
                 (STATUS_SUPERSEDED, new_id, now, record_id),
             )
         return self.get(record_id), self.get(new_id)
+
+    def restore(self, records: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> None:
+        """Write exported records and messages, ids, states, timestamps and links as they are, into this
+        store, which must hold neither (one transaction: all or nothing). The caller has checked them; each
+        thread's times are those of its first and last message."""
+        threads: dict[str, tuple[int, int]] = {}
+        for m in messages:
+            first, last = threads.get(m["thread"], (m["created_ms"], m["created_ms"]))
+            threads[m["thread"]] = (min(first, m["created_ms"]), max(last, m["created_ms"]))
+        with self._write() as db:
+            held = db.execute("SELECT (SELECT count(*) FROM records) + (SELECT count(*) FROM messages)")
+            if held.fetchone()[0]:
+                raise MemoryStoreError(
+                    f"{self.path} already holds memory: an import restores into an empty store only"
+                )
+            db.execute("PRAGMA defer_foreign_keys = ON")  # links may name a record inserted after them
+            db.executemany(
+                _insert_sql("records", RECORD_COLUMNS), [_values(r, RECORD_COLUMNS) for r in records]
+            )
+            db.executemany(
+                "INSERT INTO threads (name, created_ms, updated_ms) VALUES (?, ?, ?)",
+                [(name, first, last) for name, (first, last) in threads.items()],
+            )
+            db.executemany(
+                _insert_sql("messages", MESSAGE_COLUMNS), [_values(m, MESSAGE_COLUMNS) for m in messages]
+            )
 
     # -- threads and history --------------------------------------------------------------------------
 

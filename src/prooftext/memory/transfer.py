@@ -1,0 +1,236 @@
+"""The memory store as JSON lines, out and back in: the repair of a damaged store.
+
+``export_memory`` reads every record and message it can, read-only: a row on a damaged page is skipped and
+its id listed as unreadable (never guessed), and a row that does not hold its types or a state its kind
+allows is listed as invalid. The damaged file is then moved aside, and ``import_memory`` writes the export into
+a fresh, empty store with the ids, states, timestamps and links it had. A supersede link to a record the
+damage took is dropped, and the import says which.
+
+Each line is one canonical JSON object: ``{"type": "record", <every column>}`` or ``{"type": "message", …}``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import prooftext.canonical as canonical
+from prooftext.conversation.items import check_thread
+from prooftext.corpus.secrets import redact_text
+from prooftext.errors import MemoryStoreError, ProoftextError, RequestError
+from prooftext.memory.integrity import message_problems, open_readonly, record_problems
+from prooftext.memory.store import (
+    MAX_RECORD_BYTES,
+    MAX_SOURCE_BYTES,
+    MESSAGE_COLUMNS,
+    RECORD_COLUMNS,
+    MemoryStore,
+    check_text,
+    column_problem,
+    damaged,
+    is_corruption,
+)
+
+TYPE_FIELD = "type"
+LINE_TYPES: dict[str, Mapping[str, tuple[type, ...]]] = {"record": RECORD_COLUMNS, "message": MESSAGE_COLUMNS}
+MAX_PROBES = 1_000_000
+"""How many ids past a damaged page an export tries, one by one, before it gives up on a table."""
+
+
+@dataclass
+class MemoryExport:
+    """What an export read: the rows, the ids it could not read and the rows it left out as invalid."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    unreadable: dict[str, list[int]] = field(default_factory=dict)
+    invalid: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.invalid and not any(self.unreadable.values())
+
+    def lines(self) -> Iterator[str]:
+        for kind, rows in (("record", self.records), ("message", self.messages)):
+            for row in rows:
+                yield canonical.encode({TYPE_FIELD: kind, **row}).decode("ascii")
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "complete": self.complete,
+            "invalid": self.invalid,
+            "messages": len(self.messages),
+            "records": len(self.records),
+            "unreadable": {table: id_ranges(ids) for table, ids in self.unreadable.items() if ids},
+        }
+
+
+def id_ranges(ids: list[int]) -> list[str]:
+    """Sorted ids as ranges: ``[3, 4, 5, 9]`` is ``["3-5", "9"]``."""
+    out: list[list[int]] = []
+    for i in sorted(ids):
+        if out and i == out[-1][1] + 1:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return [str(a) if a == b else f"{a}-{b}" for a, b in out]
+
+
+def _first_value(conn: sqlite3.Connection, sql: str, *args: Any) -> int | None:
+    try:
+        row = conn.execute(sql, args).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return row[0] if row is not None and isinstance(row[0], int) else None
+
+
+def _salvage(conn: sqlite3.Connection, table: str) -> tuple[list[dict[str, Any]], list[int]]:
+    """Every readable row of ``table`` in id order, and the ids whose rows could not be read. When a scan
+    fails, the next id is read alone (a row beside a damaged page may still be read that way) or listed, and
+    the scan starts again after it, until it is past the damage or the largest id ever given."""
+    seq = "SELECT seq FROM sqlite_sequence WHERE name = ?"
+    upper = _first_value(conn, seq, table) or _first_value(conn, f"SELECT max(id) FROM {table}")
+    first = _first_value(conn, f"SELECT min(id) FROM {table}")
+    next_id = 1 if first is None else first
+    rows: list[dict[str, Any]] = []
+    lost: list[int] = []
+    while True:
+        try:
+            for row in conn.execute(f"SELECT * FROM {table} WHERE id >= ? ORDER BY id", (next_id,)):
+                rows.append(dict(row))
+                next_id = int(row["id"]) + 1
+            return rows, lost
+        except sqlite3.DatabaseError:
+            if upper is None or next_id > upper or len(lost) >= MAX_PROBES:
+                return rows, lost
+        try:
+            alone = conn.execute(f"SELECT * FROM {table} WHERE id = ?", (next_id,)).fetchone()
+            rows += [dict(alone)] if alone is not None else []
+        except sqlite3.DatabaseError:
+            lost.append(next_id)
+        next_id += 1
+
+
+def _valid_records(rows: list[dict[str, Any]], export: MemoryExport) -> None:
+    by_id = {int(r["id"]): r for r in rows}
+    for rid, row in by_id.items():
+        problems = record_problems({rid: {**row, "supersedes": None, "superseded_by": None}})
+        if problems:
+            export.invalid += problems
+        else:
+            export.records.append(row)
+
+
+def export_memory(path: Path) -> MemoryExport:
+    """Every record and message of the memory store at ``path`` that can be read (nothing is written)."""
+    export = MemoryExport()
+    if not path.is_file():
+        return export
+    try:
+        conn = open_readonly(path)
+        try:
+            records, export.unreadable["records"] = _salvage(conn, "records")
+            messages, export.unreadable["messages"] = _salvage(conn, "messages")
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:  # the header itself is damaged: nothing can be read
+        if is_corruption(exc):
+            raise damaged(path, str(exc)) from None
+        raise MemoryStoreError(f"cannot read {path}: {exc}") from None
+    _valid_records(records, export)
+    for message in messages:
+        problems = message_problems([message], {message.get("thread")})
+        export.invalid += problems
+        if not problems:
+            export.messages.append(message)
+    return export
+
+
+@dataclass(frozen=True)
+class MemoryImport:
+    """What an import wrote, and the supersede links it dropped because they named a record not exported."""
+
+    records: int
+    messages: int
+    links_dropped: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"links_dropped": self.links_dropped, "messages": self.messages, "records": self.records}
+
+
+@contextmanager
+def _at_line(number: int) -> Iterator[None]:
+    """An error about one line of an export names the line."""
+    try:
+        yield
+    except ProoftextError as exc:
+        raise type(exc)(f"line {number}: {exc.message}", **{**exc.details, "line": number}) from None
+
+
+def _parse_line(number: int, line: bytes) -> tuple[str, dict[str, Any]]:
+    with _at_line(number):
+        value = canonical.load(line)
+        kind = value.pop(TYPE_FIELD, None) if isinstance(value, dict) else None
+        if not isinstance(value, dict) or kind not in LINE_TYPES:
+            raise RequestError("not a record or message line of a memory export", field="file")
+        columns = LINE_TYPES[kind]
+        if set(value) != set(columns):
+            raise RequestError(f"a {kind} has exactly the fields type, {', '.join(columns)}", field="file")
+        problem = column_problem(value, columns, kind)
+        if problem is not None:
+            raise RequestError(problem, field="file")
+        return kind, value
+
+
+def _checked(number: int, kind: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` held to the rules a write holds it to (limits, control characters, thread names), with any
+    credential redacted, as a write would."""
+    with _at_line(number):
+        if row["thread"] is not None:
+            check_thread(row["thread"])
+        if kind == "message":
+            return {**row, "text": redact_text(row["text"])}
+        row["text"] = check_text(row["text"], "text", MAX_RECORD_BYTES)
+        row["source"] = check_text(row["source"], "source", MAX_SOURCE_BYTES)
+        if row["resolution"] is not None:
+            row["resolution"] = check_text(row["resolution"], "resolution", MAX_RECORD_BYTES)
+        return row
+
+
+def parse_export(data: bytes) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+    """The records (by id) and messages of an export; an error names the first line that is not one."""
+    found: dict[str, dict[int, dict[str, Any]]] = {"record": {}, "message": {}}
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        kind, row = _parse_line(number, line)
+        if row["id"] in found[kind]:
+            raise RequestError(f"line {number}: a second {kind} {row['id']}", field="file", line=number)
+        found[kind][row["id"]] = _checked(number, kind, row)
+    return found["record"], list(found["message"].values())
+
+
+def _drop_dangling(records: dict[int, dict[str, Any]]) -> list[str]:
+    dropped: list[str] = []
+    for rid, record in records.items():
+        for name in ("supersedes", "superseded_by"):
+            if record[name] is not None and record[name] not in records:
+                dropped.append(f"record {rid}: {name} {record[name]}")
+                record[name] = None
+    return dropped
+
+
+def import_memory(store: MemoryStore, data: bytes) -> MemoryImport:
+    """Write the export ``data`` into ``store``, which must be empty: all of it, or nothing when any line or
+    invariant is broken."""
+    records, messages = parse_export(data)
+    dropped = _drop_dangling(records)
+    problems = record_problems(records) + message_problems(messages, {m["thread"] for m in messages})
+    if problems:
+        raise RequestError(f"the export is not consistent memory: {problems[0]}", field="file")
+    store.restore(list(records.values()), messages)
+    return MemoryImport(len(records), len(messages), dropped)
