@@ -16,7 +16,7 @@ from typing import Any
 
 from prooftext.cache import BoundedCache
 from prooftext.corpus.lines import LineText
-from prooftext.corpus.secrets import Repeats
+from prooftext.corpus.secrets import Repeats, redacted_floor
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
 from prooftext.pack.render import (
     DEFAULT_FORMAT,
@@ -41,7 +41,7 @@ from prooftext.select.rank import RankResult, rank
 from prooftext.select.selector import Choice, Selection, choice_records, cut_records, fill, prepare
 from prooftext.select.terms import analyze
 from prooftext.store.db import read_snapshot
-from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, get_counter
+from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, count_floor, get_counter
 
 PACKET_VERSION = "prooftext.packet/v1"
 COST_CACHE_ENTRIES = 1 << 17
@@ -158,6 +158,15 @@ def nonce_invariant(counter: Counter) -> bool:
     return counter.basis == BYTES_BASIS or _single_token_digit_groups(counter.basis)
 
 
+def excerpt_floor(text: LineText, start: int, end: int) -> int:
+    """Characters that lines ``start..end`` of ``text`` keep through redaction (see
+    :func:`~prooftext.corpus.secrets.redacted_floor`), found from their lengths alone."""
+    lines = text.lines[start - 1 : end]
+    if end < text.count or text.terminated:
+        lines.append("")  # the slice ends with a line feed
+    return redacted_floor(lines)
+
+
 def _refuse_drift(bad: dict[str, Observation], required: set[str], drifted: dict[str, Observation]) -> None:
     """A required source that failed verification is an error; so is one a fill took again after it had
     drifted (a broken invariant: an error, never a selection loop that cannot end)."""
@@ -211,13 +220,14 @@ class Compiler:
         self._header_counts: dict[bool, int] = {}
         """The header piece's count, with and without evidence after it (see :meth:`_piecewise_count`)."""
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
+        self._floors: dict[tuple[str, str, int, int], int] = {}
         self._read: dict[tuple[str, str], LineText] = {}
         """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
         (text and digest always come from the same bytes, so a packet never mixes two states of a file)."""
-        self._prime_costs()
         # Header and footer counted together, as the empty packet renders them: apart, a token merged
         # across the cut (JSON's `[` and `]`) would be counted twice or not at all.
         self.header_cost = self.counter.count(render(self.format, self.query.text, [], NONCE_PLACEHOLDER))
+        self._prime_costs()
         self._kernel: int | None = None
 
     @staticmethod
@@ -250,9 +260,12 @@ class Compiler:
         return render_block(self.format, block, NONCE_PLACEHOLDER, 1)
 
     def _prime_costs(self) -> None:
-        """Measure every whole excerpt not yet known in one parallel batch; truncations are measured on demand."""
+        """Measure every whole excerpt not yet known in one parallel batch; truncations are measured on demand.
+        An optional excerpt whose floor is above the query's ceiling fits no room of it and is left out."""
         todo = {}
-        for cand in [*self.required, *self.optional]:
+        ceiling = self.query.max_tokens
+        optional = [c for c in self.optional if self.floor(c, c.start_line, c.end_line) <= ceiling]
+        for cand in [*self.required, *optional]:
             key = self._cost_key(cand, cand.start_line, cand.end_line)
             if _COSTS.get(key) is None:
                 todo[key] = cand
@@ -272,6 +285,21 @@ class Compiler:
             value = self.counter.count(self._render_for_cost(cand, start, end))
             _COSTS.put(key, value)
         self._costs[local] = value
+        return value
+
+    def floor(self, cand: Candidate, start: int, end: int) -> int:
+        """A count the excerpt's block never goes below, found without rendering, redacting or counting it
+        (its exact cost when this compilation knows it): the block quotes the redacted excerpt, each
+        character at least one UTF-8 byte (escapes and control pictures only add), and no unit of the
+        basis covers more than :attr:`~prooftext.tokens.Counter.longest_token` bytes."""
+        known = self._costs.get((cand.node_id, cand.start_line, cand.end_line, start, end))
+        if known is not None:
+            return known
+        key = (cand.path, cand.file_sha256, start, end)
+        value = self._floors.get(key)
+        if value is None:
+            chars = excerpt_floor(self.texts.get(cand.path, cand.file_sha256), start, end)
+            value = self._floors[key] = count_floor(self.counter, chars)
         return value
 
     def _render(self, blocks: list[Block]) -> tuple[str, str, int]:
@@ -356,7 +384,7 @@ class Compiler:
         # there), so every pass that fails verification adds a new path to ``drifted``, of finitely many.
         while True:
             sel = fill(query, self.required, self.optional, self.cost, self.header_cost, self.components,
-                       self.cut, drifted=drifted.keys(), kernel=kernel)  # fmt: skip
+                       self.cut, drifted=drifted.keys(), kernel=kernel, floor=self.floor)  # fmt: skip
             good, bad = self._verify(sel)
             _refuse_drift(bad, required_paths, drifted)
             if not bad:
