@@ -30,6 +30,7 @@ from prooftext.pack.render import (
     markdown_block_piece,
     markdown_header_piece,
     markdown_pieces,
+    redacted,
     render,
     render_block,
 )
@@ -51,6 +52,9 @@ _COSTS: BoundedCache[CostKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 PieceKey = tuple[str, str, str, int, int, str, str, tuple[int, int] | None, bool]
 _PIECES: BoundedCache[PieceKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 """Counts of markdown block pieces (see :meth:`Compiler._piecewise_count`), shared like ``_COSTS``."""
+FLOOR_REDACTION_CHARS = 1 << 14
+"""An excerpt this long whose floor from its lines' lengths is within the query's ceiling is redacted for a
+firmer floor: redacting costs a fraction of the render and count it may spare, and a render reuses it."""
 REASON_EXACT_OVERFLOW = "over_budget_exact"
 """Dropped after the exact count of the whole prompt (token merges across block boundaries)."""
 
@@ -158,13 +162,19 @@ def nonce_invariant(counter: Counter) -> bool:
     return counter.basis == BYTES_BASIS or _single_token_digit_groups(counter.basis)
 
 
-def excerpt_floor(text: LineText, start: int, end: int) -> int:
-    """Characters that lines ``start..end`` of ``text`` keep through redaction (see
-    :func:`~prooftext.corpus.secrets.redacted_floor`), found from their lengths alone."""
+def _excerpt_lines(text: LineText, start: int, end: int) -> list[str]:
+    """Lines ``start..end`` of ``text`` as ``text.slice(start, end)`` splits at its line feeds."""
     lines = text.lines[start - 1 : end]
     if end < text.count or text.terminated:
         lines.append("")  # the slice ends with a line feed
-    return redacted_floor(lines)
+    return lines
+
+
+def excerpt_floor(text: LineText, start: int, end: int) -> tuple[int, int]:
+    """The characters of lines ``start..end`` of ``text``: at least how many redaction keeps (see
+    :func:`~prooftext.corpus.secrets.redacted_floor`), found from their lengths alone, and how many there are."""
+    lines = _excerpt_lines(text, start, end)
+    return redacted_floor(lines), sum(map(len, lines)) + len(lines) - 1 if lines else 0
 
 
 def _refuse_drift(bad: dict[str, Observation], required: set[str], drifted: dict[str, Observation]) -> None:
@@ -298,8 +308,14 @@ class Compiler:
         key = (cand.path, cand.file_sha256, start, end)
         value = self._floors.get(key)
         if value is None:
-            chars = excerpt_floor(self.texts.get(cand.path, cand.file_sha256), start, end)
-            value = self._floors[key] = count_floor(self.counter, chars)
+            text = self.texts.get(cand.path, cand.file_sha256)
+            kept, chars = excerpt_floor(text, start, end)
+            value = count_floor(self.counter, kept)
+            if value <= self.query.max_tokens and chars >= FLOOR_REDACTION_CHARS:
+                # Lines long enough to hide a credential of any length: the redacted text itself.
+                shown = redacted(text.slice(start, end), cand.path, None)
+                value = max(value, count_floor(self.counter, len(shown)))
+            self._floors[key] = value
         return value
 
     def _render(self, blocks: list[Block]) -> tuple[str, str, int]:
