@@ -52,6 +52,9 @@ _COSTS: BoundedCache[CostKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 PieceKey = tuple[str, str, str, int, int, str, str, tuple[int, int] | None, bool]
 _PIECES: BoundedCache[PieceKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 """Counts of markdown block pieces (see :meth:`Compiler._piecewise_count`), shared like ``_COSTS``."""
+FLOOR_MIN_CHARS = 1 << 12
+"""A shorter excerpt gets no floor (zero): its floor could rule it out of almost no room, and it is cheap to
+measure exactly, while finding a tokenizer's longest token costs a one-shot call milliseconds."""
 FLOOR_REDACTION_CHARS = 1 << 14
 """An excerpt this long whose floor from its lines' lengths is within the query's ceiling is redacted for a
 firmer floor: redacting costs a fraction of the render and count it may spare, and a render reuses it."""
@@ -298,10 +301,15 @@ class Compiler:
         return value
 
     def floor(self, cand: Candidate, start: int, end: int) -> int:
-        """A count the excerpt's block never goes below, found without rendering, redacting or counting it
-        (its exact cost when this compilation knows it): the block quotes the redacted excerpt, each
-        character at least one UTF-8 byte (escapes and control pictures only add), and no unit of the
-        basis covers more than :attr:`~prooftext.tokens.Counter.longest_token` bytes."""
+        """A count the excerpt's block never goes below (its exact cost when this compilation knows it).
+
+        The block quotes the redacted excerpt, each character at least one UTF-8 byte (escapes and control
+        pictures only add), and no unit of the basis covers more than
+        :attr:`~prooftext.tokens.Counter.longest_token` bytes. What redaction keeps is bounded from the
+        lines' lengths alone (:func:`excerpt_floor`), without rendering, redacting or counting; when that
+        leaves a long excerpt within the query's ceiling (few, long lines: a credential may run a whole
+        line), its redacted text is measured instead, still neither flagged nor counted. An excerpt shorter
+        than :data:`FLOOR_MIN_CHARS` gets zero."""
         known = self._costs.get((cand.node_id, cand.start_line, cand.end_line, start, end))
         if known is not None:
             return known
@@ -310,7 +318,7 @@ class Compiler:
         if value is None:
             text = self.texts.get(cand.path, cand.file_sha256)
             kept, chars = excerpt_floor(text, start, end)
-            value = count_floor(self.counter, kept)
+            value = count_floor(self.counter, kept) if chars >= FLOOR_MIN_CHARS else 0
             if value <= self.query.max_tokens and chars >= FLOOR_REDACTION_CHARS:
                 # Lines long enough to hide a credential of any length: the redacted text itself.
                 shown = redacted(text.slice(start, end), cand.path, None)
