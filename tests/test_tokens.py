@@ -308,3 +308,35 @@ def test_the_default_cache_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.delenv(tokens.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert tokens.cache_dir() == tmp_path / "prooftext"
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_the_longest_token_is_the_longest_byte_value_of_the_vocabulary(name: str) -> None:
+    counter = tokens.get_counter(name)
+    assert isinstance(counter, tokens.TiktokenCounter)
+    assert counter.longest_token == max(len(value) for value in counter._encoding.token_byte_values())
+
+
+def test_a_byte_is_the_longest_unit_of_the_bytes_basis() -> None:
+    counter = tokens.get_counter("bytes")
+    assert counter.longest_token == 1
+    assert tokens.count_floor(counter, 1000) == 1000
+
+
+RUNS = [" " * 4000, "-" * 4000, "=" * 4000, "\n" * 4000, "a" * 4000, "0" * 4000, "\t" * 4000, "*" * 4000]
+"""Long runs of one character, where a vocabulary's longest tokens live."""
+
+
+@pytest.mark.parametrize("text", RUNS, ids=lambda t: repr(t[0]))
+@pytest.mark.parametrize("basis", tokens.TOKENIZERS)
+def test_a_count_is_never_below_its_floor_on_long_runs(basis: str, text: str) -> None:
+    counter = tokens.get_counter(basis)
+    assert counter.count(text) >= tokens.count_floor(counter, len(text.encode("utf-8")))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=400))
+def test_a_count_is_never_below_its_bytes_over_the_longest_token(text: str) -> None:
+    for basis in tokens.TOKENIZERS:
+        counter = tokens.get_counter(basis)
+        assert counter.count(text) >= tokens.count_floor(counter, len(text.encode("utf-8")))

@@ -114,6 +114,18 @@ class Counter(Protocol):
 
     def count_many(self, texts: Sequence[str]) -> list[int]: ...
 
+    @property
+    def longest_token(self) -> int:
+        """The most UTF-8 bytes one unit stands for: a text's count is never below its byte length over
+        this (see :func:`count_floor`)."""
+        ...
+
+
+def count_floor(counter: Counter, nbytes: int) -> int:
+    """A count no text of at least ``nbytes`` UTF-8 bytes can go below in ``counter``'s basis: its units
+    cover its bytes without overlap, none more than :attr:`Counter.longest_token` of them."""
+    return -(-nbytes // counter.longest_token) if nbytes > 0 else 0
+
 
 def parse_bpe(data: bytes, expected_sha256: str, name: str) -> dict[bytes, int]:
     """Parse a ``.tiktoken`` BPE file after checking its SHA-256; any damage is a clear error."""
@@ -168,6 +180,7 @@ class TiktokenCounter:
     def __init__(self, name: str, encoding: tiktoken.Encoding) -> None:
         self._name = name
         self._encoding = encoding
+        self._longest: int | None = None
 
     @property
     def basis(self) -> str:
@@ -183,6 +196,14 @@ class TiktokenCounter:
             return [self.count(text) for text in texts]
         batches = self._encoding.encode_batch(list(texts), num_threads=BATCH_THREADS, disallowed_special=())
         return [len(tokens) for tokens in batches]
+
+    @property
+    def longest_token(self) -> int:
+        """The longest byte value of the vocabulary, found once (special tokens never occur in a count: their
+        text is encoded as ordinary text)."""
+        if self._longest is None:
+            self._longest = max(map(len, self._encoding.token_byte_values()))
+        return self._longest
 
     def encode(self, text: str) -> list[int]:
         return self._encoding.encode(text, disallowed_special=())
@@ -207,6 +228,10 @@ class BytesCounter:
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         return [self.count(text) for text in texts]
+
+    @property
+    def longest_token(self) -> int:
+        return 1
 
 
 def _without_lone_surrogates(text: str) -> str:

@@ -767,6 +767,24 @@ def redact_text(text: str, path: str = "", repeats: Repeats | None = None) -> st
     )
 
 
+MIN_PLACEHOLDER_CHARS = len(placeholder(""))
+"""No placeholder is shorter, whatever its rule."""
+
+
+def redacted_floor(lines: Iterable[str]) -> int:
+    """A length in characters that :func:`redact_text` never takes the text of ``lines`` (joined by line
+    feeds) below, for any path and repeats, found without looking for a credential.
+
+    Redaction keeps every line feed (a multi-line value keeps its line structure, a repeated value holds
+    none) and leaves each line either as it was or holding a whole placeholder: the last replacement that
+    touches a line writes one, and the private-key pass writes one over a whole line. So each line keeps at
+    least the shorter of its own length and :data:`MIN_PLACEHOLDER_CHARS`. A long line can therefore shrink
+    to almost nothing (a credential that runs its whole length), but text of many lines cannot."""
+    sizes = list(map(len, lines))
+    kept = sum(map(min, sizes, itertools.repeat(MIN_PLACEHOLDER_CHARS, len(sizes))))
+    return max(kept + len(sizes) - 1, 0)
+
+
 def redaction_count(text: str) -> int:
     """How many placeholders a (rendered) text holds."""
     return text.count(REDACTED_PREFIX)

@@ -16,7 +16,7 @@ from typing import Any
 
 from prooftext.cache import BoundedCache
 from prooftext.corpus.lines import LineText
-from prooftext.corpus.secrets import Repeats
+from prooftext.corpus.secrets import Repeats, redacted_floor
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
 from prooftext.pack.render import (
     DEFAULT_FORMAT,
@@ -30,6 +30,7 @@ from prooftext.pack.render import (
     markdown_block_piece,
     markdown_header_piece,
     markdown_pieces,
+    redacted,
     render,
     render_block,
 )
@@ -41,7 +42,7 @@ from prooftext.select.rank import RankResult, rank
 from prooftext.select.selector import Choice, Selection, choice_records, cut_records, fill, prepare
 from prooftext.select.terms import analyze
 from prooftext.store.db import read_snapshot
-from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, get_counter
+from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, count_floor, get_counter
 
 PACKET_VERSION = "prooftext.packet/v1"
 COST_CACHE_ENTRIES = 1 << 17
@@ -51,6 +52,12 @@ _COSTS: BoundedCache[CostKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 PieceKey = tuple[str, str, str, int, int, str, str, tuple[int, int] | None, bool]
 _PIECES: BoundedCache[PieceKey, int] = BoundedCache(COST_CACHE_ENTRIES)
 """Counts of markdown block pieces (see :meth:`Compiler._piecewise_count`), shared like ``_COSTS``."""
+FLOOR_MIN_CHARS = 1 << 12
+"""A shorter excerpt gets no floor (zero): its floor could rule it out of almost no room, and it is cheap to
+measure exactly, while finding a tokenizer's longest token costs a one-shot call milliseconds."""
+FLOOR_REDACTION_CHARS = 1 << 14
+"""An excerpt this long whose floor from its lines' lengths is within the query's ceiling is redacted for a
+firmer floor: redacting costs a fraction of the render and count it may spare, and a render reuses it."""
 REASON_EXACT_OVERFLOW = "over_budget_exact"
 """Dropped after the exact count of the whole prompt (token merges across block boundaries)."""
 
@@ -158,6 +165,21 @@ def nonce_invariant(counter: Counter) -> bool:
     return counter.basis == BYTES_BASIS or _single_token_digit_groups(counter.basis)
 
 
+def _excerpt_lines(text: LineText, start: int, end: int) -> list[str]:
+    """Lines ``start..end`` of ``text`` as ``text.slice(start, end)`` splits at its line feeds."""
+    lines = text.lines[start - 1 : end]
+    if end < text.count or text.terminated:
+        lines.append("")  # the slice ends with a line feed
+    return lines
+
+
+def excerpt_floor(text: LineText, start: int, end: int) -> tuple[int, int]:
+    """The characters of lines ``start..end`` of ``text``: at least how many redaction keeps (see
+    :func:`~prooftext.corpus.secrets.redacted_floor`), found from their lengths alone, and how many there are."""
+    lines = _excerpt_lines(text, start, end)
+    return redacted_floor(lines), sum(map(len, lines)) + len(lines) - 1 if lines else 0
+
+
 def _refuse_drift(bad: dict[str, Observation], required: set[str], drifted: dict[str, Observation]) -> None:
     """A required source that failed verification is an error; so is one a fill took again after it had
     drifted (a broken invariant: an error, never a selection loop that cannot end)."""
@@ -211,13 +233,14 @@ class Compiler:
         self._header_counts: dict[bool, int] = {}
         """The header piece's count, with and without evidence after it (see :meth:`_piecewise_count`)."""
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
+        self._floors: dict[tuple[str, str, int, int], int] = {}
         self._read: dict[tuple[str, str], LineText] = {}
         """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
         (text and digest always come from the same bytes, so a packet never mixes two states of a file)."""
-        self._prime_costs()
         # Header and footer counted together, as the empty packet renders them: apart, a token merged
         # across the cut (JSON's `[` and `]`) would be counted twice or not at all.
         self.header_cost = self.counter.count(render(self.format, self.query.text, [], NONCE_PLACEHOLDER))
+        self._prime_costs()
         self._kernel: int | None = None
 
     @staticmethod
@@ -250,9 +273,12 @@ class Compiler:
         return render_block(self.format, block, NONCE_PLACEHOLDER, 1)
 
     def _prime_costs(self) -> None:
-        """Measure every whole excerpt not yet known in one parallel batch; truncations are measured on demand."""
+        """Measure every whole excerpt not yet known in one parallel batch; truncations are measured on demand.
+        An optional excerpt whose floor is above the query's ceiling fits no room of it and is left out."""
         todo = {}
-        for cand in [*self.required, *self.optional]:
+        ceiling = self.query.max_tokens
+        optional = [c for c in self.optional if self.floor(c, c.start_line, c.end_line) <= ceiling]
+        for cand in [*self.required, *optional]:
             key = self._cost_key(cand, cand.start_line, cand.end_line)
             if _COSTS.get(key) is None:
                 todo[key] = cand
@@ -272,6 +298,32 @@ class Compiler:
             value = self.counter.count(self._render_for_cost(cand, start, end))
             _COSTS.put(key, value)
         self._costs[local] = value
+        return value
+
+    def floor(self, cand: Candidate, start: int, end: int) -> int:
+        """A count the excerpt's block never goes below (its exact cost when this compilation knows it).
+
+        The block quotes the redacted excerpt, each character at least one UTF-8 byte (escapes and control
+        pictures only add), and no unit of the basis covers more than
+        :attr:`~prooftext.tokens.Counter.longest_token` bytes. What redaction keeps is bounded from the
+        lines' lengths alone (:func:`excerpt_floor`), without rendering, redacting or counting; when that
+        leaves a long excerpt within the query's ceiling (few, long lines: a credential may run a whole
+        line), its redacted text is measured instead, still neither flagged nor counted. An excerpt shorter
+        than :data:`FLOOR_MIN_CHARS` gets zero."""
+        known = self._costs.get((cand.node_id, cand.start_line, cand.end_line, start, end))
+        if known is not None:
+            return known
+        key = (cand.path, cand.file_sha256, start, end)
+        value = self._floors.get(key)
+        if value is None:
+            text = self.texts.get(cand.path, cand.file_sha256)
+            kept, chars = excerpt_floor(text, start, end)
+            value = count_floor(self.counter, kept) if chars >= FLOOR_MIN_CHARS else 0
+            if value <= self.query.max_tokens and chars >= FLOOR_REDACTION_CHARS:
+                # Lines long enough to hide a credential of any length: the redacted text itself.
+                shown = redacted(text.slice(start, end), cand.path, None)
+                value = max(value, count_floor(self.counter, len(shown)))
+            self._floors[key] = value
         return value
 
     def _render(self, blocks: list[Block]) -> tuple[str, str, int]:
@@ -356,7 +408,7 @@ class Compiler:
         # there), so every pass that fails verification adds a new path to ``drifted``, of finitely many.
         while True:
             sel = fill(query, self.required, self.optional, self.cost, self.header_cost, self.components,
-                       self.cut, drifted=drifted.keys(), kernel=kernel)  # fmt: skip
+                       self.cut, drifted=drifted.keys(), kernel=kernel, floor=self.floor)  # fmt: skip
             good, bad = self._verify(sel)
             _refuse_drift(bad, required_paths, drifted)
             if not bad:

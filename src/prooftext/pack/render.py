@@ -140,9 +140,16 @@ renders it again."""
 
 
 @lru_cache(maxsize=RENDER_CACHE_SIZE)
+def redacted(text: str, path: str, repeats: Repeats | None) -> str:
+    """The excerpt ``text`` with its credentials redacted, as every format quotes it (remembered: a floor
+    measured before the render may redact it first, see :meth:`prooftext.pack.packet.Compiler.floor`)."""
+    return redact_text(text, path, repeats)
+
+
+@lru_cache(maxsize=RENDER_CACHE_SIZE)
 def _prepared(text: str, path: str, repeats: Repeats | None) -> tuple[str, str, str]:
-    redacted = redact_text(text, path, repeats)
-    return redacted, visible(redacted), ",".join(flags(redacted, path))
+    shown = redacted(text, path, repeats)
+    return shown, visible(shown), ",".join(flags(shown, path))
 
 
 def excerpt_text(block: Block) -> str:

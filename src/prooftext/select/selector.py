@@ -52,6 +52,14 @@ join means counting its block."""
 
 CostFn = Callable[[Candidate, int, int], int]
 """``cost(candidate, start_line, end_line)``: exact cost of the rendered excerpt in the query's unit."""
+FloorFn = CostFn
+"""``floor(candidate, start_line, end_line)``: a cost the excerpt never goes below, cheaper to find than its
+exact cost. A fill asks it first and measures exactly only what it cannot rule out: an excerpt whose floor
+exceeds the room cannot fit, so the floor decides nothing that the exact cost would decide otherwise."""
+
+
+def no_floor(_cand: Candidate, _start: int, _end: int) -> int:
+    return 0
 
 
 @dataclass
@@ -127,13 +135,13 @@ def _covered(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
     return False
 
 
-def _truncate(cand: Candidate, room: int, cost: CostFn) -> Choice | None:
+def _truncate(cand: Candidate, room: int, cost: CostFn, floor: FloorFn = no_floor) -> Choice | None:
     """The longest prefix of the excerpt that fits ``room`` (binary search on its last line)."""
     low, high = cand.start_line + MIN_TRUNCATED_LINES - 1, cand.end_line - 1
     best: Choice | None = None
     while low <= high:
         mid = (low + high) // 2
-        c = cost(cand, cand.start_line, mid)
+        c = room + 1 if floor(cand, cand.start_line, mid) > room else cost(cand, cand.start_line, mid)
         if c <= room:
             best = Choice(cand, cand.start_line, mid, c, truncated=True)
             low = mid + 1
@@ -183,20 +191,27 @@ def _take_required(
         raise RequestError("more required references than max_nodes", field="max_nodes")
 
 
-def _take_group(sel: Selection, group: list[Candidate], room: int, cost: CostFn) -> list[Choice] | None:
+def _take_group(
+    sel: Selection, group: list[Candidate], room: int, cost: CostFn, floor: FloorFn = no_floor
+) -> list[Choice] | None:
     """Every member whole, or nothing: a contradiction component is one atomic decision."""
     if sel.nodes + len(group) > sel.query.max_nodes or any(_over_clearance(c, sel.query) for c in group):
+        return None
+    if sum(floor(c, c.start_line, c.end_line) for c in group) > room:
         return None
     choices = [Choice(c, c.start_line, c.end_line, cost(c, c.start_line, c.end_line)) for c in group]
     return choices if sum(c.cost for c in choices) <= room else None
 
 
-def _fit(cand: Candidate, room: int, cost: CostFn, allow_truncated: bool) -> Choice | None:
+def _fit(
+    cand: Candidate, room: int, cost: CostFn, allow_truncated: bool, floor: FloorFn = no_floor
+) -> Choice | None:
     """The whole excerpt if it fits ``room``; else, when allowed, its longest fitting prefix."""
-    whole = cost(cand, cand.start_line, cand.end_line)
-    if whole <= room:
-        return Choice(cand, cand.start_line, cand.end_line, whole)
-    return _truncate(cand, room, cost) if allow_truncated else None
+    if floor(cand, cand.start_line, cand.end_line) <= room:
+        whole = cost(cand, cand.start_line, cand.end_line)
+        if whole <= room:
+            return Choice(cand, cand.start_line, cand.end_line, whole)
+    return _truncate(cand, room, cost, floor) if allow_truncated else None
 
 
 def _gap(start: int, end: int, cand: Candidate) -> int:
@@ -220,7 +235,9 @@ class _Join:
     """What the excerpts at ``near`` cost as separate blocks."""
 
 
-def _plan_join(sel: Selection, cand: Candidate, cost: CostFn, optional_from: int) -> _Join | None:
+def _plan_join(
+    sel: Selection, cand: Candidate, cost: CostFn, optional_from: int, floor: FloorFn = no_floor
+) -> _Join | None:
     """Join ``cand`` with the optional excerpts of its file near it, if one block costs no more than
     ``cand``'s own block plus theirs and the difference fits the selection's room."""
     near = [
@@ -235,9 +252,12 @@ def _plan_join(sel: Selection, cand: Candidate, cost: CostFn, optional_from: int
         return None
     start = min(cand.start_line, *(sel.chosen[i].start_line for i in near))
     end = max(cand.end_line, *(sel.chosen[i].end_line for i in near))
-    joined_cost = cost(replace(cand, start_line=start, end_line=end), start, end)
+    joined = replace(cand, start_line=start, end_line=end)
     apart = sum(sel.chosen[i].cost for i in near)
-    if joined_cost > apart + cost(cand, cand.start_line, cand.end_line) or joined_cost - apart > sel.room:
+    if floor(joined, start, end) - apart > sel.room:
+        return None
+    joined_cost = cost(joined, start, end)
+    if joined_cost - apart > sel.room or joined_cost > apart + cost(cand, cand.start_line, cand.end_line):
         return None
     return _Join(near, start, end, joined_cost, apart)
 
@@ -256,16 +276,21 @@ def _apply_join(sel: Selection, cand: Candidate, plan: _Join) -> Choice:
 
 
 def _plan(
-    sel: Selection, cand: Candidate, cost: CostFn, taken: dict[str, list[tuple[int, int]]], optional_from: int
+    sel: Selection,
+    cand: Candidate,
+    cost: CostFn,
+    taken: dict[str, list[tuple[int, int]]],
+    optional_from: int,
+    floor: FloorFn = no_floor,
 ) -> _Join | Choice | None:
     """Where ``cand`` goes in the selection's room: joined with a neighbour when that is cheaper, else as its
     own block (or its longest fitting prefix, when the query allows truncation); None when it does not fit."""
     ranges = taken.get(cand.path)
     if ranges and _near(cand, ranges):
-        join = _plan_join(sel, cand, cost, optional_from)
+        join = _plan_join(sel, cand, cost, optional_from, floor)
         if join is not None:
             return join
-    return _fit(cand, sel.room, cost, sel.query.allow_truncated)
+    return _fit(cand, sel.room, cost, sel.query.allow_truncated, floor)
 
 
 @dataclass
@@ -278,6 +303,7 @@ class PacketLedger:
     cost: CostFn
     drifted: Collection[str]
     kernel: int | None
+    floor: FloorFn = no_floor
     optional_from: int = 0
     taken: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     spoiled: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -317,14 +343,14 @@ class PacketLedger:
         if twin is not None and twin != cand.path:
             self.twin = twin
             return REASON_DUPLICATE
-        self.pending = _plan(self.sel, cand, self.cost, self.taken, self.optional_from)
+        self.pending = _plan(self.sel, cand, self.cost, self.taken, self.optional_from, self.floor)
         return None if self.pending is not None else REASON_OVER_BUDGET
 
     def _group_problem(self, decision: Decision[Candidate]) -> str | None:
         """Both sides whole, or neither: a side that drifted refuses the whole component."""
         if any(c.path in self.drifted for c in decision.component.members):
             return REASON_DRIFT
-        self.pending = _take_group(self.sel, list(decision.members), self.sel.room, self.cost)
+        self.pending = _take_group(self.sel, list(decision.members), self.sel.room, self.cost, self.floor)
         return None if self.pending is not None else REASON_CONTRADICTION
 
     def admit(self, cand: Candidate, decision: Decision[Candidate] | None) -> None:
@@ -395,15 +421,17 @@ def fill(
     *,
     drifted: Collection[str] = frozenset(),
     kernel: int | None = None,
+    floor: FloorFn = no_floor,
 ) -> Selection:
     """Required first (never evicted), then optional candidates in rank order under both ceilings; ``cut``
     (the exclusion records of the candidates ranked below the window, see :func:`cut_records`) is recorded
     as left out for lack of rank. No candidate of a ``drifted`` path is taken, nor any contradiction
     component with a member there. ``kernel``, when known, is the exact count of the header and required
     evidence rendered together (their separate counts can differ from it by a token merged across a cut).
-    Every optional candidate not taken gets a record in ``excluded``."""
+    ``floor`` (see :data:`FloorFn`) rules out excerpts that cannot fit before they are measured. Every
+    optional candidate not taken gets a record in ``excluded``."""
     sel = Selection(query=query, header_cost=header_cost)
-    ledger = PacketLedger(sel, cost, drifted, kernel)
+    ledger = PacketLedger(sel, cost, drifted, kernel, floor)
     pipeline.fill(required, optional, ledger, components or NO_COMPONENTS)
     sel.excluded.extend(cut)
     sel.omitted += len(cut)
