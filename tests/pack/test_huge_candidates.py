@@ -147,7 +147,7 @@ def _record_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return lengths
 
 
-def test_a_few_very_long_lines_are_redacted_for_their_floor_but_never_rendered_or_counted(
+def test_a_few_very_long_lines_are_left_out_by_their_stored_length_never_rendered_or_counted(
     index: prooftext.Index, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert _longest_span(index, LONG_LINES) == (1, 3)
@@ -158,3 +158,24 @@ def test_a_few_very_long_lines_are_redacted_for_their_floor_but_never_rendered_o
     assert counted and max(counted) < len(_long_lines("")) // 10
     left_out = [e["reason"] for e in packet.excluded if e["path"] == LONG_LINES]
     assert left_out == ["over_budget"]
+
+
+def test_with_allowlist_pragmas_the_floor_redacts_the_stored_text_and_changes_no_packet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pragma keeps a value in the stored text that rendering redacts anyway: the stored length is then no
+    floor, so the floor measures the redacted text instead."""
+    files = {
+        **SMALL,
+        LONG_LINES: _long_lines("pragma"),
+        "prooftext.toml": "[scan]\nsecrets_allow_pragma = true\n",
+    }
+    root = write_tree(tmp_path / "repo", files)
+    with prooftext.open(root) as index:
+        index.refresh()
+        rendered = _record_renders(monkeypatch)
+        with_floor = pack_fields(index, QUERY, max_tokens=200).to_dict()
+        assert all(path != LONG_LINES for path, _, _ in rendered)
+        monkeypatch.undo()
+        _without_floor(monkeypatch)
+        assert pack_fields(index, QUERY, max_tokens=200).to_dict() == with_floor

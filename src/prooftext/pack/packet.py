@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.cache import BoundedCache
+from prooftext.corpus.config import load_config
 from prooftext.corpus.lines import LineText
 from prooftext.corpus.secrets import Repeats, redacted_floor
 from prooftext.errors import RequestError, SourceDriftError, UnknownNameError
@@ -234,6 +235,10 @@ class Compiler:
         """The header piece's count, with and without evidence after it (see :meth:`_piecewise_count`)."""
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
         self._floors: dict[tuple[str, str, int, int], int] = {}
+        self._store_redacted = not load_config(root).secrets_allow_pragma
+        """Whether a stored text is, redaction included, what rendering its re-read source quotes: every
+        rule is line-local and the scan stored the source redacted. Not so when allowlist pragmas keep a
+        value in the store that rendering redacts anyway (then the floor redacts to be sure)."""
         self._read: dict[tuple[str, str], LineText] = {}
         """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
         (text and digest always come from the same bytes, so a packet never mixes two states of a file)."""
@@ -318,8 +323,10 @@ class Compiler:
         if value is None:
             text = self.texts.get(cand.path, cand.file_sha256)
             kept, chars = excerpt_floor(text, start, end)
+            if self._store_redacted:  # the stored text is what rendering quotes, redacted already
+                kept = chars
             value = count_floor(self.counter, kept) if chars >= FLOOR_MIN_CHARS else 0
-            if value <= self.query.max_tokens and chars >= FLOOR_REDACTION_CHARS:
+            if not self._store_redacted and value <= self.query.max_tokens and chars >= FLOOR_REDACTION_CHARS:
                 # Lines long enough to hide a credential of any length: the redacted text itself.
                 shown = redacted(text.slice(start, end), cand.path, None)
                 value = max(value, count_floor(self.counter, len(shown)))
