@@ -57,6 +57,9 @@ PUBLIC_NAMES = {
     "make_backend",
     "ChatBackend",
     "SignalReport",
+    # signed packets
+    "SigningKey",
+    "sign",
     # evaluation
     "evaluate",
     "EvalReport",

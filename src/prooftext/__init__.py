@@ -50,6 +50,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.llm.signal import SignalReport
     from prooftext.memory.store import MemoryRecord, MemoryStore
     from prooftext.pack.packet import Packet
+    from prooftext.pack.signing import SigningKey, sign
     from prooftext.pack.verify import VerifyReport
     from prooftext.schema_registry import check_params, load_schema, result_problems
     from prooftext.select.policy import RankingPolicy
@@ -81,6 +82,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Reply": ("prooftext.api.turns", "Reply"),
     "RunOptions": ("prooftext.eval.common", "RunOptions"),
     "SignalReport": ("prooftext.llm.signal", "SignalReport"),
+    "SigningKey": ("prooftext.pack.signing", "SigningKey"),
     "SwebenchRun": ("prooftext.eval.run", "SwebenchRun"),
     "TurnPlan": ("prooftext.conversation.turn", "TurnPlan"),
     "TurnRequest": ("prooftext.conversation.turn", "TurnRequest"),
@@ -112,6 +114,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "reset_index": ("prooftext.index", "reset_index"),
     "result_problems": ("prooftext.schema_registry", "result_problems"),
     "risk_of_changing": ("prooftext.api.risk", "risk_of_changing"),
+    "sign": ("prooftext.pack.signing", "sign"),
     "turn_plan": ("prooftext.api.turns", "turn_plan"),
     "verify": ("prooftext.index", "verify"),
     "watch_parent": ("prooftext.workers", "watch_parent"),
@@ -163,6 +166,7 @@ __all__ = [
     "Reply",
     "RunOptions",
     "SignalReport",
+    "SigningKey",
     "SwebenchRun",
     "TokenCount",
     "TurnPlan",
@@ -199,6 +203,7 @@ __all__ = [
     "reset_index",
     "result_problems",
     "risk_of_changing",
+    "sign",
     "turn_plan",
     "verify",
     "watch_parent",

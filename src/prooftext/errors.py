@@ -13,6 +13,7 @@ each; the core never formats an error for a wire.
     │   ├── RangeError                  value_out_of_range
     │   └── UnknownNameError            unknown_name
     ├── ConfigError                     config_invalid      -32001
+    │   └── SigningKeyError             signing_key_invalid
     ├── RootError                       root_invalid        -32002
     │   ├── RootMissingError            root_missing
     │   └── RootNotDirectoryError       root_not_directory
@@ -140,6 +141,13 @@ class UnknownNameError(RequestError):
 class ConfigError(ProoftextError):
     code = "config_invalid"
     rpc_code = -32001
+
+
+class SigningKeyError(ConfigError):
+    """A signing key that cannot be created, read or used: missing, the wrong size, open to others, or
+    inside the root being indexed."""
+
+    code = "signing_key_invalid"
 
 
 class RootError(ProoftextError):

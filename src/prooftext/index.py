@@ -27,7 +27,8 @@ from prooftext.errors import (
 )
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
-from prooftext.pack.verify import VerifyReport, packet_of, read_packet_file, verify_packet
+from prooftext.pack.signing import SigningKey
+from prooftext.pack.verify import VerifyReport, read_packet_file, verify_value
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import rank
@@ -304,12 +305,12 @@ class Index:
             ranked = rank(self.conn, spec, analyze(query), self.ranking)
         return [c.to_dict() for c in ranked.candidates[:limit]]
 
-    def verify(self, packet: object) -> VerifyReport:
+    def verify(self, packet: object, key: SigningKey | None = None) -> VerifyReport:
         """Re-check a saved packet against the files under this root, with the labels this handle's
-        configuration gives each path; a packet that is not a valid packet raises
-        :class:`~prooftext.errors.ArtifactError`."""
+        configuration gives each path, and with ``key`` its signature; a packet that is not a valid packet
+        raises :class:`~prooftext.errors.ArtifactError`."""
         self._follow_config()
-        return verify_packet(packet_of(packet), self.root, self.config)
+        return verify_value(packet, self.root, self.config, key)
 
     def close(self) -> None:
         if self._watcher is not None:
@@ -346,11 +347,12 @@ def open_index(
     return Index(root, config, ranking)
 
 
-def verify(packet: object, root: Path | str = ".") -> VerifyReport:
+def verify(packet: object, root: Path | str = ".", key: SigningKey | None = None) -> VerifyReport:
     """Re-check a saved packet against the files under ``root`` with the labels the root's configuration
     gives each path, without opening (or creating) the index: ``packet`` is a packet, an adaptive result
     holding one, or the path of a file saved by ``pack --json`` or ``adaptive-pack --json``. A value that is
-    not a packet raises :class:`~prooftext.errors.ArtifactError`."""
+    not a packet raises :class:`~prooftext.errors.ArtifactError`. With ``key``, the value's signature is
+    checked too: status bit 8 when it carries none, 16 when it is forged or made with another key."""
     base = resolve_root(root)
-    value = read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet_of(packet)
-    return verify_packet(value, base)
+    value = read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet
+    return verify_value(value, base, key=key)

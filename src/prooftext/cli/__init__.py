@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "pack": "prooftext.cli.pack",
     "adaptive-pack": "prooftext.cli.pack",
     "verify": "prooftext.cli.pack",
+    "key": "prooftext.cli.pack",
     "memory": "prooftext.cli.conversation",
     "depth": "prooftext.cli.conversation",
     "turn": "prooftext.cli.conversation",

@@ -10,6 +10,7 @@ import typer
 
 import prooftext
 from prooftext.cli.common import app, emit_json, write_out
+from prooftext.errors import RequestError
 
 _QUERY = prooftext.Query("")
 """The defaults of a query's fields, which the options show."""
@@ -32,6 +33,49 @@ RequireOpt = Annotated[
     list[str] | None, typer.Option("--require", help="A path or node id that must be included.")
 ]
 SeedOpt = Annotated[list[str] | None, typer.Option("--seed", help="A path to rank higher (a hint only).")]
+SignOpt = Annotated[
+    bool, typer.Option("--sign", help="Sign the JSON result with the signing key (needs --json).")
+]
+KeyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--key",
+        help="The signing key file (default $PROOFTEXT_KEY, else $XDG_CONFIG_HOME/prooftext/signing.key).",
+        readable=False,
+    ),
+]
+
+key_app = typer.Typer(help="The packet signing key.", no_args_is_help=True)
+app.add_typer(key_app, name="key")
+
+
+def _signing_key(sign: bool, as_json: bool, key: Path | None, root: Path) -> prooftext.SigningKey | None:
+    """The key ``--sign`` signs with, loaded before any work; a signature travels only in JSON."""
+    if not sign:
+        return None
+    if not as_json:
+        raise RequestError("--sign signs the JSON result: add --json", field="sign")
+    return prooftext.SigningKey.load(key, root=root)
+
+
+def _emit_signed(value: dict[str, object], key: prooftext.SigningKey | None) -> None:
+    emit_json(value if key is None else prooftext.sign(value, key))
+
+
+@key_app.command("init")
+def key_init_command(
+    key: KeyOpt = None,
+    root: Annotated[
+        Path | None, typer.Option("--root", help="A root the key must stay outside of.", readable=False)
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create a new signing key (32 random bytes, mode 0600); an existing key file is never replaced."""
+    created = prooftext.SigningKey.generate(key, root=root)
+    if as_json:
+        emit_json({"key_id": created.key_id, "path": str(created.path)})
+    else:
+        write_out(f"key {created.key_id} written to {created.path}\n")
 
 
 def _summary(text: str) -> None:
@@ -67,8 +111,11 @@ def pack_command(
     seed: SeedOpt = None,
     allow_truncated: Annotated[bool, typer.Option("--allow-truncated")] = False,
     as_json: JsonOpt = False,
+    sign: SignOpt = False,
+    key: KeyOpt = None,
 ) -> None:
     """Compile a packet for QUERY at a fixed budget (the index is refreshed first if stale)."""
+    signing_key = _signing_key(sign, as_json, key, root)
     with prooftext.open(root) as index:
         packet = index.pack(
             prooftext.Query(
@@ -83,7 +130,7 @@ def pack_command(
             format=fmt,
         )
     if as_json:
-        emit_json(packet.to_dict())
+        _emit_signed(packet.to_dict(), signing_key)
         return
     write_out(packet.prompt)
     _summary(
@@ -116,8 +163,11 @@ def adaptive_pack_command(
     require: RequireOpt = None,
     seed: SeedOpt = None,
     as_json: JsonOpt = False,
+    sign: SignOpt = False,
+    key: KeyOpt = None,
 ) -> None:
     """Compile adaptively: expand along the token/node ladder until the evidence estimator passes."""
+    signing_key = _signing_key(sign, as_json, key, root)
     with prooftext.open(root) as index:
         result = index.adaptive_pack(
             prooftext.Query(
@@ -139,7 +189,7 @@ def adaptive_pack_command(
             format=fmt,
         )
     if as_json:
-        emit_json(result.to_dict())
+        _emit_signed(result.to_dict(), signing_key)
     else:
         write_out(result.prompt)
         tokens = result.packet.prompt_tokens
@@ -159,9 +209,16 @@ def verify_command(
     ],
     root: RootOpt = Path("."),
     as_json: JsonOpt = False,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            "--key", help="Check the packet's signature with this signing key file.", readable=False
+        ),
+    ] = None,
 ) -> None:
-    """Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing or stale source, 4 I/O."""
-    report = prooftext.verify(packet, root)
+    """Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing or stale source, 4 I/O, 8 unsigned, 16 forged or signed by another key (8 and 16 only with --key)."""
+    signing_key = None if key is None else prooftext.SigningKey.load(key, root=root)
+    report = prooftext.verify(packet, root, key=signing_key)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -169,6 +226,8 @@ def verify_command(
             _summary(
                 f"verify: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip()
             )
+        if report.signature is not None:
+            _summary(f"verify: signature {report.signature}")
         write_out("ok\n" if report.ok else f"failed (status {report.status})\n")
     if report.status:
         raise typer.Exit(report.status)

@@ -10,7 +10,12 @@ The result is a bitmask, as the ``verify`` command's exit status: 1 digest misma
 the packet says, an excerpt differs from its source, an excerpt's authority or sensitivity is not what
 the root's configuration gives its path, the packet's nonce is not the one the renderer derives from its
 query and excerpts, or the packet breaks a limit its own query declares), 2 missing or stale source, 4 I/O
-error.
+error; with a signing key (see :mod:`prooftext.pack.signing`), 8 unsigned (the value carries no signature)
+and 16 forged (a signature that does not match the value under this key, kind ``signature``, or one made
+with another key, kind ``key_mismatch``). Without a key a signature is not checked, and the report says so.
+
+An adaptive result is checked whole: its top-level members must be the ones its schema names (as a lone
+packet's must), and its signature covers all of it; its selected packet is then verified as a packet.
 
 The limits a packet's ``query`` declares are checked against the packet itself, since a tampered query
 re-renders byte for byte (the prompt holds only the query's text): the prompt is recounted in the basis
@@ -53,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext.canonical as canonical
+import prooftext.pack.signing as signing
 import prooftext.pack.sources as sources
 from prooftext.corpus import secrets
 from prooftext.corpus.config import CorpusConfig, load_config
@@ -72,6 +78,7 @@ from prooftext.corpus.safeio import Refusal, display_name, open_root, read_bound
 from prooftext.corpus.walk import walk
 from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, derive_nonce, digest, render
+from prooftext.pack.signing import SigningKey
 from prooftext.pack.sources import file_repeats, observe
 from prooftext.select.query import UNIT_BYTES, UNIT_TOKENS
 from prooftext.tokens import BYTES_BASIS, TOKENIZERS, get_counter
@@ -79,6 +86,11 @@ from prooftext.tokens import BYTES_BASIS, TOKENIZERS, get_counter
 BIT_DIGEST = 1
 BIT_SOURCE = 2
 BIT_IO = 4
+BIT_UNSIGNED = 8
+BIT_FORGED = 16
+KIND_UNSIGNED = "unsigned"
+KIND_SIGNATURE = "signature"
+KIND_KEY_MISMATCH = "key_mismatch"
 
 PACKET_SCHEMA = "rpc-context.verify.params.schema.json"
 PACKET_RULES = "#/properties/packet/else"
@@ -105,6 +117,9 @@ class VerifyReport:
     status: int = 0
     problems: list[dict[str, Any]] = field(default_factory=list)
     checked: int = 0
+    signature: str | None = None
+    """How the value's signature checked out (:mod:`prooftext.pack.signing`): ``valid``, ``forged``,
+    ``other_key``, ``unsigned`` or ``not_checked``; None for an unsigned value verified without a key."""
 
     @property
     def ok(self) -> bool:
@@ -115,7 +130,10 @@ class VerifyReport:
         self.problems.append(problem)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "status": self.status, "checked": self.checked, "problems": self.problems}
+        out = {"ok": self.ok, "status": self.status, "checked": self.checked, "problems": self.problems}
+        if self.signature is not None:
+            out["signature"] = self.signature
+        return out
 
 
 @functools.cache
@@ -172,19 +190,58 @@ MAX_PACKET_FILE_BYTES = 64 * 1024 * 1024
 """A saved packet file is at most this large (64 MiB)."""
 
 
+@functools.cache
+def _adaptive_members() -> frozenset[str]:
+    from prooftext.schema_registry import load_schema
+
+    return frozenset(load_schema("adaptive-context-v1.schema.json")["properties"])
+
+
 def packet_of(value: object) -> dict[str, Any]:
-    """The packet a saved value holds: the value itself, or an adaptive result's selected packet."""
+    """The packet a saved value holds: the value itself, or an adaptive result's selected packet (a result
+    with a top-level member its schema does not name is refused)."""
     if isinstance(value, dict) and value.get("schema") == ADAPTIVE_RESULT_SCHEMA:
+        unknown = sorted(set(value) - _adaptive_members())
+        if unknown:
+            raise ArtifactError(
+                f"adaptive result does not match its schema: unknown member {unknown[0][:80]!r}",
+                field=f"packet.{unknown[0][:80]}",
+                schema=ADAPTIVE_RESULT_SCHEMA,
+            )
         value = value.get("packet")
     if not isinstance(value, dict):
         raise ArtifactError("a packet must be a JSON object", field="packet")
     return value
 
 
-def read_packet_file(path: Path) -> dict[str, Any]:
-    """The packet saved in ``path`` (by ``pack --json`` or ``adaptive-pack --json``): a regular file of at
+def read_packet_file(path: Path) -> Any:
+    """The value saved in ``path`` (by ``pack --json`` or ``adaptive-pack --json``): a regular file of at
     most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON."""
-    return packet_of(canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES)))
+    return canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES))
+
+
+def verify_value(
+    value: object, root: Path, config: CorpusConfig | None = None, key: SigningKey | None = None
+) -> VerifyReport:
+    """Verify a packet or an adaptive result (its selected packet), and with ``key`` its signature too."""
+    packet = packet_of(value)
+    report = verify_packet(packet, root, config)
+    assert isinstance(value, dict)  # packet_of refused anything else
+    _check_signature(report, value, key)
+    return report
+
+
+def _check_signature(report: VerifyReport, value: dict[str, Any], key: SigningKey | None) -> None:
+    state = signing.signature_state(value, key)
+    report.signature = None if key is None and state == signing.UNSIGNED else state
+    if state == signing.UNSIGNED and key is not None:
+        report.add(BIT_UNSIGNED, kind=KIND_UNSIGNED, detail="a key was given, but the packet is not signed")
+    elif state == signing.OTHER_KEY and key is not None:
+        detail = f"signed by key {value[signing.SIGNATURE].get('key_id')!r}, not by this key {key.key_id!r}"
+        report.add(BIT_FORGED, kind=KIND_KEY_MISMATCH, detail=detail)
+    elif state == signing.FORGED:
+        detail = "the signature does not match the packet under this key: it was changed after signing"
+        report.add(BIT_FORGED, kind=KIND_SIGNATURE, detail=detail)
 
 
 def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | None = None) -> VerifyReport:

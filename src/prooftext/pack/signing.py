@@ -1,0 +1,180 @@
+"""Signed packets: a keyed BLAKE3 MAC over a packet's (or an adaptive result's) canonical form.
+
+``verify`` alone proves the excerpts, not the packet: a packet edited and then rendered again consistently
+(an excerpt dropped, the order changed, a range shrunk, the query or its limits changed, a truncation made
+up) passes every check it can make from the files. A signature closes that gap for whoever holds the key:
+it binds every member of the packet, the compiler's record included, to the installation (or server) that
+compiled it.
+
+The key is 32 random bytes in a file of mode 0600, kept outside any repository: by default
+``$PROOFTEXT_KEY``, else ``$XDG_CONFIG_HOME/prooftext/signing.key`` (``~/.config`` when that is unset). A key
+inside the root being indexed is refused, so no packet can ever quote it.
+
+A signed value carries ``signature = {"alg": "blake3-keyed", "key_id": ..., "mac": ...}``: ``mac`` is the
+keyed BLAKE3 (64 hex) of the canonical JSON of the value without its ``signature`` member, and ``key_id`` the
+first 16 hex of the key's BLAKE3 under a fixed derivation context (it names the key, it does not reveal it).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import blake3
+
+import prooftext.canonical as canonical
+from prooftext.errors import OutputExistsError, SigningKeyError
+
+ALG = "blake3-keyed"
+KEY_BYTES = 32
+KEY_ID_HEX = 16
+KEY_ID_CONTEXT = "prooftext packet signing key id v1"
+"""The BLAKE3 derivation context whose output names a key (its ``key_id``)."""
+SIGNATURE = "signature"
+"""The member of a packet or adaptive result that holds its signature."""
+KEY_ENV = "PROOFTEXT_KEY"
+_MAX_KEY_FILE = 1024
+
+VALID = "valid"
+"""Signed by the key verify was given."""
+UNSIGNED = "unsigned"
+"""Carries no signature."""
+FORGED = "forged"
+"""Signed with the key's id, but the MAC does not match the value: it was changed after signing."""
+OTHER_KEY = "other_key"
+"""Signed by another key (its ``key_id`` is not this key's)."""
+NOT_CHECKED = "not_checked"
+"""Signed, but verify was given no key."""
+
+
+def default_key_path() -> Path:
+    """``$PROOFTEXT_KEY``, else ``$XDG_CONFIG_HOME/prooftext/signing.key`` (``~/.config`` by default)."""
+    named = os.environ.get(KEY_ENV)
+    if named:
+        return Path(named).expanduser()
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "prooftext" / "signing.key"
+
+
+def _refuse_inside(path: Path, root: Path | str | None) -> None:
+    if root is None:
+        return
+    base = Path(root).resolve()
+    where = path.parent.resolve() / path.name
+    if where == base or base in where.parents:
+        raise SigningKeyError(
+            f"a signing key must live outside the root being indexed: {path} is inside {base}", field="key"
+        )
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """A packet signing key: 32 secret bytes (never shown in its ``repr``) and the file they came from."""
+
+    secret: bytes = field(repr=False)
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.secret) != KEY_BYTES:
+            raise SigningKeyError(f"a signing key is {KEY_BYTES} bytes, not {len(self.secret)}", field="key")
+
+    @property
+    def key_id(self) -> str:
+        """The key's public name: 16 hex of its BLAKE3 under :data:`KEY_ID_CONTEXT`."""
+        return blake3.blake3(self.secret, derive_key_context=KEY_ID_CONTEXT).hexdigest()[:KEY_ID_HEX]
+
+    def mac(self, data: bytes) -> str:
+        """The keyed BLAKE3 of ``data``, 64 lowercase hex."""
+        return blake3.blake3(data, key=self.secret).hexdigest()
+
+    @staticmethod
+    def default_path() -> Path:
+        return default_key_path()
+
+    @classmethod
+    def generate(cls, path: Path | str | None = None, root: Path | str | None = None) -> SigningKey:
+        """A new random key written to ``path`` (by default :func:`default_key_path`) with mode 0600; an
+        existing file is never overwritten (``output_exists``), and a path inside ``root`` is refused."""
+        target = Path(path).expanduser() if path is not None else default_key_path()
+        _refuse_inside(target, root)
+        secret = secrets.token_bytes(KEY_BYTES)
+        try:
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            raise OutputExistsError(f"a key file already exists at {target}", field="key") from None
+        except OSError as exc:
+            raise SigningKeyError(
+                f"cannot create the key file {target}: {exc.strerror}", field="key"
+            ) from None
+        try:
+            os.fchmod(fd, 0o600)  # whatever the umask
+            os.write(fd, secret)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return cls(secret, target)
+
+    @classmethod
+    def load(cls, path: Path | str | None = None, root: Path | str | None = None) -> SigningKey:
+        """The key in ``path`` (by default :func:`default_key_path`): a regular file of exactly 32 bytes that
+        no one but its owner can read or write, outside ``root`` when one is given."""
+        target = Path(path).expanduser() if path is not None else default_key_path()
+        _refuse_inside(target, root)
+        try:
+            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            raise SigningKeyError(f"cannot open the key file {target}: {exc.strerror}", field="key") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise SigningKeyError(f"the key file {target} is not a regular file", field="key")
+            if info.st_mode & 0o077:
+                mode = oct(stat.S_IMODE(info.st_mode))
+                raise SigningKeyError(f"the key file {target} is open to others (mode {mode})", field="key")
+            data = os.read(fd, _MAX_KEY_FILE)
+        finally:
+            os.close(fd)
+        return cls(data, target)
+
+
+def _body(value: dict[str, Any]) -> bytes:
+    return canonical.encode({k: v for k, v in value.items() if k != SIGNATURE})
+
+
+def sign(value: Any, key: SigningKey) -> dict[str, Any]:
+    """A copy of ``value`` (a packet or an adaptive result, as a dict or as the object whose ``to_dict()``
+    gives it) carrying ``key``'s signature over its canonical form; a signature it held is replaced."""
+    body = value.to_dict() if hasattr(value, "to_dict") else value
+    if not isinstance(body, dict):
+        raise SigningKeyError(
+            "only a packet or an adaptive result (a JSON object) can be signed", field="value"
+        )
+    out = {k: v for k, v in body.items() if k != SIGNATURE}
+    out[SIGNATURE] = {"alg": ALG, "key_id": key.key_id, "mac": key.mac(_body(out))}
+    return out
+
+
+def signature_state(value: dict[str, Any], key: SigningKey | None) -> str:
+    """One of :data:`VALID`, :data:`UNSIGNED`, :data:`FORGED`, :data:`OTHER_KEY` or :data:`NOT_CHECKED`."""
+    signature = value.get(SIGNATURE)
+    if not isinstance(signature, dict):
+        return UNSIGNED
+    if key is None:
+        return NOT_CHECKED
+    if signature.get("key_id") != key.key_id:
+        return OTHER_KEY
+    mac = signature.get("mac")
+    if (
+        signature.get("alg") == ALG
+        and isinstance(mac, str)
+        and mac.isascii()
+        and hmac.compare_digest(mac, key.mac(_body(value)))
+    ):
+        return VALID
+    return FORGED
