@@ -1,0 +1,238 @@
+"""Signed packets: a packet or adaptive result signed with a key verifies as signed by that key; any edit
+made after signing, even one rendered again so consistently that the files alone cannot tell, is forged;
+another key's signature, or none, is reported as such; and an unknown top-level member is refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prooftext
+from helpers import redigested
+from prooftext.errors import ArtifactError, OutputExistsError, SigningKeyError
+from prooftext.pack.render import Block, derive_nonce, render
+from prooftext.pack.sources import file_repeats, observe
+from prooftext.pack.verify import BIT_FORGED, BIT_UNSIGNED, KIND_KEY_MISMATCH, KIND_SIGNATURE, KIND_UNSIGNED
+
+QUERY = "separability_matrix of a compound model"
+
+
+@pytest.fixture
+def key(tmp_path: Path) -> prooftext.SigningKey:
+    return prooftext.SigningKey.generate(tmp_path / "keys" / "signing.key")
+
+
+def _packet(root: Path, **query: Any) -> dict[str, Any]:
+    with prooftext.open(root) as index:
+        packet = index.pack(prooftext.Query(QUERY, max_nodes=8, **query)).to_dict()
+    out: dict[str, Any] = json.loads(json.dumps(packet))
+    return out
+
+
+def rerendered(packet: dict[str, Any], root: Path) -> dict[str, Any]:
+    """The packet's prompt, nonce, digest and count rendered again from its (edited) query and evidence, as
+    a forger with the project's own functions would: the files alone cannot tell it from a genuine one."""
+    blocks = []
+    for item in packet["evidence"]:
+        (start, end), sha = item["lines"], item["sha256"]
+        text = observe(root, item["path"], sha, [(start, end)]).text
+        assert text is not None
+        truncated = tuple(item["truncated_from"]) if item["truncated_from"] else None
+        blocks.append(
+            Block(
+                item["path"],
+                start,
+                end,
+                sha,
+                item["authority"],
+                item["sensitivity"],
+                text.slice(start, end),
+                truncated,
+                file_repeats(item["path"], sha, text),
+            )
+        )
+    query = packet["query"]["text"]
+    packet["nonce"] = derive_nonce(query, blocks)
+    packet["prompt"] = render(packet["format"], query, blocks, packet["nonce"])
+    return redigested(packet)
+
+
+def _drop_one(p: dict[str, Any]) -> None:
+    p["evidence"].pop()
+
+
+def _reverse(p: dict[str, Any]) -> None:
+    p["evidence"].reverse()
+
+
+def _shrink(p: dict[str, Any]) -> None:
+    item = next(e for e in p["evidence"] if e["lines"][1] > e["lines"][0])
+    item["lines"][1] -= 1
+
+
+def _new_query(p: dict[str, Any]) -> None:
+    p["query"]["text"] = "which models are separable"
+
+
+def _raise_limits(p: dict[str, Any]) -> None:
+    p["query"]["max_tokens"] *= 2
+    p["query"]["max_nodes"] *= 2
+
+
+def _made_up_truncation(p: dict[str, Any]) -> None:
+    p["query"]["allow_truncated"] = True
+    item = p["evidence"][0]
+    item["truncated_from"] = [item["lines"][0], item["lines"][1] + 3]
+
+
+def _omitted(p: dict[str, Any]) -> None:
+    p["omitted"] += 1
+
+
+EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "an excerpt dropped": _drop_one,
+    "the order reversed": _reverse,
+    "a range shrunk by one": _shrink,
+    "the query changed": _new_query,
+    "the limits raised": _raise_limits,
+    "a made-up truncation": _made_up_truncation,
+    "the compiler's record edited": _omitted,
+}
+
+
+def test_a_packet_signed_with_a_key_verifies_as_signed_by_that_key(
+    sample_repo: Path, key: prooftext.SigningKey
+) -> None:
+    report = prooftext.verify(prooftext.sign(_packet(sample_repo), key), sample_repo, key=key)
+    assert report.ok
+    assert report.to_dict()["signature"] == "valid"
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+def test_a_signed_packet_edited_and_rendered_again_consistently_is_forged(
+    sample_repo: Path, key: prooftext.SigningKey, edit: str
+) -> None:
+    signed = prooftext.sign(_packet(sample_repo), key)
+    forged = copy.deepcopy(signed)
+    EDITS[edit](forged)
+    forged = rerendered(forged, sample_repo)
+    without_key = prooftext.verify(forged, sample_repo)
+    assert without_key.ok and without_key.signature == "not_checked"  # the files alone cannot tell
+    report = prooftext.verify(forged, sample_repo, key=key)
+    assert report.status == BIT_FORGED
+    assert [p["kind"] for p in report.problems] == [KIND_SIGNATURE]
+    assert report.signature == "forged"
+
+
+def test_an_unsigned_packet_verified_with_a_key_has_the_unsigned_bit(
+    sample_repo: Path, key: prooftext.SigningKey
+) -> None:
+    report = prooftext.verify(_packet(sample_repo), sample_repo, key=key)
+    assert report.status == BIT_UNSIGNED
+    assert [p["kind"] for p in report.problems] == [KIND_UNSIGNED]
+
+
+def test_a_packet_signed_by_another_key_is_forged_as_a_key_mismatch(
+    sample_repo: Path, key: prooftext.SigningKey, tmp_path: Path
+) -> None:
+    other = prooftext.SigningKey.generate(tmp_path / "other.key")
+    report = prooftext.verify(prooftext.sign(_packet(sample_repo), other), sample_repo, key=key)
+    assert report.status == BIT_FORGED
+    assert [p["kind"] for p in report.problems] == [KIND_KEY_MISMATCH]
+    assert report.signature == "other_key"
+
+
+def test_a_signed_packet_verified_without_a_key_says_its_signature_was_not_checked(
+    sample_repo: Path, key: prooftext.SigningKey
+) -> None:
+    report = prooftext.verify(prooftext.sign(_packet(sample_repo), key), sample_repo)
+    assert report.ok and report.to_dict()["signature"] == "not_checked"
+
+
+def test_an_unsigned_packet_verified_without_a_key_reports_as_before(sample_repo: Path) -> None:
+    assert "signature" not in prooftext.verify(_packet(sample_repo), sample_repo).to_dict()
+
+
+@pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed"])
+def test_a_packet_with_an_unknown_top_level_member_is_refused(
+    sample_repo: Path, key: prooftext.SigningKey, signed: bool
+) -> None:
+    packet = {**_packet(sample_repo), "approved_by": "auditor"}
+    with pytest.raises(ArtifactError) as caught:
+        prooftext.verify(prooftext.sign(packet, key) if signed else packet, sample_repo, key=key)
+    assert caught.value.code == "artifact_invalid"
+
+
+def _adaptive(root: Path) -> dict[str, Any]:
+    with prooftext.open(root) as index:
+        result = index.adaptive_pack(prooftext.Query(QUERY)).to_dict()
+    out: dict[str, Any] = json.loads(json.dumps(result))
+    return out
+
+
+def test_an_adaptive_result_signed_with_a_key_verifies_and_an_edit_to_its_record_is_forged(
+    sample_repo: Path, key: prooftext.SigningKey
+) -> None:
+    signed = prooftext.sign(_adaptive(sample_repo), key)
+    assert prooftext.verify(signed, sample_repo, key=key).signature == "valid"
+    signed["stop_reason"] = (
+        "budget_exhausted" if signed["stop_reason"] != "budget_exhausted" else "sufficient"
+    )
+    assert prooftext.verify(signed, sample_repo, key=key).status == BIT_FORGED
+
+
+def test_an_adaptive_result_with_an_unknown_top_level_member_is_refused(sample_repo: Path) -> None:
+    with pytest.raises(ArtifactError) as caught:
+        prooftext.verify({**_adaptive(sample_repo), "approved_by": "auditor"}, sample_repo)
+    assert caught.value.code == "artifact_invalid"
+
+
+def test_a_new_key_file_is_32_bytes_readable_by_its_owner_only(tmp_path: Path) -> None:
+    key = prooftext.SigningKey.generate(tmp_path / "k")
+    info = (tmp_path / "k").stat()
+    assert stat.S_IMODE(info.st_mode) == 0o600 and info.st_size == 32
+    assert prooftext.SigningKey.load(tmp_path / "k").key_id == key.key_id
+    assert "secret" not in repr(key)
+
+
+def test_an_existing_key_file_is_never_replaced(tmp_path: Path) -> None:
+    prooftext.SigningKey.generate(tmp_path / "k")
+    before = (tmp_path / "k").read_bytes()
+    with pytest.raises(OutputExistsError):
+        prooftext.SigningKey.generate(tmp_path / "k")
+    assert (tmp_path / "k").read_bytes() == before
+
+
+def test_a_key_is_never_created_or_read_inside_the_root(sample_repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(SigningKeyError):
+        prooftext.SigningKey.generate(sample_repo / ".keys" / "k", root=sample_repo)
+    assert not (sample_repo / ".keys").exists()
+    prooftext.SigningKey.generate(tmp_path / "k")
+    os.link(tmp_path / "k", sample_repo / "k")
+    with pytest.raises(SigningKeyError):
+        prooftext.SigningKey.load(sample_repo / "k", root=sample_repo)
+
+
+def test_a_key_file_open_to_others_is_refused(tmp_path: Path) -> None:
+    prooftext.SigningKey.generate(tmp_path / "k")
+    (tmp_path / "k").chmod(0o644)
+    with pytest.raises(SigningKeyError) as caught:
+        prooftext.SigningKey.load(tmp_path / "k")
+    assert caught.value.code == "signing_key_invalid"
+
+
+def test_the_default_key_lives_in_the_user_config_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PROOFTEXT_KEY", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert prooftext.SigningKey.default_path() == tmp_path / "config" / "prooftext" / "signing.key"
+    monkeypatch.setenv("PROOFTEXT_KEY", str(tmp_path / "elsewhere.key"))
+    assert prooftext.SigningKey.default_path() == tmp_path / "elsewhere.key"
