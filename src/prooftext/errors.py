@@ -63,7 +63,8 @@ each; the core never formats an error for a wire.
     │   └── ModelNotFoundError          model_not_found
     ├── AuthError                       unauthorized        -32014
     ├── LimitError                      limit_exceeded      -32015
-    └── WorkerLostError                 worker_lost         -32016
+    ├── WorkerLostError                 worker_lost         -32016
+    └── DiskFullError                   disk_full           -32017
 """
 
 from __future__ import annotations
@@ -371,6 +372,15 @@ class WorkerLostError(ProoftextError):
 
     code = "worker_lost"
     rpc_code = -32016
+
+
+class DiskFullError(ProoftextError):
+    """A write found no room on the file system (SQLite's ``SQLITE_FULL``, a shared-memory index that cannot
+    grow, or ``ENOSPC``). The write was undone whole; reads of the same store still work. Free some space
+    and retry."""
+
+    code = "disk_full"
+    rpc_code = -32017
 
 
 def all_error_classes() -> list[type[ProoftextError]]:

@@ -33,6 +33,7 @@ from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import rank
 from prooftext.select.terms import analyze
+from prooftext.sqlite import is_exclusive
 from prooftext.store.queries import exclusions
 from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
 
@@ -132,7 +133,11 @@ class Index:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's read connection (WAL: readers never block the writer, nor each other)."""
+        """This thread's read connection (WAL: readers never block the writer, nor each other); the writer's
+        own when the store was opened on a full disk."""
+        if is_exclusive(self._writer):
+            # Opened on a full disk, the writer holds the store's lock (see prooftext.sqlite): it reads too.
+            return self._writer
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = db.connect(self.root)

@@ -168,7 +168,54 @@ def test_FA02_disk_full_during_an_index_write_is_a_stable_store_error(
     _fill_with_new_sources(root)
     status, out, _ = cli("index", root, "--json")
     figure("unhandled_exceptions", int(status == 70))
-    assert status not in (0, 70) and json.loads(out)["error"]["code"].startswith("store")
+    assert status not in (0, 70) and json.loads(out)["error"]["code"] == "disk_full"
+
+
+def _fill_disk(where: Path) -> Path:
+    """Write a filler file in ``where`` until the file system refuses a single byte more."""
+    filler = where / "filler"
+    with open(filler, "wb", buffering=0) as handle:
+        for size in (64 * 1024, 1024, 1):
+            try:
+                while True:
+                    handle.write(b"\0" * size)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC
+    return filler
+
+
+def _store_listing(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / ".prooftext").iterdir())
+
+
+def test_FA02_on_a_full_disk_reads_succeed_and_a_write_fails_disk_full_leaving_no_stray_file(
+    tmp_path: Path, cli: Cli
+) -> None:
+    with tmpfs(tmp_path / "disk", "2m") as disk:
+        root = write_tree(disk / "repo", SAMPLE_FILES)
+        assert cli("index", root, "--json")[0] == 0
+        assert cli("memory", "add", "decision", "keep reads working", "--root", root, "--json")[0] == 0
+        before = _store_listing(root)
+        filler = _fill_disk(disk)
+        status, out, _ = cli("index", root, "--status", "--json")
+        assert status == 0 and json.loads(out)["fresh"] is True
+        status, out, _ = cli("pack", "separability_matrix", "--root", root, "--json")
+        assert status == 0 and json.loads(out)["evidence"]
+        status, out, _ = cli("memory", "list", "--root", root, "--json")
+        assert status == 0 and [r["text"] for r in json.loads(out)["records"]] == ["keep reads working"]
+        status, out, _ = cli("fsck", root, "--json")
+        assert status == 0 and json.loads(out)["ok"] is True
+        assert _store_listing(root) == before
+        (root / "added.py").write_text("")  # a new file the index must record: a write
+        status, out, _ = cli("index", root, "--json")
+        assert status == 1 and json.loads(out)["error"]["code"] == "disk_full"
+        status, out, _ = cli("memory", "add", "decision", "one more", "--root", root, "--json")
+        assert status == 1 and json.loads(out)["error"]["code"] == "disk_full"
+        assert _store_listing(root) == before
+        filler.unlink()
+        assert cli("index", root, "--json")[0] == 0
+        status, out, _ = cli("fsck", root, "--json")
+        assert status == 0 and json.loads(out)["ok"] is True
 
 
 def test_FA02_efbig_from_a_file_size_limit_is_handled_without_damage(tmp_path: Path) -> None:

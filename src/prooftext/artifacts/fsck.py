@@ -30,6 +30,7 @@ from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.artifacts.loader import parse_artifact
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import ProoftextError, SourceMissingError
+from prooftext.sqlite import open_read_only
 from prooftext.store.db import STORE_DIR, STORE_FILE
 from prooftext.store.schema import MIGRATIONS
 
@@ -218,9 +219,7 @@ def _missing_tables(conn: sqlite3.Connection) -> list[str]:
 
 def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
     try:
-        # A quoted file URI: a root holding "?" or "#" must not end the path early (SQLite would open, and
-        # create, another file outside the store, and drop mode=ro).
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        conn = open_read_only(path)
     except sqlite3.Error as exc:
         report.add(BIT_IO, kind="store", detail=str(exc)[:300])
         return []

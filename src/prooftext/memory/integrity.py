@@ -30,6 +30,7 @@ from prooftext.memory.store import (
     decode_text,
     is_corruption,
 )
+from prooftext.sqlite import open_read_only
 
 STATE_OK = "ok"
 STATE_CORRUPT = "corrupt"
@@ -60,8 +61,7 @@ class MemoryCheck:
 def open_readonly(path: Path) -> sqlite3.Connection:
     """A read-only connection to ``path`` whose rows are :class:`sqlite3.Row` and whose undecodable text is
     held as such (so one bad value is reported, not raised)."""
-    # A quoted file URI: a root holding "?" or "#" must not end the path early.
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    conn = open_read_only(path)
     conn.row_factory = sqlite3.Row
     conn.text_factory = decode_text
     return conn

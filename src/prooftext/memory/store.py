@@ -33,6 +33,7 @@ from prooftext.conversation.items import check_thread
 from prooftext.corpus.lines import CONTROL_CHARACTERS
 from prooftext.corpus.secrets import redact_text, redaction_count
 from prooftext.errors import (
+    DiskFullError,
     LimitError,
     MemoryStoreError,
     NotFoundError,
@@ -45,7 +46,7 @@ from prooftext.errors import (
     StoreSchemaError,
     UnknownNameError,
 )
-from prooftext.sqlite import open_wal
+from prooftext.sqlite import is_disk_full, open_wal
 
 SCHEMA_VERSION = 1
 STORE_DIR = ".prooftext"
@@ -458,6 +459,11 @@ class MemoryStore:
             yield
         except sqlite3.OperationalError as exc:
             text = str(exc)
+            if is_disk_full(exc, self.path):
+                raise DiskFullError(
+                    f"no space left for the memory store {self.path}: {text} (what failed was undone; free some"
+                    " space and retry)"
+                ) from None
             if "locked" in text or "busy" in text:
                 raise StoreBusyError(f"memory store is busy: {text}") from None
             if "decode" in text:  # a TEXT value that is not UTF-8: written by hand, not by prooftext

@@ -10,8 +10,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from prooftext.errors import StoreBusyError, StoreCorruptError, StoreError
-from prooftext.sqlite import open_wal
+from prooftext.errors import DiskFullError, StoreBusyError, StoreCorruptError, StoreError
+from prooftext.sqlite import is_disk_full, open_wal
 from prooftext.store.schema import create_all, migrate
 
 STORE_DIR = ".prooftext"
@@ -76,8 +76,13 @@ _DAMAGE_SIGNS = ("not a database", "malformed", "no such table", "no such column
 hand): damage a rebuild repairs, not a busy or failing disk."""
 
 
-def _translate(exc: sqlite3.Error, path: Path) -> StoreError:
+def _translate(exc: sqlite3.Error, path: Path, *, located: bool = True) -> StoreError | DiskFullError:
     text = str(exc)
+    if is_disk_full(exc, path if located else None):
+        return DiskFullError(
+            f"no space left for the index store {STORE_DIR}/{path.name}: {text} (what failed was undone; free"
+            " some space and retry)"
+        )
     if "locked" in text or "busy" in text:
         return StoreBusyError(f"index store is busy: {text}")
     if isinstance(exc, sqlite3.DatabaseError) and any(sign in text for sign in _DAMAGE_SIGNS):
@@ -87,9 +92,9 @@ def _translate(exc: sqlite3.Error, path: Path) -> StoreError:
     return StoreError(f"index store error: {text}")
 
 
-def translate(exc: sqlite3.Error) -> StoreError:
+def translate(exc: sqlite3.Error) -> StoreError | DiskFullError:
     """The project error for a SQLite error raised while using the store."""
-    return _translate(exc, Path(STORE_FILE))
+    return _translate(exc, Path(STORE_FILE), located=False)
 
 
 @contextlib.contextmanager
