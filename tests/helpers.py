@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import pytest
 
 import prooftext
 from prooftext.corpus import safeio
+from prooftext.pack.render import Block, derive_nonce, render
+from prooftext.pack.sources import file_repeats, observe
 from prooftext.tokens import get_counter
 
 REPO = Path(__file__).resolve().parents[1]
@@ -207,3 +210,77 @@ def damage_records_page(path: Path) -> list[int]:
     data[start : start + 16] = b"\xff" * 16
     path.write_bytes(bytes(data))
     return lost
+
+
+# --- packet forgeries: edits a forger re-renders consistently with the public functions ---------------
+
+
+def rerendered(packet: dict[str, Any], root: Path) -> dict[str, Any]:
+    """The packet's prompt, nonce, digest and count rendered again from its (edited) query and evidence, as
+    a forger with the project's own functions would: the files alone cannot tell it from a genuine one."""
+    blocks = []
+    for item in packet["evidence"]:
+        (start, end), sha = item["lines"], item["sha256"]
+        text = observe(root, item["path"], sha, [(start, end)]).text
+        assert text is not None
+        truncated = tuple(item["truncated_from"]) if item["truncated_from"] else None
+        blocks.append(
+            Block(
+                item["path"],
+                start,
+                end,
+                sha,
+                item["authority"],
+                item["sensitivity"],
+                text.slice(start, end),
+                truncated,
+                file_repeats(item["path"], sha, text),
+            )
+        )
+    query = packet["query"]["text"]
+    packet["nonce"] = derive_nonce(query, blocks)
+    packet["prompt"] = render(packet["format"], query, blocks, packet["nonce"])
+    return redigested(packet)
+
+
+def _drop_one(p: dict[str, Any]) -> None:
+    p["evidence"].pop()
+
+
+def _reverse(p: dict[str, Any]) -> None:
+    p["evidence"].reverse()
+
+
+def _shrink(p: dict[str, Any]) -> None:
+    item = next(e for e in p["evidence"] if e["lines"][1] > e["lines"][0])
+    item["lines"][1] -= 1
+
+
+def _new_query(p: dict[str, Any]) -> None:
+    p["query"]["text"] = "which models are separable"
+
+
+def _raise_limits(p: dict[str, Any]) -> None:
+    p["query"]["max_tokens"] *= 2
+    p["query"]["max_nodes"] *= 2
+
+
+def _made_up_truncation(p: dict[str, Any]) -> None:
+    p["query"]["allow_truncated"] = True
+    item = p["evidence"][0]
+    item["truncated_from"] = [item["lines"][0], item["lines"][1] + 3]
+
+
+def _omitted(p: dict[str, Any]) -> None:
+    p["omitted"] += 1
+
+
+FORGERIES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "an excerpt dropped": _drop_one,
+    "the order reversed": _reverse,
+    "a range shrunk by one": _shrink,
+    "the query changed": _new_query,
+    "the limits raised": _raise_limits,
+    "a made-up truncation": _made_up_truncation,
+    "the compiler's record edited": _omitted,
+}

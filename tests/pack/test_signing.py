@@ -8,17 +8,14 @@ import copy
 import json
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import prooftext
-from helpers import redigested
+from helpers import FORGERIES, rerendered
 from prooftext.errors import ArtifactError, OutputExistsError, SigningKeyError
-from prooftext.pack.render import Block, derive_nonce, render
-from prooftext.pack.sources import file_repeats, observe
 from prooftext.pack.verify import BIT_FORGED, BIT_UNSIGNED, KIND_KEY_MISMATCH, KIND_SIGNATURE, KIND_UNSIGNED
 
 QUERY = "separability_matrix of a compound model"
@@ -36,77 +33,6 @@ def _packet(root: Path, **query: Any) -> dict[str, Any]:
     return out
 
 
-def rerendered(packet: dict[str, Any], root: Path) -> dict[str, Any]:
-    """The packet's prompt, nonce, digest and count rendered again from its (edited) query and evidence, as
-    a forger with the project's own functions would: the files alone cannot tell it from a genuine one."""
-    blocks = []
-    for item in packet["evidence"]:
-        (start, end), sha = item["lines"], item["sha256"]
-        text = observe(root, item["path"], sha, [(start, end)]).text
-        assert text is not None
-        truncated = tuple(item["truncated_from"]) if item["truncated_from"] else None
-        blocks.append(
-            Block(
-                item["path"],
-                start,
-                end,
-                sha,
-                item["authority"],
-                item["sensitivity"],
-                text.slice(start, end),
-                truncated,
-                file_repeats(item["path"], sha, text),
-            )
-        )
-    query = packet["query"]["text"]
-    packet["nonce"] = derive_nonce(query, blocks)
-    packet["prompt"] = render(packet["format"], query, blocks, packet["nonce"])
-    return redigested(packet)
-
-
-def _drop_one(p: dict[str, Any]) -> None:
-    p["evidence"].pop()
-
-
-def _reverse(p: dict[str, Any]) -> None:
-    p["evidence"].reverse()
-
-
-def _shrink(p: dict[str, Any]) -> None:
-    item = next(e for e in p["evidence"] if e["lines"][1] > e["lines"][0])
-    item["lines"][1] -= 1
-
-
-def _new_query(p: dict[str, Any]) -> None:
-    p["query"]["text"] = "which models are separable"
-
-
-def _raise_limits(p: dict[str, Any]) -> None:
-    p["query"]["max_tokens"] *= 2
-    p["query"]["max_nodes"] *= 2
-
-
-def _made_up_truncation(p: dict[str, Any]) -> None:
-    p["query"]["allow_truncated"] = True
-    item = p["evidence"][0]
-    item["truncated_from"] = [item["lines"][0], item["lines"][1] + 3]
-
-
-def _omitted(p: dict[str, Any]) -> None:
-    p["omitted"] += 1
-
-
-EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "an excerpt dropped": _drop_one,
-    "the order reversed": _reverse,
-    "a range shrunk by one": _shrink,
-    "the query changed": _new_query,
-    "the limits raised": _raise_limits,
-    "a made-up truncation": _made_up_truncation,
-    "the compiler's record edited": _omitted,
-}
-
-
 def test_a_packet_signed_with_a_key_verifies_as_signed_by_that_key(
     sample_repo: Path, key: prooftext.SigningKey
 ) -> None:
@@ -115,13 +41,13 @@ def test_a_packet_signed_with_a_key_verifies_as_signed_by_that_key(
     assert report.to_dict()["signature"] == "valid"
 
 
-@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+@pytest.mark.parametrize("edit", list(FORGERIES), ids=list(FORGERIES))
 def test_a_signed_packet_edited_and_rendered_again_consistently_is_forged(
     sample_repo: Path, key: prooftext.SigningKey, edit: str
 ) -> None:
     signed = prooftext.sign(_packet(sample_repo), key)
     forged = copy.deepcopy(signed)
-    EDITS[edit](forged)
+    FORGERIES[edit](forged)
     forged = rerendered(forged, sample_repo)
     without_key = prooftext.verify(forged, sample_repo)
     assert without_key.ok and without_key.signature == "not_checked"  # the files alone cannot tell

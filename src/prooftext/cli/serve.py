@@ -8,6 +8,7 @@ from typing import Annotated
 import click
 import typer
 
+import prooftext
 from prooftext.cli.common import app
 from prooftext.errors import RangeError
 from prooftext.server import limits as limits_defaults
@@ -73,6 +74,15 @@ def serve_command(
     ] = limits_defaults.DEFAULT_PROCESSES,
     warm: WarmOpt = True,
     watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
+    sign_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--sign-key",
+            help="Sign every packet and adaptive result with this key (prooftext key init); "
+            "context.verify checks signatures with it.",
+            readable=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Serve JSON-RPC 2.0 for ROOT: context.adaptive, context.pack, index.status, memory.*, turn.plan, ..."""
@@ -88,12 +98,13 @@ def serve_command(
         watch=watch,
         processes=processes,
     )
+    key = prooftext.SigningKey.load(sign_key, root=root) if sign_key is not None else None
     from prooftext.server.app import run_jsonrpc_http, run_jsonrpc_stdio  # loaded only when serving
 
     if stdio:
-        run_jsonrpc_stdio(root, limits, warm=warm)
+        run_jsonrpc_stdio(root, limits, warm=warm, key=key)
     else:
-        run_jsonrpc_http(root, limits, host, port, token, warm=warm)
+        run_jsonrpc_http(root, limits, host, port, token, warm=warm, key=key)
 
 
 @app.command("mcp")

@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+from prooftext import SigningKey
 from prooftext.errors import ProoftextError
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
@@ -32,17 +33,21 @@ def _warm_up(ctx: ServerContext) -> None:
     threading.Thread(target=run, name="prooftext-warm-up", daemon=True).start()
 
 
-def open_context(root: Path | str, limits: Limits, interface: str, warm: bool) -> ServerContext:
-    ctx = ServerContext.open(root, limits, interface)
+def open_context(
+    root: Path | str, limits: Limits, interface: str, warm: bool, key: SigningKey | None = None
+) -> ServerContext:
+    ctx = ServerContext.open(root, limits, interface, key)
     if warm:
         _warm_up(ctx)
     return ctx
 
 
-def run_jsonrpc_stdio(root: Path | str, limits: Limits, *, warm: bool = True) -> None:
+def run_jsonrpc_stdio(
+    root: Path | str, limits: Limits, *, warm: bool = True, key: SigningKey | None = None
+) -> None:
     from prooftext.server.stdio import serve_stdio
 
-    ctx = open_context(root, limits, "rpc", warm)
+    ctx = open_context(root, limits, "rpc", warm, key)
     runner = Runner(Dispatcher(ctx))
     try:
         serve_stdio(runner, sys.stdin.buffer, sys.stdout.buffer)
@@ -52,13 +57,20 @@ def run_jsonrpc_stdio(root: Path | str, limits: Limits, *, warm: bool = True) ->
 
 
 def run_jsonrpc_http(
-    root: Path | str, limits: Limits, host: str, port: int, token: str | None, *, warm: bool = True
+    root: Path | str,
+    limits: Limits,
+    host: str,
+    port: int,
+    token: str | None,
+    *,
+    warm: bool = True,
+    key: SigningKey | None = None,
 ) -> None:
     from prooftext.server import http  # uvicorn and starlette load only when HTTP is served
 
     http.check_bind(host, token)
     with http.bind(host, port) as sock:  # first: a port in use is reported before the index is opened
-        ctx = open_context(root, limits, "rpc", warm)
+        ctx = open_context(root, limits, "rpc", warm, key)
         runner = Runner(Dispatcher(ctx))
         try:
             http.serve(http.create_app(runner, token), sock, RPC_PATH)

@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from prooftext import Index, IndexStatus, __version__
+from prooftext import Index, IndexStatus, SigningKey, __version__, sign
 from prooftext import open as open_index
 from prooftext.server.limits import Limits
 
@@ -77,6 +77,9 @@ class ServerContext:
     limits: Limits = field(default_factory=Limits)
     interface: str = "rpc"
     version: str = __version__
+    signing_key: SigningKey | None = None
+    """The server's key: packets and adaptive results it returns are signed, and ``context.verify`` checks
+    signatures with it (see ``prooftext serve --sign-key``)."""
 
     def __post_init__(self) -> None:
         if self.limits.watch:
@@ -86,9 +89,19 @@ class ServerContext:
         self.status: Coalesced[IndexStatus] = Coalesced(self.index.status, max_age_s)
 
     @classmethod
-    def open(cls, root: Path | str, limits: Limits | None = None, interface: str = "rpc") -> ServerContext:
+    def open(
+        cls,
+        root: Path | str,
+        limits: Limits | None = None,
+        interface: str = "rpc",
+        signing_key: SigningKey | None = None,
+    ) -> ServerContext:
         index = open_index(root)
-        return cls(index.root, index, limits or Limits(), interface)
+        return cls(index.root, index, limits or Limits(), interface, signing_key=signing_key)
+
+    def signed(self, result: dict[str, Any]) -> dict[str, Any]:
+        """``result`` signed with the server's key, or as it is when the server has none."""
+        return result if self.signing_key is None else sign(result, self.signing_key)
 
     def close(self) -> None:
         self.index.close()

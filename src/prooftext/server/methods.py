@@ -61,14 +61,14 @@ def context_adaptive(ctx: ServerContext, params: dict[str, Any]) -> dict[str, An
     ladder = prooftext.Ladder(**{k: params.pop(k) for k in list(params) if k in _LADDER_FIELDS})
     options = {k: params.pop(k) for k in list(params) if k == "format"}
     result = ctx.index.adaptive_pack(_query(params), ladder=ladder, refresh=False, **options)
-    return result.to_dict()
+    return ctx.signed(result.to_dict())
 
 
 def context_pack(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
     options = {k: params.pop(k) for k in list(params) if k == "format"}
     packet = ctx.index.pack(_query(params), refresh=False, **options)
-    return packet.to_dict()
+    return ctx.signed(packet.to_dict())
 
 
 def context_select(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def context_select(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]
 
 
 def context_verify(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    return prooftext.verify(params["packet"], ctx.root).to_dict()
+    return prooftext.verify(params["packet"], ctx.root, key=ctx.signing_key).to_dict()
 
 
 def context_risk(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:

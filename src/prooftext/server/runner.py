@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from prooftext import watch_parent
+from prooftext import SigningKey, watch_parent
 from prooftext.errors import CanonicalJSONError, LimitError, WorkerLostError
 from prooftext.server import wire
 from prooftext.server.context import ServerContext
@@ -58,13 +58,18 @@ worker took down is run again. A method not listed is never repeated."""
 
 
 def _start_child(
-    root: Path, limits: Limits, interface: str, methods: Mapping[str, Method], parent: int
+    root: Path,
+    limits: Limits,
+    interface: str,
+    methods: Mapping[str, Method],
+    parent: int,
+    key: SigningKey | None,
 ) -> None:
     global _child
     watch_parent(parent)  # a killed server must not leave its workers holding the index open
     # Ctrl-C reaches the whole process group; the server ends its workers once its requests are answered.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _child = Dispatcher(ServerContext.open(root, limits, interface), methods=methods)
+    _child = Dispatcher(ServerContext.open(root, limits, interface, key), methods=methods)
 
 
 QUEUED_CALLS = 16
@@ -119,6 +124,7 @@ class Runner:
                         ctx.interface,
                         dict(self.dispatcher.methods),
                         os.getpid(),
+                        ctx.signing_key,
                     ),
                 )
             finally:
