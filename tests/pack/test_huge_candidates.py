@@ -3,6 +3,7 @@ that rules it out never changes a packet: with and without it, every packet is t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 import prooftext
 from helpers import pack_fields, write_tree
+from prooftext.cli import main
 from prooftext.pack import packet as packet_module
 from prooftext.pack.packet import Compiler
 from prooftext.pack.render import FORMATS, Block
@@ -179,3 +181,13 @@ def test_with_allowlist_pragmas_the_floor_redacts_the_stored_text_and_changes_no
         monkeypatch.undo()
         _without_floor(monkeypatch)
         assert pack_fields(index, QUERY, max_tokens=200).to_dict() == with_floor
+
+
+def test_the_command_line_pack_leaves_a_huge_candidate_out_unrendered(
+    index: prooftext.Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rendered = _record_renders(monkeypatch)
+    status = main(["pack", QUERY, "--root", str(index.root), "--max-tokens", "200", "--json"])
+    out = capsys.readouterr().out
+    assert status == 0 and GENERATED not in [e["path"] for e in json.loads(out)["evidence"]]
+    assert all(path not in (GENERATED, LONG_LINES) for path, _, _ in rendered)

@@ -156,3 +156,20 @@ def test_a_packet_quoting_controls_and_format_characters_verifies(tmp_path: Path
         report = index.verify(packet.to_dict())
     assert len(packet.evidence) == 3 and report.ok
     assert CONTROL.search(packet.prompt) is None and "\u202e" not in packet.prompt
+
+
+def test_the_command_line_prompt_carries_no_raw_carriage_return_c1_control_or_bidi_control(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prooftext.cli import main
+
+    root = write_tree(
+        tmp_path / "repo", {"cr.py": OVERWRITE_SOURCE, "csi.py": C1_SOURCE, "trojan.py": TROJAN_SOURCE}
+    )
+    assert main(["pack", "cr_widget csi_widget is_admin", "--root", str(root)]) == 0
+    prompt = capsys.readouterr().out
+    assert (
+        not any(c in prompt for c in "\r\x9b\u202e\u2066\u2069")
+        and "[U+202E]" in prompt
+        and "\u240d" in prompt
+    )
