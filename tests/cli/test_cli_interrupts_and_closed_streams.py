@@ -14,8 +14,9 @@ import pytest
 import typer.main
 from typer.models import TyperPath
 
+import prooftext
 from prooftext.cli import _COMMAND_MODULES, main
-from prooftext.cli.common import EXIT_INTERRUPTED, EXIT_IO, EXIT_USAGE, app
+from prooftext.cli.common import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, EXIT_IO, EXIT_USAGE, app
 from prooftext.errors import EmptyQueryError
 
 HANG_GUARD_S = 300
@@ -181,3 +182,34 @@ def test_a_root_the_access_check_calls_unreadable_is_not_a_usage_error(
     status = main(["index", "--status", str(sample_repo), "--json"])
     assert status != EXIT_USAGE
     assert status == 0  # the root is in fact readable: only click's own check called it unreadable
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["depth", "hi"], ["pack", "separability_matrix", "--root", "{root}", "--json"], ["--help"]],
+    ids=["text", "json", "help"],
+)
+def test_a_pipe_whose_reader_has_gone_ends_the_command_quietly_with_status_141(
+    sample_repo: Path, argv: list[str]
+) -> None:
+    """``prooftext --help | head -2``: nobody is left to read a message, so none is written (as git does)."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the command writes anything
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "prooftext", *[a.replace("{root}", str(sample_repo)) for a in argv]],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=HANG_GUARD_S,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (EXIT_CLOSED_PIPE, "")
+
+
+def test_dash_h_is_help_and_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-h"]) == 0 and "Usage: prooftext" in capsys.readouterr().out
+    assert main(["index", "-h"]) == 0 and "Usage: prooftext index" in capsys.readouterr().out
+    assert main(["--version"]) == 0 and capsys.readouterr().out == f"prooftext {prooftext.__version__}\n"

@@ -7,14 +7,16 @@ import errno
 import io
 import json
 import os
+import signal
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import click
 import typer
 import typer.main
 from typer.exceptions import TyperException
 
+import prooftext
 from prooftext.errors import OutputUnwritableError, ProoftextError
 
 app = typer.Typer(
@@ -23,11 +25,23 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        write_out(f"{PROG_NAME} {prooftext.__version__}\n")
+        raise typer.Exit()
+
+
 @app.callback()
-def _group() -> None:
+def _group(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
     """Compile just enough, provably genuine context for LLM applications."""
     # A callback keeps ``prooftext`` a command group even when only one command's module is loaded.
 
@@ -43,6 +57,9 @@ EXIT_PARTIAL = 3
 ``unreadable``) and ``memory export`` (rows on damaged pages)."""
 EXIT_IO = 4
 """Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
+EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
+"""The reader of standard output went away (``prooftext --help | head -2``): ended quietly with the status
+a shell reports for SIGPIPE, as git and grep do; nobody is left to read a message."""
 
 
 OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
@@ -157,6 +174,8 @@ def _silence_stdout() -> None:
 
 def _stdout_failed(exc: _StdoutFailed) -> int:
     _silence_stdout()
+    if exc.cause.errno == errno.EPIPE:
+        return EXIT_CLOSED_PIPE
     reason = exc.cause.strerror or type(exc.cause).__name__
     error = OutputUnwritableError(f"cannot write to standard output: {reason}")
     # On stderr even with --json, since stdout is what failed; when stderr is gone too, the exit status is
