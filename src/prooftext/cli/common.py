@@ -59,7 +59,9 @@ EXIT_IO = 4
 """Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
 EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
 """The reader of standard output went away (``prooftext --help | head -2``): ended quietly with the status
-a shell reports for SIGPIPE, as git and grep do; nobody is left to read a message."""
+a shell reports for SIGPIPE, as git and grep do; nobody is left to read a message. A server (``serve``,
+``mcp``) whose client closed the pipe still says so on stderr, where its operator's log reads it."""
+SERVER_COMMANDS = frozenset({"serve", "mcp"})
 
 
 OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
@@ -172,9 +174,9 @@ def _silence_stdout() -> None:
         os.close(null)
 
 
-def _stdout_failed(exc: _StdoutFailed) -> int:
+def _stdout_failed(exc: _StdoutFailed, *, quiet_pipe: bool) -> int:
     _silence_stdout()
-    if exc.cause.errno == errno.EPIPE:
+    if quiet_pipe and exc.cause.errno == errno.EPIPE:
         return EXIT_CLOSED_PIPE
     reason = exc.cause.strerror or type(exc.cause).__name__
     error = OutputUnwritableError(f"cannot write to standard output: {reason}")
@@ -193,7 +195,7 @@ def run_app(argv: list[str]) -> int:
         status = _run(argv, as_json)
         write_out()  # what a command left buffered fails here, not in the interpreter's flush at exit
     except _StdoutFailed as exc:  # also raised while reporting another error as JSON
-        return _stdout_failed(exc)
+        return _stdout_failed(exc, quiet_pipe=not SERVER_COMMANDS.intersection(argv[:1]))
     return status
 
 
