@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from prooftext.corpus.kinds import KIND_CODE, kind_for
+from prooftext.text import identifier_parts
 
 REDACTED_PREFIX = "[REDACTED:"
 MAX_KEY_CHARS = 64
@@ -165,7 +166,6 @@ _ABOUT_WORDS: frozenset[str] = frozenset(
         "xsrf",
     }
 )
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 STRONG = "strong"
@@ -185,7 +185,7 @@ def key_strength(key: str) -> str | None:
     """``strong`` or ``weak`` when ``key`` names a credential, else ``None``: the first credential word
     decides, unless a word after it says the key is *about* the credential (``PASSWORD_RESET_TIMEOUT``;
     a word before it does not: ``ClearTextPassword``)."""
-    words = [w.lower() for w in _WORDS.findall(key)]
+    words = list(identifier_parts(key))
     for at in range(len(words)):
         strength = _word_strength(words, at)
         if strength is not None:
@@ -398,8 +398,8 @@ def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
         found = _XML_VALUE.match(text, end)
     if found is None and text[start] == "-":
         found = _FLAG_VALUE.match(text, end)
-    words = _WORDS.findall(text[start:end].rsplit(".", 1)[-1])  # ``ds.setPassword``: the method's words
-    if found is None and words and words[0].lower() in _SETTERS:
+    words = identifier_parts(text[start:end].rsplit(".", 1)[-1])  # ``ds.setPassword``: the method's words
+    if found is None and words and words[0] in _SETTERS:
         found = _SETTER_CALL.match(text, end)
     return found
 

@@ -235,10 +235,6 @@ class Compiler:
         """The header piece's count, with and without evidence after it (see :meth:`_piecewise_count`)."""
         self._costs: dict[tuple[str, int, int, int, int], int] = {}
         self._floors: dict[tuple[str, str, int, int], int] = {}
-        self._store_redacted = not load_config(root).secrets_allow_pragma
-        """Whether a stored text is, redaction included, what rendering its re-read source quotes: every
-        rule is line-local and the scan stored the source redacted. Not so when allowlist pragmas keep a
-        value in the store that rendering redacts anyway (then the floor redacts to be sure)."""
         self._read: dict[tuple[str, str], LineText] = {}
         """Sources read and verified by this compilation: its rounds, milliseconds apart, share one read
         (text and digest always come from the same bytes, so a packet never mixes two states of a file)."""
@@ -304,6 +300,14 @@ class Compiler:
             _COSTS.put(key, value)
         self._costs[local] = value
         return value
+
+    @functools.cached_property
+    def _store_redacted(self) -> bool:
+        """Whether a stored text is, redaction included, what rendering its re-read source quotes: every
+        rule is line-local and the scan stored the source redacted. Not so when allowlist pragmas keep a
+        value in the store that rendering redacts anyway (then the floor redacts to be sure). Read only
+        when a floor needs it: most packs never do."""
+        return not load_config(self.root).secrets_allow_pragma
 
     def floor(self, cand: Candidate, start: int, end: int) -> int:
         """A count the excerpt's block never goes below (its exact cost when this compilation knows it).
