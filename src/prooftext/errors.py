@@ -13,6 +13,7 @@ each; the core never formats an error for a wire.
     │   ├── RangeError                  value_out_of_range
     │   └── UnknownNameError            unknown_name
     ├── ConfigError                     config_invalid      -32001
+    │   ├── ExtraMissingError           extra_missing
     │   └── SigningKeyError             signing_key_invalid
     ├── RootError                       root_invalid        -32002
     │   ├── RootMissingError            root_missing
@@ -142,6 +143,13 @@ class UnknownNameError(RequestError):
 class ConfigError(ProoftextError):
     code = "config_invalid"
     rpc_code = -32001
+
+
+class ExtraMissingError(ConfigError):
+    """A command needs an optional part of prooftext that is not installed (``pip install 'prooftext[eval]'``
+    for the evaluation's baseline and plotting libraries). ``details.install`` is the command that adds it."""
+
+    code = "extra_missing"
 
 
 class SigningKeyError(ConfigError):

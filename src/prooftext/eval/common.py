@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import resource
 import time
 from collections.abc import Callable, Sequence
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from prooftext.errors import ProoftextError, RangeError, RequestError
+from prooftext.errors import ExtraMissingError, ProoftextError, RangeError, RequestError
 from prooftext.eval.executor import EXECUTOR_PROCESS, EXECUTORS, UnitFn, run_units
 
 if TYPE_CHECKING:
@@ -20,6 +21,10 @@ U = TypeVar("U")
 MS_PER_S = 1000
 MAX_ERROR_CHARS = 500
 WORK_SUBDIR = "work"
+
+EVAL_EXTRA_MODULES = ("bm25s", "matplotlib", "numpy")
+"""What the ``eval`` extra installs: the lexical baseline and the report's figures."""
+EVAL_EXTRA_INSTALL = "pip install 'prooftext[eval]'"
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: how a run reports progress (the CLI draws a bar)."""
@@ -42,6 +47,17 @@ class RunOptions:
             raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")
         if self.executor not in EXECUTORS:
             raise RequestError(f"executor must be one of {', '.join(EXECUTORS)}", field="executor")
+
+
+def require_eval_extra() -> None:
+    """Fail with ``extra_missing`` when a module of the ``eval`` extra is not installed, before any work."""
+    missing = [name for name in EVAL_EXTRA_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ExtraMissingError(
+            f"the evaluation needs {', '.join(missing)}, which a core install leaves out: {EVAL_EXTRA_INSTALL}",
+            install=EVAL_EXTRA_INSTALL,
+            missing=missing,
+        )
 
 
 def collect_rows(

@@ -13,6 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from prooftext.eval.common import require_eval_extra
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -78,6 +80,7 @@ class HtmlReport:
 
 
 def new_figure(width: float = 7.0, height: float = 4.0) -> Figure:
+    require_eval_extra()
     from matplotlib.figure import Figure  # loaded only when a report is drawn: it costs a second at start-up
 
     return Figure(figsize=(width, height))

@@ -19,11 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import bm25s
-import numpy as np
-
+from prooftext.eval.common import require_eval_extra
 from prooftext.tokens import Counter
+
+if TYPE_CHECKING:
+    import bm25s
 
 BM25_K1 = 0.9
 BM25_B = 0.4
@@ -66,8 +68,11 @@ class Bm25Ranker:
     """bm25s over a fixed list of term lists; ranks document indices for a query."""
 
     def __init__(self, documents: Sequence[list[str]], k1: float = BM25_K1, b: float = BM25_B) -> None:
+        require_eval_extra()
+        import bm25s  # the eval extra: a core install has no bm25s or numpy
+
         self.size = len(documents)
-        self._model = bm25s.BM25(k1=k1, b=b)
+        self._model: bm25s.BM25 = bm25s.BM25(k1=k1, b=b)
         self._vocab: set[str] = set()
         if documents:
             self._model.index(list(documents), show_progress=False)
@@ -77,8 +82,7 @@ class Bm25Ranker:
         known = [t for t in terms(query) if t in self._vocab]
         if not known or not self.size:
             return [0.0] * self.size
-        values: np.ndarray = self._model.get_scores(known)
-        return [float(v) for v in values]
+        return [float(v) for v in self._model.get_scores(known)]
 
     def rank(self, query: str, names: Sequence[str]) -> list[int]:
         """Indices of documents with a positive score, best first; ties by name (deterministic)."""

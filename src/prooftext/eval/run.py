@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.errors import RequestError
-from prooftext.eval.common import Progress, RunOptions
+from prooftext.eval.common import Progress, RunOptions, require_eval_extra
 from prooftext.eval.declare import Declaration, parse_ints, parse_list, resolve_declaration
 from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, run_depth
 from prooftext.eval.html import pct
@@ -141,6 +141,7 @@ def _numbers(value: Numbers, field: str) -> tuple[int, ...]:
 def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | None = None) -> EvalReport:
     """Check ``run``, run it under ``options`` (output and work directories, workers, executor, limit), and
     report. ``progress(done, total)`` is called as units finish."""
+    require_eval_extra()
     options = options or RunOptions()
     if isinstance(run, SwebenchRun):
         return EvalReport("swebench", _swebench(run, options, progress))
