@@ -15,7 +15,7 @@ import typer.main
 from typer.models import TyperPath
 
 import prooftext
-from prooftext.cli import _COMMAND_MODULES, main
+from prooftext.cli import command_modules, main
 from prooftext.cli.common import EXIT_CLOSED_PIPE, EXIT_INTERRUPTED, EXIT_IO, EXIT_USAGE, app
 from prooftext.errors import EmptyQueryError
 
@@ -151,7 +151,7 @@ def test_a_coded_error_a_task_group_wraps_is_reported_as_that_error(
 
 
 def _path_parameters() -> list[tuple[str, TyperPath]]:
-    for name in _COMMAND_MODULES:
+    for name in command_modules():
         __import__(name)
     found: list[tuple[str, TyperPath]] = []
 

@@ -19,15 +19,6 @@ from typer.exceptions import TyperException
 import prooftext
 from prooftext.errors import OutputUnwritableError, ProoftextError
 
-app = typer.Typer(
-    name="prooftext",
-    help="Compile just enough, provably genuine context for LLM applications.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
 
 def _print_version(value: bool) -> None:
     if value:
@@ -35,15 +26,31 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _group(
-    version: Annotated[
-        bool,
-        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
-    ] = False,
-) -> None:
-    """Compile just enough, provably genuine context for LLM applications."""
-    # A callback keeps ``prooftext`` a command group even when only one command's module is loaded.
+def new_app() -> typer.Typer:
+    """The top-level command group, with no commands yet: ``app`` below, and the summary that renders the
+    top-level help without importing any command's module."""
+    group = typer.Typer(
+        name=PROG_NAME,
+        help=APP_HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @group.callback()
+    def _group(
+        version: Annotated[
+            bool,
+            typer.Option(
+                "--version", help="Print the version and exit.", callback=_print_version, is_eager=True
+            ),
+        ] = False,
+    ) -> None:
+        # A callback keeps ``prooftext`` a command group even when only one command's module is loaded.
+        pass
+
+    return group
 
 
 PROG_NAME = "prooftext"
@@ -62,6 +69,10 @@ EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
 a shell reports for SIGPIPE, as git and grep do; nobody is left to read a message. A server (``serve``,
 ``mcp``) whose client closed the pipe still says so on stderr, where its operator's log reads it."""
 SERVER_COMMANDS = frozenset({"serve", "mcp"})
+APP_HELP = "Compile just enough, provably genuine context for LLM applications."
+
+app = new_app()
+"""The command line: each command's module registers its commands here when imported."""
 
 
 OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
@@ -187,31 +198,32 @@ def _stdout_failed(exc: _StdoutFailed, *, quiet_pipe: bool) -> int:
     return EXIT_IO
 
 
-def run_app(argv: list[str]) -> int:
-    """Run the CLI; map every error to a stable code and exit status, never a traceback."""
+def run_app(argv: list[str], group: typer.Typer | None = None) -> int:
+    """Run the CLI (``group``, by default ``app``); map every error to a stable code and exit status, never a
+    traceback."""
     _stand_in_for_closed_streams()
     as_json = wants_json(argv)
     try:
-        status = _run(argv, as_json)
+        status = _run(argv, as_json, group or app)
         write_out()  # what a command left buffered fails here, not in the interpreter's flush at exit
     except _StdoutFailed as exc:  # also raised while reporting another error as JSON
         return _stdout_failed(exc, quiet_pipe=not SERVER_COMMANDS.intersection(argv[:1]))
     return status
 
 
-def _invoke(argv: list[str]) -> Any:
+def _invoke(argv: list[str], group: typer.Typer) -> Any:
     """Run the command ``argv`` names, and let whatever it raises reach :func:`_run`.
 
     Not through typer's ``main``: it turns Ctrl-C into a bare status 130 and a closed pipe into
     ``sys.exit(1)``, so neither could be reported by code."""
-    command = typer.main.get_command(app)
+    command = typer.main.get_command(group)
     with command.make_context(PROG_NAME, list(argv)) as ctx:
         return command.invoke(ctx)
 
 
-def _run(argv: list[str], as_json: bool) -> int:
+def _run(argv: list[str], as_json: bool, group: typer.Typer) -> int:
     try:
-        result = _invoke(argv)
+        result = _invoke(argv, group)
     except (Exception, KeyboardInterrupt, BaseExceptionGroup, SystemExit) as exc:
         return _failure(_leaf(exc), as_json)
     return int(result) if isinstance(result, int) else 0
