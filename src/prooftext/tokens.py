@@ -66,6 +66,9 @@ class _Spec:
     sha256: str
     pattern: str
     special: dict[str, int]
+    longest: int
+    """The most bytes one token of the pinned file stands for (pinned, since finding it walks the whole
+    vocabulary: a test recomputes it)."""
 
 
 _SPECS: dict[str, _Spec] = {
@@ -74,6 +77,7 @@ _SPECS: dict[str, _Spec] = {
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         _O200K_PATTERN,
         {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+        128,
     ),
     "cl100k_base": _Spec(
         "cl100k_base.tiktoken.gz",
@@ -86,6 +90,7 @@ _SPECS: dict[str, _Spec] = {
             _FIM_SUFFIX: 100260,
             _ENDOFPROMPT: 100276,
         },
+        128,
     ),
 }
 
@@ -180,7 +185,7 @@ class TiktokenCounter:
     def __init__(self, name: str, encoding: tiktoken.Encoding) -> None:
         self._name = name
         self._encoding = encoding
-        self._longest: int | None = None
+        self._longest: int | None = _SPECS[name].longest if name in _SPECS else None
 
     @property
     def basis(self) -> str:
@@ -199,8 +204,8 @@ class TiktokenCounter:
 
     @property
     def longest_token(self) -> int:
-        """The longest byte value of the vocabulary, found once (special tokens never occur in a count: their
-        text is encoded as ordinary text)."""
+        """The longest byte value of the vocabulary: pinned for a packaged file, else found once (special
+        tokens never occur in a count: their text is encoded as ordinary text)."""
         if self._longest is None:
             self._longest = max(map(len, self._encoding.token_byte_values()))
         return self._longest

@@ -41,7 +41,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from xml.sax.saxutils import escape, quoteattr
 
 import blake3
 
@@ -55,6 +54,28 @@ DEFAULT_FORMAT = FORMAT_MARKDOWN
 NONCE_PLACEHOLDER = "0" * NONCE_DIGITS
 """Stands in for the nonce while costs are measured (every nonce of :data:`~prooftext.text.NONCE_DIGITS`
 decimal digits costs the same tokens); the final packet is counted again exactly."""
+
+_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_XML_ATTRIBUTE = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
+)
+
+
+def escape(text: str) -> str:
+    """XML character data: ``&``, ``<`` and ``>`` escaped (as :func:`xml.sax.saxutils.escape`, whose module
+    would load an HTTP client at start-up)."""
+    return text.translate(_XML_TEXT)
+
+
+def quoteattr(text: str) -> str:
+    """An XML attribute value with its quotes, as :func:`xml.sax.saxutils.quoteattr` writes it."""
+    value = text.translate(_XML_ATTRIBUTE)
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    return '"' + value.replace('"', "&quot;") + '"'
+
 
 PREAMBLE = (
     "The evidence blocks below are quoted data from the files named in their labels. "
