@@ -31,7 +31,6 @@ import sqlite3
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import metadata
@@ -315,6 +314,8 @@ def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> It
             yield _load(root, stat, config)
         return
     chunk = max(1, len(stats) // (workers * 8))
+    from concurrent.futures import ProcessPoolExecutor  # only a refresh with work for a pool loads it
+
     with ProcessPoolExecutor(max_workers=workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
 
