@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,6 +60,9 @@ class IndexStatus:
     complete: bool = True
     """The last refresh finished: False before the first one, or after one that failed closed (a declared
     specification that is not indexed), when no files changed but packing would refresh and fail again."""
+    indexed: bool = True
+    """The root has an index store. False when it was never indexed: every file a scan would read counts as
+    added, and nothing was created to find out (see :meth:`Index.status_of`)."""
 
     @property
     def fresh(self) -> bool:
@@ -74,6 +79,7 @@ class IndexStatus:
             "files_changed_since_index": self.changed + self.added + self.removed,
             "complete": self.complete,
             "fresh": self.fresh,
+            "indexed": self.indexed,
         }
 
 
@@ -103,9 +109,19 @@ def _ladder_base(query: Query) -> Query:
 def resolve_root(root: Path | str) -> Path:
     """An existing directory, absolute; a clear error otherwise."""
     path = Path(root).expanduser()
-    if not path.exists():
-        raise RootMissingError(f"root does not exist: {root}", root=str(root))
-    if not path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except NotADirectoryError:  # a component of the path is a file: ``app.py/src``
+        raise RootNotDirectoryError(
+            f"root is not a directory: {root}: a part of its path is a file", root=str(root)
+        ) from None
+    except FileNotFoundError:
+        raise RootMissingError(f"root does not exist: {root}", root=str(root)) from None
+    except OSError as exc:  # no permission to look, a loop of links
+        raise RootMissingError(f"root cannot be opened: {root}: {exc.strerror}", root=str(root)) from None
+    if stat.S_ISREG(mode):
+        raise RootNotDirectoryError(f"root is a file, not a directory: {root}", root=str(root))
+    if not stat.S_ISDIR(mode):
         raise RootNotDirectoryError(f"root is not a directory: {root}", root=str(root))
     return path.resolve()
 
@@ -256,6 +272,26 @@ class Index:
             self._trusted = (epoch, status)
         return status
 
+    @classmethod
+    def status_of(cls, root: Path | str, config: CorpusConfig | None = None) -> IndexStatus:
+        """:meth:`status` of ``root``'s index without creating anything under ``root``: a root that has no
+        index store yet reports every file a scan would read as added, ``complete`` and ``indexed`` false."""
+        base = resolve_root(root)
+        if os.path.lexists(db.store_dir(base) / db.STORE_FILE):
+            with cls(base, config) as index:
+                return index.status()
+        walked = walk(base, config if config is not None else load_config(base))
+        return IndexStatus(
+            changed=0,
+            added=len(walked.stats),
+            removed=0,
+            unchanged=0,
+            indexed_files=0,
+            excluded=len(walked.excluded),
+            complete=False,
+            indexed=False,
+        )
+
     def exclusions(self, reason: str | None = None) -> list[Exclusion]:
         """Every path the last refresh left out, in path order, each with its reason, its detail (for a
         credential the rules and line numbers, never the value; a path spelling one is shown redacted) and
@@ -356,7 +392,8 @@ def verify(packet: object, root: Path | str = ".", key: SigningKey | None = None
     """Re-check a saved packet against the files under ``root`` with the labels the root's configuration
     gives each path, without opening (or creating) the index: ``packet`` is a packet, an adaptive result
     holding one, or the path of a file saved by ``pack --json`` or ``adaptive-pack --json``. A value that is
-    not a packet raises :class:`~prooftext.errors.ArtifactError`. With ``key``, the value's signature is
+    not a packet raises :class:`~prooftext.errors.ArtifactError`, a path that names no file
+    :class:`~prooftext.errors.NotFoundError`. With ``key``, the value's signature is
     checked too: status bit 8 when it carries none, 16 when it is forged or made with another key."""
     base = resolve_root(root)
     value = read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet

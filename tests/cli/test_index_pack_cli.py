@@ -210,3 +210,26 @@ def test_the_installed_script_runs_end_to_end(sample_repo: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "BEGIN EVIDENCE" in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["pack", "adaptive-pack", "verify"])
+def test_a_root_option_naming_a_file_says_the_root_is_a_file_not_that_it_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    target = tmp_path / "app.py"
+    target.write_text("x = 1\n")
+    first = str(tmp_path / "packet.json") if command == "verify" else "separability"
+    status, out, _ = _run(capsys, command, first, "--root", str(target), "--json")
+    error = json.loads(out)["error"]
+    assert status == 1 and error["code"] == "root_not_directory"
+    assert error["message"] == f"root is a file, not a directory: {target}"
+
+
+def test_a_root_below_a_file_is_not_a_directory_rather_than_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    status, out, _ = _run(capsys, "index", str(tmp_path / "app.py" / "src"), "--json")
+    error = json.loads(out)["error"]
+    assert status == 1 and error["code"] == "root_not_directory"
+    assert "a part of its path is a file" in error["message"]

@@ -107,3 +107,54 @@ def test_verify_refuses_a_device_and_an_oversized_file(
     os.truncate(big, MAX_ARTIFACT_BYTES + 1)  # sparse: nothing is written, and nothing may be read
     status, out, _ = _run(capsys, "verify", str(big), "--root", str(tmp_path), "--json")
     assert status == EXIT_ERROR and json.loads(out)["error"]["code"] == "limit_exceeded"
+
+
+def _billing_repo(root: Path) -> Path:
+    """One file whose first and last functions (far apart) are what a query about charges needs."""
+    parts = []
+    for i in range(30):
+        name = {0: "charge_refund_start", 29: "charge_refund_end"}.get(i, f"helper_{i}")
+        doc = "Charge and refund the amount." if i in (0, 29) else "Unrelated helper."
+        body = "\n".join(f"    value_{j} = {i} + {j}" for j in range(8))
+        parts.append(f'def {name}(amount):\n    """{doc}"""\n{body}\n    return amount\n')
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "billing.py").write_text("\n\n".join(parts))
+    return root
+
+
+def test_verify_names_the_path_and_every_line_range_of_a_drifted_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _billing_repo(tmp_path / "repo")
+    status, out, _ = _run(
+        capsys, "pack", "charge refund amount", "--root", str(root), "--max-tokens", "500", "--json"
+    )
+    evidence = json.loads(out)["evidence"]
+    assert status == 0 and len(evidence) >= 2 and {e["path"] for e in evidence} == {"src/billing.py"}
+    saved = tmp_path / "packet.json"
+    saved.write_text(out)
+    with (root / "src" / "billing.py").open("a") as handle:
+        handle.write("# edited\n")
+    status, out, err = _run(capsys, "verify", str(saved), "--root", str(root))
+    ranges = ", ".join(f"L{e['lines'][0]}-L{e['lines'][1]}" for e in evidence)
+    lines = err.splitlines()
+    assert status == 2 and out == "failed (status 2)\n"
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        f"verify: src/billing.py {ranges}: source_drift: content changed since the packet"
+    )
+    status, out, _ = _run(capsys, "verify", str(saved), "--root", str(root), "--json")
+    problems = json.loads(out)["problems"]
+    assert [(p["path"], p["lines"]) for p in problems] == [(e["path"], e["lines"]) for e in evidence]
+
+
+def test_verify_of_a_missing_packet_file_is_not_found_naming_the_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "saved" / "packet.json"
+    status, out, err = _run(capsys, "verify", str(missing), "--root", str(tmp_path), "--json")
+    error = json.loads(out)["error"]
+    assert status == EXIT_ERROR and "Traceback" not in err
+    assert error["code"] == "not_found" and error["message"] == f"packet file not found: {missing}"
+    status, _, err = _run(capsys, "verify", str(missing), "--root", str(tmp_path))
+    assert status == EXIT_ERROR and err == f"prooftext: error [not_found]: packet file not found: {missing}\n"

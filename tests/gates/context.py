@@ -1,5 +1,5 @@
 """The context integrity gate: ``PYTHONPATH=tests python -m gates.context`` (from a source checkout)
-prints ``PASS: CONTEXT-INTEGRITY``.
+prints one line per check, then ``PASS: CONTEXT-INTEGRITY`` as its last line.
 
 It checks the eight shipped schemas against the typed models, runs the whole lifecycle on a fresh synthetic
 fixture through the production command paths (exclusive publication included), validates every artifact,
@@ -439,12 +439,13 @@ def run_gate() -> GateResult:
 
 
 def render(result: GateResult) -> str:
-    """The report: the PASS or FAIL line first, then one line per check."""
-    lines = [PASS_LINE if result.ok else FAIL_LINE]
-    lines += [
+    """The report: one line per check, then the verdict, PASS or FAIL, as the last line (what a reader of
+    the end of a log sees)."""
+    lines = [
         f"{'ok  ' if c.ok else 'FAIL'} {c.name}{': ' + c.detail if c.detail and not c.ok else ''}"
         for c in result.checks
     ]
+    lines.append(PASS_LINE if result.ok else FAIL_LINE)
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""The context gate runs in CI: success prints PASS first; a wrong observation or a broken path fails closed."""
+"""The context gate runs in CI: success prints PASS last; a wrong observation or a broken path fails closed."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from gates.expectations import EXPECTED
 GATE_TIMEOUT_S = 300
 
 
-def test_the_gate_prints_pass_in_a_subprocess() -> None:
+def test_the_gate_prints_pass_as_its_last_line_in_a_subprocess() -> None:
     """The documented command: ``PYTHONPATH=tests python -m gates.context`` from a source checkout."""
     tests = Path(__file__).resolve().parents[1]
     done = subprocess.run(
@@ -29,7 +29,7 @@ def test_the_gate_prints_pass_in_a_subprocess() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == gate.PASS_LINE
+    assert lines[-1] == gate.PASS_LINE and gate.PASS_LINE not in lines[:-1]
     scenarios = [line for line in lines if line.startswith("ok   scenario ")]
     assert len(scenarios) == len(EXPECTED) == 7
 
@@ -63,5 +63,5 @@ def test_a_broken_path_fails_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(gate.SCENARIOS, "traversal-frontier-blocks", broken)
     result = gate.run_gate()
     assert not result.ok
-    assert gate.render(result).splitlines()[0] == gate.FAIL_LINE
+    assert gate.render(result).splitlines()[-1] == gate.FAIL_LINE
     assert [c.name for c in result.checks if not c.ok] == ["scenario traversal-frontier-blocks"]

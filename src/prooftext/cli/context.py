@@ -91,13 +91,33 @@ def query_command(
     graph: ArtifactArg,
     text: Annotated[str, typer.Argument(help="What the context is for.")],
     output: OutputOpt,
-    max_bytes: Annotated[int, typer.Option("--max-bytes")] = _ARTIFACT_QUERY.max_tokens,
-    max_nodes: Annotated[int, typer.Option("--max-nodes")] = _ARTIFACT_QUERY.max_nodes,
-    max_edges: Annotated[int, typer.Option("--max-edges")] = _ARTIFACT_QUERY.max_edges,
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes", help="Ceiling on the selection's cost: its nodes' and edges' sizes, in bytes."
+        ),
+    ] = _ARTIFACT_QUERY.max_tokens,
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", help="Most graph nodes the selection holds, a count.")
+    ] = _ARTIFACT_QUERY.max_nodes,
+    max_edges: Annotated[
+        int, typer.Option("--max-edges", help="Most graph edges the selection follows, a count.")
+    ] = _ARTIFACT_QUERY.max_edges,
     max_depth: Annotated[
-        int, typer.Option("--max-depth", help="BFS depth; 0 turns traversal off.")
+        int,
+        typer.Option(
+            "--max-depth",
+            help="How far to traverse from a match, in edges (BFS depth); 0 turns traversal off.",
+        ),
     ] = _ARTIFACT_QUERY.max_depth,
-    clearance: Annotated[str, typer.Option("--clearance")] = _ARTIFACT_QUERY.clearance,
+    clearance: Annotated[
+        str,
+        typer.Option(
+            "--clearance",
+            help="The most sensitive label the selection may hold: public, repository-private,"
+            " owner-private or secret-or-prohibited.",
+        ),
+    ] = _ARTIFACT_QUERY.clearance,
     as_of: Annotated[str | None, typer.Option("--as-of", help="UTC instant YYYY-MM-DDTHH:MM:SSZ.")] = None,
     required: Annotated[
         list[str] | None, typer.Option("--required", help="A node id or repository path.")
@@ -152,7 +172,12 @@ def compact_command(
     output: OutputOpt,
     owner_root: OwnerOpt = None,
     host_summary_proposal: Annotated[
-        Path | None, typer.Option("--host-summary-proposal", readable=False)
+        Path | None,
+        typer.Option(
+            "--host-summary-proposal",
+            help="A HostSummaryProposal artifact (from `context propose`) whose checked claims are adopted.",
+            readable=False,
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:

@@ -21,7 +21,14 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 @app.command("index")
 def index_command(
     root: RootArg = Path("."),
-    status: Annotated[bool, typer.Option("--status", help="Report changes since the last index.")] = False,
+    status: Annotated[
+        bool,
+        typer.Option(
+            "--status",
+            help="Report how many files changed since the last index, from file metadata only (nothing is"
+            " read or created).",
+        ),
+    ] = False,
     rebuild: Annotated[
         bool,
         typer.Option(
@@ -47,22 +54,12 @@ def index_command(
         raise RequestError(f"--status reads nothing; it cannot be combined with {flag}", field=flag[2:])
     if reason is not None and not excluded:
         raise RequestError("--reason filters the --excluded listing; give --excluded too", field="reason")
+    if status:
+        _report_status(prooftext.Index.status_of(root), as_json)
+        return
     if rebuild:
         prooftext.reset_index(root)
     with prooftext.open(root) as index:
-        if status:
-            result = index.status().to_dict()
-            if as_json:
-                emit_json(result)
-            else:
-                write_out(
-                    f"{result['files_changed_since_index']} files changed since the last index "
-                    f"({result['changed']} modified, {result['added']} new, {result['removed']} removed);"
-                    f" {result['unchanged']} unchanged, {result['excluded']} left out with a reason"
-                    + ("" if result["complete"] else "; the last refresh did not finish (run index)")
-                    + "\n"
-                )
-            return
         with progress_bar(not (as_json or excluded), "indexing") as progress:
             report = index.refresh(progress, count_edges=True)
         left_out = index.exclusions(reason) if excluded else None
@@ -75,6 +72,25 @@ def index_command(
     if report.partial:
         # The index is usable but partial: a script must be able to tell, as it can from the report.
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def _report_status(found: prooftext.IndexStatus, as_json: bool) -> None:
+    result = found.to_dict()
+    if as_json:
+        emit_json(result)
+    elif not found.indexed:
+        write_out(
+            f"not indexed yet: {result['added']} files to index, {result['excluded']} left out with a reason"
+            " (run index)\n"
+        )
+    else:
+        write_out(
+            f"{result['files_changed_since_index']} files changed since the last index "
+            f"({result['changed']} modified, {result['added']} new, {result['removed']} removed);"
+            f" {result['unchanged']} unchanged, {result['excluded']} left out with a reason"
+            + ("" if result["complete"] else "; the last refresh did not finish (run index)")
+            + "\n"
+        )
 
 
 def _summary(report: prooftext.RefreshReport) -> str:

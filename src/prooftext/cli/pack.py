@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -26,9 +26,11 @@ QueryArg = Annotated[str, typer.Argument(help="What the context is for (a questi
 RootOpt = Annotated[
     Path, typer.Option("--root", help="Root directory of the indexed corpus.", readable=False)
 ]
-FormatOpt = Annotated[str, typer.Option("--format", help="markdown, xml or json.")]
+FormatOpt = Annotated[str, typer.Option("--format", help="How the prompt is written: markdown, xml or json.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result artifact as JSON on stdout.")]
-TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="o200k_base, cl100k_base or bytes.")]
+TokenizerOpt = Annotated[
+    str, typer.Option("--tokenizer", help="What the token counts count: o200k_base, cl100k_base or bytes.")
+]
 RequireOpt = Annotated[
     list[str] | None, typer.Option("--require", help="A path or node id that must be included.")
 ]
@@ -36,6 +38,36 @@ SeedOpt = Annotated[list[str] | None, typer.Option("--seed", help="A path to ran
 SignOpt = Annotated[
     bool, typer.Option("--sign", help="Sign the JSON result with the signing key (needs --json).")
 ]
+AllowTruncatedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-truncated", help="Let an excerpt be shortened to fit the ceiling (by default it never is)."
+    ),
+]
+_TOKEN_UNIT = "in tokens of --tokenizer (bytes with --tokenizer bytes)"
+_BPS = "in basis points: 10000 = 100%, 3000 = 30%"
+_LADDER_HELP = {
+    "--min-tokens": f"Token ceiling of the first rung, {_TOKEN_UNIT}.",
+    "--max-tokens": f"Token ceiling of the last rung (the hard maximum), {_TOKEN_UNIT}.",
+    "--token-step": f"Tokens added to the ceiling at each rung, {_TOKEN_UNIT}.",
+    "--min-nodes": "Node ceiling of the first rung: most nodes quoted, a count.",
+    "--max-nodes": "Node ceiling of the last rung (the hard maximum), a count.",
+    "--node-step": "Nodes added to the ceiling at each rung, a count.",
+    "--min-coverage-bps": "Share of the query's words (stop words removed) the excerpts must hold to pass,"
+    f" {_BPS}; 0 turns the condition off.",
+    "--min-evidence": "Fewest excerpts a sufficient packet holds, a count.",
+    "--min-top-files": "How many of the ranking's best files a sufficient packet must quote, a count;"
+    " 0 turns the condition off.",
+    "--strong-share-bps": "A ranked candidate weighing at least this share of the best one is strong, and a"
+    f" sufficient packet quotes every strong one; {_BPS}; 0 turns the condition off.",
+}
+"""The help of each option of the adaptive ladder and its estimator: what it sets, and in which unit."""
+
+
+def _ladder_option(flag: str) -> Any:
+    return typer.Option(flag, help=_LADDER_HELP[flag])
+
+
 KeyOpt = Annotated[
     Path | None,
     typer.Option(
@@ -102,14 +134,20 @@ def pack_command(
     query: QueryArg,
     root: RootOpt = Path("."),
     max_tokens: Annotated[
-        int, typer.Option("--max-tokens", help="Hard ceiling on the prompt.")
+        int,
+        typer.Option(
+            "--max-tokens",
+            help=f"Hard ceiling on the whole prompt, {_TOKEN_UNIT}.",
+        ),
     ] = _QUERY.max_tokens,
-    max_nodes: Annotated[int, typer.Option("--max-nodes")] = _QUERY.max_nodes,
+    max_nodes: Annotated[
+        int, typer.Option("--max-nodes", help="Most nodes (functions, classes, sections) quoted, a count.")
+    ] = _QUERY.max_nodes,
     fmt: FormatOpt = _FORMAT,
     tokenizer: TokenizerOpt = _QUERY.tokenizer,
     require: RequireOpt = None,
     seed: SeedOpt = None,
-    allow_truncated: Annotated[bool, typer.Option("--allow-truncated")] = False,
+    allow_truncated: AllowTruncatedOpt = False,
     as_json: JsonOpt = False,
     sign: SignOpt = False,
     key: KeyOpt = None,
@@ -144,19 +182,20 @@ def pack_command(
 def adaptive_pack_command(
     query: QueryArg,
     root: RootOpt = Path("."),
-    min_tokens: Annotated[int, typer.Option("--min-tokens")] = _LADDER.min_tokens,
-    max_tokens: Annotated[int, typer.Option("--max-tokens")] = _LADDER.max_tokens,
-    token_step: Annotated[int, typer.Option("--token-step")] = _LADDER.token_step,
-    min_nodes: Annotated[int, typer.Option("--min-nodes")] = _LADDER.min_nodes,
-    max_nodes: Annotated[int, typer.Option("--max-nodes")] = _LADDER.max_nodes,
-    node_step: Annotated[int, typer.Option("--node-step")] = _LADDER.node_step,
-    min_coverage_bps: Annotated[int, typer.Option("--min-coverage-bps")] = _LADDER.min_coverage_bps,
-    min_evidence: Annotated[int, typer.Option("--min-evidence")] = _LADDER.min_evidence,
-    min_top_files: Annotated[int, typer.Option("--min-top-files")] = _LADDER.min_top_files,
-    strong_share_bps: Annotated[int, typer.Option("--strong-share-bps")] = _LADDER.strong_share_bps,
-    allow_truncated: Annotated[bool, typer.Option("--allow-truncated")] = False,
+    min_tokens: Annotated[int, _ladder_option("--min-tokens")] = _LADDER.min_tokens,
+    max_tokens: Annotated[int, _ladder_option("--max-tokens")] = _LADDER.max_tokens,
+    token_step: Annotated[int, _ladder_option("--token-step")] = _LADDER.token_step,
+    min_nodes: Annotated[int, _ladder_option("--min-nodes")] = _LADDER.min_nodes,
+    max_nodes: Annotated[int, _ladder_option("--max-nodes")] = _LADDER.max_nodes,
+    node_step: Annotated[int, _ladder_option("--node-step")] = _LADDER.node_step,
+    min_coverage_bps: Annotated[int, _ladder_option("--min-coverage-bps")] = _LADDER.min_coverage_bps,
+    min_evidence: Annotated[int, _ladder_option("--min-evidence")] = _LADDER.min_evidence,
+    min_top_files: Annotated[int, _ladder_option("--min-top-files")] = _LADDER.min_top_files,
+    strong_share_bps: Annotated[int, _ladder_option("--strong-share-bps")] = _LADDER.strong_share_bps,
+    allow_truncated: AllowTruncatedOpt = False,
     require_sufficient: Annotated[
-        bool, typer.Option("--require-sufficient", help="Exit 2 when the estimator does not pass.")
+        bool,
+        typer.Option("--require-sufficient", help="Exit with status 2 when the estimator does not pass."),
     ] = False,
     fmt: FormatOpt = _FORMAT,
     tokenizer: TokenizerOpt = _QUERY.tokenizer,
@@ -202,6 +241,30 @@ def adaptive_pack_command(
         raise typer.Exit(EXIT_INSUFFICIENT)
 
 
+_DETAIL_OF_KIND = {"source_drift": "content changed since the packet ({detail})"}
+"""A kind's code says what failed; for these kinds the line says it in words too."""
+
+
+def _problem_lines(problems: list[dict[str, Any]]) -> list[str]:
+    """One line per problem, naming the excerpt's path and line range when it is about one; the same
+    problem of several excerpts of one file (a drifted file) is one line naming every range."""
+    ranges: dict[tuple[str, str, str], list[str]] = {}
+    for problem in problems:
+        path, detail = str(problem.get("path", "")), str(problem.get("detail", ""))
+        detail = detail.removeprefix(f"{path}: ") if path else detail
+        key = (str(problem.get("kind")), path, detail)
+        lines = problem.get("lines")
+        spans = ranges.setdefault(key, [])
+        if isinstance(lines, list) and len(lines) == 2:
+            spans.append(f"L{lines[0]}-L{lines[1]}")
+    out: list[str] = []
+    for (kind, path, detail), spans in ranges.items():
+        where = " ".join(filter(None, [path, ", ".join(dict.fromkeys(spans))]))
+        said = _DETAIL_OF_KIND.get(kind, "{detail}").format(detail=detail) if detail else ""
+        out.append(": ".join(filter(None, ["verify", where, kind, said])))
+    return out
+
+
 @app.command("verify")
 def verify_command(
     packet: Annotated[
@@ -222,10 +285,8 @@ def verify_command(
     if as_json:
         emit_json(report.to_dict())
     else:
-        for problem in report.problems:
-            _summary(
-                f"verify: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip()
-            )
+        for line in _problem_lines(report.problems):
+            _summary(line)
         if report.signature is not None:
             _summary(f"verify: signature {report.signature}")
         write_out("ok\n" if report.ok else f"failed (status {report.status})\n")

@@ -13,6 +13,7 @@ query and excerpts, or the packet breaks a limit its own query declares), 2 miss
 error; with a signing key (see :mod:`prooftext.pack.signing`), 8 unsigned (the value carries no signature)
 and 16 forged (a signature that does not match the value under this key, kind ``signature``, or one made
 with another key, kind ``key_mismatch``). Without a key a signature is not checked, and the report says so.
+A problem about one excerpt names its ``path`` and its ``lines`` (the packet's 1-based inclusive range).
 
 An adaptive result is checked whole: its top-level members must be the ones its schema names (as a lone
 packet's must), and its signature covers all of it; its selected packet is then verified as a packet.
@@ -76,7 +77,7 @@ from prooftext.corpus.model import (
 from prooftext.corpus.read import read_source_at
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_bounded, split_portable
 from prooftext.corpus.walk import walk
-from prooftext.errors import ArtifactError
+from prooftext.errors import ArtifactError, NotFoundError
 from prooftext.pack.render import Block, derive_nonce, digest, render
 from prooftext.pack.signing import SigningKey
 from prooftext.pack.sources import file_repeats, observe
@@ -216,7 +217,14 @@ def packet_of(value: object) -> dict[str, Any]:
 
 def read_packet_file(path: Path) -> Any:
     """The value saved in ``path`` (by ``pack --json`` or ``adaptive-pack --json``): a regular file of at
-    most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON."""
+    most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON. A path that names no file (nor a link to one)
+    raises :class:`~prooftext.errors.NotFoundError`, not the error of a malformed packet."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        raise NotFoundError(f"packet file not found: {path}", path=str(path)) from None
+    except OSError:
+        pass  # the read below reports it
     return canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES))
 
 
@@ -264,11 +272,11 @@ def verify_packet(packet: dict[str, Any], root: Path, config: CorpusConfig | Non
         seen = admission.check(path, sha, start, end)
         report.checked += 1
         if isinstance(seen, Unread):
-            report.add(seen.bit, **seen.problem())
+            report.add(seen.bit, **seen.problem(), lines=[start, end])
             continue
         mismatch = _label_mismatch(item, config)
         if mismatch is not None:
-            report.add(BIT_DIGEST, kind="labels", path=path, detail=mismatch)
+            report.add(BIT_DIGEST, kind="labels", path=path, lines=[start, end], detail=mismatch)
         truncated = item.get("truncated_from")
         blocks.append(
             Block(
@@ -305,7 +313,13 @@ def _check_declared_limits(report: VerifyReport, packet: dict[str, Any]) -> None
         for item in packet["evidence"]:
             if item["truncated_from"] is not None:
                 detail = "the excerpt is shortened, but the packet's query does not allow truncation"
-                report.add(BIT_DIGEST, kind=KIND_TRUNCATION, path=item["path"], detail=detail)
+                report.add(
+                    BIT_DIGEST,
+                    kind=KIND_TRUNCATION,
+                    path=item["path"],
+                    lines=list(item["lines"]),
+                    detail=detail,
+                )
     _check_clearance(report, query.get("clearance"), packet["evidence"])
 
 
@@ -363,7 +377,9 @@ def _check_clearance(report: VerifyReport, clearance: object, evidence: list[dic
         # An unknown label ranks above every clearance, as the selector ranks it.
         if _LEVELS.get(item["sensitivity"], len(SENSITIVITIES)) > _LEVELS[clearance]:
             detail = f"sensitivity {item['sensitivity']!r} is above the packet's clearance {clearance!r}"
-            report.add(BIT_DIGEST, kind=KIND_CLEARANCE, path=item["path"], detail=detail)
+            report.add(
+                BIT_DIGEST, kind=KIND_CLEARANCE, path=item["path"], lines=list(item["lines"]), detail=detail
+            )
 
 
 @dataclass(frozen=True)

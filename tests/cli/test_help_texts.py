@@ -1,0 +1,67 @@
+"""Every option and argument of every command says in its help what it means (and its unit)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import typer.main
+
+from prooftext.cli import _COMMAND_MODULES, main
+from prooftext.cli.common import app
+
+
+def _parameters() -> Iterator[tuple[str, Any]]:
+    """(command path, parameter) for every parameter of every command in the app's command tree."""
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name)
+
+    def walk(command: Any, path: str) -> Iterator[tuple[str, Any]]:
+        for param in command.params:
+            yield path, param
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            yield from walk(sub, f"{path} {name}")
+
+    yield from walk(typer.main.get_command(app), "prooftext")
+
+
+def test_every_option_and_argument_of_every_command_has_a_help_text() -> None:
+    found = list(_parameters())
+    missing = [
+        f"{path} {'/'.join(getattr(p, 'opts', [])) or p.name}"
+        for path, p in found
+        if "--help" not in getattr(p, "opts", []) and not (getattr(p, "help", None) or "").strip()
+    ]
+    assert missing == []
+    assert {"prooftext adaptive-pack", "prooftext context query", "prooftext fsck"} <= {p for p, _ in found}
+
+
+def test_every_basis_point_option_says_what_a_basis_point_is() -> None:
+    bps = [(path, p) for path, p in _parameters() if any(o.endswith("-bps") for o in getattr(p, "opts", []))]
+    assert {"--min-coverage-bps", "--strong-share-bps"} <= {o for _, p in bps for o in p.opts}
+    assert all("basis points: 10000 = 100%" in p.help for _, p in bps)
+
+
+def test_every_ceiling_of_the_packing_and_query_commands_names_its_unit() -> None:
+    units = ("in tokens", "in bytes", "a count", "in edges")
+    commands = {"prooftext pack", "prooftext adaptive-pack", "prooftext context query"}
+    ceilings = [
+        (path, p)
+        for path, p in _parameters()
+        if path in commands
+        and any(o.startswith(("--min-", "--max-")) or o.endswith("-step") for o in getattr(p, "opts", []))
+        and not any(o.endswith("-bps") for o in p.opts)
+    ]
+    assert len(ceilings) >= 10
+    assert [f"{path} {p.opts[0]}" for path, p in ceilings if not any(u in p.help for u in units)] == []
+
+
+def test_adaptive_pack_help_shows_the_ladder_options_with_their_meaning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(["adaptive-pack", "--help"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "basis points" in out and "first rung" in out
