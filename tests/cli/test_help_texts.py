@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 import typer.main
 
-from prooftext.cli import _COMMAND_MODULES, main
+from prooftext.cli import command_modules, main
 from prooftext.cli.common import app
 
 
 def _parameters() -> Iterator[tuple[str, Any]]:
     """(command path, parameter) for every parameter of every command in the app's command tree."""
-    for name in _COMMAND_MODULES:
+    for name in command_modules():
         importlib.import_module(name)
 
     def walk(command: Any, path: str) -> Iterator[tuple[str, Any]]:

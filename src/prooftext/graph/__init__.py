@@ -1,57 +1,59 @@
-"""The code and documentation graph: nodes and edges extracted from files."""
+"""The code and documentation graph: nodes and edges extracted from files.
 
-from prooftext.graph.extract import CHUNK_LINES, MAX_PARSE_BYTES, MAX_USES_PER_FILE, extract, language_for
-from prooftext.graph.model import (
-    EDGE_CONTAINS,
-    EDGE_CONTRADICTS,
-    EDGE_IMPORTS,
-    EDGE_LINKS,
-    EDGE_REFERENCES,
-    EDGE_TYPES,
-    NODE_CHUNK,
-    NODE_FILE,
-    NODE_SECTION,
-    NODE_SYMBOL,
-    Edge,
-    FileGraph,
-    ImportRef,
-    LinkRef,
-    Node,
-    Use,
-    edge_id,
-    make_edge,
-    node_id,
-)
-from prooftext.graph.resolve import MAX_REFERENCE_FANOUT, PathIndex, build_edges, resolve_import, resolve_link
+The names below load on first use: a module of this package (``graph.model``, wanted by every query) must
+not pull in the parsers, which only a refresh that reads files needs.
+"""
 
-__all__ = [
-    "CHUNK_LINES",
-    "EDGE_CONTAINS",
-    "EDGE_CONTRADICTS",
-    "EDGE_IMPORTS",
-    "EDGE_LINKS",
-    "EDGE_REFERENCES",
-    "EDGE_TYPES",
-    "MAX_PARSE_BYTES",
-    "MAX_REFERENCE_FANOUT",
-    "MAX_USES_PER_FILE",
-    "NODE_CHUNK",
-    "NODE_FILE",
-    "NODE_SECTION",
-    "NODE_SYMBOL",
-    "Edge",
-    "FileGraph",
-    "ImportRef",
-    "LinkRef",
-    "Node",
-    "PathIndex",
-    "Use",
-    "build_edges",
-    "edge_id",
-    "extract",
-    "language_for",
-    "make_edge",
-    "node_id",
-    "resolve_import",
-    "resolve_link",
-]
+import importlib as _importlib
+import typing as _typing
+
+_MODULES = {
+    "prooftext.graph.extract": (
+        "CHUNK_LINES",
+        "MAX_PARSE_BYTES",
+        "MAX_USES_PER_FILE",
+        "extract",
+        "language_for",
+    ),
+    "prooftext.graph.model": (
+        "EDGE_CONTAINS",
+        "EDGE_CONTRADICTS",
+        "EDGE_IMPORTS",
+        "EDGE_LINKS",
+        "EDGE_REFERENCES",
+        "EDGE_TYPES",
+        "NODE_CHUNK",
+        "NODE_FILE",
+        "NODE_SECTION",
+        "NODE_SYMBOL",
+        "Edge",
+        "FileGraph",
+        "ImportRef",
+        "LinkRef",
+        "Node",
+        "Use",
+        "edge_id",
+        "make_edge",
+        "node_id",
+    ),
+    "prooftext.graph.resolve": (
+        "MAX_REFERENCE_FANOUT",
+        "PathIndex",
+        "build_edges",
+        "resolve_import",
+        "resolve_link",
+    ),
+}
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'prooftext.graph' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = sorted(_LAZY)

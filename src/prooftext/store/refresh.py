@@ -55,7 +55,6 @@ from prooftext.corpus.scan import specification_paths, specification_refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
 from prooftext.corpus.walk import walk
 from prooftext.errors import ConfigError
-from prooftext.graph.extract import extract
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
@@ -303,6 +302,8 @@ def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
     source = read_source(root, stat, config)
     if isinstance(source, Exclusion):
         return Loaded(stat, source)
+    from prooftext.graph.extract import extract  # the parsers: only a file that is read needs them
+
     graph = extract(source.path, source.text)
     return Loaded(stat, source, graph, fts_rows(source, graph))
 
