@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,13 +17,12 @@ from prooftext.adaptive.compile import AdaptiveResult, RoundCallback, adaptive_c
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
 from prooftext.corpus.model import REASONS, Exclusion, WalkResult
+from prooftext.corpus.safeio import existing_directory
 from prooftext.corpus.walk import patch, walk
 from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import (
     RangeError,
     RequestError,
-    RootMissingError,
-    RootNotDirectoryError,
     UnknownNameError,
 )
 from prooftext.pack.packet import Compiler, Packet
@@ -107,23 +105,8 @@ def _ladder_base(query: Query) -> Query:
 
 
 def resolve_root(root: Path | str) -> Path:
-    """An existing directory, absolute; a clear error otherwise."""
-    path = Path(root).expanduser()
-    try:
-        mode = path.stat().st_mode
-    except NotADirectoryError:  # a component of the path is a file: ``app.py/src``
-        raise RootNotDirectoryError(
-            f"root is not a directory: {root}: a part of its path is a file", root=str(root)
-        ) from None
-    except FileNotFoundError:
-        raise RootMissingError(f"root does not exist: {root}", root=str(root)) from None
-    except OSError as exc:  # no permission to look, a loop of links
-        raise RootMissingError(f"root cannot be opened: {root}: {exc.strerror}", root=str(root)) from None
-    if stat.S_ISREG(mode):
-        raise RootNotDirectoryError(f"root is a file, not a directory: {root}", root=str(root))
-    if not stat.S_ISDIR(mode):
-        raise RootNotDirectoryError(f"root is not a directory: {root}", root=str(root))
-    return path.resolve()
+    """An existing directory, absolute; a clear error otherwise (see :func:`existing_directory`)."""
+    return existing_directory(root)
 
 
 class Index:

@@ -8,6 +8,7 @@ from gates.context import Run
 from prooftext import canonical
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts import loader
+from prooftext.errors import ProoftextError
 
 from .helpers import code_of, rewrite
 
@@ -66,5 +67,15 @@ def test_artifact_byte_ceilings_are_enforced(run: Run, monkeypatch: pytest.Monke
     assert code_of(lambda: lc.run_validate(run.out("query"))) == "limit_exceeded"
 
 
-def test_a_missing_file_is_a_bounded_error(run: Run) -> None:
-    assert code_of(lambda: lc.run_validate(run.out("nothing"))) == "artifact_invalid"
+def test_a_missing_file_is_not_found_and_named_by_its_whole_path(run: Run) -> None:
+    missing = run.out("nothing")
+    with pytest.raises(ProoftextError) as info:
+        lc.run_validate(missing)
+    assert info.value.code == "not_found"
+    assert info.value.message == f"artifact file not found: {missing}"
+
+
+def test_a_directory_given_as_an_artifact_is_a_bounded_error_naming_it(run: Run) -> None:
+    with pytest.raises(ProoftextError) as info:
+        lc.run_validate(run.repo)
+    assert info.value.code == "artifact_invalid" and str(run.repo) in info.value.message

@@ -58,6 +58,8 @@ def memory_export(root: Path | str) -> MemoryExport:
 def memory_import(root: Path | str, export: Path | bytes) -> MemoryImport:
     """Write an export (a file, or its bytes) into ``root``'s memory store, which must be empty (a fresh
     store is created when there is none): all of it or, on any error, nothing."""
-    data = read_bounded(Path(export), MAX_EXPORT_BYTES) if isinstance(export, Path) else export
+    data = (
+        read_bounded(Path(export), MAX_EXPORT_BYTES, "memory export") if isinstance(export, Path) else export
+    )
     with MemoryStore.open(root) as store:
         return import_memory(store, data)

@@ -29,7 +29,8 @@ from prooftext.artifacts.quality import build_quality_report
 from prooftext.artifacts.query import build_query
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import build_snapshot, publication_check
-from prooftext.errors import RequestError, RootMissingError, RootNotDirectoryError
+from prooftext.corpus.safeio import existing_directory
+from prooftext.errors import RequestError
 from prooftext.select.query import Query as SelectQuery
 
 MAX_CLAIMS_FILE_BYTES = 8 * 1024 * 1024
@@ -56,12 +57,7 @@ class Published:
 
 def explicit_root(path: Path, what: str) -> Path:
     """An existing directory given on the command line, made absolute (never serialized)."""
-    path = Path(path).expanduser()
-    if not path.exists():
-        raise RootMissingError(f"{what} does not exist", root=what)
-    if not path.is_dir():
-        raise RootNotDirectoryError(f"{what} is not a directory", root=what)
-    return path.resolve()
+    return existing_directory(path, what)
 
 
 def roots_of(repository: Path, owner: Path | None) -> Roots:

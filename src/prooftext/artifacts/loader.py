@@ -48,7 +48,7 @@ def schema_file(artifact_type: str) -> str:
 
 def read_artifact_bytes(path: Path) -> bytes:
     """The bytes of an artifact file: a regular file, at most the largest artifact ceiling."""
-    return read_bounded(path, MAX_ARTIFACT_BYTES)
+    return read_bounded(path, MAX_ARTIFACT_BYTES, "artifact file")
 
 
 def _envelope(data: bytes, expected: str | None) -> dict[str, Any]:

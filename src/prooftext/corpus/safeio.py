@@ -28,6 +28,7 @@ from prooftext.corpus.model import (
 from prooftext.errors import (
     ArtifactError,
     LimitError,
+    NotFoundError,
     PathOutsideRootError,
     RootMissingError,
     RootNotDirectoryError,
@@ -286,20 +287,46 @@ def read_small_file(path: Path, max_bytes: int) -> bytes | None:
         os.close(fd)
 
 
-def read_bounded(path: Path, max_bytes: int) -> bytes:
+def existing_directory(path: Path | str, what: str = "root") -> Path:
+    """``path`` as an absolute existing directory; a clear, coded error otherwise (``what`` names it in the
+    message: ``root``, ``--repository-root``). A file is ``root_not_directory`` and says it is a file; a
+    path through a file (``app.py/src``) is ``root_not_directory`` too, not missing."""
+    given = Path(path).expanduser()
+    try:
+        mode = given.stat().st_mode
+    except NotADirectoryError:
+        raise RootNotDirectoryError(
+            f"{what} is not a directory: {path}: a part of its path is a file", root=str(path)
+        ) from None
+    except FileNotFoundError:
+        raise RootMissingError(f"{what} does not exist: {path}", root=str(path)) from None
+    except OSError as exc:  # no permission to look, a loop of links
+        raise RootMissingError(f"{what} cannot be opened: {path}: {exc.strerror}", root=str(path)) from None
+    if stat_module.S_ISREG(mode):
+        raise RootNotDirectoryError(f"{what} is a file, not a directory: {path}", root=str(path))
+    if not stat_module.S_ISDIR(mode):
+        raise RootNotDirectoryError(f"{what} is not a directory: {path}", root=str(path))
+    return given.resolve()
+
+
+def read_bounded(path: Path, max_bytes: int, what: str = "file") -> bytes:
     """The bytes of a file a caller names (an artifact, a saved packet): a regular file of at most
     ``max_bytes``. A FIFO is opened without blocking and refused, a device or an oversized file is refused
-    before it is read, so no input can hang the reader or exhaust its memory."""
+    before it is read, so no input can hang the reader or exhaust its memory. A path that names nothing
+    (nor a link to anything) is ``not_found``; every message names the path as given and ``what`` it is."""
+    shown = display_name(str(path))
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
+    except FileNotFoundError:
+        raise NotFoundError(f"{what} not found: {shown}", path=shown) from None
     except OSError as exc:
-        raise ArtifactError(f"cannot read {Path(path).name}: {exc.strerror}") from None
+        raise ArtifactError(f"cannot read {what} {shown}: {exc.strerror}", path=shown) from None
     try:
         info = os.fstat(fd)
         if not stat_module.S_ISREG(info.st_mode):
-            raise ArtifactError(f"{Path(path).name} is not a regular file")
+            raise ArtifactError(f"{what} {shown} is not a regular file", path=shown)
         if info.st_size > max_bytes:
-            raise LimitError(f"{Path(path).name} is larger than {max_bytes} bytes")
+            raise LimitError(f"{what} {shown} is larger than {max_bytes} bytes", path=shown)
         with os.fdopen(os.dup(fd), "rb") as handle:
             return handle.read(max_bytes + 1)
     finally:

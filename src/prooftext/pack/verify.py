@@ -77,7 +77,7 @@ from prooftext.corpus.model import (
 from prooftext.corpus.read import read_source_at
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_bounded, split_portable
 from prooftext.corpus.walk import walk
-from prooftext.errors import ArtifactError, NotFoundError
+from prooftext.errors import ArtifactError
 from prooftext.pack.render import Block, derive_nonce, digest, render
 from prooftext.pack.signing import SigningKey
 from prooftext.pack.sources import file_repeats, observe
@@ -219,13 +219,7 @@ def read_packet_file(path: Path) -> Any:
     """The value saved in ``path`` (by ``pack --json`` or ``adaptive-pack --json``): a regular file of at
     most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON. A path that names no file (nor a link to one)
     raises :class:`~prooftext.errors.NotFoundError`, not the error of a malformed packet."""
-    try:
-        os.stat(path)
-    except FileNotFoundError:
-        raise NotFoundError(f"packet file not found: {path}", path=str(path)) from None
-    except OSError:
-        pass  # the read below reports it
-    return canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES))
+    return canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES, "packet file"))
 
 
 def verify_value(
