@@ -157,12 +157,15 @@ def datasets_sentence(summary: Mapping[str, Any]) -> str:
     for key, block in blocks.items():
         if key == "clinc":
             continue
-        counts = tier_counts(key, block) or {}
-        surface = counts.get(Tier.SURFACE.value)
-        if surface is not None:
-            parts.append(
-                f"{num(surface)} of {num(size(block))} {label(key)} were called surface, all wrongly"
-            )
+        counts = tier_counts(key, block)
+        if counts is None:
+            continue
+        surface = counts.get(Tier.SURFACE.value, 0)
+        parts.append(
+            f"none of the {num(size(block))} {label(key)} was called surface"
+            if surface == 0
+            else f"{num(surface)} of {num(size(block))} {label(key)} were called surface, each one an error"
+        )
     gates = _recorded_gates(blocks)
     for g in gates:
         ran = [
@@ -306,7 +309,7 @@ def depth_tables(summary: Mapping[str, Any]) -> list[Table]:
         )
     intents = intent_rows(summary)
     if intents:
-        tables.append(("CLINC150 surface recall per small-talk intent", ["intent", "recall %"], intents))
+        tables.append(("surface recall per intent", ["intent", "recall %"], intents))
     return tables
 
 

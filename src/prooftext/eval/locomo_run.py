@@ -243,10 +243,12 @@ def _curves(arms: Mapping[str, Mapping[str, Any]]) -> Figure:
         if name == find.ADAPTIVE and points[-1][2]:  # its ceiling is not its size: say where it stopped
             x, y, budget = points[-1]
             ax.annotate(
-                f"ceiling {budget:,},\nstopped at {x:,.0f}",
+                f"ceiling {budget:,}, stopped at {x:,.0f}",
                 (x, y),
-                xytext=(6, -26),
+                xytext=(-8, 8),
                 textcoords="offset points",
+                ha="right",
+                va="bottom",
                 fontsize="x-small",
                 color=f"C{number}",
             )
