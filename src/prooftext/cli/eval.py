@@ -51,14 +51,19 @@ RegressionOpt = Annotated[
 ]
 
 
-def _print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
-    table = Table(title=title)
-    table.add_column(headers[0], justify="left", no_wrap=True)
-    for header in headers[1:]:
-        table.add_column(header, justify="right")
-    for row in rows:
-        table.add_row(*row)
-    Console(width=None if sys.stdout.isatty() else WIDE_CONSOLE).print(table)
+def print_tables(report: prooftext.EvalReport, console: Console) -> None:
+    """Each of the report's tables, its first column (arm, instance) kept whole, numbers never cut."""
+    for title, headers, rows in report.tables():
+        table = Table(title=title)
+        table.add_column(headers[0], justify="left", no_wrap=True)
+        for number, header in enumerate(headers[1:], start=1):
+            # as wide as its widest cell and header word: a narrow terminal wraps a header at its spaces,
+            # never cuts a number or a word
+            widest = max([len(word) for word in header.split()] + [len(row[number]) for row in rows])
+            table.add_column(header, justify="right", min_width=widest)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
 
 
 _SWE = prooftext.SwebenchRun(Path(), Path())
@@ -83,8 +88,7 @@ def _show(report: prooftext.EvalReport, as_json: bool) -> None:
     if as_json:
         emit_json(report.to_dict())
         return
-    for title, headers, rows in report.tables():
-        _print_table(title, headers, rows)
+    print_tables(report, Console(width=None if sys.stdout.isatty() else WIDE_CONSOLE))
     for line in report.notes():
         echo(line)
 
@@ -107,7 +111,22 @@ def swebench_command(
             "--work", help="Work trees and indexes (default OUT/work or a temp dir).", readable=False
         ),
     ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N tasks.")] = None,
+    repo: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--repo",
+            help="Only the tasks of this repository (owner/name); repeat it or separate names by commas.",
+        ),
+    ] = None,
+    instance: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--instance", help="Only the task with this instance id; repeat it or separate ids by commas."
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Only the first N tasks (after --repo and --instance).")
+    ] = None,
     tokenizer: TokenizerOpt = _SWE.tokenizer,
     declare: DeclareOpt = None,
     quality_metric: MetricOpt = None,
@@ -117,7 +136,9 @@ def swebench_command(
 ) -> None:
     """Full context vs BM25 vs fixed vs adaptive packets on SWE-bench tasks, each at its base commit."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold, permitted_regression)
-    run = prooftext.SwebenchRun(tasks, repo_map, arms, budget, tokenizer, bar)
+    run = prooftext.SwebenchRun(
+        tasks, repo_map, arms, budget, tokenizer, bar, tuple(repo or ()), tuple(instance or ())
+    )
     _evaluate(run, prooftext.RunOptions(out, work, workers, executor, scheduler, limit), "tasks", as_json)
 
 

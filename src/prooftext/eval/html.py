@@ -29,6 +29,9 @@ th { background: #f2f2f2; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
+.finding { font-size: 1.0em; margin: 0.5em 0 0.4em; padding: 0.3em 0.6em; border-left: 3px solid #4c72b0;
+  background: #f5f8fc; }
+td.text, th.text { text-align: left; white-space: nowrap; }
 """
 
 
@@ -54,10 +57,20 @@ class HtmlReport:
     def note(self, text: str) -> None:
         self._parts.append(f'<p class="note">{html.escape(text)}</p>')
 
-    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-        head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    def finding(self, text: str) -> None:
+        """The one sentence that says what the next table or plot shows: what won, by how much."""
+        self._parts.append(f'<p class="finding">{html.escape(text)}</p>')
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int = 1) -> None:
+        """A table whose first ``text_columns`` columns are left-aligned text, the rest right-aligned."""
+
+        def cls(i: int) -> str:
+            return ' class="text"' if i < text_columns else ""
+
+        head = "".join(f"<th{cls(i)}>{html.escape(str(h))}</th>" for i, h in enumerate(headers))
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+            "<tr>" + "".join(f"<td{cls(i)}>{html.escape(str(c))}</td>" for i, c in enumerate(row)) + "</tr>"
+            for row in rows
         )
         self._parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
@@ -107,8 +120,8 @@ def manifest_section(report: HtmlReport, manifest: dict[str, Any]) -> None:
         [
             [
                 decl.get("metric"),
-                decl.get("threshold"),
-                decl.get("permitted_regression"),
+                _value_text(decl.get("threshold")),
+                _value_text(decl.get("permitted_regression")),
                 decl.get("source"),
                 manifest.get("declared_at"),
             ]
@@ -134,58 +147,65 @@ def manifest_section(report: HtmlReport, manifest: dict[str, Any]) -> None:
         ],
     )
     report.heading("Arm parameters", 3)
-    report.json_block(manifest.get("arms", {}))
+    for arm, params in manifest.get("arms", {}).items():
+        report.note(f"{arm}: " + "; ".join(f"{key} = {_value_text(value)}" for key, value in params.items()))
 
 
-def anchor_section(report: HtmlReport, heading: str, anchors: Sequence[dict[str, Any]]) -> None:
+def _value_text(value: object) -> str:
+    """A parameter as words: lists joined by commas, objects as ``key: value``, nothing as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        return ", ".join(_value_text(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_value_text(v)}" for k, v in value.items())
+    return json.dumps(value, ensure_ascii=False)
+
+
+def legend_outside(ax: Any) -> None:
+    """The legend right of the axes, never over the data (the saved figure widens to hold it)."""
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+
+
+def anchor_section(
+    report: HtmlReport, heading: str, anchors: Sequence[dict[str, Any]], finding: str | None = None
+) -> None:
     """Published results to read a run against: each system, its metric and its value."""
     report.heading(heading)
+    if finding is not None:
+        report.finding(finding)
     report.table(
         ["system", "metric", "value %"], [[a["name"], a["metric"], pct(a["value"])] for a in anchors]
     )
 
 
-def verdict_section(report: HtmlReport, verdict: dict[str, Any], metric: str) -> None:
-    report.heading("Verdict against the declaration")
-    rows = [
-        [
-            arm,
-            pct(v.get("value")),
-            pct(v.get("reference_value")),
-            pct(v.get("regression")),
-            v.get("meets_threshold"),
-            v.get("within_regression"),
-            v.get("passes"),
-        ]
-        for arm, v in verdict.items()
-    ]
-    report.table(
-        [
-            "arm",
-            f"{metric} %",
-            "full %",
-            "regression (pts)",
-            "meets threshold",
-            "within regression",
-            "passes",
-        ],
-        rows,
+def yes_no(value: object) -> str:
+    return "–" if value is None else ("yes" if value else "no")
+
+
+def verdict_section(
+    report: HtmlReport, verdict: dict[str, Any], metric: str, *, heading: bool = True
+) -> None:
+    """Per arm: the declared metric, the reference's value and the regression from it (columns left out
+    when no arm has a reference), and pass/fail."""
+    if heading:
+        report.heading("Verdict against the declaration")
+    referenced = any(isinstance(v.get("reference_value"), int | float) for v in verdict.values())
+    headers = ["arm", f"{metric} %"]
+    headers += ["full %", "regression (pts)"] if referenced else []
+    headers += (
+        ["meets threshold", "within regression", "passes"] if referenced else ["meets threshold", "passes"]
     )
-
-
-def open_report(
-    title: str,
-    note: str,
-    *,
-    table: tuple[Sequence[str], Sequence[Sequence[object]]],
-    anchors: tuple[str, Sequence[dict[str, Any]]],
-    verdict: tuple[dict[str, Any], str],
-) -> HtmlReport:
-    """A report's opening, the same for every benchmark: its title, a note on what was run, the summary
-    table, the published anchors (a heading and its rows) and the verdict against the declared metric."""
-    report = HtmlReport(title)
-    report.note(note)
-    report.table(*table)
-    anchor_section(report, *anchors)
-    verdict_section(report, *verdict)
-    return report
+    rows = []
+    for arm, v in verdict.items():
+        row = [arm, pct(v.get("value"))]
+        if referenced:
+            row += [pct(v.get("reference_value")), pct(v.get("regression"))]
+        row.append(yes_no(v.get("meets_threshold")))
+        if referenced:
+            row.append(yes_no(v.get("within_regression")))
+        row.append(yes_no(v.get("passes")))
+        rows.append(row)
+    report.table(headers, rows)

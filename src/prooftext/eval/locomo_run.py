@@ -9,15 +9,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prooftext.eval import locomo_findings as find
 from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.html import (
-    bar_figure,
+    HtmlReport,
+    anchor_section,
+    legend_outside,
     manifest_section,
     new_figure,
     num,
-    open_report,
     pct,
+    verdict_section,
 )
 from prooftext.eval.locomo import BUDGETED_ARMS, UNBUDGETED_ARMS, ConversationRunner, LocomoConfig
 from prooftext.eval.locomo_data import CATEGORY_NAMES, load_locomo
@@ -152,6 +155,7 @@ LOCOMO_HEADERS = [
     "latency p50 ms",
     "latency p95 ms",
 ]
+Table = tuple[str, list[str], list[list[str]]]
 
 
 def locomo_rows(arms: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
@@ -181,18 +185,73 @@ def category_rows(arms: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], lis
     return headers, rows
 
 
+def terminal_tables(summary: Mapping[str, Any]) -> list[Table]:
+    """The summary as a terminal shows it, each table within 80 columns: the question count in the title,
+    a failures column only when an arm failed, category names that wrap at a space."""
+    arms = summary["arms"]
+    with_evidence = summary.get("questions_with_evidence", summary["questions"])
+    failed = any(s.get("failures") for s in arms.values())
+    headers = ["arm", *(["failed"] if failed else []), "recall %", "all %", "tokens mean", "ms p50", "ms p95"]
+    rows = [
+        [
+            key,
+            *([str(s.get("failures"))] if failed else []),
+            pct(s.get("evidence_recall")),
+            pct(s.get("all_evidence")),
+            num(s.get("prompt_tokens_mean")),
+            num(s.get("latency_ms_p50"), 1),
+            num(s.get("latency_ms_p95"), 1),
+        ]
+        for key, s in arms.items()
+    ]
+    category_headers, by_category = category_rows(arms)
+    short = ["arm", *[h.partition(" ")[2].replace("-", " ") or h for h in category_headers[1:]]]
+    return [
+        (f"LoCoMo, {with_evidence} questions with evidence", headers, rows),
+        ("evidence recall per category, %", short, by_category),
+    ]
+
+
+def terminal_notes(summary: Mapping[str, Any]) -> list[str]:
+    arms = summary["arms"]
+    return [
+        find.summary_sentence(arms),
+        *find.short_of_budget(arms),
+        find.verdict_sentence(summary),
+        find.normalization_sentence(summary.get("evidence_normalization", {})),
+        f"wall time {summary['wall_s']} s",
+    ]
+
+
 def _curves(arms: Mapping[str, Mapping[str, Any]]) -> Figure:
-    fig = new_figure()
+    fig = new_figure(8.0, 4.2)
     ax = fig.add_subplot()
+    markers = {"last_n": "s", "bm25": "o", "fixed": "^", "adaptive": "v"}
     for number, name in enumerate(BUDGETED_ARMS):
         points = [
-            (float(s["prompt_tokens_mean"]), float(s["evidence_recall"] or 0.0))
+            (float(s["prompt_tokens_mean"]), float(s["evidence_recall"] or 0.0), find.split_key(key)[1])
             for key, s in arms.items()
             if key.partition("@")[0] == name and s.get("prompt_tokens_mean") is not None
         ]
-        if points:
-            xs, ys = zip(*sorted(points), strict=True)
-            ax.plot(xs, ys, marker="o", label=name, color=f"C{number}")
+        if not points:
+            continue
+        points.sort()
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        style = "--" if name == find.ADAPTIVE else "-"  # dashed over fixed, whose points it often shares
+        ax.plot(xs, ys, style, marker=markers.get(name, "D"), label=name, color=f"C{number}")
+        if name == find.ADAPTIVE and points[-1][2]:  # its ceiling is not its size: say where it stopped
+            x, y, budget = points[-1]
+            ax.annotate(
+                f"ceiling {budget:,}, stopped at {x:,.0f}",
+                (x, y),
+                xytext=(-8, 8),
+                textcoords="offset points",
+                ha="right",
+                va="bottom",
+                fontsize="x-small",
+                color=f"C{number}",
+            )
     for number, name in enumerate(UNBUDGETED_ARMS, start=len(BUDGETED_ARMS)):
         s = arms.get(name)
         if s and s.get("prompt_tokens_mean") is not None:
@@ -207,33 +266,89 @@ def _curves(arms: Mapping[str, Mapping[str, Any]]) -> Figure:
     for anchor in ANCHORS_LOCOMO:
         ax.axhline(float(anchor["value"]), linestyle=":", color="grey", label=str(anchor["name"]))
     ax.set_xscale("log")
+    ax.set_ylim(-0.03, 1.05)
     ax.set_xlabel("mean prompt tokens (log scale)")
     ax.set_ylabel("evidence recall")
     ax.set_title("Evidence-turn recall vs prompt tokens (points: budgets)")
-    ax.legend(fontsize="x-small", loc="lower right")
+    legend_outside(ax)
+    return fig
+
+
+def _stops(arms: Mapping[str, Mapping[str, Any]]) -> Figure | None:
+    """The adaptive packet's stop reasons per ceiling, as stacked bars."""
+    keys = [k for k in arms if find.split_key(k)[0] == find.ADAPTIVE and arms[k].get("stop_reasons")]
+    if not keys:
+        return None
+    keys.sort(key=lambda k: find.split_key(k)[1] or 0)
+    reasons = sorted({r for k in keys for r in arms[k]["stop_reasons"]})
+    fig = new_figure(8.0, 3.2)
+    ax = fig.add_subplot()
+    labels = [f"{find.split_key(k)[1]:,}" for k in keys]
+    bottom = [0] * len(keys)
+    for number, reason in enumerate(reasons):
+        heights = [int(arms[k]["stop_reasons"].get(reason, 0)) for k in keys]
+        ax.bar(labels, heights, bottom=bottom, label=reason, color=f"C{number + 4}")
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    ax.set_xlabel("adaptive ceiling, tokens")
+    ax.set_ylabel("questions")
+    ax.set_title("Adaptive stop reasons per ceiling")
+    legend_outside(ax)
     return fig
 
 
 def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     arms = summary["arms"]
-    report = open_report(
-        "prooftext evaluation: LoCoMo",
+    report = HtmlReport("prooftext evaluation: LoCoMo")
+    report.note(
         f"{summary['questions']} questions ({summary['questions_with_evidence']} with evidence) from"
         f" {summary['conversations']} conversations; wall time {num(summary.get('wall_s'), 1)} s."
-        " Recall averages over questions with evidence; a failed arm counts as 0.",
-        table=(LOCOMO_HEADERS, locomo_rows(arms)),
-        anchors=("Published anchor", ANCHORS_LOCOMO),
-        verdict=(summary.get("verdict", {}), record["declaration"]["metric"]),
+        " Recall averages over questions with evidence; a failed arm counts as 0. arm@B: at a budget of B"
+        " tokens (for adaptive, a ceiling)."
     )
+    report.finding(find.summary_sentence(arms))
+    report.table(LOCOMO_HEADERS, locomo_rows(arms))
+    anchor_section(
+        report, "Published anchor", list(ANCHORS_LOCOMO), find.anchor_sentence(arms, ANCHORS_LOCOMO)
+    )
+    report.heading("Verdict against the declaration")
+    report.finding(find.verdict_sentence(summary))
+    verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"], heading=False)
     report.heading("Evidence recall per category")
+    report.finding(find.category_sentence(arms))
     headers, rows = category_rows(arms)
     report.table(headers, rows)
     report.heading("Plots")
+    report.finding(find.curves_sentence(arms))
     report.figure(_curves(arms), "evidence recall vs prompt tokens")
-    stops = {k: s for k, s in arms.items() if s.get("stop_reasons")}
-    for key, s in stops.items():
-        report.figure(bar_figure(f"{key}: stop reasons", s["stop_reasons"], "stop reason"), key)
+    for note in find.short_of_budget(arms):
+        report.note(note)
+    stops = _stops(arms)
+    if stops is not None:
+        report.finding(find.stops_sentence(arms))
+        report.figure(stops, "adaptive stop reasons per ceiling")
     report.heading("Evidence id normalization")
-    report.json_block(summary.get("evidence_normalization", {}))
+    stats = summary.get("evidence_normalization", {})
+    report.finding(find.normalization_sentence(stats))
+    report.table(
+        [
+            "raw entries",
+            "entries split",
+            "ids kept",
+            "ids repaired",
+            "ids dropped",
+            "questions without evidence",
+        ],
+        [
+            [
+                num(stats.get("raw_entries")),
+                num(stats.get("entries_split")),
+                num(stats.get("ids_kept")),
+                num(stats.get("ids_repaired")),
+                num(stats.get("ids_dropped")),
+                num(stats.get("questions_without_evidence")),
+            ]
+        ],
+        text_columns=0,
+    )
     manifest_section(report, record)
     return report.render()

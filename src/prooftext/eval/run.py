@@ -8,7 +8,6 @@ comma-separated text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,12 @@ from prooftext.errors import RequestError
 from prooftext.eval.common import Progress, RunOptions, require_eval_extra
 from prooftext.eval.declare import Declaration, parse_ints, parse_list, resolve_declaration
 from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, run_depth
-from prooftext.eval.html import pct
+from prooftext.eval.depth_report import depth_notes, depth_tables
 from prooftext.eval.locomo import DEFAULT_BUDGETS, LOCOMO_ARMS, LocomoConfig
-from prooftext.eval.locomo_run import (
-    DEFAULT_LOCOMO_DECLARATION,
-    LOCOMO_HEADERS,
-    LOCOMO_METRICS,
-    category_rows,
-    locomo_rows,
-    run_locomo,
-)
-from prooftext.eval.swe_report import SUMMARY_HEADERS, summary_rows
+from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, run_locomo
+from prooftext.eval.locomo_run import terminal_notes as locomo_notes
+from prooftext.eval.locomo_run import terminal_tables as locomo_tables
+from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
 from prooftext.eval.swebench import ARMS, DEFAULT_BUDGET, SweConfig
 from prooftext.tokens import DEFAULT_TOKENIZER
@@ -64,6 +58,11 @@ class SwebenchRun:
     budget: int = DEFAULT_BUDGET
     tokenizer: str = DEFAULT_TOKENIZER
     bar: QualityBar = QualityBar()
+    repos: Names = ()
+    """Only the tasks of these repositories (``owner/name``); every repository when empty."""
+    instances: Names = ()
+    """Only the tasks with these instance ids; every task when empty. A repository or instance id that no
+    task has is refused (``unknown_name``, field ``repo`` or ``instance``) before anything runs."""
 
 
 @dataclass(frozen=True)
@@ -106,32 +105,27 @@ class EvalReport:
 
     def tables(self) -> list[Table]:
         if self.benchmark == "swebench":
-            return _swebench_tables(self.summary)
+            return terminal_tables(self.summary)
         if self.benchmark == "locomo":
-            headers, rows = category_rows(self.summary["arms"])
-            return [
-                (
-                    f"LoCoMo, {self.summary['questions']} questions",
-                    LOCOMO_HEADERS,
-                    locomo_rows(self.summary["arms"]),
-                ),
-                ("evidence recall per category", headers, rows),
-            ]
-        return []
+            return locomo_tables(self.summary)
+        return depth_tables(self.summary)
 
     def notes(self) -> list[str]:
         if self.benchmark == "swebench":
-            return _swebench_notes(self.summary)
+            return terminal_notes(self.summary)
         if self.benchmark == "locomo":
-            return [
-                f"evidence ids: {self.summary['evidence_normalization']}",
-                f"wall time {self.summary['wall_s']} s",
-            ]
-        return _depth_notes(self.summary)
+            return locomo_notes(self.summary)
+        return depth_notes(self.summary)
 
 
 def _names(value: Names, allowed: tuple[str, ...], field: str) -> tuple[str, ...]:
     return parse_list(value if isinstance(value, str) else ",".join(value), allowed, field)
+
+
+def _selection(value: Names) -> tuple[str, ...]:
+    """Names as given (a tuple, or comma-separated text), blanks and repeats dropped, order kept."""
+    parts = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
+    return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
 
 
 def _numbers(value: Numbers, field: str) -> tuple[int, ...]:
@@ -158,7 +152,16 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
         work_dir=Path("."), arms=_names(run.arms, ARMS, "arms"), budget=run.budget, tokenizer=run.tokenizer
     )
     declaration = run.bar.resolve(DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS)
-    return run_swebench(run.tasks, run.repo_map, config, declaration, options, progress)
+    return run_swebench(
+        run.tasks,
+        run.repo_map,
+        config,
+        declaration,
+        options,
+        progress,
+        repos=_selection(run.repos),
+        instances=_selection(run.instances),
+    )
 
 
 def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
@@ -172,39 +175,3 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
     )
     declaration = run.bar.resolve(DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS)
     return run_locomo(run.data, config, declaration, options, progress)
-
-
-def _swebench_tables(summary: Mapping[str, Any]) -> list[Table]:
-    tables: list[Table] = [
-        (f"SWE-bench, {summary['tasks']} tasks", SUMMARY_HEADERS, summary_rows(summary["arms"]))
-    ]
-    tables.extend((repo, SUMMARY_HEADERS, summary_rows(arms)) for repo, arms in summary["by_repo"].items())
-    return tables
-
-
-def _swebench_notes(summary: Mapping[str, Any]) -> list[str]:
-    notes = []
-    adaptive = summary["arms"].get("adaptive", {})
-    if adaptive.get("stop_reasons"):
-        notes.append(f"adaptive stop reasons: {adaptive['stop_reasons']}")
-        notes.append(f"adaptive selected rounds: {adaptive['selected_rounds']}")
-    notes.extend(f"verdict {arm}: {v}" for arm, v in summary["verdict"].items())
-    notes.append(f"wall time {summary['wall_s']} s")
-    return notes
-
-
-def _depth_notes(summary: Mapping[str, Any]) -> list[str]:
-    c = summary["clinc"]
-    notes = [
-        f"CLINC150 test: {c['utterances']} utterances, {c['gold_surface']} surface, {c['predicted_surface']}"
-        f" predicted surface; precision {pct(c['surface_precision'])}%, recall {pct(c['surface_recall'])}%",
-        f"surface recall by intent: { {k: pct(v) for k, v in c['surface_recall_by_intent'].items()} }",
-        f"CLINC150 oos_test classified surface: {summary['clinc_oos']['false_surface_count']}",
-    ]
-    if "locomo" in summary:
-        lo = summary["locomo"]
-        notes.append(
-            f"LoCoMo: {lo['surface_count']} of {lo['questions']} questions classified surface; tiers {lo['tiers']}"
-        )
-    notes.append(f"verdict: {summary['verdict']}")
-    return notes

@@ -78,11 +78,22 @@ def _adaptive(results: Sequence[Mapping[str, Any]], out: dict[str, Any]) -> None
         out["stop_reasons"] = frequencies(a["stop_reason"] for a in ok)
         out["selected_rounds"] = frequencies(a["selected_round"] for a in ok)
         out["rounds"] = frequencies(a["rounds"] for a in ok)
-    if any("fits_budget" in a for a in ok):
-        out["fits_budget"] = share([bool(a.get("fits_budget")) for a in ok])
 
 
-def arm_summary(rows: Sequence[Row], arm: str) -> dict[str, Any]:
+def _budget_fit(results: Sequence[Mapping[str, Any]], budget: int | None, out: dict[str, Any]) -> None:
+    """``fits_budget``: the share of the arm's answered tasks whose prompt is within the budget (a row's
+    own ``fits_budget`` when the budget is not given); ``over_budget``: how many tasks it exceeded."""
+    ok = [a for a in results if a.get("ok")]
+    if budget is not None:
+        fits = [int(a["prompt_tokens"]) <= budget for a in ok if "prompt_tokens" in a]
+    else:
+        fits = [bool(a["fits_budget"]) for a in ok if "fits_budget" in a]
+    if fits:
+        out["fits_budget"] = share(fits)
+        out["over_budget"] = fits.count(False)
+
+
+def arm_summary(rows: Sequence[Row], arm: str, budget: int | None = None) -> dict[str, Any]:
     results = _arm_results(rows, arm)
     out: dict[str, Any] = {
         "tasks": len(results),
@@ -92,6 +103,7 @@ def arm_summary(rows: Sequence[Row], arm: str) -> dict[str, Any]:
     _ranking(results, out)
     _packets(results, out)
     _adaptive(results, out)
+    _budget_fit(results, budget, out)
     return out
 
 
@@ -118,13 +130,15 @@ def index_summary(rows: Sequence[Row]) -> dict[str, Any]:
     return out
 
 
-def swebench_summary(rows: Sequence[Row], arms: Sequence[str]) -> dict[str, Any]:
+def swebench_summary(rows: Sequence[Row], arms: Sequence[str], budget: int | None = None) -> dict[str, Any]:
+    """Per arm, per repository and the index cost; with ``budget``, each arm's share of tasks whose prompt
+    fits it."""
     repos = sorted({str(r["repo"]) for r in rows})
     return {
         "tasks": len(rows),
-        "arms": {arm: arm_summary(rows, arm) for arm in arms},
+        "arms": {arm: arm_summary(rows, arm, budget) for arm in arms},
         "by_repo": {
-            repo: {arm: arm_summary([r for r in rows if r["repo"] == repo], arm) for arm in arms}
+            repo: {arm: arm_summary([r for r in rows if r["repo"] == repo], arm, budget) for arm in arms}
             for repo in repos
         },
         "index": index_summary(rows),

@@ -9,11 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
-from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.declare import Declaration, manifest
 from prooftext.eval.output import RunOutput
 from prooftext.eval.summary import swebench_summary
-from prooftext.eval.swe_report import swebench_report
-from prooftext.eval.swebench import ARM_FULL, ShardRunner, SweConfig, load_repo_map, load_tasks, plan_shards
+from prooftext.eval.swe_findings import budget_reference, budget_verdict, task_losses
+from prooftext.eval.swe_report import compact_losses, swebench_report
+from prooftext.eval.swebench import (
+    ShardRunner,
+    SweConfig,
+    load_repo_map,
+    load_tasks,
+    plan_shards,
+    select_tasks,
+)
 
 DEFAULT_SWEBENCH_DECLARATION = Declaration("gold_file_recall", 0.6, 0.4)
 SWEBENCH_METRICS = (
@@ -37,9 +45,13 @@ def run_swebench(
     declaration: Declaration,
     options: RunOptions,
     progress: Progress | None = None,
+    *,
+    repos: tuple[str, ...] = (),
+    instances: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Evaluate every task (or the first ``limit``) and return the summary (also written under ``out_dir``)."""
-    tasks = load_tasks(tasks_path)[: options.limit]
+    """Evaluate the tasks of ``repos`` among ``instances`` (every task when both are empty), the first
+    ``limit`` of them, and return the summary (also written under ``out_dir``)."""
+    tasks = select_tasks(load_tasks(tasks_path), repos, instances)[: options.limit]
     repo_map = load_repo_map(repo_map_path)
     with tempfile.TemporaryDirectory(prefix="prooftext-eval-") as scratch:
         work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
@@ -49,6 +61,7 @@ def run_swebench(
             "swebench", {"tasks": tasks_path}, declaration, config.tokenizer, config.arm_parameters()
         )
         record["run"] = {"tasks": len(tasks), "shards": len(shards), "workers": options.workers}
+        record["run"].update({"repos": list(repos), "instances": list(instances), "limit": options.limit})
         with RunOutput(options.out_dir) as output:
             output.start(record)
             started = time.perf_counter()
@@ -66,12 +79,14 @@ def _summarize(
     wall_s: float,
 ) -> dict[str, Any]:
     rows.sort(key=lambda r: str(r["instance_id"]))
-    summary = swebench_summary(rows, config.arms)
+    summary = swebench_summary(rows, config.arms, config.budget)
     summary["wall_s"] = round(wall_s, 1)
     summary["budget"] = config.budget
     summary["declaration"] = record["declaration"]
-    reference = ARM_FULL if ARM_FULL in config.arms else None
-    summary["verdict"] = verdict(declaration, summary["arms"], reference)
+    summary["selection"] = {k: record["run"][k] for k in ("repos", "instances", "limit")}
+    summary["reference"] = budget_reference(summary["arms"], declaration.metric)
+    summary["verdict"] = budget_verdict(declaration, summary["arms"], summary["reference"]["arm"])
+    summary["task_losses"] = compact_losses(task_losses(rows, config.arms, config.budget))
     summary["code"] = record["code"]
     summary["datasets"] = record["datasets"]
     return summary

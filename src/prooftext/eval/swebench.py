@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
-from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError
+from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError, UnknownNameError
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
 from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
 from prooftext.eval.dataio import load_json, parse_json, read_text
@@ -211,6 +211,47 @@ def load_tasks(path: Path) -> list[SweTask]:
     if not tasks:
         raise ArtifactError(f"{path}: no tasks", path=str(path))
     return tasks
+
+
+SHOWN_NAMES = 8
+"""An unknown repository or instance error lists at most this many of the known names."""
+
+
+def _known(values: Sequence[str]) -> str:
+    ordered = sorted(set(values))
+    more = len(ordered) - SHOWN_NAMES
+    return ", ".join(ordered[:SHOWN_NAMES]) + (f" and {more} more" if more > 0 else "")
+
+
+def select_tasks(
+    tasks: Sequence[SweTask], repos: Sequence[str] = (), instances: Sequence[str] = ()
+) -> list[SweTask]:
+    """The tasks of any of ``repos`` (all when empty) that are among ``instances`` (all when empty), in file
+    order. A repository or instance id that no task has is an ``unknown_name`` error naming the field
+    (``repo`` or ``instance``), and so is a selection that leaves no task: never an empty run."""
+    have_repos = [t.repo for t in tasks]
+    unknown = [r for r in repos if r not in set(have_repos)]
+    if unknown:
+        raise UnknownNameError(
+            f"no task of repository {', '.join(unknown)}; the tasks' repositories: {_known(have_repos)}",
+            field="repo",
+        )
+    have_ids = [t.instance_id for t in tasks]
+    unknown = [i for i in instances if i not in set(have_ids)]
+    if unknown:
+        raise UnknownNameError(
+            f"no task with instance id {', '.join(unknown)}; {len(have_ids)} tasks, e.g. {_known(have_ids)}",
+            field="instance",
+        )
+    chosen = [
+        t for t in tasks if (not repos or t.repo in repos) and (not instances or t.instance_id in instances)
+    ]
+    if not chosen:
+        raise UnknownNameError(
+            f"no task of repository {', '.join(repos)} has instance id {', '.join(instances)}",
+            field="instance",
+        )
+    return chosen
 
 
 def load_repo_map(path: Path) -> dict[str, Path]:

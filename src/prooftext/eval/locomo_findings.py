@@ -1,0 +1,208 @@
+"""What a LoCoMo run found, one sentence per table and plot, computed from its summary: which arm had the
+highest evidence recall at each budget and by how much, where the packed curves end and why, which
+categories are hard, and what the adaptive packet's stop reasons were per ceiling."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from prooftext.eval.locomo_data import CATEGORY_NAMES
+from prooftext.eval.prose import leaders, names, percent, points, ranked, tokens
+
+Arms = Mapping[str, Mapping[str, Any]]
+FILLED = 0.9
+"""A packed arm whose mean prompt is below this share of its budget stopped short of it (worth a note)."""
+ADAPTIVE = "adaptive"
+CEILING_STOP = "hard_limit_reached"
+
+
+def split_key(key: str) -> tuple[str, int | None]:
+    """``fixed@2048`` → ``("fixed", 2048)``; ``full`` → ``("full", None)``."""
+    name, _, budget = key.partition("@")
+    return name, int(budget) if budget else None
+
+
+def budgets_of(arms: Arms) -> list[int]:
+    return sorted({b for k in arms if (b := split_key(k)[1]) is not None})
+
+
+def _recall(summary: Mapping[str, Any]) -> float | None:
+    value = summary.get("evidence_recall")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def at_budget(arms: Arms, budget: int) -> dict[str, float | None]:
+    """Each budgeted arm's evidence recall at ``budget``, by arm name."""
+    return {split_key(k)[0]: _recall(s) for k, s in arms.items() if split_key(k)[1] == budget}
+
+
+def _mean_tokens(summary: Mapping[str, Any] | None) -> str:
+    value = (summary or {}).get("prompt_tokens_mean")
+    return tokens(float(value)) if isinstance(value, int | float) else "no"
+
+
+def summary_sentence(arms: Arms) -> str:
+    """The table of arms: the leader at each budget and its margin, and the unbudgeted references."""
+    parts = []
+    for budget in budgets_of(arms):
+        order = ranked(at_budget(arms, budget))
+        if not order:
+            continue
+        top = leaders(order)
+        if len(top) == len(order):
+            parts.append(f"{budget:,}: a tie at {percent(order[0][1])}")
+            continue
+        runner = order[len(top)]
+        parts.append(
+            f"{budget:,}: {names(top)} {percent(order[0][1])}, {points(order[0][1] - runner[1])} above {runner[0]}"
+        )
+    sentence = (
+        f"Highest evidence recall per budget — {'; '.join(parts)}." if parts else "No budgeted arm ran."
+    )
+    fixed = [
+        f"{k} holds {percent(v)} at {_mean_tokens(arms[k])} tokens"
+        for k in ("full", "oracle")
+        if k in arms and (v := _recall(arms[k])) is not None
+    ]
+    if fixed:
+        sentence += f" For reference, {names(fixed)}."
+    return sentence
+
+
+def curves_sentence(arms: Arms) -> str:
+    """The recall-vs-tokens plot: where each budgeted curve ends (its largest budget)."""
+    budgets = budgets_of(arms)
+    if not budgets:
+        return "No budgeted arm ran."
+    last = budgets[-1]
+    ends = ranked(at_budget(arms, last))
+    listed = names(f"{name} {percent(v)} at {_mean_tokens(arms.get(f'{name}@{last}'))}" for name, v in ends)
+    return f"At the largest budget ({last:,} tokens) the curves end at: {listed} mean tokens."
+
+
+def short_of_budget(arms: Arms) -> list[str]:
+    """A note per packed arm whose curve ends well short of its largest budget, saying why when the run
+    recorded it (the adaptive packet's stop reasons)."""
+    budgets = budgets_of(arms)
+    if not budgets:
+        return []
+    last = budgets[-1]
+    notes = []
+    for name in ("fixed", ADAPTIVE):
+        s = arms.get(f"{name}@{last}")
+        mean = (s or {}).get("prompt_tokens_mean")
+        if not s or not isinstance(mean, int | float) or mean >= FILLED * last:
+            continue
+        note = f"The {name} curve ends at {tokens(float(mean))} tokens, {percent(mean / last)} of its {last:,}-token"
+        if name == ADAPTIVE and s.get("stop_reasons"):
+            stops = s["stop_reasons"]
+            total = sum(stops.values())
+            early = total - int(stops.get(CEILING_STOP, 0))
+            note += (
+                " ceiling: the adaptive packet climbs its ladder only until it estimates the evidence"
+                f" sufficient, and stopped before the ceiling on {early} of {total} questions"
+                f" (stop reasons: {', '.join(f'{k} {v}' for k, v in sorted(stops.items()))})."
+            )
+        else:
+            note += " budget: it stopped adding excerpts first (its node limit or the end of the ranked candidates)."
+        notes.append(note)
+    return notes
+
+
+def stops_sentence(arms: Arms) -> str:
+    """The adaptive stop reasons per ceiling: how often it hit the ceiling and how often it stopped early."""
+    parts = []
+    for budget in budgets_of(arms):
+        stops = arms.get(f"{ADAPTIVE}@{budget}", {}).get("stop_reasons")
+        if not stops:
+            continue
+        total = sum(stops.values())
+        hit = int(stops.get(CEILING_STOP, 0))
+        parts.append(f"{budget:,}: {hit} of {total}")
+    if not parts:
+        return "The adaptive packet recorded no stop reasons."
+    return (
+        f"Questions on which the adaptive packet ran into its ceiling ({CEILING_STOP}), per ceiling —"
+        f" {'; '.join(parts)}; on the others it stopped early."
+    )
+
+
+def category_sentence(arms: Arms) -> str:
+    """The category table: for the best arm at the largest budget, its weakest and strongest category."""
+    budgets = budgets_of(arms)
+    if not budgets:
+        return "No budgeted arm ran."
+    last = budgets[-1]
+    order = ranked(at_budget(arms, last))
+    if not order:
+        return "No budgeted arm ran."
+    key = f"{order[0][0]}@{last}"
+    cats = ranked(
+        {
+            c: s.get("evidence_recall")
+            for c, s in arms[key].get("by_category", {}).items()
+            if s.get("questions")
+        }
+    )
+    if not cats:
+        return f"{key} answered no question with evidence."
+
+    def label(c: str) -> str:
+        return f"{c} {CATEGORY_NAMES.get(int(c), '')}".strip()
+
+    return (
+        f"For {key}, the best arm at the largest budget, the hardest category is {label(cats[-1][0])}"
+        f" ({percent(cats[-1][1])}) and the easiest {label(cats[0][0])} ({percent(cats[0][1])})."
+    )
+
+
+def verdict_sentence(summary: Mapping[str, Any]) -> str:
+    """Which arms pass, grouped by arm with their budgets, against the declared reference."""
+    verdict: Mapping[str, Any] = summary.get("verdict", {})
+    passing: dict[str, list[str]] = {}
+    failing: dict[str, list[str]] = {}
+    for key, v in verdict.items():
+        name, budget = split_key(key)
+        (passing if v.get("passes") else failing).setdefault(name, []).append(
+            f"{budget:,}" if budget is not None else "unbudgeted"
+        )
+
+    def grouped(groups: Mapping[str, Sequence[str]]) -> str:
+        return names(
+            f"{name} at {', '.join(bs)}" if bs != ["unbudgeted"] else name for name, bs in groups.items()
+        )
+
+    full = summary.get("arms", {}).get("full")
+    lead = ""
+    if full is not None:
+        lead = (
+            f"The regression is measured from full history ({_mean_tokens(full)} tokens on average), which"
+            f" no budget here holds; read it as the distance from everything. "
+        )
+    said = [f"passing: {grouped(passing)}" if passing else "no arm passes"]
+    if failing:
+        said.append(f"failing: {grouped(failing)}")
+    text = "; ".join(said)
+    return lead + text[0].upper() + text[1:] + "."
+
+
+def anchor_sentence(arms: Arms, anchors: Sequence[Mapping[str, Any]]) -> str:
+    top5 = _recall(arms.get("bm25_top5", {}))
+    if top5 is None or not anchors:
+        return "The published anchor is DRAGON's top-5 evidence recall; this run has no top-5 arm to set beside it."
+    anchor = anchors[0]
+    return (
+        f"bm25_top5 here recalls {percent(top5)} of the evidence turns; {anchor['name']} reports"
+        f" {percent(float(anchor['value']))} (a dense retriever, the same metric)."
+    )
+
+
+def normalization_sentence(stats: Mapping[str, Any]) -> str:
+    dropped = stats.get("dropped") or []
+    return (
+        f"Of {stats.get('raw_entries', 0):,} evidence entries, {stats.get('ids_repaired', 0)} ids were"
+        f" repaired and {stats.get('ids_dropped', 0)} dropped"
+        + (f" ({', '.join(map(str, dropped))})" if dropped else "")
+        + f"; {stats.get('questions_without_evidence', 0)} questions have no evidence and are not scored."
+    )
