@@ -26,6 +26,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.api.risk import risk_of_changing
     from prooftext.api.stores import fsck, memory_export, memory_import
     from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
+    from prooftext.artifacts.byte_query import byte_query as artifact_query
     from prooftext.artifacts.fsck import FsckReport
     from prooftext.artifacts.lifecycle import Published
     from prooftext.artifacts.lifecycle import run_compact as context_compact
@@ -38,7 +39,6 @@ if _typing.TYPE_CHECKING:
     from prooftext.artifacts.lifecycle import run_select as context_select
     from prooftext.artifacts.lifecycle import run_snapshot as context_snapshot
     from prooftext.artifacts.lifecycle import run_validate as context_validate
-    from prooftext.artifacts.query import byte_query as artifact_query
     from prooftext.conversation.turn import TurnPlan, TurnRequest
     from prooftext.corpus.model import Exclusion
     from prooftext.depth.policy import parse_mode
@@ -87,7 +87,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "TurnPlan": ("prooftext.conversation.turn", "TurnPlan"),
     "TurnRequest": ("prooftext.conversation.turn", "TurnRequest"),
     "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),
-    "artifact_query": ("prooftext.artifacts.query", "byte_query"),
+    "artifact_query": ("prooftext.artifacts.byte_query", "byte_query"),
     "check_params": ("prooftext.schema_registry", "check_params"),
     "check_turn": ("prooftext.api.turns", "check_turn"),
     "context_compact": ("prooftext.artifacts.lifecycle", "run_compact"),

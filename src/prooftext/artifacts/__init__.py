@@ -12,8 +12,6 @@ shipped Draft 2020-12 JSON Schema generated from :mod:`prooftext.artifacts.model
 * :mod:`~prooftext.artifacts.loader` (validation), :mod:`~prooftext.artifacts.publish` (exclusive output),
   :mod:`~prooftext.artifacts.governance` (authority, sensitivity, freshness rules), and
   :mod:`~prooftext.artifacts.fsck`.
+
+The package itself loads nothing: the models (and their schema library) load with the modules that use them.
 """
-
-from prooftext.artifacts.models import ARTIFACT_TYPES, MODELS
-
-__all__ = ["ARTIFACT_TYPES", "MODELS"]

@@ -13,6 +13,9 @@ from typing import Any
 
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
+from prooftext.artifacts.byte_query import (
+    byte_query,
+)
 from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.models import Graph
 from prooftext.artifacts.models import Query as WireQuery
@@ -23,36 +26,6 @@ from prooftext.select.view import is_node_id
 
 ARTIFACT_TYPE = "query"
 UNIT = "canonical_utf8_bytes"
-DEFAULT_MAX_BYTES = 65_536
-DEFAULT_MAX_NODES = 64
-DEFAULT_MAX_EDGES = 256
-DEFAULT_MAX_DEPTH = 0
-"""An artifact query does not traverse unless asked to (a packet query walks one level by default)."""
-DEFAULT_CLEARANCE = "owner-private"
-
-
-def byte_query(
-    text: str,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_nodes: int = DEFAULT_MAX_NODES,
-    max_edges: int = DEFAULT_MAX_EDGES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    clearance: str = DEFAULT_CLEARANCE,
-    as_of: str | None = None,
-    required: tuple[str, ...] = (),
-) -> Query:
-    """A Query counted in bytes, with the artifact lifecycle's defaults."""
-    return Query(
-        text=text,
-        max_tokens=max_bytes,
-        unit=UNIT_BYTES,
-        max_nodes=max_nodes,
-        max_edges=max_edges,
-        max_depth=max_depth,
-        required=required,
-        clearance=clearance,
-        as_of=as_of,
-    )
 
 
 def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
