@@ -68,7 +68,7 @@ def test_standard_turn_without_a_signal_skips_searches_with_a_reason() -> None:
         TurnRequest("main", "sounds good to me"), TurnSources(memory=rec.memory, retriever=rec.retrieve)
     )
     assert plan.tier is Tier.STANDARD and rec.events == []
-    assert "no recall or relevance signal" in plan.step(STEP_MEMORY).reason
+    assert "no recall signal" in plan.step(STEP_MEMORY).reason
 
 
 def test_unavailable_or_failing_retrieval_is_recorded_never_silent() -> None:

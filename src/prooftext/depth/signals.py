@@ -2,8 +2,8 @@
 
 Memory search runs on a recall signal: a reference to memory (``remember``, ``last time``), a first- or
 second-person reference to earlier talk (``did I tell you``, ``what did we talk about``, ``you said``), a
-question about the person themselves (``what's my name?``), or the name of a person, place or thing that the
-thread or memory mentions (:func:`names_in`). Retrieval runs on a relevance signal: code or a path in the
+question about the person themselves (``what's my name?``), the name of a person, place or thing that the
+thread or memory mentions (:func:`names_in`), or a word of a memory record (:func:`memory_terms_in`). Retrieval runs on a relevance signal: code or a path in the
 message, a name of the open repository (its symbols, files, modules, section headings), two or more words
 its identifiers are made of, a question about code, or a substantial question.
 
@@ -196,20 +196,25 @@ def _is_question(text: str) -> bool:
     return "?" in text or bool(_QUESTION_START.match(_plain(text)))
 
 
+def word_forms(word: str) -> frozenset[str]:
+    """``word`` and its fixed, crude base forms (``cookies`` → ``cookie``, ``signed`` → ``sign``,
+    ``classes`` → ``class``): matched on both sides, so a plural meets a singular name."""
+    forms = {word}
+    for suffix, replacement in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ing", ""), ("d", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= NAME_MIN_LENGTH and not word.endswith("ss"):
+            forms.add(word[: -len(suffix)] + replacement)
+    return frozenset(forms)
+
+
 def _stem(word: str) -> str:
-    """A crude, fixed singular: ``cookies`` → ``cookie``, ``classes`` → ``class``, ``signed`` kept."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    """The shortest of :func:`word_forms` (ties: alphabetical), for code words."""
+    return min(word_forms(word), key=lambda w: (len(w), w))
 
 
-def _content_words(text: str) -> list[str]:
-    """Lowercased words of ``text`` that carry content: not stop words, not small-talk words, 3+ letters."""
-    talk = smalltalk.vocabulary()
+def _content_words(text: str, *, small_talk: bool = True) -> list[str]:
+    """Lowercased words of ``text`` that carry content: not stop words, 3+ letters, and (unless
+    ``small_talk``) not words small talk is made of."""
+    talk = frozenset() if small_talk else smalltalk.vocabulary()
     out: list[str] = []
     for raw in _WORD.findall(text):
         word = raw.lower().replace("’", "'").split("'")[0].strip("-")
@@ -232,6 +237,18 @@ def names_in(texts: Iterable[str]) -> frozenset[str]:
             if len(word) >= NAME_MIN_LENGTH and word not in STOPWORDS_V1 and word not in talk:
                 names.add(word)
     return frozenset(names)
+
+
+MEMORY_TERM_MIN_LENGTH = 4
+"""A word of a memory record shorter than this is not one of the things memory mentions."""
+
+
+def memory_terms_in(texts: Iterable[str]) -> frozenset[str]:
+    """The things memory records mention: their content words of :data:`MEMORY_TERM_MIN_LENGTH` letters or
+    more (``numpy``, ``journal``), lowercased; stop words and small-talk words are left out."""
+    return frozenset(
+        w for t in texts for w in _content_words(t, small_talk=False) if len(w) >= MEMORY_TERM_MIN_LENGTH
+    )
 
 
 @dataclass(frozen=True)
@@ -262,10 +279,9 @@ class RepositoryTerms:
         for heading in headings:
             parts.update(w.lower() for w in _WORD.findall(heading))
         stop = STOPWORDS_V1 | CHAT_STOPWORDS_V1 | smalltalk.vocabulary()
-        return cls(
-            frozenset(n for n in names if n not in stop),
-            frozenset(p for p in parts if len(p) >= NAME_MIN_LENGTH and p not in stop),
-        )
+        kept_names = {f for n in names if n not in stop for f in word_forms(n)}
+        kept_parts = {f for p in parts if len(p) >= NAME_MIN_LENGTH and p not in stop for f in word_forms(p)}
+        return cls(frozenset(kept_names - stop), frozenset(kept_parts - stop))
 
 
 @dataclass(frozen=True)
@@ -275,6 +291,8 @@ class KnownTerms:
 
     names: frozenset[str] = frozenset()
     repository: RepositoryTerms | None = None
+    memory: frozenset[str] = frozenset()
+    """Words of the memory records (:func:`memory_terms_in`)."""
 
     @property
     def root_open(self) -> bool:
@@ -324,6 +342,9 @@ def memory_reasons(text: str, known: KnownTerms = NO_KNOWN_TERMS) -> list[str]:
     named = sorted(w for w in words if w in known.names)
     if named:
         reasons.append("known_name:" + ",".join(named[:5]))
+    recorded = sorted({w for w in _content_words(text, small_talk=False) if w in known.memory})
+    if recorded:
+        reasons.append("memory_term:" + ",".join(recorded[:5]))
     return reasons
 
 
@@ -336,11 +357,11 @@ def retrieval_reasons(text: str, known: KnownTerms = NO_KNOWN_TERMS) -> list[str
     content = _content_words(text)
     repo = known.repository
     if repo is not None:
-        stems = {w: _stem(w) for w in content}
-        named = sorted({w for w, s in stems.items() if w in repo.names or s in repo.names})
+        forms = {w: word_forms(w) for w in _content_words(text, small_talk=False)}
+        named = sorted({w for w, f in forms.items() if f & repo.names})
         if named:
             reasons.append("repository_name:" + ",".join(named[:5]))
-        parts = sorted({w for w, s in stems.items() if w in repo.parts or s in repo.parts})
+        parts = sorted({w for w, f in forms.items() if f & repo.parts})
         if len(parts) >= REPOSITORY_MIN_PART_MATCHES:
             reasons.append("repository_terms:" + ",".join(parts[:5]))
         code = sorted({w for w in content if w in CODE_WORDS or _stem(w) in CODE_WORDS})
