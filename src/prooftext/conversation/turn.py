@@ -519,7 +519,7 @@ def _classify_step(
             "names": len(terms.names),
             "repository": None
             if terms.repository is None
-            else {"names": len(terms.repository.names), "parts": len(terms.repository.parts)},
+            else {"parts": len(terms.repository.parts), "symbols": len(terms.repository.symbols)},
         }
     steps.add(STEP_CLASSIFY, True, f"{decision.tier.value} by rule {decision.rule}", **detail)
     return decision, policy_for(the_mode, decision.tier, signal)

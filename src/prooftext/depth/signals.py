@@ -4,8 +4,9 @@ Memory search runs on a recall signal: a reference to memory (``remember``, ``la
 second-person reference to earlier talk (``did I tell you``, ``what did we talk about``, ``you said``), a
 question about the person themselves (``what's my name?``), the name of a person, place or thing that the
 thread or memory mentions (:func:`names_in`), or a word of a memory record (:func:`memory_terms_in`). Retrieval runs on a relevance signal: code or a path in the
-message, a name of the open repository (its symbols, files, modules, section headings), two or more words
-its identifiers are made of, a question about code, or a substantial question.
+message, a code-shaped symbol name of the open repository, words its identifiers, files and modules are made
+of (two or more, and at least half of the message's content words), one of its section headings, or a
+question about code; when no repository's names are known, a substantial question.
 
 Pure functions over the message and a :class:`KnownTerms` value (what the thread, memory and index know),
 which the caller builds once per thread or index. Every reason is recorded.
@@ -153,7 +154,8 @@ RELEVANCE_MIN_CONTENT_WORDS = 4
 """A question with at least this many content words carries a relevance signal (standard turns)."""
 
 REPOSITORY_MIN_PART_MATCHES = 2
-"""Words the repository's identifiers are made of: at least this many distinct ones make a signal."""
+"""Words the repository's identifiers are made of: at least this many distinct ones, and at least half of
+the message's content words, make a signal."""
 
 NAME_MIN_LENGTH = 3
 """A known name shorter than this is not matched (``Al``, ``Jo`` collide with ordinary words)."""
@@ -251,13 +253,25 @@ def memory_terms_in(texts: Iterable[str]) -> frozenset[str]:
     )
 
 
+_CODE_SHAPED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _code_shaped(name: str) -> bool:
+    """A name that reads as code, not as a word: ``Blueprint``, ``url_for``, ``SecureCookie``, ``sha256``."""
+    return bool(_CODE_SHAPED.match(name)) and (
+        name[0].isupper() or "_" in name or any(c.isupper() or c.isdigit() for c in name[1:])
+    )
+
+
 @dataclass(frozen=True)
 class RepositoryTerms:
-    """What an open repository's index is called by: names (symbols, file stems, directories, modules,
-    section headings, lowercased) and the parts its identifiers split into."""
+    """What an open repository's index is called by: its code-shaped symbol names as written
+    (``Blueprint``, ``url_for``), the words its identifiers, files and modules are made of (lowercased, with
+    their base forms, :func:`word_forms`) and its section headings of two words or more."""
 
-    names: frozenset[str] = frozenset()
+    symbols: frozenset[str] = frozenset()
     parts: frozenset[str] = frozenset()
+    sections: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -267,21 +281,20 @@ class RepositoryTerms:
         parts: set[str] = set()
         for symbol in symbols:
             for piece in re.split(r"[.:]+", symbol):
-                if len(piece) >= NAME_MIN_LENGTH:
-                    names.add(piece.lower())
+                if _code_shaped(piece) and len(piece) >= NAME_MIN_LENGTH:
+                    names.add(piece)
                 parts.update(p.lower() for p in identifier_parts(piece))
         for path in paths:
             for component in path.split("/"):
-                stem = component.split(".")[0]
-                if len(stem) >= NAME_MIN_LENGTH:
-                    names.add(stem.lower())
-                parts.update(p.lower() for p in identifier_parts(stem))
+                parts.update(p.lower() for p in identifier_parts(component.split(".")[0]))
+        sections = set()
         for heading in headings:
-            parts.update(w.lower() for w in _WORD.findall(heading))
+            words = [w.lower() for w in _WORD.findall(heading)]
+            if len(words) >= 2:
+                sections.add(" ".join(words))
         stop = STOPWORDS_V1 | CHAT_STOPWORDS_V1 | smalltalk.vocabulary()
-        kept_names = {f for n in names if n not in stop for f in word_forms(n)}
-        kept_parts = {f for p in parts if len(p) >= NAME_MIN_LENGTH and p not in stop for f in word_forms(p)}
-        return cls(frozenset(kept_names - stop), frozenset(kept_parts - stop))
+        forms = {f for p in parts if len(p) >= NAME_MIN_LENGTH for f in word_forms(p)}
+        return cls(frozenset(names), frozenset(forms - stop), frozenset(sections))
 
 
 @dataclass(frozen=True)
@@ -357,17 +370,21 @@ def retrieval_reasons(text: str, known: KnownTerms = NO_KNOWN_TERMS) -> list[str
     content = _content_words(text)
     repo = known.repository
     if repo is not None:
-        forms = {w: word_forms(w) for w in _content_words(text, small_talk=False)}
-        named = sorted({w for w, f in forms.items() if f & repo.names})
+        named = sorted({w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if w in repo.symbols})
         if named:
-            reasons.append("repository_name:" + ",".join(named[:5]))
-        parts = sorted({w for w, f in forms.items() if f & repo.parts})
-        if len(parts) >= REPOSITORY_MIN_PART_MATCHES:
+            reasons.append("repository_symbol:" + ",".join(named[:5]))
+        words = _content_words(text, small_talk=False)
+        parts = sorted({w for w in words if word_forms(w) & repo.parts})
+        if len(parts) >= REPOSITORY_MIN_PART_MATCHES and len(parts) * 2 >= len(words):
             reasons.append("repository_terms:" + ",".join(parts[:5]))
+        flat = " " + " ".join(w.lower() for w in _WORD.findall(text)) + " "
+        sections = sorted(h for h in repo.sections if f" {h} " in flat)
+        if sections:
+            reasons.append("repository_section:" + "|".join(sections[:3]))
         code = sorted({w for w in content if w in CODE_WORDS or _stem(w) in CODE_WORDS})
         if code and _is_question(text):
             reasons.append("asks_about_code:" + ",".join(code[:5]))
-    if _is_question(text) and len(content) >= RELEVANCE_MIN_CONTENT_WORDS:
+    elif _is_question(text) and len(content) >= RELEVANCE_MIN_CONTENT_WORDS:
         reasons.append(f"question:{len(content)}_content_words")
     return reasons
 
