@@ -106,7 +106,12 @@ def test_turn_dry_run_shows_the_plan_without_side_effects(
     plan = out[0]["plan"]
     assert plan["tier"] == "surface" and plan["output_budget"] == 192  # type: ignore[index]
     assert plan["ledger"]["chained"] is True  # type: ignore[index]
-    assert out[0]["thread"] == {"exists": False, "name": "garden", "note": "new thread: no history"}
+    assert out[0]["thread"] == {
+        "exists": False,
+        "identity_kept": False,
+        "name": "garden",
+        "note": "new thread: no history",
+    }
     assert not (tmp_path / ".prooftext" / "memory.sqlite").exists()
     status, out = _run(capsys, ["turn", "Hi", "--mode", "turbo", "--dry-run", "--json"])
     assert status == 1 and out[0]["error"]["details"]["field"] == "mode"  # type: ignore[index]

@@ -202,6 +202,7 @@ def test_turn_plan_is_a_dry_run_with_retrieval_over_the_open_index(call: Call) -
     out = result(call("turn.plan", {"text": "how is separability_matrix computed?", "thread": "t1"}))
     assert out["dry_run"] is True and out["thread"] == {
         "exists": False,
+        "identity_kept": False,
         "name": "t1",
         "note": "new thread: no history",
     }

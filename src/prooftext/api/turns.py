@@ -9,13 +9,14 @@ memory), the index (opened only when a turn retrieves) and the token counter. ``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from prooftext.adaptive.ladder import Ladder
 from prooftext.api.memory import check_window, renamed_field
+from prooftext.conversation.files import ATTACHMENT, read_turn_files, turn_files
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.turn import (
     RetrievalResult,
@@ -170,16 +171,47 @@ class Conversation:
         return self.store is not None and self.store.has_thread(thread)
 
     def thread_info(self, thread: str) -> dict[str, Any]:
-        """How a turn's thread is reported: its name, whether it has history, and a note when it has none."""
+        """How a turn's thread is reported: its name, whether it has history, a note when it has none, and
+        whether it keeps an identity."""
         existed = self.thread_exists(thread)
-        return {"exists": existed, "name": thread, "note": None if existed else "new thread: no history"}
+        kept = self.store is not None and existed and self.store.thread_identity(thread) is not None
+        return {
+            "exists": existed,
+            "identity_kept": kept,
+            "name": thread,
+            "note": None if existed else "new thread: no history",
+        }
 
     def threads(self) -> list[ThreadInfo]:
         return [] if self.store is None else self.store.threads()
 
+    def inputs(self, turn: TurnRequest) -> TurnRequest:
+        """``turn`` with its inputs resolved: the thread's kept identity when none is given, and its
+        attachments and active files read under the root (labelled items; an attachment makes it deep)."""
+        if turn.identity is None and self.store is not None:
+            kept = self.store.thread_identity(turn.thread)
+            if kept is not None:
+                turn = replace(turn, identity=kept, identity_source="thread")
+        files = turn_files(turn.attachments, turn.active_files)
+        if not files:
+            return turn
+        items = read_turn_files(self.root, files, thread=turn.thread)
+        return replace(
+            turn,
+            files=[*turn.files, *items],
+            has_attachment=turn.has_attachment or any(f.role == ATTACHMENT for f in files),
+        )
+
+    def keep_identity(self, thread: str, identity: str) -> None:
+        """Keep ``identity`` with ``thread``: its later turns use it unless they give another."""
+        if self.store is None:
+            self.store = MemoryStore.open(self.root)
+        self.store.set_thread_identity(thread, identity)
+
     def plan(self, turn: TurnRequest) -> TurnPlan:
         """Plan one turn from this project's history, memory and index; nothing is sent or recorded."""
         check_turn(self.root, turn)
+        turn = self.inputs(turn)
         store, counter = self.store, self.counter
         memory = None if store is None else (lambda task: candidates_for(store, task, counter))
         sources = TurnSources(self._history, memory, self.retriever, known_terms=self.known_terms)

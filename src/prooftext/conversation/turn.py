@@ -61,6 +61,7 @@ STEP_MEMORY = "memory_search"
 STEP_RETRIEVAL = "retrieval"
 STEP_FILES = "files"
 STEP_SUMMARY = "summary"
+STEP_IDENTITY = "identity"
 STEP_PIPELINE = "pipeline"
 
 SUMMARY_ID = "core:summary"
@@ -388,10 +389,20 @@ class TurnRequest:
     """Active files (items of kind ``file``), attached when the policy allows them."""
     has_attachment: bool = False
     summary: str | None = None
-    identity: str = DEFAULT_IDENTITY
+    """The thread's summary, kept with the core when the policy allows it (standard and deep)."""
+    identity: str | None = None
+    """The chosen AI's system voice; ``None``: the thread's kept identity (see :class:`Conversation`), else
+    :data:`DEFAULT_IDENTITY`. Every tier keeps it, surface included."""
     safety: str = DEFAULT_SAFETY
     now_ms: int = 0
     """When the message was written (integer milliseconds), recorded on its item."""
+    attachments: Sequence[str] = ()
+    """Paths under the project root attached to this message (read by :class:`Conversation`, never by
+    :func:`plan_turn`): the turn is deep and each file is attached, labelled and fenced."""
+    active_files: Sequence[str] = ()
+    """Paths under the project root of the files open beside the conversation (read like attachments)."""
+    identity_source: str = "request"
+    """Where ``identity`` came from (``request``, ``thread`` or ``default``), recorded in the plan."""
 
 
 @dataclass(frozen=True)
@@ -463,7 +474,7 @@ def _check_inputs(request: TurnRequest) -> Mode:
     _check_message(request.text)
     check_thread(request.thread)
     for name, value in (
-        ("identity", request.identity),
+        ("identity", DEFAULT_IDENTITY if request.identity is None else request.identity),
         ("safety", request.safety),
         ("summary", request.summary or ""),
     ):
@@ -528,7 +539,10 @@ def _classify_step(
 def _base_step(turn: _Turn, request: TurnRequest, history: Sequence[ContextItem] | HistorySource) -> _Base:
     """The core, this thread's own history and the message; the history and summary steps are recorded."""
     thread, policy = turn.thread, turn.policy
-    core = [make_item(ItemKind.IDENTITY, request.identity, item_id="core:identity", thread=thread)]
+    identity = DEFAULT_IDENTITY if request.identity is None else request.identity
+    source = "default" if request.identity is None else request.identity_source
+    core = [make_item(ItemKind.IDENTITY, identity, item_id="core:identity", thread=thread)]
+    turn.steps.add(STEP_IDENTITY, True, f"identity: {source}", source=source)
     core.append(make_item(ItemKind.SYSTEM, request.safety, item_id="core:safety", thread=thread))
     if policy.concise_guidance:
         core.append(make_item(ItemKind.SYSTEM, SURFACE_GUIDANCE, item_id="core:guidance", thread=thread))
