@@ -248,12 +248,16 @@ class TierDecision:
     small_talk: tuple[smalltalk.Segment, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record. The normalized text and its steps are shown for small talk only: they repeat the
+        message's words, and a message that is not small talk may hold anything (a credential among them),
+        while small talk is made of the closed vocabulary alone."""
+        talk = self.tier is Tier.SURFACE
         return {
             "constants": tier_constants(),
             "marker": MARKER,
             "never_surface": list(self.never_surface),
-            "normalization": list(self.normalization),
-            "normalized": self.normalized,
+            "normalization": list(self.normalization) if talk else [],
+            "normalized": self.normalized if talk else None,
             "reasons": list(self.reasons),
             "rule": self.rule,
             "small_talk": [s.to_dict() for s in self.small_talk],
