@@ -64,12 +64,32 @@ def test_reduction_ratio_derives_from_the_ledger() -> None:
 
 
 def test_dedup_by_content_hash_records_a_reason() -> None:
-    items = [turn(1, "same words"), turn(2, "same words", role=ItemKind.ASSISTANT), turn(3, "ask")]
+    items = [
+        make_item(ItemKind.RETRIEVAL, "same words", item_id="r1"),
+        make_item(ItemKind.FILE, "same words", item_id="f1"),
+        turn(3, "ask"),
+    ]
     result = Pipeline(BYTES).run(items, "", None)
     dropped = [d for d in result.drops if d.stage == "dedup"]
     assert len(dropped) == 1
-    assert dropped[0].reason == REASON_DUPLICATE and dropped[0].detail == {"kept": "m1"}
+    assert dropped[0].reason == REASON_DUPLICATE and dropped[0].detail == {"kept": "r1"}
     assert result.ledger.stages[0].dropped == 1
+
+
+def test_repeated_identical_turns_of_the_conversation_all_survive_dedup() -> None:
+    """Requirement: conversation.dedup.transcript_kept"""
+    items = [
+        turn(1, "delete the old logs"),
+        turn(2, "Done.", role=ItemKind.ASSISTANT),
+        turn(3, "and the caches"),
+        turn(4, "Done.", role=ItemKind.ASSISTANT),
+        turn(5, "Done.", role=ItemKind.USER),
+        turn(6, "Done.", role=ItemKind.ASSISTANT),
+        make_item(ItemKind.USER, "Done.", item_id="now", current=True),
+    ]
+    result = Pipeline(BYTES).run(items, "Done.", None)
+    assert [d for d in result.drops if d.stage == "dedup"] == []
+    assert [i.item_id for i in result.items] == [i.item_id for i in items]
 
 
 def test_classify_protects_system_identity_memory_and_current_turn() -> None:

@@ -29,6 +29,8 @@ from prooftext.errors import (
 )
 from prooftext.tokens import TokenCount
 
+from .helpers import alternating
+
 
 class Recorder:
     def __init__(self) -> None:
@@ -66,7 +68,7 @@ def test_standard_turn_without_a_signal_skips_searches_with_a_reason() -> None:
         TurnRequest("main", "sounds good to me"), TurnSources(memory=rec.memory, retriever=rec.retrieve)
     )
     assert plan.tier is Tier.STANDARD and rec.events == []
-    assert "no recall or relevance signal" in plan.step(STEP_MEMORY).reason
+    assert "no recall signal" in plan.step(STEP_MEMORY).reason
 
 
 def test_unavailable_or_failing_retrieval_is_recorded_never_silent() -> None:
@@ -172,3 +174,21 @@ def test_history_source_is_called_with_the_tier_limit() -> None:
     plan_turn(TurnRequest("t1", "analyze it"), TurnSources(history=source))
     plan_turn(TurnRequest("t1", "hi", mode="full"), TurnSources(history=source))
     assert calls == [("t1", 1), ("t1", 7), ("t1", 19), ("t1", None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "tier", "past"),
+    [("ok", Tier.SURFACE, 1), ("and the caches too", Tier.STANDARD, 7), ("deep dive on it", Tier.DEEP, 19)],
+)
+def test_a_transcript_of_repeated_identical_replies_keeps_every_turn_of_its_cap(
+    text: str, tier: Tier, past: int
+) -> None:
+    """Requirement: conversation.dedup.transcript_kept"""
+    history = alternating(["delete the old logs" if i % 4 == 0 else "Done." for i in range(30)], "msg:{}")
+    plan = plan_turn(TurnRequest("main", text, window_tokens=32768), TurnSources(history=history))
+    assert plan.tier is tier
+    assert plan.counts["history"] == past
+    sent = [m["content"] for m in plan.messages if m["role"] in ("user", "assistant")]
+    assert sent[-1] == text and len(sent) == past + 1
+    assert sent[:-1] == [i.text for i in history[-past:]]
+    assert [d for d in plan.pipeline.drops if d.stage == "dedup"] == []

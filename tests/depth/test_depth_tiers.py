@@ -39,24 +39,68 @@ from prooftext.errors import (
         "No!",
     ],
 )
-def test_whole_message_allowlist_is_surface(text: str) -> None:
+def test_whole_message_small_talk_is_surface(text: str) -> None:
     """Requirement: depth.surface.allowlist"""
     d = classify_detailed(text)
-    assert d.tier is Tier.SURFACE and d.rule == "surface_allowlist"
+    assert d.tier is Tier.SURFACE and d.rule == "small_talk"
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("thank you", ["thanks"]),
+        ("hello there", ["greeting"]),
+        ("Hiii!!", ["greeting"]),
+        ("thaaanks so much 🙏", ["thanks", "thanks"]),
+        ("👍", ["ok"]),
+        ("ok :)", ["ok"]),
+        ("hey, how are you doing today?", ["greeting", "greeting"]),
+        ("Thanks for your help, goodbye!", ["thanks", "thanks", "goodbye"]),
+        ("well, nice talking to you. bye!", ["goodbye", "goodbye"]),
+        ("yes please", ["yes"]),
+        ("nope, that's wrong", ["no", "no"]),
+        ("that's correct", ["yes"]),
+        ("no thanks", ["no"]),
+        ("sorry, my bad", ["courtesy", "courtesy"]),
+        ("testing 1 2 3", ["test"]),
+        ("I really apprecaite your help", ["thanks"]),
+        ("Good Morning, AI", ["greeting"]),
+    ],
+)
+def test_small_talk_in_any_spelling_is_surface_and_names_its_pieces(text: str, kinds: list[str]) -> None:
+    d = classify_detailed(text)
+    assert d.tier is Tier.SURFACE and d.rule == "small_talk"
+    assert [p.kind for p in d.small_talk if p.kind != "filler"] == kinds
+
+
+def test_normalization_steps_are_recorded() -> None:
+    d = classify_detailed("Hiii 👋")
+    assert d.normalized == "hi hi"
+    assert "repeated_letters:hiii->hi" in d.normalization and "emoji:hi" in d.normalization
+    assert classify_detailed("i apprecaite it").normalization == ("typo:apprecaite->appreciate",)
 
 
 @pytest.mark.parametrize(
     ("text", "signal"),
     [
-        ("No, don't delete that", "not_in_allowlist"),
-        ("hi there", "not_in_allowlist"),
-        ("thanks!!", "not_in_allowlist"),
-        ("ok?", "not_in_allowlist"),
-        ("yes and no", "not_in_allowlist"),
+        ("No, don't delete that", "negation_with_command"),
+        ("no, stop the deploy", "negation_with_command"),
+        ("ok, delete it", "command"),
+        ("yes, please run the tests", "command"),
+        ("thanks! now send the report", "command"),
+        ("yes and no", "yes_and_no"),
         ("/help", "command"),
         ("remember", "memory_reference"),
-        ("hello, what is it? and why?", "not_in_allowlist"),
-        ("thank you", "not_in_allowlist"),
+        ("hi, did I tell you about my dog?", "memory_reference"),
+        ("thanks, like you said", "memory_reference"),
+        ("hello, how are you? and why?", "multi_part"),
+        ("thanks for `plan_turn`", "code_or_path"),
+        ("ok see src/app.py", "code_or_path"),
+        ("hi there, can you check the logs", "not_small_talk"),
+        ("hello world program in rust", "not_small_talk"),
+        ("thanks " * 30, "long"),
+        ("ok. ok. ok. ok. ok. ok. ok.", "punctuation_heavy"),
+        ("well", "not_small_talk"),
     ],
 )
 def test_never_surface_rules(text: str, signal: str) -> None:
@@ -64,6 +108,25 @@ def test_never_surface_rules(text: str, signal: str) -> None:
     d = classify_detailed(text)
     assert d.tier is not Tier.SURFACE
     assert signal in d.never_surface
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What did Caroline research?",
+        "When did Melanie paint a sunrise?",
+        "how are session cookies signed?",
+        "what's my name?",
+        "Is it ok to delete the cache?",
+        "good morning, where is the config loaded?",
+        "thanks, but the test still fails",
+        "no, the other file",
+        "yes, the second option",
+        "hi",
+    ],
+)
+def test_questions_and_requests_are_never_small_talk_unless_whole(text: str) -> None:
+    assert (classify(text) is Tier.SURFACE) == (text == "hi")
 
 
 @pytest.mark.parametrize(

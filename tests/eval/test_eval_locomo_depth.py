@@ -90,12 +90,15 @@ def test_clinc_surface_precision_and_recall_by_hand() -> None:
     items = [
         ("hi", "greeting"),  # TP
         ("thanks", "thank_you"),  # TP
-        ("hello there, how are you doing today", "greeting"),  # FN
-        ("ok", "confirm"),  # FP: an allowlisted ack whose intent is not surface
+        ("hello there, did the match go well?", "greeting"),  # FN
+        ("ok", "confirm"),  # FP: small talk whose intent is not surface
         ("book a flight to paris", "book_flight"),  # TN
+        ("maybe", "maybe"),  # not counted either way
     ]
     scores = clinc_scores(items)
     assert (scores["true_positives"], scores["false_surface_count"]) == (2, 1)
+    assert scores["not_counted"] == {"maybe": {"surface": 0, "utterances": 1}}
+    assert scores["not_surface_gold"] == 2
     assert scores["surface_precision"] == pytest.approx(2 / 3)
     assert scores["surface_recall"] == pytest.approx(2 / 3)
     assert scores["surface_recall_by_intent"] == {"greeting": 0.5, "thank_you": 1.0}

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.turn import (
     DEFAULT_IDENTITY,
     DEFAULT_SAFETY,
@@ -34,15 +35,37 @@ def root(tmp_path: Path) -> Path:
     return tmp_path
 
 
+OFF_TOPIC = [f"Lunch on day {i} was soup with bread, and the garden got watered twice." for i in range(6)]
+"""Past turns that share no word with the task: most of the context is not relevant, so the trigger fires."""
+
+
+def _history() -> list[ContextItem]:
+    return [
+        make_item(ItemKind.USER if i % 2 == 0 else ItemKind.ASSISTANT, t, item_id=f"m{i}", created_ms=i)
+        for i, t in enumerate(OFF_TOPIC)
+    ]
+
+
 def test_memory_surface_keeps_the_same_records_on_the_same_budget_as_a_planned_turn(root: Path) -> None:
     counter = get_counter()
     context = [{"kind": "identity", "text": DEFAULT_IDENTITY}, {"kind": "system", "text": DEFAULT_SAFETY}]
+    context += [{"kind": i.kind.value, "text": i.text} for i in _history()]
     surfaced = prooftext.recall_memory(root, TASK, context=context, window_tokens=WINDOW)
     with MemoryStore.open(root) as store:
         plan = plan_turn(
             TurnRequest("main", TASK, window_tokens=WINDOW),
-            TurnSources(memory=lambda task: candidates_for(store, task, counter)),
+            TurnSources(history=_history(), memory=lambda task: candidates_for(store, task, counter)),
         )
+    assert surfaced["surface_check"]["fired"] and plan.surface_check and plan.surface_check.fired
+    assert (
+        surfaced["push"]
+        == plan.step(STEP_MEMORY).detail["push"]
+        == {
+            "decided_by": "trigger",
+            "push": True,
+            "reason": "the trigger fired (low_relevant_ratio)",
+        }
+    )
     planned = plan.step(STEP_MEMORY).detail["select"]
     assert surfaced["select"]["plan"] == planned["plan"]
     assert surfaced["select"]["plan"]["window"]["count"] == WINDOW - plan.output_budget
@@ -89,3 +112,29 @@ def test_a_missing_root_is_root_missing(tmp_path: Path) -> None:
     with pytest.raises(ProoftextError) as caught:
         prooftext.recall_memory(tmp_path / "absent", "remember what we decided?")
     assert caught.value.code == "root_missing"
+
+
+def test_memory_is_searched_but_not_pushed_when_the_trigger_does_not_fire(root: Path) -> None:
+    """Requirement: adr.trigger.composed"""
+    context = [{"kind": "identity", "text": DEFAULT_IDENTITY}, {"kind": "system", "text": DEFAULT_SAFETY}]
+    surfaced = prooftext.recall_memory(root, TASK, context=context, window_tokens=WINDOW)
+    assert surfaced["recall"] and not surfaced["surface_check"]["fired"]
+    assert surfaced["items"] == [] and surfaced["select"] is None
+    assert surfaced["push"]["decided_by"] == "trigger" and not surfaced["push"]["push"]
+    counter = get_counter()
+    with MemoryStore.open(root) as store:
+        plan = plan_turn(
+            TurnRequest("main", TASK, window_tokens=WINDOW),
+            TurnSources(memory=lambda task: candidates_for(store, task, counter)),
+        )
+    step = plan.step(STEP_MEMORY)
+    assert step.ran and step.detail["candidates"] == 40 and step.detail["selected"] == 0
+    assert step.detail["push"]["decided_by"] == "trigger" and plan.counts["memory"] == 0
+    assert "the trigger did not fire" in step.reason
+
+
+def test_the_tier_decides_before_the_trigger_is_consulted(root: Path) -> None:
+    surfaced = prooftext.recall_memory(root, "thanks!", window_tokens=WINDOW)
+    assert surfaced["push"]["decided_by"] == "tier" and surfaced["surface_check"] is None
+    full = prooftext.recall_memory(root, TASK, mode="full", window_tokens=WINDOW)
+    assert full["push"]["decided_by"] == "mode" and full["items"]

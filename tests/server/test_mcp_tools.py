@@ -107,7 +107,7 @@ def test_every_tool_answers(mcp_ctx: ServerContext) -> None:
     assert _structured(out["plan"])["dry_run"] is True
     assert _structured(out["add"])["record"]["source"] == "mcp"
     recall = _structured(out["recall"])
-    assert recall["recall"] is True and [i["text"] for i in recall["items"]] == ["slugify joins with dashes"]
+    assert recall["recall"] is True and recall["push"]["decided_by"] == "trigger"
     risk = _structured(out["risk"])
     assert risk["decisions"][0]["matched"] == ["slugify"]
     assert "modeling/core.py" in risk["files_affected"]

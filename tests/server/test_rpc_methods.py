@@ -172,9 +172,18 @@ def test_memory_add_list_and_surface(call: Call) -> None:
     assert added["record"]["source"] == "rpc" and added["record"]["status"] == "active"
     listed = result(call("memory.list", {"kind": "constraint"}))
     assert [r["text"] for r in listed["records"]] == ["Prefer numpy arrays"]
-    surfaced = result(call("memory.surface", {"task": "should we keep numpy arrays in separability_matrix?"}))
-    assert surfaced["recall"] is True
-    assert [i["text"] for i in surfaced["items"]] == ["Prefer numpy arrays"]
+    task = "should we keep numpy arrays in separability_matrix?"
+    surfaced = result(call("memory.surface", {"task": task}))
+    assert surfaced["recall"] is True and surfaced["items"] == []  # the context is all relevant: no push
+    assert surfaced["push"]["decided_by"] == "trigger" and not surfaced["push"]["push"]
+    off_topic = [{"kind": "user", "text": f"Lunch on day {i} was soup and bread."} for i in range(6)]
+    pushed = result(call("memory.surface", {"task": task, "context": off_topic}))
+    assert pushed["push"] == {
+        "decided_by": "trigger",
+        "push": True,
+        "reason": "the trigger fired (low_relevant_ratio)",
+    }
+    assert [i["text"] for i in pushed["items"]] == ["Prefer numpy arrays"]
 
 
 def test_memory_surface_never_searches_for_a_greeting(call: Call) -> None:
@@ -193,6 +202,7 @@ def test_turn_plan_is_a_dry_run_with_retrieval_over_the_open_index(call: Call) -
     out = result(call("turn.plan", {"text": "how is separability_matrix computed?", "thread": "t1"}))
     assert out["dry_run"] is True and out["thread"] == {
         "exists": False,
+        "identity_kept": False,
         "name": "t1",
         "note": "new thread: no history",
     }

@@ -11,8 +11,9 @@ from typing import Any
 from prooftext.conversation.health import compute_health
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.surfacing import should_surface
-from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for, select_memory
+from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for, push_decision, select_memory
 from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
+from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms, memory_terms_in, names_in
 from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
 from prooftext.errors import RangeError, RequestError, UnknownNameError
 from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryStore, check_root
@@ -133,13 +134,24 @@ def recall_memory(
 
     The depth gate decides first (a greeting never searches memory); then, exactly as a planned turn does:
     the prompt budget is the window less the policy's output budget, the context's health is measured
-    against it, and ``select`` keeps the candidates that fit the policy's memory share of it.
+    against it, the trigger (window usage, relevant ratio) says whether now is the moment to push memory
+    (``push`` records which rule decided), and only then ``select`` keeps the candidates that fit the
+    policy's memory share of it.
     """
     base = check_root(root)
+    store = existing_store(base)
+    known = NO_KNOWN_TERMS
+    if store is not None:
+        with store:
+            records = [r.text for r in store.records()]
+        known = KnownTerms(names_in(records), None, memory_terms_in(records))
     with renamed_field("text", "task"):
-        gate = should_recall_memory(task, mode=mode, has_attachment=has_attachment, active_files=active_files)
+        gate = should_recall_memory(
+            task, mode=mode, has_attachment=has_attachment, active_files=active_files, known=known
+        )
     out: dict[str, Any] = {"gate": gate.to_dict(), "recall": gate.recall, "items": [], "note": None}
     out.update({"health": None, "surface_check": None, "select": None})
+    out["push"] = push_decision(gate.policy, None).to_dict()
     if not gate.recall:
         out["note"] = "depth gate: memory search is off for this message"
         return out
@@ -147,7 +159,11 @@ def recall_memory(
     prompt_budget = prompt_budget_for(window_tokens, gate.policy)
     health = compute_health(_context_items(context, task, counter), task, counter, prompt_budget)
     check = should_surface(health)
-    out.update({"health": health.to_dict(), "surface_check": check.to_dict()})
+    push = push_decision(gate.policy, check)
+    out.update({"health": health.to_dict(), "surface_check": check.to_dict(), "push": push.to_dict()})
+    if not push.push:
+        out["note"] = f"nothing pushed: {push.reason}"
+        return out
     store = existing_store(base)
     if store is None:
         out["note"] = "no memory store under this root"

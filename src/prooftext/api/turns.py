@@ -9,13 +9,14 @@ memory), the index (opened only when a turn retrieves) and the token counter. ``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from prooftext.adaptive.ladder import Ladder
 from prooftext.api.memory import check_window, renamed_field
+from prooftext.conversation.files import ATTACHMENT, read_turn_files, turn_files
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.turn import (
     RetrievalResult,
@@ -26,6 +27,7 @@ from prooftext.conversation.turn import (
     plan_turn,
 )
 from prooftext.depth.policy import parse_mode
+from prooftext.depth.signals import KnownTerms, RepositoryTerms, memory_terms_in, names_in
 from prooftext.index import Index, open_index
 from prooftext.llm.backends import ChatBackend, ChatResult, DeltaCallback
 from prooftext.llm.signal import SignalReport, signal_report
@@ -84,6 +86,17 @@ def index_retriever_for(
     return retrieve
 
 
+def repository_terms_of(index: Index) -> RepositoryTerms:
+    """What an index's repository is called by: its symbol names, file paths and section headings. The index
+    is brought up to date first (as a retrieval would), so a root never indexed is indexed now."""
+    index.ensure_fresh()
+    conn = index.conn
+    symbols = [str(r[0]) for r in conn.execute("SELECT DISTINCT name FROM nodes WHERE kind = 'symbol'")]
+    headings = [str(r[0]) for r in conn.execute("SELECT DISTINCT name FROM nodes WHERE kind = 'section'")]
+    paths = [str(r[0]) for r in conn.execute("SELECT path FROM files")]
+    return RepositoryTerms.build(symbols, paths, headings)
+
+
 def _history_item(message: StoredMessage) -> ContextItem:
     kind = ItemKind.USER if message.role == "user" else ItemKind.ASSISTANT
     return make_item(
@@ -116,7 +129,9 @@ class Conversation:
     """What a turn needs from a project root: its memory store (created with ``create``, else used only when
     it exists), its index (opened at the first retrieval) and a token counter.
 
-    ``retriever`` replaces the index's own (a server passes one that shares its open index)."""
+    ``retriever`` replaces the index's own (a server passes one that shares its open index), and ``index``
+    the index whose names the gates of a standard turn recognise (by default the root's, opened when first
+    needed). Those names are read once per conversation."""
 
     def __init__(
         self,
@@ -125,31 +140,81 @@ class Conversation:
         *,
         create: bool = True,
         retriever: Retriever | None = None,
+        index: Index | None = None,
     ) -> None:
         self.root = check_root(root)
         self.counter = get_counter(tokenizer)
         exists = (self.root / STORE_DIR / STORE_FILE).is_file()
         self.store: MemoryStore | None = MemoryStore.open(self.root) if create or exists else None
         self._index = LazyIndex(self.root)
+        self._shared_index = index
+        self._repository: RepositoryTerms | None = None
         self.retriever = retriever or index_retriever_for(self._index, self.counter.basis)
+
+    def repository_terms(self) -> RepositoryTerms:
+        """The open repository's names and identifier words (read at the first standard turn, then kept)."""
+        if self._repository is None:
+            self._repository = repository_terms_of(self._shared_index or self._index())
+        return self._repository
+
+    def known_terms(self, thread: str) -> KnownTerms:
+        """What a standard turn's gates recognise in ``thread``: the names its whole history and the memory
+        records mention, and the repository's names."""
+        texts: list[str] = []
+        records: list[str] = []
+        if self.store is not None:
+            texts.extend(m.text for m in self.store.history(thread, None))
+            records.extend(r.text for r in self.store.records())
+        return KnownTerms(names_in([*texts, *records]), self.repository_terms(), memory_terms_in(records))
 
     def thread_exists(self, thread: str) -> bool:
         return self.store is not None and self.store.has_thread(thread)
 
     def thread_info(self, thread: str) -> dict[str, Any]:
-        """How a turn's thread is reported: its name, whether it has history, and a note when it has none."""
+        """How a turn's thread is reported: its name, whether it has history, a note when it has none, and
+        whether it keeps an identity."""
         existed = self.thread_exists(thread)
-        return {"exists": existed, "name": thread, "note": None if existed else "new thread: no history"}
+        kept = self.store is not None and existed and self.store.thread_identity(thread) is not None
+        return {
+            "exists": existed,
+            "identity_kept": kept,
+            "name": thread,
+            "note": None if existed else "new thread: no history",
+        }
 
     def threads(self) -> list[ThreadInfo]:
         return [] if self.store is None else self.store.threads()
 
+    def inputs(self, turn: TurnRequest) -> TurnRequest:
+        """``turn`` with its inputs resolved: the thread's kept identity when none is given, and its
+        attachments and active files read under the root (labelled items; an attachment makes it deep)."""
+        if turn.identity is None and self.store is not None:
+            kept = self.store.thread_identity(turn.thread)
+            if kept is not None:
+                turn = replace(turn, identity=kept, identity_source="thread")
+        files = turn_files(turn.attachments, turn.active_files)
+        if not files:
+            return turn
+        items = read_turn_files(self.root, files, thread=turn.thread)
+        return replace(
+            turn,
+            files=[*turn.files, *items],
+            has_attachment=turn.has_attachment or any(f.role == ATTACHMENT for f in files),
+        )
+
+    def keep_identity(self, thread: str, identity: str) -> None:
+        """Keep ``identity`` with ``thread``: its later turns use it unless they give another."""
+        if self.store is None:
+            self.store = MemoryStore.open(self.root)
+        self.store.set_thread_identity(thread, identity)
+
     def plan(self, turn: TurnRequest) -> TurnPlan:
         """Plan one turn from this project's history, memory and index; nothing is sent or recorded."""
         check_turn(self.root, turn)
+        turn = self.inputs(turn)
         store, counter = self.store, self.counter
         memory = None if store is None else (lambda task: candidates_for(store, task, counter))
-        sources = TurnSources(self._history, memory, self.retriever)
+        sources = TurnSources(self._history, memory, self.retriever, known_terms=self.known_terms)
         with renamed_field("window_tokens", "window"):
             return plan_turn(turn, sources, counter=counter)
 
@@ -202,6 +267,7 @@ def turn_plan(
     *,
     tokenizer: str = DEFAULT_TOKENIZER,
     retriever: Retriever | None = None,
+    index: Index | None = None,
 ) -> dict[str, Any]:
     """``prooftext turn --dry-run --json``: plan one turn; nothing is sent and nothing of the conversation is
     recorded (no memory store, thread or message is created).
@@ -211,7 +277,7 @@ def turn_plan(
     derived from the files, not a record of the turn.
     """
     check_turn(root, turn)
-    with Conversation(root, tokenizer, create=False, retriever=retriever) as conversation:
+    with Conversation(root, tokenizer, create=False, retriever=retriever, index=index) as conversation:
         thread = conversation.thread_info(turn.thread)
         plan = conversation.plan(turn)
     return {"dry_run": True, "plan": plan.to_dict(), "thread": thread}

@@ -45,11 +45,29 @@ ModelOpt = Annotated[
     str | None, typer.Option("--model", help="Model name; never chosen or switched for you.")
 ]
 
-CHAT_HELP = "commands: /signal (last signal report), /mode smart|full|minimal, /threads, /help, /quit"
+CHAT_HELP = (
+    "commands: /signal (last signal report), /mode smart|full|minimal, /identity TEXT (kept with the thread), "
+    "/summary TEXT, /attach PATH (next message only), /file PATH (active file; /file alone clears), "
+    "/threads, /help, /quit"
+)
+IdentityOpt = Annotated[
+    str | None,
+    typer.Option("--identity", help="The AI's system voice; kept with the thread once a turn is sent."),
+]
+SummaryOpt = Annotated[str | None, typer.Option("--summary", help="The thread's summary for this turn.")]
+AttachOpt = Annotated[
+    list[str] | None,
+    typer.Option("--attach", help="A file under the root attached to the message (repeatable; deep)."),
+]
+ActiveFileOpt = Annotated[
+    list[str] | None,
+    typer.Option("--active-file", help="A file under the root open beside the chat (repeatable)."),
+]
 
 MODE_COMMAND = "/mode"
-"""The one command with an argument; the others are a whole line on their own. A line whose first word is
-no command (``/modern art``) is a message: commands match whole words, never prefixes."""
+ARGUMENT_COMMANDS = ("/mode", "/identity", "/summary", "/attach", "/file")
+"""Commands with an argument; the others are a whole line on their own. A line whose first word is no
+command (``/modern art``) is a message: commands match whole words, never prefixes."""
 
 
 def _record_line(r: prooftext.MemoryRecord) -> str:
@@ -241,10 +259,23 @@ def turn_command(
     endpoint: EndpointOpt = None,
     model: ModelOpt = None,
     stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream the reply.")] = False,
+    identity: IdentityOpt = None,
+    summary: SummaryOpt = None,
+    attach: AttachOpt = None,
+    active_file: ActiveFileOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Plan one turn (and, without --dry-run, send it to the model and record it in the thread)."""
-    turn = prooftext.TurnRequest(thread, text, mode=mode, window_tokens=window)
+    turn = prooftext.TurnRequest(
+        thread,
+        text,
+        mode=mode,
+        window_tokens=window,
+        identity=identity,
+        summary=summary,
+        attachments=tuple(attach or ()),
+        active_files=tuple(active_file or ()),
+    )
     prooftext.check_turn(root, turn)
     if not dry_run:
         _require_model(model)
@@ -256,6 +287,8 @@ def turn_command(
             _print_plan(plan, info, as_json)
             return
         with prooftext.make_backend(backend, endpoint) as client:
+            if identity is not None:
+                conversation.keep_identity(thread, identity)
             reply = _answer(
                 conversation, client, plan, text, _require_model(model), stream=stream, as_json=as_json
             )
@@ -308,10 +341,22 @@ def chat_command(
     window: WindowOpt = _TURN.window_tokens,
     tokenizer: TokenizerOpt = _TOKENIZER,
     stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream replies.")] = True,
+    identity: IdentityOpt = None,
+    summary: SummaryOpt = None,
+    active_file: ActiveFileOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Interactive terminal chat; history and threads persist in ROOT/.prooftext/memory.sqlite."""
-    first = prooftext.TurnRequest(thread, "", mode=mode, window_tokens=window)
+    """Interactive terminal chat; history, threads and each thread's identity persist in
+    ROOT/.prooftext/memory.sqlite."""
+    first = prooftext.TurnRequest(
+        thread,
+        "",
+        mode=mode,
+        window_tokens=window,
+        identity=identity,
+        summary=summary,
+        active_files=tuple(active_file or ()),
+    )
     prooftext.check_turn(root, first)
     the_model = _require_model(model)
     read_line = _line_reader(as_json)
@@ -321,6 +366,8 @@ def chat_command(
     ):
         if not as_json:
             echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
+        if identity is not None:
+            conversation.keep_identity(thread, identity)
         _Chat(conversation, client, first, the_model, stream, as_json).run(read_line)
 
 
@@ -331,7 +378,8 @@ class _Chat:
     conversation: prooftext.Conversation
     client: prooftext.ChatBackend
     turn: prooftext.TurnRequest
-    """The thread, mode and window of every message (``/mode`` replaces the mode)."""
+    """The thread, mode, window, summary and active files of every message (``/mode``, ``/summary`` and
+    ``/file`` replace them); ``/attach`` adds an attachment to the next message only."""
     model: str
     stream: bool
     as_json: bool
@@ -365,9 +413,35 @@ class _Chat:
             self._show_threads()
         elif words[0] == MODE_COMMAND:
             self._set_mode(words[1:])
+        elif words[0] in ARGUMENT_COMMANDS:
+            self._set_input(words[0], words[1].strip() if len(words) > 1 else "")
         else:
             self._turn(line)
         return True
+
+    def _set_input(self, command: str, value: str) -> None:
+        """``/identity`` (kept with the thread), ``/summary``, ``/attach`` (next message) or ``/file``."""
+        try:
+            if command == "/identity":
+                if not value:
+                    raise RequestError("say the identity after /identity", field="identity")
+                self.conversation.keep_identity(self.turn.thread, value)
+                self.turn = replace(self.turn, identity=value)
+                _note("identity kept with the thread", self.as_json)
+            elif command == "/summary":
+                self.turn = replace(self.turn, summary=value or None)
+                _note("summary set" if value else "summary cleared", self.as_json)
+            elif command == "/attach":
+                if not value:
+                    raise RequestError("name a file under the root after /attach", field="attachments")
+                self.turn = replace(self.turn, attachments=(*self.turn.attachments, value))
+                _note(f"{value} attached to the next message", self.as_json)
+            else:
+                files = (*self.turn.active_files, value) if value else ()
+                self.turn = replace(self.turn, active_files=files)
+                _note(f"active files: {', '.join(files) or 'none'}", self.as_json)
+        except ProoftextError as exc:
+            _error(exc, self.as_json)
 
     def _show_threads(self) -> None:
         names = [t.to_dict() for t in self.conversation.threads()]
@@ -389,8 +463,10 @@ class _Chat:
     def _turn(self, line: str) -> None:
         """Plan and send one message. The message is sent as typed, not stripped: what the user wrote is what
         the model sees."""
+        attachments = self.turn.attachments
+        self.turn = replace(self.turn, attachments=())  # an attachment goes with one message only
         try:
-            plan = self.conversation.plan(replace(self.turn, text=line))
+            plan = self.conversation.plan(replace(self.turn, text=line, attachments=attachments))
             reply = _answer(
                 self.conversation,
                 self.client,

@@ -33,9 +33,15 @@ CRITICAL_KINDS: frozenset[ItemKind] = frozenset({ItemKind.SYSTEM, ItemKind.IDENT
 
 STAGES: tuple[str, ...] = ("dedup", "classify", "rank", "budget", "place")
 
-DEDUP_RULE = "per content hash keep the current turn first, then a protected item, then the earliest"
-"""Why a surfaced memory item duplicating existing text survives dedup (ADR trap 2), and why a memory record
-repeating the user's message never removes the message itself: the turn being answered outranks it."""
+DEDUP_RULE = (
+    "turns of the conversation (user, assistant and tool messages) are never deduplicated; among the other "
+    "items, per content hash keep the current turn first, then a protected item, then the earliest"
+)
+"""Deduplication is for evidence that arrives twice from different sources, never for the turns of a
+conversation: two identical replies (``Done.`` twice) both stay. A surfaced memory item duplicating a past turn
+is kept beside it (ADR trap 2: the past turn may yet be dropped by the budget, the protected memory may not);
+a memory record repeating the user's message never removes the message itself: the turn being answered
+outranks it."""
 
 DROP_ORDER = "lowest rank score first (unscored lowest), then oldest position first; never critical"
 CURRENT_TURN_RULE = "the item marked current, else the last user item"
@@ -331,25 +337,29 @@ class Pipeline:
         return out.items
 
     def _dedup(self, items: list[ContextItem], state: _State) -> _StageOut:
-        def standing(item: ContextItem) -> int:
-            """Lower keeps: the current turn, then protected items, then the rest (see ``DEDUP_RULE``)."""
+        def standing(item: ContextItem) -> int | None:
+            """Lower keeps: the current turn, then protected items, then the rest; ``None``: a past turn of
+            the conversation, never deduplicated (see ``DEDUP_RULE``)."""
             if item.item_id == state.current_id:
                 return 0
+            if item.kind in HISTORY_KINDS:
+                return None
             return 1 if is_critical(item, state.current_id) else 2
 
-        keep: dict[str, int] = {}
+        keep: dict[str, tuple[int, int]] = {}
         for pos, item in enumerate(items):
+            rank = standing(item)
             held = keep.get(item.content_hash)
-            if held is None or standing(item) < standing(items[held]):
-                keep[item.content_hash] = pos
-        kept = set(keep.values())
+            if rank is not None and (held is None or rank < held[0]):
+                keep[item.content_hash] = (rank, pos)
         out: list[ContextItem] = []
         dropped: list[tuple[ContextItem, str, dict[str, Any]]] = []
         for pos, item in enumerate(items):
-            if pos in kept:
+            if standing(item) is None or keep[item.content_hash][1] == pos:
                 out.append(item)
             else:
-                dropped.append((item, REASON_DUPLICATE, {"kept": items[keep[item.content_hash]].item_id}))
+                kept = items[keep[item.content_hash][1]].item_id
+                dropped.append((item, REASON_DUPLICATE, {"kept": kept}))
         return _StageOut(out, True, "by content hash; " + DEDUP_RULE, dropped)
 
     def _classify(self, items: list[ContextItem], state: _State) -> _StageOut:

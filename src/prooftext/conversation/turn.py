@@ -27,6 +27,7 @@ from prooftext.conversation.surfacing import (
 )
 from prooftext.corpus.lines import require_utf8
 from prooftext.depth.policy import Mode, TurnPolicy, parse_mode, policy_for
+from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms
 from prooftext.depth.tiers import MARKER, RecallSignal, Tier, TierDecision, classify_detailed, recall_signal
 from prooftext.errors import (
     BudgetError,
@@ -60,6 +61,7 @@ STEP_MEMORY = "memory_search"
 STEP_RETRIEVAL = "retrieval"
 STEP_FILES = "files"
 STEP_SUMMARY = "summary"
+STEP_IDENTITY = "identity"
 STEP_PIPELINE = "pipeline"
 
 SUMMARY_ID = "core:summary"
@@ -87,6 +89,10 @@ MemorySource = Callable[[str], Sequence[ContextItem]]
 
 HistorySource = Callable[[str, int | None], Sequence[ContextItem]]
 """Given a thread and a message limit (``None``: all), that thread's messages, oldest first."""
+
+KnownTermsSource = Callable[[str], KnownTerms]
+"""Given a thread, what the standard tier's gates may recognise: the names its history and memory mention,
+and the open repository's names and identifier words (called for standard turns only)."""
 
 
 @dataclass(frozen=True)
@@ -383,10 +389,20 @@ class TurnRequest:
     """Active files (items of kind ``file``), attached when the policy allows them."""
     has_attachment: bool = False
     summary: str | None = None
-    identity: str = DEFAULT_IDENTITY
+    """The thread's summary, kept with the core when the policy allows it (standard and deep)."""
+    identity: str | None = None
+    """The chosen AI's system voice; ``None``: the thread's kept identity (see :class:`Conversation`), else
+    :data:`DEFAULT_IDENTITY`. Every tier keeps it, surface included."""
     safety: str = DEFAULT_SAFETY
     now_ms: int = 0
     """When the message was written (integer milliseconds), recorded on its item."""
+    attachments: Sequence[str] = ()
+    """Paths under the project root attached to this message (read by :class:`Conversation`, never by
+    :func:`plan_turn`): the turn is deep and each file is attached, labelled and fenced."""
+    active_files: Sequence[str] = ()
+    """Paths under the project root of the files open beside the conversation (read like attachments)."""
+    identity_source: str = "request"
+    """Where ``identity`` came from (``request``, ``thread`` or ``default``), recorded in the plan."""
 
 
 @dataclass(frozen=True)
@@ -398,6 +414,8 @@ class TurnSources:
     retriever: Retriever | None = None
     retriever_unavailable_reason: str = "no retriever (no index open)"
     """Recorded as ``retrieval: unavailable: <reason>`` when a turn may retrieve but there is no retriever."""
+    known_terms: KnownTermsSource | None = None
+    """What the gates of a standard turn may recognise (names, the repository's words); none when absent."""
 
 
 NO_SOURCES = TurnSources()
@@ -426,7 +444,7 @@ def plan_turn(
     the_mode = _check_inputs(request)
     ctr = counter if counter is not None else get_counter()
     steps = _Steps(on_step)
-    decision, policy = _classify_step(the_mode, request.text, request.has_attachment, request.files, steps)
+    decision, policy = _classify_step(the_mode, request, sources.known_terms, steps)
     prompt_budget = prompt_budget_for(request.window_tokens, policy)
     turn = _Turn(
         request.thread,
@@ -456,7 +474,7 @@ def _check_inputs(request: TurnRequest) -> Mode:
     _check_message(request.text)
     check_thread(request.thread)
     for name, value in (
-        ("identity", request.identity),
+        ("identity", DEFAULT_IDENTITY if request.identity is None else request.identity),
         ("safety", request.safety),
         ("summary", request.summary or ""),
     ):
@@ -486,26 +504,45 @@ def _check_message(text: str) -> None:
 
 
 def _classify_step(
-    the_mode: Mode, text: str, has_attachment: bool, files: Sequence[ContextItem], steps: _Steps
+    the_mode: Mode, request: TurnRequest, known: KnownTermsSource | None, steps: _Steps
 ) -> tuple[TierDecision | None, TurnPolicy]:
     """The tier (smart mode only) and the policy it selects; runs before any source is called, so a surface
-    turn never reaches memory or retrieval."""
+    turn never reaches memory or retrieval. A standard turn's gates read what the thread, memory and the
+    open repository know (``known``); a failure to learn it leaves the gates to the message alone."""
     decision: TierDecision | None = None
     signal: RecallSignal | None = None
-    if the_mode is Mode.SMART:
-        decision = classify_detailed(text, has_attachment=has_attachment, active_files=len(files))
-        if decision.tier is Tier.STANDARD:
-            signal = recall_signal(text)
-        steps.add(STEP_CLASSIFY, True, f"{decision.tier.value} by rule {decision.rule}")
-    else:
+    if the_mode is not Mode.SMART:
         steps.add(STEP_CLASSIFY, False, f"mode {the_mode.value} is an explicit override: tiers do not apply")
-    return decision, policy_for(the_mode, decision.tier if decision else None, signal)
+        return None, policy_for(the_mode, None)
+    text = request.text
+    decision = classify_detailed(text, has_attachment=request.has_attachment, active_files=len(request.files))
+    detail: dict[str, Any] = {"rule": decision.rule, "never_surface": list(decision.never_surface)}
+    if decision.tier is Tier.STANDARD:
+        terms = NO_KNOWN_TERMS
+        if known is not None:
+            try:
+                terms = known(request.thread)
+            except ProoftextError as exc:
+                detail["known_terms_error"] = exc.to_dict()
+        signal = recall_signal(text, terms)
+        detail["signal"] = signal.to_dict()
+        detail["known_terms"] = {
+            "names": len(terms.names),
+            "repository": None
+            if terms.repository is None
+            else {"parts": len(terms.repository.parts), "symbols": len(terms.repository.symbols)},
+        }
+    steps.add(STEP_CLASSIFY, True, f"{decision.tier.value} by rule {decision.rule}", **detail)
+    return decision, policy_for(the_mode, decision.tier, signal)
 
 
 def _base_step(turn: _Turn, request: TurnRequest, history: Sequence[ContextItem] | HistorySource) -> _Base:
     """The core, this thread's own history and the message; the history and summary steps are recorded."""
     thread, policy = turn.thread, turn.policy
-    core = [make_item(ItemKind.IDENTITY, request.identity, item_id="core:identity", thread=thread)]
+    identity = DEFAULT_IDENTITY if request.identity is None else request.identity
+    source = "default" if request.identity is None else request.identity_source
+    core = [make_item(ItemKind.IDENTITY, identity, item_id="core:identity", thread=thread)]
+    turn.steps.add(STEP_IDENTITY, True, f"identity: {source}", source=source)
     core.append(make_item(ItemKind.SYSTEM, request.safety, item_id="core:safety", thread=thread))
     if policy.concise_guidance:
         core.append(make_item(ItemKind.SYSTEM, SURFACE_GUIDANCE, item_id="core:guidance", thread=thread))
@@ -552,32 +589,79 @@ def _measure_health(turn: _Turn, base: _Base) -> tuple[ContextHealth | None, Sur
     return health, should_surface(health)
 
 
+DECIDED_BY_TIER = "tier"
+"""The tier (or an explicit minimal mode) kept memory search off: the trigger was not consulted."""
+DECIDED_BY_TRIGGER = "trigger"
+"""The tier let memory run, and the trigger (window usage, relevant ratio) said whether to push it now."""
+DECIDED_BY_MODE = "mode"
+"""Full mode is an explicit override: memory is pushed whatever the trigger says."""
+
+
+@dataclass(frozen=True)
+class PushDecision:
+    """Whether memory the tier let run is pushed into this turn, which rule decided, and why."""
+
+    push: bool
+    decided_by: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decided_by": self.decided_by, "push": self.push, "reason": self.reason}
+
+
+def push_decision(policy: TurnPolicy, check: SurfaceCheck | None) -> PushDecision:
+    """The ADR's composition: the tier says whether memory may run at all, the trigger says whether now is the
+    moment to push it (full mode, an explicit override, always pushes)."""
+    if not policy.memory:
+        return PushDecision(False, DECIDED_BY_TIER, f"memory search off ({policy.reasons[0]})")
+    if policy.mode is Mode.FULL:
+        return PushDecision(True, DECIDED_BY_MODE, "mode full: explicit override, memory pushed")
+    if check is None or not check.fired:
+        why = check.no_trigger_reason if check is not None else "context health not measured"
+        return PushDecision(False, DECIDED_BY_TRIGGER, f"the trigger did not fire ({why})")
+    assert check.trigger is not None
+    return PushDecision(True, DECIDED_BY_TRIGGER, f"the trigger fired ({', '.join(check.trigger.reasons)})")
+
+
 def _memory_step(
     turn: _Turn, memory: MemorySource | None, health: ContextHealth | None, check: SurfaceCheck | None
 ) -> list[ContextItem]:
-    """Memory candidates fitted to the policy's share of the budget; a failing store skips the step."""
+    """Memory candidates fitted to the policy's share of the budget, pushed only when :func:`push_decision`
+    says so (the search itself runs whenever the tier lets memory run); a failing store skips the step."""
     policy, steps = turn.policy, turn.steps
+    push = push_decision(policy, check)
     if not policy.memory:
-        steps.add(STEP_MEMORY, False, f"policy: memory search off ({policy.reasons[0]})")
+        steps.add(STEP_MEMORY, False, f"policy: memory search off ({policy.reasons[0]})", push=push.to_dict())
         return []
     if memory is None:
-        steps.add(STEP_MEMORY, False, "unavailable: no memory store")
+        steps.add(STEP_MEMORY, False, "unavailable: no memory store", push=push.to_dict())
         return []
     assert health is not None and check is not None
     try:
         candidates = list(memory(turn.text))
     except ProoftextError as exc:
-        steps.add(STEP_MEMORY, False, f"failed: {exc.code}", error=exc.to_dict())
+        steps.add(STEP_MEMORY, False, f"failed: {exc.code}", error=exc.to_dict(), push=push.to_dict())
+        return []
+    if not push.push:
+        steps.add(
+            STEP_MEMORY,
+            True,
+            f"memory searched, nothing pushed: {push.reason}",
+            candidates=len(candidates),
+            selected=0,
+            push=push.to_dict(),
+        )
         return []
     decision = select_memory(candidates, turn.text, policy, health, check, turn.counter, turn.ranker)
     items = list(decision.items)
     steps.add(
         STEP_MEMORY,
         True,
-        "memory candidates ranked and fitted to the surfacing budget",
+        f"memory candidates ranked and fitted to the surfacing budget: {push.reason}",
         candidates=len(candidates),
         selected=len(items),
         select=decision.to_dict(),
+        push=push.to_dict(),
     )
     return items
 

@@ -13,6 +13,7 @@ from prooftext.depth.policy import (
     should_recall_memory,
     status_label,
 )
+from prooftext.depth.signals import KnownTerms, RepositoryTerms, memory_terms_in, names_in
 from prooftext.depth.tiers import (
     MARKER,
     SURFACE_ALLOWLIST,
@@ -29,14 +30,18 @@ __all__ = [
     "MARKER",
     "OUTPUT_BUDGET",
     "SURFACE_ALLOWLIST",
+    "KnownTerms",
     "Mode",
     "RecallDecision",
     "RecallSignal",
+    "RepositoryTerms",
     "Tier",
     "TierDecision",
     "TurnPolicy",
     "classify",
     "classify_detailed",
+    "memory_terms_in",
+    "names_in",
     "parse_mode",
     "policy_for",
     "recall_signal",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms
 from prooftext.depth.tiers import RecallSignal, Tier, classify_detailed, recall_signal
 from prooftext.errors import UnknownNameError
 
@@ -128,12 +129,21 @@ def policy_for(mode: Mode, tier: Tier | None, signal: RecallSignal | None = None
             mode, tier, True, True, True, True, False, HISTORY_CAP[tier], OUTPUT_BUDGET[tier],
             MEMORY_RATIO_BP[tier], RETRIEVAL_RATIO_BP[tier], ("deep: full smart pack",),
         )  # fmt: skip
-    gate = signal is not None and signal.passes
-    why = signal.reasons if signal is not None else ("no signal computed",)
+    memory = signal is not None and signal.recall
+    retrieval = signal is not None and signal.relevance
+    why_memory = ", ".join(signal.memory_reasons) if signal and signal.memory_reasons else "no recall signal"
+    why_retrieval = (
+        ", ".join(signal.retrieval_reasons) if signal and signal.retrieval_reasons else "no relevance signal"
+    )
+    if signal is None:
+        why_memory = why_retrieval = "no signal computed"
     return TurnPolicy(
-        mode, tier, gate, gate, False, True, False, HISTORY_CAP[tier], OUTPUT_BUDGET[tier],
+        mode, tier, memory, retrieval, False, True, False, HISTORY_CAP[tier], OUTPUT_BUDGET[tier],
         MEMORY_RATIO_BP[tier], RETRIEVAL_RATIO_BP[tier],
-        (f"standard: memory and retrieval {'on' if gate else 'off'} ({', '.join(why)}); summary kept",),
+        (
+            f"standard: memory search {'on' if memory else 'off'} ({why_memory}); retrieval "
+            f"{'on' if retrieval else 'off'} ({why_retrieval}); summary kept",
+        ),
     )  # fmt: skip
 
 
@@ -167,8 +177,10 @@ def should_recall_memory(
     mode: str | Mode = Mode.SMART,
     has_attachment: bool = False,
     active_files: int | Sequence[object] | None = None,
+    known: KnownTerms = NO_KNOWN_TERMS,
 ) -> RecallDecision:
-    """The depth gate alone: would this message run memory search and retrieval, and why (no search runs)."""
+    """The depth gate alone: would this message run memory search and retrieval, and why (no search runs).
+    ``known`` is what the thread, memory and open repository know (names, identifiers)."""
     the_mode = parse_mode(mode)
     if the_mode is not Mode.SMART:
         policy = policy_for(the_mode, None)
@@ -176,7 +188,7 @@ def should_recall_memory(
             policy.memory, policy.retrieval, the_mode, None, policy.label, policy.reasons, policy
         )
     decision = classify_detailed(text, has_attachment=has_attachment, active_files=active_files)
-    signal = recall_signal(text) if decision.tier is Tier.STANDARD else None
+    signal = recall_signal(text, known) if decision.tier is Tier.STANDARD else None
     policy = policy_for(the_mode, decision.tier, signal)
     reasons = (*decision.reasons, *policy.reasons)
     return RecallDecision(

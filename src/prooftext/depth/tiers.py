@@ -1,10 +1,11 @@
 """Depth tiers: a deterministic, per-turn classifier (no model call) into surface, standard or deep.
 
-Surface is a strict whole-message allowlist: the entire message, case-folded and trimmed, must be one of
-the listed acknowledgements, optionally followed by a single ``.`` or ``!``. Anything else is at least
-standard: commands, memory references, multi-part questions, punctuation beyond a single ack, and every
-message with an attachment or active files. Deep fires on explicit phrases, attachments or active files,
-and long or multi-part prompts. Every rule and constant is recorded in the decision.
+Surface is small talk and nothing else: the never-surface rules are checked first (an attachment, active
+files, a command or a negation with a command, a memory reference, a multi-part question, code or a path,
+a long message); then the entire normalized message must split into forms of the closed small-talk set of
+:mod:`prooftext.depth.smalltalk` (greeting, goodbye, thanks, yes, no, ok, courtesy, test). Deep fires on
+explicit phrases, attachments or active files, and long or multi-part prompts. Every decision carries the
+rule that made it, the rules that ruled surface out, and the small-talk pieces it found.
 """
 
 from __future__ import annotations
@@ -15,8 +16,27 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import prooftext.depth.smalltalk as smalltalk
+from prooftext.depth.signals import (
+    MEMORY_REFERENCE_PHRASES,
+    KnownTerms,
+    RecallSignal,
+    memory_reference,
+    recall_signal,
+)
 from prooftext.errors import EmptyQueryError, RangeError, RequestError
-from prooftext.text import CHAT_STOPWORDS_V1
+
+__all__ = [
+    "MARKER",
+    "SURFACE_ALLOWLIST",
+    "KnownTerms",
+    "RecallSignal",
+    "Tier",
+    "TierDecision",
+    "classify",
+    "classify_detailed",
+    "recall_signal",
+]
 
 MARKER = "v-adaptive-context-depth-v0"
 """The interface marker of the depth-tier design this module implements."""
@@ -28,21 +48,14 @@ class Tier(StrEnum):
     DEEP = "deep"
 
 
-SURFACE_ALLOWLIST: tuple[str, ...] = (
-    "hi",
-    "hello",
-    "hey",
-    "good morning",
-    "thanks",
-    "ok",
-    "test",
-    "yes",
-    "no",
-)
-"""Whole messages that may be surface (yes/no only when the entire message is that token)."""
+SURFACE_ALLOWLIST: tuple[str, ...] = tuple(sorted(smalltalk.FORMS))
+"""The kinds of small talk that may be surface (each a closed set of forms in :mod:`smalltalk`)."""
 
-SURFACE_TRAILING_PUNCTUATION = ".!"
-"""At most one of these may follow an allowlisted ack (``Hi!``, ``Thanks.``); anything more is not surface."""
+SURFACE_MAX_WORDS = 24
+"""A message longer than this many words is never surface, whatever it is made of."""
+
+SURFACE_MAX_CLAUSES = 5
+"""More clauses than this (runs of ``. , ; : ! ?``) make a punctuation-heavy message: never surface."""
 
 DEEP_PHRASES: tuple[str, ...] = (
     "think deeply",
@@ -64,31 +77,110 @@ MULTI_PART_MIN_QUESTIONS = 2
 MULTI_PART_MIN_LIST_ITEMS = 2
 """At least this many numbered or bulleted lines make a multi-part prompt: deep."""
 
-MEMORY_REFERENCE_PHRASES: tuple[str, ...] = (
-    "remember",
-    "recall",
-    "last time",
-    "you said",
-    "we said",
-    "we discussed",
-    "we decided",
-    "earlier",
-    "previously",
-    "as before",
-    "memory",
-    "forget",
+ACTION_VERBS: tuple[str, ...] = (
+    "add",
+    "append",
+    "abort",
+    "book",
+    "build",
+    "buy",
+    "call",
+    "cancel",
+    "change",
+    "clear",
+    "close",
+    "commit",
+    "convert",
+    "copy",
+    "create",
+    "delete",
+    "deploy",
+    "destroy",
+    "disable",
+    "download",
+    "drop",
+    "edit",
+    "email",
+    "enable",
+    "erase",
+    "execute",
+    "fix",
+    "format",
+    "generate",
+    "install",
+    "kill",
+    "launch",
+    "merge",
+    "modify",
+    "move",
+    "open",
+    "order",
+    "overwrite",
+    "paste",
+    "pay",
+    "post",
+    "publish",
+    "purge",
+    "push",
+    "rebase",
+    "reboot",
+    "remove",
+    "rename",
+    "replace",
+    "reset",
+    "restart",
+    "restore",
+    "revert",
+    "rewrite",
+    "rollback",
+    "run",
+    "save",
+    "schedule",
+    "send",
+    "set",
+    "share",
+    "shutdown",
+    "start",
+    "stop",
+    "submit",
+    "switch",
+    "transfer",
+    "turn",
+    "undo",
+    "uninstall",
+    "update",
+    "upload",
+    "wipe",
+    "write",
 )
-"""Phrases that refer to memory: never surface, and a recall signal for a standard turn."""
+"""Verbs of acting on something: a clause that starts with one (``delete it``, ``please run the tests``) is a
+command, and one after a negation (``no, don't delete that``) is a negation with a command."""
 
-RELEVANCE_MIN_CONTENT_WORDS = 4
-"""A question with at least this many content words carries a relevance signal (standard turns)."""
+NEGATIONS: tuple[str, ...] = ("no", "nope", "dont", "do not", "never", "stop", "quit", "wait", "not")
+"""Words that, with an action verb in the same message, make a negation with a command."""
 
 _COMMAND = re.compile(r"^\s*[/!:][A-Za-z]")
 _LIST_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+\S", re.MULTILINE)
 _IDENTIFIER = re.compile(
     r"`[^`]+`|\b[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w-]+/[\w./-]+"
 )
-_WH = re.compile(r"^\s*(what|why|how|when|where|which|who|whose|can|could|should|does|do|is|are)\b", re.I)
+_CODE_CHARS = re.compile(r"[`{}\[\]<>=#$%^&*|\\~@]|https?://|\(\)")
+_CLAUSE_BREAK = re.compile(r"[.,;:!?\n]+")
+_LEADING_SOFT = (
+    "please",
+    "pls",
+    "plz",
+    "kindly",
+    "now",
+    "just",
+    "ok",
+    "okay",
+    "so",
+    "then",
+    "and",
+    "yes",
+    "no",
+)
 
 
 def _phrase_pattern(phrases: Sequence[str]) -> re.Pattern[str]:
@@ -97,15 +189,49 @@ def _phrase_pattern(phrases: Sequence[str]) -> re.Pattern[str]:
 
 
 _DEEP = _phrase_pattern(DEEP_PHRASES)
-_MEMORY_REF = _phrase_pattern(MEMORY_REFERENCE_PHRASES)
+_ACTION = frozenset(ACTION_VERBS)
+
+
+def _clauses(text: str) -> list[list[str]]:
+    """The message's clauses as normalized word lists (split at punctuation, ``and`` and ``then``)."""
+    out: list[list[str]] = []
+    for part in _CLAUSE_BREAK.split(text):
+        words = smalltalk.normalize(part).words
+        current: list[str] = []
+        for word in words:
+            if word in ("and", "then") and current:
+                out.append(current)
+                current = []
+            else:
+                current.append(word)
+        if current:
+            out.append(current)
+    return out
+
+
+def command_rules(text: str) -> list[str]:
+    """``command`` when a clause starts with an action verb (after ``please``, ``ok``, ``yes``…) or with a
+    slash command; ``negation_with_command`` when the message negates and names an action verb."""
+    rules: list[str] = []
+    clauses = _clauses(text)
+    imperative = False
+    for words in clauses:
+        rest = list(words)
+        while rest and rest[0] in _LEADING_SOFT:
+            rest.pop(0)
+        if rest and rest[0] in _ACTION:
+            imperative = True
+    if _COMMAND.match(text) or imperative:
+        rules.append("command")
+    flat = " " + " ".join(w for c in clauses for w in c) + " "
+    if any(f" {n} " in flat for n in NEGATIONS) and any(f" {v} " in flat for v in _ACTION):
+        rules.append("negation_with_command")
+    return rules
 
 
 def normalize_ack(text: str) -> str:
-    """Case-folded, trimmed, inner whitespace collapsed, one trailing ``.``/``!`` removed."""
-    norm = " ".join(text.split()).casefold()
-    if norm and norm[-1] in SURFACE_TRAILING_PUNCTUATION:
-        norm = norm[:-1].rstrip()
-    return norm
+    """The normalized words of ``text`` (see :func:`prooftext.depth.smalltalk.normalize`), space-joined."""
+    return smalltalk.normalize(text).text
 
 
 @dataclass(frozen=True)
@@ -117,14 +243,24 @@ class TierDecision:
     reasons: tuple[str, ...]
     never_surface: tuple[str, ...] = field(default_factory=tuple)
     words: int = 0
+    normalized: str = ""
+    normalization: tuple[str, ...] = field(default_factory=tuple)
+    small_talk: tuple[smalltalk.Segment, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record. The normalized text and its steps are shown for small talk only: they repeat the
+        message's words, and a message that is not small talk may hold anything (a credential among them),
+        while small talk is made of the closed vocabulary alone."""
+        talk = self.tier is Tier.SURFACE
         return {
             "constants": tier_constants(),
             "marker": MARKER,
             "never_surface": list(self.never_surface),
+            "normalization": list(self.normalization) if talk else [],
+            "normalized": self.normalized if talk else None,
             "reasons": list(self.reasons),
             "rule": self.rule,
+            "small_talk": [s.to_dict() for s in self.small_talk],
             "tier": self.tier.value,
             "words": self.words,
         }
@@ -132,12 +268,16 @@ class TierDecision:
 
 def tier_constants() -> dict[str, Any]:
     return {
+        "action_verbs": len(ACTION_VERBS),
         "deep_min_words": DEEP_MIN_WORDS,
         "deep_phrases": list(DEEP_PHRASES),
+        "memory_reference_phrases": len(MEMORY_REFERENCE_PHRASES),
         "multi_part_min_list_items": MULTI_PART_MIN_LIST_ITEMS,
         "multi_part_min_questions": MULTI_PART_MIN_QUESTIONS,
+        "small_talk": smalltalk.constants(),
         "surface_allowlist": list(SURFACE_ALLOWLIST),
-        "surface_trailing_punctuation": SURFACE_TRAILING_PUNCTUATION,
+        "surface_max_clauses": SURFACE_MAX_CLAUSES,
+        "surface_max_words": SURFACE_MAX_WORDS,
     }
 
 
@@ -166,28 +306,33 @@ def _check_text(text: object) -> str:
     return text
 
 
-def classify_detailed(
-    text: str, *, has_attachment: bool = False, active_files: int | Sequence[object] | None = None
-) -> TierDecision:
-    """Classify one message, recording the rule, the deep reasons and the never-surface signals."""
-    text = _check_text(text)
-    n_files = _count_files(active_files)
-    words = len(text.split())
+def never_surface_rules(text: str, has_attachment: bool, n_files: int) -> list[str]:
+    """Every never-surface rule that ``text`` (with its attachment and files) meets, in a fixed order."""
     never: list[str] = []
     if has_attachment:
         never.append("attachment")
     if n_files:
         never.append("active_files")
-    if _COMMAND.match(text):
-        never.append("command")
-    if _MEMORY_REF.search(text):
+    never.extend(command_rules(text))
+    if memory_reference(text):
         never.append("memory_reference")
-    norm = normalize_ack(text)
-    if norm not in SURFACE_ALLOWLIST:
-        never.append("not_in_allowlist")
-    elif not never:
-        return TierDecision(Tier.SURFACE, "surface_allowlist", (f"whole message is {norm!r}",), (), words)
+    if (
+        text.count("?") >= MULTI_PART_MIN_QUESTIONS
+        or len(_LIST_LINE.findall(text)) >= MULTI_PART_MIN_LIST_ITEMS
+    ):
+        never.append("multi_part")
+    stripped, _ = smalltalk.strip_symbols(text)
+    if _IDENTIFIER.search(stripped) or _CODE_CHARS.search(stripped):
+        never.append("code_or_path")
+    if len(text.split()) > SURFACE_MAX_WORDS:
+        never.append("long")
+    if len([c for c in _CLAUSE_BREAK.split(stripped) if c.strip()]) > SURFACE_MAX_CLAUSES:
+        never.append("punctuation_heavy")
+    return never
 
+
+def _deep_reasons(text: str, has_attachment: bool, n_files: int, words: int) -> list[str]:
+    """Every deep trigger ``text`` meets: an attachment, active files, a phrase, length, several parts."""
     deep: list[str] = []
     if has_attachment:
         deep.append("attachment")
@@ -203,10 +348,55 @@ def classify_detailed(
     list_items = len(_LIST_LINE.findall(text))
     if list_items >= MULTI_PART_MIN_LIST_ITEMS:
         deep.append(f"multi_part:{list_items}_list_items")
+    return deep
+
+
+def classify_detailed(
+    text: str, *, has_attachment: bool = False, active_files: int | Sequence[object] | None = None
+) -> TierDecision:
+    """Classify one message, recording the rule, the deep reasons, the never-surface rules it met and the
+    small-talk pieces it is made of."""
+    text = _check_text(text)
+    n_files = _count_files(active_files)
+    words = len(text.split())
+    never = never_surface_rules(text, has_attachment, n_files)
+    norm = smalltalk.normalize(text)
+    pieces: tuple[smalltalk.Segment, ...] = ()
+    if not never:
+        found = smalltalk.segment(norm.words)
+        kinds = {p.kind for p in found or ()} - {"filler"}
+        if found is None or not kinds:
+            never.append("not_small_talk")
+        elif all(k in kinds for k in smalltalk.YES_NO_KINDS):
+            never.append("yes_and_no")
+            pieces = found
+        else:
+            pieces = found
+            return TierDecision(
+                Tier.SURFACE,
+                "small_talk",
+                tuple(f"{p.kind}:{p.text}" for p in found),
+                (),
+                words,
+                norm.text,
+                norm.steps,
+                found,
+            )
+
+    deep = _deep_reasons(text, has_attachment, n_files, words)
     if deep:
-        return TierDecision(Tier.DEEP, "deep_trigger", tuple(deep), tuple(never), words)
+        return TierDecision(
+            Tier.DEEP, "deep_trigger", tuple(deep), tuple(never), words, norm.text, norm.steps, pieces
+        )
     return TierDecision(
-        Tier.STANDARD, "default", ("no surface match and no deep trigger",), tuple(never), words
+        Tier.STANDARD,
+        "default",
+        ("not small talk and no deep trigger",),
+        tuple(never),
+        words,
+        norm.text,
+        norm.steps,
+        pieces,
     )
 
 
@@ -215,44 +405,3 @@ def classify(
 ) -> Tier:
     """``surface``, ``standard`` or ``deep`` for one message (see :func:`classify_detailed`)."""
     return classify_detailed(text, has_attachment=has_attachment, active_files=active_files).tier
-
-
-@dataclass(frozen=True)
-class RecallSignal:
-    """Whether a standard turn should run memory search and retrieval, and why."""
-
-    recall: bool
-    relevance: bool
-    reasons: tuple[str, ...]
-
-    @property
-    def passes(self) -> bool:
-        return self.recall or self.relevance
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "passes": self.passes,
-            "reasons": list(self.reasons),
-            "recall": self.recall,
-            "relevance": self.relevance,
-            "relevance_min_content_words": RELEVANCE_MIN_CONTENT_WORDS,
-        }
-
-
-def recall_signal(text: str) -> RecallSignal:
-    """Recall: the message refers to memory. Relevance: it names code or files, or asks a real question."""
-    reasons: list[str] = []
-    recall = bool(_MEMORY_REF.search(text))
-    if recall:
-        reasons.append("memory_reference")
-    identifiers = bool(_IDENTIFIER.search(text))
-    if identifiers:
-        reasons.append("identifier_or_path")
-    content_words = [w for w in re.findall(r"[A-Za-z0-9]+", text.lower()) if w not in CHAT_STOPWORDS_V1]
-    question = "?" in text or bool(_WH.match(text))
-    substantive = question and len(content_words) >= RELEVANCE_MIN_CONTENT_WORDS
-    if substantive:
-        reasons.append(f"question:{len(content_words)}_content_words")
-    if not reasons:
-        reasons.append("no recall or relevance signal")
-    return RecallSignal(recall, identifiers or substantive, tuple(reasons))

@@ -1,32 +1,45 @@
 """Depth tiers: is the surface tier precise on CLINC150, and does it never swallow a LoCoMo question?
 
-CLINC150's test split labels each utterance with an intent; greeting, goodbye, thank_you, yes, no and maybe
-are surface (an acknowledgement needs no context), every other intent is not. The classifier's surface
-prediction is scored for precision and recall, with per-intent rates and the misclassified utterances. The
-out-of-scope test utterances (``oos_test``) are not surface and are reported as a separate false-surface
-count. On LoCoMo every question needs the history, so the share classified surface should be 0.
+CLINC150's test split labels each utterance with an intent; greeting, goodbye, thank_you, yes and no are small
+talk and should be surface, every other intent should not. ``maybe`` is not small talk (an undecided answer
+asks for more) and is not counted either way; how often it comes out surface is reported on its own. The
+classifier's surface prediction is scored for precision and recall, with per-intent rates and the
+misclassified utterances. The out-of-scope test utterances (``oos_test``) are not surface; the false-surface
+share counts them with the other in-scope intents. On LoCoMo every question needs the history, so the share
+classified surface should be 0.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext.depth import Tier, classify
+from prooftext.api.turns import repository_terms_of
+from prooftext.depth import KnownTerms, RepositoryTerms, Tier, classify, names_in, should_recall_memory
 from prooftext.depth.tiers import MARKER, tier_constants
 from prooftext.errors import ArtifactError
 from prooftext.eval.common import Progress, RunOptions, elapsed_ms
 from prooftext.eval.dataio import load_json
 from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.gittree import WorkTree
 from prooftext.eval.html import HtmlReport, bar_figure, manifest_section, num, pct, verdict_section
+from prooftext.eval.locomo_data import Conversation as LocomoConversation
 from prooftext.eval.locomo_data import load_locomo
 from prooftext.eval.metrics import frequencies, percentile
 from prooftext.eval.output import RunOutput
+from prooftext.eval.swebench import load_repo_map, load_tasks
+from prooftext.index import open_index
 from prooftext.tokens import DEFAULT_TOKENIZER
 
-SURFACE_INTENTS: frozenset[str] = frozenset({"greeting", "goodbye", "thank_you", "yes", "no", "maybe"})
+SURFACE_INTENTS: frozenset[str] = frozenset({"greeting", "goodbye", "thank_you", "yes", "no"})
+NOT_COUNTED_INTENTS: frozenset[str] = frozenset({"maybe"})
+"""Intents left out of precision, recall and the false-surface share (reported on their own)."""
+TARGET_SURFACE_RECALL = 0.80
+TARGET_FALSE_SURFACE_SHARE = 0.005
+"""The depth tiers' bars: surface recall on small talk, and the share of other utterances called surface."""
 CLINC_SPLIT = "test"
 CLINC_OOS_SPLIT = "oos_test"
 EXAMPLES_KEPT = 25
@@ -36,6 +49,51 @@ DEFAULT_DEPTH_DECLARATION = Declaration("surface_precision", 0.95, None)
 DEPTH_METRICS = ("surface_precision", "surface_recall")
 """The scores a declaration may name (higher is better)."""
 """Default bar: at least 95% of what is classified surface really is an acknowledgement."""
+
+
+@dataclass(frozen=True)
+class GateRepositories:
+    """SWE-bench issue titles per repository and the names of each repository's index, for the retrieval
+    gate; ``note`` says at which commits the indexes were built."""
+
+    tasks: Path
+    titles: Mapping[str, Sequence[str]]
+    terms: Mapping[str, RepositoryTerms]
+    note: str
+
+
+def gate_repositories(
+    tasks_path: Path, repo_map_path: Path, work_dir: Path, progress: Progress | None = None
+) -> GateRepositories:
+    """Index each SWE-bench repository once and learn its names, for the retrieval gate.
+
+    Building an index per task (181 commits, sympy among them) is slow, so each repository is indexed at one
+    commit: the base commit of its first task in the file. Every title of that repository is then asked
+    with that index open; the note says so. Trees are materialized from the commit alone (never later
+    history) under ``work_dir``."""
+    tasks = load_tasks(tasks_path)
+    repo_map = load_repo_map(repo_map_path)
+    titles: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
+    for task in tasks:
+        titles.setdefault(task.repo, []).append(issue_title(task.problem_statement))
+        first.setdefault(task.repo, task.base_commit)
+    terms: dict[str, RepositoryTerms] = {}
+    for number, (repo, commit) in enumerate(sorted(first.items()), start=1):
+        if repo not in repo_map:
+            raise ArtifactError(
+                f"{repo_map_path}: no git directory for {repo}", path=str(repo_map_path), field=repo
+            )
+        tree = WorkTree(repo_map[repo], work_dir / repo.replace("/", "+"))
+        tree.checkout(commit)
+        with open_index(tree.root) as index:
+            terms[repo] = repository_terms_of(index)
+        if progress is not None:
+            progress(number, len(first))
+    note = "indexes built once per repository, at the base commit of its first task: " + ", ".join(
+        f"{repo}@{commit[:12]}" for repo, commit in sorted(first.items())
+    )
+    return GateRepositories(tasks_path, titles, terms, note)
 
 
 def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
@@ -83,11 +141,16 @@ def clinc_scores(items: Sequence[tuple[str, str]]) -> dict[str, Any]:
     false_pos: list[dict[str, str]] = []
     false_neg: list[dict[str, str]] = []
     per_intent: dict[str, list[int]] = {}
+    not_counted: dict[str, list[int]] = {}
     timings: list[float] = []
     for text, intent in items:
         started = time.perf_counter()
         predicted = _is_surface(text)
         timings.append(elapsed_ms(started))
+        if intent in NOT_COUNTED_INTENTS:
+            not_counted.setdefault(intent, [0, 0])[0] += int(predicted)
+            not_counted[intent][1] += 1
+            continue
         gold = intent in SURFACE_INTENTS
         tp += int(predicted and gold)
         fp += int(predicted and not gold)
@@ -107,9 +170,32 @@ def clinc_scores(items: Sequence[tuple[str, str]]) -> dict[str, Any]:
         "surface_recall_by_intent": {k: v[0] / v[1] for k, v in sorted(per_intent.items())},
         "false_surface": false_pos[:EXAMPLES_KEPT],
         "false_surface_count": fp,
+        "not_surface_gold": len(items) - sum(v[1] for v in not_counted.values()) - tp - fn,
+        "not_counted": {k: {"surface": v[0], "utterances": v[1]} for k, v in sorted(not_counted.items())},
         "missed_surface_examples": false_neg[:EXAMPLES_KEPT],
         "latency_ms_p50": percentile(timings, P50),
         "latency_ms_p95": percentile(timings, P95),
+    }
+
+
+def surface_targets(clinc: dict[str, Any], oos: dict[str, Any]) -> dict[str, Any]:
+    """The tiers' bars: surface recall on small talk, and the share of every other utterance (in-scope
+    intents and out-of-scope) called surface."""
+    others = clinc["not_surface_gold"] + oos["utterances"]
+    wrong = clinc["false_surface_count"] + oos["false_surface_count"]
+    share = wrong / others if others else None
+    recall = clinc["surface_recall"]
+    return {
+        "false_surface_count": wrong,
+        "false_surface_share": share,
+        "false_surface_share_max": TARGET_FALSE_SURFACE_SHARE,
+        "other_utterances": others,
+        "surface_recall": recall,
+        "surface_recall_min": TARGET_SURFACE_RECALL,
+        "met": recall is not None
+        and recall >= TARGET_SURFACE_RECALL
+        and share is not None
+        and share <= TARGET_FALSE_SURFACE_SHARE,
     }
 
 
@@ -126,19 +212,144 @@ def locomo_surface(questions: Sequence[str]) -> dict[str, Any]:
     }
 
 
+TARGET_LOCOMO_MEMORY = 0.95
+TARGET_SWEBENCH_RETRIEVAL = 0.90
+TARGET_SMALL_TALK_GATES = 0.05
+"""The gates' bars: memory search for LoCoMo questions in their own conversation, retrieval for SWE-bench
+issue titles with their repository open, and at most this share of small talk running either."""
+
+
+def _gate_row(decisions: Sequence[tuple[str, bool, bool]]) -> dict[str, Any]:
+    """How often memory search and retrieval ran over ``(text, memory, retrieval)`` decisions."""
+    n = len(decisions)
+    memory = sum(1 for _, m, _ in decisions if m)
+    retrieval = sum(1 for _, _, r in decisions if r)
+    return {
+        "turns": n,
+        "memory_ran": memory,
+        "memory_share": memory / n if n else None,
+        "retrieval_ran": retrieval,
+        "retrieval_share": retrieval / n if n else None,
+        "memory_not_run_examples": [t for t, m, _ in decisions if not m][:EXAMPLES_KEPT],
+        "retrieval_not_run_examples": [t for t, _, r in decisions if not r][:EXAMPLES_KEPT],
+        "memory_run_examples": [t for t, m, _ in decisions if m][:EXAMPLES_KEPT],
+        "retrieval_run_examples": [t for t, _, r in decisions if r][:EXAMPLES_KEPT],
+    }
+
+
+def _gates(text: str, known: KnownTerms) -> tuple[str, bool, bool]:
+    gate = should_recall_memory(text, known=known)
+    return text, gate.recall, gate.retrieval
+
+
+def locomo_gates(conversations: Sequence[LocomoConversation]) -> dict[str, Any]:
+    """Each LoCoMo question asked as a turn of its own conversation: the names its turns mention, and its
+    speakers (the people of the thread), are what the thread knows (no repository is open, so retrieval has
+    no index to run on; its share is the fallback rule's)."""
+    decisions: list[tuple[str, bool, bool]] = []
+    for conversation in conversations:
+        speakers = {t.speaker.lower() for t in conversation.turns if t.speaker}
+        known = KnownTerms(names=names_in(t.text for t in conversation.turns) | speakers)
+        decisions.extend(_gates(q.text, known) for q in conversation.questions)
+    return _gate_row(decisions)
+
+
+def small_talk_gates(
+    items: Sequence[tuple[str, str]],
+    names: frozenset[str],
+    repositories: Mapping[str, RepositoryTerms],
+) -> dict[str, Any]:
+    """The CLINC150 small-talk utterances with a thread's names known and, in turn, each repository open
+    (none when no repository is given): the share that ran memory search or retrieval, per root and at
+    worst."""
+    talk = [text for text, intent in items if intent in SURFACE_INTENTS]
+    roots: dict[str, RepositoryTerms | None] = dict(repositories) or {"(no repository)": None}
+    per_root = {
+        root: _gate_row([_gates(t, KnownTerms(names=names, repository=terms)) for t in talk])
+        for root, terms in sorted(roots.items())
+    }
+    worst_memory = max((r["memory_share"] or 0.0) for r in per_root.values())
+    worst_retrieval = max((r["retrieval_share"] or 0.0) for r in per_root.values())
+    return {
+        "utterances": len(talk),
+        "names_known": len(names),
+        "per_root": per_root,
+        "memory_share_max": worst_memory,
+        "retrieval_share_max": worst_retrieval,
+    }
+
+
+def issue_title(problem_statement: str) -> str:
+    """The first non-empty line of an issue's problem statement, stripped of Markdown heading marks."""
+    for line in problem_statement.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line
+    return problem_statement.strip()
+
+
+def swebench_gates(
+    titles: Mapping[str, Sequence[str]], repositories: Mapping[str, RepositoryTerms]
+) -> dict[str, Any]:
+    """Each issue title asked as a turn with its repository open: how often retrieval (and memory) ran,
+    overall and per repository."""
+    per_repo: dict[str, dict[str, Any]] = {}
+    every: list[tuple[str, bool, bool]] = []
+    for repo, texts in sorted(titles.items()):
+        known = KnownTerms(repository=repositories[repo])
+        decisions = [_gates(t, known) for t in texts]
+        every.extend(decisions)
+        row = _gate_row(decisions)
+        per_repo[repo] = {
+            k: row[k] for k in ("turns", "retrieval_ran", "retrieval_share", "retrieval_not_run_examples")
+        }
+    return {**_gate_row(every), "per_repository": per_repo}
+
+
+def gate_targets(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The gates' bars, each with its measurement (``None`` when its data set was not given)."""
+    locomo = summary.get("locomo_gates")
+    swe = summary.get("swebench_gates")
+    talk = summary.get("small_talk_gates")
+    rows = {
+        "locomo_memory_share": (locomo or {}).get("memory_share"),
+        "swebench_retrieval_share": (swe or {}).get("retrieval_share"),
+        "small_talk_memory_share_max": (talk or {}).get("memory_share_max"),
+        "small_talk_retrieval_share_max": (talk or {}).get("retrieval_share_max"),
+    }
+    bars = {
+        "locomo_memory_share": (">=", TARGET_LOCOMO_MEMORY),
+        "swebench_retrieval_share": (">=", TARGET_SWEBENCH_RETRIEVAL),
+        "small_talk_memory_share_max": ("<=", TARGET_SMALL_TALK_GATES),
+        "small_talk_retrieval_share_max": ("<=", TARGET_SMALL_TALK_GATES),
+    }
+    out: dict[str, Any] = {}
+    for name, value in rows.items():
+        op, bar = bars[name]
+        met = None if value is None else (value >= bar if op == ">=" else value <= bar)
+        out[name] = {"measured": value, "target": f"{op} {bar}", "met": met}
+    return out
+
+
 def run_depth(
     clinc_path: Path,
     locomo_path: Path | None,
     declaration: Declaration,
     options: RunOptions,
     progress: Progress | None = None,
+    *,
+    swebench: GateRepositories | None = None,
 ) -> dict[str, Any]:
+    """The tiers on CLINC150 (and LoCoMo), and how often the standard tier's gates ran: memory search for
+    LoCoMo questions in their own conversation, retrieval for SWE-bench issue titles with their repository
+    open (``swebench``), and both for CLINC150 small talk with a conversation's names and each repository."""
     datasets = {"clinc": clinc_path, **({"locomo": locomo_path} if locomo_path else {})}
+    if swebench is not None:
+        datasets["swebench"] = swebench.tasks
     # Both files are read and checked before anything is declared or written: a bad one refuses the run.
     splits = load_clinc(clinc_path)
-    questions = (
-        None if locomo_path is None else [q.text for c in load_locomo(locomo_path)[0] for q in c.questions]
-    )
+    conversations = None if locomo_path is None else load_locomo(locomo_path)[0]
+    questions = None if conversations is None else [q.text for c in conversations for q in c.questions]
     record = manifest("depth", datasets, declaration, DEFAULT_TOKENIZER, {"classifier": _classifier_params()})
     with RunOutput(options.out_dir) as output:
         output.start(record)
@@ -146,10 +357,20 @@ def run_depth(
         summary: dict[str, Any] = {"clinc": clinc_scores(splits[CLINC_SPLIT])}
         oos = clinc_scores(splits.get(CLINC_OOS_SPLIT, []))
         summary["clinc_oos"] = {k: oos[k] for k in ("utterances", "false_surface_count", "false_surface")}
+        summary["surface_targets"] = surface_targets(summary["clinc"], summary["clinc_oos"])
         if progress is not None:
             progress(1, 2)
-        if questions is not None:
+        if questions is not None and conversations is not None:
             summary["locomo"] = locomo_surface(questions)
+            summary["locomo_gates"] = locomo_gates(conversations)
+        if swebench is not None:
+            summary["swebench_gates"] = swebench_gates(swebench.titles, swebench.terms)
+            summary["swebench_gates"]["note"] = swebench.note
+        names = frozenset() if conversations is None else names_in(t.text for t in conversations[0].turns)
+        summary["small_talk_gates"] = small_talk_gates(
+            splits[CLINC_SPLIT], names, {} if swebench is None else swebench.terms
+        )
+        summary["gate_targets"] = gate_targets(summary)
         if progress is not None:
             progress(2, 2)
         flat = {"depth": _flat(summary)}
@@ -203,6 +424,26 @@ def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     report.note(
         f"CLINC150 {CLINC_OOS_SPLIT}: {summary['clinc_oos']['false_surface_count']} classified surface."
     )
+    targets = summary["surface_targets"]
+    report.table(
+        ["bar", "measured", "target", "met"],
+        [
+            [
+                "surface recall on small talk %",
+                pct(targets["surface_recall"]),
+                f">= {pct(TARGET_SURFACE_RECALL)}",
+                "",
+            ],
+            [
+                f"other utterances called surface % (of {targets['other_utterances']})",
+                pct(targets["false_surface_share"]),
+                f"<= {pct(TARGET_FALSE_SURFACE_SHARE)}",
+                "yes" if targets["met"] else "no",
+            ],
+        ],
+    )
+    for intent, row in clinc["not_counted"].items():
+        report.note(f"not counted: {intent}, {row['surface']} of {row['utterances']} classified surface.")
     locomo = summary.get("locomo")
     if locomo is not None:
         report.heading("LoCoMo questions (all need history)")
@@ -211,6 +452,7 @@ def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
             [[locomo["questions"], locomo["surface_count"], pct(locomo["surface_share"])]],
         )
         report.figure(bar_figure("LoCoMo question tiers", locomo["tiers"], "tier"), "locomo tiers")
+    _gates_section(report, summary)
     verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"])
     report.heading("Misclassified examples")
     report.json_block(
@@ -218,3 +460,58 @@ def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     )
     manifest_section(report, record)
     return report.render()
+
+
+def _gates_section(report: HtmlReport, summary: Mapping[str, Any]) -> None:
+    """How often the standard tier's gates ran, per data set, against their bars."""
+    report.heading("Gates: how often memory search and retrieval ran")
+    rows: list[list[Any]] = []
+    locomo = summary.get("locomo_gates")
+    if locomo is not None:
+        rows.append(
+            [
+                "LoCoMo questions, own conversation",
+                locomo["turns"],
+                pct(locomo["memory_share"]),
+                pct(locomo["retrieval_share"]),
+            ]
+        )
+    swe = summary.get("swebench_gates")
+    if swe is not None:
+        rows.append(
+            [
+                "SWE-bench issue titles, repository open",
+                swe["turns"],
+                pct(swe["memory_share"]),
+                pct(swe["retrieval_share"]),
+            ]
+        )
+        for repo, row in swe["per_repository"].items():
+            rows.append([f"  {repo}", row["turns"], "", pct(row["retrieval_share"])])
+    talk = summary.get("small_talk_gates")
+    if talk is not None:
+        for root, row in talk["per_root"].items():
+            rows.append(
+                [
+                    f"CLINC150 small talk, {root}",
+                    row["turns"],
+                    pct(row["memory_share"]),
+                    pct(row["retrieval_share"]),
+                ]
+            )
+    report.table(["data set", "turns", "memory search ran %", "retrieval ran %"], rows)
+    targets = summary.get("gate_targets", {})
+    report.table(
+        ["bar", "measured %", "target", "met"],
+        [
+            [
+                name,
+                pct(t["measured"]),
+                t["target"],
+                "-" if t["met"] is None else ("yes" if t["met"] else "no"),
+            ]
+            for name, t in targets.items()
+        ],
+    )
+    if swe is not None:
+        report.note(str(swe.get("note", "")))

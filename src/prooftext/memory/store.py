@@ -48,7 +48,7 @@ from prooftext.errors import (
 )
 from prooftext.sqlite import is_disk_full, open_wal
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORE_DIR = ".prooftext"
 STORE_FILE = "memory.sqlite"
 BUSY_TIMEOUT_MS = 5000
@@ -109,7 +109,21 @@ CREATE TABLE messages (
     tier TEXT
 );
 CREATE INDEX messages_thread ON messages(thread, id);
+CREATE TABLE thread_settings (
+    thread TEXT PRIMARY KEY REFERENCES threads(name),
+    identity TEXT,
+    updated_ms INTEGER NOT NULL
+);
 """
+
+MIGRATION_2_SQL = """
+CREATE TABLE IF NOT EXISTS thread_settings (
+    thread TEXT PRIMARY KEY REFERENCES threads(name),
+    identity TEXT,
+    updated_ms INTEGER NOT NULL
+);
+"""
+"""Schema 1 → 2: each thread may keep its own identity (the chosen AI's system voice)."""
 
 
 def _now_ms() -> int:
@@ -523,6 +537,10 @@ class MemoryStore:
             # write lock decides, or both would create the tables and one fail on "already exists".
             if not self._needs_schema():
                 return
+            if int(db.execute("PRAGMA user_version").fetchone()[0]) == 1:
+                db.execute(MIGRATION_2_SQL)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                return
             for statement in SCHEMA_SQL.split(";"):
                 if statement.strip():
                     db.execute(statement)
@@ -747,6 +765,38 @@ class MemoryStore:
             )
             mid = int(cur.lastrowid or 0)
         return StoredMessage(mid, thread, role, text, now, tier)
+
+    def thread_identity(self, thread: str) -> str | None:
+        """The identity (system voice) kept with ``thread``, or ``None`` when it has none."""
+        check_thread(thread)
+        with self._errors():
+            row = self._db.execute(
+                "SELECT identity FROM thread_settings WHERE thread = ?", (thread,)
+            ).fetchone()
+        return None if row is None or row["identity"] is None else str(row["identity"])
+
+    def set_thread_identity(self, thread: str, identity: str) -> None:
+        """Keep ``identity`` with ``thread`` (created on first use); later turns of the thread use it."""
+        check_thread(thread)
+        if not isinstance(identity, str) or not identity.strip():
+            raise RequestError("identity must be non-empty text", field="identity")
+        try:
+            identity.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RequestError("identity is not valid Unicode text", field="identity") from None
+        identity = redact_text(identity)
+        now = self._clock()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO threads (name, created_ms, updated_ms) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO NOTHING",
+                (thread, now, now),
+            )
+            db.execute(
+                "INSERT INTO thread_settings (thread, identity, updated_ms) VALUES (?, ?, ?) "
+                "ON CONFLICT(thread) DO UPDATE SET identity = excluded.identity, updated_ms = excluded.updated_ms",
+                (thread, identity, now),
+            )
 
     def history(self, thread: str, limit: int | None = None) -> list[StoredMessage]:
         """The last ``limit`` messages of one thread (all when ``None``), oldest first."""

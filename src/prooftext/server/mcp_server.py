@@ -141,7 +141,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "turn.plan",
         "Plan a chat turn",
         "Plan one chat turn without sending it: the depth tier, which steps ran and why (history, memory "
-        "search, retrieval), the messages that would be sent, the output budget and the exact token ledger.",
+        "search, retrieval), the messages that would be sent, the output budget and the exact token ledger. "
+        "Takes the turn's inputs too: identity (else the thread's kept one), summary, attachments and "
+        "active_files (paths under the root, read safely, labelled and fenced).",
     ),
     ToolSpec(
         "add_memory",

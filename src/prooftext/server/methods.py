@@ -121,7 +121,7 @@ def turn_plan(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     retriever = prooftext.index_retriever_for(ctx.index, tokenizer, before=ctx.ensure_fresh)
     window = {"window_tokens": params.pop("window")} if "window" in params else {}
     turn = prooftext.TurnRequest(params.pop("thread", "main"), params.pop("text"), **params, **window)
-    return prooftext.turn_plan(ctx.root, turn, tokenizer=tokenizer, retriever=retriever)
+    return prooftext.turn_plan(ctx.root, turn, tokenizer=tokenizer, retriever=retriever, index=ctx.index)
 
 
 def server_info(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:

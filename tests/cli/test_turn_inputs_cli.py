@@ -1,0 +1,103 @@
+"""``turn`` and ``chat`` take every turn input: identity (kept with the thread), summary, attachments and
+active files, sent to a real local chat server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import prooftext.cli.conversation  # noqa: F401  (registers the commands)
+from fake_chat_server import FakeChatServer
+from prooftext.cli.common import app, run_app
+from prooftext.memory import MemoryStore
+
+runner = CliRunner()
+VOICE = "You are Luminos, a calm gardener who answers in short sentences."
+SUMMARY = "So far: the user is planning a herb garden on a balcony."
+
+
+@pytest.fixture
+def server() -> Iterator[FakeChatServer]:
+    with FakeChatServer(reply="Plant basil.") as s:
+        yield s
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "basil.md").write_text("Basil wants six hours of sun.\n")
+    (tmp_path / "notes" / "mint.md").write_text("Mint spreads; keep it in its own pot.\n")
+    (tmp_path / "photo.bin").write_bytes(b"\x89PNG\x00\x00binary")
+    return tmp_path
+
+
+def _system(server: FakeChatServer) -> str:
+    messages: list[dict[str, Any]] = server.requests[-1]["body"]["messages"]
+    return str(messages[0]["content"])
+
+
+def test_turn_sends_identity_summary_attachments_and_active_files_and_keeps_the_identity(
+    root: Path, server: FakeChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Requirement: turn.inputs.cli"""
+    base = ["--root", str(root), "--model", "tiny", "--endpoint", server.url, "--thread", "garden", "--json"]
+    inputs = ["--identity", VOICE, "--summary", SUMMARY, "--attach", "notes/basil.md"]
+    status = run_app(["turn", "What should I plant first?", *base, *inputs, "--active-file", "notes/mint.md"])
+    out = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert status == 0 and out["plan"]["tier"] == "deep"
+    system = _system(server)
+    assert (
+        VOICE in system
+        and SUMMARY in system
+        and "Basil wants six hours" in system
+        and "Mint spreads" in system
+    )
+    assert 'label="attachment: notes/basil.md' in system and 'label="active file: notes/mint.md' in system
+    with MemoryStore.open(root) as store:
+        assert store.thread_identity("garden") == VOICE
+    # a later surface hello in the thread keeps the chosen identity, and only the last two turns
+    assert run_app(["turn", "hi", *base]) == 0
+    capsys.readouterr()
+    assert VOICE in _system(server) and len(server.requests[-1]["body"]["messages"]) == 3
+    # another thread keeps its own (the default)
+    assert run_app(["turn", "hi", *base[:-3], "--thread", "other", "--json"]) == 0
+    capsys.readouterr()
+    assert VOICE not in _system(server)
+
+
+def test_turn_refuses_a_file_outside_the_root_or_that_the_corpus_would_exclude(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for path, code in (
+        ("../etc/passwd", "path_outside_root"),
+        ("photo.bin", "source_unreadable"),
+        ("nope.md", "source_missing"),
+    ):
+        status = run_app(["turn", "look", "--root", str(root), "--dry-run", "--attach", path, "--json"])
+        error = json.loads(capsys.readouterr().out)["error"]
+        assert status != 0 and error["code"] == code, (path, error)
+
+
+def test_chat_commands_set_identity_summary_attachments_and_active_files(
+    root: Path, server: FakeChatServer
+) -> None:
+    """Requirement: turn.inputs.chat"""
+    script = (
+        f"/identity {VOICE}\n/summary {SUMMARY}\n/file notes/mint.md\n/attach notes/basil.md\n"
+        "What should I plant first?\nand after that?\n/file\nhi\n/quit\n"
+    )
+    args = ["chat", "--root", str(root), "--model", "tiny", "--endpoint", server.url, "--no-stream"]
+    result = runner.invoke(app, [*args, "--thread", "garden"], input=script)
+    assert result.exit_code == 0, result.output
+    first, second, third = (r["body"]["messages"] for r in server.requests[-3:])
+    assert VOICE in first[0]["content"] and SUMMARY in first[0]["content"]
+    assert "Basil wants" in first[0]["content"] and "Mint spreads" in first[0]["content"]
+    assert "Basil wants" not in second[0]["content"]  # an attachment goes with one message
+    assert VOICE in third[0]["content"] and "Mint spreads" not in third[0]["content"]
+    with MemoryStore.open(root) as store:
+        assert store.thread_identity("garden") == VOICE
