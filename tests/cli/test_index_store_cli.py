@@ -48,6 +48,27 @@ def test_git_status_of_an_indexed_repository_lists_nothing_under_the_store(
     assert (repo / ".prooftext" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
+@needs_git
+def test_git_status_lists_nothing_when_memory_is_the_first_store_under_the_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = write_tree(tmp_path / "repo", SAMPLE_FILES)
+    _git(repo, "init", "-q")
+    before = _git(repo, "status", "--porcelain", "--untracked-files=all")
+    status, _, _ = _run(capsys, "memory", "add", "decision", "Use SQLite.", "--root", str(repo))
+    assert status == 0 and (repo / ".prooftext" / "memory.sqlite").is_file()
+    assert _git(repo, "status", "--porcelain", "--untracked-files=all") == before
+
+
+def test_a_root_that_is_a_file_is_named_as_a_file_by_the_memory_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "notes.txt"
+    file.write_text("x\n")
+    status, _, err = _run(capsys, "memory", "list", "--root", str(file))
+    assert status == 1 and "[root_not_directory]" in err and "is a file, not a directory" in err
+
+
 def test_the_store_ignore_file_is_not_indexed_and_a_removed_one_stays_removed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

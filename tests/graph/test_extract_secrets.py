@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from prooftext.corpus.secrets import find_secrets, placeholder
-from prooftext.graph import NODE_FILE, FileGraph, extract
+from prooftext.graph import NODE_FILE, FileGraph
+from prooftext.graph.extract import extract
 
 TOKEN = "gh" + "p_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2dF4gH6"  # split so no scanner takes this file for a leak
 HIDDEN = placeholder("github-token")

@@ -15,9 +15,9 @@ from prooftext.graph import (
     NODE_SYMBOL,
     FileGraph,
     Node,
-    extract,
     language_for,
 )
+from prooftext.graph.extract import extract
 from prooftext.graph.languages import CODE_LANGUAGES, EXTENSIONS
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from prooftext.canonical import content_id
 from prooftext.errors import JSONLoneSurrogateError
-from prooftext.graph import EDGE_CONTRADICTS, EDGE_TYPES, FileGraph, edge_id, extract, make_edge, node_id
+from prooftext.graph import EDGE_CONTRADICTS, EDGE_TYPES, FileGraph, edge_id, make_edge, node_id
+from prooftext.graph.extract import extract
 
 REPO = Path(__file__).resolve().parents[2]
 HEX = st.text(alphabet="0123456789ABCDEF", min_size=64, max_size=64)
@@ -90,7 +91,7 @@ def test_ids_depend_on_path_and_content() -> None:
 
 def test_ids_are_stable_across_processes() -> None:
     code = (
-        "from prooftext.graph import extract\n"
+        "from prooftext.graph.extract import extract\n"
         f"g = extract('m.py', {SAMPLE!r})\n"
         "print(','.join(n.id for n in g.nodes))\n"
     )

@@ -13,10 +13,10 @@ from prooftext.graph import (
     FileGraph,
     PathIndex,
     build_edges,
-    extract,
     resolve_import,
     resolve_link,
 )
+from prooftext.graph.extract import extract
 
 PY_TREE = {
     "pkg/__init__.py",

@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from prooftext.graph import CHUNK_LINES, NODE_CHUNK, NODE_FILE, NODE_SECTION, FileGraph, extract
+from prooftext.graph import CHUNK_LINES, NODE_CHUNK, NODE_FILE, NODE_SECTION, FileGraph
+from prooftext.graph.extract import extract
 from prooftext.graph.markup import MAX_TITLE_CHARS, SECTION_WINDOW_LINES
 
 

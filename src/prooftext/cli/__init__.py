@@ -44,7 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "chat": (
         "prooftext.cli.conversation",
-        "Interactive terminal chat; history and threads persist in ROOT/.prooftext/memory.sqlite.",
+        "Interactive terminal chat; history, threads and each thread's identity persist in ROOT/.prooftext/memory.sqlite.",
     ),
     "fsck": (
         "prooftext.cli.context",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathspec import GitIgnoreSpec
 
 from prooftext.corpus.model import REASON_SYMLINK, REASON_UNREADABLE
-from prooftext.corpus.safeio import Refusal, read_below, read_regular_at
+from prooftext.corpus.safeio import GITIGNORE, Refusal, read_below, read_regular_at
 from prooftext.errors import ConfigError
 
 GIT_DIR = ".git"
@@ -31,7 +31,6 @@ PROOFTEXT_DIR = ".prooftext"
 INTERNAL_NAMES = frozenset({GIT_DIR, PROOFTEXT_DIR})
 INTERNAL_SHORT_NAMES = frozenset({"git~1", "prooft~1"})
 """8.3 short names under which Windows file systems also reach the internal directories."""
-GITIGNORE = ".gitignore"
 PROOFTEXT_IGNORE = f"{PROOFTEXT_DIR}/ignore"
 MAX_IGNORE_BYTES = 1 << 20
 """An ignore file larger than this is refused (and its directory with it) rather than read unbounded."""

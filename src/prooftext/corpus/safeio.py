@@ -331,3 +331,28 @@ def read_bounded(path: Path, max_bytes: int, what: str = "file") -> bytes:
             return handle.read(max_bytes + 1)
     finally:
         os.close(fd)
+
+
+GITIGNORE = ".gitignore"
+GITIGNORE_TEXT = "# Created by prooftext: git ignores this whole directory.\n*\n"
+"""What a new store directory holds so that ``git status`` of the repository never lists it (as a virtual
+environment's or pytest's cache directory does)."""
+
+
+def ignore_in_git(directory: Path) -> None:
+    """Write ``directory/.gitignore`` ignoring everything (``.prooftext/``, as a virtual environment does),
+    unless a file of that name exists. Never through a link; a directory that cannot take it fails
+    elsewhere, with a coded error. Callers write it only when they create their store, so one the user
+    removed stays removed."""
+    try:
+        fd = os.open(
+            directory / GITIGNORE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
+    except OSError:
+        return
+    try:
+        os.write(fd, GITIGNORE_TEXT.encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prooftext.corpus.config import CorpusConfig
-from prooftext.corpus.ignore import GITIGNORE, IgnoreMatcher, is_internal, load_gitignore, root_matcher
+from prooftext.corpus.ignore import IgnoreMatcher, is_internal, load_gitignore, root_matcher
 from prooftext.corpus.model import (
     REASON_CROSS_DEVICE,
     REASON_IGNORED,
@@ -36,7 +36,15 @@ from prooftext.corpus.model import (
     FileStat,
     WalkResult,
 )
-from prooftext.corpus.safeio import Refusal, display_name, name_problem, open_dir_at, open_root, refusal_from
+from prooftext.corpus.safeio import (
+    GITIGNORE,
+    Refusal,
+    display_name,
+    name_problem,
+    open_dir_at,
+    open_root,
+    refusal_from,
+)
 from prooftext.corpus.watch import IN_ATTRIB, IN_CLOSE_WRITE, IN_DELETE, IN_MODIFY
 from prooftext.errors import ConfigError, RootError
 

@@ -24,8 +24,8 @@ from prooftext.errors import ArtifactError
 from prooftext.eval.common import Progress, RunOptions, elapsed_ms
 from prooftext.eval.dataio import load_json
 from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.depth_report import depth_report
 from prooftext.eval.gittree import WorkTree
-from prooftext.eval.html import HtmlReport, bar_figure, manifest_section, num, pct, verdict_section
 from prooftext.eval.locomo_data import Conversation as LocomoConversation
 from prooftext.eval.locomo_data import load_locomo
 from prooftext.eval.metrics import frequencies, percentile
@@ -327,7 +327,7 @@ def gate_targets(summary: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in rows.items():
         op, bar = bars[name]
         met = None if value is None else (value >= bar if op == ">=" else value <= bar)
-        out[name] = {"measured": value, "target": f"{op} {bar}", "met": met}
+        out[name] = {"measured": value, "target": f"{op} {bar}", "op": op, "bar": bar, "met": met}
     return out
 
 
@@ -399,119 +399,3 @@ def _flat(summary: dict[str, Any]) -> dict[str, Any]:
 
 def _classifier_params() -> dict[str, Any]:
     return {"marker": MARKER, "constants": tier_constants(), "surface_intents": sorted(SURFACE_INTENTS)}
-
-
-def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
-    report = HtmlReport("prooftext evaluation: depth tiers")
-    clinc = summary["clinc"]
-    report.table(
-        ["dataset", "utterances", "gold surface", "predicted surface", "precision %", "recall %", "p95 ms"],
-        [
-            [
-                f"CLINC150 {CLINC_SPLIT}",
-                clinc["utterances"],
-                clinc["gold_surface"],
-                clinc["predicted_surface"],
-                pct(clinc["surface_precision"]),
-                pct(clinc["surface_recall"]),
-                num(clinc["latency_ms_p95"], 3),
-            ]
-        ],
-    )
-    report.table(
-        ["surface intent", "recall %"], [[k, pct(v)] for k, v in clinc["surface_recall_by_intent"].items()]
-    )
-    report.note(
-        f"CLINC150 {CLINC_OOS_SPLIT}: {summary['clinc_oos']['false_surface_count']} classified surface."
-    )
-    targets = summary["surface_targets"]
-    report.table(
-        ["bar", "measured", "target", "met"],
-        [
-            [
-                "surface recall on small talk %",
-                pct(targets["surface_recall"]),
-                f">= {pct(TARGET_SURFACE_RECALL)}",
-                "",
-            ],
-            [
-                f"other utterances called surface % (of {targets['other_utterances']})",
-                pct(targets["false_surface_share"]),
-                f"<= {pct(TARGET_FALSE_SURFACE_SHARE)}",
-                "yes" if targets["met"] else "no",
-            ],
-        ],
-    )
-    for intent, row in clinc["not_counted"].items():
-        report.note(f"not counted: {intent}, {row['surface']} of {row['utterances']} classified surface.")
-    locomo = summary.get("locomo")
-    if locomo is not None:
-        report.heading("LoCoMo questions (all need history)")
-        report.table(
-            ["questions", "classified surface", "share %"],
-            [[locomo["questions"], locomo["surface_count"], pct(locomo["surface_share"])]],
-        )
-        report.figure(bar_figure("LoCoMo question tiers", locomo["tiers"], "tier"), "locomo tiers")
-    _gates_section(report, summary)
-    verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"])
-    report.heading("Misclassified examples")
-    report.json_block(
-        {"false_surface": clinc["false_surface"], "missed_surface": clinc["missed_surface_examples"]}
-    )
-    manifest_section(report, record)
-    return report.render()
-
-
-def _gates_section(report: HtmlReport, summary: Mapping[str, Any]) -> None:
-    """How often the standard tier's gates ran, per data set, against their bars."""
-    report.heading("Gates: how often memory search and retrieval ran")
-    rows: list[list[Any]] = []
-    locomo = summary.get("locomo_gates")
-    if locomo is not None:
-        rows.append(
-            [
-                "LoCoMo questions, own conversation",
-                locomo["turns"],
-                pct(locomo["memory_share"]),
-                pct(locomo["retrieval_share"]),
-            ]
-        )
-    swe = summary.get("swebench_gates")
-    if swe is not None:
-        rows.append(
-            [
-                "SWE-bench issue titles, repository open",
-                swe["turns"],
-                pct(swe["memory_share"]),
-                pct(swe["retrieval_share"]),
-            ]
-        )
-        for repo, row in swe["per_repository"].items():
-            rows.append([f"  {repo}", row["turns"], "", pct(row["retrieval_share"])])
-    talk = summary.get("small_talk_gates")
-    if talk is not None:
-        for root, row in talk["per_root"].items():
-            rows.append(
-                [
-                    f"CLINC150 small talk, {root}",
-                    row["turns"],
-                    pct(row["memory_share"]),
-                    pct(row["retrieval_share"]),
-                ]
-            )
-    report.table(["data set", "turns", "memory search ran %", "retrieval ran %"], rows)
-    targets = summary.get("gate_targets", {})
-    report.table(
-        ["bar", "measured %", "target", "met"],
-        [
-            [
-                name,
-                pct(t["measured"]),
-                t["target"],
-                "-" if t["met"] is None else ("yes" if t["met"] else "no"),
-            ]
-            for name, t in targets.items()
-        ],
-    )
-    if swe is not None:
-        report.note(str(swe.get("note", "")))

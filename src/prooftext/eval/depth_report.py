@@ -23,9 +23,19 @@ DATASET_LABELS: Mapping[str, str] = {
     "clinc": "CLINC150 test",
     "clinc_oos": "CLINC150 oos_test",
     "locomo": "LoCoMo questions",
+    "locomo_gates": "LoCoMo questions as turns",
+    "swebench_gates": "SWE-bench issue titles",
+}
+BAR_LABELS: Mapping[str, str] = {
+    "locomo_memory_share": "memory search ran, LoCoMo questions in their conversation",
+    "swebench_retrieval_share": "retrieval ran, SWE-bench issue titles with their repository open",
+    "small_talk_memory_share_max": "memory search ran, CLINC150 small talk (highest over roots)",
+    "small_talk_retrieval_share_max": "retrieval ran, CLINC150 small talk (highest over roots)",
 }
 SIZE_KEYS = ("utterances", "questions", "items", "titles", "turns")
 """A summary entry holding one of these counts is a data set."""
+NOT_DATASETS = frozenset({"small_talk_gates"})
+"""Entries that count items but are shown in their own table (small talk asked with each root open)."""
 GATES: Mapping[str, str] = {"memory": "memory search ran", "retrieval": "retrieval ran"}
 GATE_SUFFIXES = ("_ran", "_runs", "_count", "_share", "_rate")
 EXAMPLE_KEYS = ("tier_examples", "examples_by_tier")
@@ -39,7 +49,9 @@ def datasets(summary: Mapping[str, Any]) -> dict[str, Block]:
     return {
         key: value
         for key, value in summary.items()
-        if isinstance(value, Mapping) and any(isinstance(value.get(k), int) for k in SIZE_KEYS)
+        if key not in NOT_DATASETS
+        and isinstance(value, Mapping)
+        and any(isinstance(value.get(k), int) for k in SIZE_KEYS)
     }
 
 
@@ -278,6 +290,7 @@ def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
         report.heading("CLINC150 surface recall per small-talk intent")
         report.finding(intent_sentence(summary))
         report.table(["intent", "surface recall %"], intents)
+    _gates_section(report, summary)
     report.heading("Verdict against the declaration")
     report.finding(_verdict_sentence(summary, metric, float(declaration.get("threshold", 0.0))))
     verdict_section(report, summary.get("verdict", {}), metric, heading=False)
@@ -293,24 +306,98 @@ def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     return report.render()
 
 
+SHORT_BAR_LABELS: Mapping[str, str] = {
+    "locomo_memory_share": "LoCoMo memory",
+    "swebench_retrieval_share": "SWE-bench retrieval",
+    "small_talk_memory_share_max": "small talk memory",
+    "small_talk_retrieval_share_max": "small talk retrieval",
+}
+"""The same, short enough for a terminal's first column."""
+
+
+def gate_bar_rows(summary: Mapping[str, Any], short: bool = False) -> list[list[str]]:
+    """The gates' bars (``gate_targets``): what each measures, the measurement, the bar, whether it is met
+    (``short``: labels for a terminal)."""
+    targets = summary.get("gate_targets") or {}
+    labels = SHORT_BAR_LABELS if short else BAR_LABELS
+    return [
+        [
+            labels.get(name, name.replace("_", " ")),
+            pct(bar.get("measured")),
+            _target(bar),
+            "not measured" if bar.get("met") is None else ("yes" if bar.get("met") else "no"),
+        ]
+        for name, bar in targets.items()
+        if isinstance(bar, Mapping)
+    ]
+
+
+def _target(bar: Mapping[str, Any]) -> str:
+    value = bar.get("bar")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{bar.get('op', '')} {pct(value)}"
+    return str(bar.get("target", ""))
+
+
+def gate_bars_sentence(summary: Mapping[str, Any]) -> str:
+    targets = summary.get("gate_targets") or {}
+    measured = {k: v for k, v in targets.items() if isinstance(v, Mapping) and v.get("met") is not None}
+    if not measured:
+        return "No gate was measured: give the LoCoMo data (and SWE-bench tasks) to measure them."
+    missed = [BAR_LABELS.get(k, k) for k, v in measured.items() if not v.get("met")]
+    if not missed:
+        return f"Every measured gate meets its bar ({len(measured)} of {len(targets)} measured)."
+    return f"{len(missed)} of {len(measured)} measured gates miss their bar: {names(missed)}."
+
+
+def small_talk_rows(summary: Mapping[str, Any]) -> list[list[str]]:
+    """Small talk asked with each root open: how often memory search and retrieval ran."""
+    per_root = (summary.get("small_talk_gates") or {}).get("per_root") or {}
+    return [
+        [str(root), num(row.get("turns")), pct(row.get("memory_share")), pct(row.get("retrieval_share"))]
+        for root, row in per_root.items()
+        if isinstance(row, Mapping)
+    ]
+
+
+def _gates_section(report: HtmlReport, summary: Mapping[str, Any]) -> None:
+    bars = gate_bar_rows(summary)
+    if not bars:
+        return
+    report.heading("Gates against their bars")
+    report.finding(gate_bars_sentence(summary))
+    report.table(["bar", "measured %", "target (share)", "met"], bars)
+    talk = small_talk_rows(summary)
+    if talk:
+        report.note("CLINC150 small talk asked as turns, with each repository (or conversation) open:")
+        report.table(["open root", "turns", "memory search ran %", "retrieval ran %"], talk)
+    note = (summary.get("swebench_gates") or {}).get("note")
+    if note:
+        report.note(str(note))
+
+
 def depth_tables(summary: Mapping[str, Any]) -> list[Table]:
     """The depth summary as a terminal shows it: tiers per data set, then the gates, then the intents."""
     headers, rows = dataset_rows(summary, short=True)
     gates = len(_recorded_gates(datasets(summary)))
     split = len(headers) - gates
-    tables: list[Table] = [("depth tiers per data set", headers[:split], [r[:split] for r in rows])]
+    tiers = [r[:split] for r in rows if _shows(r[2:split])]
+    tables: list[Table] = [("depth tiers per data set", headers[:split], tiers)]
     if gates:
-        tables.append(
-            (
-                "how often the gates ran",
-                [headers[0], headers[1], *headers[split:]],
-                [[r[0], r[1], *r[split:]] for r in rows],
-            )
-        )
+        ran = [[r[0], r[1], *r[split:]] for r in rows if _shows(r[split:])]
+        tables.append(("how often the gates ran", [headers[0], headers[1], *headers[split:]], ran))
+    bars = gate_bar_rows(summary, short=True)
+    if bars:
+        tables.append(("gates against their bars", ["bar", "measured %", "target", "met"], bars))
     intents = intent_rows(summary)
     if intents:
         tables.append(("surface recall per intent", ["intent", "recall %"], intents))
     return tables
+
+
+def _shows(cells: Sequence[str]) -> bool:
+    """Whether a row says anything in these columns (a data set that recorded none of them is left out)."""
+    return any(cell != "–" for cell in cells)
 
 
 def depth_notes(summary: Mapping[str, Any]) -> list[str]:
@@ -318,6 +405,7 @@ def depth_notes(summary: Mapping[str, Any]) -> list[str]:
     metric = str(declaration.get("metric", "surface_precision"))
     return [
         datasets_sentence(summary),
+        gate_bars_sentence(summary),
         intent_sentence(summary),
         _verdict_sentence(summary, metric, float(declaration.get("threshold", 0.0))),
     ]

@@ -1,7 +1,9 @@
 """The code and documentation graph: nodes and edges extracted from files.
 
 The names below load on first use: a module of this package (``graph.model``, wanted by every query) must
-not pull in the parsers, which only a refresh that reads files needs.
+not pull in the parsers, which only a refresh that reads files needs. The extraction function is not among
+them: its name is its module's (``prooftext.graph.extract``), which importing that module binds here, so it
+is imported from the module.
 """
 
 import importlib as _importlib
@@ -12,7 +14,6 @@ _MODULES = {
         "CHUNK_LINES",
         "MAX_PARSE_BYTES",
         "MAX_USES_PER_FILE",
-        "extract",
         "language_for",
     ),
     "prooftext.graph.model": (

@@ -31,6 +31,7 @@ from typing import Any
 
 from prooftext.conversation.items import check_thread
 from prooftext.corpus.lines import CONTROL_CHARACTERS
+from prooftext.corpus.safeio import existing_directory, ignore_in_git
 from prooftext.corpus.secrets import redact_text, redaction_count
 from prooftext.errors import (
     DiskFullError,
@@ -39,8 +40,6 @@ from prooftext.errors import (
     NotFoundError,
     RangeError,
     RequestError,
-    RootMissingError,
-    RootNotDirectoryError,
     StoreBusyError,
     StoreCorruptError,
     StoreSchemaError,
@@ -398,13 +397,9 @@ def _creation_lock(path: Path) -> Iterator[None]:
 
 
 def check_root(root: Path | str) -> Path:
-    """``root`` as a path if it is an existing directory; otherwise ``root_missing`` or ``root_not_directory``."""
-    base = Path(root)
-    if not base.exists():
-        raise RootMissingError(f"root does not exist: {base}", root=str(base))
-    if not base.is_dir():
-        raise RootNotDirectoryError(f"root is not a directory: {base}", root=str(base))
-    return base
+    """``root`` as an absolute path if it is an existing directory; otherwise ``root_missing`` or
+    ``root_not_directory`` (see :func:`~prooftext.corpus.safeio.existing_directory`)."""
+    return existing_directory(root)
 
 
 SIDE_FILES = ("-wal", "-shm")
@@ -454,6 +449,8 @@ class MemoryStore:
         path = folder / STORE_FILE
         if not path.exists():
             _refuse_leftovers(path)
+            if not os.path.lexists(folder / "index.sqlite"):
+                ignore_in_git(folder)  # the first store under .prooftext/ (the index writes it otherwise)
         return cls(path, clock=clock)
 
     def close(self) -> None:

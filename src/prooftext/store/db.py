@@ -10,6 +10,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from prooftext.corpus.safeio import ignore_in_git
 from prooftext.errors import DiskFullError, StoreBusyError, StoreCorruptError, StoreError
 from prooftext.sqlite import is_disk_full, open_wal
 from prooftext.store.schema import create_all, migrate
@@ -25,12 +26,6 @@ def store_dir(root: Path) -> Path:
     return root / STORE_DIR
 
 
-GITIGNORE = ".gitignore"
-GITIGNORE_TEXT = "# Created by prooftext: git ignores this whole directory.\n*\n"
-"""What a new store directory holds so that ``git status`` of the repository never lists it (as a virtual
-environment's or pytest's cache directory does)."""
-
-
 def _ensure_dir(root: Path) -> Path:
     directory = store_dir(root)
     try:
@@ -40,26 +35,8 @@ def _ensure_dir(root: Path) -> Path:
     if directory.is_symlink() or not directory.is_dir():
         raise StoreError(f"{STORE_DIR} under the root is not a plain directory")
     if not os.path.lexists(directory / STORE_FILE):
-        ignore_in_git(directory)
+        ignore_in_git(directory)  # before the store exists: a .gitignore the user removed stays removed
     return directory
-
-
-def ignore_in_git(directory: Path) -> None:
-    """Write ``directory/.gitignore`` ignoring everything, unless a file of that name exists (one the user
-    removed stays removed once the store exists: this runs only before the index store is created). Never
-    through a link; a directory that cannot take it fails elsewhere, with a coded error."""
-    try:
-        fd = os.open(
-            directory / GITIGNORE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
-        )
-    except OSError:
-        return
-    try:
-        os.write(fd, GITIGNORE_TEXT.encode())
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _check_store_file(path: Path) -> None:
