@@ -95,7 +95,7 @@ def test_parents_and_contains_edges_follow_nesting() -> None:
 def test_python_uses_are_attributed_to_the_innermost_symbol() -> None:
     graph = extract("pkg/mod.py", PYTHON)
     ids = {n.id: n.qualname for n in graph.nodes}
-    uses = {(ids[u.node_id], u.name, u.line) for u in graph.uses}
+    uses = {(ids[u.node_id], u.name, u.line) for u in graph.uses if u.reference is None}
     assert ("Outer.Inner.method", "helper", 11) in uses
     assert ("Outer.Inner.method", "Foo", 10) in uses
     assert ("Outer", "Base", 6) in uses
@@ -192,7 +192,7 @@ def test_tsx_components() -> None:
     graph = extract("ui/App.tsx", text)
     assert graph.language == "tsx"
     assert symbols(graph) == [("App", "function", 1, 3)]
-    assert [u.name for u in graph.uses] == ["Button"]
+    assert [u.name for u in graph.uses if u.reference is None] == ["Button"]
 
 
 GO = _code("""
@@ -467,7 +467,9 @@ def test_missing_grammar_degrades_to_chunks(monkeypatch: pytest.MonkeyPatch) -> 
 def test_uses_are_capped_fairly_per_file() -> None:
     functions = [f"def f{i}():\n" + "".join(f"    call_{i}_{j}()\n" for j in range(50)) for i in range(100)]
     graph = extract("many.py", "\n".join(functions))
-    assert len(graph.uses) == MAX_USES_PER_FILE
-    per_owner = Counter(u.node_id for u in graph.uses)
+    plain = [u for u in graph.uses if u.reference is None]
+    assert len(plain) == MAX_USES_PER_FILE
+    assert len(graph.uses) - len(plain) == 100 * 50  # who-uses keeps every call, under its own bound
+    per_owner = Counter(u.node_id for u in plain)
     assert len(per_owner) == 100  # the last function keeps evidence too
     assert set(per_owner.values()) == {MAX_USES_PER_FILE // 100}

@@ -5,16 +5,27 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import prooftext.graph.languages as L
 from prooftext.api.memory import existing_store
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
 from prooftext.errors import PathOutsideRootError, RangeError, RequestError
-from prooftext.graph.model import NODE_FILE, NODE_SECTION, NODE_SYMBOL
-from prooftext.graph.resolve import MAX_REFERENCE_FANOUT
+from prooftext.graph.model import (
+    HOW_CALL,
+    HOW_FROM,
+    HOW_IMPORT,
+    NODE_FILE,
+    NODE_SECTION,
+    NODE_SYMBOL,
+    Reference,
+    parse_reference,
+)
+from prooftext.graph.resolve import PathIndex
 from prooftext.index import Index
 from prooftext.memory.store import MemoryRecord
 from prooftext.store.fts import fts_quote
@@ -124,49 +135,447 @@ def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node
     return (kind, nodes, truncated) if nodes else ("symbol", [], False)
 
 
-def _definitions(conn: sqlite3.Connection, name: str) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM nodes WHERE kind = ? AND name = ?", (NODE_SYMBOL, name)
-    ).fetchone()
-    return int(row[0])
+FOUND_CALL = "call"
+FOUND_REFERENCE = "reference"
+FOUND_IMPORT = "import"
+FOUND_POSSIBLE = "possible"
+FOUND_MENTION = "mention"
+"""How a dependent was found: a resolved call, another resolved reference in code (a value passed on, a
+type, a base class), an import of the target, a reference whose receiver cannot be tied to a definition
+(``x.push()`` with ``x`` of unknown type: reported, never dropped), and, for documentation, a mention."""
+
+MAX_IMPORT_HOPS = 4
+"""Re-exports followed (``flask.url_for`` → ``flask/__init__.py`` → ``helpers.url_for``)."""
+_SELF_NAMES = frozenset({"self", "cls", "this"})
+_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "record", "enum"})
+_PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
+_DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]")
+"""A name that is no plain word (an inner ``_``, a case change, a digit): matched in documentation alone."""
 
 
-def _dependents_of(conn: sqlite3.Connection, node: _Node) -> tuple[list[tuple[_Node, str]], str | None]:
-    """Direct dependents of one node, and a note when its name is too common to follow."""
+@dataclass(frozen=True)
+class _Sym:
+    node_id: str
+    name: str
+    qualname: str
+    symbol_kind: str
+    parent_id: str | None
+    path: str
+    signature: str
+    language: str
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One dependent: the node holding the reference, how it was found and where."""
+
+    node: _Node
+    found_by: str
+    line: int
+    spelled: str
+
+
+_Target = tuple[str, str]
+"""What a name resolves to: ("node", node id) or ("module", path)."""
+_UNKNOWN: _Target = ("unknown", "")
+
+
+def _split_bases(text: str) -> list[str]:
+    depth, start, out = 0, 0, []
+    for i, ch in enumerate(text + ","):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [b.split("[", 1)[0].strip() for b in out if b.strip() and "=" not in b and not b.startswith("*")]
+
+
+class _WhoUses:
+    """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
+    name, through the file's imports, the enclosing class and its bases in the repository. Read lazily
+    from the store and cached for one request."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._paths: PathIndex | None = None
+        self._syms: dict[str, _Sym | None] = {}
+        self._file_defs: dict[str, dict[str, list[_Sym]]] = {}
+        self._bindings: dict[str, tuple[dict[str, Reference], list[str]]] = {}
+        self._children: dict[str, dict[str, list[str]]] = {}
+        self._mro: dict[str, tuple[list[str], bool]] = {}
+        self._file_nodes: dict[str, str | None] = {}
+
+    # --- store reads ----------------------------------------------------------------------------------
+
+    @property
+    def paths(self) -> PathIndex:
+        if self._paths is None:
+            self._paths = PathIndex(r[0] for r in self.conn.execute("SELECT path FROM files"))
+        return self._paths
+
+    def sym(self, node_id: str) -> _Sym | None:
+        if node_id not in self._syms:
+            row = self.conn.execute(
+                "SELECT n.id, n.name, n.qualname, n.symbol_kind, n.parent_id, f.path, n.signature, n.language"
+                " FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ? AND n.kind = ?",
+                (node_id, NODE_SYMBOL),
+            ).fetchone()
+            self._syms[node_id] = _Sym(*row) if row else None
+        return self._syms[node_id]
+
+    def defs(self, path: str) -> dict[str, list[_Sym]]:
+        """Symbols of a file by qualified name."""
+        if path not in self._file_defs:
+            out: dict[str, list[_Sym]] = defaultdict(list)
+            for row in self.conn.execute(
+                "SELECT n.id, n.name, n.qualname, n.symbol_kind, n.parent_id, f.path, n.signature, n.language"
+                " FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = ?",
+                (path, NODE_SYMBOL),
+            ):
+                found = _Sym(*row)
+                self._syms[found.node_id] = found
+                out[found.qualname].append(found)
+            self._file_defs[path] = out
+        return self._file_defs[path]
+
+    def file_id(self, path: str) -> str | None:
+        """The node id of a file's own node (the parent of its top-level definitions)."""
+        if path not in self._file_nodes:
+            row = self.conn.execute(
+                "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = ?",
+                (path, NODE_FILE),
+            ).fetchone()
+            self._file_nodes[path] = str(row[0]) if row else None
+        return self._file_nodes[path]
+
+    def bindings(self, path: str) -> tuple[dict[str, Reference], list[str]]:
+        """Names a file's imports bind, and the modules it star-imports."""
+        if path not in self._bindings:
+            named: dict[str, Reference] = {}
+            stars: list[str] = []
+            for (spelled,) in self.conn.execute(
+                "SELECT u.name FROM uses u JOIN files f ON f.id = u.file_id WHERE f.path = ?"
+                " AND (u.name LIKE '% from %' OR u.name LIKE '% import%')",
+                (path,),
+            ):
+                ref = parse_reference(spelled)
+                if ref is None or ref.how not in (HOW_FROM, HOW_IMPORT):
+                    continue
+                if ref.how == HOW_FROM and ref.name == "*":
+                    stars.append(ref.receiver)
+                else:
+                    named.setdefault(ref.binding, ref)
+            self._bindings[path] = (named, stars)
+        return self._bindings[path]
+
+    def children(self, class_id: str) -> dict[str, list[str]]:
+        if class_id not in self._children:
+            out: dict[str, list[str]] = defaultdict(list)
+            for node_id, name in self.conn.execute(
+                "SELECT id, name FROM nodes WHERE parent_id = ? AND kind = ?", (class_id, NODE_SYMBOL)
+            ):
+                out[name].append(node_id)
+            self._children[class_id] = out
+        return self._children[class_id]
+
+    # --- resolution -----------------------------------------------------------------------------------
+
+    def module(self, importer: str, module: str) -> str | None:
+        return self.paths.resolve_import(importer, module, L.PYTHON)
+
+    def resolve(self, path: str, parts: Sequence[str], hops: int = 0) -> set[_Target]:
+        """What the dotted name ``parts`` names at the top level of file ``path``."""
+        if not parts or hops > MAX_IMPORT_HOPS:
+            return {_UNKNOWN}
+        head, rest = parts[0], list(parts[1:])
+        # Only definitions at the file's top level bind a name there (not a method of the same name).
+        local = [d for d in self.defs(path).get(head, ()) if d.parent_id == self.file_id(path)]
+        if local:
+            return set().union(*(self.member_chain(("node", d.node_id), rest, hops) for d in local))
+        named, stars = self.bindings(path)
+        ref = named.get(head)
+        if ref is not None:
+            return self.member_chain(self.bound(path, ref, hops), rest, hops)
+        found: set[_Target] = set()
+        for star in stars:
+            target = self.module(path, star)
+            if target is not None:
+                found |= {t for t in self.resolve(target, parts, hops + 1) if t != _UNKNOWN}
+        return found or {_UNKNOWN}  # a variable, a builtin, or a name this index does not define
+
+    def bound(self, path: str, ref: Reference, hops: int) -> _Target:
+        """What one import binding names."""
+        if ref.how == HOW_IMPORT:
+            module = ref.name if ref.alias else ref.name.split(".", 1)[0]
+            target = self.module(path, module)
+            return ("module", target) if target is not None else _UNKNOWN
+        joiner = "" if ref.receiver.endswith(".") else "."
+        submodule = self.module(path, ref.receiver + joiner + ref.name)
+        if submodule is not None:
+            return ("module", submodule)
+        source = self.module(path, ref.receiver)
+        if source is None:
+            return _UNKNOWN
+        found = self.resolve(source, [ref.name], hops + 1)
+        return next(iter(sorted(found))) if len(found) == 1 else _UNKNOWN
+
+    def member_chain(self, start: _Target, rest: Sequence[str], hops: int) -> set[_Target]:
+        """Follow attribute names from a module or class; unknown where the chain leaves what is defined."""
+        current = start
+        for i, part in enumerate(rest):
+            kind, value = current
+            if kind == "module":
+                return self.resolve(value, rest[i:], hops + 1)
+            if kind != "node":
+                return {_UNKNOWN}
+            found = self.sym(value)
+            if found is None or found.symbol_kind not in _CLASS_KINDS:
+                return {_UNKNOWN}
+            member = self.lookup(value, part)
+            current = ("node", member) if member is not None else _UNKNOWN
+        return {current}
+
+    def bases(self, cls: _Sym) -> tuple[list[str], bool]:
+        """The repository classes a class derives from, and whether any base lies outside the repository."""
+        if cls.language != L.PYTHON:
+            return [], True
+        match = _PY_BASES.match(cls.signature)
+        if match is None:
+            return [], False
+        out: list[str] = []
+        unknown = False
+        for base in _split_bases(match.group(1)):
+            targets = self.resolve(cls.path, base.split("."))
+            nodes = [t[1] for t in targets if t[0] == "node"]
+            out.extend(nodes)
+            unknown = unknown or not nodes
+        return out, unknown
+
+    def mro(self, class_id: str) -> tuple[list[str], bool]:
+        """The class and its repository ancestors, depth first, and whether some ancestor is external."""
+        if class_id not in self._mro:
+            self._mro[class_id] = ([class_id], False)  # a cycle stops here
+            order: list[str] = [class_id]
+            external = False
+            found = self.sym(class_id)
+            if found is not None:
+                direct, external = self.bases(found)
+                for base in direct:
+                    ancestors, outside = self.mro(base)
+                    order.extend(a for a in ancestors if a not in order)
+                    external = external or outside
+            self._mro[class_id] = (order, external)
+        return self._mro[class_id]
+
+    def lookup(self, class_id: str, name: str, skip_first: bool = False) -> str | None:
+        """The definition ``name`` finds on a class: its own, else the first base's that has one."""
+        order, _ = self.mro(class_id)
+        for cls in order[1:] if skip_first else order:
+            found = self.children(cls).get(name)
+            if found:
+                return found[0]
+        return None
+
+    def encloses(self, scope_id: str | None, node_id: str) -> bool:
+        """Whether the function ``scope_id`` is ``node_id`` or one of its ancestors."""
+        scope = self.sym(scope_id) if scope_id else None
+        if scope is None or scope.symbol_kind in _CLASS_KINDS:
+            return False
+        current = self.sym(node_id)
+        while current is not None:
+            if current.node_id == scope_id:
+                return True
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return False
+
+    def enclosing_class(self, node_id: str) -> _Sym | None:
+        current = self.sym(node_id)
+        while current is not None:
+            if current.symbol_kind in _CLASS_KINDS:
+                return current
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return None
+
+    # --- classification -------------------------------------------------------------------------------
+
+    def classify(self, target: _Sym, ref: Reference, path: str, owner_id: str) -> str | None:
+        """How a reference in ``path`` inside ``owner_id`` depends on ``target``, or None when it names
+        something else."""
+        exact = FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
+        want: _Target = ("node", target.node_id)
+        python = path.endswith((".py", ".pyi"))
+        if ref.how == HOW_FROM:
+            return FOUND_IMPORT if self.bound(path, ref, 0) == want else None
+        if ref.how == HOW_IMPORT:
+            return None
+        if not python:
+            return self._classify_other(target, ref, path, owner_id, exact)
+        if not ref.receiver:
+            if self.encloses(target.parent_id, owner_id):
+                return exact  # a nested function named in its enclosing function (or deeper)
+            found = self.resolve(path, [ref.name])
+            if want in found:
+                return exact
+            return FOUND_POSSIBLE if _UNKNOWN in found and self.bindings(path)[1] else None
+        parts = ref.receiver.split(".")
+        if parts[0] in _SELF_NAMES or parts[0] == "super()":
+            return self._classify_self(target, ref, owner_id, parts, exact)
+        found = self.resolve(path, [*parts, ref.name])
+        if want in found:
+            return exact
+        if found and found != {_UNKNOWN}:
+            return FOUND_POSSIBLE if _UNKNOWN in found else None
+        if self.defs(path).get(parts[0]) or parts[0] in self.bindings(path)[0]:
+            return FOUND_POSSIBLE if _UNKNOWN in found else None
+        return FOUND_POSSIBLE  # a local or an expression: its type is not known here
+
+    def _classify_self(
+        self, target: _Sym, ref: Reference, owner_id: str, parts: list[str], exact: str
+    ) -> str | None:
+        cls = self.enclosing_class(owner_id)
+        if cls is None or len(parts) > 1:
+            return FOUND_POSSIBLE  # `self.app.x()`: the attribute's type is not known here
+        member = self.lookup(cls.node_id, ref.name, skip_first=parts[0] == "super()")
+        if member == target.node_id:
+            return exact
+        owner_class = self.enclosing_class(target.node_id) if target.parent_id else None
+        if owner_class is None:
+            return None
+        # Dispatch: code in a base class calling self.x reaches an override defined in a subclass.
+        order, _ = self.mro(owner_class.node_id)
+        return FOUND_POSSIBLE if cls.node_id in order and member != target.node_id else None
+
+    def _classify_other(self, target: _Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str:
+        """Other languages: a receiver naming the enclosing class, or a bare name in the target's file, is
+        exact; anything else is possible."""
+        if ref.receiver in _SELF_NAMES:
+            cls = self.enclosing_class(owner_id)
+            if cls is not None and target.parent_id == cls.node_id:
+                return exact
+        if not ref.receiver and path == target.path:
+            return exact
+        return FOUND_POSSIBLE
+
+    def spelled_uses(self, name: str, path: str | None = None) -> list[tuple[str, str, int, str]]:
+        """(owner node id, spelled reference, line, path) of every spelled reference to ``name``."""
+        sql = (
+            "SELECT u.node_id, u.name, u.line, f.path FROM uses u JOIN files f ON f.id = u.file_id"
+            " WHERE u.name >= ? AND u.name < ?"
+        )
+        args: tuple[Any, ...] = (name + " ", name + "!")
+        if path is not None:
+            sql += " AND f.path = ?"
+            args = (*args, path)
+        return [(str(a), str(b), int(c), str(d)) for a, b, c, d in self.conn.execute(sql, args)]
+
+    def dependents(self, target: _Sym) -> list[_Found]:
+        """Every node that references ``target``, best finding per node (call > reference > import >
+        possible), at its first line."""
+        rank = {FOUND_CALL: 0, FOUND_REFERENCE: 1, FOUND_IMPORT: 2, FOUND_POSSIBLE: 3}
+        best: dict[str, tuple[int, int, str, str]] = {}
+        rows = self.spelled_uses(target.name)
+        aliases: set[tuple[str, str]] = set()
+        seen_rows: set[tuple[str, str]] = set()
+        while rows:
+            more: list[tuple[str, str, int, str]] = []
+            for owner_id, spelled, line, path in rows:
+                seen_rows.add((owner_id, spelled))
+                ref = parse_reference(spelled)
+                if ref is None:
+                    continue
+                how = self.classify(target, ref, path, owner_id)
+                if how is None:
+                    continue
+                if how == FOUND_IMPORT and ref.alias and (path, ref.alias) not in aliases:
+                    aliases.add((path, ref.alias))
+                    more.extend(
+                        r for r in self.spelled_uses(ref.alias, path) if (r[0], r[1]) not in seen_rows
+                    )
+                entry = (rank[how], line, how, spelled)
+                if owner_id not in best or entry < best[owner_id]:
+                    best[owner_id] = entry
+            rows = more
+        nodes = {n.node_id: n for n in _nodes_by_id(self.conn, list(best))}
+        found = [
+            _Found(nodes[node_id], how, line, spelled)
+            for node_id, (_, line, how, spelled) in best.items()
+            if node_id in nodes
+        ]
+        return sorted(found, key=lambda f: (rank[f.found_by], f.node.order))
+
+
+def _nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[_Node]:
+    out: list[_Node] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        out.extend(_nodes(conn, f"n.id IN ({','.join('?' * len(chunk))})", chunk))
+    return out
+
+
+def _dependents_of(who: _WhoUses, node: _Node) -> list[tuple[_Node, str, str, int]]:
+    """Direct dependents of one node: (node, via, found_by, line)."""
+    conn = who.conn
     if node.kind == NODE_FILE:
-        where = "n.id IN (SELECT node_id FROM imports WHERE resolved_path = ?)"
-        return [(n, f"imports {node.path}") for n in _nodes(conn, where, (node.path,))], None
-    if node.kind != NODE_SYMBOL:
-        return [], None
-    if _definitions(conn, node.name) > MAX_REFERENCE_FANOUT:
-        return [], f"{node.name}: defined more than {MAX_REFERENCE_FANOUT} times; references not followed"
-    users = _nodes(conn, "n.id IN (SELECT node_id FROM uses WHERE name = ?)", (node.name,))
-    return [(n, f"references {node.qualname}") for n in users if n.node_id != node.node_id], None
+        rows = conn.execute(
+            "SELECT node_id, min(line) FROM imports WHERE resolved_path = ? GROUP BY node_id", (node.path,)
+        ).fetchall()
+        lines = {str(r[0]): int(r[1]) for r in rows}
+        users = _nodes_by_id(conn, list(lines))
+        return [
+            (n, f"imports {node.path}", FOUND_IMPORT, lines[n.node_id])
+            for n in sorted(users, key=lambda n: n.order)
+        ]
+    target = who.sym(node.node_id) if node.kind == NODE_SYMBOL else None
+    if target is None:
+        return []
+    verbs = {
+        FOUND_CALL: "references",
+        FOUND_REFERENCE: "references",
+        FOUND_IMPORT: "imports",
+        FOUND_POSSIBLE: "may reference",
+    }
+    return [
+        (f.node, f"{verbs[f.found_by]} {target.qualname}", f.found_by, f.line)
+        for f in who.dependents(target)
+        if f.node.node_id != node.node_id
+    ]
 
 
 def _walk_dependents(
     conn: sqlite3.Connection, roots: list[_Node], depth: int, limit: int
 ) -> tuple[list[dict[str, Any]], list[str], bool]:
-    """Breadth-first over "is used by" and "is imported by", each node once, at most ``limit`` found."""
+    """Breadth-first over "is used by" and "is imported by", each node once, at most ``limit`` found:
+    at each distance the resolved dependents come before the possible ones."""
+    who = _WhoUses(conn)
     seen = {n.node_id for n in roots}
     frontier = list(roots)
     found: list[dict[str, Any]] = []
     notes: list[str] = []
+    rank = {FOUND_CALL: 0, FOUND_REFERENCE: 0, FOUND_IMPORT: 0, FOUND_POSSIBLE: 1}
     for distance in range(1, depth + 1):
-        next_frontier: list[_Node] = []
+        level: list[tuple[_Node, str, str, int]] = []
         for node in frontier:
-            deps, note = _dependents_of(conn, node)
-            if note and note not in notes:
-                notes.append(note)
-            for dep, via in deps:
-                if dep.node_id in seen:
-                    continue
-                if len(found) >= limit:
-                    return found, notes, True
-                seen.add(dep.node_id)
-                found.append({**dep.to_dict(), "distance": distance, "via": via})
-                next_frontier.append(dep)
+            level.extend(_dependents_of(who, node))
+        level.sort(key=lambda d: rank[d[2]])
+        next_frontier: list[_Node] = []
+        for dep, via, found_by, line in level:
+            if dep.node_id in seen:
+                continue
+            if len(found) >= limit:
+                return found, notes, True
+            seen.add(dep.node_id)
+            found.append(
+                {**dep.to_dict(), "distance": distance, "found_by": found_by, "line": line, "via": via}
+            )
+            next_frontier.append(dep)
         frontier = next_frontier
+    if any(d["found_by"] == FOUND_POSSIBLE for d in found):
+        notes.append(
+            "possible: a reference whose receiver's type is not known here (it may name another definition)"
+        )
     return found, notes, False
 
 
@@ -178,8 +587,22 @@ def _terms_of(ref: str, kind: str, nodes: Iterable[_Node]) -> list[str]:
         if len(base) >= MIN_BASENAME_CHARS:
             terms.append(base)
     else:
-        terms.extend(n.name for n in nodes)
+        terms.extend(_doc_terms(nodes))
     return list(dict.fromkeys(t for t in terms if t))
+
+
+def _doc_terms(nodes: Iterable[_Node]) -> list[str]:
+    """How documentation names symbols unambiguously: qualified names (``AppContext.push``), and bare names
+    only when distinctive (``url_for``, ``AppContext``), never a plain word (``push``, ``get``)."""
+    terms: list[str] = []
+    for node in nodes:
+        if node.kind != NODE_SYMBOL:
+            continue
+        if "." in node.qualname:
+            terms.append(node.qualname)
+        if _DISTINCTIVE.search(node.name.strip("_")):
+            terms.append(node.name)
+    return list(dict.fromkeys(terms))
 
 
 def _mentions(text: str, terms: Sequence[str]) -> list[str]:
@@ -212,7 +635,9 @@ def _docs_mentioning(conn: sqlite3.Connection, names: Sequence[str]) -> list[dic
         ).fetchall()
         for row in rows:
             node = _Node(*row)
-            entry = hits.setdefault(node.node_id, {**node.to_dict(), "mentions": []})
+            entry = hits.setdefault(
+                node.node_id, {**node.to_dict(), "found_by": FOUND_MENTION, "mentions": []}
+            )
             entry["mentions"].append(name)
     return sorted(hits.values(), key=lambda d: (d["path"], d["lines"][0], d["node_id"]))[:MAX_DOC_HITS]
 
@@ -246,7 +671,7 @@ def risk_of_changing(
         resolved.append({"kind": kind, "matches": [n.to_dict() for n in nodes], "ref": ref})
         roots.extend(n for n in nodes if n.node_id not in {r.node_id for r in roots})
         terms.extend(_terms_of(ref, kind, nodes))
-        symbol_names.extend(n.name for n in nodes if n.kind == NODE_SYMBOL)
+        symbol_names.extend(_doc_terms(nodes))
     dependents, notes, walk_cut = _walk_dependents(conn, roots, depth, limit)
     files = sorted({d["path"] for d in dependents} | {n.path for n in roots})
     return {
@@ -259,3 +684,17 @@ def risk_of_changing(
         "unresolved": [t["ref"] for t in resolved if not t["matches"]],
         **_memory_cover(index.root, list(dict.fromkeys(terms))),
     }
+
+
+def who_uses(index: Index, node_id: str) -> list[dict[str, Any]]:
+    """The direct dependents of one indexed symbol (by node id), resolved first, possible last: each with
+    its node, how it was found (``call``, ``reference``, ``import``, ``possible``) and its first line."""
+    who = _WhoUses(index.conn)
+    target = who.sym(node_id)
+    if target is None:
+        return []
+    return [
+        {**f.node.to_dict(), "found_by": f.found_by, "line": f.line}
+        for f in who.dependents(target)
+        if f.node.node_id != node_id
+    ]

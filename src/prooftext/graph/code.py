@@ -22,8 +22,8 @@ from tree_sitter import QueryCursor
 
 import prooftext.graph.languages as L
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
-from prooftext.graph.imports import read_imports
-from prooftext.graph.model import NODE_SYMBOL
+from prooftext.graph.imports import python_bindings, read_imports
+from prooftext.graph.model import HOW_CALL, HOW_READ, NODE_SYMBOL, UNKNOWN_RECEIVER, Reference
 
 MAX_SIGNATURE_CHARS = 500
 MAX_DOCSTRING_CHARS = 2000
@@ -32,6 +32,8 @@ MAX_SYMBOLS_PER_FILE = 10_000
 MAX_IMPORTS_PER_FILE = 1_000
 MIN_USE_CHARS = 2
 """Single-letter names (loop variables, type parameters) resolve to noise, never to a useful definition."""
+MAX_RECEIVER_PARTS = 6
+"""A receiver chain longer than this (``a.b.c.d.e.f.g``) is spelled as unknown: no resolution follows it."""
 
 _BYTES_PER_CHAR = 4  # worst case of UTF-8: bound a byte slice before decoding it
 _NAME_DEPTH = 16  # declarator / type nesting we follow to find a name
@@ -516,6 +518,136 @@ def _uses(nodes: list[TSNode], owner_of: Owners, drafts: Drafts, data: bytes) ->
     )
 
 
+# --- References for who-uses ---------------------------------------------------------------------------
+
+# Python identifiers that never reference a definition: parameters, names bound by imports (read apart).
+_PY_BINDING_PARENTS = frozenset(
+    {
+        "parameters", "lambda_parameters", "typed_parameter", "list_splat_pattern",
+        "dictionary_splat_pattern", "dotted_name", "aliased_import", "global_statement",
+        "nonlocal_statement", "import_prefix", "relative_import",
+    }
+)  # fmt: skip
+# Python nodes whose ``name`` field defines, not references, the identifier.
+_PY_NAMING_PARENTS = frozenset(
+    {
+        "function_definition",
+        "class_definition",
+        "keyword_argument",
+        "default_parameter",
+        "typed_default_parameter",
+    }
+)
+# Other grammars: the member node around a property/field name, and the field holding its object.
+_RECEIVER_FIELDS = ("object", "operand", "value", "argument", "receiver", "path", "scope")
+_CALL_TYPES = frozenset(
+    {"call", "call_expression", "method_invocation", "new_expression", "macro_invocation"}
+)
+_SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
+
+
+def _same(a: TSNode | None, b: TSNode) -> bool:
+    return a is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte
+
+
+def _py_chain(node: TSNode | None, data: bytes) -> str:
+    """A Python receiver as a dotted chain of names (``self.app``, ``super()``), else unknown."""
+    parts: list[str] = []
+    for _ in range(MAX_RECEIVER_PARTS):
+        if node is None:
+            break
+        if node.type == "identifier":
+            parts.append(_text(data, node))
+            return ".".join(reversed(parts))
+        if node.type == "attribute":
+            parts.append(_text(data, node.child_by_field_name("attribute")))
+            node = node.child_by_field_name("object")
+            continue
+        function = node.child_by_field_name("function") if node.type == "call" else None
+        if function is not None and function.type == "identifier" and _text(data, function) == "super":
+            parts.append("super()")
+            return ".".join(reversed(parts))
+        break
+    return UNKNOWN_RECEIVER
+
+
+def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> Reference | None:
+    """What one Python identifier references, or None when it defines or binds a name, or is local."""
+    parent = node.parent
+    if parent is None or parent.type in _PY_BINDING_PARENTS:
+        return None
+    if parent.type in _PY_NAMING_PARENTS and _same(parent.child_by_field_name("name"), node):
+        return None
+    name = _text(data, node)
+    if parent.type == "attribute":
+        if not _same(parent.child_by_field_name("attribute"), node):
+            return None  # the receiver's first name: a module or variable, read as part of the chain
+        outer = parent.parent
+        called = (
+            outer is not None
+            and outer.type == "call"
+            and _same(outer.child_by_field_name("function"), parent)
+        )
+        receiver = _py_chain(parent.child_by_field_name("object"), data)
+        return Reference(name, HOW_CALL if called else HOW_READ, receiver)
+    if parent.type == "call" and _same(parent.child_by_field_name("function"), node):
+        return Reference(name, HOW_CALL)
+    raw = data[node.start_byte : node.end_byte]
+    return Reference(name, HOW_READ) if raw in bound else None
+
+
+def _other_reference(node: TSNode, data: bytes) -> Reference:
+    """A ``@use`` capture of another grammar, with its receiver when it names a member."""
+    name = _text(data, node)
+    parent = node.parent
+    receiver = ""
+    if parent is not None:
+        for field in _RECEIVER_FIELDS:
+            target = parent.child_by_field_name(field)
+            if target is not None and not _same(target, node):
+                text = _text(data, target)
+                receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
+                break
+    called = any(n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None))
+    return Reference(name, HOW_CALL if called else HOW_READ, receiver)
+
+
+def _references(
+    language: str,
+    captures: dict[str, list[TSNode]],
+    owner_of: Owners,
+    drafts: Drafts,
+    data: bytes,
+) -> None:
+    """Spelled references for who-uses: one per (owner, reference) at its first line, common names kept."""
+    found: list[tuple[int, int, Reference, int]] = []  # (start byte, owner, reference, line)
+    if language == L.PYTHON:
+        bound = {draft.name.encode("utf-8", "replace") for draft in drafts.nodes}
+        for node in captures.get("import", []):
+            for ref in python_bindings(node, data):
+                found.append((node.start_byte, owner_of(node.start_byte), ref, node.start_point.row + 1))
+                bound.add(ref.binding.encode("utf-8", "replace"))
+        frozen = frozenset(bound)
+        for node in captures.get("ref", []):
+            py_ref = _py_reference(node, data, frozen)
+            if py_ref is not None:
+                found.append((node.start_byte, owner_of(node.start_byte), py_ref, node.start_point.row + 1))
+    else:
+        for node in captures.get("use", []):
+            line = node.start_point.row + 1
+            found.append((node.start_byte, owner_of(node.start_byte), _other_reference(node, data), line))
+    found.sort(key=lambda item: item[0])
+    seen: set[tuple[int, str]] = set()
+    for _, owner, ref, line in found:
+        spelled = ref.spelled()
+        if len(ref.name) < MIN_USE_CHARS and ref.how in (HOW_CALL, HOW_READ):
+            continue
+        if (owner, spelled) in seen:
+            continue
+        seen.add((owner, spelled))
+        drafts.uses.append((owner, spelled, line))
+
+
 def extract_code(language: str, data: bytes) -> Drafts | None:
     """Symbols, uses and imports of a code file; None when the language's grammar is unavailable."""
     loaded = L.grammar(language)
@@ -530,6 +662,7 @@ def extract_code(language: str, data: bytes) -> Drafts | None:
     defs = [d for d in (_read_def(n, language, data) for n in ordered) if d is not None]
     owner_of = _symbols(defs, L.SPECS[language], data, drafts)
     _uses(captures.get("use", []), owner_of, drafts, data)
+    _references(language, captures, owner_of, drafts, data)
     for node in sorted(captures.get("import", []), key=lambda n: n.start_byte)[:MAX_IMPORTS_PER_FILE]:
         for module, names in read_imports(language, node, data):
             drafts.imports.append((owner_of(node.start_byte), module, node.start_point.row + 1, names))

@@ -61,7 +61,10 @@ CHUNK_LINES = 60
 MAX_PARSE_BYTES = 1 << 20
 """Files larger than 1 MiB are not parsed (generated code, data): they are cut into chunks instead."""
 MAX_USES_PER_FILE = 2_000
-"""Bound on ``uses`` per file, shared fairly between nodes (see ``_cap_uses``)."""
+"""Bound on plain-name ``uses`` per file, shared fairly between nodes (see ``_cap_uses``)."""
+MAX_REFERENCES_PER_FILE = 10_000
+"""Bound on the spelled references (who-uses) per file, shared the same way: a generated file is cut, a long
+test module is not."""
 
 language_for = L.language_for
 _WORD = re.compile(rb"\w")
@@ -236,7 +239,10 @@ def _assemble(path: str, language: str, lines: Lines, drafts: Drafts) -> FileGra
         return file_id if index == FILE else ids[index]
 
     graph = builder.graph
-    graph.uses = [Use(owner(o), name, line) for o, name, line in _cap_uses(drafts.uses, MAX_USES_PER_FILE)]
+    plain = [use for use in drafts.uses if " " not in use[1]]  # spelled references hold a space
+    spelled = [use for use in drafts.uses if " " in use[1]]
+    kept = _cap_uses(plain, MAX_USES_PER_FILE) + _cap_uses(spelled, MAX_REFERENCES_PER_FILE)
+    graph.uses = [Use(owner(o), name, line) for o, name, line in kept]
     graph.imports = [ImportRef(owner(o), module, line, names) for o, module, line, names in drafts.imports]
     graph.links = [LinkRef(owner(o), target, line) for o, target, line in drafts.links]
     graph.contradicts = list(drafts.contradicts)

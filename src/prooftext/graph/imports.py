@@ -21,6 +21,7 @@ import re
 from tree_sitter import Node as TSNode
 
 import prooftext.graph.languages as L
+from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference
 
 _SPACE = re.compile(r"\s+")
 Import = tuple[str, tuple[str, ...]]
@@ -57,6 +58,32 @@ def _python(node: TSNode, data: bytes) -> list[Import]:
         names.append("*")
     module = _compact(_text(data, node.child_by_field_name("module_name")))
     return [(module, tuple(name for name in names if name))] if module else []
+
+
+def python_bindings(node: TSNode, data: bytes) -> list[Reference]:
+    """The names one Python import statement binds, as references: ``import a.b as c`` binds ``c`` to
+    module ``a.b``; ``from m import x as y`` binds ``y`` to ``x`` of ``m`` (``*`` for a star import)."""
+    out: list[Reference] = []
+    module = ""
+    if node.type == "import_from_statement":
+        module = _compact(_text(data, node.child_by_field_name("module_name")))
+        if not module:
+            return []
+        if any(child.type == "wildcard_import" for child in node.named_children):
+            out.append(Reference("*", HOW_FROM, module))
+    for child in node.children_by_field_name("name"):
+        alias = ""
+        if child.type == "aliased_import":
+            alias = _compact(_text(data, child.child_by_field_name("alias")))
+            child = child.child_by_field_name("name") or child
+        name = _compact(_text(data, child))
+        if not name:
+            continue
+        if module:
+            out.append(Reference(name, HOW_FROM, module, alias))
+        else:
+            out.append(Reference(name, HOW_IMPORT, "", alias))
+    return out
 
 
 def _ruby(node: TSNode, data: bytes) -> list[Import]:

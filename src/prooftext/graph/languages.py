@@ -37,7 +37,10 @@ matters: walking the tree costs about as much as a third of parsing it.
 
 Uses are names in *calls*, *types*, decorators, base classes and exception clauses, not every attribute
 read: ``self.shape`` or ``obj.name`` name data far more often than a definition, and would tie a function
-to every method called ``name``. A method passed uncalled (``callback=self.run``) is the price.
+to every method called ``name``. Those plain-name uses feed ranking. Who-uses needs more, and Python
+captures every identifier as ``@ref`` besides: code.py keeps each call, each attribute with its receiver
+(``callback=self.run`` included) and each read of a name the file defines or imports, as a spelled
+:class:`~prooftext.graph.model.Reference`. Other languages spell their ``@use`` captures the same way.
 """
 
 from __future__ import annotations
@@ -125,6 +128,7 @@ _PY_QUERY = """
   (#any-of? @_isa "isinstance" "issubclass"))
 (import_statement) @import
 (import_from_statement) @import
+(identifier) @ref
 """
 
 _JS_COMMON = """

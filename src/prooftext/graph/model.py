@@ -51,13 +51,79 @@ class Edge:
     target: str
 
 
+HOW_CALL = "call"
+"""A reference that is called: ``f()``, ``self.push()``."""
+HOW_READ = "read"
+"""Any other reference in code: a value passed on, an attribute read, a type, a decorator, a base class."""
+HOW_FROM = "from"
+"""``from module import name [as alias]`` (Python): binds ``alias`` (or ``name``) in the importing file."""
+HOW_IMPORT = "import"
+"""``import module [as alias]`` (Python): binds ``alias`` (or the module's first part)."""
+REFERENCE_HOWS = (HOW_CALL, HOW_READ, HOW_FROM, HOW_IMPORT)
+UNKNOWN_RECEIVER = "?"
+"""The receiver of an attribute whose object is not a chain of names (``f().x``, ``a[0].x``)."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference as written, kept for who-uses: what is named, how, and through which receiver.
+
+    ``name`` is the identifier named (for ``from``, the imported name; for ``import``, the module).
+    ``receiver`` is the dotted chain before it (``self``, ``helpers``, ``self.app``, ``super()``,
+    :data:`UNKNOWN_RECEIVER`), or the module for ``from``; ``""`` for a bare name. ``alias`` is the name
+    an import binds when it renames. Spelled in a ``Use.name`` as its space-separated fields
+    ``name how [receiver [alias]]`` (no field holds a space), so that the store finds every reference to
+    a name with one index range on ``name `` and a plain-identifier use (a ranking use) never matches.
+    """
+
+    name: str
+    how: str
+    receiver: str = ""
+    alias: str = ""
+
+    def spelled(self) -> str:
+        fields = [self.name, self.how]
+        if self.receiver or self.alias:
+            fields.append(self.receiver)
+        if self.alias:
+            fields.append(self.alias)
+        return " ".join(fields)
+
+    @property
+    def binding(self) -> str:
+        """The name an import binds in its file (``""`` for a call or read)."""
+        if self.how == HOW_FROM:
+            return self.alias or self.name
+        if self.how == HOW_IMPORT:
+            return self.alias or self.name.lstrip(".").split(".", 1)[0]
+        return ""
+
+
+def parse_reference(spelled: str) -> Reference | None:
+    """The reference a ``Use.name`` spells, or None for a plain-name use (one without a space)."""
+    fields = spelled.split(" ")
+    if len(fields) < 2 or len(fields) > 4 or fields[1] not in REFERENCE_HOWS:
+        return None
+    return Reference(*fields)
+
+
 @dataclass(frozen=True)
 class Use:
-    """An identifier used inside a node (resolved to definitions by name, across files)."""
+    """A name used inside a node.
+
+    Two forms: a plain identifier (a call, type, decorator, base class or exception name; common names
+    and the node's own name left out) from which ranking resolves reference edges by name, and a spelled
+    :class:`Reference` (every call, attribute and import, common names included) from which who-uses
+    resolves dependents through imports, classes and receivers.
+    """
 
     node_id: str
     name: str
     line: int
+
+    @property
+    def reference(self) -> Reference | None:
+        return parse_reference(self.name)
 
 
 @dataclass(frozen=True)

@@ -352,6 +352,8 @@ def _reference_edges(graphs: list[FileGraph], out: _EdgeSet) -> None:
                 definitions[node.name].append(node.id)
     for graph in graphs:
         for use in graph.uses:
+            if " " in use.name:  # a spelled reference (who-uses), not a ranking use
+                continue
             targets = definitions.get(use.name, ())
             if len(targets) <= MAX_REFERENCE_FANOUT:
                 for target in targets:

@@ -82,7 +82,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 7
+READING_REVISION = 8
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -92,7 +92,8 @@ past the title limit is cut at a word boundary; 5: a dense line, one that more t
 holds its signature instead; 6: a long Markdown or reStructuredText section is also cut into chunk windows; 7: credential-named keys
 inside longer names, Authorization headers, command-line, netrc and XML passwords are found, a redacted value
 keeps its quotes and is also redacted wherever it recurs in its file, and a source holding a credential is
-redacted by default, not left out)."""
+redacted by default, not left out; 8: every call, attribute and import is also kept as a spelled reference
+for who-uses, common names included)."""
 
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
@@ -556,7 +557,7 @@ def count_edges(conn: sqlite3.Connection) -> int:
     imports = conn.execute("SELECT count(*) FROM imports WHERE resolved_path IS NOT NULL").fetchone()[0]
     contradicts = conn.execute("SELECT count(*) FROM contradicts").fetchone()[0]
     references = conn.execute(
-        "SELECT count(*) FROM (SELECT DISTINCT u.node_id, u.name FROM uses u) AS u"
+        "SELECT count(*) FROM (SELECT DISTINCT u.node_id, u.name FROM uses u WHERE instr(u.name, ' ') = 0) AS u"
         " JOIN (SELECT name, count(*) AS c FROM nodes WHERE kind = 'symbol' GROUP BY name) d"
         " ON d.name = u.name WHERE d.c <= ?",
         (MAX_REFERENCE_FANOUT,),

@@ -1,0 +1,219 @@
+"""Who-uses against an independent oracle: the callers jedi finds for functions drawn at random.
+
+For each repository, 50 Python functions and methods (seed 27) are drawn from the index; for each, jedi's
+``get_references`` (a reference finder that infers types, imports and fixtures) gives the oracle's
+references, and prooftext's who-uses gives its dependents. Both sides are reduced to *callers*: the
+innermost indexed node (function, method, class, or the file for module-level code) enclosing a reference,
+the target itself excluded. Recall is the share of jedi's callers who-uses reports; the false-positive rate
+is the share of reported callers jedi does not find (jedi misses some real ones: a receiver whose type it
+cannot infer, a dynamic dispatch), printed for the resolved dependents and with the possible ones added.
+
+Usage: python bench/who_uses_bench.py [--flask DIR] [--requests DIR] [--n 50] [--seed 27] [--verbose]
+A directory is copied to a temporary one first, so the index never lands in the source tree. Needs
+``jedi`` (in the ``dev`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import prooftext
+from prooftext.api.risk import FOUND_POSSIBLE, who_uses
+
+MIRRORS = {
+    "flask": Path("/work/.mirror/pallets+flask/repo"),
+    "requests": Path("/work/.mirror/psf+requests/repo"),
+}
+DEFAULT_TREES = {"flask": Path("/tmp/flaskhead"), "requests": Path("/tmp/requestshead")}
+KINDS = ("function", "method")
+
+
+@dataclass(frozen=True)
+class Target:
+    node_id: str
+    path: str
+    qualname: str
+    name: str
+    start_line: int
+    end_line: int
+
+
+@dataclass
+class Tally:
+    oracle: int = 0
+    found_resolved: int = 0
+    found_all: int = 0
+    reported_resolved: int = 0
+    reported_all: int = 0
+    false_resolved: int = 0
+    false_all: int = 0
+
+
+@contextmanager
+def _copy(tree: Path) -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="who-uses-") as tmp:
+        root = Path(tmp) / tree.name
+        shutil.copytree(tree, root, ignore=shutil.ignore_patterns(".git", ".prooftext", "__pycache__"))
+        yield root
+
+
+def _ensure_tree(name: str, tree: Path) -> Path:
+    if tree.is_dir():
+        return tree
+    tree.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", f"--git-dir={MIRRORS[name]}", "archive", "HEAD"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
+class Enclosing:
+    """The innermost indexed node around a line of a file (the file's node when no symbol encloses it)."""
+
+    def __init__(self, conn: object) -> None:
+        rows = conn.execute(  # type: ignore[attr-defined]
+            "SELECT f.path, n.id, n.kind, n.start_line, n.end_line FROM nodes n JOIN files f ON f.id = n.file_id"
+            " WHERE n.kind IN ('symbol', 'file')"
+        ).fetchall()
+        self.by_path: dict[str, list[tuple[int, int, str, str]]] = {}
+        for path, node_id, kind, start, end in rows:
+            self.by_path.setdefault(path, []).append((start, -end, node_id, kind))
+        for spans in self.by_path.values():
+            spans.sort()
+
+    def __call__(self, path: str, line: int) -> str | None:
+        spans = self.by_path.get(path, [])
+        best: str | None = None
+        best_size = None
+        for start, neg_end, node_id, _kind in spans[: bisect.bisect_right(spans, (line, 1, "~", "~"))]:
+            end = -neg_end
+            if start <= line <= end and (best_size is None or end - start <= best_size):
+                best, best_size = node_id, end - start
+        return best
+
+
+def _targets(conn: object, n: int, seed: int) -> list[Target]:
+    rows = conn.execute(  # type: ignore[attr-defined]
+        "SELECT n.id, f.path, n.qualname, n.name, n.start_line, n.end_line FROM nodes n"
+        " JOIN files f ON f.id = n.file_id WHERE n.kind = 'symbol' AND n.symbol_kind IN (?, ?)"
+        " AND f.language = 'python' ORDER BY f.path, n.start_line, n.qualname",
+        KINDS,
+    ).fetchall()
+    pool = [Target(*row) for row in rows]
+    return random.Random(seed).sample(pool, min(n, len(pool)))
+
+
+def _oracle(root: Path, target: Target, enclosing: Enclosing, project: object) -> set[str]:
+    import jedi
+
+    path = root / target.path
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for number in range(target.start_line, min(target.end_line, len(lines)) + 1):
+        line = lines[number - 1]
+        marker = f"def {target.name}"
+        if marker in line:
+            column = line.index(marker) + 4
+            break
+    else:
+        return set()
+    script = jedi.Script(text, path=str(path), project=project)
+    callers: set[str] = set()
+    for ref in script.get_references(number, column):
+        if ref.module_path is None or ref.line is None:
+            continue
+        try:
+            rel = Path(ref.module_path).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue  # outside the repository (an installed package)
+        if rel == target.path and ref.line == number:
+            continue  # the definition itself
+        if ref.is_definition() and ref.type == "function":
+            continue  # another definition of the name (an overload, an override): not a caller
+        caller = enclosing(rel, ref.line)
+        if caller is not None and caller != target.node_id:
+            callers.add(caller)
+    return callers
+
+
+def _bench(name: str, tree: Path, n: int, seed: int, verbose: bool) -> Tally:
+    import jedi
+    import jedi.inference.references as jedi_refs
+
+    jedi_refs._PARSED_FILE_LIMIT = 10_000  # the oracle reads every file that spells the name
+    tally = Tally()
+    with _copy(tree) as root, prooftext.open(root) as index:
+        index.refresh()
+        enclosing = Enclosing(index.conn)
+        project = jedi.Project(str(root))
+        for target in _targets(index.conn, n, seed):
+            oracle = _oracle(root, target, enclosing, project)
+            found = who_uses(index, target.node_id)
+            resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
+            every = {d["node_id"] for d in found}
+            tally.oracle += len(oracle)
+            tally.found_resolved += len(oracle & resolved)
+            tally.found_all += len(oracle & every)
+            tally.reported_resolved += len(resolved)
+            tally.reported_all += len(every)
+            tally.false_resolved += len(resolved - oracle)
+            tally.false_all += len(every - oracle)
+            if verbose and (oracle - every or every - oracle):
+                names = {
+                    d["node_id"]: f"{d['path']}:{d['line']} {d['qualname']} ({d['found_by']})" for d in found
+                }
+                print(f"  {target.path}:{target.start_line} {target.qualname}")
+                for missed in sorted(oracle - every):
+                    print(f"    missed {_describe(index.conn, missed)}")
+                for extra in sorted(every - oracle):
+                    print(f"    extra  {names[extra]}")
+    return tally
+
+
+def _describe(conn: object, node_id: str) -> str:
+    row = conn.execute(  # type: ignore[attr-defined]
+        "SELECT f.path, n.start_line, n.qualname FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
+        (node_id,),
+    ).fetchone()
+    return f"{row[0]}:{row[1]} {row[2]}" if row else node_id
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:5.1f}%" if whole else "  n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--flask", type=Path, default=DEFAULT_TREES["flask"])
+    parser.add_argument("--requests", type=Path, default=DEFAULT_TREES["requests"])
+    parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"who-uses against jedi callers: {args.n} functions and methods per repository, seed {args.seed}")
+    print(f"{'repository':<10} {'jedi':>5} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
+    for name, tree in (("flask", args.flask), ("requests", args.requests)):
+        tally = _bench(name, _ensure_tree(name, tree), args.n, args.seed, args.verbose)
+        print(
+            f"{name:<10} {tally.oracle:>5} {_share(tally.found_resolved, tally.oracle):>7}"
+            f" {_share(tally.found_all, tally.oracle):>9} {_share(tally.false_resolved, tally.reported_resolved):>8}"
+            f" {_share(tally.false_all, tally.reported_all):>9}"
+        )
+    print("recall: jedi's callers that who-uses reports (resolved; with possible ones added);")
+    print("FP rate: reported callers jedi does not find (resolved; with possible ones added).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
