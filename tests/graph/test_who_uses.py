@@ -8,7 +8,7 @@ from typing import Any
 
 import prooftext
 from prooftext.api.risk import risk_of_changing, who_uses
-from prooftext.graph import extract
+from prooftext.graph.extract import extract
 from prooftext.graph.model import HOW_CALL, HOW_FROM, Reference, parse_reference
 
 

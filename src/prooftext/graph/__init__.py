@@ -52,12 +52,9 @@ def __getattr__(name: str) -> _typing.Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'prooftext.graph' has no attribute {name!r}")
-    loaded = _importlib.import_module(module)
-    # Importing ``prooftext.graph.extract`` binds the submodule as this package's ``extract``: every name
-    # of the module is bound here at once, so the function, not the module, is what ``extract`` names.
-    for each in _MODULES[module]:
-        globals()[each] = getattr(loaded, each)
-    return getattr(loaded, name)
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = sorted(_LAZY)
