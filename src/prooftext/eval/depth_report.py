@@ -272,15 +272,24 @@ def _verdict_sentence(summary: Mapping[str, Any], metric: str, threshold: float)
     return f"{outcome}: {metric} is {percent(value)} against the declared {percent(threshold)}."
 
 
+def _scope_sentence(summary: Mapping[str, Any]) -> str:
+    """What counts as small talk in this run: the intents scored, and those left out."""
+    clinc = summary.get("clinc") or {}
+    scored = sorted(clinc.get("surface_recall_by_intent") or {})
+    left_out = sorted(clinc.get("not_counted") or {})
+    text = "Surface is the tier for small talk that needs no context"
+    if scored:
+        text += f"; CLINC150's {names(scored)} intents are small talk"
+    if left_out:
+        text += f" ({names(left_out)} is left out: neither small talk nor counted against it)"
+    return text + "; every other intent and every LoCoMo question is not."
+
+
 def depth_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     report = HtmlReport("prooftext evaluation: depth tiers")
     declaration = record.get("declaration") or summary.get("declaration") or {}
     metric = str(declaration.get("metric", "surface_precision"))
-    report.note(
-        "Surface is the tier for small talk that needs no context; CLINC150's greeting, goodbye, thank_you,"
-        " yes, no and maybe intents are counted as small talk, every other intent and every LoCoMo question"
-        f" is not. Wall time {num(summary.get('wall_s'), 2)} s."
-    )
+    report.note(f"{_scope_sentence(summary)} Wall time {num(summary.get('wall_s'), 2)} s.")
     report.heading("Per data set")
     report.finding(datasets_sentence(summary))
     headers, rows = dataset_rows(summary)
