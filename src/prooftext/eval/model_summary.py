@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 P50 = 50
+LOG_SCALE_RATIO = 10
+"""The success plot's token axis is logarithmic when the largest arm sends this many times the smallest."""
 SHOWN_RIVALS = 4
 """A sentence names at most this many runners-up."""
 LOCOMO_SCORES = {"answer_f1": "f1", "answer_em": "em"}
@@ -432,16 +434,23 @@ def success_plot(arms: Arms) -> Figure:
             [x],
             [100 * y],
             yerr=[100 * std] if isinstance(std, float) else None,
-            marker="o",
             markersize=8,
             capsize=4,
             color=f"C{number % 10}",
+            marker="osD^v<>"[number // 10 % 7],
             label=arm,
             linestyle="none",
         )
-    ax.set_xscale("log")
+    sizes = [
+        float(s["model"]["prompt_tokens_mean"])
+        for s in arms.values()
+        if isinstance((s.get("model") or {}).get("prompt_tokens_mean"), int | float)
+    ]
+    wide = bool(sizes) and min(sizes) > 0 and max(sizes) / min(sizes) > LOG_SCALE_RATIO
+    if wide:
+        ax.set_xscale("log")
     ax.set_ylim(-3, 105)
-    ax.set_xlabel("mean prompt tokens sent (log scale)")
+    ax.set_xlabel("mean prompt tokens sent" + (" (log scale)" if wide else ""))
     ax.set_ylabel("task success, %")
     ax.set_title("Model task success vs prompt tokens (bars: standard deviation over repeats)")
     if ax.get_legend_handles_labels()[0]:
