@@ -6,12 +6,18 @@ It is a real HTTP server (``ThreadingHTTPServer`` on 127.0.0.1, an ephemeral por
 ``"malformed"`` (invalid JSON), ``"bad_utf8"`` (invalid UTF-8 bytes), ``"truncated_stream"`` (a stream that
 stops before it is done). An unknown model gets each API's own not-found error. Every request body is
 recorded in ``requests`` so tests can check what was sent.
+
+For evaluations: ``responder(body)`` computes each reply from the request (deterministically from the
+prompt), ``fail_requests`` names the chat requests (1-based, in arrival order) answered with HTTP 500, as a
+server failing mid-run would, ``apis`` limits the wire formats served (``("openai",)``: an OpenAI-compatible
+server only, whose ``/api/chat`` is 404), and ``usage=False`` leaves the token usage out of OpenAI replies.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -37,11 +43,21 @@ class FakeChatServer:
         models: tuple[str, ...] = ("tiny",),
         fault: str | None = None,
         prompt_eval_count: int | None = None,
+        responder: Callable[[dict[str, Any]], str] | None = None,
+        fail_requests: Collection[int] = (),
+        apis: tuple[str, ...] = ("ollama", "openai"),
+        usage: bool = True,
     ) -> None:
         self.reply = reply
         self.models = models
         self.fault = fault
         self.prompt_eval_count = prompt_eval_count
+        self.responder = responder
+        self.fail_requests = frozenset(fail_requests)
+        self.apis = apis
+        self.usage = usage
+        self.chats = 0
+        """Chat requests received so far (the ones ``fail_requests`` counts)."""
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -69,9 +85,15 @@ class FakeChatServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _record(self, path: str, body: dict[str, Any]) -> None:
+    def _record(self, path: str, body: dict[str, Any]) -> int:
+        """Record a request; its number among the chat requests (1-based)."""
         with self._lock:
             self.requests.append({"path": path, "body": body})
+            self.chats += 1
+            return self.chats
+
+    def reply_to(self, body: dict[str, Any]) -> str:
+        return self.responder(body) if self.responder is not None else self.reply
 
     def _prompt_count(self, body: dict[str, Any]) -> int:
         if self.prompt_eval_count is not None:
@@ -97,6 +119,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server_state: FakeChatServer
+    reply: str = ""
+    """This request's reply (the server's fixed reply, or its responder's)."""
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
@@ -127,13 +151,20 @@ class _ChatHandler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._send(400, b'{"error":"bad request"}')
             return
-        self.server_state._record(self.path, body)
-        if self.path == OLLAMA_PATH:
-            self._ollama(body)
-        elif self.path == OPENAI_PATH:
-            self._openai(body)
-        else:
+        state = self.server_state
+        api = {OLLAMA_PATH: "ollama", OPENAI_PATH: "openai"}.get(self.path)
+        if api is None or api not in state.apis:
             self._send(404, b'{"error":"not found"}')
+            return
+        number = state._record(self.path, body)
+        if number in state.fail_requests:
+            self._send(500, b'{"error":"internal server error"}')
+            return
+        self.reply = state.reply_to(body)
+        if api == "ollama":
+            self._ollama(body)
+        else:
+            self._openai(body)
 
     def _common_fault(self) -> bool:
         """Answer with the configured fault, if it is one both APIs share; whether it did."""
@@ -151,7 +182,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def _words(self) -> list[str]:
         """The reply cut into stream deltas that join back to it exactly (spaces kept on the left piece)."""
-        words = self.server_state.reply.split(" ")
+        words = self.reply.split(" ")
         return [w if i == len(words) - 1 else w + " " for i, w in enumerate(words)]
 
     def _stream(self, ctype: str, lines: list[bytes]) -> None:
@@ -190,7 +221,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
     def _ollama_reply(self, model: str, timings: dict[str, int]) -> dict[str, Any]:
         return {
             "model": model,
-            "message": {"role": "assistant", "content": self.server_state.reply},
+            "message": {"role": "assistant", "content": self.reply},
             "done": True,
             "done_reason": "stop",
             **timings,
@@ -222,14 +253,16 @@ class _ChatHandler(BaseHTTPRequestHandler):
         }
 
     def _openai_reply(self, model: str, usage: dict[str, int]) -> dict[str, Any]:
-        message = {"role": "assistant", "content": self.server_state.reply}
-        return {
+        message = {"role": "assistant", "content": self.reply}
+        out = {
             "id": OPENAI_COMPLETION_ID,
             "object": "chat.completion",
             "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": usage,
         }
+        if self.server_state.usage:
+            out["usage"] = usage
+        return out
 
 
 def _ndjson(obj: dict[str, Any]) -> bytes:

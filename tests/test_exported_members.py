@@ -68,6 +68,7 @@ PUBLIC_NAMES = {
     "DepthRun",
     "QualityBar",
     "RunOptions",
+    "ModelSettings",
     # foundations the adapters need
     "ProoftextError",
     "TokenCount",

@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.corpus.model import Exclusion
     from prooftext.depth.policy import parse_mode
     from prooftext.eval.common import RunOptions
+    from prooftext.eval.model import ModelSettings
     from prooftext.eval.run import DepthRun, EvalReport, LocomoRun, QualityBar, SwebenchRun, evaluate
     from prooftext.index import Index, IndexStatus, reset_index, verify
     from prooftext.index import open_index as open
@@ -72,6 +73,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Ladder": ("prooftext.adaptive.ladder", "Ladder"),
     "LocomoRun": ("prooftext.eval.run", "LocomoRun"),
     "MemoryRecord": ("prooftext.memory.store", "MemoryRecord"),
+    "ModelSettings": ("prooftext.eval.model", "ModelSettings"),
     "MemoryStore": ("prooftext.memory.store", "MemoryStore"),
     "Packet": ("prooftext.pack.packet", "Packet"),
     "Published": ("prooftext.artifacts.lifecycle", "Published"),
@@ -156,6 +158,7 @@ __all__ = [
     "LocomoRun",
     "MemoryRecord",
     "MemoryStore",
+    "ModelSettings",
     "Packet",
     "ProoftextError",
     "Published",

@@ -11,7 +11,8 @@ each; the core never formats an error for a wire.
     ├── RequestError                    invalid_request     -32602  (names the offending ``field``)
     │   ├── EmptyQueryError             query_empty
     │   ├── RangeError                  value_out_of_range
-    │   └── UnknownNameError            unknown_name
+    │   ├── UnknownNameError            unknown_name
+    │   └── DeclarationRequiredError    declaration_required
     ├── ConfigError                     config_invalid      -32001
     │   ├── ExtraMissingError           extra_missing
     │   └── SigningKeyError             signing_key_invalid
@@ -65,7 +66,10 @@ each; the core never formats an error for a wire.
     ├── AuthError                       unauthorized        -32014
     ├── LimitError                      limit_exceeded      -32015
     ├── WorkerLostError                 worker_lost         -32016
-    └── DiskFullError                   disk_full           -32017
+    ├── DiskFullError                   disk_full           -32017
+    └── EvaluationError                 evaluation_failed   -32018
+        ├── SchedulerUnreachableError   scheduler_unreachable
+        └── AllTasksFailedError         all_tasks_failed
 """
 
 from __future__ import annotations
@@ -138,6 +142,13 @@ class RangeError(RequestError):
 
 class UnknownNameError(RequestError):
     code = "unknown_name"
+
+
+class DeclarationRequiredError(RequestError):
+    """A run with a model in the loop was given no quality bar (metric, threshold, permitted regression and
+    reference arm) before it started; ``details.missing`` lists what is undeclared."""
+
+    code = "declaration_required"
 
 
 class ConfigError(ProoftextError):
@@ -389,6 +400,26 @@ class DiskFullError(ProoftextError):
 
     code = "disk_full"
     rpc_code = -32017
+
+
+class EvaluationError(ProoftextError):
+    """An evaluation run could not be carried out as a whole."""
+
+    code = "evaluation_failed"
+    rpc_code = -32018
+
+
+class SchedulerUnreachableError(EvaluationError):
+    """The Dask scheduler named by ``details.address`` could not be reached."""
+
+    code = "scheduler_unreachable"
+
+
+class AllTasksFailedError(EvaluationError):
+    """Every task of a run failed; its rows, summary and report are written, and ``details.codes`` counts
+    the failures by code."""
+
+    code = "all_tasks_failed"
 
 
 def all_error_classes() -> list[type[ProoftextError]]:

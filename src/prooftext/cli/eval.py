@@ -17,6 +17,7 @@ from rich.table import Table
 import prooftext
 from prooftext.cli.common import app, echo, emit_json
 from prooftext.cli.progress import progress_bar
+from prooftext.errors import AllTasksFailedError
 
 WIDE_CONSOLE = 160
 """Columns of a table printed to a file or pipe (a terminal uses its own width)."""
@@ -47,8 +48,60 @@ DeclareOpt = Annotated[
 MetricOpt = Annotated[str | None, typer.Option("--quality-metric", help="Declared quality metric.")]
 ThresholdOpt = Annotated[float | None, typer.Option("--quality-threshold", help="Declared threshold.")]
 RegressionOpt = Annotated[
-    float | None, typer.Option("--permitted-regression", help="Declared regression from full context.")
+    float | None, typer.Option("--permitted-regression", help="Declared regression from the reference arm.")
 ]
+ReferenceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--reference-arm", help="Declared reference arm (required with --model; must fit the budget)."
+    ),
+]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", help="Send each arm's prompt to this model and score its answers."),
+]
+BackendOpt = Annotated[
+    str, typer.Option("--backend", help="ollama or openai (any OpenAI-compatible server).")
+]
+EndpointOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--endpoint", help="Model server URL (default http://127.0.0.1:11434 for ollama, :8000 for openai)."
+    ),
+]
+RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Answers per prompt, for mean and spread.")]
+TemperatureOpt = Annotated[
+    float | None, typer.Option("--temperature", help="Sampling temperature (default: the server's).")
+]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the server.")]
+PriceInOpt = Annotated[
+    float | None, typer.Option("--price-input", help="Declared price of prompt tokens, USD per million.")
+]
+PriceOutOpt = Annotated[
+    float | None, typer.Option("--price-output", help="Declared price of output tokens, USD per million.")
+]
+AnswersOpt = Annotated[
+    Path | None,
+    typer.Option("--answers", help="Answer cache directory (default OUT/answers).", readable=False),
+]
+
+
+def _model(
+    model: str | None,
+    backend: str,
+    endpoint: str | None,
+    repeats: int,
+    temperature: float | None,
+    seed: int | None,
+    price_input: float | None,
+    price_output: float | None,
+    answers: Path | None,
+) -> prooftext.ModelSettings | None:
+    if model is None:
+        return None
+    return prooftext.ModelSettings(
+        model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers
+    )
 
 
 def print_tables(report: prooftext.EvalReport, console: Console) -> None:
@@ -78,10 +131,17 @@ def _joined(values: tuple[object, ...] | str) -> str:
 def _evaluate(
     run: prooftext.SwebenchRun | prooftext.LocomoRun, options: prooftext.RunOptions, unit: str, as_json: bool
 ) -> None:
-    """Run the evaluation, its progress shown in ``unit`` (not under ``--json``), and print its summary."""
+    """Run the evaluation, its progress shown in ``unit`` (not under ``--json``), and print its summary; a
+    run in which every task failed then ends with ``all_tasks_failed`` (its outputs are written)."""
     with progress_bar(not as_json, unit) as progress:
         report = prooftext.evaluate(run, options, progress)
     _show(report, as_json)
+    if report.all_failed:
+        summary = report.to_dict()
+        raise AllTasksFailedError(
+            f"every one of the {summary.get('failed_tasks')} tasks failed; see the rows' errors",
+            tasks=summary.get("failed_tasks"),
+        )
 
 
 def _show(report: prooftext.EvalReport, as_json: bool) -> None:
@@ -132,12 +192,25 @@ def swebench_command(
     quality_metric: MetricOpt = None,
     quality_threshold: ThresholdOpt = None,
     permitted_regression: RegressionOpt = None,
+    reference_arm: ReferenceOpt = None,
+    model: ModelOpt = None,
+    backend: BackendOpt = "ollama",
+    endpoint: EndpointOpt = None,
+    repeats: RepeatsOpt = 1,
+    temperature: TemperatureOpt = None,
+    seed: SeedOpt = None,
+    price_input: PriceInOpt = None,
+    price_output: PriceOutOpt = None,
+    answers: AnswersOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Full context vs BM25 vs fixed vs adaptive packets on SWE-bench tasks, each at its base commit."""
-    bar = prooftext.QualityBar(declare, quality_metric, quality_threshold, permitted_regression)
+    """Full, BM25, fixed and adaptive packets on SWE-bench tasks (with --model: files to change)."""
+    bar = prooftext.QualityBar(
+        declare, quality_metric, quality_threshold, permitted_regression, reference_arm
+    )
+    llm = _model(model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers)
     run = prooftext.SwebenchRun(
-        tasks, repo_map, arms, budget, tokenizer, bar, tuple(repo or ()), tuple(instance or ())
+        tasks, repo_map, arms, budget, tokenizer, bar, tuple(repo or ()), tuple(instance or ()), llm
     )
     _evaluate(run, prooftext.RunOptions(out, work, workers, executor, scheduler, limit), "tasks", as_json)
 
@@ -166,10 +239,26 @@ def locomo_command(
     quality_metric: MetricOpt = None,
     quality_threshold: ThresholdOpt = None,
     permitted_regression: RegressionOpt = None,
+    reference_arm: ReferenceOpt = None,
+    model: ModelOpt = None,
+    backend: BackendOpt = "ollama",
+    endpoint: EndpointOpt = None,
+    repeats: RepeatsOpt = 1,
+    temperature: TemperatureOpt = None,
+    seed: SeedOpt = None,
+    price_input: PriceInOpt = None,
+    price_output: PriceOutOpt = None,
+    answers: AnswersOpt = None,
 ) -> None:
-    """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle."""
-    bar = prooftext.QualityBar(declare, quality_metric, quality_threshold, permitted_regression)
-    run = prooftext.LocomoRun(data, budgets, arms, tokenizer, questions, allow_truncated, bar)
+    """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle; with
+    --model, the model answers each question from each arm's context (LoCoMo's F1)."""
+    bar = prooftext.QualityBar(
+        declare, quality_metric, quality_threshold, permitted_regression, reference_arm
+    )
+    settings = _model(
+        model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers
+    )
+    run = prooftext.LocomoRun(data, budgets, arms, tokenizer, questions, allow_truncated, bar, settings)
     _evaluate(run, prooftext.RunOptions(out, None, workers, executor, scheduler, limit), "questions", as_json)
 
 

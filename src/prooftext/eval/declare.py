@@ -8,6 +8,10 @@ directory before the first task runs, and the summary checks each arm against it
 A declaration file is one JSON object::
 
     {"metric": "gold_file_recall", "threshold": 0.6, "permitted_regression": 0.4}
+
+with, optionally, ``"reference_arm"``: the arm the regression is measured from. A run with a model in the
+loop has no default bar: its metric, threshold, permitted regression and reference arm must all be declared
+(by file or flags), or it is refused (``declaration_required``) before anything runs.
 """
 
 from __future__ import annotations
@@ -24,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 import prooftext._version
-from prooftext.errors import ArtifactError, ConfigError, RangeError, RequestError, UnknownNameError
+from prooftext.errors import (
+    ArtifactError,
+    ConfigError,
+    DeclarationRequiredError,
+    RangeError,
+    RequestError,
+    UnknownNameError,
+)
 from prooftext.eval.dataio import load_json
 
 SHA256_CHUNK = 1 << 20
@@ -34,6 +45,7 @@ SOURCE_FILE = "file"
 SOURCE_FLAGS = "flags"
 
 _DECLARATION_KEYS = frozenset({"metric", "threshold", "permitted_regression"})
+_OPTIONAL_KEYS = frozenset({"reference_arm"})
 
 
 @dataclass(frozen=True)
@@ -48,14 +60,19 @@ class Declaration:
     threshold: float
     permitted_regression: float | None
     source: str = SOURCE_DEFAULT
+    reference_arm: str | None = None
+    """The declared reference arm; None: the benchmark's rule chooses one."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "metric": self.metric,
             "threshold": self.threshold,
             "permitted_regression": self.permitted_regression,
             "source": self.source,
         }
+        if self.reference_arm is not None:
+            out["reference_arm"] = self.reference_arm
+        return out
 
 
 def _number(value: object, name: str) -> float:
@@ -75,8 +92,14 @@ def _flag(value: float | None, name: str) -> float | None:
 def load_declaration(path: Path) -> Declaration:
     """Read a declaration file (see the module docstring); every field is required."""
     data = load_json(path, "declaration", ConfigError)
-    if not isinstance(data, dict) or set(data) != _DECLARATION_KEYS:
-        raise ConfigError(f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}")
+    if not isinstance(data, dict) or not _DECLARATION_KEYS <= set(data) <= _DECLARATION_KEYS | _OPTIONAL_KEYS:
+        raise ConfigError(
+            f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}"
+            f" and optionally {sorted(_OPTIONAL_KEYS)}"
+        )
+    reference = data.get("reference_arm")
+    if reference is not None and (not isinstance(reference, str) or not reference):
+        raise ConfigError("declaration field reference_arm must be a non-empty string", field="reference_arm")
     metric = data["metric"]
     if not isinstance(metric, str) or not metric:
         raise ConfigError("declaration field metric must be a non-empty string", field="metric")
@@ -86,6 +109,7 @@ def load_declaration(path: Path) -> Declaration:
         _number(data["threshold"], "threshold"),
         None if regression is None else _number(regression, "permitted_regression"),
         SOURCE_FILE,
+        reference,
     )
 
 
@@ -96,6 +120,7 @@ def resolve_declaration(
     threshold: float | None = None,
     regression: float | None = None,
     metrics: Collection[str] = (),
+    reference_arm: str | None = None,
 ) -> Declaration:
     """The benchmark's default, replaced by a file, then by any flag given. ``metrics``, when given, are
     the names the benchmark's summary scores (higher is better): any other metric is refused before a run
@@ -103,7 +128,7 @@ def resolve_declaration(
     threshold = _flag(threshold, "quality_threshold")
     regression = _flag(regression, "permitted_regression")
     base = load_declaration(path) if path is not None else default
-    if metric is None and threshold is None and regression is None:
+    if metric is None and threshold is None and regression is None and reference_arm is None:
         resolved = base
     else:
         resolved = Declaration(
@@ -111,6 +136,7 @@ def resolve_declaration(
             threshold if threshold is not None else base.threshold,
             regression if regression is not None else base.permitted_regression,
             SOURCE_FLAGS if path is None else f"{SOURCE_FILE}+{SOURCE_FLAGS}",
+            reference_arm if reference_arm is not None else base.reference_arm,
         )
     if metrics and resolved.metric not in metrics:
         raise UnknownNameError(
@@ -226,3 +252,33 @@ def parse_ints(text: str, field: str) -> tuple[int, ...]:
     if not values or any(v <= 0 for v in values):
         raise RequestError(f"{field} must be positive integers", field=field)
     return values
+
+
+def require_declared(
+    path: Path | None,
+    metric: str | None,
+    threshold: float | None,
+    regression: float | None,
+    reference_arm: str | None,
+) -> None:
+    """With a model in the loop every part of the bar must be declared, by file or by flag: a run that
+    would fall back on a default is refused before it starts."""
+    declared = load_declaration(path) if path is not None else None
+    missing = []
+    if metric is None and declared is None:
+        missing.append("metric (--quality-metric)")
+    if threshold is None and declared is None:
+        missing.append("threshold (--quality-threshold)")
+    if regression is None and (declared is None or declared.permitted_regression is None):
+        missing.append("permitted regression (--permitted-regression)")
+    if reference_arm is None and (declared is None or declared.reference_arm is None):
+        missing.append("reference arm (--reference-arm)")
+    if missing:
+        raise DeclarationRequiredError(
+            "a run with a model must declare its quality bar before it starts; missing: "
+            + ", ".join(missing)
+            + ' (flags, or --declare FILE with {"metric", "threshold", "permitted_regression",'
+            ' "reference_arm"})',
+            field="declare",
+            missing=[m.split(" (")[0] for m in missing],
+        )

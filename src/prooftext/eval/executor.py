@@ -3,9 +3,10 @@
 A unit function is ``fn(unit, emit) -> rows emitted``; each result row goes to ``emit`` as soon as it is
 ready. Locally the rows reach the caller's ``on_row`` as they are produced (through a queue from pool
 workers); on Dask a unit's rows arrive when the unit finishes. Dask is an optional extra
-(``pip install 'prooftext[dask]'``); its workers must see the same paths (data, git directories, work dir)
-and must be allowed to start processes (``distributed.worker.daemon: false``) when a unit indexes a large
-tree, since indexing uses a process pool.
+(``pip install 'prooftext[dask]'``); its workers must see the same paths (data, git directories, work dir).
+A Dask worker runs in a daemonic process, which may not start children: there an index refresh reads files
+in the worker's own process instead of a process pool. A scheduler that cannot be reached within
+:data:`SCHEDULER_TIMEOUT_S` is ``scheduler_unreachable``, naming its address.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from prooftext.errors import ConfigError, ProoftextError, RequestError
+from prooftext.errors import ConfigError, ProoftextError, RequestError, SchedulerUnreachableError
 from prooftext.workers import EXIT_ORPHANED, orphaned, watch_parent
 
 EXECUTOR_PROCESS = "process"
 EXECUTOR_DASK = "dask"
 EXECUTORS: tuple[str, ...] = (EXECUTOR_PROCESS, EXECUTOR_DASK)
+SCHEDULER_TIMEOUT_S = 10.0
+"""How long to try to reach a Dask scheduler before giving up."""
 POLL_S = 0.2
 MAX_IDLE_POLLS = 100
 """After the pool has finished, rows still missing after this many empty polls are lost: an error."""
@@ -141,7 +144,14 @@ def _run_dask(fn: UnitFn[U], units: Sequence[U], on_row: Emit, scheduler: str | 
         raise ConfigError(
             "the dask executor needs the optional extra: pip install 'prooftext[dask]'"
         ) from None
-    with Client(scheduler, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+    try:
+        client = Client(scheduler, set_as_default=False, timeout=SCHEDULER_TIMEOUT_S)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as exc:
+        raise SchedulerUnreachableError(
+            f"cannot reach the Dask scheduler at {scheduler} within {SCHEDULER_TIMEOUT_S:g} s: {exc}",
+            address=scheduler,
+        ) from None
+    with client:
         futures = [client.submit(_collect_unit, fn, unit, pure=False) for unit in units]
         for future in as_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call]
             for row in future.result():

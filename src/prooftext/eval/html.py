@@ -193,14 +193,17 @@ def verdict_section(
     if heading:
         report.heading("Verdict against the declaration")
     referenced = any(isinstance(v.get("reference_value"), int | float) for v in verdict.values())
-    headers = ["arm", f"{metric} %"]
-    headers += ["full %", "regression (pts)"] if referenced else []
+    references = {str(v["reference"]) for v in verdict.values() if v.get("reference")}
+    fitted = any("fits_budget" in v for v in verdict.values())
+    headers = ["arm", *(["fits budget"] if fitted else []), f"{metric} %"]
+    reference = references.pop() if len(references) == 1 else "full"
+    headers += [f"{reference} (reference) %", "regression (pts)"] if referenced else []
     headers += (
         ["meets threshold", "within regression", "passes"] if referenced else ["meets threshold", "passes"]
     )
     rows = []
     for arm, v in verdict.items():
-        row = [arm, pct(v.get("value"))]
+        row = [arm, *([yes_no(v.get("fits_budget"))] if fitted else []), pct(v.get("value"))]
         if referenced:
             row += [pct(v.get("reference_value")), pct(v.get("regression"))]
         row.append(yes_no(v.get("meets_threshold")))

@@ -24,10 +24,12 @@ from typing import Any
 
 from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, Ladder
 from prooftext.errors import RangeError
+from prooftext.eval.answers import locomo_score
 from prooftext.eval.common import elapsed_ms, error_record
 from prooftext.eval.executor import Emit
 from prooftext.eval.lexical import Bm25Ranker, pack_whole, terms
 from prooftext.eval.locomo_data import Conversation, Question, sample_questions
+from prooftext.eval.model import ModelClient, ModelPlan, not_sent
 from prooftext.index import Index, open_index
 from prooftext.pack.packet import Packet
 from prooftext.select.query import Query
@@ -40,6 +42,8 @@ LOCOMO_ARMS: tuple[str, ...] = ("full", "last_n", "bm25", "fixed", "adaptive", "
 TURN_K1 = 1.2
 TURN_B = 0.75
 TOP_K = 5
+PROMPT_KEY = "_prompt"
+"""A packed arm's prompt text, carried from the packer to the model and never into a row."""
 TRANSCRIPT_FILE = "transcript.md"
 
 
@@ -84,6 +88,12 @@ class LocomoConfig:
             out["bm25_top5"] = {"k": TOP_K, "k1": TURN_K1, "b": TURN_B}
         return out
 
+    def arm_keys(self) -> list[str]:
+        """The arms as a run's rows name them: ``full``, ``oracle``, ``bm25_top5`` and ``arm@budget``."""
+        keys = [a for a in ("full", "oracle") if a in self.arms]
+        keys += ["bm25_top5"] if "bm25" in self.arms else []
+        return keys + [f"{a}@{b}" for a in BUDGETED_ARMS if a in self.arms for b in self.budgets]
+
 
 def turn_prompt(question: str, lines: Sequence[str]) -> str:
     return f"<question>\n{question.strip()}\n</question>\n<conversation>\n{''.join(lines)}</conversation>\n"
@@ -103,7 +113,9 @@ class _Lexical:
     def prompt(self, question: str, taken: Sequence[int]) -> str:
         return turn_prompt(question, [self.blocks[i] for i in sorted(taken)])
 
-    def pack(self, question: str, order: Sequence[int], budget: int, skip: bool) -> tuple[set[str], int]:
+    def pack(
+        self, question: str, order: Sequence[int], budget: int, skip: bool
+    ) -> tuple[set[str], int, list[int]]:
         packed = pack_whole(
             order,
             lambda i: self.costs[i],
@@ -112,7 +124,7 @@ class _Lexical:
             self.counter,
             skip_overflow=skip,
         )
-        return {self.ids[i] for i in packed.taken}, packed.prompt_tokens
+        return {self.ids[i] for i in packed.taken}, packed.prompt_tokens, packed.taken
 
 
 def _recall(evidence: Sequence[str], present: set[str]) -> dict[str, Any]:
@@ -122,12 +134,17 @@ def _recall(evidence: Sequence[str], present: set[str]) -> dict[str, Any]:
     return {"evidence_recall": hit / len(evidence), "all_evidence": hit == len(evidence)}
 
 
-def _lexical_arms(lex: _Lexical, q: Question, cfg: LocomoConfig) -> dict[str, dict[str, Any]]:
+def _lexical_arms(
+    lex: _Lexical, q: Question, cfg: LocomoConfig, prompts: dict[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The lexical arms' scores; with ``prompts``, each arm's prompt text is kept there too."""
     out: dict[str, dict[str, Any]] = {}
+    kept: dict[str, str] = {} if prompts is None else prompts
     everything = list(range(len(lex.blocks)))
     if "full" in cfg.arms:
         started = time.perf_counter()
-        tokens = lex.counter.count(lex.prompt(q.text, everything))
+        kept["full"] = lex.prompt(q.text, everything)
+        tokens = lex.counter.count(kept["full"])
         out["full"] = {
             "prompt_tokens": tokens,
             "latency_ms": elapsed_ms(started),
@@ -135,24 +152,30 @@ def _lexical_arms(lex: _Lexical, q: Question, cfg: LocomoConfig) -> dict[str, di
         }
     if "oracle" in cfg.arms:
         wanted = [i for i, d in enumerate(lex.ids) if d in q.evidence]
-        tokens = lex.counter.count(lex.prompt(q.text, wanted))
+        kept["oracle"] = lex.prompt(q.text, wanted)
+        tokens = lex.counter.count(kept["oracle"])
         out["oracle"] = {"prompt_tokens": tokens, **_recall(q.evidence, {lex.ids[i] for i in wanted})}
     started = time.perf_counter()
     ranked = lex.ranker.rank(q.text, lex.ids)
     rank_ms = elapsed_ms(started)
     if "bm25" in cfg.arms:
         top = {lex.ids[i] for i in ranked[:TOP_K]}
-        out["bm25_top5"] = {"prompt_tokens": lex.counter.count(lex.prompt(q.text, ranked[:TOP_K]))}
+        kept["bm25_top5"] = lex.prompt(q.text, ranked[:TOP_K])
+        out["bm25_top5"] = {"prompt_tokens": lex.counter.count(kept["bm25_top5"])}
         out["bm25_top5"].update(_recall(q.evidence, top))
     for budget in cfg.budgets:
         if "last_n" in cfg.arms:
             started = time.perf_counter()
-            present, tokens = lex.pack(q.text, everything[::-1], budget, skip=False)
+            present, tokens, taken = lex.pack(q.text, everything[::-1], budget, skip=False)
+            if prompts is not None:
+                kept[f"last_n@{budget}"] = lex.prompt(q.text, taken)
             out[f"last_n@{budget}"] = {"prompt_tokens": tokens, "latency_ms": elapsed_ms(started)}
             out[f"last_n@{budget}"].update(_recall(q.evidence, present))
         if "bm25" in cfg.arms:
             started = time.perf_counter()
-            present, tokens = lex.pack(q.text, ranked, budget, skip=True)
+            present, tokens, taken = lex.pack(q.text, ranked, budget, skip=True)
+            if prompts is not None:
+                kept[f"bm25@{budget}"] = lex.prompt(q.text, taken)
             out[f"bm25@{budget}"] = {"prompt_tokens": tokens, "latency_ms": rank_ms + elapsed_ms(started)}
             out[f"bm25@{budget}"].update(_recall(q.evidence, present))
     return out
@@ -168,6 +191,7 @@ def _packet_scores(packet: Packet, latency: float, conv: Conversation, q: Questi
         "excerpts": len(packet.evidence),
         "turns": len(present),
         **_recall(q.evidence, present),
+        PROMPT_KEY: packet.prompt,
     }
 
 
@@ -199,14 +223,18 @@ def _adaptive(
     }
 
 
-def _prooftext_arms(index: Index, conv: Conversation, q: Question, cfg: LocomoConfig) -> dict[str, Any]:
+def _prooftext_arms(
+    index: Index, conv: Conversation, q: Question, cfg: LocomoConfig, prompts: dict[str, str]
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for budget in cfg.budgets:
         for arm, fn in (("fixed", _fixed), ("adaptive", _adaptive)):
             if arm not in cfg.arms:
                 continue
             try:
-                out[f"{arm}@{budget}"] = {"ok": True, **fn(index, conv, q, budget, cfg)}
+                scores = fn(index, conv, q, budget, cfg)
+                prompts[f"{arm}@{budget}"] = scores.pop(PROMPT_KEY)
+                out[f"{arm}@{budget}"] = {"ok": True, **scores}
             except Exception as exc:  # a failure is a measured outcome: recorded, counted, never raised
                 out[f"{arm}@{budget}"] = {"ok": False, "error": error_record(exc)}
     return out
@@ -219,19 +247,37 @@ def _question_row(
     index: Index | None,
     cfg: LocomoConfig,
     failure: dict[str, Any] | None,
+    model: ModelClient | None = None,
 ) -> dict[str, Any]:
-    arms = {name: {"ok": True, **values} for name, values in _lexical_arms(lex, q, cfg).items()}
+    prompts: dict[str, str] = {}
+    arms = {
+        name: {"ok": True, **values}
+        for name, values in _lexical_arms(lex, q, cfg, prompts if model else None).items()
+    }
     if index is not None:
-        arms.update(_prooftext_arms(index, conv, q, cfg))
+        arms.update(_prooftext_arms(index, conv, q, cfg, prompts))
     elif failure is not None:
         for arm in ("fixed", "adaptive"):
             if arm in cfg.arms:
                 arms.update({f"{arm}@{b}": {"ok": False, "error": failure} for b in cfg.budgets})
+    if model is not None:
+
+        def score(text: str) -> dict[str, Any]:
+            return locomo_score(text, q.answer, q.category)
+
+        for name, result in arms.items():
+            prompt = prompts.get(name)
+            result["model"] = (
+                model.answer(q.qid, name, prompt, int(result["prompt_tokens"]), score)
+                if result.get("ok") and prompt is not None
+                else not_sent("the arm failed")
+            )
     return {
         "qid": q.qid,
         "sample_id": conv.sample_id,
         "category": q.category,
         "evidence": list(q.evidence),
+        "answer": q.answer,
         "arms": arms,
     }
 
@@ -253,9 +299,11 @@ class ConversationRunner:
     """``runner(conversation, emit)``: a picklable unit function for the executors."""
 
     config: LocomoConfig
+    model: ModelPlan | None = None
 
     def __call__(self, conv: Conversation, emit: Emit) -> int:
         cfg = self.config
+        client = None if self.model is None else ModelClient(self.model)
         lex = _Lexical(conv, get_counter(cfg.tokenizer))
         questions = sample_questions(conv.questions, cfg.questions_per_conversation)
         index: Index | None = None
@@ -267,8 +315,10 @@ class ConversationRunner:
                 failure = error_record(exc)
         try:
             for q in questions:
-                emit(_question_row(conv, q, lex, index, cfg, failure))
+                emit(_question_row(conv, q, lex, index, cfg, failure, client))
         finally:
             if index is not None:
                 index.close()
+            if client is not None:
+                client.close()
         return len(questions)

@@ -62,6 +62,8 @@ class Question:
     text: str
     category: int
     evidence: tuple[str, ...]
+    answer: str | None = None
+    """The gold answer (a number is kept as its text); None for adversarial questions, which have none."""
 
 
 @dataclass
@@ -211,7 +213,9 @@ def _question(
         )
     evidence = normalize_evidence(raw_evidence, valid, stats)
     stats.questions_without_evidence += 0 if evidence else 1
-    return Question(f"{sample_id}#{number}", text, category, evidence)
+    answer = qa.get("answer")
+    gold = str(answer) if isinstance(answer, str | int | float) and not isinstance(answer, bool) else None
+    return Question(f"{sample_id}#{number}", text, category, evidence, gold)
 
 
 def parse_conversation(sample: object, stats: EvidenceStats) -> Conversation:

@@ -25,7 +25,20 @@ from prooftext.eval.html import (
 from prooftext.eval.locomo import BUDGETED_ARMS, UNBUDGETED_ARMS, ConversationRunner, LocomoConfig
 from prooftext.eval.locomo_data import CATEGORY_NAMES, load_locomo
 from prooftext.eval.metrics import frequencies, mean_or_none, median_or_none, percentile, share
+from prooftext.eval.model import LOCOMO_INSTRUCTION, ModelSettings, model_plan
+from prooftext.eval.model_summary import (
+    LOCOMO_SCORES,
+    category_scores,
+    has_model,
+    model_arm_summary,
+    model_notes,
+    model_section,
+    model_verdict_sentence,
+    run_totals,
+)
 from prooftext.eval.output import RunOutput
+from prooftext.eval.prose import leaders, names, percent, ranked
+from prooftext.eval.swe_findings import budget_verdict, declared_reference
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,7 +68,8 @@ def _recall_stats(pairs: Sequence[tuple[Row, Mapping[str, Any]]]) -> dict[str, A
     }
 
 
-def arm_summary(rows: Sequence[Row], key: str) -> dict[str, Any]:
+def arm_summary(rows: Sequence[Row], key: str, budget: int | None = None) -> dict[str, Any]:
+    """One arm's scores; with ``budget`` (a model run: the largest budget), whether its prompts fit it."""
     pairs = [(r, r["arms"][key]) for r in rows if key in r["arms"]]
     ok = [a for _, a in pairs if a.get("ok")]
     out: dict[str, Any] = {"tasks": len(pairs), "failures": len(pairs) - len(ok)}
@@ -72,18 +86,27 @@ def arm_summary(rows: Sequence[Row], key: str) -> dict[str, Any]:
         out["selected_rounds"] = frequencies(a["selected_round"] for a in ok)
     categories = sorted({int(r["category"]) for r, _ in pairs})
     out["by_category"] = {
-        str(c): _recall_stats([(r, a) for r, a in pairs if int(r["category"]) == c]) for c in categories
+        str(c): {
+            **_recall_stats([(r, a) for r, a in pairs if int(r["category"]) == c]),
+            **category_scores([a for r, a in pairs if int(r["category"]) == c]),
+        }
+        for c in categories
     }
+    out.update(model_arm_summary([a for _, a in pairs], LOCOMO_SCORES))
+    if budget is not None:
+        fits = [int(a["prompt_tokens"]) <= budget for a in ok if "prompt_tokens" in a]
+        out["fits_budget"] = share(fits)
+        out["over_budget"] = fits.count(False)
     return out
 
 
-def locomo_summary(rows: Sequence[Row]) -> dict[str, Any]:
+def locomo_summary(rows: Sequence[Row], budget: int | None = None) -> dict[str, Any]:
     keys = sorted({k for r in rows for k in r["arms"]}, key=_arm_order)
     return {
         "questions": len(rows),
         "questions_with_evidence": sum(1 for r in rows if r["evidence"]),
         "conversations": len({r["sample_id"] for r in rows}),
-        "arms": {k: arm_summary(rows, k) for k in keys},
+        "arms": {k: arm_summary(rows, k, budget) for k in keys},
         "anchors": list(ANCHORS_LOCOMO),
     }
 
@@ -100,6 +123,7 @@ def run_locomo(
     declaration: Declaration,
     options: RunOptions,
     progress: Progress | None = None,
+    model: ModelSettings | None = None,
 ) -> dict[str, Any]:
     conversations, evidence_stats = load_locomo(data_path)
     conversations = conversations[: options.limit]
@@ -117,14 +141,17 @@ def run_locomo(
         )
         record["run"] = {"conversations": len(conversations), "questions": runner_total}
         record["run"]["questions_per_conversation"] = config.questions_per_conversation
+        plan = model_plan(model, LOCOMO_INSTRUCTION, config.tokenizer, options.out_dir)
+        if plan is not None:
+            record["model"] = plan.record()
         with RunOutput(options.out_dir) as output:
             output.start(record)
             started = time.perf_counter()
             rows = collect_rows(
-                ConversationRunner(config), conversations, runner_total, output, options, progress
+                ConversationRunner(config, plan), conversations, runner_total, output, options, progress
             )
             rows.sort(key=lambda r: (str(r["sample_id"]), int(str(r["qid"]).rpartition("#")[2])))
-            summary = locomo_summary(rows)
+            summary = locomo_summary(rows, max(config.budgets) if plan is not None else None)
             summary.update(
                 {
                     "wall_s": round(time.perf_counter() - started, 1),
@@ -138,8 +165,25 @@ def run_locomo(
                     "budgets": list(config.budgets),
                 }
             )
+            summary.update(run_totals(rows, plan is not None))
+            if plan is not None:
+                _model_verdict(summary, record, declaration, max(config.budgets))
             output.finish(summary, locomo_report(record, summary) if options.out_dir else None)
     return summary
+
+
+def _model_verdict(
+    summary: dict[str, Any], record: Mapping[str, Any], declaration: Declaration, budget: int
+) -> None:
+    """With a model: the verdict against the declared reference when it fits the largest budget on every
+    question, else against the best arm that does (never the oracle, which is given the evidence)."""
+    summary["model"] = record["model"]
+    summary["budget"] = budget
+    candidates = {
+        a: s for a, s in summary["arms"].items() if a != "oracle" or declaration.reference_arm == "oracle"
+    }
+    summary["reference"] = declared_reference(candidates, declaration.metric, declaration.reference_arm)
+    summary["verdict"] = budget_verdict(declaration, summary["arms"], summary["reference"]["arm"])
 
 
 # --- report -----------------------------------------------------------------------------------------------
@@ -175,14 +219,39 @@ def locomo_rows(arms: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
     ]
 
 
-def category_rows(arms: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def category_rows(
+    arms: Mapping[str, Mapping[str, Any]], metric: str = "evidence_recall"
+) -> tuple[list[str], list[list[str]]]:
     cats = sorted({int(c) for s in arms.values() for c in s.get("by_category", {})})
     headers = ["arm", *[f"{c} {CATEGORY_NAMES.get(c, '')}".strip() for c in cats]]
     rows = [
-        [key, *[pct(s.get("by_category", {}).get(str(c), {}).get("evidence_recall")) for c in cats]]
+        [key, *[pct(s.get("by_category", {}).get(str(c), {}).get(metric)) for c in cats]]
         for key, s in arms.items()
     ]
     return headers, rows
+
+
+def _model_part(report: HtmlReport, summary: Mapping[str, Any]) -> None:
+    arms = summary["arms"]
+    model_section(report, summary, "locomo")
+    report.heading("Answer F1 per category (LoCoMo paper's score)", 3)
+    report.finding(category_f1_sentence(arms))
+    headers, rows = category_rows(arms, "answer_f1")
+    report.table(headers, rows)
+
+
+def category_f1_sentence(arms: Mapping[str, Mapping[str, Any]]) -> str:
+    """Per category, the arm whose answers score highest (the LoCoMo paper's F1)."""
+    cats = sorted({int(c) for s in arms.values() for c in s.get("by_category", {})})
+    parts = []
+    for c in cats:
+        values = {a: s.get("by_category", {}).get(str(c), {}).get("answer_f1") for a, s in arms.items()}
+        order = ranked(values)
+        if order:
+            parts.append(f"{CATEGORY_NAMES.get(c, str(c))}: {names(leaders(order))} {percent(order[0][1])}")
+    if not parts:
+        return "No answer was scored."
+    return "Highest answer F1 per category: " + "; ".join(parts) + "."
 
 
 def terminal_tables(summary: Mapping[str, Any]) -> list[Table]:
@@ -214,10 +283,11 @@ def terminal_tables(summary: Mapping[str, Any]) -> list[Table]:
 
 def terminal_notes(summary: Mapping[str, Any]) -> list[str]:
     arms = summary["arms"]
+    with_model = has_model(arms)
     return [
         find.summary_sentence(arms),
         *find.short_of_budget(arms),
-        find.verdict_sentence(summary),
+        *(model_notes(summary) if with_model else [find.verdict_sentence(summary)]),
         find.normalization_sentence(summary.get("evidence_normalization", {})),
         f"wall time {summary['wall_s']} s",
     ]
@@ -311,8 +381,10 @@ def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
         report, "Published anchor", list(ANCHORS_LOCOMO), find.anchor_sentence(arms, ANCHORS_LOCOMO)
     )
     report.heading("Verdict against the declaration")
-    report.finding(find.verdict_sentence(summary))
+    report.finding(model_verdict_sentence(summary) if has_model(arms) else find.verdict_sentence(summary))
     verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"], heading=False)
+    if has_model(arms):
+        _model_part(report, summary)
     report.heading("Evidence recall per category")
     report.finding(find.category_sentence(arms))
     headers, rows = category_rows(arms)

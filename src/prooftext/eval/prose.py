@@ -20,6 +20,11 @@ METRIC_LABELS: Mapping[str, str] = {
     "all_evidence": "share of questions with all their evidence",
     "surface_precision": "surface precision",
     "surface_recall": "surface recall",
+    "success": "task success",
+    "answer_f1": "answer F1",
+    "answer_em": "answer exact match",
+    "file_accuracy": "file accuracy",
+    "function_accuracy": "function accuracy",
 }
 
 

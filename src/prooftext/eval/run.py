@@ -8,19 +8,28 @@ comma-separated text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext.errors import RequestError
+from prooftext.errors import RequestError, UnknownNameError
 from prooftext.eval.common import Progress, RunOptions, require_eval_extra
-from prooftext.eval.declare import Declaration, parse_ints, parse_list, resolve_declaration
+from prooftext.eval.declare import (
+    Declaration,
+    parse_ints,
+    parse_list,
+    require_declared,
+    resolve_declaration,
+)
 from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, run_depth
 from prooftext.eval.depth_report import depth_notes, depth_tables
 from prooftext.eval.locomo import DEFAULT_BUDGETS, LOCOMO_ARMS, LocomoConfig
 from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, run_locomo
 from prooftext.eval.locomo_run import terminal_notes as locomo_notes
 from prooftext.eval.locomo_run import terminal_tables as locomo_tables
+from prooftext.eval.model import ModelSettings
+from prooftext.eval.model_summary import LOCOMO_MODEL_METRICS, SWE_MODEL_METRICS, model_tables
 from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
 from prooftext.eval.swebench import ARMS, DEFAULT_BUDGET, SweConfig
@@ -41,10 +50,24 @@ class QualityBar:
     metric: str | None = None
     threshold: float | None = None
     permitted_regression: float | None = None
+    reference_arm: str | None = None
 
-    def resolve(self, default: Declaration, metrics: tuple[str, ...]) -> Declaration:
+    def resolve(
+        self, default: Declaration, metrics: tuple[str, ...], model: ModelSettings | None = None
+    ) -> Declaration:
+        """The bar to judge by; with a model, every part must be declared (``declaration_required``)."""
+        if model is not None:
+            require_declared(
+                self.file, self.metric, self.threshold, self.permitted_regression, self.reference_arm
+            )
         return resolve_declaration(
-            default, self.file, self.metric, self.threshold, self.permitted_regression, metrics
+            default,
+            self.file,
+            self.metric,
+            self.threshold,
+            self.permitted_regression,
+            metrics,
+            self.reference_arm,
         )
 
 
@@ -63,6 +86,8 @@ class SwebenchRun:
     instances: Names = ()
     """Only the tasks with these instance ids; every task when empty. A repository or instance id that no
     task has is refused (``unknown_name``, field ``repo`` or ``instance``) before anything runs."""
+    model: ModelSettings | None = None
+    """A model in the loop: each arm's prompt within the budget is answered and scored (localization)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +102,8 @@ class LocomoRun:
     """At most this many questions per conversation (evenly spaced); all when None."""
     allow_truncated: bool = False
     bar: QualityBar = QualityBar()
+    model: ModelSettings | None = None
+    """A model in the loop: each arm's prompt is answered and scored (the LoCoMo paper's F1)."""
 
 
 @dataclass(frozen=True)
@@ -103,11 +130,16 @@ class EvalReport:
     def to_dict(self) -> dict[str, Any]:
         return self.summary
 
+    @property
+    def all_failed(self) -> bool:
+        """Every task failed (no arm packed, or with a model no arm was answered)."""
+        return bool(self.summary.get("all_failed"))
+
     def tables(self) -> list[Table]:
         if self.benchmark == "swebench":
-            return terminal_tables(self.summary)
+            return terminal_tables(self.summary) + model_tables(self.summary, self.benchmark)
         if self.benchmark == "locomo":
-            return locomo_tables(self.summary)
+            return locomo_tables(self.summary) + model_tables(self.summary, self.benchmark)
         return depth_tables(self.summary)
 
     def notes(self) -> list[str]:
@@ -151,7 +183,11 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
     config = SweConfig(
         work_dir=Path("."), arms=_names(run.arms, ARMS, "arms"), budget=run.budget, tokenizer=run.tokenizer
     )
-    declaration = run.bar.resolve(DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS)
+    metrics = SWEBENCH_METRICS + (SWE_MODEL_METRICS if run.model is not None else ())
+    if run.model is not None:
+        run.model.check()
+    declaration = run.bar.resolve(DEFAULT_SWEBENCH_DECLARATION, metrics, run.model)
+    _check_reference(declaration, config.arms)
     return run_swebench(
         run.tasks,
         run.repo_map,
@@ -161,6 +197,7 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
         progress,
         repos=_selection(run.repos),
         instances=_selection(run.instances),
+        model=run.model,
     )
 
 
@@ -173,5 +210,18 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
         questions_per_conversation=run.questions,
         allow_truncated=run.allow_truncated,
     )
-    declaration = run.bar.resolve(DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS)
-    return run_locomo(run.data, config, declaration, options, progress)
+    metrics = LOCOMO_METRICS + (LOCOMO_MODEL_METRICS if run.model is not None else ())
+    if run.model is not None:
+        run.model.check()
+    declaration = run.bar.resolve(DEFAULT_LOCOMO_DECLARATION, metrics, run.model)
+    _check_reference(declaration, config.arm_keys())
+    return run_locomo(run.data, config, declaration, options, progress, run.model)
+
+
+def _check_reference(declaration: Declaration, arms: Sequence[str]) -> None:
+    reference = declaration.reference_arm
+    if reference is not None and reference not in arms:
+        raise UnknownNameError(
+            f"reference arm {reference!r} is not an arm of this run; its arms: {', '.join(arms)}",
+            field="reference_arm",
+        )

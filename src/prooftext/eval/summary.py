@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from prooftext.eval.metrics import ACC_KS, frequencies, mean_or_none, median_or_none, percentile, share
+from prooftext.eval.model_summary import SWE_SCORES, model_arm_summary
 
 Row = Mapping[str, Any]
 
@@ -104,6 +105,9 @@ def arm_summary(rows: Sequence[Row], arm: str, budget: int | None = None) -> dic
     _packets(results, out)
     _adaptive(results, out)
     _budget_fit(results, budget, out)
+    out.update(model_arm_summary(results, SWE_SCORES))
+    if "model" in out:
+        out["unparseable"] = out["model"].get("unparseable", 0)
     return out
 
 
@@ -143,5 +147,7 @@ def swebench_summary(rows: Sequence[Row], arms: Sequence[str], budget: int | Non
         },
         "index": index_summary(rows),
         "tasks_with_gold_not_indexed": sum(1 for r in rows if r.get("gold_not_indexed")),
+        "tasks_with_files_left_out": sum(1 for r in rows if r.get("files_left_out")),
+        "files_left_out": frequencies(f["reason"] for r in rows for f in r.get("files_left_out", [])),
         "anchors": list(ANCHORS_SWEBENCH),
     }

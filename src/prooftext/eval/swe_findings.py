@@ -83,6 +83,37 @@ def budget_reference(arms: Arms, metric: str) -> dict[str, Any]:
     return {"arm": arm, "metric": metric, "why": why, "rule": REFERENCE_RULE}
 
 
+def declared_reference(arms: Arms, metric: str, declared: str | None) -> dict[str, Any]:
+    """The declared reference arm when it fits the budget on every task; otherwise the rule's choice, with
+    a reason that says the declared one does not fit and what is compared instead."""
+    if declared is None:
+        return budget_reference(arms, metric)
+    summary = arms.get(declared)
+    if summary is not None and fits_everywhere(summary):
+        return {
+            "arm": declared,
+            "declared": declared,
+            "declared_fits_budget": True,
+            "metric": metric,
+            "why": f"the declared reference {declared} fits the budget on every task",
+            "rule": REFERENCE_RULE,
+        }
+    fallback = budget_reference({a: s for a, s in arms.items() if a != declared}, metric)
+    over = summary.get("over_budget") if summary is not None else None
+    shown = f" (over it on {over} tasks)" if isinstance(over, int) and over else ""
+    instead = (
+        f"compared instead with {fallback['arm']}, the best arm that fits"
+        if fallback["arm"]
+        else "no other arm fits, so nothing is compared"
+    )
+    return {
+        **fallback,
+        "declared": declared,
+        "declared_fits_budget": False,
+        "why": f"the declared reference {declared} does not fit the budget on every task{shown}; {instead}",
+    }
+
+
 def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) -> dict[str, Any]:
     """Per arm: the declared metric, its regression from ``reference``, whether it fits the budget, and
     pass/fail. Full context as the reference is not judged (it is the bar); any other reference is."""
@@ -90,7 +121,7 @@ def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) 
     ref_value = _value(arms[reference], metric) if reference is not None else None
     out: dict[str, Any] = {}
     for name, summary in arms.items():
-        if name == reference == ARM_FULL:
+        if name == reference and (reference == ARM_FULL or declaration.reference_arm == reference):
             continue
         value = _value(summary, metric)
         fits = fits_everywhere(summary)

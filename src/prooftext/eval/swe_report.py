@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import prooftext.eval.html as html
 from prooftext.eval import swe_findings as find
 from prooftext.eval.metrics import ACC_KS
+from prooftext.eval.model_summary import has_model, model_notes, model_section, model_verdict_sentence
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -159,7 +160,12 @@ def terminal_notes(summary: Mapping[str, Any]) -> list[str]:
     notes = [TERMINAL_KEY]
     metric = summary["declaration"]["metric"]
     notes.append(find.summary_sentence(arms, metric, int(summary["budget"])))
-    notes.append(find.verdict_sentence(summary))
+    if has_model(arms):
+        notes += model_notes(summary)
+    else:
+        notes.append(find.verdict_sentence(summary))
+    if summary.get("files_left_out"):
+        notes.append(left_out_sentence(summary))
     adaptive = arms.get("adaptive", {})
     if adaptive.get("stop_reasons"):
         notes.append(find.stops_sentence(adaptive["stop_reasons"]))
@@ -297,7 +303,9 @@ def _verdict_table(report: html.HtmlReport, summary: Mapping[str, Any]) -> None:
     metric = declaration["metric"]
     reference = summary.get("reference", {})
     report.heading("Verdict against the declaration")
-    report.finding(find.verdict_sentence(summary))
+    report.finding(
+        model_verdict_sentence(summary) if has_model(summary["arms"]) else find.verdict_sentence(summary)
+    )
     report.table(
         [
             "arm",
@@ -432,6 +440,10 @@ def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Seq
     report.finding(find.summary_sentence(arms, metric, budget))
     report.table(SUMMARY_HEADERS, summary_rows(arms))
     _verdict_table(report, summary)
+    if has_model(arms):
+        model_section(report, summary, "swebench")
+    if summary.get("files_left_out"):
+        report.note(left_out_sentence(summary))
     report.heading("Plots")
     report.finding(find.scatter_sentence(rows, arms, budget))
     report.figure(_recall_vs_tokens(rows, names, budget), "recall vs prompt tokens per arm")
@@ -459,3 +471,13 @@ def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Seq
     _index_table(report, summary["index"])
     html.manifest_section(report, manifest)
     return report.render()
+
+
+def left_out_sentence(summary: Mapping[str, Any]) -> str:
+    """Files of the tasks' trees left out, by reason (a mirror lacking blobs)."""
+    reasons = summary.get("files_left_out") or {}
+    listed = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(reasons.items()))
+    return (
+        f"Files left out of the work trees: {listed}, on {summary.get('tasks_with_files_left_out', 0)} tasks"
+        " (their blobs are absent from the mirror; every arm sees the tree without them)."
+    )

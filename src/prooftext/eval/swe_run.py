@@ -10,9 +10,11 @@ from typing import Any
 
 from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest
+from prooftext.eval.model import SWE_INSTRUCTION, ModelSettings, model_plan
+from prooftext.eval.model_summary import run_totals
 from prooftext.eval.output import RunOutput
 from prooftext.eval.summary import swebench_summary
-from prooftext.eval.swe_findings import budget_reference, budget_verdict, task_losses
+from prooftext.eval.swe_findings import budget_verdict, declared_reference, task_losses
 from prooftext.eval.swe_report import compact_losses, swebench_report
 from prooftext.eval.swebench import (
     ShardRunner,
@@ -48,6 +50,7 @@ def run_swebench(
     *,
     repos: tuple[str, ...] = (),
     instances: tuple[str, ...] = (),
+    model: ModelSettings | None = None,
 ) -> dict[str, Any]:
     """Evaluate the tasks of ``repos`` among ``instances`` (every task when both are empty), the first
     ``limit`` of them, and return the summary (also written under ``out_dir``)."""
@@ -62,10 +65,13 @@ def run_swebench(
         )
         record["run"] = {"tasks": len(tasks), "shards": len(shards), "workers": options.workers}
         record["run"].update({"repos": list(repos), "instances": list(instances), "limit": options.limit})
+        plan = model_plan(model, SWE_INSTRUCTION, config.tokenizer, options.out_dir)
+        if plan is not None:
+            record["model"] = plan.record()
         with RunOutput(options.out_dir) as output:
             output.start(record)
             started = time.perf_counter()
-            rows = collect_rows(ShardRunner(config), shards, len(tasks), output, options, progress)
+            rows = collect_rows(ShardRunner(config, plan), shards, len(tasks), output, options, progress)
             summary = _summarize(rows, config, declaration, record, time.perf_counter() - started)
             output.finish(summary, swebench_report(record, summary, rows) if options.out_dir else None)
     return summary
@@ -84,9 +90,12 @@ def _summarize(
     summary["budget"] = config.budget
     summary["declaration"] = record["declaration"]
     summary["selection"] = {k: record["run"][k] for k in ("repos", "instances", "limit")}
-    summary["reference"] = budget_reference(summary["arms"], declaration.metric)
+    summary["reference"] = declared_reference(summary["arms"], declaration.metric, declaration.reference_arm)
     summary["verdict"] = budget_verdict(declaration, summary["arms"], summary["reference"]["arm"])
     summary["task_losses"] = compact_losses(task_losses(rows, config.arms, config.budget))
     summary["code"] = record["code"]
     summary["datasets"] = record["datasets"]
+    summary.update(run_totals(rows, "model" in record))
+    if "model" in record:
+        summary["model"] = record["model"]
     return summary

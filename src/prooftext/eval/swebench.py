@@ -22,12 +22,13 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError, UnknownNameError
+from prooftext.eval.answers import swe_score
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
 from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
 from prooftext.eval.dataio import load_json, parse_json, read_text
@@ -43,6 +44,7 @@ from prooftext.eval.metrics import (
     group_ranges,
     line_recall,
 )
+from prooftext.eval.model import ModelClient, ModelPlan, not_sent
 from prooftext.index import Index, open_index
 from prooftext.pack.render import DEFAULT_FORMAT
 from prooftext.select.query import DEFAULT_MAX_NODES as FIXED_MAX_NODES
@@ -61,6 +63,9 @@ SEARCH_LIMIT = 1_000_000
 RANKED_FILES_KEPT = 10
 SHOWN_VALUE_CHARS = 80
 """A malformed task value is quoted in its error up to this length (a problem statement is not)."""
+BLOB_MISSING = "blob_missing"
+"""Why a file of the commit's tree is left out: the mirror lacks its blob (a partial clone or a snapshot
+without its largest files)."""
 BM25_KINDS: tuple[str, ...] = ("code",)
 """Source kinds the bm25 baseline ranks (as the SWE-bench retrieval ranks source files, not prose)."""
 
@@ -81,6 +86,8 @@ class SweTask:
     problem_statement: str
     gold: tuple[GoldFile, ...]
     splits: tuple[str, ...] = ()
+    spans: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The gold patch's function and class names per file (``fix_spans``), for localization scores."""
 
     @property
     def gold_paths(self) -> list[str]:
@@ -175,7 +182,18 @@ def parse_task(data: object) -> SweTask:
         problem_statement=problem,
         gold=gold,
         splits=tuple(splits),
+        spans=_spans(data.get("fix_spans")),
     )
+
+
+def _spans(raw: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not all(
+        isinstance(names, list) and all(isinstance(n, str) and n for n in names) for names in raw.values()
+    ):
+        raise TaskFieldError("fix_spans", f"must map each path to a list of names, not {_shown(raw)}")
+    return tuple((str(path), tuple(names)) for path, names in sorted(raw.items()))
 
 
 def load_tasks(path: Path) -> list[SweTask]:
@@ -403,6 +421,9 @@ class _TaskContext:
     cache: CorpusCache
     snapshot: Snapshot | None = None
     ranking: dict[str, Any] | None = None
+    want_prompts: bool = False
+    """Keep each arm's prompt text in ``prompts`` (a model is asked)."""
+    prompts: dict[str, str] = field(default_factory=dict)
 
     def corpus(self) -> Snapshot:
         if self.snapshot is None:
@@ -414,6 +435,9 @@ def _arm_full(ctx: _TaskContext) -> dict[str, Any]:
     started = time.perf_counter()
     snap = ctx.corpus()
     total = ctx.cache.full_tokens(ctx.index.conn, snap, ctx.task.problem_statement)
+    if ctx.want_prompts and total <= ctx.config.budget:
+        blocks = [file_block(p, text_of(ctx.index.conn, p)) for p in snap.paths]
+        ctx.prompts[ARM_FULL] = file_prompt(ctx.task.problem_statement, blocks)
     return {
         "prompt_tokens": total,
         "files": len(snap.paths),
@@ -443,6 +467,9 @@ def _arm_bm25(ctx: _TaskContext) -> dict[str, Any]:
         get_counter(ctx.config.tokenizer),
     )
     latency = elapsed_ms(started)
+    if ctx.want_prompts:
+        blocks = [file_block(snap.paths[i], text_of(conn, snap.paths[i])) for i in packed.taken]
+        ctx.prompts[ARM_BM25] = file_prompt(query, blocks)
     excerpts = [(snap.paths[i], 1, max(1, _line_total(conn, snap.paths[i]))) for i in packed.taken]
     out = _packet_metrics(ctx.task, excerpts, packed.prompt_tokens)
     out.update(_ranking_metrics([snap.paths[i] for i in order], ctx.task))
@@ -477,6 +504,7 @@ def _arm_fixed(ctx: _TaskContext) -> dict[str, Any]:
         refresh=False,
     )
     latency = elapsed_ms(started)
+    ctx.prompts[ARM_FIXED] = packet.prompt
     excerpts = [(e.path, e.start_line, e.end_line) for e in packet.evidence]
     out = _packet_metrics(ctx.task, excerpts, packet.prompt_tokens.count)
     out.update(ranking)
@@ -495,6 +523,7 @@ def _arm_adaptive(ctx: _TaskContext) -> dict[str, Any]:
     )
     latency = elapsed_ms(started)
     packet = result.packet
+    ctx.prompts[ARM_ADAPTIVE] = packet.prompt
     excerpts = [(e.path, e.start_line, e.end_line) for e in packet.evidence]
     out = _packet_metrics(ctx.task, excerpts, packet.prompt_tokens.count)
     out.update(ranking)
@@ -553,11 +582,12 @@ class _ShardState:
     cache: CorpusCache
     index: Index | None = None
     indexed_commit: str | None = None
+    model: ModelClient | None = None
 
     def prepare(self, commit: str) -> tuple[Index, dict[str, Any]]:
         """Move the tree to ``commit`` and refresh the index; the index and what it cost."""
         if self.indexed_commit == commit and self.index is not None:
-            return self.index, {"reused": True}
+            return self.index, {"reused": True, "blobs_missing": list(self.tree.missing)}
         started = time.perf_counter()
         self.tree.checkout(commit)
         checkout_s = time.perf_counter() - started
@@ -575,6 +605,7 @@ class _ShardState:
             "files_removed": report.files_removed,
             "files_unchanged": report.files_unchanged,
             "nodes": report.nodes,
+            "blobs_missing": list(self.tree.missing),
         }
 
     def close(self) -> None:
@@ -593,14 +624,37 @@ def evaluate_task(state: _ShardState, task: SweTask) -> dict[str, Any]:
         row["index"] = {"error": error_record(exc)}
         row["arms"] = {arm: {"ok": False, "error": error_record(exc)} for arm in state.config.arms}
         return row
-    ctx = _TaskContext(task, index, state.config, state.cache)
+    if row["index"]["blobs_missing"]:  # files the mirror lacks: left out of the tree, each with its reason
+        row["files_left_out"] = [{"path": p, "reason": BLOB_MISSING} for p in row["index"]["blobs_missing"]]
+    ctx = _TaskContext(task, index, state.config, state.cache, want_prompts=state.model is not None)
     row["arms"] = _run_arms(ctx)
     if (
         ctx.snapshot is not None
     ):  # gold files the permitted corpus lacks (excluded by the scan): no arm can win
         present = set(ctx.snapshot.paths)
         row["gold_not_indexed"] = [p for p in task.gold_paths if p not in present]
+    if state.model is not None:
+        _ask_model(state.model, task, row, ctx)
     return row
+
+
+def _ask_model(client: ModelClient, task: SweTask, row: dict[str, Any], ctx: _TaskContext) -> None:
+    """Each arm's prompt to the model (an arm over the budget or that failed is not sent), scored."""
+    spans = dict(task.spans)
+
+    def score(text: str) -> dict[str, Any]:
+        return swe_score(text, task.gold_paths, spans)
+
+    for arm, result in row["arms"].items():
+        prompt = ctx.prompts.get(arm)
+        if not result.get("ok"):
+            result["model"] = not_sent("the arm failed")
+        elif prompt is None or int(result.get("prompt_tokens", 0)) > ctx.config.budget:
+            result["model"] = not_sent("over the budget")
+        else:
+            result["model"] = client.answer(
+                task.instance_id, arm, prompt, int(result["prompt_tokens"]), score
+            )
 
 
 @dataclass(frozen=True)
@@ -608,19 +662,22 @@ class ShardRunner:
     """``runner(shard, emit)``: a picklable unit function for the executors."""
 
     config: SweConfig
+    model: ModelPlan | None = None
 
     def __call__(self, shard: Shard, emit: Emit) -> int:
-        return run_shard(shard, self.config, emit)
+        return run_shard(shard, self.config, emit, self.model)
 
 
-def run_shard(shard: Shard, config: SweConfig, emit: Emit) -> int:
+def run_shard(shard: Shard, config: SweConfig, emit: Emit, model: ModelPlan | None = None) -> int:
     """Evaluate a shard's tasks in order on its own work tree; each row goes to ``emit``."""
     tree = WorkTree(shard.git_dir, config.work_dir / shard.name)
     cache = CorpusCache(get_counter(config.tokenizer), config.bm25_k1, config.bm25_b, config.bm25_kinds)
-    state = _ShardState(shard, config, tree, cache)
+    state = _ShardState(shard, config, tree, cache, model=None if model is None else ModelClient(model))
     try:
         for task in shard.tasks:
             emit(evaluate_task(state, task))
     finally:
         state.close()
+        if state.model is not None:
+            state.model.close()
     return len(shard.tasks)

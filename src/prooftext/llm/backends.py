@@ -153,9 +153,14 @@ class ChatBackend:
         max_output_tokens: int,
         stream: bool = False,
         on_delta: DeltaCallback | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
     ) -> ChatResult:
+        """One reply. ``temperature`` and ``seed``, when given, go out as each API spells them (Ollama's
+        ``options``, OpenAI's top-level fields); when not, the server's defaults apply."""
         _check_request(model, max_output_tokens, messages)
         payload = self._payload(messages, model, max_output_tokens, stream)
+        self._sampling(payload, temperature, seed)
         if not stream:
             return self._reply(payload, model)
         return self._streamed(payload, model, on_delta)
@@ -164,6 +169,12 @@ class ChatBackend:
         self, messages: Sequence[ChatMessage], model: str, max_output_tokens: int, stream: bool
     ) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _sampling(self, payload: dict[str, Any], temperature: float | None, seed: int | None) -> None:
+        if temperature is not None:
+            payload["temperature"] = temperature
+        if seed is not None:
+            payload["seed"] = seed
 
     def _reply(self, payload: dict[str, Any], model: str) -> ChatResult:
         raise NotImplementedError
@@ -271,6 +282,12 @@ class OllamaBackend(ChatBackend):
             "options": options,
             "stream": stream,
         }
+
+    def _sampling(self, payload: dict[str, Any], temperature: float | None, seed: int | None) -> None:
+        if temperature is not None:
+            payload["options"]["temperature"] = temperature
+        if seed is not None:
+            payload["options"]["seed"] = seed
 
     @staticmethod
     def _timings(data: dict[str, Any]) -> dict[str, int | None]:

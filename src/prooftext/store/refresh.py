@@ -309,9 +309,16 @@ def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
     return Loaded(stat, source, graph, fts_rows(source, graph))
 
 
+def _may_start_processes() -> bool:
+    """False in a daemonic process (a Dask or pool worker), which may not have children."""
+    import multiprocessing
+
+    return not multiprocessing.current_process().daemon
+
+
 def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterable[Loaded]:
     workers = os.cpu_count() or 1
-    if len(stats) < PARALLEL_MIN_FILES or workers < 2:
+    if len(stats) < PARALLEL_MIN_FILES or workers < 2 or not _may_start_processes():
         for stat in stats:
             yield _load(root, stat, config)
         return

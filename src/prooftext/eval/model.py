@@ -1,0 +1,319 @@
+"""A model in the loop: each arm's prompt goes to a chat model with a fixed, versioned task instruction, and
+the answer is kept, timed, priced and cached.
+
+The model sees the packet's prompt only (SACP §8) as the user message, after the benchmark's instruction as
+the system message. Every answer is cached on disk under a key of (task, arm, repeat, model, backend,
+sampling settings, instruction version, prompt sha256), so a run that was stopped goes on where it stopped
+and a rerun with the same settings sends nothing. A failed request is recorded in the row with its error code
+and never cached: the next run asks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prooftext.errors import RangeError, RequestError, UnknownNameError
+from prooftext.eval.common import MS_PER_S, error_record
+from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
+from prooftext.tokens import get_counter
+
+NS_PER_MS = 1_000_000
+TOKENS_PER_PRICE_UNIT = 1_000_000
+"""Prices are declared in US dollars per million tokens."""
+ANSWERS_SUBDIR = "answers"
+CACHE_SCHEMA = "prooftext.eval-answer/v1"
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """A task instruction: its version id (part of every cache key) and its text."""
+
+    version: str
+    text: str
+    max_output_tokens: int
+
+
+LOCOMO_INSTRUCTION = Instruction(
+    "prooftext.locomo-answer/v1",
+    "You answer a question about a long conversation between two people. The user message holds the"
+    " question and excerpts of the conversation. Answer with a short phrase, using the conversation's own"
+    " words where you can: a name, a date, a place, an object or a few words, never a whole sentence. If the"
+    " excerpts do not contain the answer, reply exactly: Not mentioned in the conversation.",
+    64,
+)
+SWE_INSTRUCTION = Instruction(
+    "prooftext.swe-localize/v1",
+    "You localize a bug report in a code base. The user message holds the issue and excerpts of the"
+    " repository's files. Name the files that must change to resolve the issue and the functions or classes"
+    " in them that must change, most likely first. Reply with one JSON object and nothing else:"
+    ' {"files": ["path/to/file.py"], "functions": ["path/to/file.py::Class.method"]}.'
+    " Write paths exactly as the excerpts show them.",
+    256,
+)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Which model answers, and how: backend (``ollama`` or ``openai``), endpoint, repeats, sampling and the
+    declared prices (US dollars per million input and output tokens; both or neither)."""
+
+    model: str
+    backend: str = "ollama"
+    endpoint: str | None = None
+    repeats: int = 1
+    temperature: float | None = None
+    seed: int | None = None
+    price_input: float | None = None
+    price_output: float | None = None
+    answers_dir: Path | None = None
+    """Where answers are cached; by default OUT/answers (no cache without an output directory)."""
+
+    def check(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise RequestError("--model needs a model name", field="model")
+        if self.backend not in BACKENDS:
+            raise UnknownNameError(
+                f"unknown backend {self.backend!r}; known: {', '.join(BACKENDS)}", field="backend"
+            )
+        if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
+            raise RangeError(f"repeats must be at least 1, not {self.repeats}", field="repeats")
+        if self.temperature is not None and not (math.isfinite(self.temperature) and self.temperature >= 0):
+            raise RangeError(
+                f"temperature must be a finite number >= 0, not {self.temperature}", field="temperature"
+            )
+        for name in ("price_input", "price_output"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise RangeError(f"--{name.replace('_', '-')} must be a finite number >= 0", field=name)
+        if (self.price_input is None) != (self.price_output is None):
+            raise RequestError(
+                "declare both prices (--price-input and --price-output, USD per million tokens) or neither",
+                field="price_input" if self.price_input is None else "price_output",
+            )
+
+    def priced(self) -> bool:
+        return self.price_input is not None and self.price_output is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "backend": self.backend,
+            "endpoint": self.endpoint,
+            "repeats": self.repeats,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "price_input_usd_per_mtok": self.price_input,
+            "price_output_usd_per_mtok": self.price_output,
+        }
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """What a unit needs to ask the model (picklable: no client, no open file)."""
+
+    settings: ModelSettings
+    instruction: Instruction
+    tokenizer: str
+    answers_dir: Path | None
+
+    def record(self) -> dict[str, Any]:
+        """The model part of the declaration written before the run."""
+        return {
+            **self.settings.to_dict(),
+            "instruction": {
+                "version": self.instruction.version,
+                "text": self.instruction.text,
+                "max_output_tokens": self.instruction.max_output_tokens,
+            },
+            "answers_dir": None if self.answers_dir is None else str(self.answers_dir),
+        }
+
+
+def model_plan(
+    settings: ModelSettings | None, instruction: Instruction, tokenizer: str, out_dir: Path | None
+) -> ModelPlan | None:
+    """The plan a run's units follow (None without a model); answers are cached under ``answers_dir``, by
+    default OUT/answers (no cache without an output directory)."""
+    if settings is None:
+        return None
+    answers = settings.answers_dir or (out_dir / ANSWERS_SUBDIR if out_dir is not None else None)
+    return ModelPlan(settings, instruction, tokenizer, None if answers is None else answers.resolve())
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def answer_key(plan: ModelPlan, task: str, arm: str, repeat: int, prompt_sha256: str) -> str:
+    s = plan.settings
+    parts = {
+        "schema": CACHE_SCHEMA,
+        "task": task,
+        "arm": arm,
+        "repeat": repeat,
+        "model": s.model,
+        "backend": s.backend,
+        "temperature": s.temperature,
+        "seed": s.seed,
+        "max_output_tokens": plan.instruction.max_output_tokens,
+        "instruction": plan.instruction.version,
+        "prompt_sha256": prompt_sha256,
+    }
+    return sha256_text(json.dumps(parts, sort_keys=True))
+
+
+class AnswerCache:
+    """One JSON file per answer under ``root/<2 hex>/<key>.json``, written whole (temp file, then rename),
+    so a run killed mid-write leaves no half answer and concurrent workers never see one."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+
+    def _path(self, key: str) -> Path | None:
+        return None if self.root is None else self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        if path is None:
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # absent, or unreadable: asked again
+        return data if isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA else None
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        path = self._path(key)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(record, handle, sort_keys=True)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+
+def _ms(value: int | None) -> float | None:
+    return None if value is None else round(value / NS_PER_MS, 3)
+
+
+def _raw(result: ChatResult, wall_ms: float) -> dict[str, Any]:
+    return {
+        "schema": CACHE_SCHEMA,
+        "text": result.text,
+        "model": result.model,
+        "backend": result.backend,
+        "done_reason": result.done_reason,
+        "timings": dict(result.timings),
+        "usage": dict(result.usage),
+        "wall_ms": wall_ms,
+    }
+
+
+Scorer = Callable[[str], dict[str, Any]]
+
+
+class ModelClient:
+    """Asks one model for a unit's answers; the backend is made on first use and closed with the client."""
+
+    def __init__(self, plan: ModelPlan) -> None:
+        self.plan = plan
+        self.cache = AnswerCache(plan.answers_dir)
+        self.counter = get_counter(plan.tokenizer)
+        self._backend: ChatBackend | None = None
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+
+    def _chat(self, prompt: str) -> tuple[ChatResult, float]:
+        s = self.plan.settings
+        if self._backend is None:
+            self._backend = make_backend(s.backend, s.endpoint)
+        started = time.perf_counter()
+        result = self._backend.chat(
+            [
+                {"role": "system", "content": self.plan.instruction.text},
+                {"role": "user", "content": prompt},
+            ],
+            model=s.model,
+            max_output_tokens=self.plan.instruction.max_output_tokens,
+            temperature=s.temperature,
+            seed=s.seed,
+        )
+        return result, round((time.perf_counter() - started) * MS_PER_S, 3)
+
+    def answer(self, task: str, arm: str, prompt: str, prompt_tokens: int, score: Scorer) -> dict[str, Any]:
+        """Every repeat's answer to ``prompt`` (cached or asked), scored by ``score(text)``."""
+        digest = sha256_text(prompt)
+        repeats = []
+        for repeat in range(self.plan.settings.repeats):
+            key = answer_key(self.plan, task, arm, repeat, digest)
+            raw = self.cache.get(key)
+            cached = raw is not None
+            if raw is None:
+                try:
+                    result, wall = self._chat(prompt)
+                except Exception as exc:  # a failed answer is a measured outcome: recorded, not cached
+                    repeats.append({"repeat": repeat, "ok": False, "error": error_record(exc)})
+                    continue
+                raw = _raw(result, wall)
+                self.cache.put(key, raw)
+            repeats.append(
+                {
+                    "repeat": repeat,
+                    "ok": True,
+                    "cached": cached,
+                    **self._measure(raw, prompt_tokens),
+                    **score(str(raw["text"])),
+                }
+            )
+        return {"sent": True, "prompt_sha256": digest, "repeats": repeats}
+
+    def _measure(self, raw: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
+        """Tokens, cost and latency of one answer, from the server's own counts and timings where given."""
+        timings: dict[str, Any] = raw.get("timings") or {}
+        usage: dict[str, Any] = raw.get("usage") or {}
+        server_prompt = timings.get("prompt_eval_count", usage.get("prompt_tokens"))
+        server_output = timings.get("eval_count", usage.get("completion_tokens"))
+        text = str(raw.get("text", ""))
+        output = int(server_output) if isinstance(server_output, int) else self.counter.count(text)
+        s = self.plan.settings
+        billed_prompt = int(server_prompt) if isinstance(server_prompt, int) else prompt_tokens
+        cost = (
+            (billed_prompt * float(s.price_input or 0) + output * float(s.price_output or 0))
+            / TOKENS_PER_PRICE_UNIT
+            if s.priced()
+            else None
+        )
+        return {
+            "text": text,
+            "done_reason": raw.get("done_reason"),
+            "server_prompt_tokens": server_prompt if isinstance(server_prompt, int) else None,
+            "output_tokens": output,
+            "output_tokens_source": "server" if isinstance(server_output, int) else "ours",
+            "cost_usd": cost,
+            "wall_ms": raw.get("wall_ms"),
+            "load_ms": _ms(timings.get("load_duration")),
+            "prompt_ms": _ms(timings.get("prompt_eval_duration")),
+            "generation_ms": _ms(timings.get("eval_duration")),
+        }
+
+
+def not_sent(reason: str) -> dict[str, Any]:
+    """An arm whose prompt did not go to the model (over the budget, or the arm failed to pack)."""
+    return {"sent": False, "reason": reason, "repeats": []}

@@ -1,0 +1,525 @@
+"""What a model's answers add to a run's summary and report: task success per arm, its spread over repeats,
+tokens, cost and latency, with a sentence per table saying what won.
+
+Per arm, with every task of the arm as the denominator (an answer that failed, could not be parsed or was
+never sent counts as a miss):
+
+- ``success``: the mean, over repeats, of the share of tasks the model got right (SWE-bench: it named every
+  gold file; LoCoMo: the paper's score is at least 0.5); ``success_std``: the sample standard deviation of
+  that share over repeats; ``agreement``: the share of tasks whose success is the same in every repeat.
+- LoCoMo ``answer_f1`` and ``answer_em``; SWE-bench ``file_accuracy`` (every gold file named),
+  ``function_accuracy`` (every gold function or class named; tasks whose patch names none are left out) and
+  ``unparseable`` answers.
+- ``model``: answers asked now and taken from the cache, failures by code, prompt tokens (ours, and the
+  server's count where it reports one), output tokens, provider cost from the declared prices, and latency
+  (load, prompt processing and generation from Ollama's timing fields; wall clock for every backend).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import prooftext.eval.html as html
+from prooftext.eval.metrics import frequencies, mean_or_none, percentile
+from prooftext.eval.prose import leaders, metric_label, names, percent, points, ranked, tokens
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+P50 = 50
+LOG_SCALE_RATIO = 10
+"""The success plot's token axis is logarithmic when the largest arm sends this many times the smallest."""
+SHOWN_RIVALS = 4
+"""A sentence names at most this many runners-up."""
+LOCOMO_SCORES = {"answer_f1": "f1", "answer_em": "em"}
+SWE_SCORES = {"file_accuracy": "file_hit", "function_accuracy": "function_hit"}
+SWE_MODEL_METRICS = ("success", "file_accuracy", "function_accuracy")
+LOCOMO_MODEL_METRICS = ("success", "answer_f1", "answer_em")
+"""The model's scores a declaration may name (higher is better)."""
+
+Arms = Mapping[str, Mapping[str, Any]]
+Result = Mapping[str, Any]
+
+
+def _repeat(result: Result, number: int) -> Mapping[str, Any] | None:
+    for answer in (result.get("model") or {}).get("repeats", []):
+        if answer.get("repeat") == number:
+            return dict(answer)
+    return None
+
+
+def _value(answer: Mapping[str, Any] | None, key: str) -> float:
+    if not answer or not answer.get("ok"):
+        return 0.0
+    value = answer.get(key)
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _task_mean(result: Result, key: str, repeats: int) -> float | None:
+    """A task's mean of ``key`` over repeats; None when its answers do not define it (no gold function)."""
+    answers = [_repeat(result, n) for n in range(repeats)]
+    defined = [a for a in answers if a and a.get("ok")]
+    if defined and all(a.get(key) is None for a in defined):
+        return None
+    return sum(_value(a, key) for a in answers) / repeats
+
+
+def repeats_of(results: Sequence[Result]) -> int:
+    """How many repeats the run asked for (every sent arm records each one, answered or failed)."""
+    return max((len((r.get("model") or {}).get("repeats", [])) for r in results), default=0) or 1
+
+
+def model_arm_summary(results: Sequence[Result], scores: Mapping[str, str]) -> dict[str, Any]:
+    """The model's part of one arm's summary (empty when no model ran)."""
+    if not any("model" in r for r in results):
+        return {}
+    repeats = repeats_of(results)
+    sent = [r for r in results if (r.get("model") or {}).get("sent")]
+    answers = [a for r in sent for a in r["model"]["repeats"]]
+    ok = [a for a in answers if a.get("ok")]
+    out: dict[str, Any] = {}
+    if not sent:
+        out.update({"success": None, "success_std": None, "agreement": None})
+        out.update({name: None for name in scores})
+    else:
+        by_repeat = [
+            statistics.fmean(_value(_repeat(r, n), "success") for r in results) for n in range(repeats)
+        ]
+        out["success"] = statistics.fmean(by_repeat)
+        out["success_std"] = statistics.stdev(by_repeat) if repeats > 1 else None
+        out["success_by_repeat"] = by_repeat
+        agreeing = [len({_value(_repeat(r, n), "success") for n in range(repeats)}) == 1 for r in results]
+        out["agreement"] = sum(agreeing) / len(agreeing)
+        for name, key in scores.items():
+            values = [_task_mean(r, key, repeats) for r in results]
+            out[name] = mean_or_none([v for v in values if v is not None])
+    model: dict[str, Any] = {
+        "sent": len(sent),
+        "not_sent": len(results) - len(sent),
+        "not_sent_reasons": frequencies(
+            (r.get("model") or {}).get("reason", "the arm failed") for r in results if r not in sent
+        ),
+        "answers": len(answers),
+        "answered": len(ok),
+        "asked": sum(1 for a in ok if not a.get("cached")),
+        "cached": sum(1 for a in ok if a.get("cached")),
+        "errors": len(answers) - len(ok),
+        "error_codes": frequencies(a["error"]["code"] for a in answers if not a.get("ok")),
+        "done_reasons": frequencies(a.get("done_reason") for a in ok),
+        "prompt_tokens_mean": mean_or_none([float(r["prompt_tokens"]) for r in sent]),
+        "server_prompt_tokens_mean": mean_or_none(
+            [float(a["server_prompt_tokens"]) for a in ok if a.get("server_prompt_tokens") is not None]
+        ),
+        "output_tokens_mean": mean_or_none([float(a["output_tokens"]) for a in ok]),
+    }
+    if "file_hit" in scores.values():
+        model["unparseable"] = sum(1 for a in ok if a.get("parsed") is False)
+    costs = [float(a["cost_usd"]) for a in ok if a.get("cost_usd") is not None]
+    model["cost_usd"] = sum(costs) if costs else None
+    model["cost_usd_per_task"] = sum(costs) / len(results) / repeats if costs else None
+    model["spent_usd"] = (
+        sum(float(a["cost_usd"]) for a in ok if a.get("cost_usd") is not None and not a.get("cached"))
+        if costs
+        else None
+    )
+    for key in ("wall_ms", "load_ms", "prompt_ms", "generation_ms"):
+        model[f"{key}_p50"] = percentile([float(a[key]) for a in ok if a.get(key) is not None], P50)
+    out["model"] = model
+    return out
+
+
+def category_scores(results: Sequence[Result]) -> dict[str, Any]:
+    """LoCoMo's answer F1 and exact match over one category's questions."""
+    if not any("model" in r for r in results):
+        return {}
+    repeats = repeats_of(results)
+    f1 = [_task_mean(r, "f1", repeats) for r in results]
+    em = [_task_mean(r, "em", repeats) for r in results]
+    return {
+        "answer_f1": mean_or_none([v for v in f1 if v is not None]),
+        "answer_em": mean_or_none([v for v in em if v is not None]),
+    }
+
+
+def task_failed(row: Mapping[str, Any], with_model: bool) -> bool:
+    """A task failed when no arm of it produced a packet, or, with a model, no arm got an answer."""
+    arms = row.get("arms") or {}
+    if not any(a.get("ok") for a in arms.values()):
+        return True
+    if with_model:
+        return not any(
+            any(x.get("ok") for x in (a.get("model") or {}).get("repeats", [])) for a in arms.values()
+        )
+    return False
+
+
+def run_totals(rows: Sequence[Mapping[str, Any]], with_model: bool) -> dict[str, Any]:
+    """How many tasks failed outright, whether all did, and (with a model) the answers asked and cached."""
+    failed = sum(1 for r in rows if task_failed(r, with_model))
+    out: dict[str, Any] = {"failed_tasks": failed, "all_failed": bool(rows) and failed == len(rows)}
+    if with_model:
+        answers = [
+            x
+            for r in rows
+            for a in (r.get("arms") or {}).values()
+            for x in (a.get("model") or {}).get("repeats", [])
+        ]
+        out["answers"] = {
+            "total": len(answers),
+            "asked": sum(1 for x in answers if x.get("ok") and not x.get("cached")),
+            "cached": sum(1 for x in answers if x.get("ok") and x.get("cached")),
+            "errors": sum(1 for x in answers if not x.get("ok")),
+        }
+    return out
+
+
+# --- sentences --------------------------------------------------------------------------------------------
+
+
+def _cost_text(summary: Mapping[str, Any]) -> str:
+    model = summary.get("model") or {}
+    cost = model.get("cost_usd_per_task")
+    return f"{dollars(float(cost))} per task" if isinstance(cost, int | float) else "no declared price"
+
+
+def dollars(value: float) -> str:
+    """US dollars with enough digits to show a small cost: $0.0917, $0.000023."""
+    if value == 0 or value >= 0.01:
+        return f"${value:,.4f}"
+    return f"${value:.2g}" if value < 1e-6 else f"${value:.6f}"
+
+
+def success_sentence(arms: Arms, metric: str = "success") -> str:
+    """Which arm's answers were right most often, at what prompt size, and each other arm's distance."""
+    order = ranked({a: s.get(metric) for a, s in arms.items()})
+    if not order:
+        return "No arm's prompt was answered by the model."
+    top = leaders(order)
+    best = min(top, key=lambda a: float(arms[a]["model"].get("prompt_tokens_mean") or 0.0))
+    value = order[0][1]
+    parts = [
+        f"With the model, {best} has the highest {metric_label(metric)}: {percent(value)}"
+        f" at {_tokens(arms[best])} prompt tokens on average"
+    ]
+    tied = [a for a in top if a != best]
+    if tied:
+        parts.append(f"{names(tied)} tie{'s' if len(tied) == 1 else ''} it with more tokens")
+    lower = [f"{a} {points(value - v)} lower" for a, v in order if a not in top]
+    if len(lower) > SHOWN_RIVALS:
+        lower = [*lower[:SHOWN_RIVALS], f"{len(lower) - SHOWN_RIVALS} more arms further below"]
+    if lower:
+        parts.append(names(lower))
+    return "; ".join(parts) + "."
+
+
+def _tokens(summary: Mapping[str, Any]) -> str:
+    value = (summary.get("model") or {}).get("prompt_tokens_mean")
+    return tokens(float(value)) if isinstance(value, int | float) else "no"
+
+
+def variance_sentence(arms: Arms, repeats: int) -> str:
+    if repeats < 2:
+        return "One repeat: no spread over repeats is measured (run with --repeats N for it)."
+    spread = {a: float(s["success_std"]) for a, s in arms.items() if isinstance(s.get("success_std"), float)}
+    if not spread:
+        return f"Over {repeats} repeats no arm was answered."
+    widest = max(spread.items(), key=lambda kv: kv[1])
+    agree = ranked({a: s.get("agreement") for a, s in arms.items()})
+    low = agree[-1]
+    if low[1] >= 1.0:
+        return f"Over {repeats} repeats every task got the same result in every repeat, in every arm."
+    if widest[1] * 100 < 0.05:
+        head = f"Over {repeats} repeats every arm's share of successes is the same in each repeat"
+    else:
+        head = (
+            f"Over {repeats} repeats success varies most for {widest[0]}"
+            f" (standard deviation {points(widest[1])})"
+        )
+    return (
+        f"{head}; per task, {low[0]} is the least stable: its tasks get the same result in every repeat"
+        f" {percent(low[1])} of the time."
+    )
+
+
+def cost_sentence(arms: Arms) -> str:
+    """The cheapest arm among those with the highest success, and what the most expensive one costs."""
+    priced = {
+        a: s for a, s in arms.items() if isinstance((s.get("model") or {}).get("cost_usd_per_task"), float)
+    }
+    if not priced:
+        out = {a: (s.get("model") or {}).get("output_tokens_mean") for a, s in arms.items()}
+        order = ranked(out)
+        if not order:
+            return "No prices were declared and no answer arrived, so no cost is computed."
+        return (
+            "No prices were declared (--price-input, --price-output), so cost is not computed; mean output"
+            f" tokens range from {tokens(order[-1][1])} ({order[-1][0]}) to {tokens(order[0][1])} ({order[0][0]})."
+        )
+    cheap = min(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
+    dear = max(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
+    text = (
+        f"At the declared prices {cheap} is the cheapest arm ({_cost_text(priced[cheap])},"
+        f" success {percent(float(priced[cheap].get('success') or 0.0))})"
+    )
+    if dear != cheap:
+        text += f" and {dear} the most expensive ({_cost_text(priced[dear])}, success {percent(float(priced[dear].get('success') or 0.0))})"
+    return text + "."
+
+
+def latency_sentence(arms: Arms) -> str:
+    walls = {a: (s.get("model") or {}).get("wall_ms_p50") for a, s in arms.items()}
+    order = sorted(
+        ((a, float(v)) for a, v in walls.items() if isinstance(v, int | float)), key=lambda kv: kv[1]
+    )
+    if not order:
+        return "No answer was timed."
+    text = f"Median model wall time: {order[0][0]} is the fastest at {order[0][1]:,.0f} ms"
+    if len(order) > 1:
+        text += f", {order[-1][0]} the slowest at {order[-1][1]:,.0f} ms"
+    split = {a: (s.get("model") or {}).get("prompt_ms_p50") for a, s in arms.items()}
+    if any(isinstance(v, int | float) for v in split.values()):
+        text += "; the load, prompt-processing and generation columns come from the server's own timings"
+    else:
+        text += "; the server reports no timing split, so only wall time is shown"
+    return text + "."
+
+
+def model_verdict_sentence(summary: Mapping[str, Any]) -> str:
+    """The declared reference (whether it fits the budget, and what is compared instead), then pass/fail."""
+    reference = summary.get("reference") or {}
+    declaration = summary["declaration"]
+    verdict: Mapping[str, Any] = summary.get("verdict", {})
+    passed = [a for a, v in verdict.items() if v.get("passes")]
+    failed = [a for a, v in verdict.items() if not v.get("passes")]
+    head = str(reference.get("why") or "there is no reference")
+    head = head[0].upper() + head[1:]
+    metric = metric_label(declaration["metric"])
+    outcome = f"passing on {metric}: {names(passed)}" if passed else f"no arm passes on {metric}"
+    if failed:
+        outcome += f"; failing: {names(failed)}"
+    return f"{head}. {outcome[0].upper()}{outcome[1:]}."
+
+
+# --- tables -----------------------------------------------------------------------------------------------
+
+Table = tuple[str, list[str], list[list[str]]]
+
+
+def _score_cells(s: Mapping[str, Any], scores: Sequence[str]) -> list[str]:
+    return [html.pct(s.get(name)) for name in scores]
+
+
+def model_table(arms: Arms, benchmark: str, repeats: int) -> Table:
+    """Success and the benchmark's scores per arm, with spread over repeats and the tokens sent."""
+    scores = list(LOCOMO_SCORES if benchmark == "locomo" else SWE_SCORES)
+    headers = ["arm", "success %", *[metric_label(n) + " %" for n in scores]]
+    headers += ["std (pts)", "agree %"] if repeats > 1 else []
+    headers += ["tokens mean", "server tokens", "output tokens"]
+    if benchmark != "locomo":
+        headers.append("unparseable")
+    rows = []
+    for arm, s in arms.items():
+        model = s.get("model") or {}
+        row = [arm, html.pct(s.get("success")), *_score_cells(s, scores)]
+        if repeats > 1:
+            std = s.get("success_std")
+            row += [html.num(100 * std, 1) if isinstance(std, float) else "–", html.pct(s.get("agreement"))]
+        row += [
+            html.num(model.get("prompt_tokens_mean")),
+            html.num(model.get("server_prompt_tokens_mean")),
+            html.num(model.get("output_tokens_mean"), 1),
+        ]
+        if benchmark != "locomo":
+            row.append(str(model.get("unparseable", 0)))
+        rows.append(row)
+    return (f"model answers ({repeats} repeat{'s' if repeats > 1 else ''})", headers, rows)
+
+
+def cost_table(arms: Arms) -> Table:
+    """Provider cost and latency per arm, and how the answers were had (asked now, cached, failed)."""
+    headers = [
+        "arm",
+        "cost $/task",
+        "cost $",
+        "asked",
+        "cached",
+        "errors",
+        "wall ms p50",
+        "load ms",
+        "prompt ms",
+        "gen ms",
+    ]
+    rows = []
+    for arm, s in arms.items():
+        m = s.get("model") or {}
+        cost = m.get("cost_usd_per_task")
+        total = m.get("cost_usd")
+        rows.append(
+            [
+                arm,
+                f"{cost:.5f}" if isinstance(cost, float) else "–",
+                f"{total:.4f}" if isinstance(total, float) else "–",
+                str(m.get("asked", 0)),
+                str(m.get("cached", 0)),
+                str(m.get("errors", 0)),
+                html.num(m.get("wall_ms_p50"), 1),
+                html.num(m.get("load_ms_p50"), 1),
+                html.num(m.get("prompt_ms_p50"), 1),
+                html.num(m.get("generation_ms_p50"), 1),
+            ]
+        )
+    return ("model cost and latency", headers, rows)
+
+
+def stop_table(arms: Arms) -> Table | None:
+    """How the model's answers ended (the server's done or finish reason), per arm."""
+    reasons = sorted({r for s in arms.values() for r in (s.get("model") or {}).get("done_reasons", {})})
+    if not reasons:
+        return None
+    rows = [
+        [arm, *[str((s.get("model") or {}).get("done_reasons", {}).get(r, 0)) for r in reasons]]
+        for arm, s in arms.items()
+    ]
+    return ("model stop reasons (answers)", ["arm", *reasons], rows)
+
+
+def has_model(arms: Arms) -> bool:
+    return any("model" in s for s in arms.values())
+
+
+def model_tables(summary: Mapping[str, Any], benchmark: str) -> list[Table]:
+    """The terminal's model tables (none without a model)."""
+    arms = summary.get("arms") or {}
+    if not has_model(arms):
+        return []
+    repeats = int((summary.get("model") or {}).get("repeats") or 1)
+    tables = [model_table(arms, benchmark, repeats), cost_table(arms)]
+    stops = stop_table(arms)
+    return tables + ([stops] if stops is not None else [])
+
+
+def model_notes(summary: Mapping[str, Any]) -> list[str]:
+    """The terminal's model sentences: what won, the spread, the cost, the verdict and the answers had."""
+    arms = summary.get("arms") or {}
+    if not has_model(arms):
+        return []
+    repeats = int((summary.get("model") or {}).get("repeats") or 1)
+    answers = summary.get("answers") or {}
+    return [
+        success_sentence(arms),
+        variance_sentence(arms, repeats),
+        cost_sentence(arms),
+        model_verdict_sentence(summary),
+        f"answers: {answers.get('asked', 0)} asked, {answers.get('cached', 0)} from the cache,"
+        f" {answers.get('errors', 0)} failed; tasks failed outright: {summary.get('failed_tasks', 0)}",
+    ]
+
+
+# --- plots ------------------------------------------------------------------------------------------------
+
+
+def success_plot(arms: Arms) -> Figure:
+    """Each arm's success against its mean prompt tokens, with the spread over repeats as error bars."""
+    fig = html.new_figure(8.0, 4.0)
+    ax = fig.add_subplot()
+    for number, (arm, s) in enumerate(arms.items()):
+        x = (s.get("model") or {}).get("prompt_tokens_mean")
+        y = s.get("success")
+        if not isinstance(x, int | float) or not isinstance(y, int | float):
+            continue
+        std = s.get("success_std")
+        ax.errorbar(
+            [x],
+            [100 * y],
+            yerr=[100 * std] if isinstance(std, float) else None,
+            markersize=8,
+            capsize=4,
+            color=f"C{number % 10}",
+            marker="osD^v<>"[number // 10 % 7],
+            label=arm,
+            linestyle="none",
+        )
+    sizes = [
+        float(s["model"]["prompt_tokens_mean"])
+        for s in arms.values()
+        if isinstance((s.get("model") or {}).get("prompt_tokens_mean"), int | float)
+    ]
+    wide = bool(sizes) and min(sizes) > 0 and max(sizes) / min(sizes) > LOG_SCALE_RATIO
+    if wide:
+        ax.set_xscale("log")
+    ax.set_ylim(-3, 105)
+    ax.set_xlabel("mean prompt tokens sent" + (" (log scale)" if wide else ""))
+    ax.set_ylabel("task success, %")
+    ax.set_title("Model task success vs prompt tokens (bars: standard deviation over repeats)")
+    if ax.get_legend_handles_labels()[0]:
+        html.legend_outside(ax)
+    return fig
+
+
+def cost_plot(arms: Arms) -> Figure:
+    """Cost per task (declared prices) per arm; without prices, the mean prompt and output tokens."""
+    fig = html.new_figure(8.0, 3.4)
+    ax = fig.add_subplot()
+    names_ = list(arms)
+    costs = [(arms[a].get("model") or {}).get("cost_usd_per_task") for a in names_]
+    if any(isinstance(c, float) for c in costs):
+        ax.bar(names_, [float(c) if isinstance(c, float) else 0.0 for c in costs], color="#4c72b0")
+        ax.set_ylabel("US dollars per task")
+        ax.set_title("Provider cost per task at the declared prices")
+    else:
+        prompt = [float((arms[a].get("model") or {}).get("prompt_tokens_mean") or 0.0) for a in names_]
+        output = [float((arms[a].get("model") or {}).get("output_tokens_mean") or 0.0) for a in names_]
+        ax.bar(names_, prompt, label="prompt", color="#4c72b0")
+        ax.bar(names_, output, bottom=prompt, label="output", color="#dd8452")
+        ax.set_ylabel("tokens per answer")
+        ax.set_title("Tokens per answer (no prices declared)")
+        html.legend_outside(ax)
+    ax.tick_params(axis="x", labelrotation=30)
+    return fig
+
+
+def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark: str) -> None:
+    """The report's model section: settings, a verdict sentence, the tables and the two plots."""
+    arms = summary["arms"]
+    settings = summary.get("model") or {}
+    repeats = int(settings.get("repeats") or 1)
+    report.heading("Model in the loop")
+    report.note(
+        f"Model {settings.get('model')} on {settings.get('backend')} at {settings.get('endpoint') or 'the default endpoint'};"
+        f" instruction {(settings.get('instruction') or {}).get('version')}; temperature"
+        f" {settings.get('temperature') if settings.get('temperature') is not None else 'server default'}, seed"
+        f" {settings.get('seed') if settings.get('seed') is not None else 'none'}; {repeats} repeat(s)."
+        " Success: the share of tasks answered right (a failed, unparseable or unsent answer is a miss)."
+    )
+    report.finding(success_sentence(arms))
+    _, headers, rows = model_table(arms, benchmark, repeats)
+    report.table(headers, rows)
+    report.finding(variance_sentence(arms, repeats))
+    report.figure(success_plot(arms), "model task success vs prompt tokens")
+    report.heading("Cost and latency", 3)
+    report.finding(cost_sentence(arms))
+    _, headers, rows = cost_table(arms)
+    report.table(headers, rows)
+    report.finding(latency_sentence(arms))
+    report.figure(cost_plot(arms), "cost per task per arm")
+    stops = stop_table(arms)
+    if stops is not None:
+        report.heading("How the answers ended", 3)
+        report.finding(done_sentence(arms))
+        report.table(stops[1], stops[2])
+
+
+def done_sentence(arms: Arms) -> str:
+    totals: dict[str, int] = {}
+    for s in arms.values():
+        for reason, n in (s.get("model") or {}).get("done_reasons", {}).items():
+            totals[reason] = totals.get(reason, 0) + int(n)
+    if not totals:
+        return "No answer arrived."
+    total = sum(totals.values())
+    top = max(totals.items(), key=lambda kv: kv[1])
+    cut = totals.get("length", 0)
+    tail = f"; {cut} hit the output limit" if cut else "; none hit the output limit"
+    return f"The model ended {top[1]} of {total} answers with {top[0]}{tail}."

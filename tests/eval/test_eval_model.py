@@ -1,0 +1,279 @@
+"""A model in the loop: both backends against real HTTP servers on 127.0.0.1, answering from the prompt."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.fake_chat_server import EVAL_DURATION_NS, LOAD_DURATION_NS, FakeChatServer
+from tests.fake_eval_model import NOT_MENTIONED, EvalModel, LocomoModel, SweModel, load_tasks
+
+import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
+from prooftext.cli import main
+from prooftext.errors import DeclarationRequiredError, RequestError, UnknownNameError
+from prooftext.eval.answers import (
+    locomo_score,
+    multi_hop_f1,
+    parse_localization,
+    porter_stem,
+    swe_score,
+    token_f1,
+)
+from prooftext.eval.common import RunOptions
+from prooftext.eval.model import ModelSettings
+from prooftext.eval.run import LocomoRun, QualityBar, SwebenchRun, evaluate
+
+from .conftest import SweFixture
+from .evaldata import CONVERSATION
+
+MODEL = "tiny"
+LOCOMO_BAR = QualityBar(None, "answer_f1", 0.5, 0.2, "full")
+SWE_BAR = QualityBar(None, "success", 0.5, 0.2, "fixed")
+
+
+# --- scoring ----------------------------------------------------------------------------------------------
+
+
+def test_porter_stems_match_the_published_examples() -> None:
+    pairs = {
+        "caresses": "caress",
+        "ponies": "poni",
+        "agreed": "agre",
+        "hopping": "hop",
+        "relational": "relat",
+        "generalizations": "gener",
+        "running": "run",
+        "filing": "file",
+        "sky": "sky",
+    }
+    assert {w: porter_stem(w) for w in pairs} == pairs
+
+
+def test_locomo_f1_normalizes_stems_and_scores_each_category_as_the_paper_does() -> None:
+    assert token_f1("The violins!", "violin") == 1.0
+    assert token_f1("a green parrot", "parrot named Kiwi") == pytest.approx(2 * 0.5 * (1 / 3) / (0.5 + 1 / 3))
+    assert multi_hop_f1("pottery, violin", "violin, pottery, chess") == pytest.approx(2 / 3)
+    assert locomo_score("Kiwi", "Kiwi", 4) == {"f1": 1.0, "em": True, "success": True}
+    assert locomo_score("the Kiwi", "Kiwi; a bird", 3)["em"] is True  # open-domain: first part only
+    assert locomo_score(NOT_MENTIONED, None, 5)["success"] is True
+    assert locomo_score("blue", None, 5)["f1"] == 0.0
+
+
+def test_a_localization_answer_in_a_fence_parses_and_prose_is_unparseable() -> None:
+    found = parse_localization('```json\n{"files": ["./a.py"], "functions": ["a.py::C.m", "f"]}\n```')
+    assert found is not None and found.files == ("a.py",)
+    assert found.functions == (("a.py", "C.m"), (None, "f"))
+    assert parse_localization("The bug is in a.py") is None
+    assert parse_localization('{"files": "a.py"}') is None
+    score = swe_score(
+        '{"files": ["a.py"], "functions": ["a.py::C.m"]}', ["a.py", "b.py"], {"a.py": ["C", "g"]}
+    )
+    assert (score["success"], score["file_recall"], score["function_recall"]) == (False, 0.5, 0.5)
+    assert swe_score("prose", ["a.py"], {})["parsed"] is False
+
+
+# --- servers ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def swe_tasks(swe_fixture: SweFixture, tmp_path: Path) -> Path:
+    """The fixture's two readable tasks, the second one's issue asking for a malformed answer."""
+    tasks = load_tasks(swe_fixture.tasks)[:2]
+    tasks[0]["fix_spans"] = {"pkg/alpha.py": ["frobnicate_widget"]}
+    tasks[1]["problem_statement"] += " MALFORMED"
+    path = tmp_path / "swe_tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    return path
+
+
+def _responder(swe_tasks: Path | None = None) -> EvalModel:
+    return EvalModel(LocomoModel([CONVERSATION]), SweModel(load_tasks(swe_tasks)) if swe_tasks else None)
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeChatServer]:
+    with FakeChatServer(models=(MODEL,), responder=_responder(), apis=("ollama",)) as server:
+        yield server
+
+
+def _locomo(data: Path, endpoint: str, **model: Any) -> LocomoRun:
+    settings = ModelSettings(MODEL, "ollama", endpoint, **model)
+    return LocomoRun(data, "64,4096", "full,last_n,bm25", "bytes", bar=LOCOMO_BAR, model=settings)
+
+
+def test_locomo_answers_are_scored_priced_timed_and_a_rerun_sends_nothing(
+    locomo_file: Path, ollama: FakeChatServer, tmp_path: Path
+) -> None:
+    run = _locomo(
+        locomo_file, ollama.url, repeats=2, temperature=0.0, seed=3, price_input=1.0, price_output=2.0
+    )
+    summary = evaluate(run, RunOptions(out_dir=tmp_path)).to_dict()
+    arms = summary["arms"]
+    # 4 questions x (full, bm25_top5, last_n@64, last_n@4096, bm25@64, bm25@4096) x 2 repeats
+    assert len(ollama.requests) == 4 * 6 * 2
+    sent = ollama.requests[0]["body"]
+    assert sent["options"] == {"num_predict": 64, "temperature": 0.0, "seed": 3}
+    assert [m["role"] for m in sent["messages"]] == ["system", "user"]
+    assert (
+        "prooftext.locomo-answer/v1"
+        in json.loads((tmp_path / "declaration.json").read_text())["model"]["instruction"]["version"]
+    )
+    full = arms["full"]
+    assert full["success"] == 1.0 and full["answer_f1"] == 1.0 and full["success_std"] == 0.0
+    assert full["agreement"] == 1.0 and full["success_by_repeat"] == [1.0, 1.0]
+    assert arms["last_n@64"]["success"] < 1.0  # the last turns alone miss the parrot and the recital
+    model = full["model"]
+    assert (
+        model["load_ms_p50"] == LOAD_DURATION_NS / 1e6
+        and model["generation_ms_p50"] == EVAL_DURATION_NS / 1e6
+    )
+    assert model["server_prompt_tokens_mean"] is not None and model["asked"] == 8 and model["cached"] == 0
+    row = json.loads((tmp_path / "tasks.jsonl").read_text().splitlines()[0])
+    answer = row["arms"]["full"]["model"]["repeats"][0]
+    expected = (answer["server_prompt_tokens"] * 1.0 + answer["output_tokens"] * 2.0) / 1e6
+    assert answer["cost_usd"] == pytest.approx(expected)
+    assert model["cost_usd"] == pytest.approx(
+        sum(
+            r["arms"]["full"]["model"]["repeats"][k]["cost_usd"]
+            for r in map(json.loads, (tmp_path / "tasks.jsonl").read_text().splitlines())
+            for k in (0, 1)
+        )
+    )
+    assert summary["reference"]["arm"] == "full" and summary["reference"]["declared_fits_budget"] is True
+    assert "full" not in summary["verdict"] and summary["verdict"]["last_n@64"]["reference"] == "full"
+    assert set(summary["arms"]["full"]["by_category"]["4"]) >= {"answer_f1", "answer_em"}
+    html = (tmp_path / "report.html").read_text()
+    assert "Model task success vs prompt tokens" not in html  # figure titles live inside the PNGs
+    assert html.count("<img") == 3 and "Model in the loop" in html and "Cost and latency" in html
+
+    again = evaluate(run, RunOptions(out_dir=tmp_path)).to_dict()
+    assert len(ollama.requests) == 4 * 6 * 2  # every answer came from the cache
+    assert again["answers"] == {"total": 48, "asked": 0, "cached": 48, "errors": 0}
+    assert again["arms"]["full"]["model"]["spent_usd"] == 0.0
+    assert again["arms"]["last_n@64"]["success"] == arms["last_n@64"]["success"]
+
+
+def test_a_model_run_without_a_full_declaration_is_refused_before_it_starts(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    settings = ModelSettings(MODEL, "ollama", "http://127.0.0.1:9")
+    run = LocomoRun(
+        locomo_file, "64", "full,bm25", "bytes", bar=QualityBar(None, "answer_f1", 0.5), model=settings
+    )
+    with pytest.raises(DeclarationRequiredError) as caught:
+        evaluate(run, RunOptions(out_dir=tmp_path / "out"))
+    assert caught.value.details["missing"] == ["permitted regression", "reference arm"]
+    assert not (tmp_path / "out").exists()
+    bar = dataclasses.replace(LOCOMO_BAR, reference_arm="adaptive@64")
+    bad = LocomoRun(locomo_file, "64", "full", "bytes", bar=bar, model=settings)
+    with pytest.raises(UnknownNameError):
+        evaluate(bad, RunOptions())
+    with pytest.raises(RequestError):
+        evaluate(_locomo(locomo_file, "http://127.0.0.1:9", price_input=1.0), RunOptions())
+
+
+@pytest.fixture
+def openai_server(swe_tasks: Path) -> Iterator[FakeChatServer]:
+    """An OpenAI-compatible server that reports no usage and fails its third request."""
+    with FakeChatServer(
+        models=(MODEL,), responder=_responder(swe_tasks), apis=("openai",), usage=False, fail_requests={3}
+    ) as server:
+        yield server
+
+
+def _swe(
+    tasks: Path, fixture: SweFixture, endpoint: str, bar: QualityBar = SWE_BAR, **kw: Any
+) -> SwebenchRun:
+    settings = ModelSettings(MODEL, "openai", endpoint, **kw)
+    return SwebenchRun(tasks, fixture.repo_map, "full,bm25,fixed", 8000, "bytes", bar, model=settings)
+
+
+def test_swe_localization_counts_unparseable_answers_and_a_server_error_resumes_on_rerun(
+    swe_tasks: Path, swe_fixture: SweFixture, openai_server: FakeChatServer, tmp_path: Path
+) -> None:
+    run = _swe(swe_tasks, swe_fixture, openai_server.url)
+    summary = evaluate(run, RunOptions(out_dir=tmp_path)).to_dict()
+    assert len(openai_server.requests) == 2 * 3  # two tasks, three arms within the budget, one repeat
+    assert summary["answers"] == {"total": 6, "asked": 5, "cached": 0, "errors": 1}
+    rows = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
+    failed = [
+        (r["instance_id"], arm)
+        for r in rows
+        for arm, a in r["arms"].items()
+        if not a["model"]["repeats"][0]["ok"]
+    ]
+    assert len(failed) == 1
+    errors = [
+        a["model"]["repeats"][0]
+        for r in rows
+        for a in r["arms"].values()
+        if not a["model"]["repeats"][0]["ok"]
+    ]
+    assert errors[0]["error"]["code"] == "backend_error"
+    arms = summary["arms"]
+    assert (
+        sum(a["model"]["unparseable"] for a in arms.values()) >= 2
+    )  # the malformed task, in every answered arm
+    assert all(a["model"]["server_prompt_tokens_mean"] is None for a in arms.values())  # no usage reported
+    assert all(a["model"]["load_ms_p50"] is None and a["model"]["wall_ms_p50"] > 0 for a in arms.values())
+    assert arms["fixed"]["model"]["cost_usd"] is None  # no prices declared
+    demo1 = next(r for r in rows if r["instance_id"] == "demo-1")
+    answer = demo1["arms"]["fixed"]["model"]["repeats"][0]
+    if answer["ok"]:
+        assert answer["file_hit"] and answer["function_hit"] and answer["success"]
+
+    openai_server.fail_requests = frozenset()
+    again = evaluate(run, RunOptions(out_dir=tmp_path)).to_dict()
+    assert len(openai_server.requests) == 2 * 3 + 1  # only the failed answer is asked again
+    assert again["answers"] == {"total": 6, "asked": 1, "cached": 5, "errors": 0}
+    assert again["arms"]["fixed"]["success"] == 0.5  # demo-1 found; the malformed demo-2 is a miss
+    assert again["arms"]["fixed"]["function_accuracy"] == 1.0  # demo-2 names no gold function
+
+
+def test_a_declared_reference_over_the_budget_is_named_and_another_compared_instead(
+    swe_tasks: Path, swe_fixture: SweFixture, tmp_path: Path
+) -> None:
+    bar = dataclasses.replace(SWE_BAR, reference_arm="full")
+    with FakeChatServer(models=(MODEL,), responder=_responder(swe_tasks)) as server:
+        settings = ModelSettings(MODEL, "ollama", server.url)
+        run = SwebenchRun(
+            swe_tasks, swe_fixture.repo_map, "full,bm25,fixed", 40, "bytes", bar, model=settings
+        )
+        summary = evaluate(run, RunOptions(out_dir=tmp_path)).to_dict()
+    reference = summary["reference"]
+    assert reference["declared"] == "full" and reference["declared_fits_budget"] is False
+    assert reference["arm"] != "full" and "does not fit the budget" in reference["why"]
+    assert summary["arms"]["full"]["model"]["not_sent_reasons"] == {"over the budget": 2}
+    assert summary["verdict"]["full"]["passes"] is False
+
+
+def test_the_command_line_runs_a_model_and_exits_non_zero_when_every_task_fails(
+    swe_tasks: Path, swe_fixture: SweFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    declared = tmp_path / "bar.json"
+    declared.write_text(
+        json.dumps(
+            {"metric": "success", "threshold": 0.5, "permitted_regression": 0.1, "reference_arm": "bm25"}
+        )
+    )
+    base = ["eval", "swebench", "--tasks", str(swe_tasks), "--repo-map", str(swe_fixture.repo_map)]
+    base += ["--arms", "bm25,fixed", "--tokenizer", "bytes", "--declare", str(declared), "--model", MODEL]
+    with FakeChatServer(models=(MODEL,), responder=_responder(swe_tasks), apis=("openai",)) as server:
+        code = main(
+            [*base, "--backend", "openai", "--endpoint", server.url, "--out", str(tmp_path / "ok"), "--json"]
+        )
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["answers"]["asked"] == 4 and out["model"]["backend"] == "openai"
+    # no server at all: every answer fails, so every task fails
+    code = main([*base, "--endpoint", "http://127.0.0.1:9", "--out", str(tmp_path / "down"), "--json"])
+    captured = capsys.readouterr()
+    summary_line, error_line = captured.out.splitlines()  # --json: the summary, then the error object
+    assert code == 1 and json.loads(summary_line)["all_failed"] is True
+    assert json.loads(error_line)["error"]["code"] == "all_tasks_failed"
+    assert (tmp_path / "down" / "report.html").exists()
+    code = main([*base[:-2], "--model", MODEL, "--declare", str(tmp_path / "none.json")])
+    assert code == 1
