@@ -44,7 +44,8 @@ if _typing.TYPE_CHECKING:
     from prooftext.depth.policy import parse_mode
     from prooftext.eval.common import RunOptions
     from prooftext.eval.model import ModelSettings
-    from prooftext.eval.run import DepthRun, EvalReport, LocomoRun, QualityBar, SwebenchRun, evaluate
+    from prooftext.eval.run import EvalReport, evaluate
+    from prooftext.eval.runs import DepthRun, LocomoRun, QualityBar, SwebenchRun
     from prooftext.index import Index, IndexStatus, reset_index, verify
     from prooftext.index import open_index as open
     from prooftext.llm.backends import ChatBackend, make_backend
@@ -64,20 +65,20 @@ _LAZY: dict[str, tuple[str, str]] = {
     "ChatBackend": ("prooftext.llm.backends", "ChatBackend"),
     "Conversation": ("prooftext.api.turns", "Conversation"),
     "DepthReport": ("prooftext.api.memory", "DepthReport"),
-    "DepthRun": ("prooftext.eval.run", "DepthRun"),
+    "DepthRun": ("prooftext.eval.runs", "DepthRun"),
     "EvalReport": ("prooftext.eval.run", "EvalReport"),
     "Exclusion": ("prooftext.corpus.model", "Exclusion"),
     "FsckReport": ("prooftext.artifacts.fsck", "FsckReport"),
     "Index": ("prooftext.index", "Index"),
     "IndexStatus": ("prooftext.index", "IndexStatus"),
     "Ladder": ("prooftext.adaptive.ladder", "Ladder"),
-    "LocomoRun": ("prooftext.eval.run", "LocomoRun"),
+    "LocomoRun": ("prooftext.eval.runs", "LocomoRun"),
     "MemoryRecord": ("prooftext.memory.store", "MemoryRecord"),
     "ModelSettings": ("prooftext.eval.model", "ModelSettings"),
     "MemoryStore": ("prooftext.memory.store", "MemoryStore"),
     "Packet": ("prooftext.pack.packet", "Packet"),
     "Published": ("prooftext.artifacts.lifecycle", "Published"),
-    "QualityBar": ("prooftext.eval.run", "QualityBar"),
+    "QualityBar": ("prooftext.eval.runs", "QualityBar"),
     "Query": ("prooftext.select.query", "Query"),
     "RankingPolicy": ("prooftext.select.policy", "RankingPolicy"),
     "RefreshReport": ("prooftext.store.refresh", "RefreshReport"),
@@ -85,7 +86,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "RunOptions": ("prooftext.eval.common", "RunOptions"),
     "SignalReport": ("prooftext.llm.signal", "SignalReport"),
     "SigningKey": ("prooftext.pack.signing", "SigningKey"),
-    "SwebenchRun": ("prooftext.eval.run", "SwebenchRun"),
+    "SwebenchRun": ("prooftext.eval.runs", "SwebenchRun"),
     "TurnPlan": ("prooftext.conversation.turn", "TurnPlan"),
     "TurnRequest": ("prooftext.conversation.turn", "TurnRequest"),
     "VerifyReport": ("prooftext.pack.verify", "VerifyReport"),

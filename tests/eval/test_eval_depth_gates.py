@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
+from prooftext.cli import main
 from prooftext.depth import RepositoryTerms
 from prooftext.eval.common import RunOptions
 from prooftext.eval.depth import (
@@ -74,3 +78,20 @@ def test_a_depth_run_with_swebench_reports_every_gate_in_summary_and_report(
     assert {t["met"] for t in summary["gate_targets"].values()} == {True}
     report = (out / "report.html").read_text()
     assert "memory search ran" in report and "demo/demo" in report
+
+
+def test_eval_depth_on_the_command_line_measures_the_retrieval_gate_with_swebench_titles(
+    tmp_path: Path, locomo_file: Path, swe_fixture: SweFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clinc = tmp_path / "clinc.json"
+    clinc.write_text(json.dumps({"test": [["hi", "greeting"], ["play a song", "play_music"]]}))
+    argv = ["eval", "depth", "--clinc", str(clinc), "--locomo", str(locomo_file), "--json"]
+    swe = ["--swebench", str(swe_fixture.tasks), "--repo-map", str(swe_fixture.repo_map)]
+    assert main([*argv, *swe, "--work", str(tmp_path / "work")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["swebench_gates"]["turns"] == 3
+    assert summary["gate_targets"]["swebench_retrieval_share"]["met"] is True
+    assert (tmp_path / "work" / "demo+demo").is_dir()
+    assert main([*argv, "--swebench", str(swe_fixture.tasks)]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "invalid_request" and error["details"]["field"] == "repo_map"

@@ -25,7 +25,8 @@ from prooftext.eval.answers import (
 )
 from prooftext.eval.common import RunOptions
 from prooftext.eval.model import ModelSettings
-from prooftext.eval.run import LocomoRun, QualityBar, SwebenchRun, evaluate
+from prooftext.eval.run import evaluate
+from prooftext.eval.runs import LocomoRun, QualityBar, SwebenchRun
 
 from .conftest import SweFixture
 from .evaldata import CONVERSATION

@@ -268,13 +268,39 @@ def depth_command(
     locomo: Annotated[
         Path | None, typer.Option("--locomo", help="LoCoMo JSON (questions).", readable=False)
     ] = None,
+    swebench: Annotated[
+        Path | None,
+        typer.Option(
+            "--swebench",
+            help="SWE-bench tasks, JSONL: their issue titles measure the retrieval gate (needs --repo-map).",
+            readable=False,
+        ),
+    ] = None,
+    repo_map: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo-map",
+            help='JSON {"owner/name": "git dir or clone"} for --swebench; each repository is indexed once.',
+            readable=False,
+        ),
+    ] = None,
     out: OutOpt = None,
+    work: Annotated[
+        Path | None,
+        typer.Option(
+            "--work",
+            help="Work trees and indexes of --swebench (default OUT/work or a temp dir).",
+            readable=False,
+        ),
+    ] = None,
     declare: DeclareOpt = None,
     quality_metric: MetricOpt = None,
     quality_threshold: ThresholdOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Surface-tier precision and recall on CLINC150, and LoCoMo questions wrongly classified surface."""
+    """Surface-tier precision and recall on CLINC150, LoCoMo questions wrongly classified surface, and how
+    often memory search and retrieval run (LoCoMo questions as turns; SWE-bench titles with --swebench)."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold)
-    report = prooftext.evaluate(prooftext.DepthRun(clinc, locomo, bar), prooftext.RunOptions(out_dir=out))
+    run = prooftext.DepthRun(clinc, locomo, bar, swebench, repo_map)
+    report = prooftext.evaluate(run, prooftext.RunOptions(out_dir=out, work_dir=work))
     _show(report, as_json)

@@ -25,6 +25,7 @@ from typing import Any
 from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, Ladder
 from prooftext.errors import RangeError
 from prooftext.eval.answers import locomo_score
+from prooftext.eval.arms import DEFAULT_BUDGETS, LOCOMO_ARMS
 from prooftext.eval.common import elapsed_ms, error_record
 from prooftext.eval.executor import Emit
 from prooftext.eval.lexical import Bm25Ranker, pack_whole, terms
@@ -35,10 +36,8 @@ from prooftext.pack.packet import Packet
 from prooftext.select.query import Query
 from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
 
-DEFAULT_BUDGETS: tuple[int, ...] = (512, 1024, 2048, 4096, 8192)
 BUDGETED_ARMS: tuple[str, ...] = ("last_n", "bm25", "fixed", "adaptive")
 UNBUDGETED_ARMS: tuple[str, ...] = ("full", "oracle", "bm25_top5")
-LOCOMO_ARMS: tuple[str, ...] = ("full", "last_n", "bm25", "fixed", "adaptive", "oracle")
 TURN_K1 = 1.2
 TURN_B = 0.75
 TOP_K = 5

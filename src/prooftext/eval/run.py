@@ -8,114 +8,32 @@ comma-separated text.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prooftext.errors import RequestError, UnknownNameError
-from prooftext.eval.common import Progress, RunOptions, require_eval_extra
+from prooftext.eval.arms import LOCOMO_ARMS, SWEBENCH_ARMS
+from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, require_eval_extra
 from prooftext.eval.declare import (
     Declaration,
     parse_ints,
     parse_list,
-    require_declared,
-    resolve_declaration,
 )
-from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, run_depth
+from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, gate_repositories, run_depth
 from prooftext.eval.depth_report import depth_notes, depth_tables
-from prooftext.eval.locomo import DEFAULT_BUDGETS, LOCOMO_ARMS, LocomoConfig
+from prooftext.eval.locomo import LocomoConfig
 from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, run_locomo
 from prooftext.eval.locomo_run import terminal_notes as locomo_notes
 from prooftext.eval.locomo_run import terminal_tables as locomo_tables
-from prooftext.eval.model import ModelSettings
 from prooftext.eval.model_summary import LOCOMO_MODEL_METRICS, SWE_MODEL_METRICS, model_tables
+from prooftext.eval.runs import DepthRun, LocomoRun, Names, Numbers, Run, SwebenchRun
 from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
-from prooftext.eval.swebench import ARMS, DEFAULT_BUDGET, SweConfig
-from prooftext.tokens import DEFAULT_TOKENIZER
+from prooftext.eval.swebench import SweConfig
 
-Names = str | tuple[str, ...]
-"""Names as a tuple, or as comma-separated text."""
-Numbers = str | tuple[int, ...]
-"""Positive integers as a tuple, or as comma-separated text."""
-
-
-@dataclass(frozen=True)
-class QualityBar:
-    """The declared quality bar, as the caller gives it: a declaration file, and/or fields that replace the
-    file's (or the benchmark's default) one by one. What was declared, and from where, is recorded."""
-
-    file: Path | None = None
-    metric: str | None = None
-    threshold: float | None = None
-    permitted_regression: float | None = None
-    reference_arm: str | None = None
-
-    def resolve(
-        self, default: Declaration, metrics: tuple[str, ...], model: ModelSettings | None = None
-    ) -> Declaration:
-        """The bar to judge by; with a model, every part must be declared (``declaration_required``)."""
-        if model is not None:
-            require_declared(
-                self.file, self.metric, self.threshold, self.permitted_regression, self.reference_arm
-            )
-        return resolve_declaration(
-            default,
-            self.file,
-            self.metric,
-            self.threshold,
-            self.permitted_regression,
-            metrics,
-            self.reference_arm,
-        )
-
-
-@dataclass(frozen=True)
-class SwebenchRun:
-    """SWE-bench tasks, each at its base commit: full context vs BM25 vs fixed vs adaptive packets."""
-
-    tasks: Path
-    repo_map: Path
-    arms: Names = ARMS
-    budget: int = DEFAULT_BUDGET
-    tokenizer: str = DEFAULT_TOKENIZER
-    bar: QualityBar = QualityBar()
-    repos: Names = ()
-    """Only the tasks of these repositories (``owner/name``); every repository when empty."""
-    instances: Names = ()
-    """Only the tasks with these instance ids; every task when empty. A repository or instance id that no
-    task has is refused (``unknown_name``, field ``repo`` or ``instance``) before anything runs."""
-    model: ModelSettings | None = None
-    """A model in the loop: each arm's prompt within the budget is answered and scored (localization)."""
-
-
-@dataclass(frozen=True)
-class LocomoRun:
-    """LoCoMo: evidence-turn recall against prompt tokens, per arm and budget."""
-
-    data: Path
-    budgets: Numbers = DEFAULT_BUDGETS
-    arms: Names = LOCOMO_ARMS
-    tokenizer: str = DEFAULT_TOKENIZER
-    questions: int | None = None
-    """At most this many questions per conversation (evenly spaced); all when None."""
-    allow_truncated: bool = False
-    bar: QualityBar = QualityBar()
-    model: ModelSettings | None = None
-    """A model in the loop: each arm's prompt is answered and scored (the LoCoMo paper's F1)."""
-
-
-@dataclass(frozen=True)
-class DepthRun:
-    """Depth tiers: surface precision and recall on CLINC150, and LoCoMo questions wrongly called surface."""
-
-    clinc: Path
-    locomo: Path | None = None
-    bar: QualityBar = QualityBar()
-
-
-Run = SwebenchRun | LocomoRun | DepthRun
 Table = tuple[str, list[str], list[list[str]]]
 """A table a terminal shows: its title, its column headers and its rows of cells."""
 
@@ -173,15 +91,31 @@ def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | N
         return EvalReport("swebench", _swebench(run, options, progress))
     if isinstance(run, LocomoRun):
         return EvalReport("locomo", _locomo(run, options, progress))
+    return EvalReport("depth", _depth(run, options, progress))
+
+
+def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
     declaration = run.bar.resolve(DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS)
-    return EvalReport("depth", run_depth(run.clinc, run.locomo, declaration, options, progress))
+    if (run.swebench is None) != (run.repo_map is None):
+        raise RequestError(
+            "the retrieval gate needs both the SWE-bench tasks and their repo map", field="repo_map"
+        )
+    if run.swebench is None or run.repo_map is None:
+        return run_depth(run.clinc, run.locomo, declaration, options, progress)
+    with tempfile.TemporaryDirectory(prefix="prooftext-depth-") as scratch:
+        work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
+        repositories = gate_repositories(run.swebench, run.repo_map, work.resolve())
+        return run_depth(run.clinc, run.locomo, declaration, options, progress, swebench=repositories)
 
 
 def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
     if isinstance(run.budget, bool) or not isinstance(run.budget, int) or run.budget < 1:
         raise RequestError("budget must be a positive integer", field="budget")
     config = SweConfig(
-        work_dir=Path("."), arms=_names(run.arms, ARMS, "arms"), budget=run.budget, tokenizer=run.tokenizer
+        work_dir=Path("."),
+        arms=_names(run.arms, SWEBENCH_ARMS, "arms"),
+        budget=run.budget,
+        tokenizer=run.tokenizer,
     )
     metrics = SWEBENCH_METRICS + (SWE_MODEL_METRICS if run.model is not None else ())
     if run.model is not None:

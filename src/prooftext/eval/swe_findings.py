@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from prooftext.eval.arms import ARM_FULL
 from prooftext.eval.declare import Declaration
 from prooftext.eval.metrics import ACC_KS, median_or_none
 from prooftext.eval.prose import (
@@ -27,7 +28,6 @@ from prooftext.eval.prose import (
     tokens,
 )
 
-ARM_FULL = "full"
 PACKED_ARMS = ("fixed", "adaptive")
 """The arms whose losses the per-task table ranks (prooftext's packets)."""
 LINE_METRIC = "gold_line_recall"

@@ -29,6 +29,14 @@ from typing import Any
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError, UnknownNameError
 from prooftext.eval.answers import swe_score
+from prooftext.eval.arms import (
+    ARM_ADAPTIVE,
+    ARM_BM25,
+    ARM_FIXED,
+    ARM_FULL,
+    DEFAULT_BUDGET,
+    SWEBENCH_ARMS,
+)
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
 from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
 from prooftext.eval.dataio import load_json, parse_json, read_text
@@ -51,13 +59,7 @@ from prooftext.select.query import DEFAULT_MAX_NODES as FIXED_MAX_NODES
 from prooftext.select.query import Query
 from prooftext.tokens import DEFAULT_TOKENIZER, get_counter
 
-ARM_FULL = "full"
-ARM_BM25 = "bm25"
-ARM_FIXED = "fixed"
-ARM_ADAPTIVE = "adaptive"
-ARMS: tuple[str, ...] = (ARM_FULL, ARM_BM25, ARM_FIXED, ARM_ADAPTIVE)
 PROOFTEXT_ARMS = frozenset({ARM_FIXED, ARM_ADAPTIVE})
-DEFAULT_BUDGET = 8000
 SEARCH_LIMIT = 1_000_000
 """``Index.search`` limit for the file ranking: every ranked candidate."""
 RANKED_FILES_KEPT = 10
@@ -304,7 +306,7 @@ class SweConfig:
     """Everything an arm needs, recorded verbatim in the run's declaration."""
 
     work_dir: Path
-    arms: tuple[str, ...] = ARMS
+    arms: tuple[str, ...] = SWEBENCH_ARMS
     budget: int = DEFAULT_BUDGET
     tokenizer: str = DEFAULT_TOKENIZER
     bm25_k1: float = BM25_K1
