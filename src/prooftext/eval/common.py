@@ -41,6 +41,11 @@ class RunOptions:
     scheduler: str | None = None
     limit: int | None = None
 
+    def work_root(self, scratch: str) -> Path:
+        """Where work trees and indexes go: ``work_dir``, else ``OUT/work``, else ``scratch`` (a temporary
+        directory the caller removes)."""
+        return self.work_dir or (self.out_dir / WORK_SUBDIR if self.out_dir else Path(scratch))
+
     def __post_init__(self) -> None:
         # A slice with a negative or zero limit would silently drop tasks from the end, or all of them.
         if self.limit is not None and self.limit < 1:

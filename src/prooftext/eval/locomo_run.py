@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prooftext.eval import locomo_findings as find
-from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
+from prooftext.eval.common import Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.html import (
     HtmlReport,
@@ -134,7 +134,7 @@ def run_locomo(
         for c in conversations
     )
     with tempfile.TemporaryDirectory(prefix="prooftext-locomo-") as scratch:
-        work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
+        work = options.work_root(scratch)
         config = replace(config, work_dir=work.resolve() / "locomo")
         record = manifest(
             "locomo", {"data": data_path}, declaration, config.tokenizer, config.arm_parameters()

@@ -16,7 +16,7 @@ from typing import Any
 
 from prooftext.errors import RequestError, UnknownNameError
 from prooftext.eval.arms import LOCOMO_ARMS, SWEBENCH_ARMS
-from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, require_eval_extra
+from prooftext.eval.common import Progress, RunOptions, require_eval_extra
 from prooftext.eval.declare import (
     Declaration,
     parse_ints,
@@ -103,7 +103,7 @@ def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dic
     if run.swebench is None or run.repo_map is None:
         return run_depth(run.clinc, run.locomo, declaration, options, progress)
     with tempfile.TemporaryDirectory(prefix="prooftext-depth-") as scratch:
-        work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
+        work = options.work_root(scratch)
         repositories = gate_repositories(run.swebench, run.repo_map, work.resolve())
         return run_depth(run.clinc, run.locomo, declaration, options, progress, swebench=repositories)
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from prooftext.eval.common import WORK_SUBDIR, Progress, RunOptions, collect_rows
+from prooftext.eval.common import Progress, RunOptions, collect_rows
 from prooftext.eval.declare import Declaration, manifest
 from prooftext.eval.model import SWE_INSTRUCTION, ModelSettings, model_plan
 from prooftext.eval.model_summary import run_totals
@@ -57,7 +57,7 @@ def run_swebench(
     tasks = select_tasks(load_tasks(tasks_path), repos, instances)[: options.limit]
     repo_map = load_repo_map(repo_map_path)
     with tempfile.TemporaryDirectory(prefix="prooftext-eval-") as scratch:
-        work = options.work_dir or (options.out_dir / WORK_SUBDIR if options.out_dir else Path(scratch))
+        work = options.work_root(scratch)
         config = replace(config, work_dir=work.resolve())
         shards = plan_shards(tasks, repo_map, options.workers)
         record = manifest(
