@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from tests.fake_chat_server import EVAL_DURATION_NS, LOAD_DURATION_NS, FakeChatServer
 from tests.fake_eval_model import NOT_MENTIONED, EvalModel, LocomoModel, SweModel, load_tasks
 
-import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
+import prooftext
+import prooftext.cli.eval
 from prooftext.cli import main
+from prooftext.cli.eval import print_tables
 from prooftext.errors import DeclarationRequiredError, RequestError, UnknownNameError
 from prooftext.eval.answers import (
     locomo_score,
@@ -25,6 +29,7 @@ from prooftext.eval.answers import (
 )
 from prooftext.eval.common import RunOptions
 from prooftext.eval.model import ModelSettings
+from prooftext.eval.model_summary import TERMINAL_VALUE_COLUMNS, cost_table, model_table, model_tables
 from prooftext.eval.run import evaluate
 from prooftext.eval.runs import LocomoRun, QualityBar, SwebenchRun
 
@@ -233,6 +238,24 @@ def test_swe_localization_counts_unparseable_answers_and_a_server_error_resumes_
     assert again["answers"] == {"total": 6, "asked": 1, "cached": 5, "errors": 0}
     assert again["arms"]["fixed"]["success"] == 0.5  # demo-1 found; the malformed demo-2 is a miss
     assert again["arms"]["fixed"]["function_accuracy"] == 1.0  # demo-2 names no gold function
+
+
+def test_the_model_tables_fit_an_80_column_terminal_without_losing_a_column(
+    swe_tasks: Path, swe_fixture: SweFixture, openai_server: FakeChatServer, tmp_path: Path
+) -> None:
+    summary = evaluate(
+        _swe(swe_tasks, swe_fixture, openai_server.url), RunOptions(out_dir=tmp_path)
+    ).to_dict()
+    arms = summary["arms"]
+    tables = model_tables(summary, "swebench")
+    assert all(len(headers) <= 1 + TERMINAL_VALUE_COLUMNS for _, headers, _ in tables)
+    shown = [h for _, headers, _ in tables for h in headers[1:]]
+    whole = [*model_table(arms, "swebench", 1)[1][1:], *cost_table(arms)[1][1:]]
+    assert all(h in shown for h in whole)  # every column of the wide tables is in one narrow table
+    out = io.StringIO()
+    print_tables(prooftext.EvalReport("swebench", summary), Console(file=out, width=80, color_system=None))
+    for header in ("unparseable", "gen ms", "errors"):
+        assert header in out.getvalue()
 
 
 def test_a_declared_reference_over_the_budget_is_named_and_another_compared_instead(

@@ -395,9 +395,27 @@ def model_tables(summary: Mapping[str, Any], benchmark: str) -> list[Table]:
     if not has_model(arms):
         return []
     repeats = int((summary.get("model") or {}).get("repeats") or 1)
-    tables = [model_table(arms, benchmark, repeats), cost_table(arms)]
+    tables = [*_narrow(model_table(arms, benchmark, repeats)), *_narrow(cost_table(arms))]
     stops = stop_table(arms)
     return tables + ([stops] if stops is not None else [])
+
+
+TERMINAL_VALUE_COLUMNS = 5
+"""Value columns of one terminal table beside the arm's: a wider table would not fit 80 columns."""
+
+
+def _narrow(table: Table) -> list[Table]:
+    """``table`` cut into tables of at most :data:`TERMINAL_VALUE_COLUMNS` value columns, each with the arm."""
+    title, headers, rows = table
+    parts = range(1, len(headers), TERMINAL_VALUE_COLUMNS)
+    return [
+        (
+            title if i == 1 else f"{title} (continued)",
+            [headers[0], *headers[i : i + TERMINAL_VALUE_COLUMNS]],
+            [[row[0], *row[i : i + TERMINAL_VALUE_COLUMNS]] for row in rows],
+        )
+        for i in parts
+    ]
 
 
 def model_notes(summary: Mapping[str, Any]) -> list[str]:
