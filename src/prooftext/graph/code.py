@@ -571,6 +571,16 @@ def _py_chain(node: TSNode | None, data: bytes) -> str:
     return UNKNOWN_RECEIVER
 
 
+def _py_member(node: TSNode, parent: TSNode, data: bytes) -> Reference:
+    """The member name ``node`` of the attribute ``parent``: called or read, through its receiver chain."""
+    outer = parent.parent
+    called = (
+        outer is not None and outer.type == "call" and _same(outer.child_by_field_name("function"), parent)
+    )
+    receiver = _py_chain(parent.child_by_field_name("object"), data)
+    return Reference(_text(data, node), HOW_CALL if called else HOW_READ, receiver)
+
+
 def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> Reference | None:
     """What one Python identifier references, or None when it defines or binds a name, or is local."""
     parent = node.parent
@@ -578,22 +588,14 @@ def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> Referen
         return None
     if parent.type in _PY_NAMING_PARENTS and _same(parent.child_by_field_name("name"), node):
         return None
-    name = _text(data, node)
     if parent.type == "attribute":
         if not _same(parent.child_by_field_name("attribute"), node):
             return None  # the receiver's first name: a module or variable, read as part of the chain
-        outer = parent.parent
-        called = (
-            outer is not None
-            and outer.type == "call"
-            and _same(outer.child_by_field_name("function"), parent)
-        )
-        receiver = _py_chain(parent.child_by_field_name("object"), data)
-        return Reference(name, HOW_CALL if called else HOW_READ, receiver)
+        return _py_member(node, parent, data)
     if parent.type == "call" and _same(parent.child_by_field_name("function"), node):
-        return Reference(name, HOW_CALL)
+        return Reference(_text(data, node), HOW_CALL)
     raw = data[node.start_byte : node.end_byte]
-    return Reference(name, HOW_READ) if raw in bound else None
+    return Reference(_text(data, node), HOW_READ) if raw in bound else None
 
 
 def _other_reference(node: TSNode, data: bytes) -> Reference:
@@ -628,10 +630,17 @@ def _references(
                 found.append((node.start_byte, owner_of(node.start_byte), ref, node.start_point.row + 1))
                 bound.add(ref.binding.encode("utf-8", "replace"))
         frozen = frozenset(bound)
+        # Calls and members are captured apart; any other name is a reference only when the file defines or
+        # imports it, which its bytes tell before any look at its tree (most names are local variables).
+        refs = [(n, Reference(_text(data, n), HOW_CALL)) for n in captures.get("ref.call", [])]
+        refs += [(n, _py_member(n, n.parent, data)) for n in captures.get("ref.member", []) if n.parent]
         for node in captures.get("ref", []):
-            py_ref = _py_reference(node, data, frozen)
-            if py_ref is not None:
-                found.append((node.start_byte, owner_of(node.start_byte), py_ref, node.start_point.row + 1))
+            if data[node.start_byte : node.end_byte] in frozen and (
+                py_ref := _py_reference(node, data, frozen)
+            ):
+                refs.append((node, py_ref))
+        for node, ref in refs:
+            found.append((node.start_byte, owner_of(node.start_byte), ref, node.start_point.row + 1))
     else:
         for node in captures.get("use", []):
             line = node.start_point.row + 1

@@ -128,6 +128,8 @@ _PY_QUERY = """
   (#any-of? @_isa "isinstance" "issubclass"))
 (import_statement) @import
 (import_from_statement) @import
+(call function: (identifier) @ref.call)
+(attribute attribute: (identifier) @ref.member)
 (identifier) @ref
 """
 
