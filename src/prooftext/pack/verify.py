@@ -95,7 +95,7 @@ KIND_SIGNATURE = "signature"
 KIND_KEY_MISMATCH = "key_mismatch"
 
 PACKET_SCHEMA = "rpc-context.verify.params.schema.json"
-PACKET_RULES = "#/properties/packet/else"
+PACKET_RULES = "#/properties/packet/else/else"
 """Where that schema states what a lone packet must be (the published packet and the fields verify reads)."""
 CHECKED_BY_VERIFICATION = ("pattern", "minimum")
 """Schema keywords left to the checks below, which report them as a failed verification, not a refusal: a
