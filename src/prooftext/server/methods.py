@@ -88,8 +88,11 @@ def context_risk(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
 
 def context_map(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
-    named = {k: tuple(v) if k in ("paths", "identifiers") else v for k, v in params.items()}
-    built = prooftext.repository_map(ctx.index, prooftext.MapSettings(**named), refresh=False)
+    for name in ("paths", "identifiers"):
+        if name in params:
+            params[name] = tuple(params[name])
+    settings = prooftext.MapSettings(**params)
+    built = prooftext.repository_map(ctx.index, settings, refresh=False)
     return ctx.signed(built.to_dict())
 
 
