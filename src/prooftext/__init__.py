@@ -23,6 +23,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
     from prooftext.adaptive.ladder import Ladder
     from prooftext.api.memory import DepthReport, depth_report, recall_memory
+    from prooftext.api.repomap import repository_map
     from prooftext.api.risk import risk_of_changing
     from prooftext.api.stores import fsck, memory_export, memory_import
     from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
@@ -52,6 +53,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.llm.signal import SignalReport
     from prooftext.memory.store import MemoryRecord, MemoryStore
     from prooftext.pack.packet import Packet
+    from prooftext.pack.repomap import MapSettings, RepositoryMap
     from prooftext.pack.signing import SigningKey, sign
     from prooftext.pack.verify import VerifyReport
     from prooftext.schema_registry import check_params, load_schema, result_problems
@@ -73,6 +75,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "IndexStatus": ("prooftext.index", "IndexStatus"),
     "Ladder": ("prooftext.adaptive.ladder", "Ladder"),
     "LocomoRun": ("prooftext.eval.runs", "LocomoRun"),
+    "MapSettings": ("prooftext.pack.repomap", "MapSettings"),
     "MemoryRecord": ("prooftext.memory.store", "MemoryRecord"),
     "ModelSettings": ("prooftext.eval.model", "ModelSettings"),
     "MemoryStore": ("prooftext.memory.store", "MemoryStore"),
@@ -82,6 +85,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Query": ("prooftext.select.query", "Query"),
     "RankingPolicy": ("prooftext.select.policy", "RankingPolicy"),
     "RefreshReport": ("prooftext.store.refresh", "RefreshReport"),
+    "RepositoryMap": ("prooftext.pack.repomap", "RepositoryMap"),
     "Reply": ("prooftext.api.turns", "Reply"),
     "RunOptions": ("prooftext.eval.common", "RunOptions"),
     "SignalReport": ("prooftext.llm.signal", "SignalReport"),
@@ -114,6 +118,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "open": ("prooftext.index", "open_index"),
     "parse_mode": ("prooftext.depth.policy", "parse_mode"),
     "recall_memory": ("prooftext.api.memory", "recall_memory"),
+    "repository_map": ("prooftext.api.repomap", "repository_map"),
     "reset_index": ("prooftext.index", "reset_index"),
     "result_problems": ("prooftext.schema_registry", "result_problems"),
     "risk_of_changing": ("prooftext.api.risk", "risk_of_changing"),
@@ -157,6 +162,7 @@ __all__ = [
     "IndexStatus",
     "Ladder",
     "LocomoRun",
+    "MapSettings",
     "MemoryRecord",
     "MemoryStore",
     "ModelSettings",
@@ -168,6 +174,7 @@ __all__ = [
     "RankingPolicy",
     "RefreshReport",
     "Reply",
+    "RepositoryMap",
     "RunOptions",
     "SignalReport",
     "SigningKey",
@@ -204,6 +211,7 @@ __all__ = [
     "open",
     "parse_mode",
     "recall_memory",
+    "repository_map",
     "reset_index",
     "result_problems",
     "risk_of_changing",

@@ -31,6 +31,7 @@ EXPECTED_METHODS = {
     "context.select",
     "context.verify",
     "context.risk",
+    "context.map",
     "index.refresh",
     "index.status",
     "memory.add",

@@ -34,6 +34,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing or "
         "stale source, 4 I/O, 8 unsigned, 16 forged or signed by another key (8 and 16 only with --key).",
     ),
+    "map": (
+        "prooftext.cli.map",
+        "A ranked outline of the repository (files, classes, functions, sections) within an exact token "
+        "budget; personalized by --query, --path or --identifier, by graph centrality without them.",
+    ),
     "depth": (
         "prooftext.cli.conversation",
         "Classify a message as surface, standard or deep, and show its policy under smart mode.",

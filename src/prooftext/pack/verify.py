@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext.canonical as canonical
+import prooftext.pack.repomap as repomap
 import prooftext.pack.signing as signing
 import prooftext.pack.sources as sources
 from prooftext.corpus import secrets
@@ -94,7 +95,7 @@ KIND_SIGNATURE = "signature"
 KIND_KEY_MISMATCH = "key_mismatch"
 
 PACKET_SCHEMA = "rpc-context.verify.params.schema.json"
-PACKET_RULES = "#/properties/packet/else"
+PACKET_RULES = "#/properties/packet/else/else"
 """Where that schema states what a lone packet must be (the published packet and the fields verify reads)."""
 CHECKED_BY_VERIFICATION = ("pattern", "minimum")
 """Schema keywords left to the checks below, which report them as a failed verification, not a refusal: a
@@ -225,7 +226,12 @@ def read_packet_file(path: Path) -> Any:
 def verify_value(
     value: object, root: Path, config: CorpusConfig | None = None, key: SigningKey | None = None
 ) -> VerifyReport:
-    """Verify a packet or an adaptive result (its selected packet), and with ``key`` its signature too."""
+    """Verify a packet, an adaptive result (its selected packet) or a repository map, and with ``key`` its
+    signature too."""
+    if isinstance(value, dict) and value.get("version") == repomap.MAP_VERSION:
+        report = verify_map(value, root, config)
+        _check_signature(report, value, key)
+        return report
     packet = packet_of(value)
     report = verify_packet(packet, root, config)
     assert isinstance(value, dict)  # packet_of refused anything else
@@ -476,3 +482,142 @@ def _check_nonce(report: VerifyReport, nonce: str, query: str, blocks: list[Bloc
             )
     elif nonce in query:
         report.add(BIT_DIGEST, kind="nonce", detail="the packet's nonce occurs in its query text")
+
+
+# -- repository maps -------------------------------------------------------------------------------------------
+
+MAP_SCHEMA = "rpc-context.map.result.schema.json"
+
+
+@functools.cache
+def _map_validator() -> Any:
+    from jsonschema.validators import extend
+
+    from prooftext.schema_registry import StrictValidator, load_schema
+
+    def _checked_later(*args: Any) -> Iterator[Any]:
+        yield from ()
+
+    strict = extend(StrictValidator, validators=dict.fromkeys(CHECKED_BY_VERIFICATION, _checked_later))
+    return strict(load_schema(MAP_SCHEMA))
+
+
+def check_map(value: dict[str, Any]) -> dict[str, Any]:
+    """The map, when it conforms to the map schema; else :class:`ArtifactError` naming the first failing
+    place."""
+    errors = sorted(_map_validator().iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        from prooftext.schema_registry import innermost
+
+        error = innermost(errors[0])
+        place = [str(p) for p in error.absolute_path]
+        if error.validator == "required" and isinstance(error.instance, dict):
+            place += [name for name in error.validator_value if name not in error.instance][:1]
+        raise ArtifactError(
+            f"map does not match its schema at /{'/'.join(place)}: {error.message[:_MESSAGE_CHARS]}",
+            field=".".join(["map", *place]),
+            schema=MAP_SCHEMA,
+        )
+    return value
+
+
+def verify_map(value: dict[str, Any], root: Path, config: CorpusConfig | None = None) -> VerifyReport:
+    """Check a repository map (as ``map --json`` writes it) against the files under ``root``, as a packet
+    is checked: its digest, its exact count in the basis its settings declare and within their
+    ``max_tokens``, every entry's file (admitted by a scan, its SHA-256, the entry's range and quoted line
+    within it, its labels as the configuration gives them, its sensitivity within the clearance), the nonce
+    the entries derive, and the prompt re-rendered from the files. The settings' query, paths and
+    identifiers, each entry's kind, qualified name, node id and rank, ``omitted`` and ``trace`` are the
+    builder's record, neither digested nor re-derived."""
+    check_map(value)
+    config = config if config is not None else load_config(root)
+    report = VerifyReport()
+    prompt: str = value["prompt"]
+    if digest(prompt) != value["blake3"]:
+        report.add(BIT_DIGEST, kind="digest", detail="BLAKE3 of the prompt does not match")
+    settings: dict[str, Any] = value["settings"]
+    query = {**settings, "text": settings["query"]}
+    count = _check_count(report, prompt, value["prompt_tokens"], query)
+    if count is not None:
+        _check_ceiling(report, query, "max_tokens", count)
+    _check_clearance(report, settings.get("clearance"), value["entries"])
+    rebuilt = _MapRebuild(root, config, report)
+    for item in value["entries"]:
+        rebuilt.add(item)
+    if rebuilt.complete:
+        if value["nonce"] != repomap.map_nonce(rebuilt.entries, rebuilt.quoted):
+            detail = "the map's nonce is not the one its entries derive"
+            report.add(BIT_DIGEST, kind="nonce", detail=detail)
+        if repomap.render_map(value["nonce"], rebuilt.lines) != prompt:
+            report.add(BIT_DIGEST, kind="content", detail="the map's prompt differs from its sources")
+    return report
+
+
+class _MapRebuild:
+    """A map's prompt rebuilt entry by entry from the files a scan admits, each file read once."""
+
+    def __init__(self, root: Path, config: CorpusConfig, report: VerifyReport) -> None:
+        self.config = config
+        self.report = report
+        self.admission = _Admission(root, config)
+        self.entries: list[repomap.MapEntry] = []
+        self.lines: list[str] = []
+        self.quoted: list[str] = []
+        self.read: dict[tuple[str, str], LineText | Unread] = {}
+        self.complete = True
+        self.current: tuple[str, str] | None = None
+
+    def _source(self, item: dict[str, Any]) -> LineText | Unread:
+        path, sha, lines = item["path"], item["sha256"], item["lines"]
+        key = (path, sha)
+        if key not in self.read:
+            seen = self.read[key] = self.admission.check(path, sha, 1, 1)
+            if isinstance(seen, Unread):
+                self.report.add(seen.bit, **seen.problem(), lines=lines)
+            else:
+                mismatch = _label_mismatch(item, self.config)
+                if mismatch is not None:
+                    self.report.add(BIT_DIGEST, kind="labels", path=path, lines=lines, detail=mismatch)
+        return self.read[key]
+
+    def add(self, item: dict[str, Any]) -> None:
+        path, (start, end), sha, line = item["path"], item["lines"], item["sha256"], item["line"]
+        self.report.checked += 1
+        structure = _map_structure(item, self.current)
+        if structure is not None:
+            self.report.add(BIT_DIGEST, kind="structure", path=path, lines=[start, end], detail=structure)
+        if item["kind"] == repomap.KIND_FILE:
+            self.current = (path, sha)
+        seen = self._source(item)
+        if isinstance(seen, Unread):
+            self.complete = False
+            return
+        span = [start, end] if line is None else [start, line, end]
+        if not sources.ranges_fit(seen, [(start, end)]) or span != sorted(span):
+            detail = f"lines {start}-{end} (quoting {line}) outside 1-{seen.count}, or the quote outside them"
+            self.report.add(
+                BIT_SOURCE, kind=sources.REASON_RANGE, path=path, lines=[start, end], detail=detail
+            )
+            self.complete = False
+            return
+        entry = repomap.MapEntry(path, item["kind"], item["qualname"], start, end, line, item["depth"], sha,
+                                 item["authority"], item["sensitivity"], item["node_id"], item["rank"])  # fmt: skip
+        text = "" if line is None else repomap.quoted_line(seen, line, path, file_repeats(path, sha, seen))
+        self.entries.append(entry)
+        self.lines.append(repomap.entry_line(entry, text))
+        if line is not None:
+            self.quoted.append(text)
+
+
+def _map_structure(item: dict[str, Any], current: tuple[str, str] | None) -> str | None:
+    """Why an entry is out of place (a symbol must follow its file's entry, with that file's digest), or
+    None."""
+    if item["kind"] == repomap.KIND_FILE:
+        if item["line"] is not None or item["depth"] != 0:
+            return "a file entry quotes no line and sits at depth 0"
+        return None
+    if item["line"] is None or item["depth"] < 1:
+        return "a symbol entry quotes a line and sits below its file"
+    if current != (item["path"], item["sha256"]):
+        return "a symbol entry must follow the entry of its file, with the same sha256"
+    return None

@@ -86,6 +86,16 @@ def context_risk(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     return prooftext.risk_of_changing(ctx.index, targets, **params)
 
 
+def context_map(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
+    _fresh(ctx, params)
+    for name in ("paths", "identifiers"):
+        if name in params:
+            params[name] = tuple(params[name])
+    settings = prooftext.MapSettings(**params)
+    built = prooftext.repository_map(ctx.index, settings, refresh=False)
+    return ctx.signed(built.to_dict())
+
+
 def index_refresh(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     return dict(ctx.index.refresh().to_dict())
 
@@ -143,6 +153,7 @@ _TABLE: tuple[Method, ...] = (
     Method("context.select", context_select, ("query", "limit")),
     Method("context.verify", context_verify, ("packet",)),
     Method("context.risk", context_risk, ("targets", "depth")),
+    Method("context.map", context_map, ("query", "max_tokens")),
     Method("index.refresh", index_refresh),
     Method("index.status", index_status),
     Method("memory.add", memory_add, ("kind", "text"), repeatable=False),

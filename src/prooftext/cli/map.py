@@ -1,0 +1,70 @@
+"""``prooftext map``: a ranked outline of the repository within an exact token budget."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from prooftext.cli.common import app, emit_json, write_out
+
+_DEFAULT_TOKENS = 1024
+_DEFAULT_TOKENIZER = "o200k_base"
+
+
+@app.command("map")
+def map_command(
+    root: Annotated[
+        Path, typer.Option("--root", help="Root directory of the indexed corpus.", readable=False)
+    ] = Path("."),
+    max_tokens: Annotated[
+        int,
+        typer.Option(
+            "--max-tokens",
+            help="Hard ceiling on the whole rendered map, in tokens of --tokenizer (bytes with --tokenizer bytes).",
+        ),
+    ] = _DEFAULT_TOKENS,
+    tokenizer: Annotated[
+        str, typer.Option("--tokenizer", help="What the ceiling counts: o200k_base, cl100k_base or bytes.")
+    ] = _DEFAULT_TOKENIZER,
+    query: Annotated[
+        str,
+        typer.Option("--query", help="Text (an issue, a question) to rank the map around; none by default."),
+    ] = "",
+    path: Annotated[
+        list[str] | None,
+        typer.Option("--path", help="A file or directory to rank the map around (repeatable)."),
+    ] = None,
+    identifier: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--identifier", help="A symbol name or qualified name (Class.method) to rank around (repeatable)."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the map artifact as JSON on stdout (`verify` checks it).")
+    ] = False,
+) -> None:
+    """A ranked outline of the repository (files, classes, functions, sections) within an exact token budget; personalized by --query, --path or --identifier, by graph centrality without them."""
+    import prooftext
+
+    settings = prooftext.MapSettings(
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+        query=query,
+        paths=tuple(path or ()),
+        identifiers=tuple(identifier or ()),
+    )
+    with prooftext.open(root) as index:
+        built = prooftext.repository_map(index, settings)
+    if as_json:
+        emit_json(built.to_dict())
+        return
+    write_out(built.prompt)
+    tokens = built.prompt_tokens
+    sys.stderr.write(
+        f"map: {len(built.paths)} files, {len(built.entries) - len(built.paths)} symbols,"
+        f" {tokens.count} {tokens.basis}, {built.omitted} omitted, blake3 {built.blake3[:16]}\n"
+    )

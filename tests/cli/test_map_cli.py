@@ -1,0 +1,38 @@
+"""``prooftext map``: the map on stdout (a summary on stderr), or its artifact with --json, which verify checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prooftext.cli import main
+
+
+def test_map_prints_the_map_and_a_summary(sample_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["map", "--root", str(sample_repo), "--max-tokens", "600"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("# Repository map") and "modeling/separable.py" in out
+    assert err.startswith("map: ") and "o200k_base" in err
+
+
+def test_a_saved_map_passes_verify_and_fails_once_its_source_changes(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["map", "--root", str(sample_repo), "--max-tokens", "700", "--query", "compound model", "--json"]
+    assert main([*args, "--path", "modeling", "--identifier", "CompoundModel"]) == 0
+    saved = tmp_path / "map.json"
+    saved.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert json.loads(saved.read_text())["settings"]["paths"] == ["modeling"]
+    assert main(["verify", str(saved), "--root", str(sample_repo)]) == 0
+    assert capsys.readouterr().out == "ok\n"
+    (sample_repo / "modeling" / "core.py").write_text("x = 1\n", encoding="utf-8")
+    assert main(["verify", str(saved), "--root", str(sample_repo)]) == 2
+
+
+def test_a_budget_the_empty_map_exceeds_fails_with_its_code(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["map", "--root", str(sample_repo), "--max-tokens", "5", "--json"]) != 0
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "budget_exceeded"
