@@ -23,6 +23,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
     from prooftext.adaptive.ladder import Ladder
     from prooftext.api.memory import DepthReport, depth_report, recall_memory
+    from prooftext.api.ranges import read_range
     from prooftext.api.risk import risk_of_changing
     from prooftext.api.stores import fsck, memory_export, memory_import
     from prooftext.api.turns import Conversation, Reply, check_turn, index_retriever_for, turn_plan
@@ -110,6 +111,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "memory_import": ("prooftext.api.stores", "memory_import"),
     "open": ("prooftext.index", "open_index"),
     "parse_mode": ("prooftext.depth.policy", "parse_mode"),
+    "read_range": ("prooftext.api.ranges", "read_range"),
     "recall_memory": ("prooftext.api.memory", "recall_memory"),
     "reset_index": ("prooftext.index", "reset_index"),
     "result_problems": ("prooftext.schema_registry", "result_problems"),
@@ -199,6 +201,7 @@ __all__ = [
     "memory_import",
     "open",
     "parse_mode",
+    "read_range",
     "recall_memory",
     "reset_index",
     "result_problems",
