@@ -323,7 +323,7 @@ def _inline(node: Any, document: dict[str, Any], depth: int | None) -> Any:
         resolved = _inline(target, doc, depth)
         return resolved if not rest else {"allOf": [resolved, _inline(rest, document, depth)]}
     if depth is not None and depth <= 0:
-        return {"type": node["type"]} if "type" in node else {}
+        return _single_type({k: node[k] for k in ("type", "const", "enum") if k in node})
     deeper = None if depth is None else depth - 1
     out: dict[str, Any] = {}
     for key, value in node.items():
@@ -347,6 +347,21 @@ def _inline(node: Any, document: dict[str, Any], depth: int | None) -> Any:
             out["anyOf" if key == "oneOf" and depth is not None else key] = inlined
         else:
             out[key] = value
+    return _single_type(out)
+
+
+def _single_type(node: dict[str, Any]) -> dict[str, Any]:
+    """``"type": [a, b]`` as ``anyOf`` branches of one type each: the same values, in the spelling every
+    client's schema dialect reads (some map tool schemas onto one type per value)."""
+    types = node.get("type")
+    if not isinstance(types, list):
+        return node
+    out = {k: v for k, v in node.items() if k != "type"}
+    branches = [{"type": t} for t in types]
+    if "anyOf" in out:
+        out["allOf"] = [*out.get("allOf", []), {"anyOf": branches}]
+    else:
+        out["anyOf"] = branches
     return out
 
 
