@@ -132,7 +132,7 @@ def mcp_command(
     watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
     as_json: JsonOpt = False,
 ) -> None:
-    """Serve ROOT to coding agents over MCP (stdio by default): context, search, read, who_uses, verify."""
+    """Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ..."""
     _check_port(port)
     if tools not in MCP_PROFILES:
         raise UnknownNameError(
