@@ -57,6 +57,7 @@ PUBLIC_NAMES = {
     "memory_export",
     "memory_import",
     "risk_of_changing",
+    "read_range",
     "make_backend",
     "ChatBackend",
     "SignalReport",

@@ -23,6 +23,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.adaptive.compile import AdaptiveResult
     from prooftext.adaptive.ladder import Ladder
     from prooftext.api.memory import DepthReport, depth_report, recall_memory
+    from prooftext.api.ranges import read_range
     from prooftext.api.repomap import repository_map
     from prooftext.api.risk import risk_of_changing
     from prooftext.api.stores import fsck, memory_export, memory_import
@@ -117,6 +118,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "memory_import": ("prooftext.api.stores", "memory_import"),
     "open": ("prooftext.index", "open_index"),
     "parse_mode": ("prooftext.depth.policy", "parse_mode"),
+    "read_range": ("prooftext.api.ranges", "read_range"),
     "recall_memory": ("prooftext.api.memory", "recall_memory"),
     "repository_map": ("prooftext.api.repomap", "repository_map"),
     "reset_index": ("prooftext.index", "reset_index"),
@@ -210,6 +212,7 @@ __all__ = [
     "memory_import",
     "open",
     "parse_mode",
+    "read_range",
     "recall_memory",
     "repository_map",
     "reset_index",

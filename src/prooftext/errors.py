@@ -37,8 +37,10 @@ each; the core never formats an error for a wire.
     │   ├── SourceUnreadableError       source_unreadable
     │   ├── SourceDriftError            source_drift
     │   ├── SourceMissingError          source_missing
-    │   └── PathOutsideRootError        path_outside_root
+    │   ├── PathOutsideRootError        path_outside_root
+    │   └── SourceExcludedError         source_excluded
     ├── BudgetError                     budget_exceeded     -32006
+    │   └── InsufficientContextError    context_insufficient
     ├── StoreError                      store_error         -32007
     │   ├── StoreCorruptError           store_corrupt
     │   ├── StoreBusyError              store_busy
@@ -262,9 +264,22 @@ class PathOutsideRootError(SourceError):
     code = "path_outside_root"
 
 
+class SourceExcludedError(SourceError):
+    """A file the index leaves out (ignored, a credential, binary, ...) asked for by path: ``reason`` is the
+    scan's reason code and ``remedy`` what would change it."""
+
+    code = "source_excluded"
+
+
 class BudgetError(ProoftextError):
     code = "budget_exceeded"
     rpc_code = -32006
+
+
+class InsufficientContextError(BudgetError):
+    """Context was required to be estimated sufficient and the estimator did not pass within the ceiling."""
+
+    code = "context_insufficient"
 
 
 class StoreError(ProoftextError):

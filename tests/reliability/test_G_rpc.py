@@ -368,7 +368,7 @@ def mcp_session(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         out["early"] = ask({"jsonrpc": "2.0", "id": 0, "method": "tools/list"})
         out["init"] = ask(INIT)
         child.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode() + b"\n")
-        call = {"name": "adaptive_context", "arguments": {"query": 5}}
+        call = {"name": "context", "arguments": {"query": 5}}
         out["bad_args"] = ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         unknown = {"name": "nope", "arguments": {}}
         out["unknown_tool"] = ask({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": unknown})

@@ -122,10 +122,14 @@ def test_a_100_mb_body_is_refused_without_being_read_and_the_server_stays_up(
 def test_a_token_is_required_when_set(limited_ctx: ServerContext) -> None:
     with served(limited_ctx, token="s3cret-token") as url, httpx.Client(base_url=url, timeout=30) as client:
         missing = client.post("/rpc", json=STATUS)
-        assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
-        assert missing.json()["error"]["data"]["code"] == "unauthorized"
+        assert (
+            missing.status_code == 401 and missing.headers["www-authenticate"] == 'Bearer realm="prooftext"'
+        )
+        assert missing.json()["error"]["data"] == {"code": "unauthorized", "token": "missing"}
+        assert missing.json()["error"]["message"].startswith("bearer token missing")
         wrong = client.post("/rpc", json=STATUS, headers={"Authorization": "Bearer nope"})
-        assert wrong.status_code == 401
+        assert wrong.status_code == 401 and wrong.json()["error"]["data"]["token"] == "wrong"
+        assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
         right = client.post("/rpc", json=STATUS, headers={"Authorization": "Bearer s3cret-token"})
         assert right.json()["result"]["fresh"] is True
 
@@ -186,9 +190,27 @@ def test_mcp_over_streamable_http_requires_the_token(sample_repo: Path) -> None:
     try:
         with running(app) as base:
             assert "risk_of_changing" in asyncio.run(tools(base + "/mcp", "mcp-token"))
+            listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
             with httpx.Client(base_url=base, timeout=30) as plain:
-                refused = plain.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-                assert refused.status_code == 401
+                refused = plain.post("/mcp", json=listing)
+                wrong = plain.post("/mcp", json=listing, headers={"Authorization": "Bearer mcp-tokem"})
+                discovery = [
+                    plain.get(path)
+                    for path in (
+                        "/.well-known/oauth-protected-resource/mcp",
+                        "/.well-known/oauth-protected-resource",
+                        "/.well-known/oauth-authorization-server",
+                    )
+                ]
+            assert refused.status_code == 401 and wrong.status_code == 401
+            assert refused.json()["error"]["data"] == {"code": "unauthorized", "token": "missing"}
+            assert wrong.json()["error"]["data"] == {"code": "unauthorized", "token": "wrong"}
+            for answer in (refused, wrong):
+                challenge = answer.headers["www-authenticate"]
+                assert challenge.startswith("Bearer ") and "resource_metadata" not in challenge
+                assert "scope" not in challenge
+            assert [d.status_code for d in discovery] == [404, 404, 404]
+            assert all(d.json()["error"]["data"]["code"] == "not_found" for d in discovery)
     finally:
         ctx.close()
 

@@ -42,7 +42,7 @@ def _call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, An
 
 def _session(root: Path, messages: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:
     """Write every message in one write, close stdin at once, and read stdout until the server exits."""
-    command = [sys.executable, "-c", BOOTSTRAP, "mcp", "--root", str(root), "--no-warm"]
+    command = [sys.executable, "-c", BOOTSTRAP, "mcp", "--root", str(root), "--no-warm", "--tools", "all"]
     payload = "".join(json.dumps(m) + "\n" for m in messages).encode()
     done = subprocess.run(command, input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False)
     return done.returncode, [json.loads(line) for line in done.stdout.splitlines() if line.strip()]

@@ -103,7 +103,7 @@ def test_verify_status_depth_and_turn_give_the_same_reports(three: Three, tmp_pa
     packet = three.rpc("context.pack", {"query": "compound model"})["result"]
     saved = tmp_path / "packet.json"
     saved.write_text(json.dumps(packet))
-    three.same(("verify", str(saved), "--root", root), "context.verify", "verify_packet", {"packet": packet})
+    three.same(("verify", str(saved), "--root", root), "context.verify", "verify", {"packet": packet})
     three.same(("index", "--status", root), "index.status", "index_status", {})
     three.same(
         ("depth", "analyze the separability matrix"),

@@ -32,6 +32,8 @@ EXPECTED_METHODS = {
     "context.verify",
     "context.risk",
     "context.map",
+    "context.read",
+    "context.search",
     "index.refresh",
     "index.status",
     "memory.add",
@@ -48,7 +50,7 @@ def result(reply: dict[str, Any]) -> Any:
     return reply["result"]
 
 
-def test_the_method_table_is_the_issue_list_plus_context_risk() -> None:
+def test_the_method_table_is_the_issue_list_plus_risk_read_and_search() -> None:
     assert set(METHODS) == EXPECTED_METHODS
 
 

@@ -114,6 +114,8 @@ def test_mcp_plan_turn_takes_every_turn_input_over_the_stdio_server(tmp_path: Pa
             "params": {"name": "plan_turn", "arguments": {"text": "hi", "thread": "kept"}},
         },
     ]
-    replies = {r.get("id"): r for r in _run(["mcp", "--root", str(root), "--no-warm"], calls)}
+    replies = {
+        r.get("id"): r for r in _run(["mcp", "--root", str(root), "--no-warm", "--tools", "all"], calls)
+    }
     _check_plan(replies[1]["result"]["structuredContent"])
     _check_kept(replies[2]["result"]["structuredContent"])

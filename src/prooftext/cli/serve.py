@@ -10,7 +10,7 @@ import typer
 
 import prooftext
 from prooftext.cli.common import app
-from prooftext.errors import RangeError
+from prooftext.errors import RangeError, UnknownNameError
 from prooftext.server import limits as limits_defaults
 from prooftext.server.limits import TOKEN_ENV, Limits
 
@@ -18,6 +18,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_RPC_PORT = 8765
 DEFAULT_MCP_PORT = 8766
 MAX_PORT = 65_535
+MCP_PROFILES = ("lean", "all")
+"""The tool profiles of ``prooftext mcp`` (checked here, before the MCP SDK loads)."""
 
 # readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
 # check would call an unreadable path a usage error (exit 64).
@@ -118,12 +120,24 @@ def mcp_command(
         int, typer.Option("--port", help="TCP port for --http (0 picks a free one).")
     ] = DEFAULT_MCP_PORT,
     token: TokenOpt = None,
+    tools: Annotated[
+        str,
+        typer.Option(
+            "--tools",
+            help="Tool profile: lean (context, search, read, who_uses, verify) or all (adds the advanced "
+            "knobs and the conversation tools).",
+        ),
+    ] = "lean",
     warm: WarmOpt = True,
     watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
     as_json: JsonOpt = False,
 ) -> None:
     """Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ..."""
     _check_port(port)
+    if tools not in MCP_PROFILES:
+        raise UnknownNameError(
+            f"unknown tool profile {tools[:40]!r}; known: {', '.join(MCP_PROFILES)}", field="tools"
+        )
     from prooftext.server.app import run_mcp  # the MCP SDK loads only for this command
 
-    run_mcp(root, use_http=use_http, host=host, port=port, token=token, warm=warm, watch=watch)
+    run_mcp(root, use_http=use_http, host=host, port=port, token=token, warm=warm, watch=watch, tools=tools)

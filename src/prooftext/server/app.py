@@ -88,6 +88,7 @@ def run_mcp(
     token: str | None = None,
     warm: bool = True,
     watch: bool = True,
+    tools: str = "lean",
 ) -> None:
     from prooftext.server import http
     from prooftext.server.mcp_server import create_mcp_server  # the MCP SDK loads only for ``mcp``
@@ -97,7 +98,7 @@ def run_mcp(
     # Bound first: a port in use is reported before the index is opened.
     with http.bind(host, port) if use_http else contextlib.nullcontext() as sock:
         ctx = open_context(root, Limits(watch=watch), "mcp", warm)
-        server = create_mcp_server(Dispatcher(ctx))
+        server = create_mcp_server(Dispatcher(ctx), tools)
         try:
             if sock is not None:
                 app = http.BearerGuard(

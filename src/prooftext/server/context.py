@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -14,6 +15,8 @@ from prooftext import open as open_index
 from prooftext.server.limits import Limits
 
 T = TypeVar("T")
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: files read so far of those a refresh reads."""
 
 __all__ = ["Coalesced", "Limits", "ServerContext"]
 
@@ -85,7 +88,9 @@ class ServerContext:
         if self.limits.watch:
             self.index.watch()
         max_age_s = self.limits.fresh_ms / 1000
-        self.ensure_fresh: Coalesced[None] = Coalesced(self.index.ensure_fresh, max_age_s)
+        self._listeners: list[Progress] = []
+        self._listeners_lock = threading.Lock()
+        self.ensure_fresh: Coalesced[None] = Coalesced(self._refresh_when_stale, max_age_s)
         self.status: Coalesced[IndexStatus] = Coalesced(self.index.status, max_age_s)
 
     @classmethod
@@ -98,6 +103,30 @@ class ServerContext:
     ) -> ServerContext:
         index = open_index(root)
         return cls(index.root, index, limits or Limits(), interface, signing_key=signing_key)
+
+    def _refresh_when_stale(self) -> None:
+        """Refresh when anything changed on disk (or nothing was ever indexed), telling every listener of
+        :meth:`progress_to` how far it got."""
+        if not self.index.status().fresh:
+            self.index.refresh(self._progress)
+
+    def _progress(self, done: int, total: int) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(done, total)
+
+    @contextmanager
+    def progress_to(self, listener: Progress) -> Iterator[None]:
+        """While inside, ``listener`` hears the progress of every refresh this context runs (a refresh
+        already under way included, from its next file on)."""
+        with self._listeners_lock:
+            self._listeners.append(listener)
+        try:
+            yield
+        finally:
+            with self._listeners_lock:
+                self._listeners.remove(listener)
 
     def signed(self, result: dict[str, Any]) -> dict[str, Any]:
         """``result`` signed with the server's key, or as it is when the server has none."""

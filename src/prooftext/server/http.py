@@ -1,7 +1,9 @@
 """JSON-RPC over HTTP: ``POST /rpc`` (one message per body) and ``GET /health``, served by uvicorn.
 
 A body larger than the limit is refused with 413 before it is read (by ``Content-Length``) or as soon as
-the limit is passed (chunked bodies). When a token is set, ``/rpc`` requires ``Authorization: Bearer``;
+the limit is passed (chunked bodies). When a token is set, ``/rpc`` requires ``Authorization: Bearer``,
+and a request without it or with another token is answered 401 saying which (``data.token``: ``missing`` or
+``wrong``), with no OAuth discovery hints (the server has no OAuth; its ``/.well-known/`` answers 404);
 binding to anything but a loopback address without a token is refused at startup. JSON-RPC errors travel
 with status 200; a message of notifications only is answered 204 with no body.
 
@@ -34,7 +36,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from prooftext.errors import AuthError, ConfigError, LimitError
+from prooftext.errors import AuthError, ConfigError, LimitError, NotFoundError
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.limits import TOKEN_ENV
 from prooftext.server.runner import Runner
@@ -45,10 +47,16 @@ KEEP_ALIVE_S = 5
 STATUS_OK = 200
 STATUS_NO_CONTENT = 204
 STATUS_UNAUTHORIZED = 401
+STATUS_NOT_FOUND = 404
 STATUS_TOO_LARGE = 413
 LISTEN_BACKLOG = 128
 AUTHORIZATION = b"authorization"
 BEARER = b"bearer"
+TOKEN_MISSING = "missing"
+TOKEN_WRONG = "wrong"
+REALM = "prooftext"
+WELL_KNOWN = "/.well-known/"
+"""Discovery documents (OAuth protected resource and authorization server metadata) live below this."""
 
 READ_TIMEOUT_S = 30.0
 """How long a client may take to send one whole request, headers and body, counted from when its connection
@@ -84,17 +92,25 @@ def check_bind(host: str, token: str | None) -> None:
         )
 
 
-def authorized(header: bytes | None, token: str | None) -> bool:
-    """Constant-time check of the raw ``Authorization: Bearer <token>`` header (true when no token is set).
+def token_problem(header: bytes | None, token: str | None) -> str | None:
+    """``"missing"`` or ``"wrong"`` when the raw ``Authorization: Bearer <token>`` header does not carry the
+    token (None when it does, or when no token is set); the check takes constant time.
 
     Bytes are compared with the token's UTF-8 bytes: a header is bytes on the wire, and decoding it (ASGI
     servers decode as Latin-1) would accept a non-ASCII token only in an encoding nobody sends it in. A
     token read from the environment keeps the bytes it had there (``surrogateescape``)."""
     if not token:
-        return True
+        return None
     scheme, _, value = (header or b"").partition(b" ")
+    if scheme.lower() != BEARER or not value.strip():
+        return TOKEN_MISSING
     expected = token.encode("utf-8", "surrogateescape")
-    return scheme.lower() == BEARER and hmac.compare_digest(value.strip(), expected)
+    return None if hmac.compare_digest(value.strip(), expected) else TOKEN_WRONG
+
+
+def authorized(header: bytes | None, token: str | None) -> bool:
+    """Whether the raw ``Authorization`` header carries the token (true when no token is set)."""
+    return token_problem(header, token) is None
 
 
 def _authorization(scope: Scope) -> bytes | None:
@@ -107,9 +123,30 @@ def _error(status: int, exc: Exception, headers: dict[str, str] | None = None) -
     return Response(body, status_code=status, media_type=JSON_TYPE, headers=headers)
 
 
-def _unauthorized() -> Response:
-    exc = AuthError("missing or wrong bearer token")
-    return _error(STATUS_UNAUTHORIZED, exc, {"WWW-Authenticate": "Bearer"})
+def _unauthorized(problem: str) -> Response:
+    """401 saying whether the token was missing or wrong. The challenge names the scheme and, for a wrong
+    token, RFC 6750's ``invalid_token``, and nothing else: no ``resource_metadata`` or ``scope``, which
+    would send an MCP client looking for an OAuth authorization server this server does not have."""
+    if problem == TOKEN_MISSING:
+        message = (
+            "bearer token missing: send the header Authorization: Bearer <token>, with the token the "
+            f"server was started with (--token or ${TOKEN_ENV})"
+        )
+        challenge = f'Bearer realm="{REALM}"'
+    else:
+        message = f"bearer token wrong: the token sent is not the one the server was started with (--token or ${TOKEN_ENV})"
+        challenge = (
+            f'Bearer realm="{REALM}", error="invalid_token", error_description="the bearer token is wrong"'
+        )
+    exc = AuthError(message, token=problem)
+    return _error(STATUS_UNAUTHORIZED, exc, {"WWW-Authenticate": challenge})
+
+
+def _no_oauth() -> Response:
+    exc = NotFoundError(
+        "this server has no OAuth authorization: it takes the static bearer token it was started with"
+    )
+    return _error(STATUS_NOT_FOUND, exc)
 
 
 def _too_large(limit: int) -> Response:
@@ -144,8 +181,9 @@ def create_app(runner: Runner, token: str | None = None) -> Starlette:
     limit = runner.limits.max_body_bytes
 
     async def rpc(request: Request) -> Response:
-        if not authorized(_authorization(request.scope), token):
-            return _unauthorized()
+        problem = token_problem(_authorization(request.scope), token)
+        if problem is not None:
+            return _unauthorized(problem)
         declared = _declared_length(request)
         if declared is not None and declared > limit:
             return _too_large(limit)
@@ -175,8 +213,13 @@ class BearerGuard:
         self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self.token and not authorized(_authorization(scope), self.token):
-            await _unauthorized()(scope, receive, send)
+        if scope["type"] == "http" and str(scope.get("path", "")).startswith(WELL_KNOWN):
+            # OAuth discovery (RFC 9728, RFC 8414) ends here, token or not: there is nothing to discover.
+            await _no_oauth()(scope, receive, send)
+            return
+        problem = token_problem(_authorization(scope), self.token) if scope["type"] == "http" else None
+        if problem is not None:
+            await _unauthorized(problem)(scope, receive, send)
             return
         await self.app(scope, receive, send)
 

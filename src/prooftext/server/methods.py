@@ -12,7 +12,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import prooftext
+from prooftext.errors import InsufficientContextError
 from prooftext.server.context import ServerContext
+from prooftext.server.hits import compact_hits
 
 Handler = Callable[[ServerContext, dict[str, Any]], dict[str, Any]]
 
@@ -58,9 +60,20 @@ def _query(params: dict[str, Any]) -> prooftext.Query:
 
 def context_adaptive(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
-    ladder = prooftext.Ladder(**{k: params.pop(k) for k in list(params) if k in _LADDER_FIELDS})
+    rungs = {k: params.pop(k) for k in list(params) if k in _LADDER_FIELDS}
+    if "max_tokens" in rungs and "min_tokens" not in rungs:  # a small ceiling alone starts the ladder there
+        rungs["min_tokens"] = min(rungs["max_tokens"], prooftext.Ladder().min_tokens)
+    ladder = prooftext.Ladder(**rungs)
     options = {k: params.pop(k) for k in list(params) if k == "format"}
+    require_sufficient = params.pop("require_sufficient", False)
     result = ctx.index.adaptive_pack(_query(params), ladder=ladder, refresh=False, **options)
+    if require_sufficient and not result.estimated_sufficient:
+        raise InsufficientContextError(
+            f"the evidence estimator did not pass within max_tokens {ladder.max_tokens} "
+            f"(stopped: {result.stop_reason}); raise max_tokens or narrow the query",
+            stop_reason=result.stop_reason,
+            max_tokens=ladder.max_tokens,
+        )
     return ctx.signed(result.to_dict())
 
 
@@ -94,6 +107,16 @@ def context_map(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     settings = prooftext.MapSettings(**params)
     built = prooftext.repository_map(ctx.index, settings, refresh=False)
     return ctx.signed(built.to_dict())
+
+
+def context_read(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
+    _fresh(ctx, params)
+    return prooftext.read_range(ctx.index, params["path"], params.get("start", 1), params.get("end"))
+
+
+def context_search(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
+    _fresh(ctx, params)
+    return {"hits": compact_hits(ctx.index, params["query"], params.get("limit", 10))}
 
 
 def index_refresh(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -154,6 +177,8 @@ _TABLE: tuple[Method, ...] = (
     Method("context.verify", context_verify, ("packet",)),
     Method("context.risk", context_risk, ("targets", "depth")),
     Method("context.map", context_map, ("query", "max_tokens")),
+    Method("context.read", context_read, ("path", "start", "end")),
+    Method("context.search", context_search, ("query", "limit")),
     Method("index.refresh", index_refresh),
     Method("index.status", index_status),
     Method("memory.add", memory_add, ("kind", "text"), repeatable=False),
