@@ -33,7 +33,7 @@ from prooftext.server.mcp_server import (
     screen_line,
 )
 
-LEAN_TOOLS = {"context", "search", "read", "who_uses", "verify"}
+LEAN_TOOLS = {"context", "search", "map", "read", "who_uses", "verify"}
 ADVANCED_TOOLS = {
     "adaptive_context",
     "pack_context",
@@ -87,7 +87,7 @@ def _cost(value: Any) -> int:
     return prooftext.count(json.dumps(value, ensure_ascii=False, separators=(",", ":")), "o200k_base").count
 
 
-def test_the_default_profile_is_five_short_tools_within_two_thousand_tokens(mcp_ctx: ServerContext) -> None:
+def test_the_default_profile_is_six_short_tools_within_two_thousand_tokens(mcp_ctx: ServerContext) -> None:
     listed = _run(mcp_ctx, lambda c: c.list_tools(), tools=DEFAULT_PROFILE)
     tools = {t.name: t for t in listed.tools}
     assert set(tools) == LEAN_TOOLS
@@ -123,6 +123,7 @@ def _every_tool(packet_holder: dict[str, Any]) -> Session:
         out: dict[str, CallToolResult] = {}
         out["context"] = await c.call_tool("context", {"query": "separability matrix"})
         out["search"] = await c.call_tool("search", {"query": "separability matrix", "limit": 5})
+        out["map"] = await c.call_tool("map", {"query": "separability matrix", "max_tokens": 300})
         out["read"] = await c.call_tool("read", {"path": "util/strings.py", "start": 1, "end": 2})
         out["who_uses"] = await c.call_tool("who_uses", {"targets": ["separability_matrix"]})
         assert out["context"].structured_content is not None

@@ -62,7 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "mcp": (
         "prooftext.cli.serve",
-        "Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ...",
+        "Serve ROOT to coding agents over MCP (stdio by default): context, search, map, read, who_uses, verify.",
     ),
     "key": ("prooftext.cli.pack", "The packet signing key."),
     "memory": (

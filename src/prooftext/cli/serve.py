@@ -124,7 +124,7 @@ def mcp_command(
         str,
         typer.Option(
             "--tools",
-            help="Tool profile: lean (context, search, read, who_uses, verify) or all (adds the advanced "
+            help="Tool profile: lean (context, search, map, read, who_uses, verify) or all (adds the advanced "
             "knobs and the conversation tools).",
         ),
     ] = "lean",
@@ -132,7 +132,7 @@ def mcp_command(
     watch: WatchOpt = limits_defaults.DEFAULT_WATCH,
     as_json: JsonOpt = False,
 ) -> None:
-    """Serve ROOT to coding agents over MCP (stdio by default): adaptive_context, risk_of_changing, ..."""
+    """Serve ROOT to coding agents over MCP (stdio by default): context, search, map, read, who_uses, verify."""
     _check_port(port)
     if tools not in MCP_PROFILES:
         raise UnknownNameError(
