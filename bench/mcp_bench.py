@@ -100,6 +100,7 @@ def calls(package: str, root: Path, listed: dict[str, Any]) -> None:
     plan: list[tuple[str, dict[str, Any]]] = [
         ("context", {"query": "toctree maxdepth", "max_tokens": 1500}),
         ("search", {"query": SEARCHES[0], "limit": 5}),
+        ("map", {"query": "toctree maxdepth", "max_tokens": 1024}),
         ("read", {"path": "sphinx/builders/__init__.py", "start": 1, "end": 20}),
         ("who_uses", {"targets": ["sphinx.util.logging.getLogger"]}),
         ("adaptive_context", {"query": "toctree maxdepth", "max_tokens": 1500, "min_tokens": 1000}),
