@@ -12,7 +12,8 @@ ignored and rewritten, so the cache can make a start faster but never change a c
 Building tiktoken's encoder from the ranks costs another 0.15–0.2 s (it copies and sorts 200,000 entries),
 more than a one-shot ``pack`` spends on everything else. A process therefore counts its first
 :data:`INTERPRETED_COUNT_CHARS` characters with :class:`InterpretedBpe`, the same byte-pair merge over the
-same ranks and the same split pattern, written in Python, and builds the encoder only after that much text,
+same ranks and the same split pattern (its Unicode classes spelled out for Python's ``re`` over those characters),
+written in Python, and builds the encoder only after that much text,
 or at once for a text it cannot count the same way for certain (see :func:`interpretable`). Both give the
 same counts (tests compare them exhaustively over the characters they take); only the speed differs.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import binascii
 import contextlib
+import functools
 import gzip
 import hashlib
 import marshal
@@ -29,7 +31,7 @@ import re
 import sys
 import threading
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -52,6 +54,8 @@ INTERPRETED_COUNT_CHARS = 1_000_000
 quarter of a second of counting, what building the encoder costs."""
 MAX_INTERPRETED_PIECE_BYTES = 128
 """A split piece longer than this is counted by the encoder: the interpreted merge is quadratic in it."""
+_NO_RANK = 1 << 62
+"""Stands for a pair that is not in the vocabulary (above every rank)."""
 MAX_REMEMBERED_PIECES = 200_000
 """Pieces whose counts :class:`InterpretedBpe` keeps (emptied when full)."""
 _INTERPRETABLE_RANGES = (
@@ -85,27 +89,6 @@ _O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-_ASCII_SPACE = r"\t\n\x0b\x0c\r "
-r"""What ``\s`` (Unicode White_Space) matches among ASCII characters: not ``\x1c``-``\x1f``, which Python's
-``\s`` would take."""
-_O200K_ASCII_PATTERN = "|".join(
-    [
-        r"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[0-9]{1,3}""",
-        rf""" ?[^{_ASCII_SPACE}A-Za-z0-9]+[\r\n/]*""",
-        rf"""[{_ASCII_SPACE}]*[\r\n]+""",
-        rf"""[{_ASCII_SPACE}]+(?![^{_ASCII_SPACE}])""",
-        rf"""[{_ASCII_SPACE}]+""",
-    ]
-)
-"""``_O200K_PATTERN`` for ASCII text, in the syntax of Python's ``re`` (two and a half times as fast as
-``regex`` on source code; the tests compare the two on every short string)."""
-_CL100K_ASCII_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{1,3}+"""
-    rf"""| ?[^{_ASCII_SPACE}A-Za-z0-9]++[\r\n]*+|[{_ASCII_SPACE}]++\Z|[{_ASCII_SPACE}]*[\r\n]"""
-    rf"""|[{_ASCII_SPACE}]+(?![^{_ASCII_SPACE}])|[{_ASCII_SPACE}]"""
-)
 _CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 
 
@@ -114,7 +97,6 @@ class _Spec:
     filename: str
     sha256: str
     pattern: str
-    ascii_pattern: str
     special: dict[str, int]
     longest: int
     """The most bytes one token of the pinned file stands for (pinned, since finding it walks the whole
@@ -126,7 +108,6 @@ _SPECS: dict[str, _Spec] = {
         "o200k_base.tiktoken.gz",
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         _O200K_PATTERN,
-        _O200K_ASCII_PATTERN,
         {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
         128,
     ),
@@ -134,7 +115,6 @@ _SPECS: dict[str, _Spec] = {
         "cl100k_base.tiktoken.gz",
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         _CL100K_PATTERN,
-        _CL100K_ASCII_PATTERN,
         {
             _ENDOFTEXT: 100257,
             _FIM_PREFIX: 100258,
@@ -231,6 +211,72 @@ def _read_packaged(filename: str, name: str) -> bytes:
         raise CorruptTokenizerError(f"BPE file for {name} cannot be read: {exc}") from None
 
 
+_WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u2000-\u200a\u2028\u2029\u202f\u205f"
+"""Unicode's White_Space among the interpretable code points: what the patterns' ``\\s`` means (Python's own
+``\\s`` would take ``\\x1c``-``\\x1f`` too)."""
+_NOTHING = "^\\x00-\\U0010ffff"
+"""The contents of a class that takes no character."""
+_CATEGORY_CLASSES = {"L": "L", "N": "N", "M": "M", "Lu": "Lu", "Ll": "Ll", "Lt": "Lt", "Lm": "Lm", "Lo": "Lo"}
+_CLASS_ESCAPE = re.compile(r"\\p\{(\w+)\}|\\s|\\S|\[|\]|\\.")
+
+
+@functools.cache
+def _class_of(category: str) -> str:
+    """The interpretable code points of a general category (``L``: every letter), as ranges of a class."""
+    codes = [code for code, found in _categories() if found.startswith(category)]
+    if not codes:  # no mark (``M``) is interpretable: the class takes nothing
+        return ""
+    runs: list[str] = []
+    start = prev = codes[0]
+    for code in [*codes[1:], -1]:
+        if code != prev + 1:
+            runs.append(f"\\U{start:08x}" + (f"-\\U{prev:08x}" if prev != start else ""))
+            start = code
+        prev = code
+    return "".join(runs)
+
+
+@functools.cache
+def _categories() -> tuple[tuple[int, str], ...]:
+    import unicodedata
+
+    return tuple(
+        (code, unicodedata.category(chr(code)))
+        for low, high in _INTERPRETABLE_RANGES
+        for code in range(low, high + 1)
+    )
+
+
+def interpretable_pattern(pattern: str) -> str:
+    """``pattern`` in the syntax of Python's ``re``, for interpretable text: each Unicode property class
+    (``\\p{L}``, ``\\p{Lu}``, ...) and ``\\s``/``\\S`` spelled out over the interpretable code points, inside
+    or outside a bracketed class. The tests compare its counts with the encoder's."""
+    out: list[str] = []
+    inside = False
+    last = 0
+    for match in _CLASS_ESCAPE.finditer(pattern):
+        out.append(pattern[last : match.start()])
+        last = match.end()
+        token = match.group(0)
+        if token == "[":
+            inside = True
+            out.append(token)
+        elif token == "]":
+            inside = False
+            out.append(token)
+        elif match.group(1) is not None:
+            members = _class_of(_CATEGORY_CLASSES[match.group(1)])
+            out.append(members if inside else f"[{members or _NOTHING}]")
+        elif token == "\\s":
+            out.append(_WHITE_SPACE if inside else f"[{_WHITE_SPACE}]")
+        elif token == "\\S":
+            out.append(f"[^{_WHITE_SPACE}]")  # never used inside a class by the pinned patterns
+        else:
+            out.append(token)
+    out.append(pattern[last:])
+    return "".join(out)
+
+
 def interpretable(text: str) -> bool:
     """Whether :class:`InterpretedBpe` counts ``text`` exactly as the encoder would: every character in
     :data:`_INTERPRETABLE_RANGES` (most source code and prose in Latin script)."""
@@ -244,19 +290,8 @@ class InterpretedBpe:
 
     def __init__(self, ranks: dict[bytes, int], spec: _Spec) -> None:
         self._ranks = ranks
-        self._spec = spec
-        self._split_ascii = re.compile(spec.ascii_pattern, re.ASCII).findall
-        self._split_other: Callable[[str], list[str]] | None = None
+        self._split = re.compile(interpretable_pattern(spec.pattern)).findall
         self._pieces: dict[str, int] = {}
-
-    def _split(self, text: str) -> list[str]:
-        if text.isascii():
-            return self._split_ascii(text)
-        if self._split_other is None:
-            import regex  # the Unicode classes of the full pattern, for the few texts that are not ASCII
-
-            self._split_other = regex.compile(self._spec.pattern).findall
-        return self._split_other(text)
 
     def count(self, text: str) -> int | None:
         pieces = self._pieces
@@ -279,16 +314,21 @@ class InterpretedBpe:
             return 1
         if len(piece) > MAX_INTERPRETED_PIECE_BYTES:
             return None
+        get = ranks.get
         parts = [piece[i : i + 1] for i in range(len(piece))]
-        while len(parts) > 1:
-            best, at = None, -1
-            for i in range(len(parts) - 1):
-                rank = ranks.get(parts[i] + parts[i + 1])
-                if rank is not None and (best is None or rank < best):
-                    best, at = rank, i
-            if best is None:
+        # The rank of each adjacent pair; a merge changes only the two pairs beside it.
+        pairs = [get(parts[i] + parts[i + 1], _NO_RANK) for i in range(len(parts) - 1)]
+        while pairs:
+            best = min(pairs)
+            if best == _NO_RANK:
                 break
+            at = pairs.index(best)  # the leftmost of equal ranks, as tiktoken merges
             parts[at : at + 2] = [parts[at] + parts[at + 1]]
+            del pairs[at]
+            if at < len(pairs):
+                pairs[at] = get(parts[at] + parts[at + 1], _NO_RANK)
+            if at > 0:
+                pairs[at - 1] = get(parts[at - 1] + parts[at], _NO_RANK)
         return len(parts)
 
 
