@@ -5,8 +5,8 @@ default): the share of the gold files (the files the fix changes) that a map per
 text names, beside the share that a fixed packet for the same text quotes in its excerpts, and the share
 a map by centrality alone names. Both shares are printed per task (macro) and over all gold files (micro).
 
-    PYTHONPATH=src python bench/map_bench.py --tasks /work/shared/eval/swebench_dev.jsonl \\
-        --mirror /work/.mirror --work /tmp/map-bench [--all | --sample 46] [--seed 27] [--tokens 4096]
+    python bench/map_bench.py --mirror MIRRORS [--tasks ../shared/eval/swebench_dev.jsonl] \\
+        [--work /tmp/map-bench] [--all | --sample 46] [--seed 27] [--tokens 4096]
 
 Without ``--all`` a fixed-seed sample spread over the repositories is measured (every task of a repository
 with fewer than its share): the whole split takes hours on two cores, mostly indexing sympy at 130 commits.
@@ -31,6 +31,8 @@ from prooftext.eval.gittree import WorkTree, commit_time
 from prooftext.eval.swebench import SweTask, load_tasks
 
 PERCENT = 100
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+"""The shared data beside this checkout (``../shared``)."""
 
 
 def sample(tasks: Sequence[SweTask], size: int, seed: int) -> list[SweTask]:
@@ -138,10 +140,10 @@ def report(rows: Sequence[dict[str, Any]], tokens: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=Path, default=Path("/work/shared/eval/swebench_dev.jsonl"))
     parser.add_argument(
-        "--mirror", type=Path, default=Path("/work/.mirror"), help="holds <owner>+<name>/repo"
+        "--tasks", type=Path, default=SHARED / "eval" / "swebench_dev.jsonl", help="SWE-bench tasks, JSONL"
     )
+    parser.add_argument("--mirror", type=Path, required=True, help="holds <owner>+<name>/repo git dirs")
     parser.add_argument("--work", type=Path, default=Path("/tmp/map-bench"), help="work trees, one per repo")
     parser.add_argument(
         "--tokens", type=int, default=4096, help="budget of the map and the packet, in tokens"
