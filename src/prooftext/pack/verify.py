@@ -139,18 +139,25 @@ class VerifyReport:
 
 
 @functools.cache
-def _packet_validator() -> Any:
+def _lenient_validator() -> Any:
+    """The strict validator class with the keywords that verification checks itself (naming what failed) off."""
     # Imported here: jsonschema costs a tenth of a second, which `pack` and `import prooftext` should not pay.
     from jsonschema.validators import extend
 
-    from prooftext.schema_registry import StrictValidator, load_schema, registry_of
+    from prooftext.schema_registry import StrictValidator
 
     def checked_later(*args: Any) -> Iterator[Any]:
         yield from ()
 
-    strict = extend(StrictValidator, validators=dict.fromkeys(CHECKED_BY_VERIFICATION, checked_later))
+    return extend(StrictValidator, validators=dict.fromkeys(CHECKED_BY_VERIFICATION, checked_later))
+
+
+@functools.cache
+def _packet_validator() -> Any:
+    from prooftext.schema_registry import load_schema, registry_of
+
     packet_rules = {"$ref": load_schema(PACKET_SCHEMA)["$id"] + PACKET_RULES}
-    return strict(packet_rules, registry=registry_of(_REFERENCED_SCHEMAS))
+    return _lenient_validator()(packet_rules, registry=registry_of(_REFERENCED_SCHEMAS))
 
 
 def check_packet(packet: object) -> dict[str, Any]:
@@ -158,20 +165,27 @@ def check_packet(packet: object) -> dict[str, Any]:
     failing place (errors ordered by place, so the same packet always names the same one)."""
     if not isinstance(packet, dict):
         raise ArtifactError("a packet must be a JSON object", field="packet")
-    errors = sorted(_packet_validator().iter_errors(packet), key=lambda e: [str(p) for p in e.absolute_path])
-    if errors:
-        from prooftext.schema_registry import innermost  # loaded with the validator above
-
-        error = innermost(errors[0])
-        place = [str(p) for p in error.absolute_path]
-        if error.validator == "required" and isinstance(error.instance, dict):
-            place += [name for name in error.validator_value if name not in error.instance][:1]
-        raise ArtifactError(
-            f"packet does not match its schema at /{'/'.join(place)}: {error.message[:_MESSAGE_CHARS]}",
-            field=".".join(["packet", *place]),
-            schema=PACKET_SCHEMA,
-        )
+    _refuse_first_error(_packet_validator(), packet, "packet", PACKET_SCHEMA)
     return packet
+
+
+def _refuse_first_error(validator: Any, value: object, what: str, schema: str) -> None:
+    """:class:`ArtifactError` naming the first place where ``value`` fails ``validator`` (errors ordered by
+    place, so the same value always names the same one); nothing when it conforms."""
+    errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        return
+    from prooftext.schema_registry import innermost  # loaded with the validator
+
+    error = innermost(errors[0])
+    place = [str(p) for p in error.absolute_path]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        place += [name for name in error.validator_value if name not in error.instance][:1]
+    raise ArtifactError(
+        f"{what} does not match its schema at /{'/'.join(place)}: {error.message[:_MESSAGE_CHARS]}",
+        field=".".join([what, *place]),
+        schema=schema,
+    )
 
 
 def _label_mismatch(item: dict[str, Any], config: CorpusConfig) -> str | None:
@@ -491,33 +505,15 @@ MAP_SCHEMA = "rpc-context.map.result.schema.json"
 
 @functools.cache
 def _map_validator() -> Any:
-    from jsonschema.validators import extend
+    from prooftext.schema_registry import load_schema
 
-    from prooftext.schema_registry import StrictValidator, load_schema
-
-    def _checked_later(*args: Any) -> Iterator[Any]:
-        yield from ()
-
-    strict = extend(StrictValidator, validators=dict.fromkeys(CHECKED_BY_VERIFICATION, _checked_later))
-    return strict(load_schema(MAP_SCHEMA))
+    return _lenient_validator()(load_schema(MAP_SCHEMA))
 
 
 def check_map(value: dict[str, Any]) -> dict[str, Any]:
     """The map, when it conforms to the map schema; else :class:`ArtifactError` naming the first failing
     place."""
-    errors = sorted(_map_validator().iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
-    if errors:
-        from prooftext.schema_registry import innermost
-
-        error = innermost(errors[0])
-        place = [str(p) for p in error.absolute_path]
-        if error.validator == "required" and isinstance(error.instance, dict):
-            place += [name for name in error.validator_value if name not in error.instance][:1]
-        raise ArtifactError(
-            f"map does not match its schema at /{'/'.join(place)}: {error.message[:_MESSAGE_CHARS]}",
-            field=".".join(["map", *place]),
-            schema=MAP_SCHEMA,
-        )
+    _refuse_first_error(_map_validator(), value, "map", MAP_SCHEMA)
     return value
 
 
