@@ -289,3 +289,20 @@ def test_the_depth_report_shows_how_often_memory_and_retrieval_ran_when_the_run_
     assert tables[1][0] == "how often the gates ran" and ran["LoCoMo questions"] == ["3 (75.0%)", "1 (25.0%)"]
     text = _rendered(prooftext.EvalReport("depth", summary))
     assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_the_locomo_verdict_compares_like_with_like_when_full_history_does_not_fit(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", "locomo", "--data", str(locomo_file), "--arms", "full,last_n,bm25,oracle", "--json"]
+    assert main([*argv, "--budgets", "64", "--out", str(tmp_path / "small")]) == 0  # full history: ~118
+    summary = json.loads(capsys.readouterr().out)
+    reference = summary["reference"]
+    assert reference["arm"] not in ("full", "oracle") and "does not fit" in reference["why"]
+    assert (
+        summary["verdict"]["full"]["fits_budget"] is False and summary["verdict"]["full"]["passes"] is False
+    )
+    report = (tmp_path / "small" / "report.html").read_text()
+    assert "Full context does not fit the budget on every task" in report
+    assert main([*argv, "--budgets", "256"]) == 0
+    assert json.loads(capsys.readouterr().out)["reference"]["arm"] == "full"

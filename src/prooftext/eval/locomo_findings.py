@@ -158,7 +158,8 @@ def category_sentence(arms: Arms) -> str:
 
 
 def verdict_sentence(summary: Mapping[str, Any]) -> str:
-    """Which arms pass, grouped by arm with their budgets, against the declared reference."""
+    """Which reference the verdict measures from (and why), then which arms pass, grouped by arm with their
+    budgets."""
     verdict: Mapping[str, Any] = summary.get("verdict", {})
     passing: dict[str, list[str]] = {}
     failing: dict[str, list[str]] = {}
@@ -173,13 +174,8 @@ def verdict_sentence(summary: Mapping[str, Any]) -> str:
             f"{name} at {', '.join(bs)}" if bs != ["unbudgeted"] else name for name, bs in groups.items()
         )
 
-    full = summary.get("arms", {}).get("full")
-    lead = ""
-    if full is not None:
-        lead = (
-            f"The regression is measured from full history ({_mean_tokens(full)} tokens on average), which"
-            f" no budget here holds; read it as the distance from everything. "
-        )
+    why = (summary.get("reference") or {}).get("why")
+    lead = f"{why[0].upper()}{why[1:]}. " if isinstance(why, str) and why else ""
     said = [f"passing: {grouped(passing)}" if passing else "no arm passes"]
     if failing:
         said.append(f"failing: {grouped(failing)}")

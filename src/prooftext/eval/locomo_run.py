@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from prooftext.eval import locomo_findings as find
 from prooftext.eval.common import Progress, RunOptions, collect_rows
-from prooftext.eval.declare import Declaration, manifest, verdict
+from prooftext.eval.declare import Declaration, manifest
 from prooftext.eval.html import (
     HtmlReport,
     anchor_section,
@@ -151,15 +151,12 @@ def run_locomo(
                 ConversationRunner(config, plan), conversations, runner_total, output, options, progress
             )
             rows.sort(key=lambda r: (str(r["sample_id"]), int(str(r["qid"]).rpartition("#")[2])))
-            summary = locomo_summary(rows, max(config.budgets) if plan is not None else None)
+            summary = locomo_summary(rows, max(config.budgets))
             summary.update(
                 {
                     "wall_s": round(time.perf_counter() - started, 1),
                     "evidence_normalization": evidence_stats.to_dict(),
                     "declaration": record["declaration"],
-                    "verdict": verdict(
-                        declaration, summary["arms"], "full" if "full" in config.arms else None
-                    ),
                     "code": record["code"],
                     "datasets": record["datasets"],
                     "budgets": list(config.budgets),
@@ -167,17 +164,16 @@ def run_locomo(
             )
             summary.update(run_totals(rows, plan is not None))
             if plan is not None:
-                _model_verdict(summary, record, declaration, max(config.budgets))
+                summary["model"] = record["model"]
+            _budget_verdict(summary, declaration, max(config.budgets))
             output.finish(summary, locomo_report(record, summary) if options.out_dir else None)
     return summary
 
 
-def _model_verdict(
-    summary: dict[str, Any], record: Mapping[str, Any], declaration: Declaration, budget: int
-) -> None:
-    """With a model: the verdict against the declared reference when it fits the largest budget on every
-    question, else against the best arm that does (never the oracle, which is given the evidence)."""
-    summary["model"] = record["model"]
+def _budget_verdict(summary: dict[str, Any], declaration: Declaration, budget: int) -> None:
+    """The verdict against the declared reference (full history by default) when it fits the largest budget
+    on every question, else against the best arm that does (never the oracle, which is given the evidence):
+    like is compared with like, as for SWE-bench."""
     summary["budget"] = budget
     candidates = {
         a: s for a, s in summary["arms"].items() if a != "oracle" or declaration.reference_arm == "oracle"
