@@ -250,14 +250,16 @@ def select_tasks(
     order. A repository or instance id that no task has is an ``unknown_name`` error naming the field
     (``repo`` or ``instance``), and so is a selection that leaves no task: never an empty run."""
     have_repos = [t.repo for t in tasks]
-    unknown = [r for r in repos if r not in set(have_repos)]
+    known_repos = set(have_repos)
+    unknown = [r for r in repos if r not in known_repos]
     if unknown:
         raise UnknownNameError(
             f"no task of repository {', '.join(unknown)}; the tasks' repositories: {_known(have_repos)}",
             field="repo",
         )
     have_ids = [t.instance_id for t in tasks]
-    unknown = [i for i in instances if i not in set(have_ids)]
+    known_ids = set(have_ids)
+    unknown = [i for i in instances if i not in known_ids]
     if unknown:
         raise UnknownNameError(
             f"no task with instance id {', '.join(unknown)}; {len(have_ids)} tasks, e.g. {_known(have_ids)}",
