@@ -1,6 +1,6 @@
 """Stopping rules for the adaptive ladder, scored offline on probe ladders recorded by ``bench/tune.py``.
 
-Usage: python bench/stop_rules.py ROWS.jsonl [--variant default] [--every 2]
+Usage: python bench/stop_rules.py ROWS.jsonl [--variant default] [--every 2] [--tasks TASKS.jsonl]
 
 Each row holds one task's probe ladder (a packet per rung of the probe step, up to the budget) and its ranked
 candidates with their priorities. A rule looks at one rung: the candidates it quotes (by node, or by lines
@@ -9,6 +9,10 @@ the rule holds is where the adaptive packet stops as ``estimated_sufficient``; a
 climbs to the last rung (the fixed packet). Printed per rule, over all tasks and per repository: mean tokens
 against the fixed packet's, gold-line recall against the fixed packet's, and how often a sufficient stop
 quotes every gold file.
+
+With ``--tasks`` (the tasks the rows were recorded on, for their gold lines), the strong-file rules are also
+scored trimmed: a sufficient packet keeps only the excerpts that hold a candidate the rule waited for (its
+tokens estimated in proportion to the lines it keeps). The notes' figures for trimming come from there.
 """
 
 from __future__ import annotations
@@ -86,6 +90,27 @@ def per_file_rule(share: float, file_share: float = 0.5, window: int = 8) -> Rul
         )
 
     return rule
+
+
+def waited_for(row: Row, share: float, file_share: float, lone_share: float) -> list[Sequence[Any]]:
+    """The candidates a strong-file rule waits for: those of at least ``share`` of the best one in files
+    whose such candidates add up to at least ``file_share`` of the strongest file's sum, and anywhere those
+    of at least ``lone_share`` of the best one."""
+    ranked = row["ranked"]
+    if not ranked:
+        return []
+    top = max(c[2] for c in ranked)
+    strong = [c for c in ranked if c[2] >= share * top]
+    mass: dict[str, int] = {}
+    for cand in strong:
+        mass[cand[1]] = mass.get(cand[1], 0) + cand[2]
+    floor = file_share * max(mass.values())
+    return [c for c in strong if mass[c[1]] >= floor or c[2] >= lone_share * top]
+
+
+def strong_files_rule(share: float, file_share: float, lone_share: float = 2.0) -> Rule:
+    """Every candidate :func:`waited_for` returns is quoted."""
+    return lambda row, rung: all(_quoted(rung, c) for c in waited_for(row, share, file_share, lone_share))
 
 
 def both(first: Rule, second: Rule) -> Rule:
@@ -182,11 +207,73 @@ def outcome(rows: Sequence[Row], rule: Rule, every: int) -> Outcome:
     )
 
 
+def _holds(excerpt: Sequence[Any], cand: Sequence[Any]) -> bool:
+    path, start, end = excerpt
+    return bool(path == cand[1] and start <= cand[3] and cand[4] <= end)
+
+
+def _lines(excerpts: Sequence[Sequence[Any]]) -> int:
+    return sum(end - start + 1 for _, start, end in excerpts)
+
+
+def trimmed_outcome(
+    rows: Sequence[Row], gold: dict[str, Any], params: tuple[float, float, float], every: int
+) -> Outcome:
+    """A strong-file rule whose sufficient packet keeps only the excerpts holding a candidate it waited for."""
+    from prooftext.eval.metrics import group_ranges, line_recall
+
+    tokens: list[float] = []
+    recall: list[float] = []
+    sufficient = right = 0
+    for row in rows:
+        ladder = row["probe"]
+        chosen = [r for n, r in enumerate(ladder, start=1) if n % every == 0 or n == len(ladder)]
+        wanted = waited_for(row, *params)
+        hit = next((r for r in chosen if all(_quoted(r, c) for c in wanted)), None)
+        if hit is None:
+            tokens.append(ladder[-1]["tokens"])
+            recall.append(ladder[-1]["recall"])
+            continue
+        kept = [e for e in hit["excerpts"] if any(_holds(e, c) for c in wanted)]
+        task = gold[row["instance_id"]]
+        sufficient += 1
+        right += set(task.gold_paths) <= {e[0] for e in kept}
+        tokens.append(hit["tokens"] * _lines(kept) / max(1, _lines(hit["excerpts"])))
+        recall.append(line_recall(group_ranges(kept), task.gold_ranges) or 0.0)
+    return Outcome(
+        fmean(tokens),
+        fmean(recall),
+        fmean(r["probe"][-1]["tokens"] for r in rows),
+        fmean(r["probe"][-1]["recall"] for r in rows),
+        sufficient,
+        right,
+    )
+
+
+STRONG_FILE_PARAMS = (
+    (0.3, 0.0, 2.0),
+    (0.3, 0.1, 2.0),
+    (0.3, 0.15, 2.0),
+    (0.3, 0.3, 2.0),
+    (0.3, 0.3, 0.4),
+    (0.3, 0.5, 2.0),
+)
+"""(share, file share, lone share) of the strong-file rules scored; a lone share of 2 is no lone rule."""
+
+
+def _print(rows: Sequence[Row], label: str, score: Callable[[Sequence[Row]], Outcome]) -> None:
+    print(score(rows).line(label))
+    for repo in sorted({r["repo"] for r in rows}):
+        part = [r for r in rows if r["repo"] == repo]
+        print("    " + score(part).line(f"{repo} ({len(part)})"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=Path)
     parser.add_argument("--variant", default="default")
     parser.add_argument("--every", type=int, default=2)
+    parser.add_argument("--tasks", type=Path)
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if r.get("variant") == args.variant and "probe" in r]
@@ -210,11 +297,17 @@ def main() -> None:
     for share in (0.3, 0.5):
         for per_file in (1, 2, 3):
             rules[f"files {share} x{per_file}"] = files_rule(share, per_file)
+    for params in STRONG_FILE_PARAMS:
+        rules["strong files {} {} lone {}".format(*params)] = strong_files_rule(*params)
     for name, rule in rules.items():
-        print(outcome(rows, rule, args.every).line(name))
-        for repo in sorted({r["repo"] for r in rows}):
-            part = [r for r in rows if r["repo"] == repo]
-            print("    " + outcome(part, rule, args.every).line(f"{repo} ({len(part)})"))
+        _print(rows, name, lambda part, rule=rule: outcome(part, rule, args.every))  # type: ignore[misc]
+    if args.tasks is not None:
+        from prooftext.eval.swebench import load_tasks
+
+        gold = {t.instance_id: t for t in load_tasks(args.tasks)}
+        for params in STRONG_FILE_PARAMS:
+            label = "trimmed {} {} lone {}".format(*params)
+            _print(rows, label, lambda part, p=params: trimmed_outcome(part, gold, p, args.every))  # type: ignore[misc]
 
 
 if __name__ == "__main__":
