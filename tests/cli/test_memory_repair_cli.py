@@ -72,6 +72,7 @@ def test_export_move_aside_and_import_recover_the_readable_records(
         "links_dropped": [],
         "messages": 1,
         "records": RECORDS + 2 - len(lost),
+        "thread_settings": 0,
     }
     status, out, _ = _run(capsys, "memory", "list", "--root", str(root), "--json")
     ids = [r["id"] for r in json.loads(out)["records"]]

@@ -173,6 +173,43 @@ def test_a_sound_store_round_trips_through_export_and_import_exactly(tmp_path: P
         assert [t.to_dict() for t in store.threads()] == threads
 
 
+def test_thread_identities_round_trip_through_export_and_import(tmp_path: Path) -> None:
+    source = filled_memory(tmp_path / "a", 2)
+    with MemoryStore(source) as store:
+        store.set_thread_identity("main", "You are Ada, a careful reviewer.")
+        store.set_thread_identity("quiet", "You are Bo.")  # a thread with an identity and no message yet
+        threads = [t.to_dict() for t in store.threads()]
+    export = prooftext.memory_export(tmp_path / "a")
+    assert export.complete and export.summary()["thread_settings"] == 2
+    (tmp_path / "b").mkdir()
+    result = prooftext.memory_import(tmp_path / "b", "\n".join(export.lines()).encode())
+    assert result.to_dict()["thread_settings"] == 2
+    with MemoryStore.open(tmp_path / "b") as store:
+        assert store.thread_identity("main") == "You are Ada, a careful reviewer."
+        assert store.thread_identity("quiet") == "You are Bo."
+        assert [t.to_dict() for t in store.threads()] == threads
+    assert prooftext.fsck(tmp_path / "b").status == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"identity":"  ","thread":"main","type":"thread_setting","updated_ms":1}', "non-empty text"),
+        ('{"identity":"x","thread":"a b","type":"thread_setting","updated_ms":1}', "thread"),
+        ('{"identity":"x","thread":"main","type":"thread_setting"}', "exactly the fields"),
+    ],
+)
+def test_an_import_holds_thread_identities_to_the_rules_of_a_write(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    filled_memory(tmp_path / "a", 2)
+    lines = [*prooftext.memory_export(tmp_path / "a").lines(), line]
+    (tmp_path / "b").mkdir()
+    with pytest.raises(RequestError, match=message) as caught:
+        prooftext.memory_import(tmp_path / "b", "\n".join(lines).encode())
+    assert caught.value.details["line"] == len(lines)
+
+
 def test_an_import_drops_a_supersede_link_to_a_record_the_damage_took(tmp_path: Path) -> None:
     filled_memory(tmp_path / "a", 2)
     lines = [line for line in prooftext.memory_export(tmp_path / "a").lines() if '"id":4,' not in line]

@@ -155,8 +155,8 @@ def memory_supersede(
 
 @memory_app.command("export")
 def memory_export(root: RootOpt = Path("."), as_json: JsonOpt = False) -> None:
-    """Print every readable record and message as JSON lines, read-only: the first step of repairing a
-    damaged store. A summary goes to stderr; exit 3 when some rows could not be read."""
+    """Print every readable record, message and thread identity as JSON lines, read-only: the first step of
+    repairing a damaged store. A summary goes to stderr; exit 3 when some rows could not be read."""
     export = prooftext.memory_export(root)
     for line in export.lines():
         echo(line)
@@ -165,7 +165,11 @@ def memory_export(root: RootOpt = Path("."), as_json: JsonOpt = False) -> None:
         echo(json.dumps(summary, sort_keys=True), err=True)
     else:
         unreadable = "; ".join(f"{t} {', '.join(ids)}" for t, ids in summary["unreadable"].items())
-        echo(f"memory export: {summary['records']} records, {summary['messages']} messages", err=True)
+        echo(
+            f"memory export: {summary['records']} records, {summary['messages']} messages,"
+            f" {summary['thread_settings']} thread identities",
+            err=True,
+        )
         if unreadable:
             echo(f"memory export: could not read (damaged pages): {unreadable}", err=True)
         for problem in summary["invalid"]:
@@ -185,7 +189,10 @@ def memory_import(
     if as_json:
         emit_json(result.to_dict())
     else:
-        echo(f"imported {result.records} records and {result.messages} messages")
+        echo(
+            f"imported {result.records} records, {result.messages} messages"
+            f" and {result.thread_settings} thread identities"
+        )
         for link in result.links_dropped:
             echo(f"memory import: dropped the link to a record not in the export: {link}", err=True)
 

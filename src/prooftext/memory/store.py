@@ -306,6 +306,8 @@ MESSAGE_COLUMNS: dict[str, tuple[type, ...]] = {
     "created_ms": _INT,
     "tier": _OPT_TEXT,
 }
+SETTING_COLUMNS: dict[str, tuple[type, ...]] = {"thread": _TEXT, "identity": _OPT_TEXT, "updated_ms": _INT}
+"""A thread's settings (schema 2): the identity it keeps."""
 
 
 def column_problem(
@@ -363,6 +365,17 @@ def _record(row: sqlite3.Row, path: Path) -> MemoryRecord:
 
 def _message(row: sqlite3.Row, path: Path) -> StoredMessage:
     return StoredMessage(**_typed_row(row, MESSAGE_COLUMNS, "message", path))
+
+
+def check_identity(identity: object) -> str:
+    """A thread's identity as it is kept: non-empty Unicode text, any credential redacted."""
+    if not isinstance(identity, str) or not identity.strip():
+        raise RequestError("identity must be non-empty text", field="identity")
+    try:
+        identity.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestError("identity is not valid Unicode text", field="identity") from None
+    return redact_text(identity)
 
 
 def _insert_sql(table: str, columns: Mapping[str, object]) -> str:
@@ -698,16 +711,27 @@ class MemoryStore:
             )
         return self.get(record_id), self.get(new_id)
 
-    def restore(self, records: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> None:
-        """Write exported records and messages, ids, states, timestamps and links as they are, into this
-        store, which must hold neither (one transaction: all or nothing). The caller has checked them; each
-        thread's times are those of its first and last message."""
+    def restore(
+        self,
+        records: Sequence[Mapping[str, Any]],
+        messages: Sequence[Mapping[str, Any]],
+        settings: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """Write exported records, messages and thread settings, ids, states, timestamps and links as they
+        are, into this store, which must hold none of them (one transaction: all or nothing). The caller has
+        checked them; each thread's times are those of its first and last message (of its settings when it
+        has no message)."""
         threads: dict[str, tuple[int, int]] = {}
         for m in messages:
             first, last = threads.get(m["thread"], (m["created_ms"], m["created_ms"]))
             threads[m["thread"]] = (min(first, m["created_ms"]), max(last, m["created_ms"]))
+        for setting in settings:
+            threads.setdefault(setting["thread"], (setting["updated_ms"], setting["updated_ms"]))
         with self._write() as db:
-            held = db.execute("SELECT (SELECT count(*) FROM records) + (SELECT count(*) FROM messages)")
+            held = db.execute(
+                "SELECT (SELECT count(*) FROM records) + (SELECT count(*) FROM messages)"
+                " + (SELECT count(*) FROM thread_settings)"
+            )
             if held.fetchone()[0]:
                 raise MemoryStoreError(
                     f"{self.path} already holds memory: an import restores into an empty store only"
@@ -722,6 +746,10 @@ class MemoryStore:
             )
             db.executemany(
                 _insert_sql("messages", MESSAGE_COLUMNS), [_values(m, MESSAGE_COLUMNS) for m in messages]
+            )
+            db.executemany(
+                _insert_sql("thread_settings", SETTING_COLUMNS),
+                [_values(t, SETTING_COLUMNS) for t in settings],
             )
 
     # -- threads and history --------------------------------------------------------------------------
@@ -775,13 +803,7 @@ class MemoryStore:
     def set_thread_identity(self, thread: str, identity: str) -> None:
         """Keep ``identity`` with ``thread`` (created on first use); later turns of the thread use it."""
         check_thread(thread)
-        if not isinstance(identity, str) or not identity.strip():
-            raise RequestError("identity must be non-empty text", field="identity")
-        try:
-            identity.encode("utf-8")
-        except UnicodeEncodeError:
-            raise RequestError("identity is not valid Unicode text", field="identity") from None
-        identity = redact_text(identity)
+        identity = check_identity(identity)
         now = self._clock()
         with self._write() as db:
             db.execute(

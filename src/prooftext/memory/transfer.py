@@ -6,7 +6,8 @@ allows is listed as invalid. The damaged file is then moved aside, and ``import_
 a fresh, empty store with the ids, states, timestamps and links it had. A supersede link to a record the
 damage took is dropped, and the import says which.
 
-Each line is one canonical JSON object: ``{"type": "record", <every column>}`` or ``{"type": "message", …}``.
+Each line is one canonical JSON object: ``{"type": "record", <every column>}``, ``{"type": "message", …}`` or
+``{"type": "thread_setting", "thread": …, "identity": …, "updated_ms": …}`` (the identity a thread keeps).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from prooftext.memory.store import (
     MAX_SOURCE_BYTES,
     MESSAGE_COLUMNS,
     RECORD_COLUMNS,
+    SETTING_COLUMNS,
     MemoryStore,
+    check_identity,
     check_text,
     column_problem,
     damaged,
@@ -36,7 +39,13 @@ from prooftext.memory.store import (
 )
 
 TYPE_FIELD = "type"
-LINE_TYPES: dict[str, Mapping[str, tuple[type, ...]]] = {"record": RECORD_COLUMNS, "message": MESSAGE_COLUMNS}
+LINE_TYPES: dict[str, Mapping[str, tuple[type, ...]]] = {
+    "record": RECORD_COLUMNS,
+    "message": MESSAGE_COLUMNS,
+    "thread_setting": SETTING_COLUMNS,
+}
+ROWID = "salvage_rowid"
+"""The name an export reads each row's rowid under (no table of the store has a column of that name)."""
 MAX_PROBES = 1_000_000
 """How many ids past a damaged page an export tries, one by one, before it gives up on a table."""
 
@@ -47,6 +56,7 @@ class MemoryExport:
 
     records: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    settings: list[dict[str, Any]] = field(default_factory=list)
     unreadable: dict[str, list[int]] = field(default_factory=dict)
     invalid: list[str] = field(default_factory=list)
 
@@ -55,7 +65,11 @@ class MemoryExport:
         return not self.invalid and not any(self.unreadable.values())
 
     def lines(self) -> Iterator[str]:
-        for kind, rows in (("record", self.records), ("message", self.messages)):
+        for kind, rows in (
+            ("record", self.records),
+            ("message", self.messages),
+            ("thread_setting", self.settings),
+        ):
             for row in rows:
                 yield canonical.encode({TYPE_FIELD: kind, **row}).decode("ascii")
 
@@ -65,6 +79,7 @@ class MemoryExport:
             "invalid": self.invalid,
             "messages": len(self.messages),
             "records": len(self.records),
+            "thread_settings": len(self.settings),
             "unreadable": {table: id_ranges(ids) for table, ids in self.unreadable.items() if ids},
         }
 
@@ -89,30 +104,38 @@ def _first_value(conn: sqlite3.Connection, sql: str, *args: Any) -> int | None:
 
 
 def _salvage(conn: sqlite3.Connection, table: str) -> tuple[list[dict[str, Any]], list[int]]:
-    """Every readable row of ``table`` in id order, and the ids whose rows could not be read. When a scan
-    fails, the next id is read alone (a row beside a damaged page may still be read that way) or listed, and
-    the scan starts again after it, until it is past the damage or the largest id ever given."""
+    """Every readable row of ``table`` in rowid order (a table's ``id`` is its rowid), and the rowids whose
+    rows could not be read. When a scan fails, the next rowid is read alone (a row beside a damaged page may
+    still be read that way) or listed, and the scan starts again after it, until it is past the damage or
+    the largest rowid ever given."""
     seq = "SELECT seq FROM sqlite_sequence WHERE name = ?"
-    upper = _first_value(conn, seq, table) or _first_value(conn, f"SELECT max(id) FROM {table}")
-    first = _first_value(conn, f"SELECT min(id) FROM {table}")
+    upper = _first_value(conn, seq, table) or _first_value(conn, f"SELECT max(rowid) FROM {table}")
+    first = _first_value(conn, f"SELECT min(rowid) FROM {table}")
     next_id = 1 if first is None else first
     rows: list[dict[str, Any]] = []
     lost: list[int] = []
+    scan = f"SELECT rowid AS {ROWID}, * FROM {table} WHERE rowid >= ? ORDER BY rowid"
     while True:
         try:
-            for row in conn.execute(f"SELECT * FROM {table} WHERE id >= ? ORDER BY id", (next_id,)):
-                rows.append(dict(row))
-                next_id = int(row["id"]) + 1
+            for row in conn.execute(scan, (next_id,)):
+                rows.append(_without_rowid(row))
+                next_id = int(row[ROWID]) + 1
             return rows, lost
         except sqlite3.DatabaseError:
             if upper is None or next_id > upper or len(lost) >= MAX_PROBES:
                 return rows, lost
         try:
-            alone = conn.execute(f"SELECT * FROM {table} WHERE id = ?", (next_id,)).fetchone()
-            rows += [dict(alone)] if alone is not None else []
+            alone = conn.execute(f"SELECT rowid AS {ROWID}, * FROM {table} WHERE rowid = ?", (next_id,))
+            rows += [_without_rowid(row) for row in alone.fetchall()]
         except sqlite3.DatabaseError:
             lost.append(next_id)
         next_id += 1
+
+
+def _without_rowid(row: sqlite3.Row) -> dict[str, Any]:
+    out = dict(row)
+    del out[ROWID]
+    return out
 
 
 def _valid_records(rows: list[dict[str, Any]], export: MemoryExport) -> None:
@@ -135,6 +158,7 @@ def export_memory(path: Path) -> MemoryExport:
         try:
             records, export.unreadable["records"] = _salvage(conn, "records")
             messages, export.unreadable["messages"] = _salvage(conn, "messages")
+            settings, export.unreadable["thread_settings"] = _salvage(conn, "thread_settings")
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:  # the header itself is damaged: nothing can be read
@@ -147,7 +171,24 @@ def export_memory(path: Path) -> MemoryExport:
         export.invalid += problems
         if not problems:
             export.messages.append(message)
+    for setting in settings:
+        problem = _setting_problem(setting)
+        if problem is None:
+            export.settings.append(setting)
+        else:
+            export.invalid.append(problem)
     return export
+
+
+def _setting_problem(setting: dict[str, Any]) -> str | None:
+    """Why a thread's settings row cannot be exported, or None."""
+    problem = column_problem(setting, SETTING_COLUMNS, "thread setting")
+    if problem is None:
+        try:
+            check_thread(setting["thread"])
+        except ProoftextError as exc:
+            problem = f"thread setting: {exc.message}"
+    return problem
 
 
 @dataclass(frozen=True)
@@ -157,9 +198,15 @@ class MemoryImport:
     records: int
     messages: int
     links_dropped: list[str]
+    thread_settings: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"links_dropped": self.links_dropped, "messages": self.messages, "records": self.records}
+        return {
+            "links_dropped": self.links_dropped,
+            "messages": self.messages,
+            "records": self.records,
+            "thread_settings": self.thread_settings,
+        }
 
 
 @contextmanager
@@ -194,6 +241,9 @@ def _checked(number: int, kind: str, row: dict[str, Any]) -> dict[str, Any]:
             check_thread(row["thread"])
         if kind == "message":
             return {**row, "text": redact_text(row["text"])}
+        if kind == "thread_setting":
+            identity = row["identity"]
+            return {**row, "identity": None if identity is None else check_identity(identity)}
         row["text"] = check_text(row["text"], "text", MAX_RECORD_BYTES)
         row["source"] = check_text(row["source"], "source", MAX_SOURCE_BYTES)
         if row["resolution"] is not None:
@@ -201,17 +251,30 @@ def _checked(number: int, kind: str, row: dict[str, Any]) -> dict[str, Any]:
         return row
 
 
-def parse_export(data: bytes) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
-    """The records (by id) and messages of an export; an error names the first line that is not one."""
-    found: dict[str, dict[int, dict[str, Any]]] = {"record": {}, "message": {}}
+@dataclass(frozen=True)
+class ParsedExport:
+    """An export's records by id, its messages and its thread settings."""
+
+    records: dict[int, dict[str, Any]]
+    messages: list[dict[str, Any]]
+    settings: list[dict[str, Any]]
+
+
+def parse_export(data: bytes) -> ParsedExport:
+    """The records, messages and thread settings of an export; an error names the first line that is not
+    one of them, or that repeats a record's or message's id or a thread's settings."""
+    found: dict[str, dict[Any, dict[str, Any]]] = {kind: {} for kind in LINE_TYPES}
     for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         kind, row = _parse_line(number, line)
-        if row["id"] in found[kind]:
-            raise RequestError(f"line {number}: a second {kind} {row['id']}", field="file", line=number)
-        found[kind][row["id"]] = _checked(number, kind, row)
-    return found["record"], list(found["message"].values())
+        key = row["thread"] if kind == "thread_setting" else row["id"]
+        if key in found[kind]:
+            raise RequestError(f"line {number}: a second {kind} {key}", field="file", line=number)
+        found[kind][key] = _checked(number, kind, row)
+    return ParsedExport(
+        found["record"], list(found["message"].values()), list(found["thread_setting"].values())
+    )
 
 
 def _drop_dangling(records: dict[int, dict[str, Any]]) -> list[str]:
@@ -227,10 +290,11 @@ def _drop_dangling(records: dict[int, dict[str, Any]]) -> list[str]:
 def import_memory(store: MemoryStore, data: bytes) -> MemoryImport:
     """Write the export ``data`` into ``store``, which must be empty: all of it, or nothing when any line or
     invariant is broken."""
-    records, messages = parse_export(data)
+    parsed = parse_export(data)
+    records, messages = parsed.records, parsed.messages
     dropped = _drop_dangling(records)
     problems = record_problems(records) + message_problems(messages, {m["thread"] for m in messages})
     if problems:
         raise RequestError(f"the export is not consistent memory: {problems[0]}", field="file")
-    store.restore(list(records.values()), messages)
-    return MemoryImport(len(records), len(messages), dropped)
+    store.restore(list(records.values()), messages, parsed.settings)
+    return MemoryImport(len(records), len(messages), dropped, len(parsed.settings))
