@@ -28,7 +28,7 @@ from prooftext.eval.answers import (
     token_f1,
 )
 from prooftext.eval.common import RunOptions
-from prooftext.eval.model import ModelSettings
+from prooftext.eval.model import Instruction, ModelPlan, ModelSettings, answer_key
 from prooftext.eval.model_summary import TERMINAL_VALUE_COLUMNS, cost_table, model_table, model_tables
 from prooftext.eval.run import evaluate
 from prooftext.eval.runs import LocomoRun, QualityBar, SwebenchRun
@@ -161,6 +161,17 @@ def test_locomo_answers_are_scored_priced_timed_and_a_rerun_sends_nothing(
     assert again["answers"] == {"total": 48, "asked": 0, "cached": 48, "errors": 0}
     assert again["arms"]["full"]["model"]["spent_usd"] == 0.0
     assert again["arms"]["last_n@64"]["success"] == arms["last_n@64"]["success"]
+
+
+def test_an_answer_from_one_server_is_not_reused_for_another() -> None:
+    instruction = Instruction("prooftext.test/v1", "Answer.", 16)
+    keys = {
+        answer_key(
+            ModelPlan(ModelSettings(MODEL, "ollama", url), instruction, "bytes", None), "t", "a", 0, "ab"
+        )
+        for url in ("http://127.0.0.1:1", "http://127.0.0.1:2", None)
+    }
+    assert len(keys) == 3
 
 
 def test_a_model_run_without_a_full_declaration_is_refused_before_it_starts(

@@ -3,7 +3,7 @@ the answer is kept, timed, priced and cached.
 
 The model sees the packet's prompt only (SACP §8) as the user message, after the benchmark's instruction as
 the system message. Every answer is cached on disk under a key of (task, arm, repeat, model, backend,
-sampling settings, instruction version, prompt sha256), so a run that was stopped goes on where it stopped
+endpoint, sampling settings, instruction version, prompt sha256), so a run that was stopped goes on where it stopped
 and a rerun with the same settings sends nothing. A failed request is recorded in the row with its error code
 and never cached: the next run asks again.
 """
@@ -30,7 +30,7 @@ NS_PER_MS = 1_000_000
 TOKENS_PER_PRICE_UNIT = 1_000_000
 """Prices are declared in US dollars per million tokens."""
 ANSWERS_SUBDIR = "answers"
-CACHE_SCHEMA = "prooftext.eval-answer/v1"
+CACHE_SCHEMA = "prooftext.eval-answer/v2"
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,7 @@ def answer_key(plan: ModelPlan, task: str, arm: str, repeat: int, prompt_sha256:
         "repeat": repeat,
         "model": s.model,
         "backend": s.backend,
+        "endpoint": s.endpoint,
         "temperature": s.temperature,
         "seed": s.seed,
         "max_output_tokens": plan.instruction.max_output_tokens,
