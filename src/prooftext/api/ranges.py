@@ -13,6 +13,7 @@ from typing import Any
 
 from prooftext.corpus.lines import LineText
 from prooftext.corpus.model import REMEDIES, SENSITIVITIES
+from prooftext.corpus.safeio import Refusal, split_portable
 from prooftext.errors import (
     PathOutsideRootError,
     RangeError,
@@ -42,13 +43,16 @@ MAX_RANGE_LINES = 2000
 
 
 def _portable(path: str) -> str:
-    parts = path.split("/")
-    if not path or path.startswith("/") or "\\" in path or ".." in parts:
+    """``path`` when it is a portable relative path (see :func:`~prooftext.corpus.safeio.split_portable`):
+    one that leaves the root is ``path_outside_root``, any other refusal a request error naming why."""
+    if not path or path.startswith("/") or "\\" in path or ".." in path.split("/"):
         raise PathOutsideRootError(f"path is not a relative path below the root: {path[:200]}", field="path")
-    if "" in parts or "." in parts:
+    try:
+        split_portable(path)
+    except Refusal as exc:
         raise RequestError(
-            f"path {path[:200]!r} is not in canonical form (no '.' or empty parts)", field="path"
-        )
+            f"path {path[:200]!r} is not a portable relative path: {exc.detail}", field="path"
+        ) from None
     return path
 
 
