@@ -52,6 +52,7 @@ from prooftext.select.query import (
 from prooftext.select.rank import rank
 from prooftext.select.terms import analyze
 from prooftext.store.db import read_snapshot
+from prooftext.store.map_queries import file_imports, map_files, map_symbols, used_names
 from prooftext.text import fence_nonce
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS, TokenCount, get_counter
 
@@ -197,31 +198,14 @@ class IndexFacts:
 
 
 def _read_facts(conn: sqlite3.Connection) -> IndexFacts:
-    files = {
-        row[0]: FileFacts(*row)
-        for row in conn.execute("SELECT id, path, sha256, authority, sensitivity, line_count FROM files")
-    }
-    symbols = [
-        SymbolFacts(*row)
-        for row in conn.execute(
-            "SELECT id, file_id, kind, name, qualname, symbol_kind, start_line, end_line, signature, parent_id"
-            f" FROM nodes WHERE kind IN ('{NODE_SYMBOL}', '{NODE_SECTION}')"
-        )
-    ]
+    files = {row[0]: FileFacts(*row) for row in map_files(conn)}
+    symbols = [SymbolFacts(*row) for row in map_symbols(conn)]
     uses: dict[tuple[int, str], int] = defaultdict(int)
-    for file_id, spelled, times in conn.execute(
-        "SELECT file_id, name, count(*) FROM uses GROUP BY file_id, name"
-    ):
-        fields = str(spelled).split(" ")
+    for file_id, spelled, times in used_names(conn):
+        fields = spelled.split(" ")
         if len(fields) == 1 or fields[1] in ("call", "read", "from"):
-            uses[(int(file_id), fields[0])] += int(times)
-    imports = [
-        (int(a), int(b))
-        for a, b in conn.execute(
-            "SELECT i.file_id, f.id FROM imports i JOIN files f ON f.path = i.resolved_path"
-            " WHERE i.resolved_path IS NOT NULL"
-        )
-    ]
+            uses[(file_id, fields[0])] += times
+    imports = list(file_imports(conn))
     return IndexFacts(files, symbols, [(f, n, t) for (f, n), t in uses.items()], imports)
 
 
