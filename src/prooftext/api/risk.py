@@ -20,7 +20,6 @@ from prooftext.graph.model import (
     HOW_FROM,
     HOW_IMPORT,
     NODE_FILE,
-    NODE_SECTION,
     NODE_SYMBOL,
     Reference,
     parse_reference,
@@ -28,7 +27,22 @@ from prooftext.graph.model import (
 from prooftext.graph.resolve import PathIndex
 from prooftext.index import Index
 from prooftext.memory.store import MemoryRecord
-from prooftext.store.fts import fts_quote
+from prooftext.store.risk_queries import (
+    file_and_symbol_nodes,
+    file_node_id,
+    file_symbols,
+    files_under,
+    import_uses,
+    importers,
+    indexed_paths,
+    is_indexed_file,
+    member_symbols,
+    nodes_by_ids,
+    sections_mentioning,
+    spelled_uses,
+    symbol_row,
+    symbols_named,
+)
 
 RISK_DEFAULT_DEPTH = 1
 RISK_DEFAULT_LIMIT = 100
@@ -41,12 +55,6 @@ MAX_TARGET_CHARS = 4096
 pattern would pass SQLite's limit on LIKE patterns."""
 MIN_BASENAME_CHARS = 4
 """A path's file name is matched in memory text only when it is at least this long (``a.py`` is noise)."""
-
-
-_NODE_SQL = (
-    "SELECT n.id, n.kind, n.name, n.qualname, f.path, n.start_line, n.end_line"
-    " FROM nodes n JOIN files f ON f.id = n.file_id"
-)
 
 
 @dataclass(frozen=True)
@@ -73,8 +81,7 @@ class _Node:
         return (self.path, self.start_line, self.node_id)
 
 
-def _nodes(conn: sqlite3.Connection, where: str, args: Sequence[Any]) -> list[_Node]:
-    rows = conn.execute(f"{_NODE_SQL} WHERE {where}", tuple(args)).fetchall()
+def _nodes(rows: Sequence[Sequence[Any]]) -> list[_Node]:
     return sorted((_Node(*r) for r in rows), key=lambda n: n.order)
 
 
@@ -94,27 +101,16 @@ def _checked_path(ref: str) -> str:
     return ref
 
 
-def _like_prefix(path: str) -> str:
-    return path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
-
-
 def _path_targets(conn: sqlite3.Connection, path: str) -> tuple[str, list[_Node], bool]:
     """(kind, nodes, truncated): a file's own node and its symbols, or every file under a directory."""
-    where = "f.path = ? AND n.kind IN (?, ?)"
-    found = _nodes(conn, where, (path, NODE_FILE, NODE_SYMBOL))
+    found = _nodes(file_and_symbol_nodes(conn, path))
     if found:
         return "path", found, False
-    files = [
-        r[0]
-        for r in conn.execute(
-            "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT ?",
-            (_like_prefix(path.rstrip("/")), MAX_DIRECTORY_FILES + 1),
-        )
-    ]
+    files = files_under(conn, path.rstrip("/"), MAX_DIRECTORY_FILES + 1)
     truncated = len(files) > MAX_DIRECTORY_FILES
     nodes: list[_Node] = []
     for file_path in files[:MAX_DIRECTORY_FILES]:
-        nodes.extend(_nodes(conn, where, (file_path, NODE_FILE, NODE_SYMBOL)))
+        nodes.extend(_nodes(file_and_symbol_nodes(conn, file_path)))
     return "directory", nodes, truncated
 
 
@@ -125,10 +121,9 @@ def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node
         raise RangeError(f"a target is at most {MAX_TARGET_CHARS} characters", field="targets")
     if _is_path_like(ref):
         return _path_targets(conn, _checked_path(ref.rstrip("/") or ref))
-    exact_file = conn.execute("SELECT 1 FROM files WHERE path = ?", (ref,)).fetchone()
-    if exact_file is not None:
+    if is_indexed_file(conn, ref):
         return _path_targets(conn, ref)
-    symbols = _nodes(conn, "n.kind = ? AND (n.name = ? OR n.qualname = ?)", (NODE_SYMBOL, ref, ref))
+    symbols = _nodes(symbols_named(conn, ref))
     if symbols:
         return "symbol", symbols, False
     kind, nodes, truncated = _path_targets(conn, ref)  # a top-level directory named without a slash
@@ -213,16 +208,12 @@ class _WhoUses:
     @property
     def paths(self) -> PathIndex:
         if self._paths is None:
-            self._paths = PathIndex(r[0] for r in self.conn.execute("SELECT path FROM files"))
+            self._paths = PathIndex(indexed_paths(self.conn))
         return self._paths
 
     def sym(self, node_id: str) -> _Sym | None:
         if node_id not in self._syms:
-            row = self.conn.execute(
-                "SELECT n.id, n.name, n.qualname, n.symbol_kind, n.parent_id, f.path, n.signature, n.language"
-                " FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ? AND n.kind = ?",
-                (node_id, NODE_SYMBOL),
-            ).fetchone()
+            row = symbol_row(self.conn, node_id)
             self._syms[node_id] = _Sym(*row) if row else None
         return self._syms[node_id]
 
@@ -230,11 +221,7 @@ class _WhoUses:
         """Symbols of a file by qualified name."""
         if path not in self._file_defs:
             out: dict[str, list[_Sym]] = defaultdict(list)
-            for row in self.conn.execute(
-                "SELECT n.id, n.name, n.qualname, n.symbol_kind, n.parent_id, f.path, n.signature, n.language"
-                " FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = ?",
-                (path, NODE_SYMBOL),
-            ):
+            for row in file_symbols(self.conn, path):
                 found = _Sym(*row)
                 self._syms[found.node_id] = found
                 out[found.qualname].append(found)
@@ -244,11 +231,7 @@ class _WhoUses:
     def file_id(self, path: str) -> str | None:
         """The node id of a file's own node (the parent of its top-level definitions)."""
         if path not in self._file_nodes:
-            row = self.conn.execute(
-                "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = ?",
-                (path, NODE_FILE),
-            ).fetchone()
-            self._file_nodes[path] = str(row[0]) if row else None
+            self._file_nodes[path] = file_node_id(self.conn, path)
         return self._file_nodes[path]
 
     def bindings(self, path: str) -> tuple[dict[str, Reference], list[str]]:
@@ -256,11 +239,7 @@ class _WhoUses:
         if path not in self._bindings:
             named: dict[str, Reference] = {}
             stars: list[str] = []
-            for (spelled,) in self.conn.execute(
-                "SELECT u.name FROM uses u JOIN files f ON f.id = u.file_id WHERE f.path = ?"
-                " AND (u.name LIKE '% from %' OR u.name LIKE '% import%')",
-                (path,),
-            ):
+            for spelled in import_uses(self.conn, path):
                 ref = parse_reference(spelled)
                 if ref is None or ref.how not in (HOW_FROM, HOW_IMPORT):
                     continue
@@ -274,9 +253,7 @@ class _WhoUses:
     def children(self, class_id: str) -> dict[str, list[str]]:
         if class_id not in self._children:
             out: dict[str, list[str]] = defaultdict(list)
-            for node_id, name in self.conn.execute(
-                "SELECT id, name FROM nodes WHERE parent_id = ? AND kind = ?", (class_id, NODE_SYMBOL)
-            ):
+            for node_id, name in member_symbols(self.conn, class_id):
                 out[name].append(node_id)
             self._children[class_id] = out
         return self._children[class_id]
@@ -461,15 +438,7 @@ class _WhoUses:
 
     def spelled_uses(self, name: str, path: str | None = None) -> list[tuple[str, str, int, str]]:
         """(owner node id, spelled reference, line, path) of every spelled reference to ``name``."""
-        sql = (
-            "SELECT u.node_id, u.name, u.line, f.path FROM uses u JOIN files f ON f.id = u.file_id"
-            " WHERE u.name >= ? AND u.name < ?"
-        )
-        args: tuple[Any, ...] = (name + " ", name + "!")
-        if path is not None:
-            sql += " AND f.path = ?"
-            args = (*args, path)
-        return [(str(a), str(b), int(c), str(d)) for a, b, c, d in self.conn.execute(sql, args)]
+        return spelled_uses(self.conn, name, path)
 
     def dependents(self, target: _Sym) -> list[_Found]:
         """Every node that references ``target``, best finding per node (call > reference > import >
@@ -508,21 +477,14 @@ class _WhoUses:
 
 
 def _nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[_Node]:
-    out: list[_Node] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        out.extend(_nodes(conn, f"n.id IN ({','.join('?' * len(chunk))})", chunk))
-    return out
+    return _nodes(nodes_by_ids(conn, ids))
 
 
 def _dependents_of(who: _WhoUses, node: _Node) -> list[tuple[_Node, str, str, int]]:
     """Direct dependents of one node: (node, via, found_by, line)."""
     conn = who.conn
     if node.kind == NODE_FILE:
-        rows = conn.execute(
-            "SELECT node_id, min(line) FROM imports WHERE resolved_path = ? GROUP BY node_id", (node.path,)
-        ).fetchall()
-        lines = {str(r[0]): int(r[1]) for r in rows}
+        lines = importers(conn, node.path)
         users = _nodes_by_id(conn, list(lines))
         return [
             (n, f"imports {node.path}", FOUND_IMPORT, lines[n.node_id])
@@ -628,12 +590,7 @@ def _memory_cover(root: Path, terms: Sequence[str]) -> dict[str, list[dict[str, 
 def _docs_mentioning(conn: sqlite3.Connection, names: Sequence[str]) -> list[dict[str, Any]]:
     hits: dict[str, dict[str, Any]] = {}
     for name in names:
-        rows = conn.execute(
-            f"{_NODE_SQL} WHERE n.kind = ? AND n.rowid IN"
-            " (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)",
-            (NODE_SECTION, "content:" + fts_quote(name), MAX_DOC_HITS),
-        ).fetchall()
-        for row in rows:
+        for row in sections_mentioning(conn, name, MAX_DOC_HITS):
             node = _Node(*row)
             entry = hits.setdefault(
                 node.node_id, {**node.to_dict(), "found_by": FOUND_MENTION, "mentions": []}

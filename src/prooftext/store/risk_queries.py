@@ -1,0 +1,137 @@
+"""Named queries the risk-of-changing report and who-uses read: nodes by file, name or id, files under a
+directory, a file's symbols, import bindings and class members, spelled uses and importers, and sections
+whose text mentions a name.
+
+A node row is ``(id, kind, name, qualname, path, start_line, end_line)``; a symbol row is ``(id, name,
+qualname, symbol_kind, parent_id, path, signature, language)``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from prooftext.graph.model import NODE_FILE, NODE_SECTION, NODE_SYMBOL
+from prooftext.store.fts import fts_quote
+
+Row = tuple[Any, ...]
+_NODE = (
+    "SELECT n.id, n.kind, n.name, n.qualname, f.path, n.start_line, n.end_line"
+    " FROM nodes n JOIN files f ON f.id = n.file_id"
+)
+_SYMBOL = (
+    "SELECT n.id, n.name, n.qualname, n.symbol_kind, n.parent_id, f.path, n.signature, n.language"
+    " FROM nodes n JOIN files f ON f.id = n.file_id"
+)
+ID_CHUNK = 500
+"""Node ids looked up per statement (well under SQLite's limit on bound parameters)."""
+
+
+def file_and_symbol_nodes(conn: sqlite3.Connection, path: str) -> list[Row]:
+    """The node rows of the file at ``path`` and of its symbols."""
+    return conn.execute(
+        f"{_NODE} WHERE f.path = ? AND n.kind IN (?, ?)", (path, NODE_FILE, NODE_SYMBOL)
+    ).fetchall()
+
+
+def files_under(conn: sqlite3.Connection, directory: str, limit: int) -> list[str]:
+    """The paths of at most ``limit`` indexed files under ``directory``, in path order."""
+    pattern = directory.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+    rows = conn.execute(
+        "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT ?", (pattern, limit)
+    )
+    return [str(r[0]) for r in rows]
+
+
+def is_indexed_file(conn: sqlite3.Connection, path: str) -> bool:
+    return conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+
+
+def symbols_named(conn: sqlite3.Connection, name: str) -> list[Row]:
+    """The node rows of the symbols whose name or qualified name is ``name``."""
+    return conn.execute(
+        f"{_NODE} WHERE n.kind = ? AND (n.name = ? OR n.qualname = ?)", (NODE_SYMBOL, name, name)
+    ).fetchall()
+
+
+def nodes_by_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> list[Row]:
+    """The node rows of ``ids`` (those that exist), in no particular order."""
+    out: list[Row] = []
+    for start in range(0, len(ids), ID_CHUNK):
+        chunk = list(ids[start : start + ID_CHUNK])
+        out.extend(conn.execute(f"{_NODE} WHERE n.id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+    return out
+
+
+def indexed_paths(conn: sqlite3.Connection) -> list[str]:
+    """Every indexed file's path, in path order."""
+    return [str(r[0]) for r in conn.execute("SELECT path FROM files ORDER BY path")]
+
+
+def symbol_row(conn: sqlite3.Connection, node_id: str) -> Row | None:
+    row: Row | None = conn.execute(
+        f"{_SYMBOL} WHERE n.id = ? AND n.kind = ?", (node_id, NODE_SYMBOL)
+    ).fetchone()
+    return row
+
+
+def file_symbols(conn: sqlite3.Connection, path: str) -> list[Row]:
+    """The symbol rows of the file at ``path``."""
+    return conn.execute(f"{_SYMBOL} WHERE f.path = ? AND n.kind = ?", (path, NODE_SYMBOL)).fetchall()
+
+
+def file_node_id(conn: sqlite3.Connection, path: str) -> str | None:
+    """The id of the whole-file node of ``path``."""
+    row = conn.execute(
+        "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = ?",
+        (path, NODE_FILE),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def import_uses(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The spelled import bindings (``… from …``, ``… import…``) the file at ``path`` records."""
+    rows = conn.execute(
+        "SELECT u.name FROM uses u JOIN files f ON f.id = u.file_id WHERE f.path = ?"
+        " AND (u.name LIKE '% from %' OR u.name LIKE '% import%')",
+        (path,),
+    )
+    return [str(r[0]) for r in rows]
+
+
+def member_symbols(conn: sqlite3.Connection, class_id: str) -> list[tuple[str, str]]:
+    """``(node id, name)`` of the symbols whose parent is ``class_id``."""
+    rows = conn.execute(
+        "SELECT id, name FROM nodes WHERE parent_id = ? AND kind = ?", (class_id, NODE_SYMBOL)
+    )
+    return [(str(a), str(b)) for a, b in rows]
+
+
+def spelled_uses(
+    conn: sqlite3.Connection, name: str, path: str | None = None
+) -> list[tuple[str, str, int, str]]:
+    """``(owner node id, spelled use, line, path)`` of every spelled use of ``name`` (in ``path`` only when
+    given)."""
+    sql = "SELECT u.node_id, u.name, u.line, f.path FROM uses u JOIN files f ON f.id = u.file_id WHERE u.name >= ? AND u.name < ?"
+    args: tuple[Any, ...] = (name + " ", name + "!")
+    if path is not None:
+        sql += " AND f.path = ?"
+        args = (*args, path)
+    return [(str(a), str(b), int(c), str(d)) for a, b, c, d in conn.execute(sql, args)]
+
+
+def importers(conn: sqlite3.Connection, path: str) -> dict[str, int]:
+    """Each node that imports the file at ``path``, with the first line it does so."""
+    rows = conn.execute(
+        "SELECT node_id, min(line) FROM imports WHERE resolved_path = ? GROUP BY node_id", (path,)
+    )
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def sections_mentioning(conn: sqlite3.Connection, name: str, limit: int) -> list[Row]:
+    """The node rows of at most ``limit`` sections whose text holds ``name`` as a word."""
+    return conn.execute(
+        f"{_NODE} WHERE n.kind = ? AND n.rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)",
+        (NODE_SECTION, "content:" + fts_quote(name), limit),
+    ).fetchall()
