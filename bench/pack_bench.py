@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import bm25s
-
 import prooftext
 from prooftext import Ladder
 from prooftext.corpus.config import load_config
@@ -34,7 +32,7 @@ PERCENT_95 = 0.95
 COLD_CALLS = 3
 
 
-def _queries(path: Path, limit: int) -> list[str]:
+def read_queries(path: Path, limit: int) -> list[str]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -43,12 +41,30 @@ def _queries(path: Path, limit: int) -> list[str]:
     return out[:limit]
 
 
-def _percentile(samples: list[float], share: float) -> float:
+def percentile(samples: list[float], share: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def adaptive_latency(
+    index: prooftext.Index, queries: list[str], max_tokens: int
+) -> tuple[list[float], dict[str, int]]:
+    """Warm in-process ``adaptive_pack`` times (ms) of each query (run once to warm up, once measured), and
+    how often each stop reason ended the climb."""
+    times: list[float] = []
+    stops: dict[str, int] = {}
+    for query in queries:
+        index.adaptive_pack(query, ladder=Ladder(max_tokens=max_tokens), refresh=False)
+        start = time.perf_counter()
+        result = index.adaptive_pack(query, ladder=Ladder(max_tokens=max_tokens), refresh=False)
+        times.append((time.perf_counter() - start) * 1000)
+        stops[result.stop_reason] = stops.get(result.stop_reason, 0) + 1
+    return times, stops
+
+
 def _bm25_baseline(root: Path, queries: list[str]) -> list[float]:
+    import bm25s  # the eval extra; the latency helpers above need only the core install
+
     docs = []
     for stat in walk(root, load_config(root)).stats:
         try:
@@ -73,17 +89,10 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=8000)
     args = parser.parse_args()
     root = args.root.resolve()
-    queries = _queries(args.queries, args.limit)
+    queries = read_queries(args.queries, args.limit)
     index = prooftext.open(root)
     index.refresh()
-    times: list[float] = []
-    stops: dict[str, int] = {}
-    for query in queries:
-        index.adaptive_pack(query, ladder=Ladder(max_tokens=args.max_tokens), refresh=False)
-        start = time.perf_counter()
-        result = index.adaptive_pack(query, ladder=Ladder(max_tokens=args.max_tokens), refresh=False)
-        times.append((time.perf_counter() - start) * 1000)
-        stops[result.stop_reason] = stops.get(result.stop_reason, 0) + 1
+    times, stops = adaptive_latency(index, queries, args.max_tokens)
     index.close()
     bm25_times = _bm25_baseline(root, queries)
     cold: list[float] = []
@@ -102,10 +111,10 @@ def main() -> None:
         json.dumps(
             {
                 "queries": len(queries),
-                "adaptive_pack_ms": {"p50": round(p50, 1), "p95": round(_percentile(times, PERCENT_95), 1)},
+                "adaptive_pack_ms": {"p50": round(p50, 1), "p95": round(percentile(times, PERCENT_95), 1)},
                 "bm25s_query_ms": {
                     "p50": round(statistics.median(bm25_times), 1),
-                    "p95": round(_percentile(bm25_times, PERCENT_95), 1),
+                    "p95": round(percentile(bm25_times, PERCENT_95), 1),
                 },
                 "ratio_p50_to_bm25s": round(p50 / max(statistics.median(bm25_times), 1e-6), 1),
                 "stop_reasons": stops,
