@@ -41,7 +41,6 @@ import prooftext.canonical as canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity
-from prooftext.corpus.lines import LineText
 from prooftext.corpus.model import (
     REASON_UNREADABLE,
     CandidateIdentity,
@@ -59,7 +58,7 @@ from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
 from prooftext.store.db import transaction, writer_lock
-from prooftext.store.fts import expand_identifiers
+from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
 from prooftext.text import identifier_parts
 from prooftext.workers import watch_parent
 
@@ -372,41 +371,58 @@ def _gaps(start: int, end: int, skipped: list[int]) -> Iterable[tuple[int, int]]
         cursor = number + 1
 
 
-def _uncovered_text(lines: LineText, node: Node, children: list[Node], dense: list[int]) -> str:
+Piece = tuple[int, int] | str
+"""A part of a node's FTS text: a run of the file's lines (first, last), or literal text (a signature)."""
+
+
+def _uncovered_pieces(count: int, node: Node, children: list[Node], dense: list[int]) -> list[Piece]:
     """Module-level text of a file: the lines no child node covers, so symbol text is indexed once, and the
     dense lines, which no node's row holds."""
     covered = sorted((c.start_line, c.end_line) for c in children)
-    keep: list[str] = []
+    keep: list[Piece] = []
     cursor = 1
     for start, end in covered:
         if start > cursor:
-            keep.append(lines.slice(cursor, start - 1))
-        keep.extend(lines.slice(n, n) for n in _between(dense, max(start, cursor), end))
+            keep.append((cursor, start - 1))
+        keep.extend((n, n) for n in _between(dense, max(start, cursor), end))
         cursor = max(cursor, end + 1)
-    if cursor <= min(node.end_line, lines.count):
-        keep.append(lines.slice(cursor, min(node.end_line, lines.count)))
-    return "".join(keep)
+    if cursor <= min(node.end_line, count):
+        keep.append((cursor, min(node.end_line, count)))
+    return keep
 
 
-def _node_text(node: Node, lines: LineText, dense: list[int]) -> str:
+def _node_pieces(node: Node, count: int, dense: list[int]) -> list[Piece]:
     """A node's lines, less its dense ones: those hold other nodes' text too, and go to the file's row. A
     node that starts on a dense line keeps its signature (its name and parameters) in that line's place."""
-    end = min(node.end_line, lines.count)
+    end = min(node.end_line, count)
     skipped = _between(dense, node.start_line, end)
     if not skipped:
-        return lines.slice(node.start_line, end)
-    first = [node.signature + "\n"] if skipped[0] == node.start_line and node.signature else []
-    return "".join(first + [lines.slice(a, b) for a, b in _gaps(node.start_line, end, skipped)])
+        return [(node.start_line, end)]
+    first: list[Piece] = [node.signature + "\n"] if skipped[0] == node.start_line and node.signature else []
+    return first + list(_gaps(node.start_line, end, skipped))
 
 
-def _fts_content(node: Node, lines: LineText, children: list[Node], dense: list[int]) -> str:
-    if lines.count == 0:
+def _fts_content(node: Node, text: IndexedText, children: list[Node], dense: list[int]) -> str:
+    """``expand_identifiers`` of the node's text, from the file scanned once (see :class:`IndexedText`)."""
+    if text.count == 0:
         return ""
     if node.kind == NODE_FILE:
-        body = _uncovered_text(lines, node, children, dense)
+        pieces = _uncovered_pieces(text.count, node, children, dense)
     else:
-        body = _node_text(node, lines, dense)
-    return expand_identifiers(body)
+        pieces = _node_pieces(node, text.count, dense)
+    if len(pieces) == 1 and not isinstance(pieces[0], str):
+        start, end = pieces[0]
+        return text.expand(text.slice(start, end), text.identifiers(start, end))
+    bodies: list[str] = []
+    identifiers: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            bodies.append(piece)
+            identifiers.extend(literal_identifiers(piece))
+        else:
+            bodies.append(text.slice(*piece))
+            identifiers.extend(text.identifiers(*piece))
+    return text.expand("".join(bodies), identifiers)
 
 
 def _delete_file(conn: sqlite3.Connection, file_id: int) -> None:
@@ -420,7 +436,7 @@ def fts_rows(source: SourceFile, graph: FileGraph) -> list[tuple[str, str, str, 
     """The FTS fields (title, labels, path, content) of every node of a file, in node order."""
     file_node = _file_node_id(graph)
     top_level = [n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in (None, file_node)]
-    lines = LineText(source.text)
+    lines = IndexedText(source.text)
     dense = _dense_lines(graph, lines.count)
     path_text = _path_text(source.path)
     return [
