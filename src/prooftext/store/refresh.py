@@ -24,13 +24,14 @@ brought in line with the files all the same, but holds no candidate until the sp
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
 import sqlite3
 import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import metadata
@@ -57,13 +58,17 @@ from prooftext.errors import ConfigError
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
-from prooftext.store.db import transaction, writer_lock
+from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
 from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
+from prooftext.store.schema import drop_deferred_indexes, ensure_indexes, missing_indexes
 from prooftext.text import identifier_parts
 from prooftext.workers import watch_parent
 
 BATCH_FILES = 128
 """Files written per transaction: large enough to amortize commits, small enough to lose little on a kill."""
+
+BULK_MIN_FILES = 256
+"""A first build of at least this many files defers its indexes and syncs (see :func:`_bulk`)."""
 
 PARALLEL_MIN_FILES = 48
 """Below this many changed files, a process pool costs more than it saves."""
@@ -630,18 +635,22 @@ def refresh(
     report = RefreshReport()
     with writer_lock(root):
         known = load_known(conn)
-        if not known and not _has_excluded_stats(conn):
+        first = not known and not _has_excluded_stats(conn)
+        if first:
             # An empty store holds no earlier reading: the files a killed run commits are read under this key.
             _write_meta(conn, {READING_KEY: reading_key(config)})
+        elif missing_indexes(conn):
+            _create_indexes(conn)  # a first build was killed before it created them
         work = plan(conn, root, config, None if walker is None else walker(), known)
-        total = len(work.to_read)
-        done = 0
-        batch: list[Loaded] = []
-        for item in _load_all(root, work.to_read, config):
-            batch.append(item)
-            if len(batch) >= BATCH_FILES:
-                done = _flush(conn, known, batch, report, done, total, progress)
-        done = _flush(conn, known, batch, report, done, total, progress)
+        with _bulk(conn, first and len(work.to_read) >= BULK_MIN_FILES):
+            total = len(work.to_read)
+            done = 0
+            batch: list[Loaded] = []
+            for item in _load_all(root, work.to_read, config):
+                batch.append(item)
+                if len(batch) >= BATCH_FILES:
+                    done = _flush(conn, known, batch, report, done, total, progress)
+            done = _flush(conn, known, batch, report, done, total, progress)
         _remove(conn, known, work, report)
         _sync_exclusions(conn, work.walk_excluded, work.stale_excluded)
         known_after = set(load_known(conn))
@@ -652,6 +661,32 @@ def refresh(
         _finish(conn, root, config, report, work, count)
     report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
     return report
+
+
+def _create_indexes(conn: sqlite3.Connection) -> None:
+    with transaction(conn):
+        ensure_indexes(conn)
+
+
+@contextlib.contextmanager
+def _bulk(conn: sqlite3.Connection, bulk: bool) -> Iterator[None]:
+    """A first build of many files: without the secondary indexes (created once at its end, see
+    :data:`~prooftext.store.schema.DEFERRED_INDEXES`) and without syncing the store to disk at each WAL
+    checkpoint. A killed process loses nothing either way (every batch is committed, and its pages are
+    in the operating system's hands); an operating system crash or a power loss during the build may
+    damage the store, which holds nothing but what the files give: ``fsck`` then calls it corrupt, and
+    ``index --rebuild`` repairs it. Every later refresh syncs as before."""
+    if not bulk:
+        yield
+        return
+    with transaction(conn):
+        drop_deferred_indexes(conn)
+    conn.execute("PRAGMA synchronous = OFF")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
+    _create_indexes(conn)
 
 
 def _flush(
