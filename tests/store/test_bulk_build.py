@@ -24,6 +24,7 @@ def test_a_bulk_first_build_writes_the_rows_of_an_ordinary_one(
     ordinary = build(tmp_path / "a")
     monkeypatch.setattr(refresh, "BULK_MIN_FILES", 1)
     monkeypatch.setattr(refresh, "BATCH_FILES", 4)  # several commits without the indexes
+    monkeypatch.setattr(refresh, "PARALLEL_MIN_FILES", 1)  # rows read in worker processes
     assert build(tmp_path / "b") == ordinary
     with prooftext.open(tmp_path / "b") as index:
         assert set(DEFERRED_INDEXES) <= _indexes(index.conn)

@@ -294,13 +294,56 @@ def plan(
 
 
 @dataclass
+class FileRows:
+    """A file's rows as plain tuples in column order, less the keys the writer assigns (the file's id, the
+    nodes' rowids): built where the file is read, so a worker hands the writer values that cost little to
+    send and nothing to rearrange."""
+
+    file: tuple[object, ...]
+    """files: path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority, freshness,
+    sensitivity, line_count, text."""
+    nodes: list[tuple[object, ...]]
+    """nodes: id, kind, name, qualname, symbol_kind, start_line, end_line, language, signature, docstring,
+    parent_id."""
+    fts: list[tuple[str, str, str, str]]
+    """nodes_fts, one per node in node order: title, labels, path, content."""
+    edges: list[tuple[str, str, str, str]]
+    uses: list[tuple[str, str, int]]
+    imports: list[tuple[str, str, int]]
+    links: list[tuple[str, str, int]]
+    contradicts: list[str]
+
+
+def file_rows(source: SourceFile, graph: FileGraph) -> FileRows:
+    """The rows a file adds to the store."""
+    labels = source.labels
+    return FileRows(
+        file=(
+            source.path, source.size, source.mtime_ns, source.inode, source.ctime_ns, source.sha256,
+            source.kind, graph.language, labels.authority, labels.freshness, labels.sensitivity,
+            source.line_count, source.text,
+        ),
+        nodes=[
+            (n.id, n.kind, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line, n.language,
+             n.signature, n.docstring, n.parent_id)
+            for n in graph.nodes
+        ],
+        fts=fts_rows(source, graph),
+        edges=[(e.id, e.type, e.source, e.target) for e in graph.edges],
+        uses=[(u.node_id, u.name, u.line) for u in graph.uses],
+        imports=[(i.node_id, i.module, i.line) for i in graph.imports],
+        links=[(link.node_id, link.target, link.line) for link in graph.links],
+        contradicts=list(graph.contradicts),
+    )  # fmt: skip
+
+
+@dataclass
 class Loaded:
-    """One file read and extracted (in a worker process when many files changed), ready to write."""
+    """One file read and extracted (in a worker process when many files changed), ready to write: its
+    rows, or the exclusion a read found."""
 
     stat: FileStat
-    source: SourceFile | Exclusion
-    graph: FileGraph | None = None
-    fts: list[tuple[str, str, str, str]] = field(default_factory=list)
+    result: FileRows | Exclusion
 
 
 def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
@@ -309,8 +352,7 @@ def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
         return Loaded(stat, source)
     from prooftext.graph.extract import extract  # the parsers: only a file that is read needs them
 
-    graph = extract(source.path, source.text)
-    return Loaded(stat, source, graph, fts_rows(source, graph))
+    return Loaded(stat, file_rows(source, extract(source.path, source.text)))
 
 
 def _may_start_processes() -> bool:
@@ -455,60 +497,56 @@ def fts_rows(source: SourceFile, graph: FileGraph) -> list[tuple[str, str, str, 
     ]
 
 
-def _insert_file(
-    conn: sqlite3.Connection, source: SourceFile, graph: FileGraph, fts: list[tuple[str, str, str, str]]
-) -> None:
-    cur = conn.execute(
-        "INSERT INTO files (path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority,"
-        " freshness, sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            source.path,
-            source.size,
-            source.mtime_ns,
-            source.inode,
-            source.ctime_ns,
-            source.sha256,
-            source.kind,
-            graph.language,
-            source.labels.authority,
-            source.labels.freshness,
-            source.labels.sensitivity,
-            source.line_count,
-            source.text,
-        ),
-    )
-    file_id = cur.lastrowid
-    # One writer holds the lock, so rowids can be assigned here and both tables written in bulk.
-    first = int(conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM nodes").fetchone()[0])
-    conn.executemany(
-        "INSERT INTO nodes (rowid, id, file_id, kind, name, qualname, symbol_kind, start_line, end_line,"
-        " language, signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (first + i, n.id, file_id, n.kind, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line,
-             n.language, n.signature, n.docstring, n.parent_id)
-            for i, n in enumerate(graph.nodes)
-        ],
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)",
-        [(first + i, *row) for i, row in enumerate(fts)],
-    )
-    conn.executemany(
-        "INSERT OR IGNORE INTO edges (id, file_id, type, source, target) VALUES (?,?,?,?,?)",
-        [(e.id, file_id, e.type, e.source, e.target) for e in graph.edges],
-    )
-    for table, column, refs in (
-        ("uses", "name", [(u.node_id, u.name, u.line) for u in graph.uses]),
-        ("imports", "module", [(i.node_id, i.module, i.line) for i in graph.imports]),
-        ("links", "target", [(link.node_id, link.target, link.line) for link in graph.links]),
-    ):
-        conn.executemany(
-            f"INSERT INTO {table} (file_id, node_id, {column}, line) VALUES (?,?,?,?)",
-            [(file_id, *ref) for ref in refs],
-        )
-    conn.executemany(
-        "INSERT INTO contradicts (file_id, target) VALUES (?,?)", [(file_id, t) for t in graph.contradicts]
-    )
+_INSERT_FILE = (
+    "INSERT INTO files (id, path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority,"
+    " freshness, sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_NODE = (
+    "INSERT INTO nodes (rowid, file_id, id, kind, name, qualname, symbol_kind, start_line, end_line,"
+    " language, signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_FTS = "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)"
+_INSERT_EDGE = "INSERT OR IGNORE INTO edges (file_id, id, type, source, target) VALUES (?,?,?,?,?)"
+_INSERT_REFS = {
+    table: f"INSERT INTO {table} (file_id, node_id, {column}, line) VALUES (?,?,?,?)"
+    for table, column in (("uses", "name"), ("imports", "module"), ("links", "target"))
+}
+_INSERT_CONTRADICTS = "INSERT INTO contradicts (file_id, target) VALUES (?,?)"
+
+
+def _insert_files(conn: sqlite3.Connection, files: list[FileRows]) -> None:
+    """Write the rows of ``files``, one statement per table. One writer holds the lock, so the files' ids
+    and the nodes' rowids (shared with their FTS rows) are assigned here, as SQLite would: the largest so
+    far plus one."""
+    if not files:
+        return
+    file_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()[0])
+    rowid = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0])
+    file_rows: list[tuple[object, ...]] = []
+    nodes: list[tuple[object, ...]] = []
+    fts: list[tuple[object, ...]] = []
+    edges: list[tuple[object, ...]] = []
+    refs: dict[str, list[tuple[object, ...]]] = {table: [] for table in _INSERT_REFS}
+    contradicts: list[tuple[object, ...]] = []
+    for rows in files:
+        file_id += 1
+        file_rows.append((file_id, *rows.file))
+        for node, text in zip(rows.nodes, rows.fts, strict=True):
+            rowid += 1
+            nodes.append((rowid, file_id, *node))
+            fts.append((rowid, *text))
+        edges.extend((file_id, *edge) for edge in rows.edges)
+        refs["uses"].extend((file_id, *use) for use in rows.uses)
+        refs["imports"].extend((file_id, *ref) for ref in rows.imports)
+        refs["links"].extend((file_id, *link) for link in rows.links)
+        contradicts.extend((file_id, target) for target in rows.contradicts)
+    conn.executemany(_INSERT_FILE, file_rows)
+    conn.executemany(_INSERT_NODE, nodes)
+    conn.executemany(_INSERT_FTS, fts)
+    conn.executemany(_INSERT_EDGE, edges)
+    for table, values in refs.items():
+        conn.executemany(_INSERT_REFS[table], values)
+    conn.executemany(_INSERT_CONTRADICTS, contradicts)
 
 
 def _file_node_id(graph: FileGraph) -> str | None:
@@ -545,7 +583,8 @@ def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loade
     """Write a batch of read files; the files indexed, and the indexed files that left the index because
     reading them now excludes them (a secret appeared, the file grew too large): both change the
     generation, so no cache keeps the nodes they had."""
-    indexed = removed = 0
+    removed = 0
+    indexed: list[FileRows] = []
     with transaction(conn):
         for loaded in batch:
             old = known.get(loaded.stat.path)
@@ -554,15 +593,15 @@ def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loade
             key = exclusion_key(loaded.stat.path)
             # The raw path too: a store written before rows were keyed so may hold it.
             conn.executemany("DELETE FROM excluded WHERE path = ?", {(loaded.stat.path,), (key,)})
-            if isinstance(loaded.source, Exclusion):
-                _record_exclusion(conn, loaded.source, loaded.stat, key)
+            if isinstance(loaded.result, Exclusion):
+                _record_exclusion(conn, loaded.result, loaded.stat, key)
                 removed += old is not None
-            elif loaded.graph is not None:
-                _insert_file(conn, loaded.source, loaded.graph, loaded.fts)
-                indexed += 1
+            else:
+                indexed.append(loaded.result)
+        _insert_files(conn, indexed)
         if indexed or removed:
             _advance_generation(conn)
-    return indexed, removed
+    return len(indexed), removed
 
 
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
