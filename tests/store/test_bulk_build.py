@@ -6,12 +6,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from tests.store.test_index_contents import TREE, build
 
 import prooftext
 from prooftext.store import refresh
 from prooftext.store.digest import table_digests
 from prooftext.store.schema import DEFERRED_INDEXES, missing_indexes
-from tests.store.test_index_contents import TREE, build
 
 
 def _indexes(conn: sqlite3.Connection) -> set[str]:
