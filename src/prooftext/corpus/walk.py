@@ -54,6 +54,9 @@ MAX_PATH_BYTES = 4096
 """Longest relative path (UTF-8 bytes) adopted: git's ``largePathname`` threshold and Linux's PATH_MAX."""
 
 
+_MAX_UTF8_BYTES = 4
+
+
 def _join(directory: str, name: str) -> str:
     return f"{directory}/{name}" if directory else name
 
@@ -102,26 +105,30 @@ class _Walker:
     ) -> None:
         name = entry.name
         path = _join(rel_dir, name)
-        shown = _join(rel_dir, display_name(name))
         if is_internal(name):
-            self.exclude(shown, REASON_INTERNAL)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_INTERNAL)
             return
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            self.exclude(shown, REASON_UNREADABLE, refusal_from(exc).detail)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_UNREADABLE, refusal_from(exc).detail)
             return
         is_dir = stat_module.S_ISDIR(st.st_mode)
         if matcher.is_ignored(path, is_dir):
-            self.exclude(shown, REASON_IGNORED)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_IGNORED)
             return
         problem = name_problem(name)
-        if problem is None and len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        # A character is at most 4 UTF-8 bytes: only a path this long can pass the limit.
+        if (
+            problem is None
+            and len(path) * _MAX_UTF8_BYTES > MAX_PATH_BYTES
+            and len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES
+        ):
             problem = f"path longer than {MAX_PATH_BYTES} bytes"
         if problem is not None:
-            self.exclude(shown, REASON_PATH, problem)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_PATH, problem)
         elif is_dir and st.st_dev != self.device:
-            self.exclude(shown, REASON_CROSS_DEVICE, "a mount point: another file system")
+            self.exclude(path, REASON_CROSS_DEVICE, "a mount point: another file system")
         elif is_dir:
             self.subdirectory(fd, name, path, matcher, depth + 1)
         else:

@@ -41,7 +41,7 @@ from pathlib import Path
 import prooftext.canonical as canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
-from prooftext.corpus.identity import candidate_identity
+from prooftext.corpus.identity import candidate_identity, git_head
 from prooftext.corpus.model import (
     REASON_UNREADABLE,
     CandidateIdentity,
@@ -99,8 +99,14 @@ keeps its quotes and is also redacted wherever it recurs in its file, and a sour
 redacted by default, not left out; 8: every call, attribute and import is also kept as a spelled reference
 for who-uses, common names included)."""
 
+FINISHED_KEY = "finished"
+"""The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
+
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
+
+_FINISH_KEYS = ("edges", "nodes", "generation", "candidate", READING_KEY, FINISHED_KEY)
+"""The meta a refresh's end records; read first, so that a refresh that changes none writes nothing."""
 
 GENERATION_START_BITS = 48
 """Width of the random first generation of a new store (later refreshes count up from it)."""
@@ -674,6 +680,7 @@ def refresh(
     report = RefreshReport()
     with writer_lock(root):
         known = load_known(conn)
+        settled = _settled(conn)
         first = not known and not _has_excluded_stats(conn)
         if first:
             # An empty store holds no earlier reading: the files a killed run commits are read under this key.
@@ -692,12 +699,16 @@ def refresh(
             done = _flush(conn, known, batch, report, done, total, progress)
         _remove(conn, known, work, report)
         _sync_exclusions(conn, work.walk_excluded, work.stale_excluded)
-        known_after = set(load_known(conn))
-        if known_after != set(known) or not read_meta(conn, "candidate"):
+        changed = bool(report.files_indexed or report.files_removed)
+        if (
+            not settled
+            or (changed and set(load_known(conn)) != set(known))
+            or not read_meta(conn, "candidate")
+        ):
             _resolve_imports(conn, None)
         elif report.files_indexed:
             _resolve_imports(conn, {s.path for s in work.to_read})
-        _finish(conn, root, config, report, work, count)
+        _finish(conn, root, config, report, work, count, settled and not changed)
     report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
     return report
 
@@ -764,12 +775,27 @@ def _sync_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion], s
     their file is gone (``stale``, see :attr:`Plan.stale_excluded`). Neither changes a node, so the
     generation stays. Both are keyed by the redacted path (:func:`exclusion_key`): an ignored, oversized or
     linked file is never read, so nothing else would keep a credential its name spells out of the store."""
+    rows = {
+        (exclusion_key(e.path), e.reason, redact_path(e.detail)): replace(e, detail=redact_path(e.detail))
+        for e in walk_excluded
+    }
+    stored = conn.execute("SELECT path, reason, detail FROM excluded WHERE size IS NULL")
+    if not stale and len(rows) == len(walk_excluded) and set(rows) == set(stored):
+        return  # the walk left out what it left out last time: nothing to write
     with transaction(conn):
         conn.execute("DELETE FROM excluded WHERE size IS NULL")
         conn.executemany("DELETE FROM excluded WHERE path = ? AND size IS NOT NULL", [(k,) for k in stale])
         for exclusion in walk_excluded:
             shown = replace(exclusion, detail=redact_path(exclusion.detail))
             _record_exclusion(conn, shown, None, exclusion_key(exclusion.path))
+
+
+def _settled(conn: sqlite3.Connection) -> bool:
+    """Whether the last refresh that changed the store also finished (wrote the counts, the candidate and
+    resolved imports for the store as it is): the meta's :data:`FINISHED_KEY` is the current generation. A
+    refresh killed after committing files leaves the generation ahead, and the next one does that again."""
+    generation = read_meta(conn, "generation")
+    return isinstance(generation, int) and read_meta(conn, FINISHED_KEY) == generation
 
 
 def _finish(
@@ -779,31 +805,46 @@ def _finish(
     report: RefreshReport,
     work: Plan,
     count: bool,
+    unchanged: bool = False,
 ) -> None:
+    """Report and record what the store holds. ``unchanged``: no file row moved since a refresh that
+    finished (see :func:`_settled`), so its node count and repository digest stand (git HEAD may move)."""
     report.files_unchanged = len(work.unchanged)
     counts: dict[str, int] = {}
     for reason, n in conn.execute("SELECT reason, count(*) FROM excluded GROUP BY reason"):
         counts[reason] = int(n)
     report.files_skipped = counts
-    report.nodes = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
-    changed = report.files_indexed or report.files_removed
-    cached_edges = read_meta(conn, "edges")
-    if changed or not isinstance(cached_edges, int):
+    stored = {key: read_meta(conn, key) for key in _FINISH_KEYS}
+    cached_nodes = stored["nodes"]
+    if unchanged and isinstance(cached_nodes, int):
+        report.nodes = cached_nodes
+    else:
+        report.nodes = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+    cached_edges = stored["edges"]
+    if not unchanged or not isinstance(cached_edges, int):
         report.edges = count_edges(conn) if count else None
     else:
         report.edges = cached_edges
-    generation = read_meta(conn, "generation")
+    generation = stored["generation"]
     if not isinstance(generation, int):  # a store no refresh has changed yet
         generation = _next_generation(None)
     meta: dict[str, object] = {"edges": report.edges, "nodes": report.nodes, "generation": generation}
     refusal = specification_refusal_in_store(conn, config)
     if refusal is None:
-        meta["candidate"] = current_candidate(conn, root, config).to_dict()
+        candidate = stored["candidate"]
+        if unchanged and isinstance(candidate, dict) and isinstance(candidate.get("repository_sha256"), str):
+            meta["candidate"] = {**candidate, "git_head": git_head(root)}
+        else:
+            meta["candidate"] = current_candidate(conn, root, config).to_dict()
+    meta[READING_KEY] = reading_key(config)
+    meta[FINISHED_KEY] = generation
+    if all(stored.get(key) == value for key, value in meta.items()) and refusal is None:
+        return  # nothing to record: a no-change refresh writes nothing
     with transaction(conn):
         # Without a candidate every later pack refreshes again (see Index.ensure_fresh) and fails the same
         # way until the specification is adopted, instead of packing from a corpus that lacks it.
         conn.execute("DELETE FROM meta WHERE key = 'candidate'")
-        _put_meta(conn, {**meta, READING_KEY: reading_key(config)})
+        _put_meta(conn, meta)
     if refusal is not None:
         raise refusal
 
