@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import secrets
 import sqlite3
 import time
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
@@ -69,6 +71,12 @@ BATCH_FILES = 128
 
 BULK_MIN_FILES = 256
 """A first build of at least this many files defers its indexes and syncs (see :func:`_bulk`)."""
+
+MAX_CHUNK_FILES = 256
+"""Files a worker reads per task: few enough that a chunk's rows stay small, many enough to amortize."""
+
+CHUNKS_IN_FLIGHT = 3
+"""Chunks per worker submitted ahead of the writer (see :func:`_load_all`)."""
 
 PARALLEL_MIN_FILES = 48
 """Below this many changed files, a process pool costs more than it saves."""
@@ -228,6 +236,9 @@ class Plan:
     stale_excluded: list[str] = field(default_factory=list)
     """Keys of read-time exclusion rows whose file no walked path is any more (deleted, renamed, now
     excluded by the walk): a refresh deletes them, as a from-scratch index would never have had them."""
+    with_exclusion_row: set[str] = field(default_factory=set)
+    """Paths of :attr:`to_read` that an ``excluded`` row may stand for (keyed by the path or its redacted
+    form): reading such a file deletes the row. Every other file has none to delete (a first build, none)."""
 
 
 @lru_cache(maxsize=1)
@@ -275,6 +286,7 @@ def plan(
     excluded_rows = load_excluded_stats(conn)
     keys = _ExclusionKeys(excluded_rows)
     known_excluded = _usable(excluded_rows, retry_unreadable) if current else {}
+    any_row = _ExclusionKeys(r[0] for r in conn.execute("SELECT path FROM excluded"))
     to_read: list[FileStat] = []
     unchanged: list[str] = []
     unchanged_excluded: list[str] = []
@@ -296,7 +308,10 @@ def plan(
     seen = {s.path for s in result.stats}
     removed = sorted(p for p in stored if p not in seen)
     stale = sorted(keys.keys - live)
-    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories, stale)
+    with_row = {s.path for s in to_read if any_row.find(s.path) is not None} if any_row.keys else set()
+    return Plan(
+        to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories, stale, with_row
+    )
 
 
 @dataclass
@@ -368,17 +383,39 @@ def _may_start_processes() -> bool:
     return not multiprocessing.current_process().daemon
 
 
-def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterable[Loaded]:
+def _load_chunk(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> list[Loaded]:
+    return [_load(root, stat, config) for stat in stats]
+
+
+def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterator[Loaded]:
+    """Every file of ``stats`` read and extracted, in order: in a pool of worker processes when there are
+    many. At most :data:`CHUNKS_IN_FLIGHT` chunks per worker are submitted ahead of the writer, so the
+    rows waiting for it stay bounded however many files there are (submitting them all held every file's
+    rows in memory whenever the writer fell behind: 580 MB on 100,000 small files)."""
     workers = os.cpu_count() or 1
     if len(stats) < PARALLEL_MIN_FILES or workers < 2 or not _may_start_processes():
         for stat in stats:
             yield _load(root, stat, config)
         return
-    chunk = max(1, len(stats) // (workers * 8))
-    from concurrent.futures import ProcessPoolExecutor  # only a refresh with work for a pool loads it
+    size = max(1, min(MAX_CHUNK_FILES, len(stats) // (workers * 8)))
+    chunks = (stats[i : i + size] for i in range(0, len(stats), size))
+    from concurrent.futures import Future, ProcessPoolExecutor  # only a refresh with work for a pool
 
     with ProcessPoolExecutor(max_workers=workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
-        yield from pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
+        pending: deque[Future[list[Loaded]]] = deque(
+            pool.submit(_load_chunk, root, chunk, config)
+            for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
+        )
+        try:
+            while pending:
+                done = pending.popleft().result()
+                following = next(chunks, None)
+                if following is not None:
+                    pending.append(pool.submit(_load_chunk, root, following, config))
+                yield from done
+        finally:
+            for future in pending:  # the writer stopped (an error, a kill): start nothing more
+                future.cancel()
 
 
 def _node_labels(node: Node, source: SourceFile) -> str:
@@ -520,39 +557,62 @@ _INSERT_REFS = {
 _INSERT_CONTRADICTS = "INSERT INTO contradicts (file_id, target) VALUES (?,?)"
 
 
+@dataclass
+class _Batch:
+    """The rows of a batch of files, gathered to be written one statement per table. One writer holds the
+    lock, so the files' ids and the nodes' rowids (shared with their FTS rows) are assigned here, as SQLite
+    would: the largest so far plus one."""
+
+    file_id: int
+    rowid: int
+    files: list[tuple[object, ...]] = field(default_factory=list)
+    nodes: list[tuple[object, ...]] = field(default_factory=list)
+    fts: list[tuple[object, ...]] = field(default_factory=list)
+    edges: list[tuple[object, ...]] = field(default_factory=list)
+    refs: dict[str, list[tuple[object, ...]]] = field(
+        default_factory=lambda: {table: [] for table in _INSERT_REFS}
+    )
+    contradicts: list[tuple[object, ...]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, conn: sqlite3.Connection) -> _Batch:
+        file_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()[0])
+        return cls(file_id, int(conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]))
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(_INSERT_FILE, self.files)
+        conn.executemany(_INSERT_NODE, self.nodes)
+        conn.executemany(_INSERT_FTS, self.fts)
+        conn.executemany(_INSERT_EDGE, self.edges)
+        for table, values in self.refs.items():
+            conn.executemany(_INSERT_REFS[table], values)
+        conn.executemany(_INSERT_CONTRADICTS, self.contradicts)
+
+
+def _insert_file(batch: _Batch, rows: FileRows) -> None:
+    """Add one file's rows to ``batch`` (written by :meth:`_Batch.write`, in the same transaction)."""
+    batch.file_id += 1
+    file_id = batch.file_id
+    batch.files.append((file_id, *rows.file))
+    for node, text in zip(rows.nodes, rows.fts, strict=True):
+        batch.rowid += 1
+        batch.nodes.append((batch.rowid, file_id, *node))
+        batch.fts.append((batch.rowid, *text))
+    batch.edges.extend((file_id, *edge) for edge in rows.edges)
+    batch.refs["uses"].extend((file_id, *use) for use in rows.uses)
+    batch.refs["imports"].extend((file_id, *ref) for ref in rows.imports)
+    batch.refs["links"].extend((file_id, *link) for link in rows.links)
+    batch.contradicts.extend((file_id, target) for target in rows.contradicts)
+
+
 def _insert_files(conn: sqlite3.Connection, files: list[FileRows]) -> None:
-    """Write the rows of ``files``, one statement per table. One writer holds the lock, so the files' ids
-    and the nodes' rowids (shared with their FTS rows) are assigned here, as SQLite would: the largest so
-    far plus one."""
+    """Write the rows of ``files``, one statement per table."""
     if not files:
         return
-    file_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()[0])
-    rowid = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0])
-    file_rows: list[tuple[object, ...]] = []
-    nodes: list[tuple[object, ...]] = []
-    fts: list[tuple[object, ...]] = []
-    edges: list[tuple[object, ...]] = []
-    refs: dict[str, list[tuple[object, ...]]] = {table: [] for table in _INSERT_REFS}
-    contradicts: list[tuple[object, ...]] = []
+    batch = _Batch.start(conn)
     for rows in files:
-        file_id += 1
-        file_rows.append((file_id, *rows.file))
-        for node, text in zip(rows.nodes, rows.fts, strict=True):
-            rowid += 1
-            nodes.append((rowid, file_id, *node))
-            fts.append((rowid, *text))
-        edges.extend((file_id, *edge) for edge in rows.edges)
-        refs["uses"].extend((file_id, *use) for use in rows.uses)
-        refs["imports"].extend((file_id, *ref) for ref in rows.imports)
-        refs["links"].extend((file_id, *link) for link in rows.links)
-        contradicts.extend((file_id, target) for target in rows.contradicts)
-    conn.executemany(_INSERT_FILE, file_rows)
-    conn.executemany(_INSERT_NODE, nodes)
-    conn.executemany(_INSERT_FTS, fts)
-    conn.executemany(_INSERT_EDGE, edges)
-    for table, values in refs.items():
-        conn.executemany(_INSERT_REFS[table], values)
-    conn.executemany(_INSERT_CONTRADICTS, contradicts)
+        _insert_file(batch, rows)
+    batch.write(conn)
 
 
 def _file_node_id(graph: FileGraph) -> str | None:
@@ -585,7 +645,9 @@ def _advance_generation(conn: sqlite3.Connection) -> None:
     _put_meta(conn, {"generation": _next_generation(read_meta(conn, "generation"))})
 
 
-def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded]) -> tuple[int, int]:
+def _apply(
+    conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded], with_row: set[str]
+) -> tuple[int, int]:
     """Write a batch of read files; the files indexed, and the indexed files that left the index because
     reading them now excludes them (a secret appeared, the file grew too large): both change the
     generation, so no cache keeps the nodes they had."""
@@ -596,11 +658,12 @@ def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loade
             old = known.get(loaded.stat.path)
             if old is not None:
                 _delete_file(conn, old.id)
-            key = exclusion_key(loaded.stat.path)
-            # The raw path too: a store written before rows were keyed so may hold it.
-            conn.executemany("DELETE FROM excluded WHERE path = ?", {(loaded.stat.path,), (key,)})
+            path = loaded.stat.path
+            if path in with_row:
+                # The raw path too: a store written before rows were keyed so may hold it.
+                conn.executemany("DELETE FROM excluded WHERE path = ?", {(path,), (exclusion_key(path),)})
             if isinstance(loaded.result, Exclusion):
-                _record_exclusion(conn, loaded.result, loaded.stat, key)
+                _record_exclusion(conn, loaded.result, loaded.stat, exclusion_key(path))
                 removed += old is not None
             else:
                 indexed.append(loaded.result)
@@ -695,8 +758,8 @@ def refresh(
             for item in _load_all(root, work.to_read, config):
                 batch.append(item)
                 if len(batch) >= BATCH_FILES:
-                    done = _flush(conn, known, batch, report, done, total, progress)
-            done = _flush(conn, known, batch, report, done, total, progress)
+                    done = _flush(conn, known, batch, work, report, done, total, progress)
+            done = _flush(conn, known, batch, work, report, done, total, progress)
         _remove(conn, known, work, report)
         _sync_exclusions(conn, work.walk_excluded, work.stale_excluded)
         changed = bool(report.files_indexed or report.files_removed)
@@ -743,6 +806,7 @@ def _flush(
     conn: sqlite3.Connection,
     known: dict[str, _Known],
     batch: list[Loaded],
+    work: Plan,
     report: RefreshReport,
     done: int,
     total: int,
@@ -750,7 +814,7 @@ def _flush(
 ) -> int:
     if not batch:
         return done
-    indexed, removed = _apply(conn, known, batch)
+    indexed, removed = _apply(conn, known, batch, work.with_exclusion_row)
     report.files_indexed += indexed
     report.files_removed += removed
     done += len(batch)
