@@ -67,9 +67,11 @@ if len(sys.argv) > 2:
     from prooftext.store.digest import table_digests
     digests = table_digests(index.conn)
 index.close()
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": seconds, "peak_mb": max(own, children) / 1024, "own_peak_mb": own / 1024,
+self_usage = resource.getrusage(resource.RUSAGE_SELF)
+child_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+own, children = self_usage.ru_maxrss, child_usage.ru_maxrss
+cpu = sum(u.ru_utime + u.ru_stime for u in (self_usage, child_usage))
+print(json.dumps({"seconds": seconds, "cpu_s": cpu, "peak_mb": max(own, children) / 1024, "own_peak_mb": own / 1024,
                   "files_indexed": report.files_indexed, "nodes": report.nodes, "digests": digests}))
 """
 """A cold index in a fresh process: its time (imports included) and the peak resident memory of the
