@@ -15,6 +15,7 @@ gets ``total_size`` while smaller files after it may still fit.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat as stat_module
 from dataclasses import dataclass
@@ -55,6 +56,12 @@ MAX_PATH_BYTES = 4096
 
 
 _MAX_UTF8_BYTES = 4
+_NAME = operator.attrgetter("name")
+
+
+def _plain_name(name: str) -> bool:
+    """A listed name that :func:`name_problem` passes without a look at each character (nearly all)."""
+    return name.isascii() and name.isprintable() and "\\" not in name and name != ".." and name != "."
 
 
 def _join(directory: str, name: str) -> str:
@@ -75,7 +82,7 @@ class _Walker:
     def directory(self, fd: int, rel_dir: str, matcher: IgnoreMatcher, depth: int) -> None:
         try:
             with os.scandir(fd) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                entries = sorted(listing, key=_NAME)
         except OSError as exc:
             detail = refusal_from(exc).detail
             if not rel_dir:
@@ -104,8 +111,9 @@ class _Walker:
         self, fd: int, entry: os.DirEntry[str], rel_dir: str, matcher: IgnoreMatcher, depth: int
     ) -> None:
         name = entry.name
-        path = _join(rel_dir, name)
-        if is_internal(name):
+        path = f"{rel_dir}/{name}" if rel_dir else name
+        # Every spelling of an internal name starts with "." or holds "~" (an 8.3 short name).
+        if (name[0] == "." or "~" in name) and is_internal(name):
             self.exclude(_join(rel_dir, display_name(name)), REASON_INTERNAL)
             return
         try:
@@ -117,7 +125,7 @@ class _Walker:
         if matcher.is_ignored(path, is_dir):
             self.exclude(_join(rel_dir, display_name(name)), REASON_IGNORED)
             return
-        problem = name_problem(name)
+        problem = None if _plain_name(name) else name_problem(name)
         # A character is at most 4 UTF-8 bytes: only a path this long can pass the limit.
         if (
             problem is None

@@ -148,13 +148,9 @@ class RefreshReport:
         }
 
 
-@dataclass
-class _Known:
-    id: int
-    size: int
-    mtime_ns: int
-    inode: int
-    ctime_ns: int | None
+_Known = tuple[str, int, int, int, int, int | None]
+"""An indexed file's row of :data:`KNOWN_SQL`: path, id (``row[1]``), then its stat signature (size,
+mtime_ns, inode, ctime_ns). Kept as SQLite returns it: no object per file of a large tree."""
 
 
 def _same(stat: FileStat, size: int, mtime_ns: int, inode: int, ctime_ns: int | None) -> bool:
@@ -167,8 +163,7 @@ KNOWN_SQL = "SELECT path, id, size, mtime_ns, inode, ctime_ns FROM files"
 
 
 def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
-    rows = conn.execute(KNOWN_SQL)
-    return {r[0]: _Known(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+    return {row[0]: row for row in conn.execute(KNOWN_SQL)}
 
 
 ExcludedStat = tuple[int, int, int, int | None]
@@ -293,7 +288,8 @@ def plan(
     live: set[str] = set()
     for stat in result.stats:
         old = known.get(stat.path)
-        if old is not None and _same(stat, old.size, old.mtime_ns, old.inode, old.ctime_ns):
+        # A store written before ctimes were kept holds None, which no file matches: it is read once more.
+        if old is not None and old[2:] == (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns):
             unchanged.append(stat.path)
             continue
         # An indexed file has no exclusion row (writing either deletes the other): no key to look up.
@@ -657,7 +653,7 @@ def _apply(
         for loaded in batch:
             old = known.get(loaded.stat.path)
             if old is not None:
-                _delete_file(conn, old.id)
+                _delete_file(conn, old[1])
             path = loaded.stat.path
             if path in with_row:
                 # The raw path too: a store written before rows were keyed so may hold it.
@@ -829,7 +825,7 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
         return
     with transaction(conn):
         for path in work.removed:
-            _delete_file(conn, known[path].id)
+            _delete_file(conn, known[path][1])
         _advance_generation(conn)
     report.files_removed += len(work.removed)
 
