@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
+from itertools import accumulate
 
 from prooftext.text import identifier_parts
 
@@ -82,11 +83,8 @@ class IndexedText:
             lines.pop()
         self.lines = lines
         self.count = len(lines)
-        offsets = [0]
-        position = 0
-        for line in lines:
-            position += len(line) + 1
-            offsets.append(position)
+        # Each line's first offset: the running sum of (length + 1), in C; the last is the text's end.
+        offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
         offsets[-1] = len(text)
         self.offsets = offsets
         found: dict[int, list[str]] = {}
