@@ -29,3 +29,26 @@ def test_fold_lowercases_ascii_letters_only_and_keeps_every_offset() -> None:
         folded = secrets.fold(text)
         assert folded == text.translate(secrets._ASCII_LOWER)
         assert len(folded) == len(text)
+
+
+def _old_may_match(rule: secrets.Rule, text: str, folded: str) -> bool:
+    literal = secrets._TRIGGERS.get(rule.id)
+    if literal is not None:
+        return any(t in text for t in literal)
+    lowered = secrets._FOLDED_TRIGGERS.get(rule.id)
+    return lowered is None or any(t in folded for t in lowered)
+
+
+def test_triggers_looked_for_once_per_text_decide_each_rule_as_before() -> None:
+    rng = random.Random(7)
+    fragments = [*secrets._ALL_TRIGGERS, *(t.upper() for t in secrets._ALL_FOLDED_TRIGGERS), " ", "x", "\n"]
+    texts = [
+        "".join(rng.choice(fragments) for _ in range(rng.randint(0, 6)))
+        + "".join(rng.choice(ALPHABET) for _ in range(5))
+        for _ in range(1500)
+    ]
+    for text in [*texts, *_texts()]:
+        folded = secrets.fold(text)
+        present = secrets._present(text, folded)
+        for rule in secrets.RULES:
+            assert secrets._may_match(rule, present) == _old_may_match(rule, text, folded), (rule.id, text)

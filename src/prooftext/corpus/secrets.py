@@ -440,12 +440,26 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
 """The same, matched against the lowercased text (case-insensitive rules)."""
 
 
-def _may_match(rule: Rule, text: str, folded: str) -> bool:
+_ALL_TRIGGERS = tuple(sorted({t for triggers in _TRIGGERS.values() for t in triggers}))
+_ALL_FOLDED_TRIGGERS = tuple(sorted({t for triggers in _FOLDED_TRIGGERS.values() for t in triggers}))
+
+
+def _present(text: str, folded: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The literal triggers ``text`` holds and the folded ones ``folded`` holds: each looked for once per
+    text, where asking each rule for its own looked for them once per rule (a fifth of reading a small file)."""
+    return (
+        frozenset(t for t in _ALL_TRIGGERS if t in text),
+        frozenset(t for t in _ALL_FOLDED_TRIGGERS if t in folded),
+    )
+
+
+def _may_match(rule: Rule, present: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether the text holds one of the rule's triggers (a rule without triggers always may match)."""
     literal = _TRIGGERS.get(rule.id)
     if literal is not None:
-        return any(t in text for t in literal)
+        return not present[0].isdisjoint(literal)
     lowered = _FOLDED_TRIGGERS.get(rule.id)
-    return lowered is None or any(t in folded for t in lowered)
+    return lowered is None or not present[1].isdisjoint(lowered)
 
 
 _PATH_RULES: tuple[Rule, ...] = tuple(
@@ -612,8 +626,9 @@ def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: st
     found: list[Finding] = []
     folded = fold(text)
     line_text = _Lines(text, starts)
+    present = _present(text, folded)
     for rule in rules:
-        if not _may_match(rule, text, folded) or (rule.applies is not None and not rule.applies(path)):
+        if not _may_match(rule, present) or (rule.applies is not None and not rule.applies(path)):
             continue
         for start, end in _matches(rule, text, folded, path):
             line = _line_of(starts, start)
