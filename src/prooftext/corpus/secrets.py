@@ -444,6 +444,10 @@ _ALL_TRIGGERS = tuple(sorted({t for triggers in _TRIGGERS.values() for t in trig
 _ALL_FOLDED_TRIGGERS = tuple(sorted({t for triggers in _FOLDED_TRIGGERS.values() for t in triggers}))
 
 
+_UNTRIGGERED = frozenset(r.id for r in RULES if r.id not in _TRIGGERS and r.id not in _FOLDED_TRIGGERS)
+"""Rules that name no trigger: tried on every text."""
+
+
 def _present(text: str, folded: str) -> tuple[frozenset[str], frozenset[str]]:
     """The literal triggers ``text`` holds and the folded ones ``folded`` holds: each looked for once per
     text, where asking each rule for its own looked for them once per rule (a fifth of reading a small file)."""
@@ -627,6 +631,8 @@ def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: st
     folded = fold(text)
     line_text = _Lines(text, starts)
     present = _present(text, folded)
+    if not present[0] and not present[1]:  # most texts: only a rule without triggers may match
+        rules = [rule for rule in rules if rule.id in _UNTRIGGERED]
     for rule in rules:
         if not _may_match(rule, present) or (rule.applies is not None and not rule.applies(path)):
             continue
