@@ -75,6 +75,10 @@ BULK_MIN_FILES = 256
 MAX_CHUNK_FILES = 256
 """Files a worker reads per task: few enough that a chunk's rows stay small, many enough to amortize."""
 
+CHUNKS_PER_WORKER = 16
+"""A refresh cuts its files into about this many chunks per worker (small ones even out the workers' last
+chunks, when one would otherwise wait for the other)."""
+
 CHUNKS_IN_FLIGHT = 3
 """Chunks per worker submitted ahead of the writer (see :func:`_load_all`)."""
 
@@ -393,9 +397,11 @@ def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> It
         for stat in stats:
             yield _load(root, stat, config)
         return
-    size = max(1, min(MAX_CHUNK_FILES, len(stats) // (workers * 8)))
+    size = max(1, min(MAX_CHUNK_FILES, len(stats) // (workers * CHUNKS_PER_WORKER)))
     chunks = (stats[i : i + size] for i in range(0, len(stats), size))
     from concurrent.futures import Future, ProcessPoolExecutor  # only a refresh with work for a pool
+
+    import prooftext.graph.extract  # noqa: F401  # once here: forked workers start with the parsers loaded
 
     with ProcessPoolExecutor(max_workers=workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
         pending: deque[Future[list[Loaded]]] = deque(
