@@ -20,7 +20,12 @@ def _texts() -> list[str]:
         "a_b\n\nc_d",
         "fooBar fooBar\nfooBar barBaz\n",
     ]
-    return fixed + ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 80))) for _ in range(3000)]
+    ascii_only = "aZ_9 \n\t.xYAB(b)1_cDe\r-q"
+    return (
+        fixed
+        + ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 80))) for _ in range(3000)]
+        + ["".join(rng.choice(ascii_only) for _ in range(rng.randint(0, 80))) for _ in range(3000)]
+    )
 
 
 def test_compound_words_are_the_compound_pattern_matches() -> None:

@@ -8,6 +8,7 @@ identifier (exact matches stay possible) followed by its parts (word matches bec
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
@@ -44,12 +45,58 @@ _INNER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 _WORD_RUN = re.compile(r"\w*")
 
 
-def _compound_words(text: str) -> Iterator[tuple[int, str]]:
+def _class_table() -> bytes:
+    table = bytearray(b" " * 256)
+    for chars, mark in ((string.ascii_lowercase, "a"), (string.digits, "d"), (string.ascii_uppercase, "A")):
+        for char in chars:
+            table[ord(char)] = ord(mark)
+    table[ord("_")] = ord("_")
+    return bytes(table)
+
+
+_CLASSES = _class_table()
+"""ASCII bytes by class: ``a`` lowercase, ``d`` digit, ``A`` uppercase, ``_``, and a space for the rest (no
+word character): for ASCII text, exactly the characters of ``\\w`` are the non-spaces."""
+_INNER_CLASSES = (
+    b"aA",
+    b"dA",
+    b"AAa",
+    *(x + b"_" + y for x in (b"a", b"d", b"A") for y in (b"a", b"d", b"A")),
+)
+""":data:`_INNER` spelled in classes: each is looked for with ``bytes.find``, in C."""
+
+
+def _ascii_compound_words(text: str) -> list[tuple[int, str]]:
+    """:func:`_compound_words` of an ASCII text: the inner patterns found in its class string, each word
+    taken once (a search resumes after the word it found)."""
+    classes = text.encode("ascii").translate(_CLASSES)
+    find, rfind = classes.find, classes.rfind
+    words: dict[int, int] = {}
+    for pattern in _INNER_CLASSES:
+        at = find(pattern)
+        while at >= 0:
+            start = rfind(b" ", 0, at) + 1
+            end = words.get(start)
+            if end is None:
+                end = find(b" ", at)
+                end = words[start] = len(classes) if end < 0 else end
+            at = find(pattern, end)
+    return [(start, text[start : words[start]]) for start in sorted(words)]
+
+
+def _compound_words(text: str) -> Iterable[tuple[int, str]]:
     """(offset, word) of each match of :data:`_COMPOUND` in ``text``, in order, found faster.
 
     A match of :data:`_COMPOUND` is a whole word (a maximal run of ``\\w``; every character of its inner
     pattern is one) that holds :data:`_INNER`: so each word that holds an inner match, once, extended to
-    its ends (backwards over the reversed text)."""
+    its ends: in a string of character classes for ASCII text (see :func:`_ascii_compound_words`), else
+    backwards over the reversed text."""
+    if text.isascii():
+        return _ascii_compound_words(text)
+    return _unicode_compound_words(text)
+
+
+def _unicode_compound_words(text: str) -> Iterator[tuple[int, str]]:
     reversed_text = ""
     size = len(text)
     end = -1
