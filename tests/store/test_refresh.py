@@ -295,11 +295,11 @@ KILL_SCRIPT = textwrap.dedent(
     from prooftext.store import refresh as r
     calls = {"n": 0}
     original = r._apply
-    def dying(conn, known, batch):
+    def dying(*args):
         calls["n"] += 1
         if calls["n"] == 2:
             os.kill(os.getpid(), signal.SIGKILL)
-        return original(conn, known, batch)
+        return original(*args)
     r._apply = dying
     r.BATCH_FILES = 5
     r.PARALLEL_MIN_FILES = 10**9

@@ -471,14 +471,58 @@ class Globs:
         return decided
 
 
+_ANY_DIRECTORY = "^(?:.+/)?"
+"""How pathspec starts the regex of a pattern without a slash (``*.pyc``, ``build/``): at any depth."""
+
+
+def _top_level_branch(pattern: str) -> bool:
+    """Whether ``pattern`` holds a ``|`` outside every group and character class."""
+    depth = 0
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":
+            i += 1
+            if i < len(pattern) and pattern[i] == "^":
+                i += 1
+            if i < len(pattern) and pattern[i] == "]":
+                i += 1  # a leading "]" is a member, not the end
+            while i < len(pattern) and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
 def _any_of(regexes: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
-    """The alternation of the regexes, or None when there are none or they cannot be combined safely."""
+    """The alternation of the regexes, or None when there are none or they cannot be combined safely.
+
+    The patterns that match at any depth share their prefix ``^(?:.+/)?``: one alternation after it,
+    rather than one prefix per pattern, tries each directory boundary of a path once instead of once per
+    pattern (a third of a walk of sphinx, whose ``.gitignore`` has 30 such patterns). Either form matches
+    at the start of the same paths: a path has a prefix some pattern matches after some boundary."""
+    anywhere: list[str] = []
     parts: list[str] = []
     for regex in regexes:
         if regex.flags & ~re.UNICODE:
             return None
         # Named groups would collide across alternatives; they only report what matched, so drop them.
-        parts.append("(?:" + re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(", regex.pattern) + ")")
+        pattern = re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(", regex.pattern)
+        rest = pattern.removeprefix(_ANY_DIRECTORY)
+        if rest != pattern and not _top_level_branch(rest):
+            anywhere.append("(?:" + rest + ")")
+        else:
+            parts.append("(?:" + pattern + ")")
+    if anywhere:
+        parts.insert(0, "(?:" + _ANY_DIRECTORY + "(?:" + "|".join(anywhere) + "))")
     if not parts:
         return None
     try:

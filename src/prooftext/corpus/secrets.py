@@ -440,12 +440,30 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
 """The same, matched against the lowercased text (case-insensitive rules)."""
 
 
-def _may_match(rule: Rule, text: str, folded: str) -> bool:
+_ALL_TRIGGERS = tuple(sorted({t for triggers in _TRIGGERS.values() for t in triggers}))
+_ALL_FOLDED_TRIGGERS = tuple(sorted({t for triggers in _FOLDED_TRIGGERS.values() for t in triggers}))
+
+
+_UNTRIGGERED = frozenset(r.id for r in RULES if r.id not in _TRIGGERS and r.id not in _FOLDED_TRIGGERS)
+"""Rules that name no trigger: tried on every text."""
+
+
+def _present(text: str, folded: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The literal triggers ``text`` holds and the folded ones ``folded`` holds: each looked for once per
+    text, where asking each rule for its own looked for them once per rule (a fifth of reading a small file)."""
+    return (
+        frozenset(t for t in _ALL_TRIGGERS if t in text),
+        frozenset(t for t in _ALL_FOLDED_TRIGGERS if t in folded),
+    )
+
+
+def _may_match(rule: Rule, present: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether the text holds one of the rule's triggers (a rule without triggers always may match)."""
     literal = _TRIGGERS.get(rule.id)
     if literal is not None:
-        return any(t in text for t in literal)
+        return not present[0].isdisjoint(literal)
     lowered = _FOLDED_TRIGGERS.get(rule.id)
-    return lowered is None or any(t in folded for t in lowered)
+    return lowered is None or not present[1].isdisjoint(lowered)
 
 
 _PATH_RULES: tuple[Rule, ...] = tuple(
@@ -468,11 +486,9 @@ _MAX_KEY_SCAN_CHARS = 16_384
 
 
 def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    index = text.find("\n")
-    while index >= 0:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
+    """The offset of each line's first character: 0, and one past each ``\\n`` (summed line lengths, in C)."""
+    starts = list(itertools.accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))
+    starts.pop()  # the offset after the last line
     return starts
 
 
@@ -603,15 +619,22 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 
 def fold(text: str) -> str:
     """ASCII lowercase that keeps every offset (``str.lower`` can lengthen some non-ASCII text)."""
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    if text.isascii():
+        return text.lower()
+    # Only the ASCII bytes of UTF-8 change (no byte of a multi-byte character is ASCII): the same text as
+    # ``text.translate(_ASCII_LOWER)``, twenty times faster.
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: str) -> list[Finding]:
     found: list[Finding] = []
     folded = fold(text)
     line_text = _Lines(text, starts)
+    present = _present(text, folded)
+    if not present[0] and not present[1]:  # most texts: only a rule without triggers may match
+        rules = [rule for rule in rules if rule.id in _UNTRIGGERED]
     for rule in rules:
-        if not _may_match(rule, text, folded) or (rule.applies is not None and not rule.applies(path)):
+        if not _may_match(rule, present) or (rule.applies is not None and not rule.applies(path)):
             continue
         for start, end in _matches(rule, text, folded, path):
             line = _line_of(starts, start)

@@ -15,6 +15,7 @@ gets ``total_size`` while smaller files after it may still fit.
 
 from __future__ import annotations
 
+import operator
 import os
 import stat as stat_module
 from dataclasses import dataclass
@@ -54,6 +55,15 @@ MAX_PATH_BYTES = 4096
 """Longest relative path (UTF-8 bytes) adopted: git's ``largePathname`` threshold and Linux's PATH_MAX."""
 
 
+_MAX_UTF8_BYTES = 4
+_NAME = operator.attrgetter("name")
+
+
+def _plain_name(name: str) -> bool:
+    """A listed name that :func:`name_problem` passes without a look at each character (nearly all)."""
+    return name.isascii() and name.isprintable() and "\\" not in name and name != ".." and name != "."
+
+
 def _join(directory: str, name: str) -> str:
     return f"{directory}/{name}" if directory else name
 
@@ -72,7 +82,7 @@ class _Walker:
     def directory(self, fd: int, rel_dir: str, matcher: IgnoreMatcher, depth: int) -> None:
         try:
             with os.scandir(fd) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                entries = sorted(listing, key=_NAME)
         except OSError as exc:
             detail = refusal_from(exc).detail
             if not rel_dir:
@@ -101,27 +111,32 @@ class _Walker:
         self, fd: int, entry: os.DirEntry[str], rel_dir: str, matcher: IgnoreMatcher, depth: int
     ) -> None:
         name = entry.name
-        path = _join(rel_dir, name)
-        shown = _join(rel_dir, display_name(name))
-        if is_internal(name):
-            self.exclude(shown, REASON_INTERNAL)
+        path = f"{rel_dir}/{name}" if rel_dir else name
+        # Every spelling of an internal name starts with "." or holds "~" (an 8.3 short name).
+        if (name[0] == "." or "~" in name) and is_internal(name):
+            self.exclude(_join(rel_dir, display_name(name)), REASON_INTERNAL)
             return
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            self.exclude(shown, REASON_UNREADABLE, refusal_from(exc).detail)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_UNREADABLE, refusal_from(exc).detail)
             return
         is_dir = stat_module.S_ISDIR(st.st_mode)
         if matcher.is_ignored(path, is_dir):
-            self.exclude(shown, REASON_IGNORED)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_IGNORED)
             return
-        problem = name_problem(name)
-        if problem is None and len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        problem = None if _plain_name(name) else name_problem(name)
+        # A character is at most 4 UTF-8 bytes: only a path this long can pass the limit.
+        if (
+            problem is None
+            and len(path) * _MAX_UTF8_BYTES > MAX_PATH_BYTES
+            and len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES
+        ):
             problem = f"path longer than {MAX_PATH_BYTES} bytes"
         if problem is not None:
-            self.exclude(shown, REASON_PATH, problem)
+            self.exclude(_join(rel_dir, display_name(name)), REASON_PATH, problem)
         elif is_dir and st.st_dev != self.device:
-            self.exclude(shown, REASON_CROSS_DEVICE, "a mount point: another file system")
+            self.exclude(path, REASON_CROSS_DEVICE, "a mount point: another file system")
         elif is_dir:
             self.subdirectory(fd, name, path, matcher, depth + 1)
         else:

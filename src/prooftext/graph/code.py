@@ -14,6 +14,7 @@ qualified with a scope (``A::f``; namespace-qualified free functions are rare ou
 from __future__ import annotations
 
 import inspect
+import operator
 import re
 from dataclasses import dataclass
 
@@ -621,13 +622,17 @@ def _references(
     drafts: Drafts,
     data: bytes,
 ) -> None:
-    """Spelled references for who-uses: one per (owner, reference) at its first line, common names kept."""
-    found: list[tuple[int, int, Reference, int]] = []  # (start byte, owner, reference, line)
+    """Spelled references for who-uses: one per (owner, reference) at its first line, common names kept.
+
+    A reference too short to resolve is dropped before its owner is looked up, and the line of a
+    reference is read from its node only when it is kept (most repeat an earlier one of the same owner)."""
+    found: list[tuple[int, Reference, TSNode]] = []  # (start byte, reference, node giving its line)
     if language == L.PYTHON:
         bound = {draft.name.encode("utf-8", "replace") for draft in drafts.nodes}
         for node in captures.get("import", []):
+            start = node.start_byte
             for ref in python_bindings(node, data):
-                found.append((node.start_byte, owner_of(node.start_byte), ref, node.start_point.row + 1))
+                found.append((start, ref, node))
                 bound.add(ref.binding.encode("utf-8", "replace"))
         frozen = frozenset(bound)
         # Calls and members are captured apart; any other name is a reference only when the file defines or
@@ -639,22 +644,25 @@ def _references(
                 py_ref := _py_reference(node, data, frozen)
             ):
                 refs.append((node, py_ref))
-        for node, ref in refs:
-            found.append((node.start_byte, owner_of(node.start_byte), ref, node.start_point.row + 1))
+        found.extend((node.start_byte, ref, node) for node, ref in refs)
     else:
-        for node in captures.get("use", []):
-            line = node.start_point.row + 1
-            found.append((node.start_byte, owner_of(node.start_byte), _other_reference(node, data), line))
-    found.sort(key=lambda item: item[0])
+        found.extend(
+            (node.start_byte, _other_reference(node, data), node) for node in captures.get("use", [])
+        )
+    found.sort(key=_START)
     seen: set[tuple[int, str]] = set()
-    for _, owner, ref, line in found:
-        spelled = ref.spelled()
-        if len(ref.name) < MIN_USE_CHARS and ref.how in (HOW_CALL, HOW_READ):
+    short = (HOW_CALL, HOW_READ)
+    for start, ref, node in found:
+        if len(ref.name) < MIN_USE_CHARS and ref.how in short:
             continue
-        if (owner, spelled) in seen:
+        key = (owner_of(start), ref.spelled())
+        if key in seen:
             continue
-        seen.add((owner, spelled))
-        drafts.uses.append((owner, spelled, line))
+        seen.add(key)
+        drafts.uses.append((key[0], key[1], node.start_point.row + 1))
+
+
+_START = operator.itemgetter(0)
 
 
 def extract_code(language: str, data: bytes) -> Drafts | None:

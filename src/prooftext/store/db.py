@@ -18,6 +18,9 @@ from prooftext.store.schema import create_all, migrate
 STORE_DIR = ".prooftext"
 STORE_FILE = "index.sqlite"
 LOCK_FILE = "index.lock"
+SYNCHRONOUS = "NORMAL"
+"""WAL with ``NORMAL``: a commit is not synced, a checkpoint is; a crash of the system may lose the last
+commits, never the store (a first build of many files syncs less, see prooftext.store.refresh)."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a statement waits for another connection's lock before ``store_busy``."""
 
@@ -64,7 +67,7 @@ def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
             path, busy_timeout_ms=BUSY_TIMEOUT_MS, wal_lock=lambda: writer_lock(root), shared=True
         )
         try:
-            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             migrate(conn)
         except BaseException:
             conn.close()

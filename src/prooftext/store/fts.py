@@ -8,6 +8,10 @@ identifier (exact matches stay possible) followed by its parts (word matches bec
 from __future__ import annotations
 
 import re
+import string
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+from itertools import accumulate
 
 from prooftext.text import identifier_parts
 
@@ -34,3 +38,140 @@ def expand_identifiers(text: str) -> str:
 def fts_quote(term: str) -> str:
     """A term as an FTS5 string literal, so query text can never be read as FTS5 syntax."""
     return '"' + term.replace('"', '""') + '"'
+
+
+_INNER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+"""What makes a word compound (see :data:`_COMPOUND`), found without trying a match at every word start."""
+_WORD_RUN = re.compile(r"\w*")
+
+
+def _class_table() -> bytes:
+    table = bytearray(b" " * 256)
+    for chars, mark in ((string.ascii_lowercase, "a"), (string.digits, "d"), (string.ascii_uppercase, "A")):
+        for char in chars:
+            table[ord(char)] = ord(mark)
+    table[ord("_")] = ord("_")
+    return bytes(table)
+
+
+_CLASSES = _class_table()
+"""ASCII bytes by class: ``a`` lowercase, ``d`` digit, ``A`` uppercase, ``_``, and a space for the rest (no
+word character): for ASCII text, exactly the characters of ``\\w`` are the non-spaces."""
+_INNER_CLASSES = (
+    b"aA",
+    b"dA",
+    b"AAa",
+    *(x + b"_" + y for x in (b"a", b"d", b"A") for y in (b"a", b"d", b"A")),
+)
+""":data:`_INNER` spelled in classes: each is looked for with ``bytes.find``, in C."""
+
+
+def _ascii_compound_words(text: str) -> list[tuple[int, str]]:
+    """:func:`_compound_words` of an ASCII text: the inner patterns found in its class string, each word
+    taken once (a search resumes after the word it found)."""
+    classes = text.encode("ascii").translate(_CLASSES)
+    find, rfind = classes.find, classes.rfind
+    words: dict[int, int] = {}
+    for pattern in _INNER_CLASSES:
+        at = find(pattern)
+        while at >= 0:
+            start = rfind(b" ", 0, at) + 1
+            end = words.get(start)
+            if end is None:
+                end = find(b" ", at)
+                end = words[start] = len(classes) if end < 0 else end
+            at = find(pattern, end)
+    return [(start, text[start : words[start]]) for start in sorted(words)]
+
+
+def _compound_words(text: str) -> Iterable[tuple[int, str]]:
+    """(offset, word) of each match of :data:`_COMPOUND` in ``text``, in order, found faster.
+
+    A match of :data:`_COMPOUND` is a whole word (a maximal run of ``\\w``; every character of its inner
+    pattern is one) that holds :data:`_INNER`: so each word that holds an inner match, once, extended to
+    its ends: in a string of character classes for ASCII text (see :func:`_ascii_compound_words`), else
+    backwards over the reversed text."""
+    if text.isascii():
+        return _ascii_compound_words(text)
+    return _unicode_compound_words(text)
+
+
+def _unicode_compound_words(text: str) -> Iterator[tuple[int, str]]:
+    reversed_text = ""
+    size = len(text)
+    end = -1
+    for inner in _INNER.finditer(text):
+        at = inner.start()
+        if at < end:
+            continue  # a second inner match in the same word
+        if not reversed_text:
+            reversed_text = text[::-1]
+        before = _WORD_RUN.match(reversed_text, size - 1 - at)
+        after = _WORD_RUN.match(text, at)
+        assert before is not None and after is not None  # ``\w*`` matches everywhere
+        start, end = size - before.end(), after.end()
+        yield start, text[start:end]
+
+
+class IndexedText:
+    """A file's text scanned once for compound identifiers, to build the FTS content of each of its nodes.
+
+    :func:`expand_identifiers` of a node's lines scans those lines again for every node that covers them
+    (a method's lines once for itself, once for its class, ...). An identifier never spans a line break,
+    so the identifiers of a run of whole lines are those found on each of its lines, in order: this scans
+    the file once, and :meth:`expand` gives exactly what :func:`expand_identifiers` gives for text made of
+    whole-line ranges (and literal pieces, scanned apart)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lines = text.split("\n") if text else []
+        self.terminated = text.endswith("\n")
+        if self.terminated:
+            lines.pop()
+        self.lines = lines
+        self.count = len(lines)
+        # Each line's first offset: the running sum of (length + 1), in C; the last is the text's end.
+        offsets = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+        offsets[-1] = len(text)
+        self.offsets = offsets
+        found: dict[int, list[str]] = {}
+        for start, word in _compound_words(text):
+            found.setdefault(bisect_right(offsets, start), []).append(word)
+        self.found = found
+        self.found_lines = list(found)  # ascending: matches come in text order
+        self._parts: dict[str, tuple[str, ...]] = {}
+
+    def slice(self, start: int, end: int) -> str:
+        """Lines ``start..end`` with their line endings, as :meth:`LineText.slice` gives them."""
+        if 1 <= start <= end <= self.count:
+            return self.text[self.offsets[start - 1] : self.offsets[end]]
+        body = "\n".join(self.lines[start - 1 : end])
+        if end < self.count or self.terminated:
+            body += "\n"
+        return body
+
+    def identifiers(self, start: int, end: int) -> Iterator[str]:
+        """The compound identifiers of lines ``start..end``, in text order."""
+        found = self.found
+        lines = self.found_lines
+        for number in lines[bisect_left(lines, start) : bisect_right(lines, end)]:
+            yield from found[number]
+
+    def expand(self, body: str, identifiers: Iterable[str]) -> str:
+        """``expand_identifiers(body)``, given the compound identifiers ``body`` holds, in text order."""
+        extra: list[str] = []
+        cache = self._parts
+        for ident in dict.fromkeys(identifiers):
+            parts = cache.get(ident)
+            if parts is None:
+                parts = cache[ident] = identifier_parts(ident)
+            if len(parts) > 1:
+                extra.extend(parts)
+        if not extra:
+            return body
+        return body + "\n" + " ".join(extra)
+
+
+def literal_identifiers(text: str) -> list[str]:
+    """The compound identifiers of a piece of text that is not a run of a file's lines (a signature)."""
+    return _COMPOUND.findall(text)

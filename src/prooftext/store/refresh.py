@@ -24,13 +24,16 @@ brought in line with the files all the same, but holds no candidate until the sp
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import os
 import secrets
 import sqlite3
 import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import metadata
@@ -40,8 +43,7 @@ from pathlib import Path
 import prooftext.canonical as canonical
 from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
-from prooftext.corpus.identity import candidate_identity
-from prooftext.corpus.lines import LineText
+from prooftext.corpus.identity import candidate_identity, git_head
 from prooftext.corpus.model import (
     REASON_UNREADABLE,
     CandidateIdentity,
@@ -58,13 +60,27 @@ from prooftext.errors import ConfigError
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import PathIndex
-from prooftext.store.db import transaction, writer_lock
-from prooftext.store.fts import expand_identifiers
+from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
+from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
+from prooftext.store.schema import drop_deferred_indexes, ensure_indexes, missing_indexes
 from prooftext.text import identifier_parts
 from prooftext.workers import watch_parent
 
 BATCH_FILES = 128
 """Files written per transaction: large enough to amortize commits, small enough to lose little on a kill."""
+
+BULK_MIN_FILES = 256
+"""A first build of at least this many files defers its indexes and syncs (see :func:`_bulk`)."""
+
+MAX_CHUNK_FILES = 256
+"""Files a worker reads per task: few enough that a chunk's rows stay small, many enough to amortize."""
+
+CHUNKS_PER_WORKER = 16
+"""A refresh cuts its files into about this many chunks per worker (small ones even out the workers' last
+chunks, when one would otherwise wait for the other)."""
+
+CHUNKS_IN_FLIGHT = 3
+"""Chunks per worker submitted ahead of the writer (see :func:`_load_all`)."""
 
 PARALLEL_MIN_FILES = 48
 """Below this many changed files, a process pool costs more than it saves."""
@@ -95,8 +111,14 @@ keeps its quotes and is also redacted wherever it recurs in its file, and a sour
 redacted by default, not left out; 8: every call, attribute and import is also kept as a spelled reference
 for who-uses, common names included)."""
 
+FINISHED_KEY = "finished"
+"""The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
+
 READING_KEY = "reading"
 """The meta key of the store's reading key (see :func:`reading_key`)."""
+
+_FINISH_KEYS = ("edges", "nodes", "generation", "candidate", READING_KEY, FINISHED_KEY)
+"""The meta a refresh's end records; read first, so that a refresh that changes none writes nothing."""
 
 GENERATION_START_BITS = 48
 """Width of the random first generation of a new store (later refreshes count up from it)."""
@@ -130,13 +152,9 @@ class RefreshReport:
         }
 
 
-@dataclass
-class _Known:
-    id: int
-    size: int
-    mtime_ns: int
-    inode: int
-    ctime_ns: int | None
+_Known = tuple[str, int, int, int, int, int | None]
+"""An indexed file's row of :data:`KNOWN_SQL`: path, id (``row[1]``), then its stat signature (size,
+mtime_ns, inode, ctime_ns). Kept as SQLite returns it: no object per file of a large tree."""
 
 
 def _same(stat: FileStat, size: int, mtime_ns: int, inode: int, ctime_ns: int | None) -> bool:
@@ -149,8 +167,7 @@ KNOWN_SQL = "SELECT path, id, size, mtime_ns, inode, ctime_ns FROM files"
 
 
 def load_known(conn: sqlite3.Connection) -> dict[str, _Known]:
-    rows = conn.execute(KNOWN_SQL)
-    return {r[0]: _Known(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+    return {row[0]: row for row in conn.execute(KNOWN_SQL)}
 
 
 ExcludedStat = tuple[int, int, int, int | None]
@@ -218,6 +235,9 @@ class Plan:
     stale_excluded: list[str] = field(default_factory=list)
     """Keys of read-time exclusion rows whose file no walked path is any more (deleted, renamed, now
     excluded by the walk): a refresh deletes them, as a from-scratch index would never have had them."""
+    with_exclusion_row: set[str] = field(default_factory=set)
+    """Paths of :attr:`to_read` that an ``excluded`` row may stand for (keyed by the path or its redacted
+    form): reading such a file deletes the row. Every other file has none to delete (a first build, none)."""
 
 
 @lru_cache(maxsize=1)
@@ -265,13 +285,15 @@ def plan(
     excluded_rows = load_excluded_stats(conn)
     keys = _ExclusionKeys(excluded_rows)
     known_excluded = _usable(excluded_rows, retry_unreadable) if current else {}
+    any_row = _ExclusionKeys(r[0] for r in conn.execute("SELECT path FROM excluded"))
     to_read: list[FileStat] = []
     unchanged: list[str] = []
     unchanged_excluded: list[str] = []
     live: set[str] = set()
     for stat in result.stats:
         old = known.get(stat.path)
-        if old is not None and _same(stat, old.size, old.mtime_ns, old.inode, old.ctime_ns):
+        # A store written before ctimes were kept holds None, which no file matches: it is read once more.
+        if old is not None and old[2:] == (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns):
             unchanged.append(stat.path)
             continue
         # An indexed file has no exclusion row (writing either deletes the other): no key to look up.
@@ -286,17 +308,63 @@ def plan(
     seen = {s.path for s in result.stats}
     removed = sorted(p for p in stored if p not in seen)
     stale = sorted(keys.keys - live)
-    return Plan(to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories, stale)
+    with_row = {s.path for s in to_read if any_row.find(s.path) is not None} if any_row.keys else set()
+    return Plan(
+        to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories, stale, with_row
+    )
+
+
+@dataclass
+class FileRows:
+    """A file's rows as plain tuples in column order, less the keys the writer assigns (the file's id, the
+    nodes' rowids): built where the file is read, so a worker hands the writer values that cost little to
+    send and nothing to rearrange."""
+
+    file: tuple[object, ...]
+    """files: path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority, freshness,
+    sensitivity, line_count, text."""
+    nodes: list[tuple[object, ...]]
+    """nodes: id, kind, name, qualname, symbol_kind, start_line, end_line, language, signature, docstring,
+    parent_id."""
+    fts: list[tuple[str, str, str, str]]
+    """nodes_fts, one per node in node order: title, labels, path, content."""
+    edges: list[tuple[str, str, str, str]]
+    uses: list[tuple[str, str, int]]
+    imports: list[tuple[str, str, int]]
+    links: list[tuple[str, str, int]]
+    contradicts: list[str]
+
+
+def file_rows(source: SourceFile, graph: FileGraph) -> FileRows:
+    """The rows a file adds to the store."""
+    labels = source.labels
+    return FileRows(
+        file=(
+            source.path, source.size, source.mtime_ns, source.inode, source.ctime_ns, source.sha256,
+            source.kind, graph.language, labels.authority, labels.freshness, labels.sensitivity,
+            source.line_count, source.text,
+        ),
+        nodes=[
+            (n.id, n.kind, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line, n.language,
+             n.signature, n.docstring, n.parent_id)
+            for n in graph.nodes
+        ],
+        fts=fts_rows(source, graph),
+        edges=[(e.id, e.type, e.source, e.target) for e in graph.edges],
+        uses=[(u.node_id, u.name, u.line) for u in graph.uses],
+        imports=[(i.node_id, i.module, i.line) for i in graph.imports],
+        links=[(link.node_id, link.target, link.line) for link in graph.links],
+        contradicts=list(graph.contradicts),
+    )  # fmt: skip
 
 
 @dataclass
 class Loaded:
-    """One file read and extracted (in a worker process when many files changed), ready to write."""
+    """One file read and extracted (in a worker process when many files changed), ready to write: its
+    rows, or the exclusion a read found."""
 
     stat: FileStat
-    source: SourceFile | Exclusion
-    graph: FileGraph | None = None
-    fts: list[tuple[str, str, str, str]] = field(default_factory=list)
+    result: FileRows | Exclusion
 
 
 def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
@@ -305,8 +373,7 @@ def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
         return Loaded(stat, source)
     from prooftext.graph.extract import extract  # the parsers: only a file that is read needs them
 
-    graph = extract(source.path, source.text)
-    return Loaded(stat, source, graph, fts_rows(source, graph))
+    return Loaded(stat, file_rows(source, extract(source.path, source.text)))
 
 
 def _may_start_processes() -> bool:
@@ -316,17 +383,41 @@ def _may_start_processes() -> bool:
     return not multiprocessing.current_process().daemon
 
 
-def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterable[Loaded]:
+def _load_chunk(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> list[Loaded]:
+    return [_load(root, stat, config) for stat in stats]
+
+
+def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterator[Loaded]:
+    """Every file of ``stats`` read and extracted, in order: in a pool of worker processes when there are
+    many. At most :data:`CHUNKS_IN_FLIGHT` chunks per worker are submitted ahead of the writer, so the
+    rows waiting for it stay bounded however many files there are (submitting them all held every file's
+    rows in memory whenever the writer fell behind: 580 MB on 100,000 small files)."""
     workers = os.cpu_count() or 1
     if len(stats) < PARALLEL_MIN_FILES or workers < 2 or not _may_start_processes():
         for stat in stats:
             yield _load(root, stat, config)
         return
-    chunk = max(1, len(stats) // (workers * 8))
-    from concurrent.futures import ProcessPoolExecutor  # only a refresh with work for a pool loads it
+    size = max(1, min(MAX_CHUNK_FILES, len(stats) // (workers * CHUNKS_PER_WORKER)))
+    chunks = (stats[i : i + size] for i in range(0, len(stats), size))
+    from concurrent.futures import Future, ProcessPoolExecutor  # only a refresh with work for a pool
+
+    import prooftext.graph.extract  # noqa: F401  # once here: forked workers start with the parsers loaded
 
     with ProcessPoolExecutor(max_workers=workers, initializer=watch_parent, initargs=(os.getpid(),)) as pool:
-        yield from pool.map(_load, [root] * len(stats), stats, [config] * len(stats), chunksize=chunk)
+        pending: deque[Future[list[Loaded]]] = deque(
+            pool.submit(_load_chunk, root, chunk, config)
+            for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
+        )
+        try:
+            while pending:
+                done = pending.popleft().result()
+                following = next(chunks, None)
+                if following is not None:
+                    pending.append(pool.submit(_load_chunk, root, following, config))
+                yield from done
+        finally:
+            for future in pending:  # the writer stopped (an error, a kill): start nothing more
+                future.cancel()
 
 
 def _node_labels(node: Node, source: SourceFile) -> str:
@@ -372,41 +463,58 @@ def _gaps(start: int, end: int, skipped: list[int]) -> Iterable[tuple[int, int]]
         cursor = number + 1
 
 
-def _uncovered_text(lines: LineText, node: Node, children: list[Node], dense: list[int]) -> str:
+Piece = tuple[int, int] | str
+"""A part of a node's FTS text: a run of the file's lines (first, last), or literal text (a signature)."""
+
+
+def _uncovered_pieces(count: int, node: Node, children: list[Node], dense: list[int]) -> list[Piece]:
     """Module-level text of a file: the lines no child node covers, so symbol text is indexed once, and the
     dense lines, which no node's row holds."""
     covered = sorted((c.start_line, c.end_line) for c in children)
-    keep: list[str] = []
+    keep: list[Piece] = []
     cursor = 1
     for start, end in covered:
         if start > cursor:
-            keep.append(lines.slice(cursor, start - 1))
-        keep.extend(lines.slice(n, n) for n in _between(dense, max(start, cursor), end))
+            keep.append((cursor, start - 1))
+        keep.extend((n, n) for n in _between(dense, max(start, cursor), end))
         cursor = max(cursor, end + 1)
-    if cursor <= min(node.end_line, lines.count):
-        keep.append(lines.slice(cursor, min(node.end_line, lines.count)))
-    return "".join(keep)
+    if cursor <= min(node.end_line, count):
+        keep.append((cursor, min(node.end_line, count)))
+    return keep
 
 
-def _node_text(node: Node, lines: LineText, dense: list[int]) -> str:
+def _node_pieces(node: Node, count: int, dense: list[int]) -> list[Piece]:
     """A node's lines, less its dense ones: those hold other nodes' text too, and go to the file's row. A
     node that starts on a dense line keeps its signature (its name and parameters) in that line's place."""
-    end = min(node.end_line, lines.count)
+    end = min(node.end_line, count)
     skipped = _between(dense, node.start_line, end)
     if not skipped:
-        return lines.slice(node.start_line, end)
-    first = [node.signature + "\n"] if skipped[0] == node.start_line and node.signature else []
-    return "".join(first + [lines.slice(a, b) for a, b in _gaps(node.start_line, end, skipped)])
+        return [(node.start_line, end)]
+    first: list[Piece] = [node.signature + "\n"] if skipped[0] == node.start_line and node.signature else []
+    return first + list(_gaps(node.start_line, end, skipped))
 
 
-def _fts_content(node: Node, lines: LineText, children: list[Node], dense: list[int]) -> str:
-    if lines.count == 0:
+def _fts_content(node: Node, text: IndexedText, children: list[Node], dense: list[int]) -> str:
+    """``expand_identifiers`` of the node's text, from the file scanned once (see :class:`IndexedText`)."""
+    if text.count == 0:
         return ""
     if node.kind == NODE_FILE:
-        body = _uncovered_text(lines, node, children, dense)
+        pieces = _uncovered_pieces(text.count, node, children, dense)
     else:
-        body = _node_text(node, lines, dense)
-    return expand_identifiers(body)
+        pieces = _node_pieces(node, text.count, dense)
+    if len(pieces) == 1 and not isinstance(pieces[0], str):
+        start, end = pieces[0]
+        return text.expand(text.slice(start, end), text.identifiers(start, end))
+    bodies: list[str] = []
+    identifiers: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            bodies.append(piece)
+            identifiers.extend(literal_identifiers(piece))
+        else:
+            bodies.append(text.slice(*piece))
+            identifiers.extend(text.identifiers(*piece))
+    return text.expand("".join(bodies), identifiers)
 
 
 def _delete_file(conn: sqlite3.Connection, file_id: int) -> None:
@@ -420,7 +528,7 @@ def fts_rows(source: SourceFile, graph: FileGraph) -> list[tuple[str, str, str, 
     """The FTS fields (title, labels, path, content) of every node of a file, in node order."""
     file_node = _file_node_id(graph)
     top_level = [n for n in graph.nodes if n.kind != NODE_FILE and n.parent_id in (None, file_node)]
-    lines = LineText(source.text)
+    lines = IndexedText(source.text)
     dense = _dense_lines(graph, lines.count)
     path_text = _path_text(source.path)
     return [
@@ -434,60 +542,79 @@ def fts_rows(source: SourceFile, graph: FileGraph) -> list[tuple[str, str, str, 
     ]
 
 
-def _insert_file(
-    conn: sqlite3.Connection, source: SourceFile, graph: FileGraph, fts: list[tuple[str, str, str, str]]
-) -> None:
-    cur = conn.execute(
-        "INSERT INTO files (path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority,"
-        " freshness, sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            source.path,
-            source.size,
-            source.mtime_ns,
-            source.inode,
-            source.ctime_ns,
-            source.sha256,
-            source.kind,
-            graph.language,
-            source.labels.authority,
-            source.labels.freshness,
-            source.labels.sensitivity,
-            source.line_count,
-            source.text,
-        ),
+_INSERT_FILE = (
+    "INSERT INTO files (id, path, size, mtime_ns, inode, ctime_ns, sha256, kind, language, authority,"
+    " freshness, sensitivity, line_count, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_NODE = (
+    "INSERT INTO nodes (rowid, file_id, id, kind, name, qualname, symbol_kind, start_line, end_line,"
+    " language, signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_FTS = "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)"
+_INSERT_EDGE = "INSERT OR IGNORE INTO edges (file_id, id, type, source, target) VALUES (?,?,?,?,?)"
+_INSERT_REFS = {
+    table: f"INSERT INTO {table} (file_id, node_id, {column}, line) VALUES (?,?,?,?)"
+    for table, column in (("uses", "name"), ("imports", "module"), ("links", "target"))
+}
+_INSERT_CONTRADICTS = "INSERT INTO contradicts (file_id, target) VALUES (?,?)"
+
+
+@dataclass
+class _Batch:
+    """The rows of a batch of files, gathered to be written one statement per table. One writer holds the
+    lock, so the files' ids and the nodes' rowids (shared with their FTS rows) are assigned here, as SQLite
+    would: the largest so far plus one."""
+
+    file_id: int
+    rowid: int
+    files: list[tuple[object, ...]] = field(default_factory=list)
+    nodes: list[tuple[object, ...]] = field(default_factory=list)
+    fts: list[tuple[object, ...]] = field(default_factory=list)
+    edges: list[tuple[object, ...]] = field(default_factory=list)
+    refs: dict[str, list[tuple[object, ...]]] = field(
+        default_factory=lambda: {table: [] for table in _INSERT_REFS}
     )
-    file_id = cur.lastrowid
-    # One writer holds the lock, so rowids can be assigned here and both tables written in bulk.
-    first = int(conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM nodes").fetchone()[0])
-    conn.executemany(
-        "INSERT INTO nodes (rowid, id, file_id, kind, name, qualname, symbol_kind, start_line, end_line,"
-        " language, signature, docstring, parent_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (first + i, n.id, file_id, n.kind, n.name, n.qualname, n.symbol_kind, n.start_line, n.end_line,
-             n.language, n.signature, n.docstring, n.parent_id)
-            for i, n in enumerate(graph.nodes)
-        ],
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO nodes_fts (rowid, title, labels, path, content) VALUES (?,?,?,?,?)",
-        [(first + i, *row) for i, row in enumerate(fts)],
-    )
-    conn.executemany(
-        "INSERT OR IGNORE INTO edges (id, file_id, type, source, target) VALUES (?,?,?,?,?)",
-        [(e.id, file_id, e.type, e.source, e.target) for e in graph.edges],
-    )
-    for table, column, refs in (
-        ("uses", "name", [(u.node_id, u.name, u.line) for u in graph.uses]),
-        ("imports", "module", [(i.node_id, i.module, i.line) for i in graph.imports]),
-        ("links", "target", [(link.node_id, link.target, link.line) for link in graph.links]),
-    ):
-        conn.executemany(
-            f"INSERT INTO {table} (file_id, node_id, {column}, line) VALUES (?,?,?,?)",
-            [(file_id, *ref) for ref in refs],
-        )
-    conn.executemany(
-        "INSERT INTO contradicts (file_id, target) VALUES (?,?)", [(file_id, t) for t in graph.contradicts]
-    )
+    contradicts: list[tuple[object, ...]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, conn: sqlite3.Connection) -> _Batch:
+        file_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM files").fetchone()[0])
+        return cls(file_id, int(conn.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()[0]))
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(_INSERT_FILE, self.files)
+        conn.executemany(_INSERT_NODE, self.nodes)
+        conn.executemany(_INSERT_FTS, self.fts)
+        conn.executemany(_INSERT_EDGE, self.edges)
+        for table, values in self.refs.items():
+            conn.executemany(_INSERT_REFS[table], values)
+        conn.executemany(_INSERT_CONTRADICTS, self.contradicts)
+
+
+def _insert_file(batch: _Batch, rows: FileRows) -> None:
+    """Add one file's rows to ``batch`` (written by :meth:`_Batch.write`, in the same transaction)."""
+    batch.file_id += 1
+    file_id = batch.file_id
+    batch.files.append((file_id, *rows.file))
+    for node, text in zip(rows.nodes, rows.fts, strict=True):
+        batch.rowid += 1
+        batch.nodes.append((batch.rowid, file_id, *node))
+        batch.fts.append((batch.rowid, *text))
+    batch.edges.extend((file_id, *edge) for edge in rows.edges)
+    batch.refs["uses"].extend((file_id, *use) for use in rows.uses)
+    batch.refs["imports"].extend((file_id, *ref) for ref in rows.imports)
+    batch.refs["links"].extend((file_id, *link) for link in rows.links)
+    batch.contradicts.extend((file_id, target) for target in rows.contradicts)
+
+
+def _insert_files(conn: sqlite3.Connection, files: list[FileRows]) -> None:
+    """Write the rows of ``files``, one statement per table."""
+    if not files:
+        return
+    batch = _Batch.start(conn)
+    for rows in files:
+        _insert_file(batch, rows)
+    batch.write(conn)
 
 
 def _file_node_id(graph: FileGraph) -> str | None:
@@ -520,28 +647,32 @@ def _advance_generation(conn: sqlite3.Connection) -> None:
     _put_meta(conn, {"generation": _next_generation(read_meta(conn, "generation"))})
 
 
-def _apply(conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded]) -> tuple[int, int]:
+def _apply(
+    conn: sqlite3.Connection, known: dict[str, _Known], batch: list[Loaded], with_row: set[str]
+) -> tuple[int, int]:
     """Write a batch of read files; the files indexed, and the indexed files that left the index because
     reading them now excludes them (a secret appeared, the file grew too large): both change the
     generation, so no cache keeps the nodes they had."""
-    indexed = removed = 0
+    removed = 0
+    indexed: list[FileRows] = []
     with transaction(conn):
         for loaded in batch:
             old = known.get(loaded.stat.path)
             if old is not None:
-                _delete_file(conn, old.id)
-            key = exclusion_key(loaded.stat.path)
-            # The raw path too: a store written before rows were keyed so may hold it.
-            conn.executemany("DELETE FROM excluded WHERE path = ?", {(loaded.stat.path,), (key,)})
-            if isinstance(loaded.source, Exclusion):
-                _record_exclusion(conn, loaded.source, loaded.stat, key)
+                _delete_file(conn, old[1])
+            path = loaded.stat.path
+            if path in with_row:
+                # The raw path too: a store written before rows were keyed so may hold it.
+                conn.executemany("DELETE FROM excluded WHERE path = ?", {(path,), (exclusion_key(path),)})
+            if isinstance(loaded.result, Exclusion):
+                _record_exclusion(conn, loaded.result, loaded.stat, exclusion_key(path))
                 removed += old is not None
-            elif loaded.graph is not None:
-                _insert_file(conn, loaded.source, loaded.graph, loaded.fts)
-                indexed += 1
+            else:
+                indexed.append(loaded.result)
+        _insert_files(conn, indexed)
         if indexed or removed:
             _advance_generation(conn)
-    return indexed, removed
+    return len(indexed), removed
 
 
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
@@ -614,34 +745,70 @@ def refresh(
     report = RefreshReport()
     with writer_lock(root):
         known = load_known(conn)
-        if not known and not _has_excluded_stats(conn):
+        settled = _settled(conn)
+        first = not known and not _has_excluded_stats(conn)
+        if first:
             # An empty store holds no earlier reading: the files a killed run commits are read under this key.
             _write_meta(conn, {READING_KEY: reading_key(config)})
+        elif missing_indexes(conn):
+            _create_indexes(conn)  # a first build was killed before it created them
         work = plan(conn, root, config, None if walker is None else walker(), known)
-        total = len(work.to_read)
-        done = 0
-        batch: list[Loaded] = []
-        for item in _load_all(root, work.to_read, config):
-            batch.append(item)
-            if len(batch) >= BATCH_FILES:
-                done = _flush(conn, known, batch, report, done, total, progress)
-        done = _flush(conn, known, batch, report, done, total, progress)
+        with _bulk(conn, first and len(work.to_read) >= BULK_MIN_FILES):
+            total = len(work.to_read)
+            done = 0
+            batch: list[Loaded] = []
+            for item in _load_all(root, work.to_read, config):
+                batch.append(item)
+                if len(batch) >= BATCH_FILES:
+                    done = _flush(conn, known, batch, work, report, done, total, progress)
+            done = _flush(conn, known, batch, work, report, done, total, progress)
         _remove(conn, known, work, report)
         _sync_exclusions(conn, work.walk_excluded, work.stale_excluded)
-        known_after = set(load_known(conn))
-        if known_after != set(known) or not read_meta(conn, "candidate"):
+        changed = bool(report.files_indexed or report.files_removed)
+        if (
+            not settled
+            or (changed and set(load_known(conn)) != set(known))
+            or not read_meta(conn, "candidate")
+        ):
             _resolve_imports(conn, None)
         elif report.files_indexed:
             _resolve_imports(conn, {s.path for s in work.to_read})
-        _finish(conn, root, config, report, work, count)
+        _finish(conn, root, config, report, work, count, settled and not changed)
     report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
     return report
+
+
+def _create_indexes(conn: sqlite3.Connection) -> None:
+    with transaction(conn):
+        ensure_indexes(conn)
+
+
+@contextlib.contextmanager
+def _bulk(conn: sqlite3.Connection, bulk: bool) -> Iterator[None]:
+    """A first build of many files: without the secondary indexes (created once at its end, see
+    :data:`~prooftext.store.schema.DEFERRED_INDEXES`) and without syncing the store to disk at each WAL
+    checkpoint. A killed process loses nothing either way (every batch is committed, and its pages are
+    in the operating system's hands); an operating system crash or a power loss during the build may
+    damage the store, which holds nothing but what the files give: ``fsck`` then calls it corrupt, and
+    ``index --rebuild`` repairs it. Every later refresh syncs as before."""
+    if not bulk:
+        yield
+        return
+    with transaction(conn):
+        drop_deferred_indexes(conn)
+    conn.execute("PRAGMA synchronous = OFF")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
+    _create_indexes(conn)
 
 
 def _flush(
     conn: sqlite3.Connection,
     known: dict[str, _Known],
     batch: list[Loaded],
+    work: Plan,
     report: RefreshReport,
     done: int,
     total: int,
@@ -649,7 +816,7 @@ def _flush(
 ) -> int:
     if not batch:
         return done
-    indexed, removed = _apply(conn, known, batch)
+    indexed, removed = _apply(conn, known, batch, work.with_exclusion_row)
     report.files_indexed += indexed
     report.files_removed += removed
     done += len(batch)
@@ -664,7 +831,7 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
         return
     with transaction(conn):
         for path in work.removed:
-            _delete_file(conn, known[path].id)
+            _delete_file(conn, known[path][1])
         _advance_generation(conn)
     report.files_removed += len(work.removed)
 
@@ -674,12 +841,27 @@ def _sync_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion], s
     their file is gone (``stale``, see :attr:`Plan.stale_excluded`). Neither changes a node, so the
     generation stays. Both are keyed by the redacted path (:func:`exclusion_key`): an ignored, oversized or
     linked file is never read, so nothing else would keep a credential its name spells out of the store."""
+    rows = {
+        (exclusion_key(e.path), e.reason, redact_path(e.detail)): replace(e, detail=redact_path(e.detail))
+        for e in walk_excluded
+    }
+    stored = conn.execute("SELECT path, reason, detail FROM excluded WHERE size IS NULL")
+    if not stale and len(rows) == len(walk_excluded) and set(rows) == set(stored):
+        return  # the walk left out what it left out last time: nothing to write
     with transaction(conn):
         conn.execute("DELETE FROM excluded WHERE size IS NULL")
         conn.executemany("DELETE FROM excluded WHERE path = ? AND size IS NOT NULL", [(k,) for k in stale])
         for exclusion in walk_excluded:
             shown = replace(exclusion, detail=redact_path(exclusion.detail))
             _record_exclusion(conn, shown, None, exclusion_key(exclusion.path))
+
+
+def _settled(conn: sqlite3.Connection) -> bool:
+    """Whether the last refresh that changed the store also finished (wrote the counts, the candidate and
+    resolved imports for the store as it is): the meta's :data:`FINISHED_KEY` is the current generation. A
+    refresh killed after committing files leaves the generation ahead, and the next one does that again."""
+    generation = read_meta(conn, "generation")
+    return isinstance(generation, int) and read_meta(conn, FINISHED_KEY) == generation
 
 
 def _finish(
@@ -689,31 +871,46 @@ def _finish(
     report: RefreshReport,
     work: Plan,
     count: bool,
+    unchanged: bool = False,
 ) -> None:
+    """Report and record what the store holds. ``unchanged``: no file row moved since a refresh that
+    finished (see :func:`_settled`), so its node count and repository digest stand (git HEAD may move)."""
     report.files_unchanged = len(work.unchanged)
     counts: dict[str, int] = {}
     for reason, n in conn.execute("SELECT reason, count(*) FROM excluded GROUP BY reason"):
         counts[reason] = int(n)
     report.files_skipped = counts
-    report.nodes = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
-    changed = report.files_indexed or report.files_removed
-    cached_edges = read_meta(conn, "edges")
-    if changed or not isinstance(cached_edges, int):
+    stored = {key: read_meta(conn, key) for key in _FINISH_KEYS}
+    cached_nodes = stored["nodes"]
+    if unchanged and isinstance(cached_nodes, int):
+        report.nodes = cached_nodes
+    else:
+        report.nodes = int(conn.execute("SELECT count(*) FROM nodes").fetchone()[0])
+    cached_edges = stored["edges"]
+    if not unchanged or not isinstance(cached_edges, int):
         report.edges = count_edges(conn) if count else None
     else:
         report.edges = cached_edges
-    generation = read_meta(conn, "generation")
+    generation = stored["generation"]
     if not isinstance(generation, int):  # a store no refresh has changed yet
         generation = _next_generation(None)
     meta: dict[str, object] = {"edges": report.edges, "nodes": report.nodes, "generation": generation}
     refusal = specification_refusal_in_store(conn, config)
     if refusal is None:
-        meta["candidate"] = current_candidate(conn, root, config).to_dict()
+        candidate = stored["candidate"]
+        if unchanged and isinstance(candidate, dict) and isinstance(candidate.get("repository_sha256"), str):
+            meta["candidate"] = {**candidate, "git_head": git_head(root)}
+        else:
+            meta["candidate"] = current_candidate(conn, root, config).to_dict()
+    meta[READING_KEY] = reading_key(config)
+    meta[FINISHED_KEY] = generation
+    if all(stored.get(key) == value for key, value in meta.items()) and refusal is None:
+        return  # nothing to record: a no-change refresh writes nothing
     with transaction(conn):
         # Without a candidate every later pack refreshes again (see Index.ensure_fresh) and fails the same
         # way until the specification is adopted, instead of packing from a corpus that lacks it.
         conn.execute("DELETE FROM meta WHERE key = 'candidate'")
-        _put_meta(conn, {**meta, READING_KEY: reading_key(config)})
+        _put_meta(conn, meta)
     if refusal is not None:
         raise refusal
 

@@ -1,0 +1,69 @@
+"""A first build of many files defers its secondary indexes and syncs; it writes the same rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tests.store.test_index_contents import TREE, build
+
+import prooftext
+from prooftext.store import refresh
+from prooftext.store.digest import table_digests
+from prooftext.store.schema import DEFERRED_INDEXES, missing_indexes
+
+
+def _indexes(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+
+
+def test_a_bulk_first_build_writes_the_rows_of_an_ordinary_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ordinary = build(tmp_path / "a")
+    monkeypatch.setattr(refresh, "BULK_MIN_FILES", 1)
+    monkeypatch.setattr(refresh, "BATCH_FILES", 4)  # several commits without the indexes
+    monkeypatch.setattr(refresh, "PARALLEL_MIN_FILES", 1)  # rows read in worker processes
+    assert build(tmp_path / "b") == ordinary
+    with prooftext.open(tmp_path / "b") as index:
+        assert set(DEFERRED_INDEXES) <= _indexes(index.conn)
+        assert index.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL again
+
+
+def test_a_killed_bulk_build_is_completed_with_its_indexes_by_the_next_refresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = build(tmp_path / "a")
+    root = tmp_path / "b"
+    for path, text in TREE.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    monkeypatch.setattr(refresh, "BULK_MIN_FILES", 1)
+    monkeypatch.setattr(refresh, "BATCH_FILES", 4)
+    calls = 0
+    flush = refresh._flush
+
+    def killed(*args: object, **kwargs: object) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt  # the process is stopped after two committed batches
+        return flush(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(refresh, "_flush", killed)
+    with prooftext.open(root) as index, pytest.raises(KeyboardInterrupt):
+        index.refresh()
+    monkeypatch.setattr(refresh, "_flush", flush)
+    with prooftext.open(root) as index:
+        assert missing_indexes(index.conn)  # the build stopped before creating them
+        assert index.conn.execute("SELECT count(*) FROM files").fetchone()[0] == 8
+        index.refresh()
+        assert not missing_indexes(index.conn)
+        assert index.conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+    # The files of the killed run are completed, not read twice: the same rows as one uninterrupted build.
+    for path in ("blob.bin", "latin.txt"):
+        (root / path).write_bytes((tmp_path / "a" / path).read_bytes())
+    with prooftext.open(root) as index:
+        index.refresh()
+        assert table_digests(index.conn) == expected
