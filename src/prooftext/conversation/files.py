@@ -21,11 +21,12 @@ from prooftext.corpus.config import load_config
 from prooftext.corpus.model import Exclusion, FileStat
 from prooftext.corpus.read import adopt
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below, source_error
+from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import RequestError, SourceUnreadableError
 
 ATTACHMENT = "attachment"
 ACTIVE_FILE = "active file"
-STORE_DIR_NAME = ".prooftext"
+STORE_DIR_NAME = STORE_DIR
 MAX_TURN_FILES = 64
 """At most this many attachments and active files on one turn."""
 

@@ -24,10 +24,11 @@ from pathspec import GitIgnoreSpec
 
 from prooftext.corpus.model import REASON_SYMLINK, REASON_UNREADABLE
 from prooftext.corpus.safeio import GITIGNORE, Refusal, read_below, read_regular_at
+from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import ConfigError
 
 GIT_DIR = ".git"
-PROOFTEXT_DIR = ".prooftext"
+PROOFTEXT_DIR = STORE_DIR
 INTERNAL_NAMES = frozenset({GIT_DIR, PROOFTEXT_DIR})
 INTERNAL_SHORT_NAMES = frozenset({"git~1", "prooft~1"})
 """8.3 short names under which Windows file systems also reach the internal directories."""

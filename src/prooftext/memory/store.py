@@ -33,6 +33,8 @@ from prooftext.conversation.items import check_thread
 from prooftext.corpus.lines import CONTROL_CHARACTERS
 from prooftext.corpus.safeio import existing_directory, ignore_in_git
 from prooftext.corpus.secrets import redact_text, redaction_count
+from prooftext.corpus.stores import INDEX_FILE, MEMORY_FILE
+from prooftext.corpus.stores import STORE_DIR as STORE_DIR
 from prooftext.errors import (
     DiskFullError,
     LimitError,
@@ -48,8 +50,7 @@ from prooftext.errors import (
 from prooftext.sqlite import is_disk_full, open_wal
 
 SCHEMA_VERSION = 2
-STORE_DIR = ".prooftext"
-STORE_FILE = "memory.sqlite"
+STORE_FILE = MEMORY_FILE
 BUSY_TIMEOUT_MS = 5000
 LOCK_SUFFIX = ".lock"
 
@@ -462,7 +463,7 @@ class MemoryStore:
         path = folder / STORE_FILE
         if not path.exists():
             _refuse_leftovers(path)
-            if not os.path.lexists(folder / "index.sqlite"):
+            if not os.path.lexists(folder / INDEX_FILE):
                 ignore_in_git(folder)  # the first store under .prooftext/ (the index writes it otherwise)
         return cls(path, clock=clock)
 

@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from prooftext.corpus.safeio import ignore_in_git
+from prooftext.corpus.stores import INDEX_FILE
+from prooftext.corpus.stores import STORE_DIR as STORE_DIR
 from prooftext.errors import DiskFullError, StoreBusyError, StoreCorruptError, StoreError
 from prooftext.sqlite import is_disk_full, open_wal
 from prooftext.store.schema import create_all, migrate
 
-STORE_DIR = ".prooftext"
-STORE_FILE = "index.sqlite"
+STORE_FILE = INDEX_FILE
 LOCK_FILE = "index.lock"
 SYNCHRONOUS = "NORMAL"
 """WAL with ``NORMAL``: a commit is not synced, a checkpoint is; a crash of the system may lose the last
