@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 from collections.abc import Callable
 from dataclasses import fields
@@ -284,3 +285,28 @@ FORGERIES: dict[str, Callable[[dict[str, Any]], None]] = {
     "a made-up truncation": _made_up_truncation,
     "the compiler's record edited": _omitted,
 }
+
+
+REGENERATE_GOLDEN = os.environ.get("PROOFTEXT_REGEN_GOLDEN") == "1"
+"""``PROOFTEXT_REGEN_GOLDEN=1`` rewrites the store's golden files (review the diff)."""
+
+
+def check_reading_golden(
+    golden: Path, current: dict[str, Any], moved: Callable[[dict[str, Any]], list[str]]
+) -> None:
+    """Compare ``current`` (``revision``, ``parsers`` and what the store holds) with the recorded golden file:
+    anything ``moved`` lists must come with a raised ``READING_REVISION``; other parsers skip (the reading key
+    already covers a parser upgrade, only the record is out of date)."""
+    if REGENERATE_GOLDEN:
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
+    recorded = json.loads(golden.read_text())
+    if recorded["parsers"] != current["parsers"]:
+        pytest.skip(f"{golden.name} recorded with parsers {recorded['parsers']}; regenerate it for these")
+    changed = moved(recorded)
+    if changed:
+        assert current["revision"] > recorded["revision"], (
+            f"{', '.join(changed)} changed: raise READING_REVISION in prooftext.store.refresh, then regenerate"
+            f" {golden.name} (PROOFTEXT_REGEN_GOLDEN=1)"
+        )
+    assert current == recorded, f"regenerate {golden.name} after raising READING_REVISION"

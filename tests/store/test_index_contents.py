@@ -9,18 +9,14 @@ writes may change (batching, workers, queries, statements); what it writes may n
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
-import pytest
-
 import prooftext
+from helpers import check_reading_golden
 from prooftext.store import refresh
 from prooftext.store.digest import table_digests
 
 GOLDEN = Path(__file__).parent / "golden" / "contents.json"
-REGENERATE = os.environ.get("PROOFTEXT_REGEN_GOLDEN") == "1"
 
 PYTHON = '''"""Geometry helpers."""
 from __future__ import annotations
@@ -348,19 +344,13 @@ def test_a_rebuilt_index_holds_the_recorded_rows(tmp_path: Path) -> None:
         "parsers": dict(refresh.parser_versions()),
         "tables": build(tmp_path),
     }
-    if REGENERATE:
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
-    recorded = json.loads(GOLDEN.read_text())
-    if recorded["parsers"] != current["parsers"]:
-        pytest.skip(f"digests recorded with parsers {recorded['parsers']}; regenerate them for these")
-    moved = sorted(t for t in recorded["tables"] if recorded["tables"][t] != current["tables"].get(t))
-    if moved:
-        assert current["revision"] > recorded["revision"], (
-            f"tables {moved} changed: raise READING_REVISION in prooftext.store.refresh, then regenerate"
-            " the golden file (see the module docstring)"
-        )
-    assert current == recorded, "regenerate the golden file after raising READING_REVISION"
+    check_reading_golden(
+        GOLDEN,
+        current,
+        lambda recorded: sorted(
+            f"table {t}" for t in recorded["tables"] if recorded["tables"][t] != current["tables"].get(t)
+        ),
+    )
 
 
 def test_the_rows_do_not_depend_on_the_refresh_order(tmp_path: Path) -> None:
