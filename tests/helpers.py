@@ -291,19 +291,21 @@ REGENERATE_GOLDEN = os.environ.get("PROOFTEXT_REGEN_GOLDEN") == "1"
 """``PROOFTEXT_REGEN_GOLDEN=1`` rewrites the store's golden files (review the diff)."""
 
 
-def check_reading_golden(
-    golden: Path, current: dict[str, Any], moved: Callable[[dict[str, Any]], list[str]]
-) -> None:
-    """Compare ``current`` (``revision``, ``parsers`` and what the store holds) with the recorded golden file:
-    anything ``moved`` lists must come with a raised ``READING_REVISION``; other parsers skip (the reading key
-    already covers a parser upgrade, only the record is out of date)."""
+def check_reading_golden(golden: Path, key: str, held: Any, moved: Callable[[Any, Any], list[str]]) -> None:
+    """Compare what the store holds (``held``, recorded under ``key`` beside the reading revision and the
+    parsers' versions) with the golden file: whatever ``moved(recorded, held)`` lists must come with a raised
+    ``READING_REVISION``; other parsers skip (the reading key already covers a parser upgrade, only the record
+    is out of date)."""
+    from prooftext.store import refresh
+
+    current = {"revision": refresh.READING_REVISION, "parsers": dict(refresh.parser_versions()), key: held}
     if REGENERATE_GOLDEN:
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
     recorded = json.loads(golden.read_text())
     if recorded["parsers"] != current["parsers"]:
         pytest.skip(f"{golden.name} recorded with parsers {recorded['parsers']}; regenerate it for these")
-    changed = moved(recorded)
+    changed = moved(recorded[key], held)
     if changed:
         assert current["revision"] > recorded["revision"], (
             f"{', '.join(changed)} changed: raise READING_REVISION in prooftext.store.refresh, then regenerate"
