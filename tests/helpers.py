@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -86,11 +86,15 @@ SAMPLE_FILES: dict[str, str] = {
 }
 
 
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """``files`` under ``root``: text as UTF-8, bytes as they are."""
+    for rel, data in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data, encoding="utf-8")
     return root
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import prooftext
-from helpers import check_reading_golden
+from helpers import check_reading_golden, write_tree
 from prooftext.store.digest import table_digests
 
 GOLDEN = Path(__file__).parent / "golden" / "contents.json"
@@ -327,12 +327,7 @@ BINARY = {"blob.bin": b"\x00\x01\x02binary", "latin.txt": "caf\xe9\n".encode("la
 
 
 def build(root: Path) -> dict[str, str]:
-    for path, text in TREE.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    for path, data in BINARY.items():
-        (root / path).write_bytes(data)
-    with prooftext.open(root) as index:
+    with prooftext.open(write_tree(root, {**TREE, **BINARY})) as index:
         index.refresh()
         return table_digests(index.conn)
 

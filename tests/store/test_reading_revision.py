@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import prooftext
-from helpers import check_reading_golden
+from helpers import check_reading_golden, write_tree
 from prooftext import canonical
 
 GOLDEN = Path(__file__).parent / "golden" / "reading.json"
@@ -41,12 +41,7 @@ BINARY = {"blob.bin": b"\x00\x01\x02binary", "latin.txt": "caf\xe9\n".encode("la
 
 
 def _fingerprint(root: Path) -> str:
-    for path, text in TREE.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    for path, data in BINARY.items():
-        (root / path).write_bytes(data)
-    with prooftext.open(root) as index:
+    with prooftext.open(write_tree(root, {**TREE, **BINARY})) as index:
         index.refresh()
         conn = index.conn
         rows = {
