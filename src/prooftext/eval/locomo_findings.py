@@ -23,8 +23,17 @@ def split_key(key: str) -> tuple[str, int | None]:
     return name, int(budget) if budget else None
 
 
+NO_BUDGETED_ARM = "No budgeted arm ran."
+
+
 def budgets_of(arms: Arms) -> list[int]:
     return sorted({b for k in arms if (b := split_key(k)[1]) is not None})
+
+
+def largest_budget(arms: Arms) -> int | None:
+    """The largest budget any budgeted arm ran at, or None when none did."""
+    budgets = budgets_of(arms)
+    return budgets[-1] if budgets else None
 
 
 def _recall(summary: Mapping[str, Any]) -> float | None:
@@ -57,9 +66,7 @@ def summary_sentence(arms: Arms) -> str:
         parts.append(
             f"{budget:,}: {names(top)} {percent(order[0][1])}, {points(order[0][1] - runner[1])} above {runner[0]}"
         )
-    sentence = (
-        f"Highest evidence recall per budget — {'; '.join(parts)}." if parts else "No budgeted arm ran."
-    )
+    sentence = f"Highest evidence recall per budget — {'; '.join(parts)}." if parts else NO_BUDGETED_ARM
     fixed = [
         f"{k} holds {percent(v)} at {_mean_tokens(arms[k])} tokens"
         for k in ("full", "oracle")
@@ -72,10 +79,9 @@ def summary_sentence(arms: Arms) -> str:
 
 def curves_sentence(arms: Arms) -> str:
     """The recall-vs-tokens plot: where each budgeted curve ends (its largest budget)."""
-    budgets = budgets_of(arms)
-    if not budgets:
-        return "No budgeted arm ran."
-    last = budgets[-1]
+    last = largest_budget(arms)
+    if last is None:
+        return NO_BUDGETED_ARM
     ends = ranked(at_budget(arms, last))
     listed = names(f"{name} {percent(v)} at {_mean_tokens(arms.get(f'{name}@{last}'))}" for name, v in ends)
     return f"At the largest budget ({last:,} tokens) the curves end at: {listed} mean tokens."
@@ -84,10 +90,9 @@ def curves_sentence(arms: Arms) -> str:
 def short_of_budget(arms: Arms) -> list[str]:
     """A note per packed arm whose curve ends well short of its largest budget, saying why when the run
     recorded it (the adaptive packet's stop reasons)."""
-    budgets = budgets_of(arms)
-    if not budgets:
+    last = largest_budget(arms)
+    if last is None:
         return []
-    last = budgets[-1]
     notes = []
     for name in ("fixed", ADAPTIVE):
         s = arms.get(f"{name}@{last}")
@@ -130,13 +135,10 @@ def stops_sentence(arms: Arms) -> str:
 
 def category_sentence(arms: Arms) -> str:
     """The category table: for the best arm at the largest budget, its weakest and strongest category."""
-    budgets = budgets_of(arms)
-    if not budgets:
-        return "No budgeted arm ran."
-    last = budgets[-1]
-    order = ranked(at_budget(arms, last))
-    if not order:
-        return "No budgeted arm ran."
+    last = largest_budget(arms)
+    order = [] if last is None else ranked(at_budget(arms, last))
+    if last is None or not order:
+        return NO_BUDGETED_ARM
     key = f"{order[0][0]}@{last}"
     cats = ranked(
         {

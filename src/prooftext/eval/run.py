@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prooftext.errors import RequestError, UnknownNameError
 from prooftext.eval.arms import LOCOMO_ARMS, SWEBENCH_ARMS
@@ -29,10 +29,13 @@ from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS
 from prooftext.eval.locomo_run import terminal_notes as locomo_notes
 from prooftext.eval.locomo_run import terminal_tables as locomo_tables
 from prooftext.eval.model_summary import LOCOMO_MODEL_METRICS, SWE_MODEL_METRICS, model_tables
-from prooftext.eval.runs import DepthRun, LocomoRun, Names, Numbers, Run, SwebenchRun
+from prooftext.eval.runs import DepthRun, LocomoRun, Names, Numbers, QualityBar, Run, SwebenchRun
 from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
 from prooftext.eval.swebench import SweConfig
+
+if TYPE_CHECKING:
+    from prooftext.eval.model import ModelSettings
 
 Table = tuple[str, list[str], list[list[str]]]
 """A table a terminal shows: its title, its column headers and its rows of cells."""
@@ -117,10 +120,9 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
         budget=run.budget,
         tokenizer=run.tokenizer,
     )
-    metrics = SWEBENCH_METRICS + (SWE_MODEL_METRICS if run.model is not None else ())
-    if run.model is not None:
-        run.model.check()
-    declaration = run.bar.resolve(DEFAULT_SWEBENCH_DECLARATION, metrics, run.model)
+    declaration = _declared(
+        run.bar, run.model, DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, SWE_MODEL_METRICS
+    )
     _check_reference(declaration, config.arms)
     return run_swebench(
         run.tasks,
@@ -144,12 +146,24 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
         questions_per_conversation=run.questions,
         allow_truncated=run.allow_truncated,
     )
-    metrics = LOCOMO_METRICS + (LOCOMO_MODEL_METRICS if run.model is not None else ())
-    if run.model is not None:
-        run.model.check()
-    declaration = run.bar.resolve(DEFAULT_LOCOMO_DECLARATION, metrics, run.model)
+    declaration = _declared(
+        run.bar, run.model, DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, LOCOMO_MODEL_METRICS
+    )
     _check_reference(declaration, config.arm_keys())
     return run_locomo(run.data, config, declaration, options, progress, run.model)
+
+
+def _declared(
+    bar: QualityBar,
+    model: ModelSettings | None,
+    default: Declaration,
+    metrics: tuple[str, ...],
+    model_metrics: tuple[str, ...],
+) -> Declaration:
+    """The run's bar under its metrics (the model's too, with a model, whose declaration is checked first)."""
+    if model is not None:
+        model.check()
+    return bar.resolve(default, metrics + (model_metrics if model is not None else ()), model)
 
 
 def _check_reference(declaration: Declaration, arms: Sequence[str]) -> None:

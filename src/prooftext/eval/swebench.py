@@ -243,6 +243,15 @@ def _known(values: Sequence[str]) -> str:
     return ", ".join(ordered[:SHOWN_NAMES]) + (f" and {more} more" if more > 0 else "")
 
 
+def _refuse_unknown(asked: Sequence[str], have: Sequence[str], name: str, says: Callable[[str], str]) -> None:
+    """An ``unknown_name`` error naming ``name`` when ``asked`` holds a value ``have`` lacks: ``says`` of the
+    unknown values, then some of the known ones."""
+    known = set(have)
+    unknown = [value for value in asked if value not in known]
+    if unknown:
+        raise UnknownNameError(f"{says(', '.join(unknown))} {_known(have)}", field=name)
+
+
 def select_tasks(
     tasks: Sequence[SweTask], repos: Sequence[str] = (), instances: Sequence[str] = ()
 ) -> list[SweTask]:
@@ -250,21 +259,16 @@ def select_tasks(
     order. A repository or instance id that no task has is an ``unknown_name`` error naming the field
     (``repo`` or ``instance``), and so is a selection that leaves no task: never an empty run."""
     have_repos = [t.repo for t in tasks]
-    known_repos = set(have_repos)
-    unknown = [r for r in repos if r not in known_repos]
-    if unknown:
-        raise UnknownNameError(
-            f"no task of repository {', '.join(unknown)}; the tasks' repositories: {_known(have_repos)}",
-            field="repo",
-        )
     have_ids = [t.instance_id for t in tasks]
-    known_ids = set(have_ids)
-    unknown = [i for i in instances if i not in known_ids]
-    if unknown:
-        raise UnknownNameError(
-            f"no task with instance id {', '.join(unknown)}; {len(have_ids)} tasks, e.g. {_known(have_ids)}",
-            field="instance",
-        )
+    _refuse_unknown(
+        repos, have_repos, "repo", lambda names: f"no task of repository {names}; the tasks' repositories:"
+    )
+    _refuse_unknown(
+        instances,
+        have_ids,
+        "instance",
+        lambda names: f"no task with instance id {names}; {len(have_ids)} tasks, e.g.",
+    )
     chosen = [
         t for t in tasks if (not repos or t.repo in repos) and (not instances or t.instance_id in instances)
     ]
