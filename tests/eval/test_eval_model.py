@@ -305,10 +305,11 @@ def test_the_command_line_runs_a_model_and_exits_non_zero_when_every_task_fails(
     assert code == 0 and out["answers"]["asked"] == 4 and out["model"]["backend"] == "openai"
     # no server at all: every answer fails, so every task fails
     code = main([*base, "--endpoint", "http://127.0.0.1:9", "--out", str(tmp_path / "down"), "--json"])
-    captured = capsys.readouterr()
-    summary_line, error_line = captured.out.splitlines()  # --json: the summary, then the error object
-    assert code == 1 and json.loads(summary_line)["all_failed"] is True
-    assert json.loads(error_line)["error"]["code"] == "all_tasks_failed"
+    (line,) = capsys.readouterr().out.splitlines()  # --json: one document, the error holding the summary
+    error = json.loads(line)["error"]
+    assert code == 1 and error["code"] == "all_tasks_failed"
+    summary = error["details"]["summary"]
+    assert summary["all_failed"] is True and error["details"]["tasks"] == summary["failed_tasks"] > 0
     assert (tmp_path / "down" / "report.html").exists()
     code = main([*base[:-2], "--model", MODEL, "--declare", str(tmp_path / "none.json")])
     assert code == 1

@@ -132,15 +132,18 @@ def _evaluate(
     run: prooftext.SwebenchRun | prooftext.LocomoRun, options: prooftext.RunOptions, unit: str, as_json: bool
 ) -> None:
     """Run the evaluation, its progress shown in ``unit`` (not under ``--json``), and print its summary; a
-    run in which every task failed then ends with ``all_tasks_failed`` (its outputs are written)."""
+    run in which every task failed ends with ``all_tasks_failed`` instead (its outputs are written), whose
+    details hold the summary under ``--json``: one JSON document either way."""
     with progress_bar(not as_json, unit) as progress:
         report = prooftext.evaluate(run, options, progress)
-    _show(report, as_json)
+    if not (report.all_failed and as_json):
+        _show(report, as_json)
     if report.all_failed:
         summary = report.to_dict()
         raise AllTasksFailedError(
             f"every one of the {summary.get('failed_tasks')} tasks failed; see the rows' errors",
             tasks=summary.get("failed_tasks"),
+            **({"summary": summary} if as_json else {}),
         )
 
 
