@@ -350,12 +350,21 @@ def file_rows(source: SourceFile, graph: FileGraph) -> FileRows:
             for n in graph.nodes
         ],
         fts=fts_rows(source, graph),
-        edges=[(e.id, e.type, e.source, e.target) for e in graph.edges],
+        edges=_unique_edges(graph),
         uses=[(u.node_id, u.name, u.line) for u in graph.uses],
         imports=[(i.node_id, i.module, i.line) for i in graph.imports],
         links=[(link.node_id, link.target, link.line) for link in graph.links],
         contradicts=list(graph.contradicts),
     )  # fmt: skip
+
+
+def _unique_edges(graph: FileGraph) -> list[tuple[str, str, str, str]]:
+    """The file's edges, the first of each id: what ``INSERT OR IGNORE`` keeps where the unique index of
+    (id, file) is in place, and what a first build, which defers it, must write all the same."""
+    unique: dict[str, tuple[str, str, str, str]] = {}
+    for e in graph.edges:
+        unique.setdefault(e.id, (e.id, e.type, e.source, e.target))
+    return list(unique.values())
 
 
 @dataclass
