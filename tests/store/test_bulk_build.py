@@ -97,7 +97,7 @@ def test_a_store_of_schema_version_3_keeps_its_rows_and_gains_the_unique_indexes
         assert sorted(conn.execute("SELECT rowid, id FROM nodes")) == rows  # FTS rows keep their nodes
         assert table_digests(conn) == expected
         columns = [r[1] for r in conn.execute("PRAGMA table_info(nodes)")][1:]  # all but the rowid
-        with pytest.raises(sqlite3.IntegrityError, match="nodes.id"):
+        with pytest.raises(sqlite3.IntegrityError, match=r"nodes\.id"):
             conn.execute(f"INSERT INTO nodes ({', '.join(columns)}) SELECT {', '.join(columns)} FROM nodes")
         index.refresh()
         assert table_digests(conn) == expected

@@ -52,7 +52,8 @@ from prooftext.corpus.model import (
     SourceFile,
     WalkResult,
 )
-from prooftext.corpus.read import read_source
+from prooftext.corpus.read import read_source_at
+from prooftext.corpus.safeio import open_root
 from prooftext.corpus.scan import specification_paths, specification_refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
 from prooftext.corpus.walk import walk
@@ -376,8 +377,8 @@ class Loaded:
     result: FileRows | Exclusion
 
 
-def _load(root: Path, stat: FileStat, config: CorpusConfig) -> Loaded:
-    source = read_source(root, stat, config)
+def _load(root_fd: int, stat: FileStat, config: CorpusConfig) -> Loaded:
+    source = read_source_at(root_fd, stat, config)
     if isinstance(source, Exclusion):
         return Loaded(stat, source)
     from prooftext.graph.extract import extract  # the parsers: only a file that is read needs them
@@ -392,8 +393,20 @@ def _may_start_processes() -> bool:
     return not multiprocessing.current_process().daemon
 
 
+def _loaded(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterator[Loaded]:
+    """Each file of ``stats`` read and extracted, in order, through one descriptor of the root."""
+    if not stats:
+        return
+    root_fd = open_root(root)
+    try:
+        for stat in stats:
+            yield _load(root_fd, stat, config)
+    finally:
+        os.close(root_fd)
+
+
 def _load_chunk(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> list[Loaded]:
-    return [_load(root, stat, config) for stat in stats]
+    return list(_loaded(root, stats, config))
 
 
 def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> Iterator[Loaded]:
@@ -403,8 +416,7 @@ def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> It
     rows in memory whenever the writer fell behind: 580 MB on 100,000 small files)."""
     workers = os.cpu_count() or 1
     if len(stats) < PARALLEL_MIN_FILES or workers < 2 or not _may_start_processes():
-        for stat in stats:
-            yield _load(root, stat, config)
+        yield from _loaded(root, stats, config)
         return
     size = max(1, min(MAX_CHUNK_FILES, len(stats) // (workers * CHUNKS_PER_WORKER)))
     chunks = (stats[i : i + size] for i in range(0, len(stats), size))
