@@ -126,3 +126,31 @@ def test_overlaps_resolve_as_comparing_every_pair_did() -> None:
 def test_a_private_key_needs_64_base64_characters_of_body(body: int, found: bool) -> None:
     text = "-----BEGIN PRIVATE KEY-----\n" + "\\n" * 10 + "A" * body + "\n" + END + "\n"
     assert bool(find_secrets(text)) is found
+
+
+URL_PIECES = (
+    *("://", "https", "ftp", "a", "B1", "+", ".", "-", ":", "@", "/", " ", "x" * 19, "anonymous", "{", "'"),
+    *("https://", "user:", "s3cret@", "host", "ftp://anonymous:", "git+ssh://"),
+)
+
+
+def test_urls_scanned_from_each_scheme_equal_a_full_finditer() -> None:
+    rng = random.Random(SEED)
+    pattern = next(rule.pattern for rule in secrets.RULES if rule.id == "url-credentials")
+    found = 0
+    for _ in range(30_000):
+        text = "".join(rng.choice(URL_PIECES) for _ in range(rng.randint(1, 30)))
+        expected = [m.span() for m in pattern.finditer(text)]
+        assert [m.span() for m in secrets._url_anchored(pattern, text)] == expected, text
+        found += len(expected)
+    assert found > 300
+
+
+def test_triggers_found_in_one_scan_are_those_each_search_finds() -> None:
+    rng = random.Random(SEED)
+    for words in (secrets._ALL_TRIGGERS, secrets._ALL_FOLDED_TRIGGERS):
+        scan = secrets._Triggers.of(words)
+        pieces = [*words, *(w[: len(w) // 2] for w in words), *(w[len(w) // 2 :] for w in words), " ", "x"]
+        for _ in range(20_000):
+            text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+            assert scan.present(text) == {w for w in words if w in text}, text

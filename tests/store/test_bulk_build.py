@@ -9,7 +9,7 @@ import pytest
 from tests.store.test_index_contents import TREE, build
 
 import prooftext
-from prooftext.store import refresh
+from prooftext.store import refresh, schema
 from prooftext.store.digest import table_digests
 from prooftext.store.schema import DEFERRED_INDEXES, missing_indexes
 
@@ -67,3 +67,37 @@ def test_a_killed_bulk_build_is_completed_with_its_indexes_by_the_next_refresh(
     with prooftext.open(root) as index:
         index.refresh()
         assert table_digests(index.conn) == expected
+
+
+def _version_3_tables() -> str:
+    """Migration 1's nodes and edges tables and their indexes: the shape a store of version 3 has."""
+    text = schema._MIGRATION_1
+    return text[text.index("CREATE TABLE nodes") : text.index("CREATE TABLE uses")]
+
+
+def test_a_store_of_schema_version_3_keeps_its_rows_and_gains_the_unique_indexes(tmp_path: Path) -> None:
+    expected = build(tmp_path / "a")
+    root = tmp_path / "b"
+    build(root)
+    with prooftext.open(root) as index:
+        rows = sorted(index.conn.execute("SELECT rowid, id FROM nodes"))
+    old = sqlite3.connect(root / ".prooftext" / "index.sqlite")
+    old.executescript(
+        "PRAGMA foreign_keys = OFF; BEGIN;"
+        " CREATE TABLE n3 AS SELECT * FROM nodes; CREATE TABLE e3 AS SELECT * FROM edges;"
+        f" DROP TABLE nodes; DROP TABLE edges; {_version_3_tables()}"
+        " INSERT INTO nodes SELECT * FROM n3; INSERT INTO edges SELECT * FROM e3; DROP TABLE n3; DROP TABLE e3;"
+        " PRAGMA user_version = 3; COMMIT;"
+    )
+    old.close()
+    with prooftext.open(root) as index:
+        conn = index.conn
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+        assert {"nodes_id", "edges_key"} <= _indexes(conn) and not missing_indexes(conn)
+        assert sorted(conn.execute("SELECT rowid, id FROM nodes")) == rows  # FTS rows keep their nodes
+        assert table_digests(conn) == expected
+        columns = [r[1] for r in conn.execute("PRAGMA table_info(nodes)")][1:]  # all but the rowid
+        with pytest.raises(sqlite3.IntegrityError, match=r"nodes\.id"):
+            conn.execute(f"INSERT INTO nodes ({', '.join(columns)}) SELECT {', '.join(columns)} FROM nodes")
+        index.refresh()
+        assert table_digests(conn) == expected

@@ -24,7 +24,7 @@ from tree_sitter import QueryCursor
 import prooftext.graph.languages as L
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
 from prooftext.graph.imports import python_bindings, read_imports
-from prooftext.graph.model import HOW_CALL, HOW_READ, NODE_SYMBOL, UNKNOWN_RECEIVER, Reference
+from prooftext.graph.model import HOW_CALL, HOW_READ, NODE_SYMBOL, UNKNOWN_RECEIVER, spell
 
 MAX_SIGNATURE_CHARS = 500
 MAX_DOCSTRING_CHARS = 2000
@@ -572,17 +572,25 @@ def _py_chain(node: TSNode | None, data: bytes) -> str:
     return UNKNOWN_RECEIVER
 
 
-def _py_member(node: TSNode, parent: TSNode, data: bytes) -> Reference:
+_Ref = tuple[str, str, str]
+"""A reference as extraction keeps it: (name, how, spelled), see :class:`~prooftext.graph.model.Reference`."""
+
+
+def _ref(name: str, how: str, receiver: str = "") -> _Ref:
+    return name, how, spell(name, how, receiver)
+
+
+def _py_member(node: TSNode, parent: TSNode, data: bytes) -> _Ref:
     """The member name ``node`` of the attribute ``parent``: called or read, through its receiver chain."""
     outer = parent.parent
     called = (
         outer is not None and outer.type == "call" and _same(outer.child_by_field_name("function"), parent)
     )
     receiver = _py_chain(parent.child_by_field_name("object"), data)
-    return Reference(_text(data, node), HOW_CALL if called else HOW_READ, receiver)
+    return _ref(_text(data, node), HOW_CALL if called else HOW_READ, receiver)
 
 
-def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> Reference | None:
+def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> _Ref | None:
     """What one Python identifier references, or None when it defines or binds a name, or is local."""
     parent = node.parent
     if parent is None or parent.type in _PY_BINDING_PARENTS:
@@ -594,12 +602,12 @@ def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> Referen
             return None  # the receiver's first name: a module or variable, read as part of the chain
         return _py_member(node, parent, data)
     if parent.type == "call" and _same(parent.child_by_field_name("function"), node):
-        return Reference(_text(data, node), HOW_CALL)
+        return _ref(_text(data, node), HOW_CALL)
     raw = data[node.start_byte : node.end_byte]
-    return Reference(_text(data, node), HOW_READ) if raw in bound else None
+    return _ref(_text(data, node), HOW_READ) if raw in bound else None
 
 
-def _other_reference(node: TSNode, data: bytes) -> Reference:
+def _other_reference(node: TSNode, data: bytes) -> _Ref:
     """A ``@use`` capture of another grammar, with its receiver when it names a member."""
     name = _text(data, node)
     parent = node.parent
@@ -612,7 +620,7 @@ def _other_reference(node: TSNode, data: bytes) -> Reference:
                 receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
                 break
     called = any(n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None))
-    return Reference(name, HOW_CALL if called else HOW_READ, receiver)
+    return _ref(name, HOW_CALL if called else HOW_READ, receiver)
 
 
 def _references(
@@ -626,18 +634,18 @@ def _references(
 
     A reference too short to resolve is dropped before its owner is looked up, and the line of a
     reference is read from its node only when it is kept (most repeat an earlier one of the same owner)."""
-    found: list[tuple[int, Reference, TSNode]] = []  # (start byte, reference, node giving its line)
+    found: list[tuple[int, _Ref, TSNode]] = []  # (start byte, reference, node giving its line)
     if language == L.PYTHON:
         bound = {draft.name.encode("utf-8", "replace") for draft in drafts.nodes}
         for node in captures.get("import", []):
             start = node.start_byte
             for ref in python_bindings(node, data):
-                found.append((start, ref, node))
+                found.append((start, (ref.name, ref.how, ref.spelled()), node))
                 bound.add(ref.binding.encode("utf-8", "replace"))
         frozen = frozenset(bound)
         # Calls and members are captured apart; any other name is a reference only when the file defines or
         # imports it, which its bytes tell before any look at its tree (most names are local variables).
-        refs = [(n, Reference(_text(data, n), HOW_CALL)) for n in captures.get("ref.call", [])]
+        refs = [(n, _ref(_text(data, n), HOW_CALL)) for n in captures.get("ref.call", [])]
         refs += [(n, _py_member(n, n.parent, data)) for n in captures.get("ref.member", []) if n.parent]
         for node in captures.get("ref", []):
             if data[node.start_byte : node.end_byte] in frozen and (
@@ -652,10 +660,10 @@ def _references(
     found.sort(key=_START)
     seen: set[tuple[int, str]] = set()
     short = (HOW_CALL, HOW_READ)
-    for start, ref, node in found:
-        if len(ref.name) < MIN_USE_CHARS and ref.how in short:
+    for start, (name, how, spelled), node in found:
+        if len(name) < MIN_USE_CHARS and how in short:
             continue
-        key = (owner_of(start), ref.spelled())
+        key = (owner_of(start), spelled)
         if key in seen:
             continue
         seen.add(key)

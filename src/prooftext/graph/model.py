@@ -82,12 +82,7 @@ class Reference:
     alias: str = ""
 
     def spelled(self) -> str:
-        fields = [self.name, self.how]
-        if self.receiver or self.alias:
-            fields.append(self.receiver)
-        if self.alias:
-            fields.append(self.alias)
-        return " ".join(fields)
+        return spell(self.name, self.how, self.receiver, self.alias)
 
     @property
     def binding(self) -> str:
@@ -97,6 +92,16 @@ class Reference:
         if self.how == HOW_IMPORT:
             return self.alias or self.name.lstrip(".").split(".", 1)[0]
         return ""
+
+
+def spell(name: str, how: str, receiver: str = "", alias: str = "") -> str:
+    """``Reference(name, how, receiver, alias).spelled()``, without building the reference (extraction
+    spells hundreds of thousands)."""
+    if alias:
+        return f"{name} {how} {receiver} {alias}"
+    if receiver:
+        return f"{name} {how} {receiver}"
+    return f"{name} {how}"
 
 
 def parse_reference(spelled: str) -> Reference | None:

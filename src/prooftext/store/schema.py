@@ -116,10 +116,59 @@ None, so each file is read once more after the upgrade. An added column is store
 so reading it would read every text's overflow pages at each refresh (15 ms a refresh on sphinx); the
 covering index serves the signatures of every file without touching the texts."""
 
-MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3)
+_MIGRATION_4 = """
+CREATE TABLE nodes_4 (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    symbol_kind TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    language TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    docstring TEXT NOT NULL,
+    parent_id TEXT
+);
+INSERT INTO nodes_4 (rowid, id, file_id, kind, name, qualname, symbol_kind, start_line, end_line, language,
+    signature, docstring, parent_id)
+    SELECT rowid, id, file_id, kind, name, qualname, symbol_kind, start_line, end_line, language, signature,
+    docstring, parent_id FROM nodes;
+DROP TABLE nodes;
+ALTER TABLE nodes_4 RENAME TO nodes;
+CREATE UNIQUE INDEX nodes_id ON nodes(id);
+CREATE INDEX nodes_file ON nodes(file_id);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_parent ON nodes(parent_id);
+CREATE TABLE edges_4 (
+    id TEXT NOT NULL,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    source TEXT NOT NULL,
+    target TEXT NOT NULL
+);
+INSERT INTO edges_4 (id, file_id, type, source, target)
+    SELECT id, file_id, type, source, target FROM edges ORDER BY rowid;
+DROP TABLE edges;
+ALTER TABLE edges_4 RENAME TO edges;
+CREATE UNIQUE INDEX edges_key ON edges(id, file_id);
+CREATE INDEX edges_source ON edges(source);
+CREATE INDEX edges_target ON edges(target);
+CREATE INDEX edges_file ON edges(file_id);
+"""
+"""A node's id and an edge's (id, file) key are unique through named indexes instead of constraints of
+their tables, so that a first build defers them with the other secondary indexes: content ids are random,
+and keeping those two ordered under every batch dirtied pages all over them (half of a first build's
+store writes over 100,000 small files). A first build writes each file once, its nodes' ids distinct and
+its edges deduplicated where they are read (:func:`prooftext.store.refresh.file_rows`), so creating
+them at its end finds no duplicate; every other refresh writes with them in place."""
+
+MIGRATIONS: tuple[str, ...] = (_MIGRATION_1, _MIGRATION_2, _MIGRATION_3, _MIGRATION_4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_INDEX = re.compile(r"CREATE INDEX (?:IF NOT EXISTS )?(\w+) ON (\w+\([^)]*\))")
+_INDEX = re.compile(r"CREATE (UNIQUE )?INDEX (?:IF NOT EXISTS )?(\w+) ON (\w+\([^)]*\))")
 KEPT_DURING_BUILD = frozenset({"files_stat"})
 """The one secondary index a first build keeps: a status check during it reads every file's signature."""
 
@@ -127,9 +176,9 @@ KEPT_DURING_BUILD = frozenset({"files_stat"})
 def _deferred_indexes() -> dict[str, str]:
     found: dict[str, str] = {}
     for script in MIGRATIONS:
-        for name, target in _INDEX.findall(script):
+        for unique, name, target in _INDEX.findall(script):
             if name not in KEPT_DURING_BUILD:
-                found[name] = f"CREATE INDEX IF NOT EXISTS {name} ON {target}"
+                found[name] = f"CREATE {unique}INDEX IF NOT EXISTS {name} ON {target}"
     return found
 
 
