@@ -32,6 +32,9 @@ BAD_DESCRIPTOR = (
 SIGINT_BOOTSTRAP = """
 import signal, sys
 where = sys.argv.pop(1)
+# A process started in the background by a shell without job control inherits SIGINT ignored, and Python
+# then leaves it so: the test puts back the handler a terminal's Ctrl-C meets.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def interrupt(*args, **kwargs):
     signal.raise_signal(signal.SIGINT)
