@@ -522,15 +522,6 @@ def _present(text: str, folded: str) -> tuple[frozenset[str], frozenset[str]]:
     return _LITERAL_SCAN.present(text), _FOLDED_SCAN.present(folded)
 
 
-def _may_match(rule: Rule, present: tuple[frozenset[str], frozenset[str]]) -> bool:
-    """Whether the text holds one of the rule's triggers (a rule without triggers always may match)."""
-    literal = _TRIGGERS.get(rule.id)
-    if literal is not None:
-        return not present[0].isdisjoint(literal)
-    lowered = _FOLDED_TRIGGERS.get(rule.id)
-    return lowered is None or not present[1].isdisjoint(lowered)
-
-
 def _rules_by_trigger(triggers: dict[str, tuple[str, ...]], skip: Iterable[str]) -> dict[str, frozenset[str]]:
     by: dict[str, set[str]] = {}
     for rule_id, fragments in triggers.items():
@@ -542,13 +533,14 @@ def _rules_by_trigger(triggers: dict[str, tuple[str, ...]], skip: Iterable[str])
 
 _BY_LITERAL = _rules_by_trigger(_TRIGGERS, ())
 _BY_FOLDED = _rules_by_trigger(_FOLDED_TRIGGERS, _TRIGGERS)
-"""Trigger -> the rules it lets run (a rule with literal triggers is decided by those alone, see
-:func:`_may_match`)."""
+"""Trigger -> the rules it lets run: a rule with literal triggers runs when the text holds one of them, any
+other rule with folded triggers when the folded text holds one of those."""
 
 
 def _may_match_ids(present: tuple[frozenset[str], frozenset[str]]) -> frozenset[str]:
-    """The ids of the rules :func:`_may_match` accepts, from the triggers present: found trigger by
-    trigger, where asking every rule cost a small text more than its scan."""
+    """The ids of the rules that may match a text holding the triggers ``present`` (literal, folded): the
+    rules without triggers, and those a trigger present lets run (looked up trigger by trigger, where asking
+    every rule cost a small text more than its scan)."""
     if not present[0] and not present[1]:
         return _UNTRIGGERED
     ids = set(_UNTRIGGERED)
