@@ -45,10 +45,8 @@ def singulars(word: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=PARTS_CACHE_SIZE)
-@functools.lru_cache(maxsize=1 << 16)
 def identifier_parts(identifier: str) -> tuple[str, ...]:
-    """Lowercase words of a camelCase / snake_case identifier (``HTTPServer_v2`` → http, server, v, 2).
-    Cached: indexing asks for the same names file after file."""
+    """Lowercase words of a camelCase / snake_case identifier (``HTTPServer_v2`` → http, server, v, 2)."""
     parts: list[str] = []
     for piece in identifier.split("_"):
         parts.extend(word.lower() for word in _IDENTIFIER_WORD.findall(piece))
