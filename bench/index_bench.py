@@ -46,8 +46,9 @@ from pathlib import Path
 
 import prooftext
 from prooftext.corpus.config import load_config
+from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.corpus.walk import walk
-from prooftext.store.db import STORE_DIR, STORE_FILE, STORE_SUFFIXES
+from prooftext.store.db import STORE_SUFFIXES
 
 TARGET_COLD_RATIO = 30
 TARGET_COLD_PEAK_MB = 250
@@ -116,7 +117,7 @@ def _floors(root: Path, paths: list[str], repeat: int) -> tuple[float, float]:
 
 def _clear_store(root: Path) -> None:
     # The index store alone: memory and context artifacts under .prooftext/ are the user's, not a cache.
-    store = root / STORE_DIR / STORE_FILE
+    store = root / STORE_DIR / INDEX_FILE
     for suffix in STORE_SUFFIXES:
         Path(f"{store}{suffix}").unlink(missing_ok=True)
 

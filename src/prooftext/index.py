@@ -18,6 +18,7 @@ from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
 from prooftext.corpus.model import REASONS, Exclusion, WalkResult
 from prooftext.corpus.safeio import existing_directory
+from prooftext.corpus.stores import INDEX_FILE
 from prooftext.corpus.walk import patch, walk
 from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import (
@@ -260,7 +261,7 @@ class Index:
         """:meth:`status` of ``root``'s index without creating anything under ``root``: a root that has no
         index store yet reports every file a scan would read as added, ``complete`` and ``indexed`` false."""
         base = resolve_root(root)
-        if os.path.lexists(db.store_dir(base) / db.STORE_FILE):
+        if os.path.lexists(db.store_dir(base) / INDEX_FILE):
             with cls(base, config) as index:
                 return index.status()
         walked = walk(base, config if config is not None else load_config(base))

@@ -15,8 +15,8 @@ from prooftext import canonical
 from prooftext.artifacts import fsck as fsck_module
 from prooftext.artifacts.fsck import BIT_DIGEST, BIT_SOURCE, fsck
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
+from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.index import open_index
-from prooftext.store.db import STORE_DIR, STORE_FILE
 
 
 def test_a_clean_root_passes(run: Run) -> None:
@@ -36,7 +36,7 @@ def test_an_edited_artifact_sets_bit_1(run: Run) -> None:
 def _indexed(run: Run) -> Path:
     with open_index(run.repo) as index:
         index.refresh()
-    return run.repo / STORE_DIR / STORE_FILE
+    return run.repo / STORE_DIR / INDEX_FILE
 
 
 def test_indexed_sources_are_rehashed(run: Run) -> None:

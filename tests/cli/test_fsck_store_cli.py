@@ -11,7 +11,7 @@ import pytest
 import prooftext.cli.context  # noqa: F401  (registers `fsck` on the app)
 from prooftext.cli import main
 from prooftext.cli.common import EXIT_INTERNAL
-from prooftext.store.db import STORE_DIR, STORE_FILE
+from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -23,7 +23,7 @@ def test_fsck_flags_a_dropped_fts_table_and_pack_reports_a_store_error(
     sample_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _run(capsys, "index", str(sample_repo), "--json")[0] == 0
-    with sqlite3.connect(sample_repo / STORE_DIR / STORE_FILE) as conn:
+    with sqlite3.connect(sample_repo / STORE_DIR / INDEX_FILE) as conn:
         conn.execute("DROP TABLE nodes_fts")
     status, out = _run(capsys, "fsck", str(sample_repo), "--json")
     report = json.loads(out)
@@ -47,7 +47,7 @@ def test_index_rebuild_mends_a_store_that_lost_a_table_and_keeps_memory(
 ) -> None:
     _run(capsys, "index", str(sample_repo), "--json")
     memory = _memory_file(sample_repo)
-    with sqlite3.connect(sample_repo / STORE_DIR / STORE_FILE) as conn:
+    with sqlite3.connect(sample_repo / STORE_DIR / INDEX_FILE) as conn:
         conn.execute("DROP TABLE nodes_fts")
     status, out = _run(capsys, "index", str(sample_repo), "--rebuild", "--json")
     assert status == 0 and json.loads(out)["files_unchanged"] == 0
@@ -61,7 +61,7 @@ def test_index_rebuild_replaces_a_store_file_that_is_not_a_database(
     sample_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _run(capsys, "index", str(sample_repo), "--json")
-    (sample_repo / STORE_DIR / STORE_FILE).write_bytes(b"garbage " * 512)
+    (sample_repo / STORE_DIR / INDEX_FILE).write_bytes(b"garbage " * 512)
     status, out = _run(capsys, "index", str(sample_repo), "--json")
     assert status != 0 and json.loads(out)["error"]["code"] == "store_corrupt"
     status, out = _run(capsys, "index", str(sample_repo), "--rebuild", "--json")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
+from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import StoreError
 from prooftext.store import db
 from prooftext.store.schema import SCHEMA_VERSION
@@ -79,7 +80,7 @@ def test_a_reset_store_has_every_table_of_its_version_as_soon_as_it_commits(samp
     with prooftext.open(sample_repo) as index:
         index.refresh()
     assert db.reset(sample_repo) == db.RESET_IN_PLACE
-    raw = sqlite3.connect(sample_repo / db.STORE_DIR / db.STORE_FILE)
+    raw = sqlite3.connect(sample_repo / STORE_DIR / INDEX_FILE)
     try:
         assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert raw.execute("SELECT count(*) FROM files").fetchone()[0] == 0
@@ -93,19 +94,19 @@ def test_a_store_file_that_is_a_link_or_a_directory_is_refused_and_nothing_is_fo
     tmp_path: Path, shape: str
 ) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
-    store = tmp_path / db.STORE_DIR
+    store = tmp_path / STORE_DIR
     store.mkdir()
     victim = tmp_path / "victim.sqlite"
     with sqlite3.connect(victim) as conn:
         conn.execute("CREATE TABLE precious (v TEXT)")
     if shape == "symlink":
-        (store / db.STORE_FILE).symlink_to(victim)
+        (store / INDEX_FILE).symlink_to(victim)
     else:
-        (store / db.STORE_FILE).mkdir()
+        (store / INDEX_FILE).mkdir()
     for attempt in (lambda: db.reset(tmp_path), lambda: prooftext.open(tmp_path)):
         with pytest.raises(StoreError) as caught:
             attempt()
         assert caught.value.code == "store_error" and "neither follows nor replaces" in caught.value.message
     with sqlite3.connect(victim) as conn:
         assert conn.execute("SELECT count(*) FROM precious").fetchone()[0] == 0
-    assert (store / db.STORE_FILE).is_symlink() or (store / db.STORE_FILE).is_dir()
+    assert (store / INDEX_FILE).is_symlink() or (store / INDEX_FILE).is_dir()

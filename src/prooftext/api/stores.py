@@ -12,11 +12,12 @@ from pathlib import Path
 from prooftext.artifacts.fsck import BIT_IO, BIT_MEMORY, FsckReport
 from prooftext.artifacts.lifecycle import run_fsck
 from prooftext.corpus.safeio import read_bounded
+from prooftext.corpus.stores import MEMORY_FILE, STORE_DIR
 from prooftext.memory.integrity import STATE_CORRUPT, STATE_NEWER, STATE_UNREADABLE, check_memory_store
-from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryStore, check_root, repair_hint
+from prooftext.memory.store import MemoryStore, check_root, repair_hint
 from prooftext.memory.transfer import MemoryExport, MemoryImport, export_memory, import_memory
 
-MEMORY_PATH = f"{STORE_DIR}/{STORE_FILE}"
+MEMORY_PATH = f"{STORE_DIR}/{MEMORY_FILE}"
 """Where the memory store lives under a root, as fsck shows it."""
 MAX_EXPORT_BYTES = 1024 * 1024 * 1024
 """The largest export ``memory_import`` reads."""
@@ -43,7 +44,7 @@ def fsck(root: Path | str) -> FsckReport:
     """``prooftext fsck``: check the artifacts stored under ``root``, its index store and the sources it
     names, and its memory store (nothing is written)."""
     report = run_fsck(Path(root))
-    memory = Path(root) / STORE_DIR / STORE_FILE
+    memory = Path(root) / STORE_DIR / MEMORY_FILE
     if memory.is_file():
         _check_memory(memory, report)
     return report
@@ -52,7 +53,7 @@ def fsck(root: Path | str) -> FsckReport:
 def memory_export(root: Path | str) -> MemoryExport:
     """Every record and message of ``root``'s memory store that can be read, read-only (nothing when there
     is no store): the first step of repairing a damaged store."""
-    return export_memory(check_root(root) / STORE_DIR / STORE_FILE)
+    return export_memory(check_root(root) / STORE_DIR / MEMORY_FILE)
 
 
 def memory_import(root: Path | str, export: Path | bytes) -> MemoryImport:

@@ -26,12 +26,13 @@ from prooftext.conversation.turn import (
     TurnSources,
     plan_turn,
 )
+from prooftext.corpus.stores import MEMORY_FILE, STORE_DIR
 from prooftext.depth.policy import parse_mode
 from prooftext.depth.signals import KnownTerms, RepositoryTerms, memory_terms_in, names_in
 from prooftext.index import Index, open_index
 from prooftext.llm.backends import ChatBackend, ChatResult, DeltaCallback
 from prooftext.llm.signal import SignalReport, signal_report
-from prooftext.memory.store import STORE_DIR, STORE_FILE, MemoryStore, StoredMessage, ThreadInfo, check_root
+from prooftext.memory.store import MemoryStore, StoredMessage, ThreadInfo, check_root
 from prooftext.memory.surface import candidates_for
 from prooftext.select.query import Query
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TokenCount, get_counter
@@ -144,7 +145,7 @@ class Conversation:
     ) -> None:
         self.root = check_root(root)
         self.counter = get_counter(tokenizer)
-        exists = (self.root / STORE_DIR / STORE_FILE).is_file()
+        exists = (self.root / STORE_DIR / MEMORY_FILE).is_file()
         self.store: MemoryStore | None = MemoryStore.open(self.root) if create or exists else None
         self._index = LazyIndex(self.root)
         self._shared_index = index

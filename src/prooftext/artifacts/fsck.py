@@ -29,9 +29,9 @@ import prooftext.canonical as canonical
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.artifacts.loader import parse_artifact
 from prooftext.corpus.read import read_bytes_checked
+from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import ProoftextError, SourceMissingError
 from prooftext.sqlite import open_read_only
-from prooftext.store.db import STORE_DIR, STORE_FILE
 from prooftext.store.schema import MIGRATIONS
 
 BIT_DIGEST = 1
@@ -276,7 +276,7 @@ def fsck(root: Path) -> FsckReport:
                 kind=NOTICE_CAP,
                 detail=f"stopped after {MAX_ARTIFACT_FILES} .json files; the rest were not checked",
             )
-    store = store_dir / STORE_FILE
+    store = store_dir / INDEX_FILE
     if store.is_file():
         for rel_path, sha256 in _store_rows(store, report):
             _check_source(root, rel_path, sha256, report)

@@ -26,7 +26,6 @@ from prooftext.errors import RequestError, SourceUnreadableError
 
 ATTACHMENT = "attachment"
 ACTIVE_FILE = "active file"
-STORE_DIR_NAME = STORE_DIR
 MAX_TURN_FILES = 64
 """At most this many attachments and active files on one turn."""
 
@@ -69,7 +68,7 @@ def read_turn_file(root: Path, file: TurnFile, *, thread: str) -> ContextItem:
     """One file under ``root`` read through the corpus's safe reader, as a labelled ``file`` item."""
     config = load_config(root)
     rel = file.path
-    if rel.split("/")[0] == STORE_DIR_NAME:
+    if rel.split("/")[0] == STORE_DIR:
         raise SourceUnreadableError(
             f"{rel}: the project store is not a file to attach", path=rel, reason="ignored"
         )

@@ -28,11 +28,10 @@ from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import ConfigError
 
 GIT_DIR = ".git"
-PROOFTEXT_DIR = STORE_DIR
-INTERNAL_NAMES = frozenset({GIT_DIR, PROOFTEXT_DIR})
+INTERNAL_NAMES = frozenset({GIT_DIR, STORE_DIR})
 INTERNAL_SHORT_NAMES = frozenset({"git~1", "prooft~1"})
 """8.3 short names under which Windows file systems also reach the internal directories."""
-PROOFTEXT_IGNORE = f"{PROOFTEXT_DIR}/ignore"
+PROOFTEXT_IGNORE = f"{STORE_DIR}/ignore"
 MAX_IGNORE_BYTES = 1 << 20
 """An ignore file larger than this is refused (and its directory with it) rather than read unbounded."""
 

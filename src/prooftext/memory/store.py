@@ -33,8 +33,7 @@ from prooftext.conversation.items import check_thread
 from prooftext.corpus.lines import CONTROL_CHARACTERS
 from prooftext.corpus.safeio import existing_directory, ignore_in_git
 from prooftext.corpus.secrets import redact_text, redaction_count
-from prooftext.corpus.stores import INDEX_FILE, MEMORY_FILE
-from prooftext.corpus.stores import STORE_DIR as STORE_DIR
+from prooftext.corpus.stores import INDEX_FILE, MEMORY_FILE, STORE_DIR
 from prooftext.errors import (
     DiskFullError,
     LimitError,
@@ -50,7 +49,6 @@ from prooftext.errors import (
 from prooftext.sqlite import is_disk_full, open_wal
 
 SCHEMA_VERSION = 2
-STORE_FILE = MEMORY_FILE
 BUSY_TIMEOUT_MS = 5000
 LOCK_SUFFIX = ".lock"
 
@@ -460,7 +458,7 @@ class MemoryStore:
             folder.mkdir(exist_ok=True)
         except OSError as exc:
             raise MemoryStoreError(f"cannot create {folder}: {exc.strerror}") from None
-        path = folder / STORE_FILE
+        path = folder / MEMORY_FILE
         if not path.exists():
             _refuse_leftovers(path)
             if not os.path.lexists(folder / INDEX_FILE):

@@ -11,13 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from prooftext.corpus.safeio import ignore_in_git
-from prooftext.corpus.stores import INDEX_FILE
-from prooftext.corpus.stores import STORE_DIR as STORE_DIR
+from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import DiskFullError, StoreBusyError, StoreCorruptError, StoreError
 from prooftext.sqlite import is_disk_full, open_wal
 from prooftext.store.schema import create_all, migrate
 
-STORE_FILE = INDEX_FILE
 LOCK_FILE = "index.lock"
 SYNCHRONOUS = "NORMAL"
 """WAL with ``NORMAL``: a commit is not synced, a checkpoint is; a crash of the system may lose the last
@@ -38,7 +36,7 @@ def _ensure_dir(root: Path) -> Path:
         raise StoreError(f"cannot create {STORE_DIR}/ under the root: {exc.strerror}") from None
     if directory.is_symlink() or not directory.is_dir():
         raise StoreError(f"{STORE_DIR} under the root is not a plain directory")
-    if not os.path.lexists(directory / STORE_FILE):
+    if not os.path.lexists(directory / INDEX_FILE):
         ignore_in_git(directory)  # before the store exists: a .gitignore the user removed stays removed
     return directory
 
@@ -61,7 +59,7 @@ def _check_store_file(path: Path) -> None:
 def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
     """A connection to ``ROOT/.prooftext/index.sqlite`` with the schema migrated; a new store switches to WAL
     under the writer lock."""
-    path = (_ensure_dir(root) if create else store_dir(root)) / STORE_FILE
+    path = (_ensure_dir(root) if create else store_dir(root)) / INDEX_FILE
     _check_store_file(path)
     try:
         conn = open_wal(
@@ -101,7 +99,7 @@ def _translate(exc: sqlite3.Error, path: Path, *, located: bool = True) -> Store
 
 def translate(exc: sqlite3.Error) -> StoreError | DiskFullError:
     """The project error for a SQLite error raised while using the store."""
-    return _translate(exc, Path(STORE_FILE), located=False)
+    return _translate(exc, Path(INDEX_FILE), located=False)
 
 
 @contextlib.contextmanager
@@ -132,7 +130,7 @@ def reset(root: Path) -> str:
     database at all is replaced instead; any other failure (busy, disk full, read-only) is raised, and no
     file is deleted. Memory and artifacts under ``.prooftext/`` are never touched. Returns
     :data:`RESET_IN_PLACE` or :data:`RESET_RECREATED`."""
-    path = _ensure_dir(root) / STORE_FILE
+    path = _ensure_dir(root) / INDEX_FILE
     with writer_lock(root):
         _check_store_file(path)
         try:
