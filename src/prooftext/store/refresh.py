@@ -164,9 +164,10 @@ _Known = tuple[str, int, int, int, int, int | None]
 mtime_ns, inode, ctime_ns). Kept as SQLite returns it: no object per file of a large tree."""
 
 
-def _same(stat: FileStat, size: int, mtime_ns: int, inode: int, ctime_ns: int | None) -> bool:
-    """A store written before ctimes were kept holds None, which no file matches: it is read once more."""
-    return (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns) == (size, mtime_ns, inode, ctime_ns)
+def _signature(stat: FileStat) -> tuple[int, int, int, int | None]:
+    """What a stored row must equal for a file to count as unchanged: size, mtime_ns, inode, ctime_ns. A
+    store written before ctimes were kept holds None, which no file matches: it is read once more."""
+    return stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns
 
 
 KNOWN_SQL = "SELECT path, id, size, mtime_ns, inode, ctime_ns FROM files"
@@ -299,8 +300,8 @@ def plan(
     live: set[str] = set()
     for stat in result.stats:
         old = known.get(stat.path)
-        # A store written before ctimes were kept holds None, which no file matches: it is read once more.
-        if old is not None and old[2:] == (stat.size, stat.mtime_ns, stat.inode, stat.ctime_ns):
+        signature = _signature(stat)
+        if old is not None and old[2:] == signature:
             unchanged.append(stat.path)
             continue
         # An indexed file has no exclusion row (writing either deletes the other): no key to look up.
@@ -308,7 +309,7 @@ def plan(
         if key is not None:
             live.add(key)
             prior = known_excluded.get(key)
-            if prior is not None and _same(stat, *prior):
+            if prior == signature:
                 unchanged_excluded.append(stat.path)
                 continue
         to_read.append(stat)
