@@ -20,15 +20,17 @@ Rows (targets in parentheses):
 * a warm one-shot ``prooftext pack`` of the first issue's first line over ROOT (a new process, start-up
   included; median of 9) against ``python -c pass`` (<= 0.5 s).
 
-Floors and index times are taken in the same run, so a loaded machine moves both. ROOT/.prooftext's index
-store is deleted first (the cold run needs an empty store); one accepted file is appended to and then
-restored. ``--digest FILE`` writes the digest of each table of the cold index of ROOT
+Child processes run with prooftext's bytecode cached (compiled first, as ``pip install`` does) and
+without ``PYTHONDONTWRITEBYTECODE``, as a user's start does. Floors and index times are taken in the same
+run, so a loaded machine moves both. ROOT/.prooftext's index store is deleted first (the cold run needs an
+empty store); one accepted file is appended to and then restored. ``--digest FILE`` writes the digest of each table of the cold index of ROOT
 (:func:`prooftext.store.digest.table_digests`), to compare the rows two versions write.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import hashlib
 import json
 import os
@@ -115,6 +117,16 @@ def _floors(root: Path, paths: list[str], repeat: int) -> tuple[float, float]:
     return _timed(lambda: _stat_floor(root), repeat), _timed(lambda: _read_floor(root, paths), repeat)
 
 
+_USER_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+"""The environment of every child process: a user's, who runs prooftext with its bytecode cached (``pip
+install`` compiles it), not one that makes every start compile each module again."""
+
+
+def _compile_package() -> None:
+    """Cache the bytecode of prooftext's modules, as ``pip install`` does, before any child starts."""
+    compileall.compile_dir(Path(prooftext.__file__).parent, quiet=1)
+
+
 def _clear_store(root: Path) -> None:
     # The index store alone: memory and context artifacts under .prooftext/ are the user's, not a cache.
     store = root / STORE_DIR / INDEX_FILE
@@ -125,7 +137,7 @@ def _clear_store(root: Path) -> None:
 def _cold_child(root: Path, digest: bool = False) -> dict[str, object]:
     _clear_store(root)
     argv = [sys.executable, "-c", _CHILD, str(root), *(["digest"] if digest else [])]
-    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(argv, check=True, capture_output=True, text=True, env=_USER_ENV).stdout
     result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
     return result
 
@@ -137,7 +149,9 @@ def _cli_on_tty(root: Path) -> float:
     argv = [str(cli)] if cli.exists() else [sys.executable, "-m", "prooftext"]
     leader, follower = pty.openpty()
     start = time.perf_counter()
-    proc = subprocess.Popen([*argv, "index", str(root)], stdin=follower, stdout=follower, stderr=follower)
+    proc = subprocess.Popen(
+        [*argv, "index", str(root)], stdin=follower, stdout=follower, stderr=follower, env=_USER_ENV
+    )
     os.close(follower)
     while True:  # drain the terminal, or a full buffer would block the bar
         ready, _, _ = select.select([leader], [], [], 0.1)
@@ -313,7 +327,7 @@ def _process_median(argv: list[str]) -> float:
     samples = []
     for _ in range(PACK_CALLS):
         start = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=True)
+        subprocess.run(argv, capture_output=True, check=True, env=_USER_ENV)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -341,6 +355,7 @@ def main() -> None:
         "--issues", type=Path, help="Issue texts (JSON lines) for the latency rows over ROOT."
     )
     args = parser.parse_args()
+    _compile_package()
     rows: list[dict[str, object]] = []
     if args.root is not None:
         rows += bench_root(args.root.resolve(), args.repeat, not args.skip_cli, args.digest)
