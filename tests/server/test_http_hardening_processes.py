@@ -138,7 +138,37 @@ def _call(method: str, rid: int, params: dict[str, str]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode()
 
 
-@pytest.mark.slow  # timing-sensitive under a loaded machine: run with -m slow
+def _spawned_workers() -> set[int]:
+    """This process's children that run a spawned interpreter's entry point (not its resource tracker)."""
+    workers = set()
+    for pid in _children(os.getpid()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            continue
+        if b"spawn_main" in command:
+            workers.add(pid)
+    return workers
+
+
+def test_the_first_request_starts_every_worker_so_the_pool_watches_each_from_the_start(
+    sample_repo: Path,
+) -> None:
+    # A pool that starts a worker per request it cannot place may wait on the deaths of the workers it
+    # knew before that one: the new worker, killed, would leave its request waiting for its deadline.
+    ctx = ServerContext.open(sample_repo, Limits(processes=2, timeout_s=WAIT_S))
+    runner = Runner(Dispatcher(ctx))
+    before = _spawned_workers()
+    try:
+        reply = json.loads(asyncio.run(runner.handle(json.dumps(STATUS).encode())) or b"{}")
+        started = _spawned_workers() - before
+    finally:
+        runner.close()
+        ctx.close()
+    assert "result" in reply
+    assert len(started) == 2
+
+
 def test_a_dead_worker_does_not_fail_repeatable_requests_in_flight_and_fails_one_that_must_not_repeat(
     sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

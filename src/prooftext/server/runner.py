@@ -78,6 +78,12 @@ refills from its manager thread, which must win this busy process's interpreter 
 workers idled about a fifth of the time. The depth is read from a module constant when a pool is built."""
 _POOL_LOCK = threading.Lock()
 _DEPTH_NAME = "EXTRA_QUEUED_CALLS"
+_ALL_AT_ONCE_NAME = "_safe_to_dynamically_spawn_children"
+"""A pool flag read at each submission. Set, a pool starts a worker when a call finds none idle, after it
+has woken its manager thread: the manager may go back to waiting on the deaths of the workers it knew,
+without the new one's, and a request on that worker, killed, then waits for the next submission or its
+deadline instead of failing at once. Cleared, the first submission starts every worker before the manager
+thread starts, and the set of workers it watches never changes."""
 
 
 def _child_handle(payload: bytes) -> bytes | None:
@@ -112,7 +118,7 @@ class Runner:
             saved = cf_process.EXTRA_QUEUED_CALLS
             setattr(cf_process, _DEPTH_NAME, QUEUED_CALLS)  # typeshed calls it Final; it is read once
             try:
-                return concurrent.futures.ProcessPoolExecutor(
+                pool = concurrent.futures.ProcessPoolExecutor(
                     max_workers=self.limits.processes,
                     # Never fork a process that runs an event loop and threads; a fresh interpreter is safe.
                     mp_context=multiprocessing.get_context("spawn"),
@@ -129,6 +135,8 @@ class Runner:
                 )
             finally:
                 setattr(cf_process, _DEPTH_NAME, saved)
+        setattr(pool, _ALL_AT_ONCE_NAME, False)
+        return pool
 
     def _submit(self, payload: bytes) -> concurrent.futures.Future[bytes | None]:
         if self.limits.processes == 1:
