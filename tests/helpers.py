@@ -86,6 +86,33 @@ SAMPLE_FILES: dict[str, str] = {
 }
 
 
+def children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent`` (from /proc, which lists no children file here)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == parent:
+                out.append(int(entry.name))
+    return out
+
+
+def spawned_workers() -> set[int]:
+    """This process's children that run a spawned interpreter's entry point (not its resource tracker)."""
+    workers = set()
+    for pid in children(os.getpid()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            continue
+        if b"spawn_main" in command:
+            workers.add(pid)
+    return workers
+
+
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """``files`` under ``root``: text as UTF-8, bytes as they are."""
     for rel, data in files.items():

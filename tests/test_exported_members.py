@@ -82,6 +82,7 @@ PUBLIC_NAMES = {
     "load_schema",
     "check_params",
     "result_problems",
+    "start_every_worker",
     "watch_parent",
     "__version__",
 }

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import select
 import signal
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from helpers import spawned_workers
+from prooftext import start_every_worker
 
 FILES = 60
 """More files than a refresh reads without its pool (``PARALLEL_MIN_FILES``)."""
@@ -78,3 +83,19 @@ def test_a_refresh_pool_worker_ends_when_the_refresh_is_killed(tmp_path: Path) -
         if not _ended(handle, 0):
             signal.pidfd_send_signal(handle, signal.SIGKILL)
         os.close(handle)
+
+
+def _spawned_pool() -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+
+
+@pytest.mark.parametrize("every", [True, False], ids=["every worker", "on demand"])
+def test_a_pool_made_to_start_every_worker_starts_them_all_with_its_first_call(every: bool) -> None:
+    # On demand, the second worker would start after the pool's manager began waiting on the first one's
+    # death: killed, it would fail nothing. Started together, both are watched from the first wait on.
+    before = spawned_workers()
+    pool = start_every_worker(_spawned_pool()) if every else _spawned_pool()
+    with pool:
+        assert pool.submit(os.getpid).result(timeout=WAIT_S) in spawned_workers()
+        started = spawned_workers() - before
+    assert len(started) == (2 if every else 1)

@@ -61,7 +61,7 @@ if _typing.TYPE_CHECKING:
     from prooftext.select.policy import RankingPolicy
     from prooftext.select.query import Query
     from prooftext.store.refresh import RefreshReport
-    from prooftext.workers import watch_parent
+    from prooftext.workers import start_every_worker, watch_parent
 
 _LAZY: dict[str, tuple[str, str]] = {
     "AdaptiveResult": ("prooftext.adaptive.compile", "AdaptiveResult"),
@@ -125,6 +125,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "result_problems": ("prooftext.schema_registry", "result_problems"),
     "risk_of_changing": ("prooftext.api.risk", "risk_of_changing"),
     "sign": ("prooftext.pack.signing", "sign"),
+    "start_every_worker": ("prooftext.workers", "start_every_worker"),
     "turn_plan": ("prooftext.api.turns", "turn_plan"),
     "verify": ("prooftext.index", "verify"),
     "watch_parent": ("prooftext.workers", "watch_parent"),
@@ -219,6 +220,7 @@ __all__ = [
     "result_problems",
     "risk_of_changing",
     "sign",
+    "start_every_worker",
     "turn_plan",
     "verify",
     "watch_parent",

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from helpers import children, spawned_workers
 from prooftext.errors import WorkerLostError
 from prooftext.server.context import Limits, ServerContext
 from prooftext.server.dispatcher import Dispatcher
@@ -48,20 +49,6 @@ def hold(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     return {"pid": os.getpid()}
 
 
-def _children(parent: int) -> list[int]:
-    """The processes whose parent is ``parent`` (from /proc, which lists no children file here)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # ended meanwhile
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == parent:
-                out.append(int(entry.name))
-    return out
-
-
 def _readable(fd: int, within_s: float) -> bool:
     ready, _, _ = select.select([fd], [], [], within_s)
     return bool(ready)
@@ -83,7 +70,7 @@ def pooled_server(root: Path) -> Iterator[tuple[subprocess.Popen[bytes], list[in
         assert LISTENING in line, line
         url = line.split(LISTENING)[1].strip()
         assert "result" in httpx.post(url, json=STATUS, timeout=WAIT_S).json()
-        handles = [os.pidfd_open(pid) for pid in _children(server.pid)]
+        handles = [os.pidfd_open(pid) for pid in children(server.pid)]
         assert handles, "the request ran in no worker process"
         yield server, handles
     finally:
@@ -138,19 +125,6 @@ def _call(method: str, rid: int, params: dict[str, str]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode()
 
 
-def _spawned_workers() -> set[int]:
-    """This process's children that run a spawned interpreter's entry point (not its resource tracker)."""
-    workers = set()
-    for pid in _children(os.getpid()):
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:  # ended meanwhile
-            continue
-        if b"spawn_main" in command:
-            workers.add(pid)
-    return workers
-
-
 def test_the_first_request_starts_every_worker_so_the_pool_watches_each_from_the_start(
     sample_repo: Path,
 ) -> None:
@@ -158,10 +132,10 @@ def test_the_first_request_starts_every_worker_so_the_pool_watches_each_from_the
     # knew before that one: the new worker, killed, would leave its request waiting for its deadline.
     ctx = ServerContext.open(sample_repo, Limits(processes=2, timeout_s=WAIT_S))
     runner = Runner(Dispatcher(ctx))
-    before = _spawned_workers()
+    before = spawned_workers()
     try:
         reply = json.loads(asyncio.run(runner.handle(json.dumps(STATUS).encode())) or b"{}")
-        started = _spawned_workers() - before
+        started = spawned_workers() - before
     finally:
         runner.close()
         ctx.close()

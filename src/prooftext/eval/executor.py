@@ -19,7 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from prooftext.errors import ConfigError, ProoftextError, RequestError, SchedulerUnreachableError
-from prooftext.workers import EXIT_ORPHANED, orphaned, watch_parent
+from prooftext.workers import EXIT_ORPHANED, orphaned, start_every_worker, watch_parent
 
 EXECUTOR_PROCESS = "process"
 EXECUTOR_DASK = "dask"
@@ -116,12 +116,13 @@ def _run_pool(fn: UnitFn[U], units: Sequence[U], on_row: Emit, workers: int) -> 
     context = multiprocessing.get_context(START_METHOD)
     sink = context.Queue()
     received = 0
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=min(workers, len(units)),
         mp_context=context,
         initializer=_install_sink,
         initargs=(sink, os.getpid()),
-    ) as pool:
+    )
+    with start_every_worker(pool):  # a worker that dies fails the run instead of leaving it waiting
         futures: list[Future[int]] = [pool.submit(_pool_unit, fn, unit) for unit in units]
         while not all(f.done() for f in futures):
             received += _drain(sink, on_row, block=True)

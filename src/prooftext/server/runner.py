@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from prooftext import SigningKey, watch_parent
+from prooftext import SigningKey, start_every_worker, watch_parent
 from prooftext.errors import CanonicalJSONError, LimitError, WorkerLostError
 from prooftext.server import wire
 from prooftext.server.context import ServerContext
@@ -78,12 +78,6 @@ refills from its manager thread, which must win this busy process's interpreter 
 workers idled about a fifth of the time. The depth is read from a module constant when a pool is built."""
 _POOL_LOCK = threading.Lock()
 _DEPTH_NAME = "EXTRA_QUEUED_CALLS"
-_ALL_AT_ONCE_NAME = "_safe_to_dynamically_spawn_children"
-"""A pool flag read at each submission. Set, a pool starts a worker when a call finds none idle, after it
-has woken its manager thread: the manager may go back to waiting on the deaths of the workers it knew,
-without the new one's, and a request on that worker, killed, then waits for the next submission or its
-deadline instead of failing at once. Cleared, the first submission starts every worker before the manager
-thread starts, and the set of workers it watches never changes."""
 
 
 def _child_handle(payload: bytes) -> bytes | None:
@@ -135,8 +129,7 @@ class Runner:
                 )
             finally:
                 setattr(cf_process, _DEPTH_NAME, saved)
-        setattr(pool, _ALL_AT_ONCE_NAME, False)
-        return pool
+        return start_every_worker(pool)  # a request on a dead worker fails at once, not at its deadline
 
     def _submit(self, payload: bytes) -> concurrent.futures.Future[bytes | None]:
         if self.limits.processes == 1:
