@@ -16,9 +16,16 @@ import os
 import queue
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from prooftext.errors import ConfigError, ProoftextError, RequestError, SchedulerUnreachableError
+from prooftext.errors import (
+    ConfigError,
+    EvaluationError,
+    ProoftextError,
+    RequestError,
+    SchedulerUnreachableError,
+)
 from prooftext.workers import EXIT_ORPHANED, orphaned, start_every_worker, watch_parent
 
 EXECUTOR_PROCESS = "process"
@@ -126,7 +133,13 @@ def _run_pool(fn: UnitFn[U], units: Sequence[U], on_row: Emit, workers: int) -> 
         futures: list[Future[int]] = [pool.submit(_pool_unit, fn, unit) for unit in units]
         while not all(f.done() for f in futures):
             received += _drain(sink, on_row, block=True)
-        expected = sum(f.result() for f in futures)  # a crashed unit raises here, after the others ran
+        try:
+            expected = sum(f.result() for f in futures)  # a crashed unit raises here, after the others ran
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the pool failed every unit left
+            raise EvaluationError(
+                "an evaluation worker process died (killed, or out of memory); the rows received before are kept",
+                reason="worker_lost",
+            ) from None
     idle = 0
     while received < expected:
         got = _drain(sink, on_row, block=True)
