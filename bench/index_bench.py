@@ -23,8 +23,9 @@ Rows (targets in parentheses):
 Child processes run with prooftext's bytecode cached (compiled first, as ``pip install`` does) and
 without ``PYTHONDONTWRITEBYTECODE``, as a user's start does. Floors and index times are taken in the same
 run, so a loaded machine moves both. ROOT/.prooftext's index store is deleted first (the cold run needs an
-empty store); one accepted file is appended to and then restored. ``--digest FILE`` writes the digest of each table of the cold index of ROOT
-(:func:`prooftext.store.digest.table_digests`), to compare the rows two versions write.
+empty store); one accepted file is appended to and then restored. ``--digest FILE`` writes the digest of
+each table of the cold index of ROOT (:func:`prooftext.store.digest.table_digests`), to compare the rows
+two versions write.
 """
 
 from __future__ import annotations

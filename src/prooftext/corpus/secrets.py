@@ -507,9 +507,8 @@ class _Triggers:
 
     def present(self, text: str) -> frozenset[str]:
         """Exactly the fragments ``text`` holds: in a text of at least :data:`SEARCH_EACH_MIN_CHARS`, one
-        substring search per fragment (each runs in C at memory speed, together 1.6 times as fast as the
-        scan on sphinx's sources and catalogues); in a shorter one, where a search's call costs more than
-        its scan, one scan."""
+        substring search per fragment (each in C at memory speed); in a shorter one, where a search's call
+        costs more than its scan, one scan (``docs/SECRETS_NOTES.md`` has the figures)."""
         if len(text) >= SEARCH_EACH_MIN_CHARS:
             return frozenset(w for w in self.words if w in text)
         found = set(self.pattern.findall(text))
