@@ -16,6 +16,7 @@ server only, whose ``/api/chat`` is 404), and ``usage=False`` leaves the token u
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable, Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,6 +34,16 @@ TOTAL_DURATION_NS = 7_000_000
 """Fixed Ollama timing fields (nanoseconds), so signal reports built from them are reproducible."""
 
 OPENAI_COMPLETION_ID = "chatcmpl-local"
+
+
+class _Server(ThreadingHTTPServer):
+    """A client closing its kept-alive connection (a reset while the handler waits for the next request)
+    is how a conversation ends, not an error to print; anything else is printed as before."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeChatServer:
@@ -60,7 +71,7 @@ class FakeChatServer:
         """Chat requests received so far (the ones ``fail_requests`` counts)."""
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01})
         self._thread.daemon = True
