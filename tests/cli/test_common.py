@@ -100,3 +100,21 @@ def test_a_json_document_holding_nan_is_refused_before_anything_is_printed(
     with pytest.raises(ValueError, match="JSON compliant"):
         emit_json({"ratio": float("nan")})
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["map", "."], True),
+        (["pack", "a question", "."], True),
+        (["index", ".", "extra"], False),  # index takes its root as an argument
+        (["map", "--max-tokens", "many"], False),  # another usage error
+    ],
+)
+def test_an_extra_argument_to_a_command_that_takes_root_as_an_option_says_how_a_root_is_given(
+    capsys: pytest.CaptureFixture[str], argv: list[str], hint: bool
+) -> None:
+    assert main(argv) == 64
+    err = capsys.readouterr().err
+    assert err.startswith("prooftext: error [usage]: ")
+    assert ("(a root directory is given as --root DIR)" in err) is hint

@@ -296,10 +296,22 @@ def _classify(exc: BaseException) -> tuple[dict[str, Any] | None, int]:
     return {"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, EXIT_INTERNAL
 
 
+EXTRA_ARGUMENT = "unexpected extra argument"
+"""How the command-line framework begins to say that a command was given an argument it does not take."""
+
+
 def _usage(exc: click.ClickException | TyperException) -> tuple[dict[str, Any] | None, int]:
     # typer >= 0.29 bundles its own click; its usage errors derive from TyperException.
     format_message = getattr(exc, "format_message", None)
     message = format_message() if callable(format_message) else str(exc)
     if not message:  # bare ``prooftext``: the help was printed, nothing failed
         return None, 0
-    return {"code": "usage", "message": str(message)}, EXIT_USAGE
+    return {"code": "usage", "message": str(message) + _root_hint(exc, str(message))}, EXIT_USAGE
+
+
+def _root_hint(exc: click.ClickException | TyperException, message: str) -> str:
+    """For a command that takes its root as ``--root``: a word on it when an extra argument was given (``map
+    .``, as ``index .`` takes it)."""
+    command = getattr(getattr(exc, "ctx", None), "command", None)
+    takes_root = any("--root" in getattr(p, "opts", ()) for p in getattr(command, "params", ()))
+    return " (a root directory is given as --root DIR)" if takes_root and EXTRA_ARGUMENT in message else ""
