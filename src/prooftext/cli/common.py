@@ -297,7 +297,7 @@ def _classify(exc: BaseException) -> tuple[dict[str, Any] | None, int]:
 
 
 EXTRA_ARGUMENT = "unexpected extra argument"
-"""How the command-line framework begins to say that a command was given an argument it does not take."""
+"""Words of the command-line framework's error for an argument a command does not take."""
 
 
 def _usage(exc: click.ClickException | TyperException) -> tuple[dict[str, Any] | None, int]:
