@@ -6,7 +6,8 @@ files, an evaluation running shards) start their workers with :func:`watch_paren
 ``prooftext index`` or ``prooftext eval`` leaves no process behind. Ending a worker at any point is safe:
 a refresh killed mid-run is completed by the next one (see :mod:`prooftext.store.refresh`).
 
-The other way round, a pool must see a worker die to fail its work (:func:`start_every_worker`).
+The other way round, a pool must see a worker die to fail its work: every process pool of prooftext (the
+server's too) goes through :func:`start_every_worker`.
 """
 
 from __future__ import annotations

@@ -303,10 +303,10 @@ EXTRA_ARGUMENT = "unexpected extra argument"
 def _usage(exc: click.ClickException | TyperException) -> tuple[dict[str, Any] | None, int]:
     # typer >= 0.29 bundles its own click; its usage errors derive from TyperException.
     format_message = getattr(exc, "format_message", None)
-    message = format_message() if callable(format_message) else str(exc)
+    message = str(format_message() if callable(format_message) else exc)
     if not message:  # bare ``prooftext``: the help was printed, nothing failed
         return None, 0
-    return {"code": "usage", "message": str(message) + _root_hint(exc, str(message))}, EXIT_USAGE
+    return {"code": "usage", "message": message + _root_hint(exc, message)}, EXIT_USAGE
 
 
 def _root_hint(exc: click.ClickException | TyperException, message: str) -> str:

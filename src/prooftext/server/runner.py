@@ -111,7 +111,7 @@ class Runner:
         with _POOL_LOCK:
             saved = cf_process.EXTRA_QUEUED_CALLS
             setattr(cf_process, _DEPTH_NAME, QUEUED_CALLS)  # typeshed calls it Final; it is read once
-            try:
+            try:  # started together, a request on a worker that dies fails at once, not at its deadline
                 pool = concurrent.futures.ProcessPoolExecutor(
                     max_workers=self.limits.processes,
                     # Never fork a process that runs an event loop and threads; a fresh interpreter is safe.
@@ -127,9 +127,9 @@ class Runner:
                         ctx.signing_key,
                     ),
                 )
+                return start_every_worker(pool)
             finally:
                 setattr(cf_process, _DEPTH_NAME, saved)
-        return start_every_worker(pool)  # a request on a dead worker fails at once, not at its deadline
 
     def _submit(self, payload: bytes) -> concurrent.futures.Future[bytes | None]:
         if self.limits.processes == 1:
