@@ -146,25 +146,25 @@ def test_urls_scanned_from_each_scheme_equal_a_full_finditer() -> None:
     assert found > 300
 
 
-def test_triggers_found_in_one_scan_are_those_each_search_finds() -> None:
+def test_triggers_found_in_one_pass_are_those_each_search_finds() -> None:
     rng = random.Random(SEED)
     for words in (secrets._ALL_TRIGGERS, secrets._ALL_FOLDED_TRIGGERS):
         scan = secrets._Triggers.of(words)
-        pieces = [*words, *(w[: len(w) // 2] for w in words), *(w[len(w) // 2 :] for w in words), " ", "x"]
+        pieces = [
+            *words,
+            *(w[: len(w) // 2] for w in words),
+            *(w[len(w) // 2 :] for w in words),
+            " ",
+            "x",
+            "é",
+        ]
         for _ in range(20_000):
-            text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+            padding = "y" * rng.choice((0, 0, 1, 2000))
+            text = padding.join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
             assert scan.present(text) == {w for w in words if w in text}, text
 
 
-def test_triggers_found_in_a_long_text_are_those_each_search_finds() -> None:
-    rng = random.Random(SEED)
-    long_texts = 0
-    for words in (secrets._ALL_TRIGGERS, secrets._ALL_FOLDED_TRIGGERS):
-        scan = secrets._Triggers.of(words)
-        pieces = [*words, *(w[: len(w) // 2] for w in words), *(w[len(w) // 2 :] for w in words), " ", "x"]
-        for _ in range(300):
-            padding = "y" * rng.randint(0, secrets.SEARCH_EACH_MIN_CHARS)
-            text = padding.join(rng.choice(pieces) for _ in range(rng.randint(2, 12)))
-            long_texts += len(text) >= secrets.SEARCH_EACH_MIN_CHARS
-            assert scan.present(text) == {w for w in words if w in text}, text
-    assert long_texts > 300
+def test_triggers_are_found_in_a_text_holding_a_lone_surrogate() -> None:
+    text = "a\udcffAKIA\ud800:aws"
+    assert secrets._LITERAL_SCAN.present(text) == {"AKIA"}
+    assert secrets._FOLDED_SCAN.present(secrets.fold(text)) == {":", "aws"}
