@@ -9,7 +9,7 @@ import pytest
 import prooftext
 from prooftext.errors import BudgetError, PathOutsideRootError, SourceMissingError
 from prooftext.select.query import Query
-from prooftext.select.selector import REASON_RANK_CUTOFF
+from prooftext.select.selector import REASON_HEAD_LEFT_OUT, REASON_RANK_CUTOFF
 from prooftext.select.tuned import MIN_RANKED_CANDIDATES, UNITS_PER_CANDIDATE, ranked_window
 
 
@@ -108,6 +108,23 @@ def test_a_functions_body_after_its_nested_definitions_is_an_excerpt(tmp_path: P
     ranges = sorted((e.start_line, e.end_line) for e in packet.evidence if e.path == "auth.py")
     lines = [line for start, end in ranges for line in range(start, end + 1)]
     assert len(lines) == len(set(lines))  # no line is quoted twice
+
+
+def test_a_functions_tail_is_not_quoted_without_its_head(tmp_path: Path) -> None:
+    """The tail weighs what the whole function matched, here only its docstring: when the head does not fit,
+    the two lines after the nested definition are left out with their reason, not quoted alone."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    doc = "\n".join(f"    zebra quokka line {i} explains the walrus" for i in range(40))
+    nested = "\n    def count(x):\n        return x\n\n    return count(group)\n"
+    (root / "wild.py").write_text(f'def herd(group):\n    """\n{doc}\n    """\n{nested}', encoding="utf-8")
+    with prooftext.open(root) as index:
+        roomy = index.pack(Query("zebra quokka walrus", max_tokens=2000))
+        tight = index.pack(Query("zebra quokka walrus", max_tokens=400))
+    assert [(e.start_line, e.end_line) for e in roomy.evidence] == [(1, 48)]  # head and tail, joined
+    assert tight.evidence == []
+    reasons = {tuple(x["lines"]): x["reason"] for x in tight.excluded}
+    assert reasons == {(1, 44): "over_budget", (47, 48): REASON_HEAD_LEFT_OUT}
 
 
 MESSAGES = {

@@ -42,6 +42,10 @@ REASON_CONTRADICTION = "contradiction_component"
 """A contradiction component that could not be taken whole was excluded as a unit."""
 REASON_DUPLICATE = "duplicate_content"
 """The same lines of a file with the same digest are already in the packet under another path."""
+REASON_HEAD_LEFT_OUT = "head_left_out"
+"""A function's tail (its lines after its last nested definition, see :func:`prooftext.select.expand.apply_heads`)
+whose head is not quoted: the tail weighs what the whole function matched, which is mostly its head, and
+alone it is a few lines out of their context."""
 REASON_RANK_CUTOFF = "below_rank_cutoff"
 """Ranked below the candidates a fill considers (see :func:`prooftext.select.tuned.ranked_window`)."""
 
@@ -125,6 +129,16 @@ _LEVELS = {name: level for level, name in enumerate(SENSITIVITIES)}
 
 def _over_clearance(cand: Candidate, query: Query) -> bool:
     return _LEVELS.get(cand.sensitivity, len(SENSITIVITIES)) > _LEVELS[query.clearance]
+
+
+def _head_left_out(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
+    """A tail whose node's first line no quoted excerpt holds (a head ranks just before its tail)."""
+    if not cand.components.get("tail"):
+        return False
+    for start, end in taken.get(cand.path, ()):  # noqa: SIM110
+        if start <= cand.node_start <= end:
+            return False
+    return True
 
 
 def _covered(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
@@ -334,6 +348,8 @@ class PacketLedger:
             return REASON_OVER_CLEARANCE
         if _covered(cand, self.taken):
             return REASON_COVERED
+        if _head_left_out(cand, self.taken):
+            return REASON_HEAD_LEFT_OUT
         return REASON_NODE_CEILING if sel.nodes >= sel.query.max_nodes else None
 
     def problem(self, cand: Candidate, decision: Decision[Candidate] | None) -> str | None:
