@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import click
@@ -17,7 +18,7 @@ import typer.main
 from typer.exceptions import TyperException
 
 import prooftext
-from prooftext.errors import OutputUnwritableError, ProoftextError
+from prooftext.errors import OutputUnwritableError, ProoftextError, RequestError
 
 
 def _print_version(value: bool) -> None:
@@ -310,8 +311,28 @@ def _usage(exc: click.ClickException | TyperException) -> tuple[dict[str, Any] |
 
 
 def _root_hint(exc: click.ClickException | TyperException, message: str) -> str:
-    """For a command that takes its root as ``--root``: a word on it when an extra argument was given (``map
-    .``, as ``index .`` takes it)."""
-    command = getattr(getattr(exc, "ctx", None), "command", None)
-    takes_root = any("--root" in getattr(p, "opts", ()) for p in getattr(command, "params", ()))
-    return " (a root directory is given as --root DIR)" if takes_root and EXTRA_ARGUMENT in message else ""
+    """For a command that takes its root only as ``--root``: a word on it when an extra argument was given
+    (``map .``, as ``index .`` takes it)."""
+    params = getattr(getattr(getattr(exc, "ctx", None), "command", None), "params", ())
+    option = any("--root" in getattr(p, "opts", ()) for p in params)
+    argument = any(getattr(p, "param_type_name", "") == "argument" and p.name == "root" for p in params)
+    return (
+        " (a root directory is given as --root DIR)"
+        if option and not argument and EXTRA_ARGUMENT in message
+        else ""
+    )
+
+
+RootOpt = Annotated[
+    Path | None,
+    typer.Option("--root", help="The same as ROOT, spelled as the other commands take it.", readable=False),
+]
+"""``--root`` beside a command's ROOT argument (``index``, ``fsck``, ``context manifest``), so that both spellings
+work everywhere (see :func:`one_root`)."""
+
+
+def one_root(argument: Path | None, option: Path | None) -> Path:
+    """The root given as ROOT or as ``--root``; the working directory when neither is given."""
+    if argument is not None and option is not None:
+        raise RequestError("the root is given twice: give ROOT or --root, not both", field="root")
+    return argument or option or Path(".")

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 import prooftext
-from prooftext.cli.common import app, echo, emit_json
+from prooftext.cli.common import RootOpt, app, echo, emit_json, one_root
 
 context_app = typer.Typer(
     name="context",
@@ -51,8 +51,12 @@ def _report(published: prooftext.Published, as_json: bool) -> None:
 
 @context_app.command("manifest")
 def manifest_command(
-    root: Annotated[Path, typer.Argument(help="Repository root to scan.", readable=False)],
     output: OutputOpt,
+    root: Annotated[
+        Path | None,
+        typer.Argument(help="Repository root to scan (default: the working directory).", readable=False),
+    ] = None,
+    root_option: RootOpt = None,
     specification: Annotated[
         str | None, typer.Option("--specification", help="Path of the canonical specification.")
     ] = None,
@@ -68,7 +72,7 @@ def manifest_command(
     """Write a Manifest of ROOT from a scan (and explicit owner records)."""
     _report(
         prooftext.context_manifest(
-            root, output, specification, required or [], owner_root, owner_source or []
+            one_root(root, root_option), output, specification, required or [], owner_root, owner_source or []
         ),
         as_json,
     )
@@ -225,12 +229,17 @@ def validate_command(artifact: ArtifactArg, as_json: JsonOpt = False) -> None:
 @app.command("fsck")
 def fsck_command(
     root: Annotated[
-        Path, typer.Argument(help="Root whose .prooftext/ store and artifacts are checked.", readable=False)
-    ] = Path("."),
+        Path | None,
+        typer.Argument(
+            help="Root whose .prooftext/ store and artifacts are checked (default: the working directory).",
+            readable=False,
+        ),
+    ] = None,
+    root_option: RootOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Recompute stored artifacts, check the index and memory stores, re-hash sources; exit bitmask: 1 damage, 2 missing or stale source, 4 I/O, 8 damaged memory store."""
-    report = prooftext.fsck(root)
+    report = prooftext.fsck(one_root(root, root_option))
     if as_json:
         emit_json(report.to_dict())
     else:

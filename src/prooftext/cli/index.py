@@ -8,19 +8,23 @@ from typing import Annotated
 import typer
 
 import prooftext
-from prooftext.cli.common import EXIT_PARTIAL, app, emit_json, write_out
+from prooftext.cli.common import EXIT_PARTIAL, RootOpt, app, emit_json, one_root, write_out
 from prooftext.cli.progress import progress_bar
 from prooftext.errors import RequestError
 
 # readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
 # check would call an unreadable path a usage error (exit 64).
-RootArg = Annotated[Path, typer.Argument(help="Root directory to index.", readable=False)]
+RootArg = Annotated[
+    Path | None,
+    typer.Argument(help="Root directory to index (default: the working directory).", readable=False),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 @app.command("index")
 def index_command(
-    root: RootArg = Path("."),
+    root: RootArg = None,
+    root_option: RootOpt = None,
     status: Annotated[
         bool,
         typer.Option(
@@ -49,6 +53,7 @@ def index_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Index ROOT incrementally (unchanged files are skipped), or with --status report what changed."""
+    root = one_root(root, root_option)
     if status and (rebuild or excluded):
         flag = "--rebuild" if rebuild else "--excluded"
         raise RequestError(f"--status reads nothing; it cannot be combined with {flag}", field=flag[2:])
