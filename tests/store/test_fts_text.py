@@ -7,7 +7,9 @@ import random
 from prooftext.corpus.lines import LineText
 from prooftext.store.fts import _COMPOUND, IndexedText, _compound_words, expand_identifiers
 
-ALPHABET = "aZ_9 \n\t.é_xYAB(b)Ω1_cDe\r"
+ALPHABET = "aZ_9 \n\t.é_xYAB(b)Ω1_cDe\rß中·?\u0301\udcff"
+"""ASCII word classes, and other characters that are word characters (é, Ω, ß, 中, a combining accent) or not
+(·, a lone surrogate): an inner pattern is ASCII, the words around it need not be."""
 
 
 def _texts() -> list[str]:

@@ -13,6 +13,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
 
+from ahocorasick_rs import BytesAhoCorasick
+
 from prooftext.text import identifier_parts
 
 FTS_TOKENIZER = "unicode61 tokenchars '_'"
@@ -40,9 +42,14 @@ def fts_quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-_INNER = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
-"""What makes a word compound (see :data:`_COMPOUND`), found without trying a match at every word start."""
 _WORD_RUN = re.compile(r"\w*")
+
+
+def _run_end(text: str, at: int) -> int:
+    """Where the run of word characters from ``at`` ends (``\\w*`` matches everywhere)."""
+    run = _WORD_RUN.match(text, at)
+    assert run is not None
+    return run.end()
 
 
 def _class_table() -> bytes:
@@ -57,60 +64,43 @@ def _class_table() -> bytes:
 _CLASSES = _class_table()
 """ASCII bytes by class: ``a`` lowercase, ``d`` digit, ``A`` uppercase, ``_``, and a space for the rest (no
 word character): for ASCII text, exactly the characters of ``\\w`` are the non-spaces."""
-_INNER_CLASSES = (
-    b"aA",
-    b"dA",
-    b"AAa",
-    *(x + b"_" + y for x in (b"a", b"d", b"A") for y in (b"a", b"d", b"A")),
+_INNER_SCAN = BytesAhoCorasick(
+    [b"aA", b"dA", b"AAa", *(x + b"_" + y for x in (b"a", b"d", b"A") for y in (b"a", b"d", b"A"))]
 )
-""":data:`_INNER` spelled in classes: each is looked for with ``bytes.find``, in C."""
+"""What makes a word compound (see :data:`_COMPOUND`: an inner ``_`` or case change), spelled in classes and
+found in one pass of an Aho-Corasick automaton over a text's class string."""
 
 
-def _ascii_compound_words(text: str) -> list[tuple[int, str]]:
-    """:func:`_compound_words` of an ASCII text: the inner patterns found in its class string, each word
-    taken once (a search resumes after the word it found)."""
-    classes = text.encode("ascii").translate(_CLASSES)
-    find, rfind = classes.find, classes.rfind
-    words: dict[int, int] = {}
-    for pattern in _INNER_CLASSES:
-        at = find(pattern)
-        while at >= 0:
-            start = rfind(b" ", 0, at) + 1
-            end = words.get(start)
-            if end is None:
-                end = find(b" ", at)
-                end = words[start] = len(classes) if end < 0 else end
-            at = find(pattern, end)
-    return [(start, text[start : words[start]]) for start in sorted(words)]
-
-
-def _compound_words(text: str) -> Iterable[tuple[int, str]]:
+def _compound_words(text: str) -> list[tuple[int, str]]:
     """(offset, word) of each match of :data:`_COMPOUND` in ``text``, in order, found faster.
 
-    A match of :data:`_COMPOUND` is a whole word (a maximal run of ``\\w``; every character of its inner
-    pattern is one) that holds :data:`_INNER`: so each word that holds an inner match, once, extended to
-    its ends: in a string of character classes for ASCII text (see :func:`_ascii_compound_words`), else
-    backwards over the reversed text."""
-    if text.isascii():
-        return _ascii_compound_words(text)
-    return _unicode_compound_words(text)
-
-
-def _unicode_compound_words(text: str) -> Iterator[tuple[int, str]]:
-    reversed_text = ""
+    A match of :data:`_COMPOUND` is a whole word (a maximal run of ``\\w``) that holds an inner pattern, all
+    of whose characters are ASCII. So the inner patterns are found in a string of the text's character
+    classes, one byte per character (a non-ASCII character becomes ``?``, no class), and each word that holds
+    one is taken once, extended to its ends: over the class string's spaces, then, where a non-ASCII
+    character stopped it (a letter of another script is a word character too), over the text itself."""
+    ascii_only = text.isascii()
+    classes = text.encode("ascii", "replace").translate(_CLASSES)
+    find, rfind = classes.find, classes.rfind
     size = len(text)
-    end = -1
-    for inner in _INNER.finditer(text):
-        at = inner.start()
-        if at < end:
-            continue  # a second inner match in the same word
-        if not reversed_text:
-            reversed_text = text[::-1]
-        before = _WORD_RUN.match(reversed_text, size - 1 - at)
-        after = _WORD_RUN.match(text, at)
-        assert before is not None and after is not None  # ``\w*`` matches everywhere
-        start, end = size - before.end(), after.end()
-        yield start, text[start:end]
+    words: list[tuple[int, str]] = []
+    reached = -1
+    reversed_text = ""
+    for _pattern, at, _end in _INNER_SCAN.find_matches_as_indexes(classes):
+        if at < reached:
+            continue  # another inner pattern of the word just taken
+        start = rfind(b" ", 0, at) + 1
+        end = find(b" ", at)
+        end = size if end < 0 else end
+        if not ascii_only:
+            if start and not text[start - 1].isascii():
+                reversed_text = reversed_text or text[::-1]
+                start = size - _run_end(reversed_text, size - start)
+            if end < size and not text[end].isascii():
+                end = _run_end(text, end)
+        words.append((start, text[start:end]))
+        reached = end
+    return words
 
 
 class IndexedText:
