@@ -131,22 +131,22 @@ def _over_clearance(cand: Candidate, query: Query) -> bool:
     return _LEVELS.get(cand.sensitivity, len(SENSITIVITIES)) > _LEVELS[query.clearance]
 
 
+def _held(taken: dict[str, list[tuple[int, int]]], path: str, first: int, last: int) -> bool:
+    """Whether one quoted excerpt of ``path`` holds lines ``first..last``."""
+    # Plain loops, not any() over a generator: a fill asks this of every candidate in its window, every round.
+    for start, end in taken.get(path, ()):  # noqa: SIM110
+        if start <= first and last <= end:
+            return True
+    return False
+
+
 def _head_left_out(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
     """A tail whose node's first line no quoted excerpt holds (a head ranks just before its tail)."""
-    if not cand.components.get("tail"):
-        return False
-    for start, end in taken.get(cand.path, ()):  # noqa: SIM110
-        if start <= cand.node_start <= end:
-            return False
-    return True
+    return bool(cand.components.get("tail")) and not _held(taken, cand.path, cand.node_start, cand.node_start)
 
 
 def _covered(cand: Candidate, taken: dict[str, list[tuple[int, int]]]) -> bool:
-    # Plain loops, not any() over a generator: a fill asks this of every candidate in its window, every round.
-    for start, end in taken.get(cand.path, ()):  # noqa: SIM110
-        if start <= cand.start_line and cand.end_line <= end:
-            return True
-    return False
+    return _held(taken, cand.path, cand.start_line, cand.end_line)
 
 
 def _truncate(cand: Candidate, room: int, cost: CostFn, floor: FloorFn = no_floor) -> Choice | None:
