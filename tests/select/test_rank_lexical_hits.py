@@ -16,9 +16,21 @@ from prooftext.select import reads
 from prooftext.select.policy import DEFAULT_POLICY
 from prooftext.select.reads import Reads
 from prooftext.store.fts import fts_quote
-from prooftext.store.queries import generation
+from prooftext.store.queries import FTS_COLUMNS, LexicalHits, generation
 
-WORDS = ["model", "separability", "matrix", "compound", "transform", "inputs", "outputs", "return", "self"]
+WORDS = [
+    "core",
+    "modeling",
+    "model",
+    "separability",
+    "matrix",
+    "compound",
+    "transform",
+    "inputs",
+    "outputs",
+    "return",
+    "self",
+]
 RUNS = ["compound model", "separability matrix", "inputs and outputs", "absent words here"]
 COLUMNS: list[tuple[str, ...]] = [(), DEFAULT_POLICY.subject_columns, ("content",)]
 WEIGHTS = DEFAULT_POLICY.fts_weights
@@ -27,7 +39,7 @@ WEIGHTS = DEFAULT_POLICY.fts_weights
 def _bm25(
     conn: sqlite3.Connection, at: tuple[str, int] | None, phrases: list[str], limit: int
 ) -> dict[int, float]:
-    return Reads(conn, at).bm25(phrases, limit, (), WEIGHTS)
+    return Reads(conn, at).bm25(phrases, limit, (), WEIGHTS).scores
 
 
 def _every_match(
@@ -40,6 +52,20 @@ def _every_match(
     weights = ", ".join(str(w) for w in WEIGHTS)
     sql = f"SELECT rowid, bm25(nodes_fts, {weights}) FROM nodes_fts WHERE nodes_fts MATCH ?"
     return [(rowid, -score) for rowid, score in conn.execute(sql, (match,))]
+
+
+def _path_only(
+    conn: sqlite3.Connection, phrases: list[str], columns: tuple[str, ...], hits: dict[int, float]
+) -> frozenset[int]:
+    """The hits that no search of the same phrases outside the path column finds."""
+    if columns and "path" not in columns:
+        return frozenset()
+    outside = [c for c in FTS_COLUMNS if c != "path" and (not columns or c in columns)]
+    match = f"{{{' '.join(outside)}}} : ({' OR '.join(fts_quote(p) for p in phrases)})"
+    found = {
+        rowid for (rowid,) in conn.execute("SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?", (match,))
+    }
+    return frozenset(hits) - found
 
 
 def _head(conn: sqlite3.Connection, matches: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
@@ -61,9 +87,12 @@ def test_hits_are_the_best_matches_of_the_whole_query_ties_by_node_id(sample_rep
         )
         def same(phrases: list[str], limit: int, columns: tuple[str, ...]) -> None:
             expected = _head(conn, _every_match(conn, phrases, columns), limit)
-            assert list(Reads(conn, at).bm25(phrases, limit, columns, WEIGHTS).items()) == expected
+            hits = Reads(conn, at).bm25(phrases, limit, columns, WEIGHTS)
+            assert list(hits.scores.items()) == expected
+            assert hits.path_only == _path_only(conn, phrases, columns, hits.scores)
             # A second search over the same phrases reads the kept hits and still agrees.
-            assert list(Reads(conn, at).bm25(phrases, limit, columns, WEIGHTS).items()) == expected
+            again = Reads(conn, at).bm25(phrases, limit, columns, WEIGHTS)
+            assert list(again.scores.items()) == expected and again.path_only == hits.path_only
 
         same()
 
@@ -100,7 +129,7 @@ def test_the_caller_owns_the_hits_it_gets(sample_repo: Path) -> None:
 
 
 def test_without_a_generation_nothing_is_kept(sample_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = GenerationCache[reads.LexicalKey, dict[int, float]](reads.LEXICAL_HIT_CACHE_HITS)
+    kept = GenerationCache[reads.LexicalKey, LexicalHits](reads.LEXICAL_HIT_CACHE_HITS)
     monkeypatch.setattr(reads, "lexical_hits", kept)
     with prooftext.open(sample_repo) as index:
         index.refresh()
@@ -121,7 +150,7 @@ def test_searches_that_find_nothing_count_toward_the_bound(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bound = 3 * reads.LEXICAL_ENTRY_HITS
-    kept = GenerationCache[reads.LexicalKey, dict[int, float]](bound, weight=reads.hits_weight)
+    kept = GenerationCache[reads.LexicalKey, LexicalHits](bound, weight=reads.hits_weight)
     monkeypatch.setattr(reads, "lexical_hits", kept)
     absent = [f"absentword{i}" for i in range(6)]
     with prooftext.open(sample_repo) as index:

@@ -53,10 +53,13 @@ def _gather(
     policy: RankingPolicy,
     columns: Sequence[str] = (),
 ) -> dict[int, float]:
-    """The BM25 hits of ``phrases`` (see :meth:`Reads.bm25`), their rows added to the evidence."""
+    """The BM25 hits of ``phrases`` (see :meth:`Reads.bm25`), their rows added to the evidence, and which of
+    them matched through their path alone noted in it."""
     hits = reads.bm25(phrases, limit, columns, policy.fts_weights)
-    add_rows(reads, hits, ev)
-    return hits
+    add_rows(reads, hits.scores, ev)
+    ev.path_hits |= hits.path_only
+    ev.text_hits.update(rowid for rowid in hits.scores if rowid not in hits.path_only)
+    return hits.scores
 
 
 def _gather_identifiers(

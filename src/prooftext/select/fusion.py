@@ -18,6 +18,7 @@ TEXT_NODE_SIGNALS = 3
 
 FileParts = dict[int, dict[str, float]]
 """Per file: each signal normalized, the test or documentation factor, and the fused ``file_score``."""
+_NO_EVIDENCE = (0.0, 0.0, 0.0, 0.0)
 _Entry = tuple[bool, float, str, int, tuple[float, float, float, float], NodeRow]
 
 
@@ -65,12 +66,17 @@ def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]
         normalized(ev.node_subject),
     )
     by_file: dict[int, list[_Entry]] = defaultdict(list)
+    path_only = ev.path_only
     for rowid, row in ev.rows.items():
         own = (
-            lexical.get(rowid, 0.0),
-            identifier.get(rowid, 0.0),
-            phrase.get(rowid, 0.0),
-            subject.get(rowid, 0.0),
+            _NO_EVIDENCE  # its file's path matched, not its text: no evidence of its own
+            if rowid in path_only
+            else (
+                lexical.get(rowid, 0.0),
+                identifier.get(rowid, 0.0),
+                phrase.get(rowid, 0.0),
+                subject.get(rowid, 0.0),
+            )
         )
         named_only = policy.named_only_last and not any(own[:TEXT_NODE_SIGNALS])
         by_file[row.file_id].append((named_only, -sum(own), row.node_id, rowid, own, row))
@@ -81,6 +87,7 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
     """A candidate per node of the evidence: its priority is its file's score, decayed by its rank inside its
     file and lifted by its own evidence; its components record both."""
     out: dict[int, Candidate] = {}
+    path_only = ev.path_only
     for fid, entries in _within_file(ev, policy).items():
         parts = fused.get(fid, {"file_score": 0.0})
         file_components = {k: micro(v) for k, v in parts.items()}
@@ -89,7 +96,7 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
             cand = candidate_from_row(
                 row,
                 PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
-                "identifier" if in_phase else evidence_reason(rowid, ev),
+                "identifier" if in_phase else "path" if rowid in path_only else evidence_reason(rowid, ev),
             )
             cand.priority = micro(
                 parts["file_score"] * (policy.node_decay**rank) * (1.0 - neg_local * policy.local_weight)
@@ -99,6 +106,8 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
             components["rank_in_file"] = rank
             if late:
                 components["named_only"] = 1
+            if rowid in path_only:
+                components["path_only"] = 1
             cand.components = components
             out[rowid] = cand
     return out

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prooftext.cache import GenerationCache
-from prooftext.store.queries import NodeRow, bm25_hits, chunks, rows_by_rowid, term_document_count
+from prooftext.store.queries import (
+    LexicalHits,
+    NodeRow,
+    bm25_hits,
+    chunks,
+    rows_by_rowid,
+    term_document_count,
+)
 
 TERM_CACHE_SIZE = 100_000
 """Probed term frequencies kept per store for its latest generation (queries share most words)."""
@@ -29,14 +36,14 @@ LexicalKey = tuple[tuple[str, ...], tuple[str, ...], int, tuple[float, ...]]
 """A search's columns, phrases (in order), limit and column weights."""
 
 
-def hits_weight(hits: dict[int, float]) -> int:
+def hits_weight(hits: LexicalHits) -> int:
     """What a kept search weighs in :data:`lexical_hits`."""
-    return len(hits) + LEXICAL_ENTRY_HITS
+    return len(hits.scores) + LEXICAL_ENTRY_HITS
 
 
 term_counts: GenerationCache[tuple[int, str], int] = GenerationCache(TERM_CACHE_SIZE)
 node_rows: GenerationCache[int, NodeRow] = GenerationCache(NODE_ROW_CACHE_ROWS)
-lexical_hits: GenerationCache[LexicalKey, dict[int, float]] = GenerationCache(
+lexical_hits: GenerationCache[LexicalKey, LexicalHits] = GenerationCache(
     LEXICAL_HIT_CACHE_HITS, weight=hits_weight
 )
 
@@ -64,21 +71,22 @@ class Reads:
 
     def bm25(
         self, phrases: Sequence[str], limit: int, columns: Sequence[str], weights: Sequence[float]
-    ) -> dict[int, float]:
+    ) -> LexicalHits:
         """The best ``limit`` nodes holding any of ``phrases`` (terms or word runs) in ``columns`` (all when
-        empty), by weighted BM25, best first (ties by node id); a new dict the caller may change.
+        empty), by weighted BM25, best first (ties by node id), with those found through their path alone;
+        its scores a new dict the caller may change.
 
         FTS5 scores the whole ``OR`` query and SQLite keeps only the best ``limit`` rows, so no row past them
         reaches Python. The hits are kept per generation, keyed by the phrases in order."""
         if not phrases or limit <= 0:
-            return {}
+            return LexicalHits({})
         key = (tuple(columns), tuple(phrases), limit, tuple(weights))
         known = None if self.generation is None else lexical_hits.get(*self.generation, key)
         if known is None:
             known = bm25_hits(self.conn, phrases, limit, columns, weights)
             if self.generation is not None:
                 lexical_hits.put(*self.generation, key, known)
-        return dict(known)
+        return LexicalHits(dict(known.scores), known.path_only)
 
     def rows(self, rowids: Sequence[int]) -> list[NodeRow]:
         """The rows of ``rowids`` that exist, in ascending rowid order per chunk of the store's parameter

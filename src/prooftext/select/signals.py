@@ -28,6 +28,16 @@ class Evidence:
     node_subject: dict[int, float] = field(default_factory=dict)
     identifier_phase: set[int] = field(default_factory=set)
     file_identifier: dict[int, float] = field(default_factory=dict)
+    path_hits: set[int] = field(default_factory=set)
+    """Nodes a full-text search found through their file's path alone."""
+    text_hits: set[int] = field(default_factory=set)
+    """Nodes a full-text search found through their own text (title, labels or content)."""
+
+    @property
+    def path_only(self) -> set[int]:
+        """Nodes every full-text search that found them found through their path alone, and that define
+        none of the query's identifiers: the path is evidence for their file, not for them."""
+        return self.path_hits - self.text_hits - self.node_identifier.keys()
 
 
 @dataclass(frozen=True)

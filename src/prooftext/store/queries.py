@@ -141,11 +141,25 @@ def _match(phrases: Sequence[str], columns: Sequence[str]) -> str:
     return f"{{{' '.join(columns)}}} : ({match})" if columns else match
 
 
-def _bm25_scores(weights: Sequence[float]) -> str:
-    return (
-        f"SELECT rowid, bm25(nodes_fts, {', '.join(str(w) for w in weights)}) AS s FROM nodes_fts"
-        " WHERE nodes_fts MATCH ?"
-    )
+def _bm25(weights: Sequence[float]) -> str:
+    return f"bm25(nodes_fts, {', '.join(str(w) for w in weights)})"
+
+
+def _bm25_scores(weights: Sequence[float], own: bool = False) -> str:
+    """The statement scoring every match; with ``own``, also its score without the path column (0 when
+    nothing but the path matched)."""
+    unpathed = [0.0 if column == "path" else w for column, w in zip(FTS_COLUMNS, weights, strict=True)]
+    extra = f", {_bm25(unpathed)} AS o" if own else ""
+    return f"SELECT rowid, {_bm25(weights)} AS s{extra} FROM nodes_fts WHERE nodes_fts MATCH ?"
+
+
+@dataclass(frozen=True)
+class LexicalHits:
+    """A search's best nodes: row id to score (higher is better), best first, and the row ids among them
+    that matched through their file's path alone (none of the searched words in their own text)."""
+
+    scores: dict[int, float]
+    path_only: frozenset[int] = frozenset()
 
 
 def bm25_hits(
@@ -154,29 +168,38 @@ def bm25_hits(
     limit: int,
     columns: Sequence[str],
     weights: Sequence[float],
-) -> dict[int, float]:
+) -> LexicalHits:
     """The best ``limit`` nodes holding any of ``phrases`` in ``columns`` (all when empty), by BM25 with one
-    weight per column of :data:`FTS_COLUMNS`: rowid to score (higher is better), best first, ties by node id.
+    weight per column of :data:`FTS_COLUMNS`, best first, ties by node id; which of them matched through
+    the path column alone (when the path column is searched and weighed).
 
     Row ids depend on the order in which refreshes inserted the files, so they must not decide which of
     equally scored nodes are kept or which comes first: the packet would then depend on the index's history
     and not only on the files. When the rows read end inside the group of scores equal to the cut's, the
     whole group is read by a second search."""
     match = _match(phrases, columns)
-    scores = _bm25_scores(weights)
+    own = (not columns or "path" in columns) and weights[FTS_COLUMNS.index("path")] != 0
+    scores = _bm25_scores(weights, own)
     window = limit * TIE_WINDOW
-    rows = conn.execute(f"{scores} ORDER BY s, rowid LIMIT ?", (match, window + 1)).fetchall()
+    rows: list[tuple[int, float, float]] = [
+        (r[0], r[1], r[2] if own else r[1])
+        for r in conn.execute(f"{scores} ORDER BY s, rowid LIMIT ?", (match, window + 1))
+    ]
     if len(rows) > limit:
         edge = rows[limit - 1][1]
         rows = [r for r in rows if r[1] <= edge]
         if len(rows) > window:  # the group at the cut may go on past the rows read
             rows = [r for r in rows if r[1] != edge]
-            tied = conn.execute(f"SELECT rowid FROM ({scores}) WHERE s = ?", (match, edge))
-            rows.extend((rowid, edge) for (rowid,) in tied)
-    counts = Counter(score for _, score in rows)
-    ids = node_ids_for_rowids(conn, [rowid for rowid, score in rows if counts[score] > 1])
+            tied = conn.execute(f"SELECT * FROM ({scores}) WHERE s = ?", (match, edge))
+            rows.extend((r[0], edge, r[2] if own else edge) for r in tied)
+    counts = Counter(score for _, score, _ in rows)
+    ids = node_ids_for_rowids(conn, [rowid for rowid, score, _ in rows if counts[score] > 1])
     rows.sort(key=lambda r: (r[1], ids.get(r[0], "")))  # only tied rows need their node id
-    return {rowid: -score for rowid, score in rows[:limit]}
+    kept = rows[:limit]
+    return LexicalHits(
+        {rowid: -score for rowid, score, _ in kept},
+        frozenset(rowid for rowid, score, unpathed in kept if unpathed == 0 and score != 0),
+    )
 
 
 def file_list(conn: sqlite3.Connection) -> list[FileEntry]:
