@@ -104,7 +104,8 @@ def _variant(index: prooftext.Index, task: SweTask, cfg: Tune) -> Row:
     }
     if cfg.probe_step:
         row["ranked"] = [
-            [c.node_id, c.path, c.priority, c.start_line, c.end_line, c.phase] for c in ranked[:RANKED_NODES]
+            [c.node_id, c.path, c.priority, c.start_line, c.end_line, c.phase, c.reason]
+            for c in ranked[:RANKED_NODES]
         ]
         row["probe"] = _probe(index, task, cfg.budget, cfg.probe_step)
     return row
