@@ -145,6 +145,39 @@ def relative_gap_rule(ratio: float, depth: int = 60, reference: int = 3) -> Rule
     return rule
 
 
+OWN_EVIDENCE = frozenset({"lexical", "identifier", "phrase", "subject"})
+"""Reasons of candidates found by their own evidence (not an opening, a neighbour or a path match)."""
+
+
+def evidence_gap_rule(share: float, depth: int = 60) -> Rule:
+    """:func:`gap_rule` over the candidates found by their own evidence only: an opening or a neighbour
+    (half its file's best candidate) is never waited for."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = [c for c in row["ranked"][:depth] if len(c) < 7 or c[6] in OWN_EVIDENCE]
+        if not ranked:
+            return True
+        floor = share * max(c[2] for c in row["ranked"][:depth])
+        return all(_quoted(rung, c) for c in ranked if c[2] >= floor)
+
+    return rule
+
+
+def reachable_gap_rule(share: float, depth: int = 60) -> Rule:
+    """:func:`gap_rule` waiting only for the strong candidates that the last rung (the hard ceilings)
+    quotes: one that no rung can hold does not hold the climb to the end."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = row["ranked"][:depth]
+        if not ranked:
+            return True
+        floor = share * max(c[2] for c in ranked)
+        last = row["probe"][-1]
+        return all(_quoted(rung, c) for c in ranked if c[2] >= floor and _quoted(last, c))
+
+    return rule
+
+
 def top_rule(k: int) -> Rule:
     """The best ``k`` ranked candidates are quoted."""
 
@@ -292,6 +325,9 @@ def main() -> None:
             )
     for ratio in (0.3, 0.4, 0.5, 0.6):
         rules[f"relative gap {ratio}"] = relative_gap_rule(ratio)
+    for share in (0.2, 0.25, 0.3, 0.4):
+        rules[f"own-evidence gap {share}"] = evidence_gap_rule(share)
+        rules[f"reachable gap {share}"] = reachable_gap_rule(share)
     for k in (3, 5, 8, 12):
         rules[f"top {k}"] = top_rule(k)
     for share in (0.3, 0.5):
