@@ -145,11 +145,11 @@ def _bm25(weights: Sequence[float]) -> str:
     return f"bm25(nodes_fts, {', '.join(str(w) for w in weights)})"
 
 
-def _bm25_scores(weights: Sequence[float], own: bool = False) -> str:
-    """The statement scoring every match; with ``own``, also its score without the path column (0 when
+def _bm25_scores(weights: Sequence[float], unpathed: bool = False) -> str:
+    """The statement scoring every match; with ``unpathed``, also its score without the path column (0 when
     nothing but the path matched)."""
-    unpathed = [0.0 if column == "path" else w for column, w in zip(FTS_COLUMNS, weights, strict=True)]
-    extra = f", {_bm25(unpathed)} AS o" if own else ""
+    without = [0.0 if column == "path" else w for column, w in zip(FTS_COLUMNS, weights, strict=True)]
+    extra = f", {_bm25(without)} AS o" if unpathed else ""
     return f"SELECT rowid, {_bm25(weights)} AS s{extra} FROM nodes_fts WHERE nodes_fts MATCH ?"
 
 
@@ -178,11 +178,11 @@ def bm25_hits(
     and not only on the files. When the rows read end inside the group of scores equal to the cut's, the
     whole group is read by a second search."""
     match = _match(phrases, columns)
-    own = (not columns or "path" in columns) and weights[FTS_COLUMNS.index("path")] != 0
-    scores = _bm25_scores(weights, own)
+    unpathed = (not columns or "path" in columns) and weights[FTS_COLUMNS.index("path")] != 0
+    scores = _bm25_scores(weights, unpathed)
     window = limit * TIE_WINDOW
     rows: list[tuple[int, float, float]] = [
-        (r[0], r[1], r[2] if own else r[1])
+        (r[0], r[1], r[2] if unpathed else r[1])
         for r in conn.execute(f"{scores} ORDER BY s, rowid LIMIT ?", (match, window + 1))
     ]
     if len(rows) > limit:
@@ -191,14 +191,14 @@ def bm25_hits(
         if len(rows) > window:  # the group at the cut may go on past the rows read
             rows = [r for r in rows if r[1] != edge]
             tied = conn.execute(f"SELECT * FROM ({scores}) WHERE s = ?", (match, edge))
-            rows.extend((r[0], edge, r[2] if own else edge) for r in tied)
+            rows.extend((r[0], edge, r[2] if unpathed else edge) for r in tied)
     counts = Counter(score for _, score, _ in rows)
     ids = node_ids_for_rowids(conn, [rowid for rowid, score, _ in rows if counts[score] > 1])
     rows.sort(key=lambda r: (r[1], ids.get(r[0], "")))  # only tied rows need their node id
     kept = rows[:limit]
     return LexicalHits(
         {rowid: -score for rowid, score, _ in kept},
-        frozenset(rowid for rowid, score, unpathed in kept if unpathed == 0 and score != 0),
+        frozenset(rowid for rowid, score, without in kept if without == 0 and score != 0),
     )
 
 
