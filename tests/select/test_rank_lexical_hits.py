@@ -161,3 +161,13 @@ def test_searches_that_find_nothing_count_toward_the_bound(
             assert _bm25(index.conn, at, [word], 10) == {}
     held = [w for w in absent if kept.get(*at, ((), (w,), 10, WEIGHTS)) is not None]
     assert held == absent[-3:]
+
+
+def test_a_match_outside_the_path_is_never_path_only_whatever_the_columns_weigh(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        conn = index.conn
+        for weights in (WEIGHTS, (0.0, 0.0, 3.0, 0.0)):
+            hits = Reads(conn, None).bm25(["core"], 20, (), weights)
+            assert hits.path_only == _path_only(conn, ["core"], (), hits.scores)
+            assert hits.path_only and hits.path_only != set(hits.scores)

@@ -145,11 +145,15 @@ def _bm25(weights: Sequence[float]) -> str:
     return f"bm25(nodes_fts, {', '.join(str(w) for w in weights)})"
 
 
+_UNPATHED = [0.0 if column == "path" else 1.0 for column in FTS_COLUMNS]
+"""Every column but the path weighed alike, whatever a policy weighs them: a score of 0 means that nothing but
+the path matched."""
+
+
 def _bm25_scores(weights: Sequence[float], unpathed: bool = False) -> str:
-    """The statement scoring every match; with ``unpathed``, also its score without the path column (0 when
+    """The statement scoring every match; with ``unpathed``, also its score outside the path column (0 when
     nothing but the path matched)."""
-    without = [0.0 if column == "path" else w for column, w in zip(FTS_COLUMNS, weights, strict=True)]
-    extra = f", {_bm25(without)} AS o" if unpathed else ""
+    extra = f", {_bm25(_UNPATHED)} AS o" if unpathed else ""
     return f"SELECT rowid, {_bm25(weights)} AS s{extra} FROM nodes_fts WHERE nodes_fts MATCH ?"
 
 
