@@ -47,8 +47,11 @@ def fuse(signals: dict[str, dict[int, float]], corpus: CorpusFacts, policy: Rank
     return fused
 
 
-def evidence_reason(rowid: int, ev: Evidence) -> str:
-    """The reason a node found by evidence carries: its strongest kind of evidence."""
+def evidence_reason(rowid: int, ev: Evidence, path_only: set[int]) -> str:
+    """The reason a node found by evidence carries: its strongest kind of evidence (``path`` for a node of
+    ``path_only``, whatever its searches scored through the path)."""
+    if rowid in path_only:
+        return "path"
     if rowid in ev.node_phrase:
         return "phrase"
     if rowid in ev.node_lexical:
@@ -96,7 +99,7 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
             cand = candidate_from_row(
                 row,
                 PHASE_IDENTIFIER if in_phase else PHASE_LEXICAL,
-                "identifier" if in_phase else "path" if rowid in path_only else evidence_reason(rowid, ev),
+                "identifier" if in_phase else evidence_reason(rowid, ev, path_only),
             )
             cand.priority = micro(
                 parts["file_score"] * (policy.node_decay**rank) * (1.0 - neg_local * policy.local_weight)

@@ -185,8 +185,9 @@ def bm25_hits(
     unpathed = (not columns or "path" in columns) and weights[FTS_COLUMNS.index("path")] != 0
     scores = _bm25_scores(weights, unpathed)
     window = limit * TIE_WINDOW
-    rows: list[tuple[int, float, float]] = [
-        (r[0], r[1], r[2] if unpathed else r[1])
+    # (row id, score, score outside the path column: None when the path column is not searched)
+    rows: list[tuple[int, float, float | None]] = [
+        (r[0], r[1], r[2] if unpathed else None)
         for r in conn.execute(f"{scores} ORDER BY s, rowid LIMIT ?", (match, window + 1))
     ]
     if len(rows) > limit:
@@ -195,7 +196,7 @@ def bm25_hits(
         if len(rows) > window:  # the group at the cut may go on past the rows read
             rows = [r for r in rows if r[1] != edge]
             tied = conn.execute(f"SELECT * FROM ({scores}) WHERE s = ?", (match, edge))
-            rows.extend((r[0], edge, r[2] if unpathed else edge) for r in tied)
+            rows.extend((r[0], edge, r[2] if unpathed else None) for r in tied)
     counts = Counter(score for _, score, _ in rows)
     ids = node_ids_for_rowids(conn, [rowid for rowid, score, _ in rows if counts[score] > 1])
     rows.sort(key=lambda r: (r[1], ids.get(r[0], "")))  # only tied rows need their node id
