@@ -31,6 +31,7 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     "test_factor_milli": 200,
     "doc_factor_milli": 500,
     "test_path_pattern": r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
+    "test_scope_names": ["test", "tests"],
     "doc_path_pattern": r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$",
     "data_factor_milli": 100,
     "data_path_pattern": r"(^|/)(vendor|vendored|_vendor|third[_-]?party|external|node_modules|bower_components)/|[-_.]v?\d+\.\d+(\.\d+)*([-.](min|slim|dev|beta\d*|rc\d*))*\.(js|mjs|css|map)$|\.min\.(js|mjs|css)$|\.(js|css)\.map$|\.(po|pot|mo)$|(^|/)(locale|locales|i18n|l10n)/|_pb2(_grpc)?\.pyi?$|(^|/)generated/|\.generated\.|(^|/)(changes|changelog|history|news|releases?|release[-_]notes|whatsnew)(\.[a-z]+)?$|(^|/)(changes|changelog|whatsnew|release[-_]notes|releases)/",

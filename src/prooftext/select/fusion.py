@@ -19,7 +19,7 @@ TEXT_NODE_SIGNALS = 3
 FileParts = dict[int, dict[str, float]]
 """Per file: each signal normalized, the test or documentation factor, and the fused ``file_score``."""
 _NO_EVIDENCE = (0.0, 0.0, 0.0, 0.0)
-_Entry = tuple[bool, float, str, int, tuple[float, float, float, float], NodeRow]
+_Entry = tuple[bool, bool, float, str, int, tuple[float, float, float, float], NodeRow]
 
 
 def normalized(values: dict[int, float], floor: float = 0.0) -> dict[int, float]:
@@ -60,8 +60,8 @@ def evidence_reason(rowid: int, ev: Evidence, path_only: set[int]) -> str:
 
 
 def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]:
-    """Each file's nodes with their order keys: late ones (known only by name) last, then by the sum of their
-    own normalized signals (desc) and node id."""
+    """Each file's nodes with their order keys: late ones (known only by name) last, test code before them,
+    then by the sum of their own normalized signals (desc) and node id."""
     lexical, identifier, phrase, subject = (
         normalized(ev.node_lexical),
         normalized(ev.node_identifier),
@@ -82,19 +82,21 @@ def _within_file(ev: Evidence, policy: RankingPolicy) -> dict[int, list[_Entry]]
             )
         )
         named_only = policy.named_only_last and not any(own[:TEXT_NODE_SIGNALS])
-        by_file[row.file_id].append((named_only, -sum(own), row.node_id, rowid, own, row))
+        test = rowid in ev.test_code
+        by_file[row.file_id].append((named_only, test, -sum(own), row.node_id, rowid, own, row))
     return by_file
 
 
 def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> dict[int, Candidate]:
     """A candidate per node of the evidence: its priority is its file's score, decayed by its rank inside its
-    file and lifted by its own evidence; its components record both."""
+    file and lifted by its own evidence, and weighed as a test file's when it is test code; its components
+    record each."""
     out: dict[int, Candidate] = {}
     path_only = ev.path_only
     for fid, entries in _within_file(ev, policy).items():
         parts = fused.get(fid, {"file_score": 0.0})
         file_components = {k: micro(v) for k, v in parts.items()}
-        for rank, (late, neg_local, _node_id, rowid, own, row) in enumerate(sorted(entries)):
+        for rank, (late, test, neg_local, _node_id, rowid, own, row) in enumerate(sorted(entries)):
             in_phase = rowid in ev.identifier_phase
             cand = candidate_from_row(
                 row,
@@ -102,7 +104,10 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
                 "identifier" if in_phase else evidence_reason(rowid, ev, path_only),
             )
             cand.priority = micro(
-                parts["file_score"] * (policy.node_decay**rank) * (1.0 - neg_local * policy.local_weight)
+                parts["file_score"]
+                * (policy.node_decay**rank)
+                * (1.0 - neg_local * policy.local_weight)
+                * (policy.test_factor if test else 1.0)
             )
             components = file_components.copy()
             components.update(zip(NODE_SIGNALS, map(micro, own), strict=True))
@@ -111,6 +116,8 @@ def node_candidates(ev: Evidence, fused: FileParts, policy: RankingPolicy) -> di
                 components["named_only"] = 1
             if rowid in path_only:
                 components["path_only"] = 1
+            if test:
+                components["test_code"] = 1
             cand.components = components
             out[rowid] = cand
     return out

@@ -88,13 +88,23 @@ class RankingPolicy:
         default=3,
         metadata={"meaning": "A file's lexical, phrase and subject signals sum its best this-many nodes."},
     )
-    test_factor: float = field(default=0.2, metadata={"meaning": "Factor on the fused score of a test file."})
+    test_factor: float = field(
+        default=0.2,
+        metadata={"meaning": "Factor on the fused score of a test file, and on test code in any other file."},
+    )
     doc_factor: float = field(
         default=0.5, metadata={"meaning": "Factor on the fused score of a documentation file."}
     )
     test_path_pattern: str = field(
         default=r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
         metadata={"meaning": "A file whose path matches this pattern is a test file."},
+    )
+    test_scope_names: tuple[str, ...] = field(
+        default=("test", "tests"),
+        metadata={
+            "meaning": "A symbol whose qualified name passes through a scope of one of these names (Rust's"
+            " mod tests), or a module or namespace of such a name, is test code."
+        },
     )
     doc_path_pattern: str = field(
         default=r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$",

@@ -25,7 +25,7 @@ from prooftext.select.fusion import fuse, node_candidates
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query
 from prooftext.select.reads import Reads
-from prooftext.select.signals import SIGNALS, SignalInputs, file_signals
+from prooftext.select.signals import SIGNALS, SignalInputs, file_signals, find_test_code
 from prooftext.select.terms import QueryAnalysis
 from prooftext.store.db import read_snapshot
 from prooftext.store.queries import generation
@@ -54,6 +54,7 @@ def _rank(reads: Reads, query: Query, analysis: QueryAnalysis, policy: RankingPo
     corpus = corpus_facts(reads.conn, reads.generation, policy)
     terms = search_terms(reads, analysis, policy)
     ev = gather_evidence(reads, analysis, terms, len(corpus.paths) or 1, policy)
+    ev.test_code = find_test_code(ev.rows.values(), corpus, policy)
     signals = file_signals(SignalInputs(ev, corpus, analysis, query.path_seeds), policy)
     fused = fuse(signals, corpus, policy)
     add_file_nodes(reads, [*signals["path"], *signals["seed"]], ev)

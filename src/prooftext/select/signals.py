@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from prooftext.graph.model import NODE_SYMBOL
 from prooftext.select.corpus_facts import CorpusFacts
 from prooftext.select.policy import RankingPolicy
 from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
-from prooftext.store.queries import NodeRow
+from prooftext.store.queries import NodeIdentity, NodeRow
 
 
 @dataclass
@@ -32,6 +33,8 @@ class Evidence:
     """Nodes a full-text search found through their file's path alone."""
     text_hits: set[int] = field(default_factory=set)
     """Nodes a full-text search found through their own text (title, labels or content)."""
+    test_code: set[int] = field(default_factory=set)
+    """Nodes of test code outside a test file (see :func:`is_test_code`): weighed as a test file's nodes."""
 
     @property
     def path_only(self) -> set[int]:
@@ -99,16 +102,39 @@ def identifier_hits(
     return IdentifierHits(nodes, phase, {fid: sum(names.values()) for fid, names in per_file.items()})
 
 
-def _file_top(ev: Evidence, scores: dict[int, float], top: int) -> dict[int, float]:
+def is_test_code(row: NodeIdentity, scope_names: Collection[str]) -> bool:
+    """Whether ``row`` is a symbol inside a scope named in ``scope_names`` (a qualified name passing through
+    it, as Rust's unit tests pass through ``mod tests``), or a module or namespace so named."""
+    if row.kind != NODE_SYMBOL:
+        return False
+    if row.symbol_kind in _SCOPE_KINDS and row.name in scope_names:
+        return True
+    return any(part in scope_names for part in row.qualname.split(".")[:-1])
+
+
+_SCOPE_KINDS = frozenset({"module", "namespace"})
+
+
+def find_test_code(rows: Iterable[NodeRow], corpus: CorpusFacts, policy: RankingPolicy) -> set[int]:
+    """The rowids of ``rows`` that are test code in a file that is not a test file (whose nodes its factor
+    already weighs)."""
+    names = frozenset(policy.test_scope_names)
+    return {row.rowid for row in rows if row.file_id not in corpus.test_files and is_test_code(row, names)}
+
+
+def _file_top(ev: Evidence, scores: dict[int, float], policy: RankingPolicy) -> dict[int, float]:
+    """Each file's best ``file_top_nodes`` node scores summed; test code counts at ``test_factor``."""
     per_file: dict[int, list[float]] = defaultdict(list)
     for rowid, score in scores.items():
-        per_file[ev.rows[rowid].file_id].append(score)
+        weight = policy.test_factor if rowid in ev.test_code else 1.0
+        per_file[ev.rows[rowid].file_id].append(score * weight)
+    top = policy.file_top_nodes
     return {fid: sum(sorted(values, reverse=True)[:top]) for fid, values in per_file.items()}
 
 
 def lexical(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
     """BM25 of the searched terms: the sum of a file's best node scores."""
-    return _file_top(inputs.evidence, inputs.evidence.node_lexical, policy.file_top_nodes)
+    return _file_top(inputs.evidence, inputs.evidence.node_lexical, policy)
 
 
 def identifier(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
@@ -118,12 +144,12 @@ def identifier(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
 
 def phrase(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
     """Literal runs of the text the query quotes, each weighed by its rarity: a file's best node scores."""
-    return _file_top(inputs.evidence, inputs.evidence.node_phrase, policy.file_top_nodes)
+    return _file_top(inputs.evidence, inputs.evidence.node_phrase, policy)
 
 
 def subject(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
     """BM25 of the subject's words in symbol names and paths: a file's best node scores."""
-    return _file_top(inputs.evidence, inputs.evidence.node_subject, policy.file_top_nodes)
+    return _file_top(inputs.evidence, inputs.evidence.node_subject, policy)
 
 
 def _mentions(analysis: QueryAnalysis) -> list[str]:
