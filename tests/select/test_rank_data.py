@@ -71,10 +71,17 @@ def test_data_files_are_found_by_path_and_by_minified_line_length() -> None:
                 ("CHANGES.rst", 30_000, 900),
                 ("docs/whatsnew/3.1.rst", 5_000, 200),
                 ("api/service_pb2.py", 7_000, 150),
+                ("api/service.pb.go", 9_000, 300),  # protobuf's generated code in other languages
+                ("api/service_grpc.pb.go", 5_000, 200),
+                ("web/service_pb.js", 6_000, 250),
+                ("package-lock.json", 400_000, 12_000),  # dependency lock files are generated
+                ("Cargo.lock", 60_000, 2_400),
+                ("web/yarn.lock", 80_000, 3_000),
+                ("package.json", 2_000, 60),  # the manifest is not
                 ("assets/bundle.js", dense * 10 + 1, 10),  # minified-long lines, no telling path
                 ("assets/app.js", dense * 10, 10),
             ]
         )
     }
     found = {path for path, entry in files.items() if entry[0] in find_data_files(files, DEFAULT_POLICY)}
-    assert found == set(files) - {"src/app.py", "assets/app.js"}
+    assert found == set(files) - {"src/app.py", "assets/app.js", "package.json"}

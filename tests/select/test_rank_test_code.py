@@ -1,5 +1,6 @@
 """Test code inside a source file (Rust's ``mod tests``) is weighed as a test file's nodes are: it follows the
-code it tests in its file, at the test factor, and counts at that factor in its file's signals."""
+code it tests in its file, at the test factor, and counts at that factor in its file's signals. Test files
+are found by the conventions of each language."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from prooftext.select.corpus_facts import find_test_files
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.signals import is_test_code
 from prooftext.store.queries import NodeIdentity
@@ -129,3 +131,39 @@ def test_a_section_is_never_test_code() -> None:
 def test_the_policy_records_its_test_scope_names() -> None:
     assert DEFAULT_POLICY.to_dict()["test_scope_names"] == ["test", "tests"]
     assert RankingPolicy.from_dict({"test_scope_names": []}).test_scope_names == ()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/parser.py",
+        "sympy/core/tests/test_basic.py",
+        "testing/conftest.py",
+        "pkg/router_test.go",
+        "testdata/template/hello.tmpl",  # Go's test fixtures
+        "src/__tests__/router.ts",  # Jest
+        "src/addDays/test.ts",
+        "src/router.test.tsx",
+        "lib/router.spec.js",
+        "lib/router.spec.mjs",
+        "spec/models/user_spec.rb",
+    ],
+)
+def test_test_files_of_each_convention_are_found_by_path(path: str) -> None:
+    assert find_test_files({1: path}, DEFAULT_POLICY) == {1}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "werkzeug/test.py",  # a package's test client is its own code
+        "src/spec.py",
+        "src/latest.ts",
+        "src/contest.js",
+        "src/attest.ts",
+        "docs/spec/index.md",
+        "lib/inspect_spec.py",
+    ],
+)
+def test_code_whose_name_only_resembles_a_test_is_not_a_test_file(path: str) -> None:
+    assert find_test_files({1: path}, DEFAULT_POLICY) == set()

@@ -27,13 +27,26 @@ DATA_PATH_PATTERN = "|".join(
         r"[-_.]v?\d+\.\d+(\.\d+)*([-.](min|slim|dev|beta\d*|rc\d*))*\.(js|mjs|css|map)$",
         r"\.min\.(js|mjs|css)$|\.(js|css)\.map$",
         r"\.(po|pot|mo)$|(^|/)(locale|locales|i18n|l10n)/",
-        r"_pb2(_grpc)?\.pyi?$|(^|/)generated/|\.generated\.",
+        r"_pb2(_grpc)?\.pyi?$|\.pb\.(go|cc|h|swift)$|_pb\.(js|d\.ts)$|(^|/)generated/|\.generated\.",
+        r"(^|/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|composer\.lock|gemfile\.lock"
+        r"|cargo\.lock|poetry\.lock|pipfile\.lock|pdm\.lock|uv\.lock|flake\.lock|go\.sum)$",
         r"(^|/)(changes|changelog|history|news|releases?|release[-_]notes|whatsnew)(\.[a-z]+)?$",
         r"(^|/)(changes|changelog|whatsnew|release[-_]notes|releases)/",
     )
 )
-"""Vendored copies, versioned or minified assets, translation catalogues, generated code and change logs,
-by path alone (the ranking's data and history files; minified ones are found by their line length too)."""
+"""Vendored copies, versioned or minified assets, translation catalogues, generated code, dependency lock
+files and change logs, by path alone (the ranking's data and history files; minified ones are found by their
+line length too)."""
+TEST_PATH_PATTERN = "|".join(
+    (
+        r"(^|/)(tests?|testing|__tests__|testdata)(/|$)",
+        r"(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
+        r"(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$",
+    )
+)
+"""Test directories (Jest's ``__tests__``, Go's ``testdata``) and test files by their name: Python's
+``test_*.py`` and ``conftest.py``, Go's ``*_test.go``, JavaScript's and TypeScript's ``*.test.ts``,
+``*.spec.js`` and ``test.ts``, Ruby's ``*_spec.rb``."""
 MILLI_SUFFIX = "_milli"
 MAX_COUNT = 1_000_000_000
 """The largest count or limit a policy may set."""
@@ -96,7 +109,7 @@ class RankingPolicy:
         default=0.5, metadata={"meaning": "Factor on the fused score of a documentation file."}
     )
     test_path_pattern: str = field(
-        default=r"(^|/)(tests?|testing)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
+        default=TEST_PATH_PATTERN,
         metadata={"meaning": "A file whose path matches this pattern is a test file."},
     )
     test_scope_names: tuple[str, ...] = field(
