@@ -102,6 +102,10 @@ def identifier_hits(
     return IdentifierHits(nodes, phase, {fid: sum(names.values()) for fid, names in per_file.items()})
 
 
+_SCOPE_KINDS = frozenset({"module", "namespace"})
+"""Symbol kinds that are scopes of their own (Rust's ``mod``, C++'s and TypeScript's ``namespace``)."""
+
+
 def is_test_code(row: NodeIdentity, scope_names: Collection[str]) -> bool:
     """Whether ``row`` is a symbol inside a scope named in ``scope_names`` (a qualified name passing through
     it, as Rust's unit tests pass through ``mod tests``), or a module or namespace so named."""
@@ -110,9 +114,6 @@ def is_test_code(row: NodeIdentity, scope_names: Collection[str]) -> bool:
     if row.symbol_kind in _SCOPE_KINDS and row.name in scope_names:
         return True
     return any(part in scope_names for part in row.qualname.split(".")[:-1])
-
-
-_SCOPE_KINDS = frozenset({"module", "namespace"})
 
 
 def find_test_code(rows: Iterable[NodeRow], corpus: CorpusFacts, policy: RankingPolicy) -> set[int]:
