@@ -9,6 +9,7 @@ from prooftext.select.terms import (
     WEIGHT_SNAKE,
     WEIGHT_TRACEBACK,
     analyze,
+    hyphenated_names,
     phrases,
     subject_terms,
 )
@@ -63,6 +64,27 @@ def test_paths_single_tokens_and_printed_formulas_are_not_literals() -> None:
     text = 'File "/home/u/.pyenv/versions/2.7.6/lib/python2.7/site.py", line 3\nsaid "Poly(a*x**5 + x**4, x)"'
     assert phrases(text) == []
     assert analyze("no literal text here").phrases == ()
+
+
+def test_hyphenated_message_ids_and_options_are_literal_runs_of_their_words() -> None:
+    runs = phrases("too-many-arguments fires; is --max-line-length read? set --collect-only")
+    assert ("too", "many", "arguments") in runs
+    assert ("max", "line", "length") in runs
+    assert ("collect", "only") in runs
+
+
+def test_two_part_hyphenated_words_are_names_only_as_options_or_quoted() -> None:
+    text = "a read-only, well-known file; `good-names` and 'bad-names' and --rc-file"
+    assert hyphenated_names(text) == [("good", "names"), ("bad", "names"), ("rc", "file")]
+
+
+def test_hyphens_inside_paths_and_urls_are_not_names() -> None:
+    text = "C:\\lib\\site-packages\\x.py and /usr/lib/site-packages/y.py and docs/how-to-use-it.html"
+    assert hyphenated_names(text) == []
+
+
+def test_a_long_hyphenated_name_is_searched_by_its_first_window_of_words() -> None:
+    assert phrases("see consider-using-dict-items-comprehension") == [("consider", "using", "dict", "items")]
 
 
 def test_the_first_line_of_a_query_of_several_lines_is_its_subject() -> None:

@@ -46,6 +46,12 @@ _PATH = re.compile(
 _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^`\n]+)")
 _QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")
 _TRACEBACK_CODE = re.compile(r'File "[^"\n]{1,300}", line \d+[^\n]*\n[ \t]+([^\n]+)')
+_HYPHENATED = re.compile(r"(?<![\w./\\-])(-{0,2})([A-Za-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+)(?![\w/\\-])")
+_QUOTES = ("`", "'", '"')
+MIN_NAME_PARTS = 3
+"""A hyphenated word of this many parts is a name (``too-many-arguments``), as is one of two written as an
+option (``--collect-only``) or alone in quotes (```good-names```); two parts alone are often English
+(``read-only``)."""
 _FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
 
 
@@ -148,10 +154,28 @@ def phrases(text: str) -> list[tuple[str, ...]]:
             continue  # a path or a single token, not a phrase
         words = [w.lower() for w in _SEARCH_WORD.findall(literal[:MAX_PHRASE_CHARS])]
         for start in range(len(words) - PHRASE_WINDOW + 1):
-            run = tuple(words[start : start + PHRASE_WINDOW])
-            if sum(len(w) >= MIN_RUN_WORD and w.isalpha() for w in run) >= MIN_RUN_WORDS:
-                runs.setdefault(run, None)
+            _add_run(runs, tuple(words[start : start + PHRASE_WINDOW]))
+    for run in hyphenated_names(text):
+        _add_run(runs, run[:PHRASE_WINDOW])
     return list(runs)[:MAX_PHRASE_RUNS]
+
+
+def hyphenated_names(text: str) -> list[tuple[str, ...]]:
+    """The words of the hyphenated names a query writes: message ids, options and configuration keys that
+    code defines as string literals (``too-many-arguments``, ``--max-line-length``)."""
+    names: list[tuple[str, ...]] = []
+    for m in _HYPHENATED.finditer(text):
+        parts = tuple(m.group(2).lower().split("-"))
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+        quoted = before == after and before in _QUOTES  # the name alone in quotes or backticks
+        if len(parts) >= MIN_NAME_PARTS or m.group(1) or quoted:
+            names.append(parts)
+    return names
+
+
+def _add_run(runs: dict[tuple[str, ...], None], run: tuple[str, ...]) -> None:
+    if sum(len(w) >= MIN_RUN_WORD and w.isalpha() for w in run) >= MIN_RUN_WORDS:
+        runs.setdefault(run, None)
 
 
 def subject_terms(text: str) -> list[str]:
