@@ -143,8 +143,9 @@ def _modules(text: str) -> list[str]:
 
 def phrases(text: str) -> list[tuple[str, ...]]:
     """Runs of :data:`PHRASE_WINDOW` lowercase words from the literal text a query quotes: messages after
-    ``SomeError:``, quoted strings and the source lines of traceback frames. Code carries these verbatim, so
-    a run found in a node is evidence no bag of words gives."""
+    ``SomeError:``, quoted strings and the source lines of traceback frames, then the words of each
+    hyphenated name (see :func:`hyphenated_names`). Code carries these verbatim, so a run found in a node is
+    evidence no bag of words gives."""
     found: list[str] = [m.group(1) for m in _ERROR_LINE.finditer(text)]
     found.extend(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
     found.extend(m.group(1) for m in _TRACEBACK_CODE.finditer(text))
