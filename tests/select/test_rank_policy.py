@@ -23,7 +23,7 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     "max_term_probes": 200,
     "common_term_share_milli": 200,
     "min_common_cap": 50,
-    "phrase_limit": 100,
+    "phrase_limit": 1000,
     "singular_terms": True,
     "subject_limit": 300,
     "subject_columns": ["title", "path"],

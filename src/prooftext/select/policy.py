@@ -86,7 +86,7 @@ class RankingPolicy:
         default=50, metadata={"meaning": "A term in at most this many nodes is never too common to search."}
     )
     phrase_limit: int = field(
-        default=100, metadata={"meaning": "Nodes read for the query's literal phrases (best BM25 first)."}
+        default=1000, metadata={"meaning": "Nodes read for the query's literal phrases (best BM25 first)."}
     )
     singular_terms: bool = field(
         default=True,
