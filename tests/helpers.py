@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import blake3
@@ -20,6 +23,20 @@ from prooftext.pack.sources import file_repeats, observe
 from prooftext.tokens import get_counter
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def bench_module(name: str) -> ModuleType:
+    """``bench/<name>.py`` loaded as a module (registered in ``sys.modules``, so its dataclasses resolve
+    their annotations); the test is skipped when the checkout has no such script."""
+    path = REPO / "bench" / f"{name}.py"
+    if not path.is_file():
+        pytest.skip(f"bench/{name}.py is not in this checkout")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def shared_path() -> Path | None:

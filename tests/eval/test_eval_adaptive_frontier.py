@@ -6,39 +6,24 @@ quotes the gold lines; demo-3 names a commit that does not exist and is reported
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from helpers import bench_module
 from prooftext.eval.executor import run_units
 from prooftext.eval.swebench import load_repo_map, load_tasks, plan_shards
 
 from .conftest import SweFixture
 
-REPO = Path(__file__).resolve().parents[2]
 BUDGET = 4000
 STEP = 1000
 
 
-def _bench() -> ModuleType:
-    path = REPO / "bench" / "adaptive_frontier.py"
-    if not path.is_file():
-        pytest.skip("bench/adaptive_frontier.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location("bench_adaptive_frontier", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass resolves annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    return _bench()
+    return bench_module("adaptive_frontier")
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,13 @@ removal of a module (its answer is no longer in the tree) and a subject too shor
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from helpers import bench_module
 
 ROUTER = '''def match_route(pattern, path):
     """Match a route pattern with parameters such as <int:id> against a request path."""
@@ -28,18 +25,6 @@ SESSION = '''def rotate_secret_key(app, fallback_keys):
     return app, fallback_keys
 '''
 CACHE = "def legacy_cache():\n    return {}\n"
-
-
-def _bench() -> ModuleType:
-    path = REPO / "bench" / "history_probe.py"
-    if not path.is_file():
-        pytest.skip("bench/history_probe.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location("bench_history_probe", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
 
 
 def _git(root: Path, *args: str) -> None:
@@ -82,7 +67,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def rows(history: Path) -> list[dict[str, Any]]:
-    return list(_bench().probe(history, {"default": {}}, commits=10, scan=100))
+    return list(bench_module("history_probe").probe(history, {"default": {}}, commits=10, scan=100))
 
 
 def test_commits_that_changed_one_or_two_present_source_files_become_tasks(
@@ -105,7 +90,7 @@ def test_the_ranking_and_the_baseline_both_find_the_changed_file_first(rows: lis
 def test_the_report_gives_each_variant_and_the_baseline(
     history: Path, rows: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _bench().report(history, rows)
+    bench_module("history_probe").report(history, rows)
     out = capsys.readouterr().out
     assert "2 tasks" in out
     assert "bm25 over source files: Acc@1 100.0  Acc@5 100.0" in out

@@ -6,27 +6,16 @@ reports their figures (``load_*``). Full sizes: run the scripts themselves (see 
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from .conftest import REPO, Figure
+from helpers import bench_module
+
+from .conftest import Figure
 
 pytestmark = pytest.mark.slow
-
-
-def _bench(name: str) -> ModuleType:
-    path = REPO / "bench" / f"{name}.py"
-    if not path.is_file():
-        pytest.skip(f"bench/{name}.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _record(figure: Figure, prefix: str, values: dict[str, Any]) -> None:
@@ -41,27 +30,27 @@ def _record(figure: Figure, prefix: str, values: dict[str, Any]) -> None:
 
 
 def test_L01_tiny_files_are_all_indexed_or_excluded_with_a_reason(tmp_path: Path, figure: Figure) -> None:
-    result = _bench("load_corpus").l1_tiny_files(3000, base=tmp_path)
+    result = bench_module("load_corpus").l1_tiny_files(3000, base=tmp_path)
     _record(figure, "L1", result)
     figure("silent_drops", result["unaccounted"])
     assert result["unaccounted"] == 0 and result["excluded"] >= 1
 
 
 def test_L02_a_huge_and_a_sparse_file_are_excluded_from_stat(tmp_path: Path, figure: Figure) -> None:
-    result = _bench("load_corpus").l2_huge_and_sparse(base=tmp_path)
+    result = bench_module("load_corpus").l2_huge_and_sparse(base=tmp_path)
     _record(figure, "L2", {k: v for k, v in result.items() if k != "excluded"})
     assert result["excluded"] == {"huge.log": "size", "sparse.bin": "size"}
 
 
 def test_L03_realistic_files_index_and_answer_queries(tmp_path: Path, figure: Figure) -> None:
-    result = _bench("load_corpus").l3_realistic(300, queries=20, base=tmp_path)
+    result = bench_module("load_corpus").l3_realistic(300, queries=20, base=tmp_path)
     _record(figure, "L3", result)
     assert result["files"] == 300
 
 
 def test_L04_concurrent_rpc_clients_are_all_answered_by_id(figure: Figure) -> None:
     pytest.importorskip("prooftext.server.http")
-    result = _bench("load_rpc").l4_concurrent_clients(clients=8, requests=10, files=40)
+    result = bench_module("load_rpc").l4_concurrent_clients(clients=8, requests=10, files=40)
     _record(figure, "L4", result)
     figure("bad_inputs_tried", 1)
     figure("rpc_internal_errors", result["internal_errors"])
@@ -69,25 +58,25 @@ def test_L04_concurrent_rpc_clients_are_all_answered_by_id(figure: Figure) -> No
 
 
 def test_L05_queries_during_a_reindex_see_no_lock_error(figure: Figure) -> None:
-    result = _bench("load_rpc").l5_queries_during_reindex(files=200, readers=2)
+    result = bench_module("load_rpc").l5_queries_during_reindex(files=200, readers=2)
     _record(figure, "L5", result)
     assert result["lock_errors"] == 0 and result["other_errors"] == 0
 
 
 def test_L06_a_100k_token_query_is_rejected_in_bounded_time(figure: Figure) -> None:
-    result = _bench("load_query").l6_huge_query()
+    result = bench_module("load_query").l6_huge_query()
     _record(figure, "L6", result)
     assert result["huge_query_outcome"] == "value_out_of_range"
 
 
 def test_L07_a_large_contradiction_graph_terminates(figure: Figure) -> None:
     pytest.importorskip("prooftext.artifacts.lifecycle")
-    result = _bench("load_query").l7_contradiction_graph(docs=40, fanout=20)
+    result = bench_module("load_query").l7_contradiction_graph(docs=40, fanout=20)
     _record(figure, "L7", result)
     assert result["contradiction_edges"] > 0 and result["outcome"]
 
 
 def test_L08_a_soak_of_sequential_selections_keeps_fds_flat(figure: Figure) -> None:
-    result = _bench("load_query").l8_soak(200)
+    result = bench_module("load_query").l8_soak(200)
     _record(figure, "L8", result)
     assert result["fd_growth"] <= 0
