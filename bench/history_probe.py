@@ -39,7 +39,8 @@ from prooftext.select.policy import DEFAULT_POLICY, compiled
 from prooftext.tokens import DEFAULT_TOKENIZER, get_counter
 
 HOUSEKEEPING = re.compile(
-    r"^(merge|bump|revert|release|prepare|pre-commit|\[pre-commit|changelog|update changelog|typo|fix typo)\b",
+    r"^(merge|bump|revert|release|prepare|pre-commit|\[pre-commit|changelog|update changelog|typo|fix typo"
+    r"|apply suggestions?|address review|wip|fixup!?|squash!?)\b",
     re.IGNORECASE,
 )
 """Subjects that say nothing a ranking could find."""

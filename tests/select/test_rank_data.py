@@ -67,6 +67,9 @@ def test_data_files_are_found_by_path_and_by_minified_line_length() -> None:
                 ("src/app.py", 4_000, 120),
                 ("static/jquery-3.6.0.min.js", 90_000, 2),
                 ("vendor/lib/util.js", 2_000, 80),
+                ("astropy/extern/jquery/data/js/jquery.dataTables.js", 50_000, 1_500),  # vendored, no version
+                ("sklearn/externals/_arff.py", 40_000, 1_100),
+                ("src/extern.py", 2_000, 60),  # a module of that name is code
                 ("locale/de/LC_MESSAGES/app.po", 9_000, 400),
                 ("CHANGES.rst", 30_000, 900),
                 ("docs/whatsnew/3.1.rst", 5_000, 200),
@@ -84,4 +87,4 @@ def test_data_files_are_found_by_path_and_by_minified_line_length() -> None:
         )
     }
     found = {path for path, entry in files.items() if entry[0] in find_data_files(files, DEFAULT_POLICY)}
-    assert found == set(files) - {"src/app.py", "assets/app.js", "package.json"}
+    assert found == set(files) - {"src/app.py", "src/extern.py", "assets/app.js", "package.json"}

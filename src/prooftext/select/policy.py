@@ -23,7 +23,7 @@ MILLI = 1000
 """Fractions are recorded in thousandths."""
 DATA_PATH_PATTERN = "|".join(
     (
-        r"(^|/)(vendor|vendored|_vendor|third[_-]?party|external|node_modules|bower_components)/",
+        r"(^|/)(vendor|vendored|_vendor|third[_-]?party|external|extern|externals|node_modules|bower_components)/",
         r"[-_.]v?\d+\.\d+(\.\d+)*([-.](min|slim|dev|beta\d*|rc\d*))*\.(js|mjs|css|map)$",
         r"\.min\.(js|mjs|css)$|\.(js|css)\.map$",
         r"\.(po|pot|mo)$|(^|/)(locale|locales|i18n|l10n)/",
