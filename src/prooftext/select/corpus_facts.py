@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from prooftext.cache import BoundedCache
+from prooftext.corpus.kinds import KIND_CODE
 from prooftext.select.policy import RankingPolicy, compiled
 from prooftext.store.queries import file_list
 
@@ -23,6 +24,7 @@ class CorpusFacts:
     ids: dict[str, int]
     test_files: set[int]
     doc_files: set[int]
+    """Documentation and every other file that is not code (configuration, data, text), by kind or path."""
     data_files: set[int]
     """Data and history files: vendored, minified, generated, translation catalogues, change logs."""
     suffixes: dict[str, list[int]]
@@ -79,7 +81,7 @@ def find_data_files(files: FileFacts, policy: RankingPolicy, only: set[str] | No
 def build_corpus(files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
     """The facts of ``files``, read afresh."""
     paths = {entry[0]: path for path, entry in sorted(files.items(), key=lambda kv: kv[1][0])}
-    docs = {fid for fid, kind, *_rest in files.values() if kind == "doc"}
+    docs = {fid for fid, kind, *_rest in files.values() if kind != KIND_CODE}
     pattern = compiled(policy.doc_path_pattern)
     docs |= {fid for fid, path in paths.items() if pattern.search(path)}
     suffixes: dict[str, list[int]] = defaultdict(list)

@@ -106,7 +106,11 @@ class RankingPolicy:
         metadata={"meaning": "Factor on the fused score of a test file, and on test code in any other file."},
     )
     doc_factor: float = field(
-        default=0.5, metadata={"meaning": "Factor on the fused score of a documentation file."}
+        default=0.5,
+        metadata={
+            "meaning": "Factor on the fused score of a documentation file, or of any other file that is not"
+            " code (configuration, data, text)."
+        },
     )
     test_path_pattern: str = field(
         default=TEST_PATH_PATTERN,

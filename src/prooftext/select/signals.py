@@ -218,9 +218,10 @@ def file_signals(inputs: SignalInputs, policy: RankingPolicy) -> dict[str, dict[
 
 
 def deweight(fid: int, corpus: CorpusFacts, policy: RankingPolicy, named: bool = False) -> float:
-    """Tests and documentation are evidence about the code, rarely the code an issue is about; data and
-    history (vendored copies, minified or generated files, translation catalogues, change logs) are evidence
-    about neither, unless the query names the file (``named``).
+    """Tests, documentation and other files that are not code (configuration, data, text) are evidence about
+    the code, rarely the code an issue is about; data and history (vendored copies, minified or generated
+    files, translation catalogues, change logs) are evidence about neither, unless the query names the file
+    (``named``).
 
     The test and documentation factors apply whatever the query says: issues of a test framework always
     speak of tests, so lifting them for a "test" word let example test files crowd out the framework's own
