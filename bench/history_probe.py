@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sqlite3
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from prooftext import RankingPolicy
 from prooftext.eval.corpus import CorpusCache
 from prooftext.eval.lexical import BM25_B, BM25_K1
 from prooftext.eval.metrics import acc_at_k, first_occurrences
-from prooftext.eval.swebench import BM25_KINDS
+from prooftext.eval.swebench import BM25_KINDS, SEARCH_LIMIT
 from prooftext.select.policy import DEFAULT_POLICY, compiled
 from prooftext.tokens import DEFAULT_TOKENIZER, get_counter
 
@@ -49,8 +50,6 @@ MAX_BODY_CHARS = 600
 MAX_ANSWER_FILES = 2
 TRAILER = re.compile(r"(?im)^\s*[\w-]+-by:.*$|^\s*\(cherry picked from .*\)\s*$")
 RECORD, FIELD = "\x1e", "\x1f"
-RANKED = 2000
-"""Candidates read per query: enough that every ranked file appears."""
 KS = (1, 5)
 PERCENT = 100
 
@@ -93,7 +92,7 @@ class Sources:
         )
 
 
-def sources_of(conn: Any, policy: RankingPolicy) -> Sources:
+def sources_of(conn: sqlite3.Connection, policy: RankingPolicy) -> Sources:
     tests, docs = compiled(policy.test_path_pattern), compiled(policy.doc_path_pattern)
     code = [str(p) for (p,) in conn.execute("SELECT path FROM files WHERE kind = 'code'").fetchall()]
     paths = frozenset(p for p in code if not tests.search(p) and not docs.search(p))
@@ -142,9 +141,9 @@ def probe(root: Path, variants: dict[str, dict[str, Any]], commits: int, scan: i
         cache.prepare_ranker(index.conn, snap)
         baseline = {t.commit: _scores([snap.paths[i] for i in snap.rank(t.query)], t, sources) for t in tasks}
         for name, fields in variants.items():
-            index.ranking = RankingPolicy.from_dict(fields) if fields else DEFAULT_POLICY
+            index.ranking = RankingPolicy.from_dict(fields)  # {} is the default policy
             for task in tasks:
-                ranked = first_occurrences(c["path"] for c in index.search(task.query, limit=RANKED))
+                ranked = first_occurrences(c["path"] for c in index.search(task.query, limit=SEARCH_LIMIT))
                 rows.append(
                     {
                         "variant": name,
@@ -159,10 +158,10 @@ def probe(root: Path, variants: dict[str, dict[str, Any]], commits: int, scan: i
 
 
 def report(root: Path, rows: list[dict[str, Any]]) -> None:
-    variants = list(dict.fromkeys(r["variant"] for r in rows))
     if not rows:
         print(f"{root}: no commit made a task")
         return
+    variants = list(dict.fromkeys(r["variant"] for r in rows))
     first = [r for r in rows if r["variant"] == variants[0]]
     print(f"{root}: {len(first)} tasks")
     print(f"  bm25 over source files: {_figures(first, 'bm25')}")

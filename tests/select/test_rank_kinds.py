@@ -20,16 +20,13 @@ TEXT = "retry backoff: base delay doubled per attempt up to the max delay\n"
 QUERY = "how is the retry backoff delay computed from the base delay and the max delay per attempt?"
 
 
-def _weights(root: Path) -> dict[str, int]:
-    return {h["path"]: int(h["components"]["deweight"]) for h in ranked_under(root, QUERY, DEFAULT_POLICY)}
-
-
 def test_configuration_data_and_text_files_weigh_as_documentation_and_code_ranks_first(
     tmp_path: Path,
 ) -> None:
     files = {"src/retry.py": RETRY, "conf/retry.yaml": CONFIG, "fixtures/retry.json": DATA, "NOTES": TEXT}
     write_tree(tmp_path, files)
-    weights = _weights(tmp_path)
+    hits = ranked_under(tmp_path, QUERY, DEFAULT_POLICY)
+    weights = {h["path"]: int(h["components"]["deweight"]) for h in hits}
     doc = round(DEFAULT_POLICY.doc_factor * SCALE)
     assert weights == {
         "src/retry.py": SCALE,
@@ -37,4 +34,4 @@ def test_configuration_data_and_text_files_weigh_as_documentation_and_code_ranks
         "fixtures/retry.json": doc,
         "NOTES": doc,
     }
-    assert ranked_under(tmp_path, QUERY, DEFAULT_POLICY)[0]["path"] == "src/retry.py"
+    assert hits[0]["path"] == "src/retry.py"
