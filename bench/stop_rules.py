@@ -178,6 +178,42 @@ def reachable_gap_rule(share: float, depth: int = 60) -> Rule:
     return rule
 
 
+def _named(ranked: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+    """The candidates of the identifier phase: definitions of names the query spells as code."""
+    return [c for c in ranked if len(c) >= 7 and c[6] == "identifier"]
+
+
+def named_gap_rule(share: float, fallback: float, depth: int = 60) -> Rule:
+    """Where the query names definitions, every one of them (of the best ``depth``) quoted and every candidate
+    of at least ``share`` of the best one; where it names none, :func:`gap_rule` at ``fallback``."""
+    loose, strict = gap_rule(share, depth), gap_rule(fallback, depth)
+
+    def rule(row: Row, rung: Row) -> bool:
+        named = _named(row["ranked"][:depth])
+        if not named:
+            return strict(row, rung)
+        return all(_quoted(rung, c) for c in named) and loose(row, rung)
+
+    return rule
+
+
+def mass_rule(power: float, quoted_share: float, depth: int = 60) -> Rule:
+    """The quoted candidates hold at least ``quoted_share`` of the ranking's mass: each of the best ``depth``
+    candidates weighs its share of the best one to the ``power``, so that one strong candidate left out
+    among many quoted does not hold the climb, and many left out do."""
+
+    def rule(row: Row, rung: Row) -> bool:
+        ranked = row["ranked"][:depth]
+        if not ranked:
+            return True
+        top = max(c[2] for c in ranked)
+        weights = [((c[2] / top) ** power, _quoted(rung, c)) for c in ranked]
+        total = sum(w for w, _ in weights)
+        return sum(w for w, q in weights if q) >= quoted_share * total
+
+    return rule
+
+
 def top_rule(k: int) -> Rule:
     """The best ``k`` ranked candidates are quoted."""
 
@@ -328,6 +364,12 @@ def main() -> None:
     for share in (0.2, 0.25, 0.3, 0.4):
         rules[f"own-evidence gap {share}"] = evidence_gap_rule(share)
         rules[f"reachable gap {share}"] = reachable_gap_rule(share)
+    for share in (0.4, 0.5, 0.6, 0.8):
+        for fallback in (0.3, 0.4):
+            rules[f"named {share} else gap {fallback}"] = named_gap_rule(share, fallback)
+    for power in (2.0, 4.0, 8.0):
+        for quoted in (0.8, 0.9, 0.95, 0.98):
+            rules[f"mass {power} quoted {quoted}"] = mass_rule(power, quoted)
     for k in (3, 5, 8, 12):
         rules[f"top {k}"] = top_rule(k)
     for share in (0.3, 0.5):
