@@ -9,12 +9,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from prooftext.cli import main
-from prooftext.cli.common import EXIT_IO
+from prooftext.cli.common import EXIT_IO, write_out
 
+WRITABLE_FD = 1
+"""What a full pipe is waited on for: the test's stdout, writable at once."""
 EXPECTED = "prooftext: error [output_unwritable]: cannot write to standard output: No space left on device\n"
 
 
@@ -118,3 +121,37 @@ def test_an_extra_argument_to_a_command_that_takes_root_as_an_option_says_how_a_
     err = capsys.readouterr().err
     assert err.startswith("prooftext: error [usage]: ")
     assert ("(a root directory is given as --root DIR)" in err) is hint
+
+
+class ShortWrites(io.RawIOBase):
+    """A pipe that takes at most ``step`` bytes a write, and none every other write (a full non-blocking
+    pipe), as an unbuffered stdout meets them."""
+
+    def __init__(self, step: int) -> None:
+        self.step, self.taken, self.calls = step, bytearray(), 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int | None:
+        self.calls += 1
+        if self.calls % 2 == 0:
+            return None
+        chunk = bytes(memoryview(data))[: self.step]
+        self.taken += chunk
+        return len(chunk)
+
+    def fileno(self) -> int:
+        return WRITABLE_FD
+
+
+def test_output_on_an_unbuffered_stdout_arrives_whole_when_the_pipe_takes_it_in_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``PYTHONUNBUFFERED=1 prooftext map | reader``: a pipe that takes part of a larger write keeps the rest
+    coming, instead of the text layer dropping it and the command exiting 0."""
+    raw = ShortWrites(step=1000)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", write_through=True))
+    text = "".join(f"line {n} é\n" for n in range(2000))
+    write_out(text)
+    assert bytes(raw.taken) == text.encode("utf-8")

@@ -7,6 +7,7 @@ import errno
 import io
 import json
 import os
+import select
 import signal
 import sys
 from pathlib import Path
@@ -144,10 +145,32 @@ def write_out(text: str = "") -> None:
     """Write ``text`` on stdout and flush it now; a failure is reported as an I/O error by :func:`run_app`."""
     try:
         if text:  # an unbuffered stdout passes even an empty write to the device, which a full one refuses
-            sys.stdout.write(text)
+            _write_all(sys.stdout, text)
         sys.stdout.flush()
     except OSError as exc:
         raise _StdoutFailed(exc) from None
+
+
+def _write_all(out: Any, text: str) -> None:
+    """Every byte of ``text`` on ``out``. An unbuffered stdout (``PYTHONUNBUFFERED``, ``python -u``) hands
+    the text layer's write to the descriptor once and drops what a pipe did not take; the bytes go down here
+    until all are taken (a gone reader then fails the next write), waiting while a non-blocking pipe is
+    full."""
+    binary = getattr(out, "buffer", None)
+    if binary is None:  # a text-only stream (an embedding's replacement) keeps its own write
+        out.write(text)
+        return
+    out.flush()
+    data = memoryview(text.encode(out.encoding or "utf-8", out.errors or "strict"))
+    while data:
+        try:
+            written = binary.write(data)
+        except BlockingIOError as exc:
+            written = exc.characters_written
+        if not written:
+            select.select([], [out.fileno()], [])
+        data = data[written or 0 :]
+    binary.flush()
 
 
 def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
