@@ -146,6 +146,21 @@ def test_a_key_is_never_created_or_read_inside_the_root(sample_repo: Path, tmp_p
         prooftext.SigningKey.load(sample_repo / "k", root=sample_repo)
 
 
+def test_a_new_key_is_never_written_into_a_repository_even_without_a_root(tmp_path: Path) -> None:
+    """``cd repo && prooftext key init --key ./k.key``: a commit would publish the key."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    with pytest.raises(SigningKeyError) as caught:
+        prooftext.SigningKey.generate(repo / "sub" / "k.key")
+    assert caught.value.code == "signing_key_invalid" and "outside any repository" in str(caught.value)
+    assert not (repo / "sub").exists()
+    (repo / "worktree").mkdir()
+    (repo / "worktree" / ".git").write_text("gitdir: elsewhere\n")  # a linked work tree's .git is a file
+    with pytest.raises(SigningKeyError):
+        prooftext.SigningKey.generate(repo / "worktree" / "k.key")
+    assert prooftext.SigningKey.generate(tmp_path / "keys" / "k.key").path == tmp_path / "keys" / "k.key"
+
+
 def test_a_key_file_open_to_others_is_refused(tmp_path: Path) -> None:
     prooftext.SigningKey.generate(tmp_path / "k")
     (tmp_path / "k").chmod(0o644)

@@ -28,6 +28,7 @@ from typing import Any
 import blake3
 
 import prooftext.canonical as canonical
+from prooftext.corpus.ignore import GIT_DIR
 from prooftext.errors import OutputExistsError, SigningKeyError
 
 ALG = "blake3-keyed"
@@ -72,6 +73,16 @@ def _refuse_inside(path: Path, root: Path | str | None) -> None:
         )
 
 
+def _refuse_in_repository(path: Path) -> None:
+    """A new key is never written into a repository's work tree (where a commit would publish it)."""
+    where = path.parent.resolve()
+    for folder in (where, *where.parents):
+        if (folder / GIT_DIR).exists():
+            raise SigningKeyError(
+                f"a signing key must live outside any repository: {path} is inside {folder}", field="key"
+            )
+
+
 @dataclass(frozen=True)
 class SigningKey:
     """A packet signing key: 32 secret bytes (never shown in its ``repr``) and the file they came from."""
@@ -99,9 +110,11 @@ class SigningKey:
     @classmethod
     def generate(cls, path: Path | str | None = None, root: Path | str | None = None) -> SigningKey:
         """A new random key written to ``path`` (by default :func:`default_key_path`) with mode 0600; an
-        existing file is never overwritten (``output_exists``), and a path inside ``root`` is refused."""
+        existing file is never overwritten (``output_exists``), and a path inside ``root`` or inside any
+        repository's work tree is refused."""
         target = Path(path).expanduser() if path is not None else default_key_path()
         _refuse_inside(target, root)
+        _refuse_in_repository(target)
         secret = secrets.token_bytes(KEY_BYTES)
         try:
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
