@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from prooftext.corpus.config import CorpusConfig
-from prooftext.corpus.model import Exclusion
+from prooftext.corpus.model import REMEDIES, Exclusion
 from prooftext.corpus.walk import walk
 from prooftext.errors import ConfigError
 
@@ -135,24 +135,29 @@ INVALID_PATTERNS = pytest.mark.parametrize(
 
 
 @INVALID_PATTERNS
-def test_an_invalid_pattern_in_a_nested_gitignore_excludes_its_directory_as_unreadable(
+def test_an_invalid_pattern_in_a_nested_gitignore_excludes_its_directory_naming_the_line(
     make_tree: MakeTree, pattern: str
 ) -> None:
-    root = make_tree({"pkg/a.py": "", "pkg/.gitignore": f"{pattern}\n", "top.py": ""})
+    root = make_tree({"pkg/a.py": "", "pkg/.gitignore": f"*.log\n{pattern}\n", "top.py": ""})
     result = walk(root, CorpusConfig())
     assert [s.path for s in result.stats] == ["top.py"]
-    assert [(e.path, e.reason) for e in result.excluded] == [("pkg", "unreadable")]
-    assert result.excluded[0].detail.startswith("pkg/.gitignore: invalid pattern: ")
+    assert [(e.path, e.reason) for e in result.excluded] == [("pkg", "ignore_invalid")]
+    assert result.excluded[0].detail.startswith(
+        f"pkg/.gitignore: line 2, {pattern!r}, is not a valid pattern"
+    )
+    assert "fix or remove the pattern" in REMEDIES["ignore_invalid"]
 
 
 @INVALID_PATTERNS
-def test_an_invalid_pattern_in_the_root_gitignore_is_a_config_error(
+def test_an_invalid_pattern_in_the_root_gitignore_is_a_config_error_naming_the_line(
     make_tree: MakeTree, pattern: str
 ) -> None:
     root = make_tree({".gitignore": f"{pattern}\n", "a.py": ""})
     with pytest.raises(ConfigError) as info:
         walk(root, CorpusConfig())
     assert info.value.details["file"] == ".gitignore"
+    assert f"line 1, {pattern!r}, is not a valid pattern" in str(info.value)
+    assert str(info.value).endswith("fix or remove that line")
 
 
 @INVALID_PATTERNS

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
-from prooftext.corpus.model import REASON_SYMLINK, REASON_UNREADABLE
+from prooftext.corpus.model import REASON_IGNORE_INVALID, REASON_SYMLINK
 from prooftext.corpus.safeio import GITIGNORE, Refusal, read_below, read_regular_at
 from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import ConfigError
@@ -551,6 +551,16 @@ class PatternSet:
         return globs.decide(rel_path)
 
 
+def _first_invalid(lines: list[str]) -> str:
+    """Which line of an ignore file does not compile, and why (the file as a whole failed to)."""
+    for number, line in enumerate(lines, start=1):
+        try:
+            PatternSet.from_lines([line])
+        except PATTERN_ERRORS as exc:
+            return f"line {number}, {line[:80]!r}, is not a valid pattern ({exc})"
+    return "its patterns do not compile together"
+
+
 @dataclass(frozen=True)
 class IgnoreMatcher:
     """Ignore state for one directory of the walk: prooftext's excludes plus the ``.gitignore`` chain."""
@@ -561,10 +571,11 @@ class IgnoreMatcher:
 
     def with_gitignore(self, directory: str, text: str) -> IgnoreMatcher:
         prefix = f"{directory}/" if directory else ""
+        lines = _lines(text)
         try:
-            patterns = PatternSet.from_lines(_lines(text))
-        except PATTERN_ERRORS as exc:
-            raise Refusal(REASON_UNREADABLE, f"{prefix}{GITIGNORE}: invalid pattern: {exc}") from None
+            patterns = PatternSet.from_lines(lines)
+        except PATTERN_ERRORS:
+            raise Refusal(REASON_IGNORE_INVALID, f"{prefix}{GITIGNORE}: {_first_invalid(lines)}") from None
         return IgnoreMatcher(self.extra, (*self.frames, (prefix, patterns)))
 
     def is_ignored(self, path: str, is_dir: bool) -> bool:

@@ -21,6 +21,7 @@ REASON_SECRET = (
     "secret"  # a credential in the path, a private key, or any credential under [scan] secrets = "exclude"
 )
 REASON_CROSS_DEVICE = "cross_device"  # a directory on another file system (a mount point inside the root)
+REASON_IGNORE_INVALID = "ignore_invalid"  # a directory whose .gitignore holds a pattern that does not compile
 
 BINARY_SNIFF_BYTES = 8000
 """A NUL byte within this many leading bytes marks a file binary (git's own heuristic uses this window)."""
@@ -31,6 +32,7 @@ REASONS: tuple[str, ...] = (
     REASON_CROSS_DEVICE,
     REASON_ENCODING,
     REASON_IGNORED,
+    REASON_IGNORE_INVALID,
     REASON_INTERNAL,
     REASON_NOT_REGULAR,
     REASON_PATH,
@@ -47,6 +49,10 @@ REMEDIES: dict[str, str] = {
     REASON_CROSS_DEVICE: "a directory on another file system is not walked; index it as a root of its own",
     REASON_ENCODING: "only UTF-8 text is indexed; convert the file to UTF-8",
     REASON_IGNORED: "a .gitignore, .prooftext/ignore or [scan] exclude pattern matches it; remove the pattern",
+    REASON_IGNORE_INVALID: (
+        "fix or remove the pattern the detail names in that .gitignore: the directory is left out rather than "
+        "indexed against what the file meant to hide"
+    ),
     REASON_INTERNAL: "prooftext's own store and .git are never indexed",
     REASON_NOT_REGULAR: "only regular files are indexed",
     REASON_PATH: "rename it to a portable path (UTF-8, no control characters)",

@@ -25,6 +25,7 @@ from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.ignore import IgnoreMatcher, is_internal, load_gitignore, root_matcher
 from prooftext.corpus.model import (
     REASON_CROSS_DEVICE,
+    REASON_IGNORE_INVALID,
     REASON_IGNORED,
     REASON_INTERNAL,
     REASON_NOT_REGULAR,
@@ -100,9 +101,11 @@ class _Walker:
         except Refusal as refusal:
             if not rel_dir:
                 raise ConfigError(
-                    f"the root .gitignore cannot be used: {refusal.detail}", file=".gitignore"
+                    f"the root .gitignore cannot be used: {refusal.detail}{_ROOT_REMEDY.get(refusal.reason, '')}",
+                    file=".gitignore",
                 ) from None
-            self.exclude(rel_dir, REASON_UNREADABLE, refusal.detail)
+            invalid = refusal.reason == REASON_IGNORE_INVALID
+            self.exclude(rel_dir, REASON_IGNORE_INVALID if invalid else REASON_UNREADABLE, refusal.detail)
             return
         for entry in entries:
             self.entry(fd, entry, rel_dir, matcher, depth)
@@ -181,6 +184,10 @@ def _apply_total_limit(result: WalkResult, max_total_bytes: int) -> None:
         total += stat.size
         adopted.append(stat)
     result.stats = adopted
+
+
+_ROOT_REMEDY = {REASON_IGNORE_INVALID: "; fix or remove that line"}
+"""What would let the walk use the root's .gitignore, by the reason it cannot."""
 
 
 def _finish(result: WalkResult, config: CorpusConfig) -> WalkResult:
