@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import prooftext.cli.conversation  # noqa: F401  (registers the commands)
 from fake_chat_server import FakeChatServer
-from prooftext.cli.common import app, run_app
+from prooftext.cli.common import EXIT_PARTIAL, app, run_app
 from prooftext.memory import MemoryStore
 
 runner = CliRunner()
@@ -170,7 +170,9 @@ def test_chat_is_interactive_persists_history_and_shows_the_signal_report(
         assert len(store.history("main")) == 8
 
 
-def test_chat_json_reports_errors_and_keeps_going_without_losing_the_user_turn(tmp_path: Path) -> None:
+def test_chat_json_reports_errors_keeps_going_and_ends_with_status_3_without_losing_the_user_turn(
+    tmp_path: Path,
+) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -187,7 +189,8 @@ def test_chat_json_reports_errors_and_keeps_going_without_losing_the_user_turn(t
         "--json",
     ]
     result = runner.invoke(app, args, input=script)
-    assert result.exit_code == 0
+    assert result.exit_code == EXIT_PARTIAL
+    assert "chat: 2 of 2 messages failed" in result.output  # on stderr: a command's error is not a message
     lines = _json_lines(result.output)
     codes = [line["error"]["code"] for line in lines if "error" in line]  # type: ignore[index]
     assert codes == ["backend_unavailable", "limit_exceeded", "unknown_name"]
@@ -224,7 +227,7 @@ def test_chat_json_stdout_holds_only_json_lines(
 ) -> None:
     argv = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--json"]
     status, lines = _chat_json(monkeypatch, capsys, argv, b"hi\n/help\nbad \xff byte\n/signal\n")
-    assert status == 0 and lines
+    assert status == EXIT_PARTIAL and lines  # the message that is not UTF-8 got no reply
     parsed = [json.loads(line) for line in lines]  # every line is one JSON document
     assert parsed[0]["reply"] == "Reply from the local model."
     assert parsed[2]["error"]["code"] == "invalid_request"
@@ -310,3 +313,14 @@ def test_a_memory_record_repeating_the_message_leaves_the_message_in_the_prompt(
     assert status == 0 and plan["messages"][-1] == {"role": "user", "content": message}  # type: ignore[index]
     drops = plan["pipeline"]["drops"]  # type: ignore[index]
     assert all(d["item_id"] != "turn:current" for d in drops)  # type: ignore[index]
+
+
+def test_chat_fed_from_a_pipe_writes_replies_alone_and_exits_0_when_every_message_is_answered(
+    tmp_path: Path, server: FakeChatServer
+) -> None:
+    """No ``you>`` prompt between the replies: nobody is typing at a terminal."""
+    argv = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--no-stream"]
+    result = runner.invoke(app, argv, input="hello\nand again\n")
+    assert result.exit_code == 0
+    assert "you>" not in result.output
+    assert result.output.count("Reply from the local model.") == 2

@@ -63,7 +63,8 @@ EXIT_INTERRUPTED = 130
 """128 + SIGINT, as a shell reports a process that Ctrl-C ended."""
 EXIT_PARTIAL = 3
 """The command finished, but part of its input could not be read: ``index`` (files, listed as
-``unreadable``) and ``memory export`` (rows on damaged pages)."""
+``unreadable``) and ``memory export`` (rows on damaged pages); or ``chat`` went on past messages that got no
+reply."""
 EXIT_IO = 4
 """Standard output could not be written: the I/O bit of the exit status of ``verify`` and ``fsck``."""
 EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE

@@ -375,7 +375,11 @@ def chat_command(
             echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
         if identity is not None:
             conversation.keep_identity(thread, identity)
-        _Chat(conversation, client, first, the_model, stream, as_json).run(read_line)
+        chat = _Chat(conversation, client, first, the_model, stream, as_json)
+        chat.run(read_line)
+    if chat.failed:
+        echo(f"chat: {chat.failed} of {chat.sent} messages failed", err=True)
+        raise typer.Exit(EXIT_PARTIAL)
 
 
 @dataclass
@@ -391,6 +395,10 @@ class _Chat:
     stream: bool
     as_json: bool
     last: prooftext.SignalReport | None = None
+    sent: int = 0
+    """Messages the chat tried to send."""
+    failed: int = 0
+    """Of those, the ones that got no reply (the chat went on; its exit status says so at the end)."""
 
     def run(self, read_line: Callable[[], str | None]) -> None:
         """Read and handle lines until end of input or a quit command. An unreadable line is reported and
@@ -472,6 +480,7 @@ class _Chat:
         the model sees."""
         attachments = self.turn.attachments
         self.turn = replace(self.turn, attachments=())  # an attachment goes with one message only
+        self.sent += 1
         try:
             plan = self.conversation.plan(replace(self.turn, text=line, attachments=attachments))
             reply = _answer(
@@ -485,6 +494,7 @@ class _Chat:
             )
             self.last = reply.signal
         except ProoftextError as exc:
+            self.failed += 1
             _error(exc, self.as_json)
             return
         if self.as_json:
@@ -500,8 +510,10 @@ def _line_reader(as_json: bool) -> Callable[[], str | None]:
 
     With ``--json`` standard output holds JSON lines only, so the ``you>`` prompt goes to standard error,
     and only when a person types at a terminal. Input bytes that are not UTF-8 are kept as lone surrogates,
-    so that such a line is refused as an invalid message (and the chat goes on) rather than ending it."""
-    if not as_json:
+    so that such a line is refused as an invalid message (and the chat goes on) rather than ending it.
+    Without ``--json`` the prompt is written only when a person types at a terminal, so that a chat fed from
+    a pipe writes replies alone."""
+    if not as_json and sys.stdin.isatty():
 
         def prompt() -> str | None:
             try:
