@@ -199,6 +199,17 @@ def test_chat_json_reports_errors_keeps_going_and_ends_with_status_3_without_los
         assert [(m.role, m.text) for m in store.history("main")] == [("user", "hello")]
 
 
+def test_memory_list_on_a_root_without_a_store_reads_none_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = _run(capsys, ["memory", "list", "--root", str(tmp_path), "--json"])
+    assert (status, out) == (0, [{"records": []}])
+    assert not (tmp_path / ".prooftext").exists()
+    status, out = _run(capsys, ["memory", "list", "--kind", "wish", "--root", str(tmp_path), "--json"])
+    assert status != 0 and out[0]["error"]["details"]["field"] == "kind"  # type: ignore[index]
+    assert not (tmp_path / ".prooftext").exists()
+
+
 def test_chat_threads_are_separate(tmp_path: Path, server: FakeChatServer) -> None:
     base = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--no-stream"]
     runner.invoke(app, [*base, "--thread", "main"], input="what is the store schema version?\n")

@@ -12,7 +12,6 @@ from prooftext.conversation.health import compute_health
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.surfacing import should_surface
 from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for, push_decision, select_memory
-from prooftext.corpus.stores import MEMORY_FILE, STORE_DIR
 from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
 from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms, memory_terms_in, names_in
 from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
@@ -49,8 +48,7 @@ def depth_report(text: str, *, attachment: bool = False, active_files: int = 0) 
 
 def existing_store(root: Path | str) -> MemoryStore | None:
     """The memory store of ``root`` when one exists; None otherwise (nothing is created)."""
-    path = Path(root) / STORE_DIR / MEMORY_FILE
-    return MemoryStore(path) if path.is_file() else None
+    return MemoryStore.existing(root)
 
 
 @contextmanager

@@ -106,9 +106,9 @@ def memory_list(
     root: RootOpt = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
-    """List memory records (all, or of one kind and/or status)."""
-    with prooftext.MemoryStore.open(root) as store:
-        records = store.records(kind=kind, status=status)
+    """List memory records (all, or of one kind and/or status); a root without a store has none, and none is
+    created."""
+    records = prooftext.MemoryStore.list_records(root, kind=kind, status=status)
     if as_json:
         emit_json({"records": [r.to_dict() for r in records]})
     else:

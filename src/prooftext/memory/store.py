@@ -465,6 +465,28 @@ class MemoryStore:
                 ignore_in_git(folder)  # the first store under .prooftext/ (the index writes it otherwise)
         return cls(path, clock=clock)
 
+    @classmethod
+    def existing(cls, root: Path | str) -> MemoryStore | None:
+        """The store of project ``root`` when one exists; None otherwise (nothing is created)."""
+        path = Path(root) / STORE_DIR / MEMORY_FILE
+        return cls(path) if path.is_file() else None
+
+    @classmethod
+    def list_records(
+        cls, root: Path | str, kind: str | None = None, status: str | None = None
+    ) -> list[MemoryRecord]:
+        """:meth:`records` of project ``root``, read without creating anything: a root with no store has
+        none (its arguments are checked all the same)."""
+        if kind is not None:
+            _check_choice(kind, "kind", KINDS)
+        if status is not None:
+            _check_choice(status, "status", STATUSES)
+        store = cls.existing(check_root(root))
+        if store is None:
+            return []
+        with store:
+            return store.records(kind, status)
+
     def close(self) -> None:
         self._db.close()
 

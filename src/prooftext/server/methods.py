@@ -135,8 +135,7 @@ def memory_add(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def memory_list(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
-    with prooftext.MemoryStore.open(ctx.root) as store:
-        return {"records": [r.to_dict() for r in store.records(**params)]}
+    return {"records": [r.to_dict() for r in prooftext.MemoryStore.list_records(ctx.root, **params)]}
 
 
 def memory_surface(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
