@@ -36,3 +36,20 @@ def test_a_budget_the_empty_map_exceeds_fails_with_its_code(
 ) -> None:
     assert main(["map", "--root", str(sample_repo), "--max-tokens", "5", "--json"]) != 0
     assert json.loads(capsys.readouterr().out)["error"]["code"] == "budget_exceeded"
+
+
+def test_a_path_or_identifier_matching_nothing_is_said_on_stderr(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["map", "--root", str(sample_repo), "--max-tokens", "600", "--path", "nowhere.py"]
+    assert main(args) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[1:] == [
+        "--path naming no indexed file or directory (ranked nothing): nowhere.py",
+        "nothing given matched: the map is ranked by centrality alone",
+    ]
+    assert main([*args, "--identifier", "NoSuchName", "--identifier", "CompoundModel"]) == 0
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        "--path naming no indexed file or directory (ranked nothing): nowhere.py",
+        "--identifier naming no indexed symbol (ranked nothing): NoSuchName",
+    ]

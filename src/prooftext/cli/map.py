@@ -14,6 +14,13 @@ _DEFAULT_TOKENS = 1024
 _DEFAULT_TOKENIZER = "o200k_base"
 
 
+UNMATCHED = {
+    "unmatched_paths": "--path naming no indexed file or directory",
+    "unmatched_identifiers": "--identifier naming no indexed symbol",
+}
+"""The map's trace records of what personalized nothing, as the stderr note says them."""
+
+
 @app.command("map")
 def map_command(
     root: Annotated[
@@ -68,3 +75,8 @@ def map_command(
         f"map: {len(built.paths)} files, {len(built.entries) - len(built.paths)} symbols,"
         f" {tokens.count} {tokens.basis}, {built.omitted} omitted, blake3 {built.blake3[:16]}\n"
     )
+    for key, what in UNMATCHED.items():
+        if built.trace.get(key):
+            sys.stderr.write(f"{what} (ranked nothing): {', '.join(map(str, built.trace[key]))}\n")
+    if built.trace.get("ranking") == "centrality" and settings.personalized:
+        sys.stderr.write("nothing given matched: the map is ranked by centrality alone\n")
