@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prooftext.conversation.health import MAX_WINDOW_TOKENS
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.turn import (
     STEP_MEMORY,
@@ -17,7 +18,7 @@ from prooftext.conversation.turn import (
     TurnSources,
     plan_turn,
 )
-from prooftext.errors import BudgetError, RequestError
+from prooftext.errors import BudgetError, RangeError, RequestError
 from prooftext.tokens import get_counter
 
 from .helpers import alternating
@@ -67,6 +68,19 @@ def test_a_window_barely_above_the_output_budget_is_refused_rather_than_overrun(
     with pytest.raises(BudgetError) as caught:
         plan_turn(TurnRequest("main", "what is up with it", window_tokens=1025))
     assert caught.value.details["prompt_budget"] == 1
+
+
+@pytest.mark.parametrize("window", [0, -1, MAX_WINDOW_TOKENS + 1, 100_000_000_000, True])
+def test_a_window_outside_one_token_to_its_ceiling_is_out_of_range_before_anything_runs(window: int) -> None:
+    """A window of 10^11 tokens used to pass, then fail deep in retrieval on a ladder it had sized."""
+    with pytest.raises(RangeError) as caught:
+        plan_turn(TurnRequest("main", "what is up with it", window_tokens=window))
+    assert caught.value.details["field"] == "window_tokens"
+
+
+def test_the_largest_window_plans_a_turn() -> None:
+    plan = plan_turn(TurnRequest("main", "what is up with it", window_tokens=MAX_WINDOW_TOKENS))
+    assert plan.prompt_tokens.count <= plan.prompt_budget.count
 
 
 def test_the_rendered_prompt_never_exceeds_its_budget_for_any_window() -> None:

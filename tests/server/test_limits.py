@@ -1,4 +1,5 @@
-"""The server's limits: a deadline must be a positive, finite number of seconds, at most a day."""
+"""The server's limits: a deadline must be a positive, finite number of seconds, at most a day; processes and
+workers have ceilings."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import pytest
 
 from prooftext.errors import RangeError
-from prooftext.server.limits import MAX_TIMEOUT_S, Limits
+from prooftext.server.limits import MAX_PROCESSES, MAX_TIMEOUT_S, MAX_WORKERS, Limits
 
 
 @pytest.mark.parametrize("timeout", [math.inf, -math.inf, math.nan, 1e300, MAX_TIMEOUT_S + 1, 0.0, -1.0])
@@ -19,3 +20,14 @@ def test_a_timeout_that_is_not_positive_and_at_most_a_day_is_out_of_range(timeou
 
 def test_the_longest_timeout_is_reported_as_whole_milliseconds() -> None:
     assert Limits(timeout_s=MAX_TIMEOUT_S).to_dict()["timeout_ms"] == 86_400_000
+
+
+@pytest.mark.parametrize(("field", "most"), [("processes", MAX_PROCESSES), ("max_workers", MAX_WORKERS)])
+def test_processes_and_workers_beyond_their_ceiling_are_out_of_range_naming_the_field(
+    field: str, most: int
+) -> None:
+    """``serve --http --processes 100000`` is refused at once instead of forking at the first request."""
+    assert getattr(Limits(**{field: most}), field) == most
+    with pytest.raises(RangeError) as caught:
+        Limits(**{field: most + 1})
+    assert caught.value.details["field"] == field

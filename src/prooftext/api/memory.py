@@ -15,7 +15,7 @@ from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for
 from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
 from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms, memory_terms_in, names_in
 from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
-from prooftext.errors import RangeError, RequestError, UnknownNameError
+from prooftext.errors import RequestError, UnknownNameError
 from prooftext.memory.store import MemoryStore, check_root
 from prooftext.memory.surface import candidates_for
 from prooftext.tokens import DEFAULT_TOKENIZER, Counter, get_counter
@@ -65,13 +65,6 @@ def renamed_field(inner: str, outer: str) -> Iterator[None]:
             raise
         details = {k: v for k, v in exc.details.items() if k != "field"}
         raise type(exc)(exc.message, field=outer, **details) from None
-
-
-def check_window(window: object, field: str) -> int:
-    """A context window is a positive integer; the error names the caller's own ``field``."""
-    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
-        raise RangeError(f"{field} must be a positive integer (tokens)", field=field)
-    return window
 
 
 CONTEXT_FIELDS = frozenset({"kind", "text"})

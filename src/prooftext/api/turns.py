@@ -15,8 +15,9 @@ from types import TracebackType
 from typing import Any
 
 from prooftext.adaptive.ladder import Ladder
-from prooftext.api.memory import check_window, renamed_field
+from prooftext.api.memory import renamed_field
 from prooftext.conversation.files import ATTACHMENT, read_turn_files, turn_files
+from prooftext.conversation.health import check_window
 from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.turn import (
     RetrievalResult,

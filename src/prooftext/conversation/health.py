@@ -48,6 +48,21 @@ class ContextHealth:
         }
 
 
+MAX_WINDOW_TOKENS = 16_777_216
+"""The largest context window a turn is planned for (16 Mi tokens, eight times the largest model window
+offered today): its shares, such as the retrieval budget, stay within what a packet may hold."""
+
+
+def check_window(window_tokens: object, field: str = "window_tokens") -> int:
+    """A context window: a whole number of tokens from 1 to :data:`MAX_WINDOW_TOKENS`; the error names the
+    caller's own ``field``."""
+    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int):
+        raise RangeError(f"{field} must be a positive integer (tokens)", field=field)
+    if not 0 < window_tokens <= MAX_WINDOW_TOKENS:
+        raise RangeError(f"{field} must be between 1 and {MAX_WINDOW_TOKENS} tokens", field=field)
+    return window_tokens
+
+
 def compute_health(
     items: Sequence[ContextItem],
     task: str,
@@ -56,8 +71,7 @@ def compute_health(
     ranker: Ranker | None = None,
 ) -> ContextHealth:
     """Measure ``items`` against a context window of ``window_tokens`` (in ``counter``'s basis)."""
-    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
-        raise RangeError("window_tokens must be a positive integer", field="window_tokens")
+    check_window(window_tokens)
     rk = ranker if ranker is not None else BM25Ranker()
     counts = [
         i.tokens.count if i.tokens and i.tokens.basis == counter.basis else counter.count(i.text)

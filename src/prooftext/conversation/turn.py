@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from prooftext.conversation.health import ContextHealth, compute_health
+from prooftext.conversation.health import ContextHealth, check_window, compute_health
 from prooftext.conversation.items import HISTORY_KINDS, ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.pipeline import Pipeline, PipelineResult
 from prooftext.conversation.rank import Ranker
@@ -302,8 +302,7 @@ def _fit_rendered(turn: _Turn, items: list[ContextItem], yieldable: Sequence[str
 
 def prompt_budget_for(window_tokens: int, policy: TurnPolicy) -> int:
     """The prompt's hard ceiling: the window less the policy's output budget (a range error if none is left)."""
-    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
-        raise RangeError("window_tokens must be a positive integer", field="window_tokens")
+    check_window(window_tokens)
     budget = window_tokens - policy.output_budget
     if budget <= 0:
         raise RangeError(
@@ -482,9 +481,7 @@ def _check_inputs(request: TurnRequest) -> Mode:
             raise RequestError(f"{name} must be a string", field=name)
         require_utf8(value, name)
     the_mode = parse_mode(request.mode)
-    window_tokens = request.window_tokens
-    if isinstance(window_tokens, bool) or not isinstance(window_tokens, int) or window_tokens <= 0:
-        raise RangeError("window_tokens must be a positive integer", field="window_tokens")
+    check_window(request.window_tokens)
     return the_mode
 
 

@@ -28,6 +28,11 @@ DEFAULT_PROCESSES = 1
 """Worker processes executing requests (1: threads of the server process). Ranking and packing hold the
 interpreter lock, so on a machine with several cores more processes serve more requests at once; each
 process keeps its own index handle, watcher and caches, and refreshes stay serialized by the store's lock."""
+MAX_PROCESSES = 64
+"""The most worker processes a server starts: each holds its own index handle, watcher and caches, so more
+than a machine has cores only costs memory (a typo such as 100000 would fork that many)."""
+MAX_WORKERS = 1024
+"""The most requests a server executes at once (each one a thread)."""
 DEFAULT_MAX_PENDING = 64
 """Requests admitted at once (running plus queued); beyond it a request is refused as busy."""
 DEFAULT_FRESH_MS = 0
@@ -57,6 +62,9 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise RangeError(f"{name} must be a positive integer", field=name)
+        for name, most in (("processes", MAX_PROCESSES), ("max_workers", MAX_WORKERS)):
+            if getattr(self, name) > most:
+                raise RangeError(f"{name} must be at most {most}", field=name)
         if isinstance(self.fresh_ms, bool) or not isinstance(self.fresh_ms, int) or self.fresh_ms < 0:
             raise RangeError("fresh_ms must be a non-negative integer", field="fresh_ms")
         # Written as one negated range so that NaN, which fails every comparison, is refused too.
