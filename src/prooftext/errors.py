@@ -18,7 +18,8 @@ each; the core never formats an error for a wire.
     │   └── SigningKeyError             signing_key_invalid
     ├── RootError                       root_invalid        -32002
     │   ├── RootMissingError            root_missing
-    │   └── RootNotDirectoryError       root_not_directory
+    │   ├── RootNotDirectoryError       root_not_directory
+    │   └── RootUnreadableError         root_unreadable
     ├── CanonicalJSONError              json_invalid        -32003
     │   ├── JSONSyntaxError             json_syntax
     │   ├── JSONFloatError              json_float
@@ -183,6 +184,12 @@ class RootMissingError(RootError):
 
 class RootNotDirectoryError(RootError):
     code = "root_not_directory"
+
+
+class RootUnreadableError(RootError):
+    """The root exists but cannot be opened or looked at: no permission, a loop of links."""
+
+    code = "root_unreadable"
 
 
 class CanonicalJSONError(ProoftextError):

@@ -10,7 +10,7 @@ import pytest
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.model import Exclusion, FileStat
 from prooftext.corpus.walk import walk
-from prooftext.errors import RootError, RootMissingError, RootNotDirectoryError
+from prooftext.errors import RootError, RootMissingError, RootNotDirectoryError, RootUnreadableError
 
 from .conftest import MakeTree
 
@@ -34,6 +34,14 @@ def test_a_root_that_is_a_file_raises_root_not_directory(tmp_path: Path) -> None
     with pytest.raises(RootNotDirectoryError) as info:
         walk(tmp_path / "file", CorpusConfig())
     assert info.value.code == "root_not_directory"
+
+
+def test_a_root_that_exists_but_cannot_be_opened_raises_root_unreadable(tmp_path: Path) -> None:
+    """A loop of links stands for every root that is there but cannot be opened (no permission too)."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(RootUnreadableError) as info:
+        walk(tmp_path / "loop", CorpusConfig())
+    assert info.value.code == "root_unreadable" and "cannot be opened" in info.value.message
 
 
 def test_candidates_are_sorted_by_portable_path_with_their_lstat(make_tree: MakeTree) -> None:

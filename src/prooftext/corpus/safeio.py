@@ -32,6 +32,7 @@ from prooftext.errors import (
     PathOutsideRootError,
     RootMissingError,
     RootNotDirectoryError,
+    RootUnreadableError,
     SourceError,
     SourceMissingError,
     SourceUnreadableError,
@@ -168,7 +169,7 @@ def open_root(root: Path) -> int:
     except NotADirectoryError:
         raise RootNotDirectoryError(f"root is not a directory: {root}", root=str(root)) from None
     except OSError as exc:
-        raise RootMissingError(f"root cannot be opened: {root}: {exc.strerror}", root=str(root)) from None
+        raise RootUnreadableError(f"root cannot be opened: {root}: {exc.strerror}", root=str(root)) from None
 
 
 def _is_symlink_at(dir_fd: int, name: str) -> bool:
@@ -301,7 +302,9 @@ def existing_directory(path: Path | str, what: str = "root") -> Path:
     except FileNotFoundError:
         raise RootMissingError(f"{what} does not exist: {path}", root=str(path)) from None
     except OSError as exc:  # no permission to look, a loop of links
-        raise RootMissingError(f"{what} cannot be opened: {path}: {exc.strerror}", root=str(path)) from None
+        raise RootUnreadableError(
+            f"{what} cannot be opened: {path}: {exc.strerror}", root=str(path)
+        ) from None
     if stat_module.S_ISREG(mode):
         raise RootNotDirectoryError(f"{what} is a file, not a directory: {path}", root=str(path))
     if not stat_module.S_ISDIR(mode):
