@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,18 @@ def test_a_timeout_that_is_not_positive_and_at_most_a_day_is_refused_at_startup(
     status, error = _error(capsys, argv)
     assert status == 1
     assert error["code"] == "value_out_of_range" and error["details"] == {"field": "timeout"}
+
+
+def test_a_host_that_is_no_address_of_this_machine_is_told_to_change_the_host_and_a_busy_port_the_port(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["serve", "--http", "--root", str(sample_repo), "--no-warm", "--token", "t", "--json"]
+    status, error = _error(capsys, [*base, "--host", "192.0.2.1", "--port", "0"])  # TEST-NET-1: never local
+    assert status == 1 and error["code"] == "config_invalid"
+    assert "choose a host name or address of this machine" in str(error["message"])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        status, error = _error(capsys, [*base, "--host", "127.0.0.1", "--port", port])
+    assert status == 1 and "choose another port, or 0 for a free one" in str(error["message"])

@@ -16,6 +16,7 @@ connections for long nor run the server out of file descriptors.
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
 import ipaddress
 import signal
@@ -295,6 +296,13 @@ def _protocol(read_timeout_s: float, max_connections: int) -> type[GuardedH11Pro
     return Protocol
 
 
+def _bind_remedy(exc: OSError) -> str:
+    """What to change when a bind fails: the host when it names no address of this machine, else the port."""
+    if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+        return "choose a host name or address of this machine, such as 127.0.0.1"
+    return "choose another port, or 0 for a free one"
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket (port 0 picks a free port; read it back with ``getsockname``).
 
@@ -310,7 +318,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         reason = exc.strerror or str(exc)
         raise ConfigError(
-            f"cannot listen on {host} port {port}: {reason} (choose another port, or 0 for a free one)",
+            f"cannot listen on {host} port {port}: {reason} ({_bind_remedy(exc)})",
             host=host,
             port=port,
             reason=reason,
