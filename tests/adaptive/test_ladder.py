@@ -98,6 +98,15 @@ def test_minimum_ceilings_must_not_exceed_maximums(changes: dict[str, int], fiel
     assert caught.value.field == field
 
 
+def test_a_maximum_lowered_below_the_default_minimum_names_both_values() -> None:
+    """``adaptive-pack --max-tokens 100``: the minimum the user never set is said with its value."""
+    with pytest.raises(RangeError) as caught:
+        _validate(query="x1", max_tokens=100)
+    assert caught.value.message == (
+        "min_tokens (2000) must not exceed max_tokens (100); set min_tokens too when lowering max_tokens"
+    )
+
+
 def test_a_kernel_above_max_tokens_is_a_token_budget_error() -> None:
     """Requirement: sacp.ladder.kernel-over-max-fails"""
     with pytest.raises(BudgetError):

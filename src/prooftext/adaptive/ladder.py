@@ -114,12 +114,17 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     _positive("max_nodes", ladder.max_nodes, MAX_NODE_CEILING)
     _positive("node_step", ladder.node_step, MAX_NODE_CEILING)
     _positive("min_evidence", ladder.min_evidence, MAX_NODE_CEILING)
-    if ladder.min_tokens > ladder.max_tokens:
-        raise RangeError("min_tokens must not exceed max_tokens", field="min_tokens")
-    if ladder.min_nodes > ladder.max_nodes:
-        raise RangeError("min_nodes must not exceed max_nodes", field="min_nodes")
-    if ladder.min_evidence > ladder.max_nodes:
-        raise RangeError("min_evidence must not exceed max_nodes", field="min_evidence")
+    for low, high in (
+        ("min_tokens", "max_tokens"),
+        ("min_nodes", "max_nodes"),
+        ("min_evidence", "max_nodes"),
+    ):
+        below, above = getattr(ladder, low), getattr(ladder, high)
+        if below > above:
+            raise RangeError(
+                f"{low} ({below}) must not exceed {high} ({above}); set {low} too when lowering {high}",
+                field=low,
+            )
     for name in ("min_coverage_bps", "strong_share_bps"):
         bps = getattr(ladder, name)
         if isinstance(bps, bool) or not isinstance(bps, int) or not 0 <= bps <= BPS_MAX:
