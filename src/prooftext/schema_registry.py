@@ -53,7 +53,7 @@ def validate_against(name: str, instance: Any) -> None:
     if errors:
         places = ["/" + "/".join(str(p) for p in e.absolute_path) + ": " + e.message[:200] for e in errors]
         raise SchemaViolationError(
-            f"{len(errors)} schema violation(s) against {name}",
+            f"{len(errors)} schema violation(s) against {name}, the first at {places[0]}",
             schema=name,
             errors=places[:MAX_REPORTED_ERRORS],
         )

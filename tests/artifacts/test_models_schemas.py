@@ -15,8 +15,9 @@ from prooftext.artifacts.models import ARTIFACT_TYPES, Locator
 from prooftext.artifacts.schema_gen import DRAFT_2020_12, drifted, generate
 from prooftext.corpus.kinds import KINDS
 from prooftext.corpus.model import AUTHORITIES, FRESHNESS, SENSITIVITIES
+from prooftext.errors import SchemaViolationError
 from prooftext.graph.model import EDGE_TYPES
-from prooftext.schema_registry import load_schema, schema_names
+from prooftext.schema_registry import load_schema, schema_names, validate_against
 
 SEED_SCHEMAS = {
     "context-manifest.schema.json",
@@ -109,3 +110,11 @@ def test_a_portable_path_is_accepted_by_both() -> None:
     schema = load_schema("context-manifest.schema.json")
     assert Draft202012Validator({**schema["$defs"]["Locator"], "$defs": schema["$defs"]}).is_valid(locator)
     assert Locator.model_validate(locator).path == "docs/a b-1.md"
+
+
+def test_a_schema_violation_says_where_the_first_one_is_in_its_message() -> None:
+    """Outside ``--json`` the message is all a user sees: a count alone would not say what to fix."""
+    with pytest.raises(SchemaViolationError) as caught:
+        validate_against("rpc-turn.plan.params.schema.json", {"text": "hi", "window": 0})
+    assert caught.value.message.startswith("1 schema violation(s) against rpc-turn.plan.params.schema.json")
+    assert caught.value.message.endswith("the first at /window: 0 is less than the minimum of 1")
