@@ -1,9 +1,20 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from prooftext.corpus.model import REASON_PATH
-from prooftext.corpus.safeio import Refusal, display_name, name_problem, split_portable
+from prooftext.corpus.safeio import (
+    Refusal,
+    display_name,
+    name_problem,
+    open_root,
+    read_below,
+    source_error,
+    split_portable,
+)
 
 
 @pytest.mark.parametrize("name", ["a.py", "Ünïcode.md", "with space.txt", "日本語.txt", ".hidden"])
@@ -43,3 +54,21 @@ def test_a_path_that_is_not_portable_and_relative_is_refused(path: str) -> None:
 
 def test_a_portable_relative_path_splits_into_components() -> None:
     assert split_portable("src/pkg/mod.py") == ["src", "pkg", "mod.py"]
+
+
+def test_a_read_refused_at_a_symbolic_link_says_so_with_its_remedy(tmp_path: Path) -> None:
+    """``turn --attach link``: the errno's "too many levels of symbolic links" would mislead."""
+    (tmp_path / "real.txt").write_text("x\n")
+    (tmp_path / "link").symlink_to("real.txt")
+    root_fd = open_root(tmp_path)
+    try:
+        with pytest.raises(Refusal) as caught:
+            read_below(root_fd, "link", 1024)
+    finally:
+        os.close(root_fd)
+    error = source_error(caught.value, "link")
+    assert error.code == "source_unreadable" and error.details["reason"] == "symlink"
+    assert (
+        error.message
+        == "link: a symbolic link (symbolic links are never followed; index the target where it lives)"
+    )

@@ -23,6 +23,7 @@ from prooftext.corpus.model import (
     REASON_SIZE,
     REASON_SYMLINK,
     REASON_UNREADABLE,
+    REMEDIES,
     FileStat,
 )
 from prooftext.errors import (
@@ -79,7 +80,10 @@ class Refusal(Exception):
 def source_error(refusal: Refusal, shown: str) -> SourceError:
     """The error a caller sees for a refused read of the path ``shown``: outside the root, missing, or
     unreadable, with the refusal's reason code."""
-    message = f"{shown}: {refusal.detail or refusal.reason}"
+    detail = refusal.detail or refusal.reason
+    if refusal.reason == REASON_SYMLINK and refusal.errno in _SYMLINK_ERRNOS:
+        detail = f"a symbolic link ({REMEDIES[REASON_SYMLINK]})"  # not the errno's "too many levels of links"
+    message = f"{shown}: {detail}"
     if refusal.reason == REASON_PATH:
         return PathOutsideRootError(message, path=shown, reason=refusal.reason)
     if refusal.missing:
