@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 from prooftext.conversation.items import ItemKind, make_item
+from prooftext.depth.tiers import Tier
 from prooftext.errors import (
     EmptyQueryError,
     LimitError,
@@ -24,7 +25,7 @@ from prooftext.errors import (
     UnknownNameError,
 )
 from prooftext.memory import SCHEMA_VERSION, MemoryStore, candidates_for, surface_memory
-from prooftext.memory.store import MAX_RECORD_BYTES, lock_path
+from prooftext.memory.store import MAX_RECORD_BYTES, MESSAGE_TIERS, lock_path
 from prooftext.tokens import get_counter
 
 
@@ -301,6 +302,22 @@ def test_history_is_per_thread_and_limited(store: MemoryStore) -> None:
         store.append_message("main", "system", "x")
     with pytest.raises(RequestError):
         store.append_message("bad thread name!", "user", "x")
+
+
+@pytest.mark.parametrize("tier", [b"x", 5, "bogus", 10**30, ""])
+def test_a_message_tier_that_is_not_a_depth_tier_is_refused_before_anything_is_written(
+    store: MemoryStore, tier: object
+) -> None:
+    """A blob or a number in the tier column would read back as damage (``fsck``: corrupt)."""
+    with pytest.raises(RequestError) as caught:
+        store.append_message("main", "user", "hi", tier=tier)  # type: ignore[arg-type]
+    assert caught.value.details["field"] == "tier"
+    assert store.history("main") == []
+    assert store.append_message("main", "user", "hi", tier="deep").tier == "deep"
+
+
+def test_the_stored_message_tiers_are_the_depth_tiers() -> None:
+    assert set(MESSAGE_TIERS) == {t.value for t in Tier}
 
 
 def test_candidates_for_turns_live_records_into_memory_items(store: MemoryStore) -> None:

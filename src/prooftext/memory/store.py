@@ -55,6 +55,8 @@ LOCK_SUFFIX = ".lock"
 KINDS: tuple[str, ...] = ("constraint", "decision", "discovery", "failure")
 STRENGTHS: tuple[str, ...] = ("hard", "soft")
 ROLES: tuple[str, ...] = ("assistant", "user")
+MESSAGE_TIERS: tuple[str, ...] = ("deep", "standard", "surface")
+"""The depth tiers (``depth.tiers.Tier``) a stored message may carry, or none."""
 
 STATUS_ACTIVE = "active"
 STATUS_SUPERSEDED = "superseded"
@@ -791,6 +793,8 @@ class MemoryStore:
         """Append one message to a thread (created on first use), committed before this returns."""
         check_thread(thread)
         role = _check_choice(role, "role", ROLES)
+        if tier is not None:
+            tier = _check_choice(tier, "tier", MESSAGE_TIERS)
         if not isinstance(text, str):
             raise RequestError("message text must be a string", field="text")
         try:
