@@ -181,6 +181,11 @@ def _relabel(value: dict[str, Any]) -> None:
     value["entries"][0]["sensitivity"] = "public"
 
 
+def _relabel_a_symbol(value: dict[str, Any]) -> None:
+    symbol = next(e for e in value["entries"] if e["kind"] != "file")
+    symbol["sensitivity"], symbol["authority"] = "public", "accepted-public-contract"
+
+
 def _raise_ceiling_claim(value: dict[str, Any]) -> None:
     value["settings"]["max_tokens"] = 10
 
@@ -196,6 +201,7 @@ def _orphan(value: dict[str, Any]) -> None:
         (_edit_prompt, "content"),
         (_move_line, "content"),
         (_relabel, "labels"),
+        (_relabel_a_symbol, "labels"),
         (_raise_ceiling_claim, "ceiling"),
         (_orphan, "structure"),
         (lambda v: v.__setitem__("nonce", "1" * 18), "nonce"),

@@ -570,11 +570,12 @@ class _MapRebuild:
             seen = self.read[key] = self.admission.check(path, sha, 1, 1)
             if isinstance(seen, Unread):
                 self.report.add(seen.bit, **seen.problem(), lines=lines)
-            else:
-                mismatch = _label_mismatch(item, self.config)
-                if mismatch is not None:
-                    self.report.add(BIT_DIGEST, kind="labels", path=path, lines=lines, detail=mismatch)
-        return self.read[key]
+        seen = self.read[key]
+        if not isinstance(seen, Unread):  # every entry claims its labels, a symbol's as its file's
+            mismatch = _label_mismatch(item, self.config)
+            if mismatch is not None:
+                self.report.add(BIT_DIGEST, kind="labels", path=path, lines=lines, detail=mismatch)
+        return seen
 
     def add(self, item: dict[str, Any]) -> None:
         path, (start, end), sha, line = item["path"], item["lines"], item["sha256"], item["line"]
