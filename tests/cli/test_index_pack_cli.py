@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,6 +168,31 @@ def test_adaptive_pack_json_prints_the_result_artifact(
     )
     data = json.loads(out)
     assert status == 0 and data["schema"] == "prooftext.adaptive-context/v1"
+
+
+@pytest.mark.parametrize(
+    ("tamper", "where"),
+    [
+        (lambda d: d.__setitem__("stop_reason", "bogus"), "/stop_reason"),
+        (lambda d: d.__setitem__("digests", []), "/digests"),
+        (lambda d: d.pop("estimator"), "estimator"),
+    ],
+    ids=["stop_reason", "digests", "estimator"],
+)
+def test_an_adaptive_result_whose_own_members_break_its_schema_is_refused_by_verify(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any, where: str
+) -> None:
+    """Its selected packet would still verify: the result around it must be one the compiler could write."""
+    _, out, _ = _run(capsys, "adaptive-pack", "separability_matrix", "--root", str(sample_repo), "--json")
+    saved = tmp_path / "result.json"
+    saved.write_text(out, encoding="utf-8")
+    assert _run(capsys, "verify", str(saved), "--root", str(sample_repo))[0] == 0
+    data = json.loads(out)
+    tamper(data)
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    status, out, _ = _run(capsys, "verify", str(saved), "--root", str(sample_repo), "--json")
+    error = json.loads(out)["error"]
+    assert status == 1 and error["code"] == "artifact_invalid" and where in error["message"]
 
 
 def test_require_sufficient_exits_2_when_the_estimate_fails(

@@ -108,8 +108,8 @@ def test_an_adaptive_result_signed_with_a_key_verifies_and_an_edit_to_its_record
 ) -> None:
     signed = prooftext.sign(_adaptive(sample_repo), key)
     assert prooftext.verify(signed, sample_repo, key=key).signature == "valid"
-    signed["stop_reason"] = (
-        "budget_exhausted" if signed["stop_reason"] != "budget_exhausted" else "sufficient"
+    signed["stop_reason"] = (  # another stop reason the schema names, so only the signature can tell
+        "candidate_exhausted" if signed["stop_reason"] != "candidate_exhausted" else "hard_limit_reached"
     )
     assert prooftext.verify(signed, sample_repo, key=key).status == BIT_FORGED
 

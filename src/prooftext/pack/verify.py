@@ -100,7 +100,8 @@ PACKET_RULES = "#/properties/packet/else/else"
 CHECKED_BY_VERIFICATION = ("pattern", "minimum")
 """Schema keywords left to the checks below, which report them as a failed verification, not a refusal: a
 digest of the wrong form cannot match its source, a line number below 1 is ``range_invalid``."""
-_REFERENCED_SCHEMAS = (PACKET_SCHEMA, "adaptive-context-v1.schema.json")
+ADAPTIVE_SCHEMA_FILE = "adaptive-context-v1.schema.json"
+_REFERENCED_SCHEMAS = (PACKET_SCHEMA, ADAPTIVE_SCHEMA_FILE)
 _MESSAGE_CHARS = 200
 
 KIND_EXCLUDED = "source_excluded"
@@ -210,7 +211,21 @@ MAX_PACKET_FILE_BYTES = 64 * 1024 * 1024
 def _adaptive_members() -> frozenset[str]:
     from prooftext.schema_registry import load_schema
 
-    return frozenset(load_schema("adaptive-context-v1.schema.json")["properties"])
+    return frozenset(load_schema(ADAPTIVE_SCHEMA_FILE)["properties"])
+
+
+def _check_adaptive_shape(value: dict[str, Any]) -> None:
+    """An adaptive result's own members as its schema states them (a stop reason it names, its rounds'
+    digests, its estimator); its selected packet is left to the packet's checks, which report a tampered
+    excerpt as a failed verification rather than a refusal."""
+    from prooftext.schema_registry import result_problems
+
+    problems = [p for p in result_problems(ADAPTIVE_SCHEMA_FILE, value) if not p.startswith("/packet")]
+    if problems:
+        raise ArtifactError(
+            f"adaptive result does not match its schema: {problems[0][:_MESSAGE_CHARS]}",
+            schema=ADAPTIVE_RESULT_SCHEMA,
+        )
 
 
 def packet_of(value: object) -> dict[str, Any]:
@@ -224,6 +239,7 @@ def packet_of(value: object) -> dict[str, Any]:
                 field=f"packet.{unknown[0][:80]}",
                 schema=ADAPTIVE_RESULT_SCHEMA,
             )
+        _check_adaptive_shape(value)
         value = value.get("packet")
     if not isinstance(value, dict):
         raise ArtifactError("a packet must be a JSON object", field="packet")
