@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.api.risk import MAX_TARGET_CHARS, risk_of_changing
-from prooftext.errors import RangeError
+from prooftext.api.risk import MAX_TARGET_CHARS, RISK_MAX_DEPTH, RISK_MAX_LIMIT, risk_of_changing
+from prooftext.errors import RangeError, RequestError
 
 
 @pytest.mark.parametrize(
@@ -28,3 +28,36 @@ def test_a_target_at_the_limit_is_looked_up(sample_repo: Path) -> None:
         index.refresh()
         result = risk_of_changing(index, ["z" * MAX_TARGET_CHARS])
     assert result["targets"][0]["matches"] == []
+
+
+@pytest.mark.parametrize(
+    ("targets", "options", "field"),
+    [
+        ("CompoundModel", {}, "targets"),
+        ([], {}, "targets"),
+        ([5], {}, "targets"),
+        (["\ud800"], {}, "targets"),
+        (["x"] * 65, {}, "targets"),
+        (["CompoundModel"], {"depth": 10**30}, "depth"),
+        (["CompoundModel"], {"depth": 0}, "depth"),
+        (["CompoundModel"], {"depth": None}, "depth"),
+        (["CompoundModel"], {"depth": 1.5}, "depth"),
+        (["CompoundModel"], {"limit": 0}, "limit"),
+        (["CompoundModel"], {"limit": 1001}, "limit"),
+    ],
+)
+def test_a_request_outside_the_schema_s_ranges_is_refused_naming_its_field(
+    sample_repo: Path, targets: object, options: dict[str, object], field: str
+) -> None:
+    """The Python door holds the JSON-RPC schema's ranges: a huge depth used to walk forever, and a lone
+    string was read as its letters."""
+    with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as info:
+        risk_of_changing(index, targets, **options)  # type: ignore[arg-type]
+    assert info.value.details["field"] == field
+
+
+def test_the_deepest_widest_request_is_answered(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        result = risk_of_changing(index, ["CompoundModel"], depth=RISK_MAX_DEPTH, limit=RISK_MAX_LIMIT)
+    assert result["targets"][0]["matches"] and not result["truncated"]

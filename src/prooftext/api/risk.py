@@ -13,6 +13,7 @@ from typing import Any
 
 import prooftext.graph.languages as L
 from prooftext.api.memory import existing_store
+from prooftext.corpus.lines import require_utf8
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
 from prooftext.errors import PathOutsideRootError, RangeError, RequestError
 from prooftext.graph.model import (
@@ -46,6 +47,11 @@ from prooftext.store.risk_queries import (
 
 RISK_DEFAULT_DEPTH = 1
 RISK_DEFAULT_LIMIT = 100
+RISK_MAX_DEPTH = 3
+RISK_MAX_LIMIT = 1000
+RISK_MAX_TARGETS = 64
+"""The ranges of ``depth``, ``limit`` and the number of targets, as the JSON-RPC schema states them, for
+every door."""
 MAX_DIRECTORY_FILES = 500
 """A directory target covers at most this many indexed files (the rest are reported as truncated)."""
 MAX_DOC_HITS = 20
@@ -518,6 +524,8 @@ def _walk_dependents(
     notes: list[str] = []
     rank = {FOUND_CALL: 0, FOUND_REFERENCE: 0, FOUND_IMPORT: 0, FOUND_POSSIBLE: 1}
     for distance in range(1, depth + 1):
+        if not frontier:
+            break
         level: list[tuple[_Node, str, str, int]] = []
         for node in frontier:
             level.extend(_dependents_of(who, node))
@@ -599,6 +607,25 @@ def _docs_mentioning(conn: sqlite3.Connection, names: Sequence[str]) -> list[dic
     return sorted(hits.values(), key=lambda d: (d["path"], d["lines"][0], d["node_id"]))[:MAX_DOC_HITS]
 
 
+def _check_risk_request(targets: object, depth: object, limit: object) -> list[str]:
+    """The targets as a list, once ``targets`` is a sequence of strings (a lone string is refused, not read
+    as its letters) and ``depth`` and ``limit`` are whole numbers in their ranges."""
+    if isinstance(targets, (str, bytes)) or not isinstance(targets, Sequence):
+        raise RequestError("targets must be a list of paths or symbol names", field="targets")
+    if not targets:
+        raise RequestError("name at least one path or symbol", field="targets")
+    if len(targets) > RISK_MAX_TARGETS:
+        raise RangeError(f"name at most {RISK_MAX_TARGETS} targets", field="targets")
+    for target in targets:
+        if not isinstance(target, str):
+            raise RequestError("every target must be a string", field="targets")
+        require_utf8(target, "targets")
+    for name, value, most in (("depth", depth, RISK_MAX_DEPTH), ("limit", limit, RISK_MAX_LIMIT)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise RangeError(f"{name} must be a whole number from 1 through {most}", field=name)
+    return list(targets)
+
+
 def risk_of_changing(
     index: Index,
     targets: Sequence[str],
@@ -614,8 +641,7 @@ def risk_of_changing(
     constraints, discoveries, unresolved failures) and documentation sections that mention a target are
     listed with the words that matched.
     """
-    if not targets:
-        raise RequestError("name at least one path or symbol", field="targets")
+    targets = _check_risk_request(targets, depth, limit)
     conn = index.conn
     resolved: list[dict[str, Any]] = []
     roots: list[_Node] = []
