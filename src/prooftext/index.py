@@ -110,6 +110,20 @@ def resolve_root(root: Path | str) -> Path:
     return existing_directory(root)
 
 
+def _query_of(query: object) -> Query:
+    """A query's text alone as a :class:`Query`, a :class:`Query` as it is; anything else is refused."""
+    if isinstance(query, str):
+        return Query(query)
+    if not isinstance(query, Query):
+        raise RequestError("query must be a string or a prooftext.Query", field="query")
+    return query
+
+
+def _check_flag(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise RequestError(f"{name} must be true or false", field=name)
+
+
 class Index:
     """A repository's index: refresh it, ask its status, and (see other methods) select and pack from it."""
 
@@ -295,7 +309,8 @@ class Index:
     def pack(self, query: str | Query, *, format: str = DEFAULT_FORMAT, refresh: bool = True) -> Packet:
         """A packet for ``query`` (its text alone, or a :class:`Query` with its ceilings, tokenizer, required
         sources and seeds) at a fixed budget: selected, re-verified, counted exactly, digested."""
-        spec = validate(Query(query) if isinstance(query, str) else query)
+        spec = validate(_query_of(query))
+        _check_flag("refresh", refresh)
         with _store_errors():
             if refresh:
                 self.ensure_fresh()
@@ -313,7 +328,13 @@ class Index:
         """Adaptive compilation (SACP): climb ``ladder`` until the estimator passes. A :class:`Query` gives the
         text, tokenizer, required sources, seeds and clearance; the ladder sets every rung's ceilings and
         whether excerpts may be shortened, so a query that sets those itself is refused."""
-        base = Query(query) if isinstance(query, str) else _ladder_base(query)
+        base = _query_of(query)
+        base = base if isinstance(query, str) else _ladder_base(base)
+        if not isinstance(ladder, Ladder):
+            raise RequestError("ladder must be a prooftext.Ladder", field="ladder")
+        if on_round is not None and not callable(on_round):
+            raise RequestError("on_round must be a function of one round, or None", field="on_round")
+        _check_flag("refresh", refresh)
         with _store_errors():
             if refresh:
                 self.ensure_fresh()

@@ -31,6 +31,14 @@ def test_a_valid_query_is_returned_unchanged() -> None:
         (Query(text="x", as_of="yesterday"), RequestError, "as_of"),
         (Query(text="x", as_of="2026-01-01T00:00:00+02:00"), RequestError, "as_of"),
         (Query(text="x", required=("",)), RequestError, "required"),
+        (Query(text="x", required=None), RequestError, "required"),  # type: ignore[arg-type]
+        (Query(text="x", required="src/app.py"), RequestError, "required"),  # type: ignore[arg-type]
+        (Query(text="x", required=("src/\ud800.py",)), RequestError, "required"),
+        (Query(text="x", path_seeds=None), RequestError, "path_seeds"),  # type: ignore[arg-type]
+        (Query(text="x", path_seeds=5), RequestError, "path_seeds"),  # type: ignore[arg-type]
+        (Query(text="x", path_seeds="src/app.py"), RequestError, "path_seeds"),  # type: ignore[arg-type]
+        (Query(text="x", path_seeds=("src/\ud800.py",)), RequestError, "path_seeds"),
+        (Query(text="x", as_of=5), RequestError, "as_of"),  # type: ignore[arg-type]
     ],
 )
 def test_an_invalid_field_fails_with_an_error_naming_it(

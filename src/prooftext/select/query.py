@@ -129,15 +129,22 @@ def _check_names(query: Query) -> None:
         raise UnknownNameError(f"clearance must be one of {', '.join(SENSITIVITIES)}", field="clearance")
 
 
-def _check_paths(name: str, paths: tuple[str, ...]) -> None:
+def _check_paths(name: str, paths: object) -> None:
+    """A list of paths, each a non-empty string of Unicode text (a lone string is refused, not read as its
+    letters)."""
+    if isinstance(paths, (str, bytes)) or not isinstance(paths, (tuple, list)):
+        raise RequestError(f"{name} must be a list of paths", field=name)
     for path in paths:
         if not isinstance(path, str) or not path or "\x00" in path:
             raise RequestError(f"{name} entries must be non-empty strings", field=name)
+        require_utf8(path, name)
 
 
-def _check_as_of(as_of: str | None) -> None:
+def _check_as_of(as_of: object) -> None:
     if as_of is None:
         return
+    if not isinstance(as_of, str):
+        raise RequestError("as_of must be an ISO 8601 UTC timestamp", field="as_of")
     try:
         moment = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
     except ValueError:

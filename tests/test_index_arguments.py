@@ -1,0 +1,40 @@
+"""The index's doors take what they document and refuse anything else with a coded error naming the
+argument, never a bare ``TypeError`` or ``AttributeError`` from deep inside."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prooftext
+from prooftext.errors import RequestError
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda index: index.pack(None), "query"),
+        (lambda index: index.pack(5), "query"),
+        (lambda index: index.pack("separability", refresh="no"), "refresh"),
+        (lambda index: index.adaptive_pack(5), "query"),
+        (lambda index: index.adaptive_pack("separability", ladder=None), "ladder"),
+        (lambda index: index.adaptive_pack("separability", on_round=1), "on_round"),
+        (lambda index: index.adaptive_pack("separability", refresh=[]), "refresh"),
+    ],
+    ids=["pack-none", "pack-int", "pack-refresh", "adaptive-int", "ladder", "on_round", "adaptive-refresh"],
+)
+def test_an_argument_of_the_wrong_type_is_a_request_error_naming_it(
+    sample_repo: Path, call: Any, field: str
+) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as caught:
+        call(index)
+    assert caught.value.details["field"] == field
+
+
+def test_the_documented_arguments_still_pack(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        assert index.pack(prooftext.Query("separability", max_tokens=2000), refresh=True).evidence
+        result = index.adaptive_pack("separability", ladder=prooftext.Ladder(), on_round=None, refresh=False)
+    assert result.packet.evidence
