@@ -256,3 +256,15 @@ def test_a_node_quoted_in_two_parts_is_one_new_node_of_its_round(tmp_path: Path)
         seen.extend(rnd.new_evidence)
     assert set(seen) == {i for r in result.rounds for e in r.packet.evidence for i in e.node_ids}
     validate_against(SCHEMA, result.to_dict())
+
+
+def test_a_byte_ladder_may_climb_past_the_token_ceiling_up_to_the_byte_ceiling(sample_repo: Path) -> None:
+    """``pack`` takes byte ceilings up to 8 MiB; the adaptive ladder does too, and a token ladder stays at
+    its own maximum, refused by name."""
+    with prooftext.open(sample_repo) as index:
+        query = prooftext.Query("separability matrix", tokenizer="bytes")
+        result = index.adaptive_pack(query, ladder=prooftext.Ladder(max_tokens=4_000_000))
+        assert result.packet.prompt_tokens.basis == "bytes"
+        with pytest.raises(prooftext.errors.RangeError) as caught:
+            index.adaptive_pack("separability matrix", ladder=prooftext.Ladder(max_tokens=4_000_000))
+    assert caught.value.details["field"] == "max_tokens"

@@ -7,7 +7,7 @@ from typing import Any
 
 from prooftext.corpus.lines import require_utf8
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
-from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
+from prooftext.select.query import MAX_BYTES, MAX_QUERY_CHARS, MAX_TOKENS
 from prooftext.text import lexical_terms
 
 DEFAULT_MIN_TOKENS = 2000
@@ -107,9 +107,12 @@ def validate_ladder(ladder: Ladder) -> Ladder:
 
     Requirement: sacp.request.validated
     """
-    _positive("min_tokens", ladder.min_tokens, MAX_TOKENS)
-    _positive("max_tokens", ladder.max_tokens, MAX_TOKENS)
-    _positive("token_step", ladder.token_step, MAX_TOKENS)
+    # The ladder does not know its basis: a byte ceiling may reach MAX_BYTES, and each rung's query is then
+    # held to its own basis's range (a token ceiling above MAX_TOKENS is refused there, naming max_tokens).
+    most = max(MAX_TOKENS, MAX_BYTES)
+    _positive("min_tokens", ladder.min_tokens, most)
+    _positive("max_tokens", ladder.max_tokens, most)
+    _positive("token_step", ladder.token_step, most)
     _positive("min_nodes", ladder.min_nodes, MAX_NODE_CEILING)
     _positive("max_nodes", ladder.max_nodes, MAX_NODE_CEILING)
     _positive("node_step", ladder.node_step, MAX_NODE_CEILING)
