@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import prooftext
-from prooftext.errors import RequestError
+from prooftext.errors import RequestError, StoreError
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,23 @@ def test_the_documented_arguments_still_pack(sample_repo: Path) -> None:
         assert index.pack(prooftext.Query("separability", max_tokens=2000), refresh=True).evidence
         result = index.adaptive_pack("separability", ladder=prooftext.Ladder(), on_round=None, refresh=False)
     assert result.packet.evidence
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda index: index.refresh(),
+        lambda index: index.pack("separability"),
+        lambda index: index.status(),
+        lambda index: prooftext.repository_map(index),
+        lambda index: prooftext.risk_of_changing(index, ["separability_matrix"]),
+        lambda index: prooftext.read_range(index, "modeling/separable.py"),
+    ],
+    ids=["refresh", "pack", "status", "map", "risk", "read_range"],
+)
+def test_a_closed_handle_is_a_store_error_for_every_call(sample_repo: Path, call: Any) -> None:
+    index = prooftext.open(sample_repo)
+    index.close()
+    with pytest.raises(StoreError, match="closed"):
+        call(index)
+    index.close()  # closing twice is harmless

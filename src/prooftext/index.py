@@ -24,6 +24,7 @@ from prooftext.corpus.watch import DirectoryWatcher
 from prooftext.errors import (
     RangeError,
     RequestError,
+    StoreError,
     UnknownNameError,
 )
 from prooftext.pack.packet import Compiler, Packet
@@ -144,11 +145,17 @@ class Index:
         self._watcher: DirectoryWatcher | None = None
         self._trusted: tuple[tuple[int, object], IndexStatus] | None = None
         self._walked: tuple[int, WalkResult] | None = None
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("this index handle is closed; open the root again")
 
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's read connection (WAL: readers never block the writer, nor each other); the writer's
         own when the store was opened on a full disk."""
+        self._check_open()
         if is_exclusive(self._writer):
             # Opened on a full disk, the writer holds the store's lock (see prooftext.sqlite): it reads too.
             return self._writer
@@ -164,6 +171,7 @@ class Index:
         """Incrementally bring the index up to date; one writer at a time (threads and processes).
 
         ``count_edges`` also counts every resolved edge (identifier references included) for the report."""
+        self._check_open()
         with self._write_lock:
             self._follow_config()
             return refresh(self._writer, self.root, self.config, progress, count_edges, self._walk)
@@ -359,6 +367,7 @@ class Index:
         return verify_value(packet, self.root, self.config, key)
 
     def close(self) -> None:
+        self._closed = True
         if self._watcher is not None:
             self._watcher.close()
         self._close_connections()
