@@ -83,6 +83,23 @@ def test_every_line_the_sdk_would_drop_or_alter_is_answered_with_id_null_and_ser
     assert refused[-1]["data"] == {"code": "json_encoding"}
 
 
+def test_a_call_refused_for_an_integer_beyond_2_53_in_its_arguments_is_answered_under_its_id(
+    sample_repo: Path,
+) -> None:
+    big = (
+        b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", '
+        b'"params": {"name": "context", "arguments": {"query": "x", "max_tokens": 100000000000000000}}}'
+    )
+    payload = _lines(INITIALIZE, INITIALIZED, big, PING)
+    done = subprocess.run(
+        _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False
+    )
+    replies = {r["id"]: r for r in (json.loads(line) for line in done.stdout.splitlines())}
+    assert done.returncode == 0 and sorted(replies) == [1, 5, 6]
+    assert replies[6]["error"]["code"] == -32602
+    assert replies[6]["error"]["data"] == {"code": "json_integer_range"}
+
+
 def test_a_line_that_is_not_utf8_records_nothing(sample_repo: Path) -> None:
     payload = _lines(INITIALIZE, INITIALIZED, NOT_UTF8)
     subprocess.run(

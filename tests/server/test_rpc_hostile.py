@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -62,6 +63,19 @@ def test_unparsable_input_is_a_parse_error_with_id_null(
     reply = rpc(payload)
     assert reply["id"] is None
     assert reply["error"]["code"] == -32700 and reply["error"]["data"]["code"] == code
+    assert rpc(STATUS)["result"]["fresh"] is True
+
+
+@pytest.mark.parametrize("request_id", [7, "seven"])
+def test_an_integer_beyond_2_53_in_params_is_invalid_params_under_the_request_s_own_id(
+    rpc: Rpc, request_id: object
+) -> None:
+    """Valid JSON the wire cannot carry exactly: the caller still learns which request failed."""
+    payload = {"jsonrpc": "2.0", "id": request_id, "method": "context.pack", "params": {"query": "x"}}
+    raw = json.dumps(payload).encode()[:-2] + b', "max_tokens": 100000000000000000}}'
+    reply = rpc(raw)
+    assert reply["id"] == request_id
+    assert reply["error"]["code"] == -32602 and reply["error"]["data"]["code"] == "json_integer_range"
     assert rpc(STATUS)["result"]["fresh"] is True
 
 

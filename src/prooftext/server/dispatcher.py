@@ -75,6 +75,20 @@ def _response(request_id: Any, *, result: Any = None, error: BaseException | Non
     return out
 
 
+def _unreadable(payload: bytes, exc: CanonicalJSONError) -> dict[str, Any]:
+    """The answer to a message the strict loader refused: a parse error with ``id: null``, except a request
+    whose one fault is an integer beyond the safe range in its params: invalid params, under its own id."""
+    request_id = wire.id_despite_range(payload, exc)
+    if request_id is None:
+        return _response(None, error=exc)
+    return _response(request_id, error=out_of_range_params(exc))
+
+
+def out_of_range_params(exc: CanonicalJSONError) -> ProtocolError:
+    """Invalid params (-32602) for a value the wire cannot carry, with the loader's code in ``data``."""
+    return ProtocolError(INVALID_PARAMS, exc.code, f"invalid params: {exc.message}")
+
+
 @dataclass(frozen=True)
 class Call:
     """One well-formed request or notification, ready to run."""
@@ -169,7 +183,7 @@ class Dispatcher:
         try:
             message = wire.load(payload)
         except CanonicalJSONError as exc:
-            return _response(None, error=exc)
+            return _unreadable(payload, exc)
         if not isinstance(message, list):
             return self.run_one(message)
         if not message:

@@ -61,6 +61,7 @@ from prooftext.server.dispatcher import (
     Dispatcher,
     ProtocolError,
     error_object,
+    out_of_range_params,
 )
 from prooftext.server.methods import METHODS
 from prooftext.server.stdio import LineReader
@@ -503,10 +504,18 @@ def build_tool(dispatcher: Dispatcher, spec: ToolSpec) -> Tool:
 def screen_line(line: str) -> ErrorData | None:
     """None for a JSON-RPC message the SDK reads; the JSON-RPC error answering anything else."""
     screened = _screen(line)
-    return screened if isinstance(screened, ErrorData) else None
+    return screened.error if isinstance(screened, _Refused) else None
 
 
-def _screen(line: str) -> JSONRPCMessage | ErrorData:
+@dataclass(frozen=True)
+class _Refused:
+    """A line answered before the SDK reads it: the error, and the id it answers (null unless it is known)."""
+
+    error: ErrorData
+    id: str | int | None = None
+
+
+def _screen(line: str) -> JSONRPCMessage | _Refused:
     """The message a line holds, or the JSON-RPC error answering it (``id: null``), as the JSON-RPC server
     answers the same line.
 
@@ -516,10 +525,14 @@ def _screen(line: str) -> JSONRPCMessage | ErrorData:
     The line was decoded keeping each byte that is not UTF-8 as a lone surrogate, and is encoded back to the
     bytes received, so such a line is a parse error, as on the JSON-RPC server, and not a message altered.
     """
+    data = line.encode("utf-8", "surrogateescape")
     try:
-        message = wire.load(line.encode("utf-8", "surrogateescape"))
+        message = wire.load(data)
     except CanonicalJSONError as exc:
-        return ErrorData(**error_object(exc))
+        request_id = wire.id_despite_range(data, exc)
+        if request_id is not None:  # a request refused for a number in its params keeps its id
+            return _Refused(ErrorData(**error_object(out_of_range_params(exc))), request_id)
+        return _Refused(ErrorData(**error_object(exc)))
     problem = _envelope_problem(message)
     if problem is None:
         try:
@@ -527,7 +540,7 @@ def _screen(line: str) -> JSONRPCMessage | ErrorData:
         except ValidationError:
             problem = "not a JSON-RPC 2.0 request, notification or response"
     invalid = ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + problem)
-    return ErrorData(**error_object(invalid))
+    return _Refused(ErrorData(**error_object(invalid)))
 
 
 def _envelope_problem(message: Any) -> str | None:
@@ -659,8 +672,8 @@ class ScreenedLines:
                 if not line.strip():
                     continue
                 screened = _screen(line)
-                if isinstance(screened, ErrorData):
-                    answer = JSONRPCError(jsonrpc="2.0", id=None, error=screened)
+                if isinstance(screened, _Refused):
+                    answer = JSONRPCError(jsonrpc="2.0", id=screened.id, error=screened.error)
                     if self._in_flight is not None:
                         self._in_flight.refused()
                     await self._rejected.send(SessionMessage(answer))

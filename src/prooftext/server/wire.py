@@ -13,6 +13,10 @@ import json
 from typing import Any
 
 from prooftext import load_json
+from prooftext.errors import CanonicalJSONError, JSONIntegerRangeError
+
+MAX_SAFE_ID = 2**53 - 1
+"""The largest integer id a peer can round-trip (I-JSON's safe range)."""
 
 
 def load(data: bytes) -> Any:
@@ -25,3 +29,20 @@ def dump(value: Any) -> bytes:
     return json.dumps(
         value, ensure_ascii=True, sort_keys=True, separators=(",", ":"), allow_nan=False
     ).encode("ascii")
+
+
+def id_despite_range(data: bytes, exc: CanonicalJSONError) -> str | int | None:
+    """The id of a request refused only for an integer beyond the safe range elsewhere in it (its params),
+    so that the answer can name the request; None when there is no such id to give back."""
+    if not isinstance(exc, JSONIntegerRangeError):
+        return None
+    try:
+        message = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, str):
+        return request_id
+    if isinstance(request_id, int) and not isinstance(request_id, bool) and abs(request_id) <= MAX_SAFE_ID:
+        return request_id
+    return None
