@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import prooftext
-from prooftext.errors import RequestError, StoreError
+from prooftext.errors import RequestError, RootError, StoreError
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,21 @@ def test_a_closed_handle_is_a_store_error_for_every_call(sample_repo: Path, call
     with pytest.raises(StoreError, match="closed"):
         call(index)
     index.close()  # closing twice is harmless
+
+
+@pytest.mark.parametrize("root", [None, 5, "\x00", "/tmp/\ud800"], ids=["none", "int", "nul", "surrogate"])
+@pytest.mark.parametrize(
+    "door",
+    [
+        prooftext.open,
+        prooftext.fsck,
+        prooftext.MemoryStore.open,
+        prooftext.memory_export,
+        lambda root: prooftext.verify({}, root),
+    ],
+    ids=["open", "fsck", "memory", "export", "verify"],
+)
+def test_a_root_that_is_no_path_is_root_invalid_at_every_door(root: object, door: Any) -> None:
+    with pytest.raises(RootError) as caught:
+        door(root)
+    assert caught.value.code == "root_invalid"

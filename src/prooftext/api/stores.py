@@ -43,8 +43,9 @@ def _check_memory(path: Path, report: FsckReport) -> None:
 def fsck(root: Path | str) -> FsckReport:
     """``prooftext fsck``: check the artifacts stored under ``root``, its index store and the sources it
     names, and its memory store (nothing is written)."""
-    report = run_fsck(Path(root))
-    memory = Path(root) / STORE_DIR / MEMORY_FILE
+    base = check_root(root)
+    report = run_fsck(base)
+    memory = base / STORE_DIR / MEMORY_FILE
     if memory.is_file():
         _check_memory(memory, report)
     return report

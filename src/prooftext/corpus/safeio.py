@@ -31,6 +31,7 @@ from prooftext.errors import (
     LimitError,
     NotFoundError,
     PathOutsideRootError,
+    RootError,
     RootMissingError,
     RootNotDirectoryError,
     RootUnreadableError,
@@ -292,10 +293,25 @@ def read_small_file(path: Path, max_bytes: int) -> bytes | None:
         os.close(fd)
 
 
+def _encodable(path: str) -> bool:
+    """Can the file system be asked about ``path`` (lone surrogates stand for undecodable bytes only)?"""
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def existing_directory(path: Path | str, what: str = "root") -> Path:
     """``path`` as an absolute existing directory; a clear, coded error otherwise (``what`` names it in the
     message: ``root``, ``--repository-root``). A file is ``root_not_directory`` and says it is a file; a
-    path through a file (``app.py/src``) is ``root_not_directory`` too, not missing."""
+    path through a file (``app.py/src``) is ``root_not_directory`` too, not missing; anything but a path or
+    a string of text without NUL is ``root_invalid``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise RootError(f"{what} must be a path or a string, not {type(path).__name__}", root=repr(path)[:80])
+    spelled = os.fspath(path)
+    if not isinstance(spelled, str) or "\x00" in spelled or not _encodable(spelled):
+        raise RootError(f"{what} is not a path this system can name: {spelled!r:.80}", root=repr(path)[:80])
     given = Path(path).expanduser()
     try:
         mode = given.stat().st_mode
