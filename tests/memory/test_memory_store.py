@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 from prooftext.conversation.items import ItemKind, make_item
+from prooftext.depth.policy import Mode
 from prooftext.depth.tiers import Tier
 from prooftext.errors import (
     EmptyQueryError,
@@ -316,8 +317,8 @@ def test_a_message_tier_that_is_not_a_depth_tier_is_refused_before_anything_is_w
     assert store.append_message("main", "user", "hi", tier="deep").tier == "deep"
 
 
-def test_the_stored_message_tiers_are_the_depth_tiers() -> None:
-    assert set(MESSAGE_TIERS) == {t.value for t in Tier}
+def test_the_stored_message_tiers_are_the_depth_tiers_and_the_modes() -> None:
+    assert set(MESSAGE_TIERS) == {t.value for t in Tier} | {m.value for m in Mode}
 
 
 def test_candidates_for_turns_live_records_into_memory_items(store: MemoryStore) -> None:

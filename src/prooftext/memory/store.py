@@ -55,8 +55,9 @@ LOCK_SUFFIX = ".lock"
 KINDS: tuple[str, ...] = ("constraint", "decision", "discovery", "failure")
 STRENGTHS: tuple[str, ...] = ("hard", "soft")
 ROLES: tuple[str, ...] = ("assistant", "user")
-MESSAGE_TIERS: tuple[str, ...] = ("deep", "standard", "surface")
-"""The depth tiers (``depth.tiers.Tier``) a stored message may carry, or none."""
+MESSAGE_TIERS: tuple[str, ...] = ("deep", "full", "minimal", "smart", "standard", "surface")
+"""What a stored message may carry as its tier: the depth tier its turn was planned at
+(``depth.tiers.Tier``), or the mode when the mode decided alone (``depth.policy.Mode``); or nothing."""
 
 STATUS_ACTIVE = "active"
 STATUS_SUPERSEDED = "superseded"
