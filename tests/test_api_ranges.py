@@ -37,3 +37,23 @@ def test_a_portable_path_reads_its_lines(sample_repo: Path) -> None:
         index.refresh()
         read = prooftext.read_range(index, "modeling/separable.py", 1, 1)
     assert read["lines"] == [1, 1] and read["text"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"path": None}, "path"),
+        ({"start": None}, "start"),
+        ({"end": 1.5}, "end"),
+        ({"start": True}, "start"),
+        ({"clearance": []}, "clearance"),
+        ({"clearance": "top-secret"}, "clearance"),
+    ],
+)
+def test_an_argument_of_the_wrong_type_is_refused_naming_it(
+    sample_repo: Path, arguments: dict[str, object], field: str
+) -> None:
+    call = {"path": "modeling/separable.py", **arguments}
+    with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as info:
+        prooftext.read_range(index, **call)  # type: ignore[arg-type]
+    assert info.value.details["field"] == field

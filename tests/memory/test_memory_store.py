@@ -317,6 +317,20 @@ def test_a_message_tier_that_is_not_a_depth_tier_is_refused_before_anything_is_w
     assert store.append_message("main", "user", "hi", tier="deep").tier == "deep"
 
 
+@pytest.mark.parametrize("limit", ["x", 1.5, 10**30, True])
+def test_a_history_limit_that_is_not_a_whole_number_in_range_is_refused(
+    store: MemoryStore, limit: object
+) -> None:
+    with pytest.raises(RequestError) as caught:
+        store.history("main", limit)  # type: ignore[arg-type]
+    assert caught.value.details["field"] == "limit"
+
+
+def test_has_thread_checks_the_name_like_every_other_thread_call(store: MemoryStore) -> None:
+    with pytest.raises(RequestError):
+        store.has_thread(10**30)  # type: ignore[arg-type]
+
+
 def test_the_stored_message_tiers_are_the_depth_tiers_and_the_modes() -> None:
     assert set(MESSAGE_TIERS) == {t.value for t in Tier} | {m.value for m in Mode}
 

@@ -23,6 +23,7 @@ from prooftext.errors import (
     SourceExcludedError,
     SourceMissingError,
     SourceUnreadableError,
+    UnknownNameError,
 )
 from prooftext.index import Index
 from prooftext.pack.render import redacted
@@ -45,6 +46,8 @@ MAX_RANGE_LINES = 2000
 def _portable(path: str) -> str:
     """``path`` when it is a portable relative path (see :func:`~prooftext.corpus.safeio.split_portable`):
     one that leaves the root is ``path_outside_root``, any other refusal a request error naming why."""
+    if not isinstance(path, str):
+        raise RequestError("path must be a string", field="path")
     if not path or path.startswith("/") or "\\" in path or ".." in path.split("/"):
         raise PathOutsideRootError(f"path is not a relative path below the root: {path[:200]}", field="path")
     try:
@@ -91,6 +94,9 @@ def _reread(index: Index, path: str, sha256: str, start: int, end: int) -> LineT
 
 def _span(start: int, end: int | None) -> int:
     """The last line asked for, once the range is checked."""
+    for name, value in (("start", start), ("end", end)):
+        if (value is not None or name == "start") and (isinstance(value, bool) or not isinstance(value, int)):
+            raise RequestError(f"{name} must be a whole line number", field=name)
     if start < 1:
         raise RangeError(f"start must be at least 1, got {start}", field="start")
     last = start + DEFAULT_RANGE_LINES - 1 if end is None else end
@@ -119,6 +125,8 @@ def read_range(
     scan's ``reason``; a file above ``clearance`` a :class:`~prooftext.errors.SensitivityError`."""
     _portable(path)
     last = _span(start, end)
+    if clearance not in SENSITIVITIES:
+        raise UnknownNameError(f"unknown clearance {str(clearance)[:40]!r}", field="clearance")
     sha256, sensitivity, line_count = _indexed(index, path)
     levels = {name: i for i, name in enumerate(SENSITIVITIES)}
     if levels.get(sensitivity, len(SENSITIVITIES)) > levels.get(clearance, 0):

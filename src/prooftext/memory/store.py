@@ -55,6 +55,8 @@ LOCK_SUFFIX = ".lock"
 KINDS: tuple[str, ...] = ("constraint", "decision", "discovery", "failure")
 STRENGTHS: tuple[str, ...] = ("hard", "soft")
 ROLES: tuple[str, ...] = ("assistant", "user")
+MAX_HISTORY = 2**31 - 1
+"""The most messages one history read may ask for (SQLite's LIMIT takes a 64-bit integer; this is plenty)."""
 MESSAGE_TIERS: tuple[str, ...] = ("deep", "full", "minimal", "smart", "standard", "surface")
 """What a stored message may carry as its tier: the depth tier its turn was planned at
 (``depth.tiers.Tier``), or the mode when the mode decided alone (``depth.policy.Mode``); or nothing."""
@@ -779,6 +781,7 @@ class MemoryStore:
     # -- threads and history --------------------------------------------------------------------------
 
     def has_thread(self, name: str) -> bool:
+        check_thread(name)
         with self._errors():
             return self._db.execute("SELECT 1 FROM threads WHERE name = ?", (name,)).fetchone() is not None
 
@@ -846,6 +849,12 @@ class MemoryStore:
     def history(self, thread: str, limit: int | None = None) -> list[StoredMessage]:
         """The last ``limit`` messages of one thread (all when ``None``), oldest first."""
         check_thread(thread)
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit > MAX_HISTORY
+        ):
+            raise RequestError(
+                f"limit must be a whole number of messages, at most {MAX_HISTORY}", field="limit"
+            )
         with self._errors():
             if limit is None:
                 rows = self._db.execute(
