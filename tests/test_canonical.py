@@ -405,3 +405,9 @@ def test_content_id_is_the_uppercase_sha256_of_encode(value: Any) -> None:
 def test_artifact_id_is_blind_to_any_artifact_id_value(body: dict[str, Any], stamp: Any) -> None:
     body.pop("artifact_id", None)
     assert canonical.artifact_id({**body, "artifact_id": stamp}) == canonical.content_id(body)
+
+
+def test_loading_what_is_neither_bytes_nor_text_is_a_json_syntax_error() -> None:
+    with pytest.raises(CanonicalJSONError) as caught:
+        canonical.load(None)  # type: ignore[arg-type]
+    assert caught.value.code == "json_syntax"

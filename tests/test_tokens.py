@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prooftext import tokens
-from prooftext.errors import CorruptTokenizerError, TokenizerError, UnknownTokenizerError
+from prooftext.errors import CorruptTokenizerError, RequestError, TokenizerError, UnknownTokenizerError
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 
@@ -340,3 +340,11 @@ def test_a_count_is_never_below_its_bytes_over_the_longest_token(text: str) -> N
     for basis in tokens.TOKENIZERS:
         counter = tokens.get_counter(basis)
         assert counter.count(text) >= tokens.count_floor(counter, len(text.encode("utf-8")))
+
+
+def test_counting_what_is_not_text_or_a_basis_that_is_not_a_name_is_a_coded_error() -> None:
+    with pytest.raises(RequestError) as caught:
+        tokens.count(None)  # type: ignore[arg-type]
+    assert caught.value.details["field"] == "text"
+    with pytest.raises(UnknownTokenizerError):
+        tokens.count("x", basis=[])  # type: ignore[arg-type]

@@ -137,10 +137,12 @@ def load(data: bytes | str, *, floats: bool = False) -> Any:
             text = data.decode("utf-8", errors="strict")
         except UnicodeDecodeError as exc:
             raise JSONEncodingError(f"input is not valid UTF-8 at byte {exc.start}") from None
-    else:
+    elif isinstance(data, str):
         text = data
         if text.startswith("\ufeff"):
             raise JSONBOMError("a byte-order mark is not allowed")
+    else:
+        raise JSONSyntaxError(f"JSON must be given as bytes or a string, not {type(data).__name__}")
     try:
         value = json.loads(
             text,

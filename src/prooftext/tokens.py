@@ -37,7 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from prooftext.errors import CorruptTokenizerError, UnknownTokenizerError
+from prooftext.errors import CorruptTokenizerError, RequestError, UnknownTokenizerError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -520,6 +520,12 @@ def load_ranks(name: str) -> dict[bytes, int]:
 
 def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
     """The counter for a basis name; unknown names fail with ``tokenizer_unknown``."""
+    if not isinstance(name, str):
+        raise UnknownTokenizerError(
+            f"a tokenizer is named by a string; known: {', '.join(TOKENIZERS)}",
+            field="tokenizer",
+            known=list(TOKENIZERS),
+        )
     if name == BYTES_BASIS:
         return BytesCounter()
     if name not in _SPECS:
@@ -538,4 +544,6 @@ def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
 
 def count(text: str, basis: str = DEFAULT_TOKENIZER) -> TokenCount:
     """Count ``text`` exactly; the result names its basis."""
+    if not isinstance(text, str):
+        raise RequestError("only text (a string) can be counted", field="text")
     return TokenCount(get_counter(basis).count(text), basis)

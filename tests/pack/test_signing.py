@@ -177,3 +177,8 @@ def test_the_default_key_lives_in_the_user_config_directory(
     assert prooftext.SigningKey.default_path() == tmp_path / "config" / "prooftext" / "signing.key"
     monkeypatch.setenv("PROOFTEXT_KEY", str(tmp_path / "elsewhere.key"))
     assert prooftext.SigningKey.default_path() == tmp_path / "elsewhere.key"
+
+
+def test_a_key_that_is_not_bytes_is_a_signing_key_error() -> None:
+    with pytest.raises(SigningKeyError):
+        prooftext.SigningKey(None)  # type: ignore[arg-type]

@@ -91,6 +91,10 @@ class SigningKey:
     path: Path | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.secret, bytes):
+            raise SigningKeyError(
+                f"a signing key is {KEY_BYTES} bytes, not a {type(self.secret).__name__}", field="key"
+            )
         if len(self.secret) != KEY_BYTES:
             raise SigningKeyError(f"a signing key is {KEY_BYTES} bytes, not {len(self.secret)}", field="key")
 
