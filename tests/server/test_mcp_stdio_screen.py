@@ -100,6 +100,29 @@ def test_a_call_refused_for_an_integer_beyond_2_53_in_its_arguments_is_answered_
     assert replies[6]["error"]["data"] == {"code": "json_integer_range"}
 
 
+def test_errors_the_sdk_answers_by_itself_carry_a_stable_code_too(sample_repo: Path) -> None:
+    """A call before ``initialize``, an unknown method, arguments that are not an object."""
+    early = {"jsonrpc": "2.0", "id": 0, "method": "tools/list"}
+    unknown = {"jsonrpc": "2.0", "id": 2, "method": "nope"}
+    bad_arguments = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "context", "arguments": "x"},
+    }
+    payload = _lines(early, INITIALIZE, INITIALIZED, unknown, bad_arguments, PING)
+    done = subprocess.run(
+        _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False
+    )
+    errors = {r["id"]: r["error"] for r in map(json.loads, done.stdout.splitlines()) if "error" in r}
+    assert done.returncode == 0 and sorted(errors) == [0, 2, 3]
+    assert {i: (e["code"], e["data"]["code"]) for i, e in errors.items()} == {
+        0: (-32602, "invalid_request"),
+        2: (-32601, "method_not_found"),
+        3: (-32602, "invalid_request"),
+    }
+
+
 def test_a_line_that_is_not_utf8_records_nothing(sample_repo: Path) -> None:
     payload = _lines(INITIALIZE, INITIALIZED, NOT_UTF8)
     subprocess.run(

@@ -56,8 +56,15 @@ from prooftext import load_schema
 from prooftext.errors import CanonicalJSONError, RequestError, UnknownNameError
 from prooftext.server import wire
 from prooftext.server.dispatcher import (
+    CODE_INTERNAL,
     CODE_INVALID,
+    CODE_NOT_FOUND,
+    CODE_PARSE,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
     Dispatcher,
     ProtocolError,
     error_object,
@@ -626,6 +633,31 @@ class InFlight:
             self._idle.set()
 
 
+_SDK_ERROR_CODES = {
+    PARSE_ERROR: CODE_PARSE,
+    INVALID_REQUEST: CODE_INVALID,
+    METHOD_NOT_FOUND: CODE_NOT_FOUND,
+    INVALID_PARAMS: RequestError.code,
+    INTERNAL_ERROR: CODE_INTERNAL,
+}
+"""The stable string code of each error the SDK answers by itself (before any tool runs)."""
+
+
+def _coded(item: SessionMessage) -> SessionMessage:
+    """``item`` with the stable string code in ``data.code`` when it is an error the SDK made (an unknown
+    method, a call before ``initialize``, arguments that are not an object): every error a client gets
+    carries one, as prooftext's own do. What the SDK said stays under ``data.detail``."""
+    error = item.message
+    if not isinstance(error, JSONRPCError):
+        return item
+    data = error.error.data
+    if isinstance(data, dict) and "code" in data:
+        return item
+    code = _SDK_ERROR_CODES.get(error.error.code, CODE_INTERNAL)
+    coded = ErrorData(code=error.error.code, message=error.error.message, data={"code": code, "detail": data})
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=error.id, error=coded), metadata=item.metadata)
+
+
 class _AnsweringStream:
     """The SDK's write stream, telling :class:`InFlight` of each answer once stdout's writer took it."""
 
@@ -635,7 +667,7 @@ class _AnsweringStream:
 
     async def send(self, item: SessionMessage, /) -> None:
         try:
-            await self._inner.send(item)
+            await self._inner.send(_coded(item))
         finally:  # a failed send means stdout is gone: waiting for that answer could never end
             self._in_flight.answered(item.message)
 
