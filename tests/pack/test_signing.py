@@ -182,3 +182,13 @@ def test_the_default_key_lives_in_the_user_config_directory(
 def test_a_key_that_is_not_bytes_is_a_signing_key_error() -> None:
     with pytest.raises(SigningKeyError):
         prooftext.SigningKey(None)  # type: ignore[arg-type]
+
+
+def test_verify_takes_the_objects_sign_takes_as_well_as_their_saved_json(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        packet = index.pack("separability matrix")
+        result = index.adaptive_pack("separability matrix")
+        built = prooftext.repository_map(index)
+    for value in (packet, result, built):
+        assert prooftext.verify(value, sample_repo).ok
+        assert prooftext.verify(value.to_dict(), sample_repo).ok

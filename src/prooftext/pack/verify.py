@@ -256,8 +256,12 @@ def read_packet_file(path: Path) -> Any:
 def verify_value(
     value: object, root: Path, config: CorpusConfig | None = None, key: SigningKey | None = None
 ) -> VerifyReport:
-    """Verify a packet, an adaptive result (its selected packet) or a repository map, and with ``key`` its
-    signature too."""
+    """Verify a packet, an adaptive result (its selected packet) or a repository map, as saved JSON or as
+    the object itself (whose ``to_dict()`` gives it, as :func:`~prooftext.pack.signing.sign` takes), and
+    with ``key`` its signature too."""
+    to_dict = None if isinstance(value, dict) else getattr(value, "to_dict", None)
+    if callable(to_dict):
+        value = to_dict()
     if isinstance(value, dict) and value.get("version") == repomap.MAP_VERSION:
         report = verify_map(value, root, config)
         _check_signature(report, value, key)
