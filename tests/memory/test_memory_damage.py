@@ -166,11 +166,17 @@ def test_a_sound_store_round_trips_through_export_and_import_exactly(tmp_path: P
     assert export.complete
     file = tmp_path / "memory.jsonl"
     file.write_text("".join(line + "\n" for line in export.lines()))
-    (tmp_path / "b").mkdir()
-    prooftext.memory_import(tmp_path / "b", file)
-    with MemoryStore.open(tmp_path / "b") as store:
-        assert [r.to_dict() for r in store.records()] == records
-        assert [t.to_dict() for t in store.threads()] == threads
+    for target, named in (
+        (tmp_path / "b", file),
+        (tmp_path / "c", str(file)),
+    ):  # a path, or a string naming it
+        target.mkdir()
+        prooftext.memory_import(target, named)
+        with MemoryStore.open(target) as store:
+            assert [r.to_dict() for r in store.records()] == records
+            assert [t.to_dict() for t in store.threads()] == threads
+    with pytest.raises(RequestError):
+        prooftext.memory_import(tmp_path / "b", 5)  # type: ignore[arg-type]
 
 
 def test_thread_identities_round_trip_through_export_and_import(tmp_path: Path) -> None:

@@ -7,12 +7,14 @@ and the memory invariants, read-only). A memory store that is absent is fine; a 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from prooftext.artifacts.fsck import BIT_IO, BIT_MEMORY, FsckReport
 from prooftext.artifacts.lifecycle import run_fsck
 from prooftext.corpus.safeio import read_bounded
 from prooftext.corpus.stores import MEMORY_FILE, STORE_DIR
+from prooftext.errors import RequestError
 from prooftext.memory.integrity import STATE_CORRUPT, STATE_NEWER, STATE_UNREADABLE, check_memory_store
 from prooftext.memory.store import MemoryStore, check_root, repair_hint
 from prooftext.memory.transfer import MemoryExport, MemoryImport, export_memory, import_memory
@@ -57,11 +59,15 @@ def memory_export(root: Path | str) -> MemoryExport:
     return export_memory(check_root(root) / STORE_DIR / MEMORY_FILE)
 
 
-def memory_import(root: Path | str, export: Path | bytes) -> MemoryImport:
-    """Write an export (a file, or its bytes) into ``root``'s memory store, which must be empty (a fresh
-    store is created when there is none): all of it or, on any error, nothing."""
-    data = (
-        read_bounded(Path(export), MAX_EXPORT_BYTES, "memory export") if isinstance(export, Path) else export
-    )
+def memory_import(root: Path | str, export: Path | str | bytes) -> MemoryImport:
+    """Write an export (a file, named by a path or a string, or its bytes) into ``root``'s memory store,
+    which must be empty (a fresh store is created when there is none): all of it or, on any error,
+    nothing."""
+    if isinstance(export, (str, os.PathLike)):
+        data = read_bounded(Path(export), MAX_EXPORT_BYTES, "memory export")
+    elif isinstance(export, bytes):
+        data = export
+    else:
+        raise RequestError("export must be a path to an export file, or its bytes", field="export")
     with MemoryStore.open(root) as store:
         return import_memory(store, data)
