@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -164,6 +165,9 @@ def test_a_sound_store_round_trips_through_export_and_import_exactly(tmp_path: P
         records, threads = [r.to_dict() for r in store.records()], [t.to_dict() for t in store.threads()]
     export = prooftext.memory_export(tmp_path / "a")
     assert export.complete
+    as_dict = export.to_dict()  # results have to_dict(), this one too: its summary and every row it read
+    assert as_dict["complete"] and as_dict["records"] == len(records) == len(as_dict["rows"]["records"])
+    assert json.loads(json.dumps(as_dict)) == as_dict
     file = tmp_path / "memory.jsonl"
     file.write_text("".join(line + "\n" for line in export.lines()))
     for target, named in (

@@ -83,6 +83,11 @@ class MemoryExport:
             "unreadable": {table: id_ranges(ids) for table, ids in self.unreadable.items() if ids},
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """The summary, and under ``rows`` every row read, as the export's lines hold them."""
+        rows = {"messages": self.messages, "records": self.records, "thread_settings": self.settings}
+        return {**self.summary(), "rows": rows}
+
 
 def id_ranges(ids: list[int]) -> list[str]:
     """Sorted ids as ranges: ``[3, 4, 5, 9]`` is ``["3-5", "9"]``."""
