@@ -143,6 +143,17 @@ class RangeError(RequestError):
     code = "value_out_of_range"
 
 
+def whole_number(name: str, value: object, low: int, high: int, unit: str = "") -> int:
+    """``value`` when it is an integer (not a boolean) from ``low`` through ``high``: the one check of a
+    whole-number field, a :class:`RequestError` naming ``name`` for any other type, a :class:`RangeError`
+    outside the range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{name} must be an integer", field=name)
+    if not low <= value <= high:
+        raise RangeError(f"{name} must be between {low} and {high}{unit}, got {value}", field=name)
+    return value
+
+
 class UnknownNameError(RequestError):
     code = "unknown_name"
 

@@ -336,8 +336,7 @@ class Index:
         """Adaptive compilation (SACP): climb ``ladder`` until the estimator passes. A :class:`Query` gives the
         text, tokenizer, required sources, seeds and clearance; the ladder sets every rung's ceilings and
         whether excerpts may be shortened, so a query that sets those itself is refused."""
-        base = _query_of(query)
-        base = base if isinstance(query, str) else _ladder_base(base)
+        base = _query_of(query) if isinstance(query, str) else _ladder_base(_query_of(query))
         if not isinstance(ladder, Ladder):
             raise RequestError("ladder must be a prooftext.Ladder", field="ladder")
         if on_round is not None and not callable(on_round):

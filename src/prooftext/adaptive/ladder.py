@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prooftext.corpus.lines import require_utf8
-from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
+from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError, whole_number
 from prooftext.select.query import MAX_BYTES, MAX_QUERY_CHARS, MAX_TOKENS
 from prooftext.text import lexical_terms
 
@@ -67,14 +67,6 @@ class Ladder:
 DEFAULT_LADDER = Ladder()
 
 
-def _positive(name: str, value: object, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"{name} must be an integer", field=name)
-    if not 1 <= value <= high:
-        raise RangeError(f"{name} must be between 1 and {high}, got {value}", field=name)
-    return value
-
-
 def validate_query_text(text: object) -> str:
     """SACP §3: a query of at most :data:`MAX_QUERY_CHARS` characters with a searchable term.
 
@@ -110,13 +102,13 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     # The ladder does not know its basis: a byte ceiling may reach MAX_BYTES, and each rung's query is then
     # held to its own basis's range (a token ceiling above MAX_TOKENS is refused there, naming max_tokens).
     most = max(MAX_TOKENS, MAX_BYTES)
-    _positive("min_tokens", ladder.min_tokens, most)
-    _positive("max_tokens", ladder.max_tokens, most)
-    _positive("token_step", ladder.token_step, most)
-    _positive("min_nodes", ladder.min_nodes, MAX_NODE_CEILING)
-    _positive("max_nodes", ladder.max_nodes, MAX_NODE_CEILING)
-    _positive("node_step", ladder.node_step, MAX_NODE_CEILING)
-    _positive("min_evidence", ladder.min_evidence, MAX_NODE_CEILING)
+    whole_number("min_tokens", ladder.min_tokens, 1, most)
+    whole_number("max_tokens", ladder.max_tokens, 1, most)
+    whole_number("token_step", ladder.token_step, 1, most)
+    whole_number("min_nodes", ladder.min_nodes, 1, MAX_NODE_CEILING)
+    whole_number("max_nodes", ladder.max_nodes, 1, MAX_NODE_CEILING)
+    whole_number("node_step", ladder.node_step, 1, MAX_NODE_CEILING)
+    whole_number("min_evidence", ladder.min_evidence, 1, MAX_NODE_CEILING)
     for low, high in (
         ("min_tokens", "max_tokens"),
         ("min_nodes", "max_nodes"),

@@ -46,11 +46,6 @@ def depth_report(text: str, *, attachment: bool = False, active_files: int = 0) 
     return DepthReport(decision, policy_for(Mode.SMART, decision.tier, signal), signal)
 
 
-def existing_store(root: Path | str) -> MemoryStore | None:
-    """The memory store of ``root`` when one exists; None otherwise (nothing is created)."""
-    return MemoryStore.existing(root)
-
-
 @contextmanager
 def renamed_field(inner: str, outer: str) -> Iterator[None]:
     """Report a request error about the core parameter ``inner`` under ``outer``, the name the caller used.
@@ -131,7 +126,7 @@ def recall_memory(
     policy's memory share of it.
     """
     base = check_root(root)
-    store = existing_store(base)
+    store = MemoryStore.existing(base)
     known = NO_KNOWN_TERMS
     if store is not None:
         with store:
@@ -156,7 +151,7 @@ def recall_memory(
     if not push.push:
         out["note"] = f"nothing pushed: {push.reason}"
         return out
-    store = existing_store(base)
+    store = MemoryStore.existing(base)
     if store is None:
         out["note"] = "no memory store under this root"
         return out

@@ -94,8 +94,8 @@ def _reread(index: Index, path: str, sha256: str, start: int, end: int) -> LineT
 
 def _span(start: int, end: int | None) -> int:
     """The last line asked for, once the range is checked."""
-    for name, value in (("start", start), ("end", end)):
-        if (value is not None or name == "start") and (isinstance(value, bool) or not isinstance(value, int)):
+    for name, value in (("start", start), ("end", start if end is None else end)):
+        if isinstance(value, bool) or not isinstance(value, int):
             raise RequestError(f"{name} must be a whole line number", field=name)
     if start < 1:
         raise RangeError(f"start must be at least 1, got {start}", field="start")

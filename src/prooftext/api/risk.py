@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import prooftext.graph.languages as L
-from prooftext.api.memory import existing_store
 from prooftext.corpus.lines import require_utf8
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
-from prooftext.errors import PathOutsideRootError, RangeError, RequestError
+from prooftext.errors import PathOutsideRootError, RangeError, RequestError, whole_number
 from prooftext.graph.model import (
     HOW_CALL,
     HOW_FROM,
@@ -27,7 +26,7 @@ from prooftext.graph.model import (
 )
 from prooftext.graph.resolve import PathIndex
 from prooftext.index import Index
-from prooftext.memory.store import MemoryRecord
+from prooftext.memory.store import MemoryRecord, MemoryStore
 from prooftext.store.risk_queries import (
     file_and_symbol_nodes,
     file_node_id,
@@ -581,7 +580,7 @@ def _mentions(text: str, terms: Sequence[str]) -> list[str]:
 
 def _memory_cover(root: Path, terms: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {"constraints": [], "decisions": [], "other_memory": []}
-    store = existing_store(root)
+    store = MemoryStore.existing(root)
     if store is None or not terms:
         return out
     with store:
@@ -620,9 +619,8 @@ def _check_risk_request(targets: object, depth: object, limit: object) -> list[s
         if not isinstance(target, str):
             raise RequestError("every target must be a string", field="targets")
         require_utf8(target, "targets")
-    for name, value, most in (("depth", depth, RISK_MAX_DEPTH), ("limit", limit, RISK_MAX_LIMIT)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-            raise RangeError(f"{name} must be a whole number from 1 through {most}", field=name)
+    whole_number("depth", depth, 1, RISK_MAX_DEPTH)
+    whole_number("limit", limit, 1, RISK_MAX_LIMIT)
     return list(targets)
 
 

@@ -243,6 +243,19 @@ def _check_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
+def _record_filter(kind: str | None, status: str | None) -> tuple[str, list[Any]]:
+    """The WHERE clause and arguments selecting records of ``kind`` and ``status`` (each checked)."""
+    clauses: list[str] = []
+    args: list[Any] = []
+    if kind is not None:
+        clauses.append("kind = ?")
+        args.append(_check_choice(kind, "kind", KINDS))
+    if status is not None:
+        clauses.append("status = ?")
+        args.append(_check_choice(status, "status", STATUSES))
+    return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), args
+
+
 def check_record_id(record_id: Any) -> int:
     """``record_id`` if it is an integer SQLite can hold; otherwise an error naming the ``id``."""
     if isinstance(record_id, bool) or not isinstance(record_id, int):
@@ -482,12 +495,9 @@ class MemoryStore:
     ) -> list[MemoryRecord]:
         """:meth:`records` of project ``root``, read without creating anything: a root with no store has
         none (its arguments are checked all the same)."""
-        if kind is not None:
-            _check_choice(kind, "kind", KINDS)
-        if status is not None:
-            _check_choice(status, "status", STATUSES)
         store = cls.existing(check_root(root))
         if store is None:
+            _record_filter(kind, status)
             return []
         with store:
             return store.records(kind, status)
@@ -663,15 +673,7 @@ class MemoryStore:
 
     def records(self, kind: str | None = None, status: str | None = None) -> list[MemoryRecord]:
         """Records in id order, optionally of one kind and/or status."""
-        clauses: list[str] = []
-        args: list[Any] = []
-        if kind is not None:
-            clauses.append("kind = ?")
-            args.append(_check_choice(kind, "kind", KINDS))
-        if status is not None:
-            clauses.append("status = ?")
-            args.append(_check_choice(status, "status", STATUSES))
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, args = _record_filter(kind, status)
         with self._errors():
             rows = self._db.execute(f"SELECT * FROM records{where} ORDER BY id", args).fetchall()
         return [_record(r, self.path) for r in rows]

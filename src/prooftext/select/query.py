@@ -16,7 +16,7 @@ from typing import Any
 from prooftext.corpus.lines import CONTROL_CHARACTERS, require_utf8
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.corpus.secrets import redact_text
-from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError
+from prooftext.errors import EmptyQueryError, RangeError, RequestError, UnknownNameError, whole_number
 from prooftext.select.terms import analyze
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS
 
@@ -85,19 +85,12 @@ class Query:
         }
 
 
-def _check_int(name: str, value: object, low: int, high: int, unit: str = "") -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(f"{name} must be an integer", field=name)
-    if not low <= value <= high:
-        raise RangeError(f"{name} must be between {low} and {high}{unit}, got {value}", field=name)
-
-
 def _check_ceiling(query: Query) -> None:
     """The range follows what the ceiling counts (:attr:`Query.basis`), however the caller named it."""
     if query.basis == BYTES_BASIS:
-        _check_int("max_tokens", query.max_tokens, MIN_BYTES, MAX_BYTES, " bytes")
+        whole_number("max_tokens", query.max_tokens, MIN_BYTES, MAX_BYTES, " bytes")
     else:
-        _check_int("max_tokens", query.max_tokens, MIN_TOKENS, MAX_TOKENS)
+        whole_number("max_tokens", query.max_tokens, MIN_TOKENS, MAX_TOKENS)
 
 
 def _check_bool(name: str, value: object) -> None:
@@ -159,9 +152,9 @@ def validate(query: Query) -> Query:
     _check_text(query.text)
     _check_names(query)
     _check_ceiling(query)
-    _check_int("max_nodes", query.max_nodes, MIN_NODES, MAX_NODES)
-    _check_int("max_edges", query.max_edges, MIN_EDGES, MAX_EDGES)
-    _check_int("max_depth", query.max_depth, MIN_DEPTH, MAX_DEPTH)
+    whole_number("max_nodes", query.max_nodes, MIN_NODES, MAX_NODES)
+    whole_number("max_edges", query.max_edges, MIN_EDGES, MAX_EDGES)
+    whole_number("max_depth", query.max_depth, MIN_DEPTH, MAX_DEPTH)
     _check_paths("required", query.required)
     _check_paths("path_seeds", query.path_seeds)
     _check_as_of(query.as_of)

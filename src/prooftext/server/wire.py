@@ -15,9 +15,6 @@ from typing import Any
 from prooftext import load_json
 from prooftext.errors import CanonicalJSONError, JSONIntegerRangeError
 
-MAX_SAFE_ID = 2**53 - 1
-"""The largest integer id a peer can round-trip (I-JSON's safe range)."""
-
 
 def load(data: bytes) -> Any:
     """Parse one JSON text from the wire; every rejection is a canonical JSON error with its own code."""
@@ -41,8 +38,10 @@ def id_despite_range(data: bytes, exc: CanonicalJSONError) -> str | int | None:
     except (ValueError, RecursionError):
         return None
     request_id = message.get("id") if isinstance(message, dict) else None
-    if isinstance(request_id, str):
-        return request_id
-    if isinstance(request_id, int) and not isinstance(request_id, bool) and abs(request_id) <= MAX_SAFE_ID:
-        return request_id
-    return None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    try:  # the id alone, read as the wire reads it: one beyond the safe range is no id to give back
+        load(json.dumps(request_id).encode())
+    except CanonicalJSONError:
+        return None
+    return request_id
