@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -268,3 +269,12 @@ def test_a_byte_ladder_may_climb_past_the_token_ceiling_up_to_the_byte_ceiling(s
         with pytest.raises(prooftext.errors.RangeError) as caught:
             index.adaptive_pack("separability matrix", ladder=prooftext.Ladder(max_tokens=4_000_000))
     assert caught.value.details["field"] == "max_tokens"
+
+
+def test_a_credential_in_the_question_is_redacted_in_the_whole_result(sample_repo: Path) -> None:
+    secret = "AKIA" + "IOSFODNN7EXAMPLQ"
+    result = _run(sample_repo, query=f"refresh the index with key {secret}")
+    text = json.dumps(result.to_dict())
+    assert secret.lower() not in text.lower()
+    assert result.to_dict()["request"]["query"] == result.query.text == result.packet.query.text
+    assert "[REDACTED:aws-access-key-id]" in result.query.text

@@ -218,8 +218,8 @@ def adaptive_compile(
         ladder.min_top_files,
         strong_candidate_share_bps=ladder.strong_share_bps,
     )
-    query = _ladder_query(ladder, base)
-    compiler = Compiler(conn, root, query, fmt, additive=True, policy=policy)
+    compiler = Compiler(conn, root, _ladder_query(ladder, base), fmt, additive=True, policy=policy)
+    query = compiler.query  # validated: a credential in its text is redacted, in the trace as in the prompt
     kernel = compiler.kernel_cost()
     best = top_files(compiler.optional, thresholds)
     strong = strong_candidates(compiler.optional, thresholds)
