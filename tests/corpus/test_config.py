@@ -122,6 +122,11 @@ def test_only_one_leading_bom_is_forgiven_and_other_bad_bytes_stay_config_errors
         ("[[labels]]\nglob = 'a'\ncolour = 'red'\n", "labels[0].colour"),
         ("[[labels]]\nglob = 'a'\nsensitivity = 3\n", "labels[0].sensitivity"),
         ("[[labels]]\nglob = 'a'\nsensitivity = 'classified'\n", "labels[0].sensitivity"),
+        ("secrets = 'exclude'\n", "secrets"),
+        ("colour = [1, 2]\n", "colour"),
+        ("[scna]\nmax_file_bytes = 10\n", "scna"),
+        ("[Scan]\nmax_file_bytes = 10\n", "Scan"),
+        ("[[label]]\nglob = 'docs/**'\n", "label"),
     ],
 )
 def test_an_ill_typed_config_is_a_config_error_naming_file_and_key(
@@ -194,3 +199,16 @@ def test_a_config_built_from_lists_is_frozen_and_hashable() -> None:
     assert hash(config) == hash(
         CorpusConfig(exclude=("*.log",), label_rules=(LabelRule("docs/**", sensitivity="public"),))
     )
+
+
+def test_a_scan_setting_written_above_the_scan_table_is_refused_saying_where_it_goes(tmp_path: Path) -> None:
+    (tmp_path / "prooftext.toml").write_text("secrets = 'exclude'\n[scan]\nmax_file_bytes = 10\n")
+    with pytest.raises(ConfigError, match=re.escape("secrets is not a known key")) as info:
+        load_config(tmp_path)
+    assert "scan settings go under [scan]" in info.value.message
+
+
+def test_a_table_named_almost_as_ours_is_refused_naming_the_one_meant(tmp_path: Path) -> None:
+    (tmp_path / "prooftext.toml").write_text("[label]\nglob = 'docs/**'\nauthority = 'bogus'\n")
+    with pytest.raises(ConfigError, match=re.escape("label is not a known table: did you mean labels?")):
+        load_config(tmp_path)

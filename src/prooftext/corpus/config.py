@@ -33,6 +33,7 @@ authority a path may not carry raises :class:`AuthorityError`.
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -188,7 +189,32 @@ def _rule(value: object, index: int) -> LabelRule:
     return LabelRule(**table)
 
 
+_TOP_KEYS = ("scan", "labels")
+NEAR_MISS = 0.75
+"""How alike (difflib's ratio, ignoring case) a table's name and one of ours are for it to be read as a
+misspelling of ours rather than another tool's table."""
+
+
+def _known_top_keys(document: dict[str, Any]) -> None:
+    """Other tools' tables are left alone, but a top-level key that is not a table (a scan setting written
+    above ``[scan]``) or a table named almost as one of ours (``[scna]``, ``[label]``) would be ignored without
+    a word: both are refused."""
+    for name in sorted(set(document) - set(_TOP_KEYS)):
+        value = document[name]
+        if not (isinstance(value, dict) or (isinstance(value, list) and value and _tables(value))):
+            where = "; scan settings go under [scan]" if name in _SCAN_KEYS else ""
+            raise ConfigError(f"{name} is not a known key (known: [scan], [[labels]]){where}", key=name)
+        near = difflib.get_close_matches(name.lower(), _TOP_KEYS, n=1, cutoff=NEAR_MISS)
+        if near:
+            raise ConfigError(f"{name} is not a known table: did you mean {near[0]}?", key=name)
+
+
+def _tables(values: list[Any]) -> bool:
+    return all(isinstance(v, dict) for v in values)
+
+
 def _config_from(document: dict[str, Any]) -> CorpusConfig:
+    _known_top_keys(document)
     scan = _table(document.get("scan", {}), "scan")
     _unknown_keys(scan, _SCAN_KEYS, "scan")
     rules = document.get("labels", [])
