@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+import prooftext
 from prooftext.conversation.items import make_item
+from prooftext.errors import LimitError
 from prooftext.memory import MemoryStore
+from prooftext.memory.store import MAX_RECORD_BYTES
 
 PASSWORD = "Wq7" + "zK2#vN9" + "pL4"
 TOKEN = "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0" * 2 + "kL"
@@ -54,3 +59,23 @@ def test_chat_history_is_stored_redacted(tmp_path: Path) -> None:
 def test_a_chat_item_built_from_any_text_carries_no_credential() -> None:
     item = make_item("user", PLANTED)
     assert PASSWORD not in item.text and TOKEN not in item.text and "[REDACTED:" in item.text
+
+
+def test_a_text_whose_redaction_would_pass_the_limit_is_refused_so_every_store_exports_and_imports(
+    tmp_path: Path,
+) -> None:
+    key = "AKIA" + "IOSFODNN7EXAMPLQ"
+    line = f"key: {key} ok"
+    filler = "x" * (MAX_RECORD_BYTES - len(line) - 1)
+    with (
+        MemoryStore.open(tmp_path) as store,
+        pytest.raises(LimitError, match="with its credentials redacted"),
+    ):
+        store.add("discovery", f"{filler} {line}", source="test")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with MemoryStore.open(tmp_path / "a") as store:
+        store.add("discovery", f"{filler[:-100]} {line}", source="test")
+    export = prooftext.memory_export(tmp_path / "a")
+    data = "".join(line + "\n" for line in export.lines()).encode()
+    assert prooftext.memory_import(tmp_path / "b", data).records == 1

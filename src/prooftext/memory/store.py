@@ -223,16 +223,23 @@ def check_text(value: Any, field: str, limit: int) -> str:
     if not value.strip():
         raise RequestError(f"{field} must not be empty or whitespace", field=field)
     try:
-        size = len(value.encode("utf-8"))
+        _check_size(field, len(value.encode("utf-8")), limit)
     except UnicodeEncodeError:
         raise RequestError(f"{field} is not valid Unicode text (lone surrogate)", field=field) from None
     if CONTROL_CHARACTERS.search(value):
         raise RequestError(
             f"{field} contains control characters (other than tab and line breaks)", field=field
         )
+    text = redact_text(value)  # a credential is never stored: the placeholder flags where one was
+    # What is stored is within the limit too (a placeholder can be longer than the value it replaces), so
+    # that an export of the store is always imported again.
+    _check_size(field, len(text.encode("utf-8")), limit, " with its credentials redacted")
+    return text
+
+
+def _check_size(field: str, size: int, limit: int, how: str = "") -> None:
     if size > limit:
-        raise LimitError(f"{field} is {size} bytes; the limit is {limit}", field=field, limit=limit)
-    return redact_text(value)  # a credential is never stored: the placeholder flags where one was
+        raise LimitError(f"{field} is {size} bytes{how}; the limit is {limit}", field=field, limit=limit)
 
 
 def _check_choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
