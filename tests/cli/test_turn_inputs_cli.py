@@ -83,6 +83,37 @@ def test_turn_refuses_a_file_outside_the_root_or_that_the_corpus_would_exclude(
         assert status != 0 and error["code"] == code, (path, error)
 
 
+@pytest.mark.parametrize(
+    ("setup", "path"),
+    [
+        ({"prooftext.toml": "[scan]\nexclude = ['secret_notes/**']\n"}, "secret_notes/plan.md"),
+        ({".gitignore": "private.md\n"}, "private.md"),
+        ({"notes/.gitignore": "*.md\n!mint.md\n"}, "notes/basil.md"),
+        ({".gitignore": "notes/\n"}, "notes/mint.md"),
+        ({".prooftext/ignore": "notes/basil.md\n"}, "notes/basil.md"),
+    ],
+)
+def test_a_file_the_corpus_leaves_out_by_a_pattern_is_not_attached_and_the_error_says_why(
+    root: Path, capsys: pytest.CaptureFixture[str], setup: dict[str, str], path: str
+) -> None:
+    for name, text in {**setup, path: "classified plan\n"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    status = run_app(["turn", "look", "--root", str(root), "--dry-run", "--attach", path, "--json"])
+    out = capsys.readouterr().out
+    error = json.loads(out)["error"]
+    assert status != 0 and error["code"] == "source_unreadable" and error["details"]["reason"] == "ignored"
+    assert "classified plan" not in out and path in error["message"]
+
+
+def test_a_file_a_negated_pattern_keeps_is_attached(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (root / "notes" / ".gitignore").write_text("*.md\n!mint.md\n")
+    status = run_app(
+        ["turn", "look", "--root", str(root), "--dry-run", "--attach", "notes/mint.md", "--json"]
+    )
+    assert status == 0 and "Mint spreads" in capsys.readouterr().out
+
+
 def test_chat_commands_set_identity_summary_attachments_and_active_files(
     root: Path, server: FakeChatServer
 ) -> None:

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 from prooftext.corpus.config import load_config
-from prooftext.corpus.ignore import IgnoreMatcher, is_internal, load_gitignore, root_matcher
-from prooftext.corpus.safeio import Refusal, open_dir_at, open_root
+from prooftext.corpus.ignore import ignored_below, is_internal, root_matcher
+from prooftext.corpus.safeio import Refusal, open_root
 from prooftext.errors import CandidateMismatchError
 
 SUGGESTED_DIR = ".prooftext/context"
@@ -27,31 +27,6 @@ def _relative_parts(repository: Path, output: Path) -> tuple[str, ...] | None:
         return None
 
 
-def _ignored(root_fd: int, parts: tuple[str, ...], matcher: IgnoreMatcher) -> bool:
-    fd = os.dup(root_fd)
-    try:
-        for depth, part in enumerate(parts[:-1]):
-            directory = "/".join(parts[:depth])
-            text = load_gitignore(fd, directory)
-            if text is not None:
-                matcher = matcher.with_gitignore(directory, text)
-            if matcher.is_ignored("/".join(parts[: depth + 1]), True):
-                return True
-            try:
-                child = open_dir_at(fd, part)
-            except Refusal:
-                break  # the directory does not exist yet: deeper ignore files cannot exist either
-            os.close(fd)
-            fd = child
-        else:
-            text = load_gitignore(fd, "/".join(parts[:-1]))
-            if text is not None:
-                matcher = matcher.with_gitignore("/".join(parts[:-1]), text)
-        return matcher.is_ignored("/".join(parts), False)
-    finally:
-        os.close(fd)
-
-
 def output_in_candidate(repository: Path, output: Path) -> bool:
     """True when writing ``output`` would add a file to the repository's candidate digest."""
     parts = _relative_parts(repository, output)
@@ -60,7 +35,7 @@ def output_in_candidate(repository: Path, output: Path) -> bool:
     root_fd = open_root(repository)
     try:
         matcher = root_matcher(root_fd, load_config(repository).exclude)
-        return not _ignored(root_fd, parts, matcher)
+        return not ignored_below(root_fd, parts, matcher)
     except Refusal:
         return True  # an ignore file that cannot be read decides nothing: fail closed
     finally:

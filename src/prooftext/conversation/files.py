@@ -4,7 +4,8 @@ A path names a file under the project root, as a portable relative path. It is r
 reader (one component at a time, never through a symbolic link, a regular file only, bounded by
 ``scan.max_file_bytes``, strict UTF-8, the secrets policy applied) and carries the corpus's labels
 (authority, sensitivity) for that path. A file that the corpus would exclude (binary, not UTF-8, too large,
-holding a private key, inside ``.prooftext/``) is refused with a coded error naming the path; nothing is
+holding a private key, inside ``.prooftext/``, left out by ``.gitignore``, ``.prooftext/ignore`` or
+``scan.exclude``) is refused with a coded error naming the path; nothing is
 read from outside the root. Rendering fences each file like any attached block
 (:mod:`prooftext.conversation.render`), so its text stays data.
 """
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.corpus.config import load_config
-from prooftext.corpus.model import Exclusion, FileStat
+from prooftext.corpus.ignore import ignored_below, root_matcher
+from prooftext.corpus.model import REASON_IGNORED, Exclusion, FileStat
 from prooftext.corpus.read import adopt
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below, source_error
 from prooftext.corpus.stores import STORE_DIR
@@ -70,15 +72,23 @@ def read_turn_file(root: Path, file: TurnFile, *, thread: str) -> ContextItem:
     rel = file.path
     if rel.split("/")[0] == STORE_DIR:
         raise SourceUnreadableError(
-            f"{rel}: the project store is not a file to attach", path=rel, reason="ignored"
+            f"{rel}: the project store is not a file to attach", path=rel, reason=REASON_IGNORED
         )
     root_fd = open_root(root)
     try:
         data = read_below(root_fd, rel, config.max_file_bytes)
+        ignored = ignored_below(root_fd, rel.split("/"), root_matcher(root_fd, config.exclude))
     except Refusal as refusal:
         raise source_error(refusal, display_name(rel)) from None
     finally:
         os.close(root_fd)
+    if ignored:
+        raise SourceUnreadableError(
+            f"{rel}: not attached (ignored: .gitignore, .prooftext/ignore or scan.exclude leaves it out of "
+            "the corpus)",
+            path=rel,
+            reason=REASON_IGNORED,
+        )
     adopted = adopt(FileStat(rel, len(data), 0, 0), data, config)
     if isinstance(adopted, Exclusion):
         raise SourceUnreadableError(

@@ -16,14 +16,15 @@ keeps ``dir/keep.md`` exactly as git does.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
 from prooftext.corpus.model import REASON_IGNORE_INVALID, REASON_SYMLINK
-from prooftext.corpus.safeio import GITIGNORE, Refusal, read_below, read_regular_at
+from prooftext.corpus.safeio import GITIGNORE, Refusal, open_dir_at, read_below, read_regular_at
 from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import ConfigError
 
@@ -615,6 +616,34 @@ def _prooftext_ignore_lines(root_fd: int) -> list[str]:
             f"{PROOFTEXT_IGNORE} cannot be read ({refusal.reason}): {refusal.detail}", file=PROOFTEXT_IGNORE
         ) from None
     return _lines(data.decode("utf-8", "surrogateescape"))
+
+
+def ignored_below(root_fd: int, parts: Sequence[str], matcher: IgnoreMatcher) -> bool:
+    """Whether the file at ``parts`` below the root is ignored, as the walk decides it: by ``matcher`` (the
+    root's excludes) and the ``.gitignore`` of each directory on its way, an ignored directory ignoring all
+    below it. A directory that does not exist (yet) ends the way: no deeper ignore file can exist. An ignore
+    file that cannot be read raises :class:`Refusal`."""
+    fd = os.dup(root_fd)
+    try:
+        for depth, part in enumerate(parts[:-1]):
+            matcher = _with_gitignore_at(fd, "/".join(parts[:depth]), matcher)
+            if matcher.is_ignored("/".join(parts[: depth + 1]), True):
+                return True
+            try:
+                child = open_dir_at(fd, part)
+            except Refusal:
+                return matcher.is_ignored("/".join(parts), False)
+            os.close(fd)
+            fd = child
+        matcher = _with_gitignore_at(fd, "/".join(parts[:-1]), matcher)
+        return matcher.is_ignored("/".join(parts), False)
+    finally:
+        os.close(fd)
+
+
+def _with_gitignore_at(dir_fd: int, directory: str, matcher: IgnoreMatcher) -> IgnoreMatcher:
+    text = load_gitignore(dir_fd, directory)
+    return matcher if text is None else matcher.with_gitignore(directory, text)
 
 
 def root_matcher(root_fd: int, exclude: Iterable[str]) -> IgnoreMatcher:
