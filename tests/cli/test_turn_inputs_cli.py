@@ -132,3 +132,16 @@ def test_chat_commands_set_identity_summary_attachments_and_active_files(
     assert VOICE in third[0]["content"] and "Mint spreads" not in third[0]["content"]
     with MemoryStore.open(root) as store:
         assert store.thread_identity("garden") == VOICE
+
+
+def test_chat_refuses_a_file_when_it_is_named_and_the_next_messages_still_go(
+    root: Path, server: FakeChatServer
+) -> None:
+    script = "/file ../etc/passwd\n/attach nope.md\n/attach photo.bin\nWhat should I plant first?\n/quit\n"
+    args = ["chat", "--root", str(root), "--model", "tiny", "--endpoint", server.url, "--no-stream"]
+    result = runner.invoke(app, args, input=script)
+    assert result.exit_code == 0, result.output
+    for code in ("path_outside_root", "source_missing", "source_unreadable"):
+        assert code in result.output
+    assert "attached to the next message" not in result.output and "active files: ../etc" not in result.output
+    assert len(server.requests) == 1 and "passwd" not in str(server.requests[0]["body"])

@@ -18,7 +18,7 @@ from prooftext.adaptive.ladder import Ladder
 from prooftext.api.memory import renamed_field
 from prooftext.conversation.files import ATTACHMENT, read_turn_files, turn_files
 from prooftext.conversation.health import check_window
-from prooftext.conversation.items import ContextItem, ItemKind, check_thread, make_item
+from prooftext.conversation.items import DEFAULT_THREAD, ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.turn import (
     RetrievalResult,
     Retriever,
@@ -209,6 +209,11 @@ class Conversation:
         if self.store is None:
             self.store = MemoryStore.open(self.root)
         self.store.set_thread_identity(thread, identity)
+
+    def check_file(self, path: str) -> None:
+        """Refuse ``path`` now, with the coded error a turn naming it would give (outside the root, missing,
+        binary, left out of the corpus, holding a private key): a chat checks a file when it is named."""
+        read_turn_files(self.root, turn_files([path], []), thread=DEFAULT_THREAD)
 
     def plan(self, turn: TurnRequest) -> TurnPlan:
         """Plan one turn from this project's history, memory and index; nothing is sent or recorded."""

@@ -449,12 +449,16 @@ class _Chat:
             elif command == "/attach":
                 if not value:
                     raise RequestError("name a file under the root after /attach", field="attachments")
+                self.conversation.check_file(value)
                 self.turn = replace(self.turn, attachments=(*self.turn.attachments, value))
                 _note(f"{value} attached to the next message", self.as_json)
             else:
+                if value:
+                    self.conversation.check_file(value)
                 files = (*self.turn.active_files, value) if value else ()
                 self.turn = replace(self.turn, active_files=files)
-                _note(f"active files: {', '.join(files) or 'none'}", self.as_json)
+                cleared = "" if value else " (/file alone clears them)"
+                _note(f"active files: {', '.join(files) or 'none'}{cleared}", self.as_json)
         except ProoftextError as exc:
             _error(exc, self.as_json)
 
