@@ -108,6 +108,21 @@ def test_surfaced_memory_gives_way_before_the_message_when_only_protected_items_
     assert [w["item_id"] for w in withdrawn] == [k["item_id"] for k in reversed(kept)][: len(withdrawn)]
 
 
+def test_a_file_too_large_for_the_window_leaves_the_whole_conversation_in_the_prompt() -> None:
+    history = _thread(10)
+    big = make_item(ItemKind.FILE, "cache refresh strategy line\n" * 400, item_id="file:big")
+    file_tokens = COUNTER.count(big.text)
+    counts = []
+    for window in range(2048 + 400, 2048 + file_tokens + 800, 97):
+        plan = plan_turn(
+            TurnRequest("main", QUESTION, window_tokens=window, files=[big]), TurnSources(history=history)
+        )
+        assert plan.prompt_tokens.count <= plan.prompt_budget.count
+        counts.append((plan.counts["history"], plan.counts["files"]))
+    assert counts[0] == (10, 0) and counts[-1] == (10, 1)
+    assert {h for h, _ in counts} == {10}
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     turns=st.lists(st.text(alphabet="abc xyz\n#-", min_size=1, max_size=120), max_size=30),

@@ -43,7 +43,13 @@ is kept beside it (ADR trap 2: the past turn may yet be dropped by the budget, t
 a memory record repeating the user's message never removes the message itself: the turn being answered
 outranks it."""
 
-DROP_ORDER = "lowest rank score first (unscored lowest), then oldest position first; never critical"
+DROP_ORDER = (
+    "attached context (retrieval, files) before the turns of the conversation; within each, lowest rank score "
+    "first (unscored lowest), then oldest position first; never critical; an item is dropped only when it does "
+    "not fit beside the items kept ahead of it, so a smaller one after a dropped one may stay"
+)
+"""Attached context gives way before history, so a block too large for the window never takes the
+conversation with it, and a larger budget never gives up turns for attached context."""
 CURRENT_TURN_RULE = "the item marked current, else the last user item"
 
 PLACE_SLOTS: dict[ItemKind, int] = {
@@ -386,24 +392,39 @@ class Pipeline:
         if total <= state.budget:
             return _StageOut(items, True, "within budget", [])
         droppable = [i for i in items if state.priorities[i.item_id] is Priority.NORMAL]
-        droppable.sort(key=lambda i: (state.scores.get(i.item_id) or 0.0, state.positions[i.item_id]))
+        droppable.sort(key=lambda i: self._drop_key(i, state))
+        room = state.budget - total + sum(self.tokens_of(i) for i in droppable)
         removed: set[str] = set()
         dropped: list[tuple[ContextItem, str, dict[str, Any]]] = []
-        for item in droppable:
-            if total <= state.budget:
-                break
+        for item in reversed(droppable):
+            if self.tokens_of(item) <= room:
+                room -= self.tokens_of(item)
+                continue
             removed.add(item.item_id)
-            total -= self.tokens_of(item)
+            score = score_milli(state.scores.get(item.item_id))
             dropped.append(
                 (
                     item,
                     REASON_BUDGET,
-                    {"budget": state.budget, "rank_score_milli": score_milli(state.scores.get(item.item_id))},
+                    {"budget": state.budget, "rank_score_milli": score, "room": max(0, room)},
                 )
             )
-        state.budget_met = total <= state.budget
-        reason = "dropped lowest rank first" if state.budget_met else "critical items alone exceed the budget"
-        return _StageOut([i for i in items if i.item_id not in removed], True, reason, dropped)
+        state.budget_met = room >= 0
+        reason = (
+            "kept what fits, in drop order reversed"
+            if state.budget_met
+            else "critical items alone exceed the budget"
+        )
+        return _StageOut([i for i in items if i.item_id not in removed], True, reason, dropped[::-1])
+
+    @staticmethod
+    def _drop_key(item: ContextItem, state: _State) -> tuple[bool, float, int]:
+        """Where ``item`` stands in :data:`DROP_ORDER` (lowest first)."""
+        return (
+            item.kind in HISTORY_KINDS,
+            state.scores.get(item.item_id) or 0.0,
+            state.positions[item.item_id],
+        )
 
     def _place(self, items: list[ContextItem], state: _State) -> _StageOut:
         def key(item: ContextItem) -> tuple[int, int, int]:

@@ -264,11 +264,10 @@ def _fit_rendered(turn: _Turn, items: list[ContextItem], yieldable: Sequence[str
 
     The pipeline budgets items by their own text, while rendering adds role lines, headings and fences. So a
     run whose messages overflow is followed by one whose item budget leaves room for that measured overhead
-    and is below what the last run kept: each run then keeps a strict subset of the previous one (the drop
-    order does not depend on the budget), until the messages fit or only protected items are left. When the
+    and is below what the last run kept, until the messages fit or only protected items are left. When the
     protected items alone overflow, the ``yieldable`` ones (ids, first to go first) are withdrawn one at a
     time; when none is left, the core and the message alone exceed the budget and the turn is refused.
-    Every step removes something, so the loop ends."""
+    Every round lowers the item budget or withdraws an item, so the loop ends."""
     work = list(items)
     pending = list(yieldable)
     withdrawn: list[ContextItem] = []
