@@ -11,7 +11,8 @@ from prooftext import Ladder, Query
 from prooftext.api.turns import LazyIndex
 from prooftext.conversation.turn import STEP_RETRIEVAL, TurnRequest, TurnSources, plan_turn
 from prooftext.errors import NotFoundError
-from prooftext.tokens import TokenCount
+from prooftext.select.query import MIN_BYTES
+from prooftext.tokens import TokenCount, get_counter
 
 
 @dataclass
@@ -64,6 +65,34 @@ def test_index_is_opened_lazily_and_gets_a_ladder_within_the_budget() -> None:
     assert call["max"] == (8192 - 2048) * 3000 // 10000 and call["min"] == call["step"] == call["max"] // 4
     assert call["tok"] == "o200k_base" and call["refresh"] is True
     assert plan.retrieval_trace == {"stop_reason": "sufficient"}
+
+
+def test_a_bytes_turn_packs_its_evidence_in_bytes_within_its_share(sample_repo: Path) -> None:
+    with prooftext.Conversation(sample_repo, "bytes", create=False) as conversation:
+        plan = conversation.plan(TurnRequest("main", "Compare how separability_matrix works in detail"))
+    step = plan.step(STEP_RETRIEVAL)
+    assert step.reason == "adaptive pack within the retrieval budget" and plan.counts["retrieval"] == 1
+    assert step.detail["tokens"]["basis"] == step.detail["budget"]["basis"] == "bytes"
+    assert step.detail["tokens"]["count"] <= step.detail["budget"]["count"]
+    assert plan.retrieval_trace is not None and plan.retrieval_trace["query"]["tokenizer"] == "bytes"
+
+
+def test_a_bytes_share_below_the_smallest_pack_ceiling_skips_retrieval_saying_why() -> None:
+    opened: list[str] = []
+
+    def fake_open() -> _Index:
+        opened.append("open")
+        return _Index()
+
+    retriever = prooftext.index_retriever_for(fake_open, "bytes")  # type: ignore[arg-type]
+    request = TurnRequest("main", "Please analyze the store", window_tokens=4096)
+    plan = plan_turn(request, TurnSources(retriever=retriever), counter=get_counter("bytes"))
+    step = plan.step(STEP_RETRIEVAL)
+    share = (4096 - 2048) * 3000 // 10000
+    assert not step.ran and opened == [] and plan.counts["retrieval"] == 0
+    assert step.reason == (
+        f"skipped: a retrieval budget of {share} bytes is below the smallest pack ceiling, {MIN_BYTES}"
+    )
 
 
 def test_an_index_that_cannot_be_opened_fails_the_retrieval_step_with_its_code() -> None:

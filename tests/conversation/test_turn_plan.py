@@ -109,6 +109,27 @@ def test_retrieval_is_budgeted_and_merged_through_the_pipeline() -> None:
     assert plan.pipeline.ledger.is_chained()
 
 
+def test_a_turn_with_no_retrieval_budget_left_skips_retrieval_without_calling_the_retriever() -> None:
+    rec = Recorder()
+    history = alternating(["store layout " * 1000] * 4, "msg:{}")
+    plan = plan_turn(
+        TurnRequest("main", "Please analyze the store"), TurnSources(history=history, retriever=rec.retrieve)
+    )
+    step = plan.step(STEP_RETRIEVAL)
+    assert not step.ran and step.reason == "skipped: no retrieval budget left"
+    assert step.detail["budget"]["count"] == 0 and "retriever_called" not in rec.events
+
+
+def test_a_retriever_that_declines_the_budget_is_recorded_as_skipped_with_its_reason() -> None:
+    def decline(query: str, max_tokens: int) -> RetrievalResult:
+        return RetrievalResult("", TokenCount(0, "o200k_base"), skipped=f"{max_tokens} is too small")
+
+    plan = plan_turn(TurnRequest("main", "Please analyze the store"), TurnSources(retriever=decline))
+    step = plan.step(STEP_RETRIEVAL)
+    assert not step.ran and step.reason == f"skipped: {step.detail['budget']['count']} is too small"
+    assert plan.counts["retrieval"] == 0 and plan.retrieval_trace is None
+
+
 def test_plan_dict_is_json_and_integers_only() -> None:
     plan = plan_turn(
         TurnRequest("main", "Compare the two ledgers"),

@@ -35,7 +35,7 @@ from prooftext.llm.backends import ChatBackend, ChatResult, DeltaCallback
 from prooftext.llm.signal import SignalReport, signal_report
 from prooftext.memory.store import MemoryStore, StoredMessage, ThreadInfo, check_root
 from prooftext.memory.surface import candidates_for
-from prooftext.select.query import Query
+from prooftext.select.query import MIN_BYTES, MIN_TOKENS, Query
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TokenCount, get_counter
 
 LADDER_RUNGS = 4
@@ -64,7 +64,9 @@ class LazyIndex:
 def index_retriever_for(
     index: Index | Callable[[], Index], basis: str, before: Callable[[], object] | None = None
 ) -> Retriever:
-    """A turn retriever over an index (the ladder climbs in quarters of the retrieval budget).
+    """A turn retriever over an index (the ladder climbs in quarters of the retrieval budget), packing in the
+    turn's own ``basis``: in ``bytes`` the block fits a byte budget. A budget below the smallest ceiling a
+    pack takes in that basis (:data:`MIN_BYTES` bytes, :data:`MIN_TOKENS` token) skips the search, saying so.
 
     ``index`` is an open index, or a function that gives one at each retrieval (:class:`LazyIndex` opens it
     at the first); an index that cannot be opened fails the retrieval step with its code. ``before``
@@ -72,13 +74,18 @@ def index_retriever_for(
     own.
     """
 
+    least = MIN_BYTES if basis == BYTES_BASIS else MIN_TOKENS
+
     def retrieve(query: str, max_tokens: int) -> RetrievalResult | None:
+        if max_tokens < least:
+            why = f"a retrieval budget of {max_tokens} {basis} is below the smallest pack ceiling, {least}"
+            return RetrievalResult("", TokenCount(0, basis), skipped=why)
         step = max(1, max_tokens // LADDER_RUNGS)
         opened = index if isinstance(index, Index) else index()
         if before is not None:
             before()
         result = opened.adaptive_pack(
-            Query(query, tokenizer=DEFAULT_TOKENIZER if basis == BYTES_BASIS else basis),
+            Query(query, tokenizer=basis),
             ladder=Ladder(max_tokens=max_tokens, min_tokens=step, token_step=step),
             refresh=before is None,
         )

@@ -71,11 +71,15 @@ BASIS_POINTS = 10000
 
 @dataclass(frozen=True)
 class RetrievalResult:
-    """What a retriever returns: a prompt block, its exact size and its trace (for the caller only)."""
+    """What a retriever returns: a prompt block, its exact size and its trace (for the caller only); or, with
+    ``skipped``, why it did not search."""
 
     prompt: str
     tokens: TokenCount
     trace: dict[str, Any] = field(default_factory=dict)
+    skipped: str | None = None
+    """Why the retriever did not search, e.g. a budget below the smallest ceiling it packs to; the step is
+    then recorded as not run, with this reason."""
 
 
 class Retriever(Protocol):
@@ -674,24 +678,37 @@ def _retrieval_step(
         steps.add(STEP_RETRIEVAL, False, f"unavailable: {unavailable_reason}")
         return [], None
     assert health is not None
-    rplan = plan_budget(turn.counter, health, ratio=policy.retrieval_ratio_bp / BASIS_POINTS)
+    budget = plan_budget(turn.counter, health, ratio=policy.retrieval_ratio_bp / BASIS_POINTS).budget
+    if budget.count == 0:
+        steps.add(STEP_RETRIEVAL, False, "skipped: no retrieval budget left", budget=budget.to_dict())
+        return [], None
     try:
-        result = retriever(turn.text, rplan.budget.count)
+        result = retriever(turn.text, budget.count)
     except ProoftextError as exc:
         steps.add(STEP_RETRIEVAL, False, f"failed: {exc.code}", error=exc.to_dict())
         return [], None
-    if result is None or not result.prompt.strip():
-        steps.add(STEP_RETRIEVAL, True, "retriever returned no evidence", budget=rplan.budget.to_dict())
+    return _retrieved(turn, result, budget)
+
+
+def _retrieved(
+    turn: _Turn, result: RetrievalResult | None, budget: TokenCount
+) -> tuple[list[ContextItem], dict[str, Any] | None]:
+    """The retrieval step's outcome for what the retriever returned within ``budget``."""
+    steps = turn.steps
+    if result is not None and result.skipped:
+        steps.add(STEP_RETRIEVAL, False, f"skipped: {result.skipped}", budget=budget.to_dict())
         return [], None
-    item = _retrieval_item(turn, result)
+    if result is None or not result.prompt.strip():
+        steps.add(STEP_RETRIEVAL, True, "retriever returned no evidence", budget=budget.to_dict())
+        return [], None
     steps.add(
         STEP_RETRIEVAL,
         True,
         "adaptive pack within the retrieval budget",
-        budget=rplan.budget.to_dict(),
+        budget=budget.to_dict(),
         tokens=result.tokens.to_dict(),
     )
-    return [item], result.trace
+    return [_retrieval_item(turn, result)], result.trace
 
 
 def _retrieval_item(turn: _Turn, result: RetrievalResult) -> ContextItem:
