@@ -18,6 +18,7 @@ from prooftext.tokens import TokenCount, get_counter
 @dataclass
 class _Packet:
     prompt_tokens: TokenCount
+    evidence: list[str] = field(default_factory=lambda: ["one excerpt"])
 
 
 @dataclass
@@ -93,6 +94,15 @@ def test_a_bytes_share_below_the_smallest_pack_ceiling_skips_retrieval_saying_wh
     assert step.reason == (
         f"skipped: a retrieval budget of {share} bytes is below the smallest pack ceiling, {MIN_BYTES}"
     )
+
+
+def test_a_packet_quoting_no_evidence_adds_no_retrieval_block(tmp_path: Path) -> None:
+    (tmp_path / "creds.py").write_text('aws_key = "x"\n', encoding="utf-8")
+    with prooftext.Conversation(tmp_path, create=False) as conversation:
+        plan = conversation.plan(TurnRequest("main", "hi", active_files=["creds.py"]))
+    step = plan.step(STEP_RETRIEVAL)
+    assert step.ran and step.reason == "retriever returned no evidence"
+    assert plan.counts["retrieval"] == 0 and "## Evidence" not in plan.messages[0]["content"]
 
 
 def test_an_index_that_cannot_be_opened_fails_the_retrieval_step_with_its_code() -> None:

@@ -130,6 +130,18 @@ def test_a_retriever_that_declines_the_budget_is_recorded_as_skipped_with_its_re
     assert plan.counts["retrieval"] == 0 and plan.retrieval_trace is None
 
 
+def test_a_block_quoting_no_evidence_is_no_evidence_and_stays_out_of_the_prompt() -> None:
+    def empty_packet(query: str, max_tokens: int) -> RetrievalResult:
+        block = "# Context packet\n\n## Query\n\nanalyze the store\n\n## Evidence\n"
+        return RetrievalResult(block, TokenCount(14, "o200k_base"), {"rounds": 1}, evidence=0)
+
+    plan = plan_turn(TurnRequest("main", "Please analyze the store"), TurnSources(retriever=empty_packet))
+    step = plan.step(STEP_RETRIEVAL)
+    assert step.ran and step.reason == "retriever returned no evidence"
+    assert plan.counts["retrieval"] == 0 and plan.retrieval_trace is None
+    assert "## Evidence" not in plan.messages[0]["content"]
+
+
 def test_plan_dict_is_json_and_integers_only() -> None:
     plan = plan_turn(
         TurnRequest("main", "Compare the two ledgers"),

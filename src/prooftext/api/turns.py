@@ -89,8 +89,9 @@ def index_retriever_for(
             ladder=Ladder(max_tokens=max_tokens, min_tokens=step, token_step=step),
             refresh=before is None,
         )
-        tokens = result.packet.prompt_tokens
-        return RetrievalResult(result.prompt, TokenCount(tokens.count, tokens.basis), result.to_dict())
+        packet = result.packet
+        size = TokenCount(packet.prompt_tokens.count, packet.prompt_tokens.basis)
+        return RetrievalResult(result.prompt, size, result.to_dict(), evidence=len(packet.evidence))
 
     return retrieve
 

@@ -77,6 +77,9 @@ class RetrievalResult:
     prompt: str
     tokens: TokenCount
     trace: dict[str, Any] = field(default_factory=dict)
+    evidence: int | None = None
+    """How many pieces of evidence the block quotes (``None``: the retriever does not say). A block that
+    quotes none is no evidence, whatever else it holds (its query, its headings)."""
     skipped: str | None = None
     """Why the retriever did not search, e.g. a budget below the smallest ceiling it packs to; the step is
     then recorded as not run, with this reason."""
@@ -698,7 +701,7 @@ def _retrieved(
     if result is not None and result.skipped:
         steps.add(STEP_RETRIEVAL, False, f"skipped: {result.skipped}", budget=budget.to_dict())
         return [], None
-    if result is None or not result.prompt.strip():
+    if result is None or result.evidence == 0 or not result.prompt.strip():
         steps.add(STEP_RETRIEVAL, True, "retriever returned no evidence", budget=budget.to_dict())
         return [], None
     steps.add(
