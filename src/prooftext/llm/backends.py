@@ -70,10 +70,13 @@ def _decode(data: bytes, what: str) -> str:
 
 
 def _json(data: bytes, what: str) -> Any:
+    """The one parse of a backend body (a reply, a stream line or event, an error body). Whatever the parser
+    refuses is a protocol error, never an internal one: invalid UTF-8 or JSON, nesting too deep for it
+    (``RecursionError``) or an integer too long to convert (a ``ValueError``, as a syntax error is)."""
     text = _decode(data, what)
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         raise BackendProtocolError(f"{what} is not valid JSON") from None
 
 
@@ -223,11 +226,17 @@ class ChatBackend:
             yield from _lines(response.iter_bytes())
 
 
-def _error_text(body: bytes) -> str:
+def _error_json(body: bytes) -> Any:
+    """An error body's JSON, or None when it has none: an error body that cannot be read is still the
+    backend's error (with its status), not a protocol failure."""
     try:
-        data = json.loads(body.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError:
-        return body[:200].decode("utf-8", errors="replace")
+        return _json(body, "the error body")
+    except BackendProtocolError:
+        return None
+
+
+def _error_text(body: bytes) -> str:
+    data = _error_json(body)
     if isinstance(data, dict):
         err = data.get("error")
         if isinstance(err, str):
@@ -238,10 +247,7 @@ def _error_text(body: bytes) -> str:
 
 
 def _error_code(body: bytes) -> str | None:
-    try:
-        data = json.loads(body.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError:
-        return None
+    data = _error_json(body)
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
         code = data["error"].get("code")
         return code if isinstance(code, str) else None
