@@ -1,12 +1,13 @@
 """What a backend makes of bodies it cannot take at their word: error bodies, replies and stream lines that
-the JSON parser refuses, and 404s that are not the server's own answer about a model."""
+the JSON parser refuses, and 404s: the server's own answer that a model is unknown, or a path it does
+not serve."""
 
 from __future__ import annotations
 
 import pytest
 
 from llm.canned_server import CannedServer
-from prooftext.errors import BackendError, BackendProtocolError
+from prooftext.errors import BackendError, BackendProtocolError, ModelNotFoundError
 from prooftext.llm.backends import OllamaBackend, OpenAIBackend
 from prooftext.llm.messages import ChatMessage
 
@@ -45,3 +46,86 @@ def test_a_reply_or_stream_line_the_parser_refuses_is_a_protocol_error(
         pytest.raises(BackendProtocolError, match="not valid JSON"),
     ):
         backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=stream)
+
+
+PATHS = {OllamaBackend: "/api/chat", OpenAIBackend: "/v1/chat/completions"}
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_404_for_a_path_the_server_does_not_serve_is_a_backend_error_naming_the_url(
+    backend_cls: type, stream: bool
+) -> None:
+    """An OpenAI-style endpoint ending in /v1 given to the Ollama backend: Ollama answers the path it does
+    not serve with a plain-text 404, which says nothing about the model."""
+    with (
+        CannedServer(404, b"404 page not found", "text/plain") as s,
+        backend_cls(s.url + "/v1") as backend,
+        pytest.raises(BackendError) as exc,
+    ):
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=stream)
+    url = s.url + "/v1" + PATHS[backend_cls]
+    assert type(exc.value) is BackendError and s.paths == ["/v1" + PATHS[backend_cls]]
+    assert exc.value.details == {"status": 404, "url": url}
+    assert exc.value.message == f"backend answered HTTP 404 for {url}: 404 page not found"
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize(
+    "answer", [{"error": "not found"}, {"detail": "Not Found"}, {"error": {"message": "route not found"}}]
+)
+def test_a_json_404_that_does_not_say_a_model_is_missing_is_a_backend_error(
+    backend_cls: type, answer: dict[str, object]
+) -> None:
+    with (
+        CannedServer.json(404, answer) as s,
+        backend_cls(s.url) as backend,
+        pytest.raises(BackendError) as exc,
+    ):
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5)
+    assert type(exc.value) is BackendError and exc.value.details["status"] == 404
+
+
+MODEL_MISSING_ANSWERS = {
+    "ollama": {"error": 'model "tiny" not found, try pulling it first'},
+    "ollama-older": {"error": "model 'tiny' not found"},
+    "ollama-openai-api": {
+        "error": {
+            "message": 'model "tiny" not found, try pulling it first',
+            "type": "not_found_error",
+            "param": None,
+            "code": None,
+        }
+    },
+    "openai": {
+        "error": {
+            "message": "The model `tiny` does not exist or you do not have access to it.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "model_not_found",
+        }
+    },
+    "vllm": {"error": {"message": "The model `tiny` does not exist.", "type": "NotFoundError", "code": 404}},
+    "vllm-older": {
+        "object": "error",
+        "message": "The model `tiny` does not exist.",
+        "type": "NotFoundError",
+        "param": None,
+        "code": 404,
+    },
+}
+
+
+@pytest.mark.parametrize("backend_cls", BACKENDS)
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("server", sorted(MODEL_MISSING_ANSWERS))
+def test_a_servers_own_answer_that_the_model_is_unknown_is_model_not_found(
+    backend_cls: type, stream: bool, server: str
+) -> None:
+    with (
+        CannedServer.json(404, MODEL_MISSING_ANSWERS[server]) as s,
+        backend_cls(s.url) as backend,
+        pytest.raises(ModelNotFoundError) as exc,
+    ):
+        backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=stream)
+    assert exc.value.details == {"model": "tiny"}

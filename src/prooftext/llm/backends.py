@@ -3,8 +3,10 @@
 Both stream or not; the plan's output budget goes out as ``options.num_predict`` (Ollama) or ``max_tokens``
 (OpenAI-compatible). The model is always the one the caller names: a backend never substitutes another.
 Every failure is a :class:`BackendError` subclass: connection refused or a timeout →
-``backend_unavailable``; an unknown model → ``model_not_found``; malformed JSON, invalid UTF-8 or a stream
-that ends early → ``backend_protocol``; any other HTTP error status → ``backend_error`` with the status.
+``backend_unavailable``; an unknown model, as the server's own JSON error answer says it →
+``model_not_found``; malformed JSON, invalid UTF-8 or a stream that ends early → ``backend_protocol``; any
+other HTTP error status (a 404 for a path the server does not serve among them) → ``backend_error`` with the
+status and the URL requested.
 
 Local models can take minutes to load and answer, so reads have no timeout by default (connecting does).
 """
@@ -185,8 +187,14 @@ class ChatBackend:
     def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
         raise NotImplementedError
 
-    def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
-        raise NotImplementedError
+    def _fail_status(self, status: int, url: str, body: bytes, model: str) -> BackendError:
+        """The error of an HTTP error status: ``model_not_found`` only when the server's JSON error answer
+        says so (:func:`_says_model_missing`), else ``backend_error`` naming the status and the URL."""
+        answer = _error_answer(body)
+        if _says_model_missing(status, answer):
+            return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
+        said = answer.message if answer is not None and answer.message else _snippet(body)
+        return BackendError(f"backend answered HTTP {status} for {url}: {said}", status=status, url=url)
 
     @contextmanager
     def _transport_errors(self) -> Iterator[None]:
@@ -210,7 +218,7 @@ class ChatBackend:
             response = self._client.post(url, json=payload)
             body = response.content
         if response.status_code >= 400:
-            raise self._fail_status(response.status_code, body, model)
+            raise self._fail_status(response.status_code, url, body, model)
         return _json(body, "the backend's response")
 
     def _stream(self, path: str, payload: dict[str, Any], model: str) -> Iterator[bytes]:
@@ -222,36 +230,70 @@ class ChatBackend:
                     body += chunk
                     if len(body) > MAX_ERROR_BODY_BYTES:
                         break
-                raise self._fail_status(response.status_code, body, model)
+                raise self._fail_status(response.status_code, url, body, model)
             yield from _lines(response.iter_bytes())
 
 
-def _error_json(body: bytes) -> Any:
-    """An error body's JSON, or None when it has none: an error body that cannot be read is still the
-    backend's error (with its status), not a protocol failure."""
+@dataclass(frozen=True)
+class _ErrorAnswer:
+    """A backend's own JSON error answer: its message and code, each when it gives one as a string."""
+
+    message: str | None
+    code: str | None
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _error_of(data: Any) -> _ErrorAnswer | None:
+    """The error answer ``data`` holds: Ollama's ``{"error": "…"}``, the OpenAI API's ``{"error": {"message":
+    …, "code": …}}`` or an older vLLM's ``{"object": "error", "message": …}``; None for any other shape."""
+    if not isinstance(data, dict):
+        return None
+    err = data.get("error")
+    if isinstance(err, str):
+        return _ErrorAnswer(err, None)
+    if isinstance(err, dict):
+        return _ErrorAnswer(_string(err.get("message")), _string(err.get("code")))
+    if data.get("object") == "error":
+        return _ErrorAnswer(_string(data.get("message")), None)
+    return None
+
+
+def _error_answer(body: bytes) -> _ErrorAnswer | None:
+    """The error answer of an error body; None when the body is not JSON at all (an HTML page, a plain-text
+    ``404 page not found``, JSON the parser refuses): that is still the backend's error, with its status."""
     try:
-        return _json(body, "the error body")
+        return _error_of(_json(body, "the error body"))
     except BackendProtocolError:
         return None
 
 
-def _error_text(body: bytes) -> str:
-    data = _error_json(body)
-    if isinstance(data, dict):
-        err = data.get("error")
-        if isinstance(err, str):
-            return err
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return str(err["message"])
+def _check_reported(data: dict[str, Any]) -> None:
+    """A reply or stream event that carries an ``error`` is the backend's error, in its own words."""
+    if data.get("error") is None:
+        return
+    answer = _error_of(data)
+    said = answer.message if answer is not None and answer.message else "no message given"
+    raise BackendError(f"backend reported an error: {said}")
+
+
+def _snippet(body: bytes) -> str:
     return body[:200].decode("utf-8", errors="replace")
 
 
-def _error_code(body: bytes) -> str | None:
-    data = _error_json(body)
-    if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        code = data["error"].get("code")
-        return code if isinstance(code, str) else None
-    return None
+def _says_model_missing(status: int, answer: _ErrorAnswer | None) -> bool:
+    """Whether a server's error answer says the model is unknown: the OpenAI API's code ``model_not_found``,
+    or a 404 whose message says a model is not found (Ollama: ``model "x" not found, try pulling it first``,
+    in its native and its OpenAI-compatible API) or does not exist (vLLM: ``The model `x` does not
+    exist.``). A 404 without such an answer is a path the server does not serve, no verdict on the model."""
+    if answer is None:
+        return False
+    if answer.code == "model_not_found":
+        return True
+    said = (answer.message or "").lower()
+    return status == 404 and "model" in said and ("not found" in said or "does not exist" in said)
 
 
 class OllamaBackend(ChatBackend):
@@ -269,12 +311,6 @@ class OllamaBackend(ChatBackend):
     ) -> None:
         super().__init__(endpoint, connect_timeout=connect_timeout, read_timeout=read_timeout)
         self.num_ctx = num_ctx
-
-    def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
-        message = _error_text(body)
-        if status == 404 and "not found" in message.lower():
-            return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
-        return BackendError(f"backend answered HTTP {status}: {message}", status=status)
 
     def _payload(
         self, messages: Sequence[ChatMessage], model: str, max_output_tokens: int, stream: bool
@@ -303,8 +339,7 @@ class OllamaBackend(ChatBackend):
     def _content(data: Any, what: str) -> str:
         if not isinstance(data, dict):
             raise BackendProtocolError(f"{what} is not a JSON object")
-        if isinstance(data.get("error"), str):
-            raise BackendError(f"backend reported an error: {data['error']}")
+        _check_reported(data)
         message = data.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content", ""), str):
             raise BackendProtocolError(f"{what} has no message content")
@@ -368,16 +403,6 @@ class OpenAIBackend(ChatBackend):
         super().__init__(
             endpoint, connect_timeout=connect_timeout, read_timeout=read_timeout, headers=headers
         )
-
-    def _fail_status(self, status: int, body: bytes, model: str) -> BackendError:
-        message = _error_text(body)
-        code = _error_code(body)
-        lowered = message.lower()
-        if code == "model_not_found" or (
-            status == 404 and ("not found" in lowered or "does not exist" in lowered)
-        ):
-            return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
-        return BackendError(f"backend answered HTTP {status}: {message}", status=status)
 
     @staticmethod
     def _usage(data: Any) -> dict[str, int | None]:
@@ -453,8 +478,7 @@ def _stream_event(body: bytes) -> dict[str, Any]:
     chunk = _json(body, "a stream event")
     if not isinstance(chunk, dict):
         raise BackendProtocolError("a stream event is not a JSON object")
-    if "error" in chunk:
-        raise BackendError(f"backend reported an error: {_error_text(body)}")
+    _check_reported(chunk)
     return chunk
 
 
