@@ -239,11 +239,15 @@ def _answer(
     as_json: bool,
 ) -> prooftext.Reply:
     """Show the plan's label, then send the turn. Neither the label nor streamed deltas are printed with
-    ``--json``: standard output then holds JSON documents only."""
+    ``--json``: standard output then holds JSON documents only. A server that answered as another model is
+    named on stderr either way (the signal report says so too)."""
     if not as_json:
         echo(f"[{plan.status_label}]")
     on_delta = (lambda d: echo(d, nl=False)) if stream and not as_json else None
-    return conversation.send(plan, text, client, model, stream=stream, on_delta=on_delta)
+    reply = conversation.send(plan, text, client, model, stream=stream, on_delta=on_delta)
+    if reply.signal.model_warning:
+        echo(f"warning: {reply.signal.model_warning}", err=True)
+    return reply
 
 
 @app.command("turn")
@@ -332,6 +336,8 @@ def _print_report(report: prooftext.SignalReport | None, as_json: bool) -> None:
     d = report.to_dict()
     echo(f"{d['status_label']} · prompt {d['prompt_tokens']['count']} {d['prompt_tokens']['basis']} tokens")
     echo(f"counts: {d['counts']}  output budget: {d['output_budget']}  model: {d['model']}")
+    if report.model_warning:
+        echo(f"warning: {report.model_warning}")
     echo(f"timings: {d['timings']}  usage: {d['usage']}")
     if d["suspected_truncation"]:
         echo(f"warning: suspected silent truncation ({d['truncation_reason']})")

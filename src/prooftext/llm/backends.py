@@ -1,7 +1,12 @@
 """Chat backends over httpx: Ollama's native ``/api/chat`` and OpenAI-compatible ``/v1/chat/completions``.
 
 Both stream or not; the plan's output budget goes out as ``options.num_predict`` (Ollama) or ``max_tokens``
-(OpenAI-compatible). The model is always the one the caller names: a backend never substitutes another.
+(OpenAI-compatible). The model is always the one the caller names: a backend never substitutes another,
+and the name the server answers with is kept beside it (``served_model``), so a server that answers as
+another model can be told (see :mod:`prooftext.llm.signal`). What a reply says of itself (its model, its
+done or finish reason) is a string or null; any other value is ``backend_protocol``, as is a stream delta
+that is not an object.
+
 Every failure is a :class:`BackendError` subclass: connection refused or a timeout →
 ``backend_unavailable``; an unknown model, as the server's own JSON error answer says it →
 ``model_not_found``; malformed JSON, invalid UTF-8 or a stream that ends early → ``backend_protocol``; any
@@ -53,7 +58,8 @@ DeltaCallback = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ChatResult:
-    """A reply and its shape: Ollama timing fields (nanoseconds and counts) and OpenAI usage, when given."""
+    """A reply and its shape: the model requested, Ollama timing fields (nanoseconds and counts) and OpenAI
+    usage, when given, and the model the server says answered (``None`` when it names none)."""
 
     text: str
     model: str
@@ -62,6 +68,7 @@ class ChatResult:
     done_reason: str | None
     timings: dict[str, int | None] = field(default_factory=dict)
     usage: dict[str, int | None] = field(default_factory=dict)
+    served_model: str | None = None
 
 
 def _decode(data: bytes, what: str) -> str:
@@ -90,6 +97,16 @@ def _int_or_none(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
         return None
     return value if 0 <= value <= MAX_REPORTED_INT else None
+
+
+def _text_field(data: dict[str, Any], key: str, what: str) -> str | None:
+    """``data[key]`` when it is a string, ``None`` when it is absent or null. A reply's own words about
+    itself reach the shape-only signal report, which holds strings or null there: any other value is a
+    protocol error."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise BackendProtocolError(f"{what} has a {key!r} that is neither a string nor null")
 
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
@@ -345,18 +362,17 @@ class OllamaBackend(ChatBackend):
             raise BackendProtocolError(f"{what} has no message content")
         return str(message.get("content", ""))
 
+    def _result(self, final: dict[str, Any], text: str, model: str, *, streamed: bool) -> ChatResult:
+        """The result a reply's last (or only) object describes."""
+        what = "the stream's last line" if streamed else "the reply"
+        reason = _text_field(final, "done_reason", what)
+        served = _text_field(final, "model", what)
+        return ChatResult(text, model, self.name, streamed, reason, self._timings(final), served_model=served)
+
     def _reply(self, payload: dict[str, Any], model: str) -> ChatResult:
         """One reply answered whole."""
         data = self._post("/api/chat", payload, model)
-        text = self._content(data, "the reply")
-        return ChatResult(
-            text,
-            str(data.get("model", model)),
-            self.name,
-            False,
-            data.get("done_reason"),
-            self._timings(data),
-        )
+        return self._result(data, self._content(data, "the reply"), model, streamed=False)
 
     def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
         """One reply as NDJSON chunks, each content delta passed to ``on_delta``, up to ``done``."""
@@ -376,14 +392,7 @@ class OllamaBackend(ChatBackend):
                 break
         if final is None:
             raise BackendProtocolError("the stream ended before the model said it was done")
-        return ChatResult(
-            "".join(parts),
-            str(final.get("model", model)),
-            self.name,
-            True,
-            final.get("done_reason"),
-            self._timings(final),
-        )
+        return self._result(final, "".join(parts), model, streamed=True)
 
 
 class OpenAIBackend(ChatBackend):
@@ -431,14 +440,10 @@ class OpenAIBackend(ChatBackend):
         message = choice.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
             raise BackendProtocolError("the reply has no message content")
+        reason = _text_field(choice, "finish_reason", "the reply's choice")
+        served = _text_field(data, "model", "the reply")
         return ChatResult(
-            message["content"],
-            str(data.get("model", model)),
-            self.name,
-            False,
-            choice.get("finish_reason"),
-            {},
-            self._usage(data),
+            message["content"], model, self.name, False, reason, {}, self._usage(data), served_model=served
         )
 
     def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
@@ -446,7 +451,7 @@ class OpenAIBackend(ChatBackend):
         parts: list[str] = []
         finish: str | None = None
         usage: dict[str, int | None] = {}
-        served_model = model
+        served: str | None = None
         done = False
         for line in self._stream("/v1/chat/completions", payload, model):
             if not line.startswith(b"data:"):
@@ -457,11 +462,11 @@ class OpenAIBackend(ChatBackend):
                 break
             chunk = _stream_event(body)
             usage = self._usage(chunk) or usage
-            served_model = str(chunk.get("model", served_model))
+            served = _text_field(chunk, "model", "a stream event") or served
             finish = _take_deltas(chunk, parts, on_delta) or finish
         if not done:
             raise BackendProtocolError("the stream ended without [DONE]")
-        return ChatResult("".join(parts), served_model, self.name, True, finish, {}, usage)
+        return ChatResult("".join(parts), model, self.name, True, finish, {}, usage, served_model=served)
 
     @staticmethod
     def _choice(data: Any, what: str) -> dict[str, Any]:
@@ -492,15 +497,24 @@ def _take_deltas(chunk: dict[str, Any], parts: list[str], on_delta: DeltaCallbac
     for choice in choices:
         if not isinstance(choice, dict):
             raise BackendProtocolError("a stream choice is not an object")
-        delta = choice.get("delta") or {}
-        content = delta.get("content") if isinstance(delta, dict) else None
-        if isinstance(content, str) and content:
+        content = _delta_content(choice)
+        if content:
             parts.append(content)
             if on_delta is not None:
                 on_delta(content)
-        if choice.get("finish_reason"):
-            finish = str(choice["finish_reason"])
+        finish = _text_field(choice, "finish_reason", "a stream choice") or finish
     return finish
+
+
+def _delta_content(choice: dict[str, Any]) -> str | None:
+    """A stream choice's content delta. Its ``delta`` may be absent or null (nothing new), else it is an
+    object whose ``content`` is a string or null (a role or tool-call delta)."""
+    delta = choice.get("delta")
+    if delta is None:
+        return None
+    if not isinstance(delta, dict):
+        raise BackendProtocolError("a stream choice's delta is not an object")
+    return _text_field(delta, "content", "a stream delta")
 
 
 def make_backend(kind: str, endpoint: str | None = None, **options: Any) -> OllamaBackend | OpenAIBackend:

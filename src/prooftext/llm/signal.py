@@ -5,6 +5,11 @@ retrieval, history and file items went in, the output budget, and, when Ollama r
 fields, so a slow turn can be told apart as model load, prompt processing or generation. No message text,
 reply text, memory text or retrieved text ever enters it.
 
+The model is never switched silently: ``model`` is the one requested, ``served_model`` the one the server
+says answered, and ``model_switched`` is true when the server named another model. A name that only adds
+Ollama's implicit ``:latest`` tag or a dated snapshot suffix (``-2024-08-06``, as the OpenAI API resolves an
+alias) is the same model.
+
 Suspected silent truncation: a server that cuts a prompt to its context length without saying so reports a
 ``prompt_eval_count`` well short of what was sent. Different tokenizers and prompt caching also move that
 count, so the flag is a suspicion with its rule recorded, not a verdict.
@@ -12,6 +17,7 @@ count, so the flag is a suspicion with its rule recorded, not a verdict.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,6 +31,9 @@ TRUNCATION_MIN_PROMPT_TOKENS = 64
 """Below this compiled size the comparison is noise (chat templates add tokens of their own)."""
 
 SIGNAL_SCHEMA = "prooftext.signal-report/v1"
+
+SAME_MODEL_SUFFIX = r"(?::latest|-\d{4}-\d{2}-\d{2})"
+"""What a server may add to the requested name and still be answering as that model."""
 
 
 class _Named(Protocol):
@@ -65,6 +74,8 @@ class SignalReport:
     counts: dict[str, int]
     backend: str
     model: str
+    served_model: str | None
+    model_switched: bool
     streamed: bool
     done_reason: str | None
     timings: dict[str, int | None]
@@ -79,9 +90,11 @@ class SignalReport:
             "done_reason": self.done_reason,
             "mode": self.mode,
             "model": self.model,
+            "model_switched": self.model_switched,
             "output_budget": self.output_budget,
             "prompt_tokens": self.prompt_tokens.to_dict(),
             "schema": SIGNAL_SCHEMA,
+            "served_model": self.served_model,
             "status_label": self.status_label,
             "streamed": self.streamed,
             "suspected_truncation": self.suspected_truncation,
@@ -94,6 +107,20 @@ class SignalReport:
             "truncation_reason": self.truncation_reason,
             "usage": dict(self.usage),
         }
+
+    @property
+    def model_warning(self) -> str | None:
+        """What to tell the user when the server answered as another model; ``None`` when it did not."""
+        if not self.model_switched:
+            return None
+        return f"the server answered as model {self.served_model!r}, not {self.model!r} as requested"
+
+
+def model_switched(requested: str, served: str | None) -> bool:
+    """Whether the server named a model other than the one requested (see :data:`SAME_MODEL_SUFFIX`)."""
+    if served is None:
+        return False
+    return re.fullmatch(re.escape(requested) + f"(?:{SAME_MODEL_SUFFIX})?", served) is None
 
 
 def truncation_check(compiled: int, evaluated: int | None) -> tuple[bool, str]:
@@ -123,6 +150,8 @@ def signal_report(plan: PlannedTurn, result: ChatResult) -> SignalReport:
         counts=dict(plan.counts),
         backend=result.backend,
         model=result.model,
+        served_model=result.served_model,
+        model_switched=model_switched(result.model, result.served_model),
         streamed=result.streamed,
         done_reason=result.done_reason,
         timings=timings,
