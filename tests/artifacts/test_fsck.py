@@ -6,6 +6,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,10 +14,13 @@ from gates import fixture
 from gates.context import Run
 from prooftext import canonical
 from prooftext.artifacts import fsck as fsck_module
-from prooftext.artifacts.fsck import BIT_DIGEST, BIT_SOURCE, fsck
+from prooftext.artifacts import lifecycle as lc
+from prooftext.artifacts.fsck import BIT_DIGEST, BIT_SOURCE, FsckReport, fsck
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.index import open_index
+
+from .helpers import rewrite
 
 
 def test_a_clean_root_passes(run: Run) -> None:
@@ -51,10 +55,78 @@ def test_indexed_sources_are_rehashed(run: Run) -> None:
     (run.repo / fixture.DRAFT).unlink()
     report = fsck(run.repo)
     assert report.status == BIT_SOURCE
-    assert {(p["kind"], p["path"]) for p in report.problems} == {
+    assert {(p["kind"], p["path"]) for p in report.problems if "artifact" not in p} == {
         ("source_drift", fixture.LEDGER),
         ("source_missing", fixture.DRAFT),
     }
+
+
+def _named(report: FsckReport) -> set[tuple[str, str, str]]:
+    """(kind, source path, artifact) of every problem found re-hashing the sources stored artifacts name."""
+    return {(p["kind"], p["path"], p["artifact"]) for p in report.problems if "artifact" in p}
+
+
+def test_a_changed_or_missing_source_of_a_stored_artifact_sets_bit_2_without_an_index_store(run: Run) -> None:
+    (run.repo / fixture.LEDGER).write_text("changed\n", encoding="utf-8")
+    (run.repo / fixture.DRAFT).unlink()
+    report = fsck(run.repo)
+    assert report.status == BIT_SOURCE and report.store == "absent"
+    assert _named(report) == {
+        (kind, path, f".prooftext/context/{name}.json")
+        for kind, path in (("source_drift", fixture.LEDGER), ("source_missing", fixture.DRAFT))
+        for name in ("manifest", "graph")
+    }
+    drift = next(p for p in report.problems if p["kind"] == "source_drift")
+    recorded = canonical.sha256_hex(fixture.REPOSITORY_FILES[fixture.LEDGER].encode("utf-8"))
+    assert drift["detail"].startswith(f"named by {drift['artifact']}: digest is now ")
+    assert drift["detail"].endswith(f"the artifact records {recorded}")
+
+
+def test_every_repository_source_a_stored_artifact_names_is_rehashed_and_owner_sources_are_noted(
+    run: Run,
+) -> None:
+    report = fsck(run.repo)
+    manifest, graph = run.value("manifest"), run.value("graph")
+    repository = [
+        s for a in (manifest, graph) for s in a["sources"] if s["locator"]["root_scope"] == "repository"
+    ]
+    assert report.status == 0 and report.artifact_sources_checked == len(repository)
+    assert {(n["kind"], n["path"]) for n in report.notices} == {
+        ("owner_sources", ".prooftext/context/manifest.json"),
+        ("owner_sources", ".prooftext/context/graph.json"),
+    }
+
+
+def _altered_extract(value: dict[str, Any]) -> None:
+    extract = next(e for e in value["extracts"] if e["path"] == fixture.LEDGER)
+    extract["text"] = extract["text"].replace("never truncate", "always truncate")
+    extract["text_sha256"] = canonical.sha256_hex(extract["text"].encode("utf-8"))
+
+
+def test_an_extract_altered_and_reidentified_is_a_damaged_artifact_though_its_source_holds(
+    run: Run,
+) -> None:
+    run.snapshot()
+    rewrite(run, "snapshot", "snapshot", _altered_extract)
+    assert lc.run_validate(run.out("snapshot"))["valid"]  # sound in itself: only its source tells
+    report = fsck(run.repo)
+    assert report.status == BIT_DIGEST
+    assert _named(report) == {("source_drift", fixture.LEDGER, ".prooftext/context/snapshot.json")}
+    assert "differ from the text recorded for node" in report.problems[0]["detail"]
+
+
+def test_a_compaction_digest_moved_to_other_lines_is_a_damaged_artifact(run: Run) -> None:
+    run.snapshot()
+    lc.run_compact(run.out("snapshot"), run.repo, run.owner, run.out("compaction"), None)
+
+    def shorten(value: dict[str, Any]) -> None:
+        digest = next(d for d in value["digests"] if d["line_range"][1] > d["line_range"][0])
+        digest["line_range"][1] -= 1
+
+    rewrite(run, "compaction", "compaction", shorten)
+    report = fsck(run.repo)
+    assert report.status == BIT_DIGEST
+    assert {artifact for _kind, _path, artifact in _named(report)} == {".prooftext/context/compaction.json"}
 
 
 def test_a_corrupt_store_sets_bit_1(run: Run) -> None:
@@ -115,7 +187,7 @@ def test_other_json_is_passed_over_with_a_notice(run: Run) -> None:
     (run.repo / ".prooftext" / "claims.json").write_text('[{"text": "x", "links": []}]', encoding="utf-8")
     report = fsck(run.repo)
     assert report.status == 0 and report.artifacts_checked == 4
-    assert report.to_dict()["notices"] == [
+    assert [n for n in report.to_dict()["notices"] if n["kind"] != "owner_sources"] == [
         {
             "kind": "not_an_artifact",
             "path": ".prooftext/claims.json",
@@ -128,7 +200,7 @@ def test_the_artifact_file_cap_is_reported(run: Run, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(fsck_module, "MAX_ARTIFACT_FILES", 2)
     report = fsck(run.repo)
     assert report.artifacts_checked == 2
-    assert [n["kind"] for n in report.notices] == ["artifact_cap"]
+    assert [n["kind"] for n in report.notices if n["kind"] != "owner_sources"] == ["artifact_cap"]
 
 
 @pytest.mark.parametrize("name", ["q?x", "h#x"])

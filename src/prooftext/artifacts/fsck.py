@@ -1,11 +1,14 @@
-"""``prooftext fsck``: recompute every stored artifact, check the store, re-hash the indexed sources.
+"""``prooftext fsck``: recompute every stored artifact, check the store, re-hash every source they name.
 
 Stored artifacts are the ``.json`` files anywhere under ``ROOT/.prooftext/`` whose head names an
 ``artifact_id`` or ``artifact_type``; each is fully re-validated, including its id, so an artifact that is
 damaged in any way (an unknown type, a BOM, a wrapper, a truncation, an oversized file) is a problem, as is
 a symlink or a non-regular file in an artifact's place. Other ``.json`` files (claims files, say), symlinked
 directories and the files past the first :data:`MAX_ARTIFACT_FILES` are listed in ``notices``: passed over,
-never silently. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
+never silently. Every repository source a sound artifact names is re-hashed against its locator, and the
+lines each node, extract or compacted digest claims against its text digest
+(:mod:`prooftext.artifacts.recheck`): a missing or changed source is bit 2, text its unchanged source does
+not hold is a damaged artifact (bit 1); each problem names the artifact. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
 schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
 whole, which no search can use), and every file the store records is re-read and re-hashed. The status is
 a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error, and 8 a
@@ -28,6 +31,7 @@ from typing import Any
 import prooftext.canonical as canonical
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.artifacts.loader import parse_artifact
+from prooftext.artifacts.recheck import ALTERED, STALE, UNREADABLE, Recheck, SourceCache, recheck_sources
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import ProoftextError, SourceMissingError
@@ -56,6 +60,7 @@ NOT_REGULAR_DETAIL = "not a regular file"
 NOTICE_NOT_ARTIFACT = "not_an_artifact"
 NOTICE_CAP = "artifact_cap"
 NOTICE_LINKED_DIR = "symlinked_directory"
+NOTICE_OWNER_SOURCES = "owner_sources"
 
 
 @dataclass
@@ -63,6 +68,9 @@ class FsckReport:
     status: int = 0
     artifacts_checked: int = 0
     sources_checked: int = 0
+    """Files the index store records, re-read and re-hashed."""
+    artifact_sources_checked: int = 0
+    """Repository sources named by stored artifacts, re-hashed (once per artifact that names one)."""
     store: str = "absent"
     memory: str = "absent"
     """The memory store: absent, ok, corrupt, unreadable, or newer (a schema this version does not check)."""
@@ -159,7 +167,24 @@ def _read_stored(path: Path, shown: str, report: FsckReport) -> bytes | None:
         os.close(fd)
 
 
-def _check_artifact(path: Path, root: Path, report: FsckReport) -> dict[str, Any] | None:
+_FINDING_BITS = {STALE: BIT_SOURCE, ALTERED: BIT_DIGEST, UNREADABLE: BIT_IO}
+
+
+def _check_named_sources(result: Recheck, shown: str, report: FsckReport) -> None:
+    """Report what re-hashing a sound artifact's sources found: a missing or changed source is bit 2, text
+    its unchanged source does not hold is a damaged artifact (bit 1), an unreadable source bit 4."""
+    report.artifact_sources_checked += result.checked
+    for finding in result.findings:
+        error = finding.error
+        bit = _FINDING_BITS[finding.cause]
+        detail = f"named by {shown}: {finding.detail}"[:300]
+        report.add(bit, kind=error.code, path=finding.path, artifact=shown, detail=detail)
+    if result.skipped:
+        detail = f"{len(result.skipped)} owner sources not re-hashed (fsck reads the repository root only)"
+        report.note(kind=NOTICE_OWNER_SOURCES, path=shown, detail=detail)
+
+
+def _check_artifact(path: Path, root: Path, report: FsckReport, cache: SourceCache) -> dict[str, Any] | None:
     """Check one file; the artifact's value (for the reference check) when it parses as a JSON object.
 
     A file that names an artifact key anywhere, or that is not even well-formed JSON (a truncation, a BOM),
@@ -174,9 +199,11 @@ def _check_artifact(path: Path, root: Path, report: FsckReport) -> dict[str, Any
         return None
     report.artifacts_checked += 1
     try:
-        parse_artifact(data)
+        model = parse_artifact(data)
     except ProoftextError as exc:
         report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
+    else:
+        _check_named_sources(recheck_sources(model, root, cache), shown, report)
     try:
         value = canonical.load(data)
     except ProoftextError:
@@ -267,7 +294,8 @@ def fsck(root: Path) -> FsckReport:
     store_dir = root / STORE_DIR
     if store_dir.is_dir() and not store_dir.is_symlink():
         found = _artifact_files(store_dir)
-        checked = [_check_artifact(path, root, report) for path in found.files]
+        cache: SourceCache = {}
+        checked = [_check_artifact(path, root, report, cache) for path in found.files]
         _check_references([a for a in checked if a is not None], report)
         for linked in found.linked_dirs:
             report.note(kind=NOTICE_LINKED_DIR, path=str(linked.relative_to(root)), detail="not followed")

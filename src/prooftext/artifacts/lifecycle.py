@@ -193,6 +193,6 @@ def run_validate(path: Path) -> dict[str, Any]:
 
 
 def run_fsck(root: Path) -> FsckReport:
-    """``prooftext fsck``: recompute the artifacts stored under ``root``, check its index store and re-hash
-    the sources they name."""
+    """``prooftext fsck``: recompute the artifacts stored under ``root``, check its index store, and re-hash
+    the sources both name (:mod:`prooftext.artifacts.recheck` for the artifacts')."""
     return fsck(explicit_root(root, "ROOT"))
