@@ -112,7 +112,7 @@ def test_an_extract_altered_and_reidentified_is_a_damaged_artifact_though_its_so
     report = fsck(run.repo)
     assert report.status == BIT_DIGEST
     assert _named(report) == {("source_drift", fixture.LEDGER, ".prooftext/context/snapshot.json")}
-    assert "differ from the text recorded for node" in report.problems[0]["detail"]
+    assert "do not hash to the text_sha256 recorded for node" in report.problems[0]["detail"]
 
 
 def test_a_compaction_digest_moved_to_other_lines_is_a_damaged_artifact(run: Run) -> None:

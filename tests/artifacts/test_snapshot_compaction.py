@@ -213,3 +213,23 @@ def test_propose_refuses_what_it_cannot_carry_exactly(run: Run, case: str) -> No
     path.write_text(text, encoding="utf-8")
     assert code_of(lambda: lc.run_propose(run.out("snapshot"), path, run.out("p"))) == code
     assert not run.out("p").exists()
+
+
+def test_validate_with_a_repository_root_checks_each_compaction_digest_against_its_lines(run: Run) -> None:
+    run.snapshot()
+    compaction = _compact(run, proposal=None)
+    assert lc.run_validate(run.out("compaction"), run.repo)["reobserved"]
+
+    def shorten(value: dict[str, Any]) -> None:
+        digest = next(d for d in value["digests"] if d["line_range"][1] > d["line_range"][0])
+        digest["line_range"][1] -= 1
+
+    moved = rewrite(run, "compaction", "c-moved", shorten)
+    assert lc.run_validate(moved)["reobserved"] is False  # sound in itself: only its sources tell
+    assert code_of(lambda: lc.run_validate(moved, run.repo)) == "source_drift"
+    report = lc.run_validate(run.out("compaction"), run.repo)
+    scopes = [s["locator"]["root_scope"] for s in compaction["sources"]]
+    assert (report["sources_checked"], report["owner_sources_skipped"]) == (
+        scopes.count("repository"),
+        scopes.count("owner"),
+    )

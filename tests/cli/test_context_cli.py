@@ -170,3 +170,25 @@ def test_fsck_exit_status_is_a_bitmask(capsys: pytest.CaptureFixture[str], roots
     o["query"].write_text(json.dumps(value, sort_keys=True, separators=(",", ":")), encoding="utf-8")
     status, report = cli(capsys, "fsck", str(repo), "--json")
     assert status == 1 and report["status"] == 1 and not report["ok"]
+
+
+def test_validate_rehashes_sources_only_with_a_repository_root_and_says_which(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]
+) -> None:
+    repo, owner = roots
+    o = lifecycle(capsys, repo, owner)
+    compaction = str(o["compaction"])
+    status, text = cli(capsys, "context", "validate", compaction)
+    assert status == 0 and text.rstrip().endswith("; sources not re-observed")
+    status, text = cli(capsys, "context", "validate", compaction, "--repository-root", str(repo))
+    scopes = [s["locator"]["root_scope"] for s in json.loads(o["compaction"].read_bytes())["sources"]]
+    assert status == 0 and text.rstrip().endswith(
+        f"; {scopes.count('repository')} repository sources re-hashed,"
+        f" {scopes.count('owner')} owner sources not (they need an owner root)"
+    )
+    (repo / fixture.SPECIFICATION).write_text("# Changed\n", encoding="utf-8")
+    status, report = cli(capsys, "context", "validate", compaction, "--json")
+    assert status == 0 and report["reobserved"] is False
+    status, error = cli(capsys, "context", "validate", compaction, "--repository-root", str(repo), "--json")
+    assert (status, error["error"]["code"]) == (1, "source_drift")
+    assert error["error"]["details"]["path"] == fixture.SPECIFICATION

@@ -27,6 +27,7 @@ from prooftext.artifacts.proposal import build_proposal
 from prooftext.artifacts.publish import check_no_absolute_roots, publish_exclusive
 from prooftext.artifacts.quality import build_quality_report
 from prooftext.artifacts.query import build_query
+from prooftext.artifacts.recheck import Recheck, recheck_sources
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import build_snapshot, publication_check
 from prooftext.corpus.safeio import existing_directory
@@ -177,18 +178,31 @@ def run_compare(base_path: Path, current_path: Path) -> dict[str, Any]:
     return compare_snapshots(load_artifact(base_path, Snapshot), load_artifact(current_path, Snapshot))
 
 
-def run_validate(path: Path) -> dict[str, Any]:
-    """Every schema, model, id and semantic check; no roots, so nothing is re-observed or authenticated."""
+def run_validate(path: Path, repository: Path | None = None) -> dict[str, Any]:
+    """Every schema, model, id and semantic check. With ``repository``, also re-hash every repository source
+    the artifact names and the lines it quotes or digests (:mod:`prooftext.artifacts.recheck`): the first
+    source that does not hold what the artifact says is raised. Nothing else is re-observed or
+    authenticated (labels, provenance and the candidate are the publishing commands' to check)."""
     data = read_artifact_bytes(path)
     model = parse_artifact(data)
     value = model.model_dump(mode="json", exclude_unset=True)
+    checks = ["canonical_json", "byte_ceiling", "json_schema", "model", "artifact_id", "semantics"]
+    recheck = Recheck()
+    if repository is not None:
+        recheck = recheck_sources(model, explicit_root(repository, "--repository-root"))
+        if recheck.findings:
+            raise recheck.findings[0].error
+    if recheck.checked:
+        checks.append("source_digests")
     return {
         "valid": True,
         "artifact_type": value["artifact_type"],
         "artifact_id": value["artifact_id"],
         "bytes": len(data),
-        "checks": ["canonical_json", "byte_ceiling", "json_schema", "model", "artifact_id", "semantics"],
-        "reobserved": False,
+        "checks": checks,
+        "reobserved": recheck.checked > 0,
+        "sources_checked": recheck.checked,
+        "owner_sources_skipped": len(recheck.skipped),
     }
 
 

@@ -130,8 +130,8 @@ def _check_claims(data: bytes, path: str, claims: list[Claim]) -> Finding | None
         if _range_sha256(lines, line_range) != text_sha256:
             start, end = line_range
             message = (
-                f"{path}: lines {start}-{end} of the source differ from the text recorded for node"
-                f" {node_id[:16]}"
+                f"{path}: lines {start}-{end} of the source do not hash to the text_sha256 recorded for"
+                f" node {node_id[:16]}"
             )
             return Finding(path, SourceDriftError(message, path=path, node_id=node_id), ALTERED)
     return None

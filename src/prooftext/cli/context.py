@@ -7,7 +7,7 @@ Every command has ``--json``; failures become one bounded JSON error object and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -216,14 +216,35 @@ def compare_command(base: ArtifactArg, current: ArtifactArg, as_json: JsonOpt = 
     )
 
 
+def _validated(result: dict[str, Any]) -> str:
+    """The text line of ``context validate``: what was found valid, and whether its sources were re-hashed."""
+    head = f"valid {result['artifact_type']} {result['artifact_id']}"
+    if not result["reobserved"]:
+        return f"{head}; sources not re-observed"
+    skipped = result["owner_sources_skipped"]
+    owner = f", {skipped} owner sources not (they need an owner root)" if skipped else ""
+    return f"{head}; {result['sources_checked']} repository sources re-hashed{owner}"
+
+
 @context_app.command("validate")
-def validate_command(artifact: ArtifactArg, as_json: JsonOpt = False) -> None:
-    """Validate ARTIFACT: canonical form, schema, model, ids and semantics (no side effects)."""
-    result = prooftext.context_validate(artifact)
+def validate_command(
+    artifact: ArtifactArg,
+    repository_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--repository-root",
+            help="Also re-hash every repository source the artifact names, and the lines it quotes or digests.",
+            readable=False,
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Validate ARTIFACT: canonical form, schema, model, ids and semantics, and with --repository-root its source digests (no side effects)."""
+    result = prooftext.context_validate(artifact, repository_root)
     if as_json:
         emit_json(result)
     else:
-        echo(f"valid {result['artifact_type']} {result['artifact_id']}")
+        echo(_validated(result))
 
 
 @app.command("fsck")
