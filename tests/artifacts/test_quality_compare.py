@@ -10,6 +10,7 @@ from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.models import QUALITY_FIELDS, Extract
 from prooftext.artifacts.quality import redundant_bytes
 from prooftext.artifacts.query import byte_query
+from prooftext.canonical import sha256_hex
 
 from .helpers import code_of, rewrite
 
@@ -137,3 +138,21 @@ def test_compare_pairs_a_changed_extract_by_place(run: Run) -> None:
     delta = lc.run_compare(run.out("snapshot"), run.out("snap2"))
     changed = {c["current"]["path"] for c in delta["extracts"]["changed"]}
     assert changed == {fixture.OWNER_DRAFT} and delta["graph_changed"]
+
+
+def test_compare_counts_an_extract_whose_text_changed_under_the_same_node_id_as_changed(run: Run) -> None:
+    run.snapshot()
+
+    def alter(value: dict[str, Any]) -> None:
+        extract = next(e for e in value["extracts"] if e["path"] == fixture.LEDGER)
+        extract["text"] = extract["text"].replace("never truncate", "always truncate")
+        extract["text_sha256"] = sha256_hex(extract["text"].encode("utf-8"))
+
+    altered = rewrite(run, "snapshot", "snap-altered", alter)
+    delta = lc.run_compare(run.out("snapshot"), altered)
+    extracts = delta["extracts"]
+    assert not delta["identical"] and extracts["unchanged"] == len(run.value("snapshot")["extracts"]) - 1
+    [pair] = extracts["changed"]
+    assert pair["base"]["node_id"] == pair["current"]["node_id"] and pair["base"]["path"] == fixture.LEDGER
+    assert pair["base"]["text_sha256"] != pair["current"]["text_sha256"]
+    assert (extracts["added"], extracts["removed"]) == ([], [])

@@ -1,8 +1,10 @@
 """``context compare``: a side-effect-free structural comparison of two Snapshots.
 
-Extracts are matched by node id (content-addressed, so equal ids mean equal text and labels); an extract
+Extracts are matched by node id (content-addressed: a node id names its text and labels); an extract
 that left and another that arrived at the same place (root scope, path, node kind and qualified name) is
-reported as changed. Edges, exclusions and contradiction components are compared by id.
+reported as changed, and so is one whose node id stayed while its text digest did not (which only an
+altered artifact can hold: ``validate --repository-root`` and ``fsck`` check such text against its source).
+Edges, exclusions and contradiction components are compared by id.
 """
 
 from __future__ import annotations
@@ -31,17 +33,25 @@ def _set_delta(base: set[str], current: set[str]) -> dict[str, list[str]]:
     return {"added": sorted(current - base), "removed": sorted(base - current)}
 
 
+def _pair(base: Extract, current: Extract) -> dict[str, Any]:
+    return {"base": _brief(base), "current": _brief(current)}
+
+
 def _extract_delta(base: Snapshot, current: Snapshot) -> dict[str, Any]:
     before = {e.node_id: e for e in base.extracts}
     after = {e.node_id: e for e in current.extracts}
+    kept = sorted(set(before) & set(after))
+    altered = [n for n in kept if before[n].text_sha256 != after[n].text_sha256]
     gone = {_place(before[n]): before[n] for n in sorted(set(before) - set(after))}
     came = {_place(after[n]): after[n] for n in sorted(set(after) - set(before))}
-    changed = sorted(set(gone) & set(came))
+    moved = [(gone[p], came[p]) for p in sorted(set(gone) & set(came))]
+    altered_pairs = [(before[n], after[n]) for n in altered]
+    changed = sorted(moved + altered_pairs, key=lambda pair: (_place(pair[0]), pair[0].node_id))
     return {
-        "unchanged": len(set(before) & set(after)),
+        "unchanged": len(kept) - len(altered),
         "added": [_brief(came[p]) for p in sorted(set(came) - set(gone))],
         "removed": [_brief(gone[p]) for p in sorted(set(gone) - set(came))],
-        "changed": [{"base": _brief(gone[p]), "current": _brief(came[p])} for p in changed],
+        "changed": [_pair(b, c) for b, c in changed],
     }
 
 
