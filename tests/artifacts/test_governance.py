@@ -500,3 +500,18 @@ def test_text_carrying_a_credential_is_rejected_whatever_its_label(run: Run) -> 
     (reason,) = [x for x in run.value("g")["excluded_sources"] if x["path"] == OWNER_DRAFT]
     assert reason["reason"] == "sensitivity_violation" and token not in reason["detail"]
     assert token.encode() not in run.out("g").read_bytes()
+
+
+def test_a_source_whose_text_holds_a_credential_is_left_out_of_the_graph_under_the_default_redact(
+    tmp_path: Path,
+) -> None:
+    run = Run.fresh(tmp_path, "credential")
+    token = "ghp_" + "".join("abcdefghijklmnopqrstuvwxyz0123456789"[(7 * i) % 36] for i in range(36))
+    draft = run.repo / DRAFT
+    draft.write_text(draft.read_text(encoding="utf-8") + f"\nGITHUB_TOKEN={token}\n", encoding="utf-8")
+    run.standard()
+    graph = run.value("graph")
+    [record] = [x for x in graph["excluded_sources"] if x["path"] == DRAFT]
+    assert record["reason"] == "sensitivity_violation" and record["detail"].endswith("github-token at line 5")
+    assert DRAFT not in {s["locator"]["path"] for s in graph["sources"]}
+    assert token.encode() not in run.out("graph").read_bytes()
