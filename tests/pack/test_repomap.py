@@ -139,6 +139,20 @@ def test_bad_settings_are_refused_naming_the_field(fields: dict[str, Any], error
         validate_settings(MapSettings(**fields))
 
 
+@pytest.mark.parametrize(
+    ("tokenizer", "refused", "accepted"),
+    [("bytes", (1023, 8_388_609), (1024, 8_388_608)), ("o200k_base", (0, 2_097_153), (1, 2_097_152))],
+)
+def test_a_maps_ceiling_has_the_range_of_a_packets_in_the_same_unit(
+    tokenizer: str, refused: tuple[int, int], accepted: tuple[int, int]
+) -> None:
+    for value in refused:
+        with pytest.raises(RangeError, match=str(accepted[0] if value < accepted[0] else accepted[1])):
+            validate_settings(MapSettings(max_tokens=value, tokenizer=tokenizer))
+    for value in accepted:
+        validate_settings(MapSettings(max_tokens=value, tokenizer=tokenizer))
+
+
 def test_pagerank_follows_the_edges_and_restarts_where_told() -> None:
     edges = {(0, 2): 1.0, (1, 2): 1.0}
     plain = pagerank(3, edges)

@@ -47,6 +47,7 @@ from prooftext.select.query import (
     UNIT_BYTES,
     UNIT_TOKENS,
     Query,
+    check_ceiling,
     validate,
 )
 from prooftext.select.rank import rank
@@ -58,7 +59,6 @@ from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS, TokenCo
 
 MAP_VERSION = "prooftext.map/v1"
 DEFAULT_MAP_TOKENS = 1024
-MIN_MAP_TOKENS, MAX_MAP_TOKENS = 1, 2_097_152
 MAX_NAMED = 256
 """Most paths, and most identifiers, one map is personalized by."""
 MAX_QUOTED_CHARS = 240
@@ -122,19 +122,12 @@ def validate_settings(settings: MapSettings) -> MapSettings:
     the query text redacted (the text is recorded in the map)."""
     if not isinstance(settings, MapSettings):
         raise RequestError("settings must be a MapSettings value", field="settings")
-    tokens = settings.max_tokens
-    if isinstance(tokens, bool) or not isinstance(tokens, int):
-        raise RequestError("max_tokens must be an integer", field="max_tokens")
-    if not MIN_MAP_TOKENS <= tokens <= MAX_MAP_TOKENS:
-        raise RangeError(
-            f"max_tokens must be between {MIN_MAP_TOKENS} and {MAX_MAP_TOKENS}, got {tokens}",
-            field="max_tokens",
-        )
     if settings.tokenizer not in TOKENIZERS:
         raise UnknownNameError(
             f"unknown tokenizer {settings.tokenizer!r}; known: {', '.join(TOKENIZERS)}",
             field="tokenizer",
         )
+    check_ceiling(settings.max_tokens, settings.tokenizer)
     if settings.clearance not in SENSITIVITIES:
         raise UnknownNameError(f"clearance must be one of {', '.join(SENSITIVITIES)}", field="clearance")
     text = settings.query

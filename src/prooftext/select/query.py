@@ -85,12 +85,13 @@ class Query:
         }
 
 
-def _check_ceiling(query: Query) -> None:
-    """The range follows what the ceiling counts (:attr:`Query.basis`), however the caller named it."""
-    if query.basis == BYTES_BASIS:
-        whole_number("max_tokens", query.max_tokens, MIN_BYTES, MAX_BYTES, " bytes")
+def check_ceiling(value: object, basis: str) -> None:
+    """``max_tokens`` in the range of what it counts (``basis``: a tokenizer's or ``bytes``), however the
+    caller named the unit: a packet's query and a map's settings alike."""
+    if basis == BYTES_BASIS:
+        whole_number("max_tokens", value, MIN_BYTES, MAX_BYTES, " bytes")
     else:
-        whole_number("max_tokens", query.max_tokens, MIN_TOKENS, MAX_TOKENS)
+        whole_number("max_tokens", value, MIN_TOKENS, MAX_TOKENS)
 
 
 def _check_bool(name: str, value: object) -> None:
@@ -151,7 +152,7 @@ def validate(query: Query) -> Query:
     in the prompt, the packet and the trace); or raise one error naming the first bad field."""
     _check_text(query.text)
     _check_names(query)
-    _check_ceiling(query)
+    check_ceiling(query.max_tokens, query.basis)
     whole_number("max_nodes", query.max_nodes, MIN_NODES, MAX_NODES)
     whole_number("max_edges", query.max_edges, MIN_EDGES, MAX_EDGES)
     whole_number("max_depth", query.max_depth, MIN_DEPTH, MAX_DEPTH)
