@@ -53,3 +53,16 @@ def test_a_path_or_identifier_matching_nothing_is_said_on_stderr(
         "--path naming no indexed file or directory (ranked nothing): nowhere.py",
         "--identifier naming no indexed symbol (ranked nothing): NoSuchName",
     ]
+
+
+def test_with_json_too_what_matched_nothing_is_said_on_stderr_and_stdout_stays_json(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["map", "--root", str(sample_repo), "--max-tokens", "600", "--path", "nowhere.py", "--json"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["trace"]["unmatched_paths"] == ["nowhere.py"]
+    assert captured.err.splitlines() == [
+        "--path naming no indexed file or directory (ranked nothing): nowhere.py",
+        "nothing given matched: the map is ranked by centrality alone",
+    ]

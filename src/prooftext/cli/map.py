@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from prooftext.cli.common import app, emit_json, write_out
+
+if TYPE_CHECKING:
+    import prooftext
 
 _DEFAULT_TOKENS = 1024
 _DEFAULT_TOKENIZER = "o200k_base"
@@ -68,13 +71,18 @@ def map_command(
         built = prooftext.repository_map(index, settings)
     if as_json:
         emit_json(built.to_dict())
-        return
-    write_out(built.prompt)
-    tokens = built.prompt_tokens
-    sys.stderr.write(
-        f"map: {len(built.paths)} files, {len(built.entries) - len(built.paths)} symbols,"
-        f" {tokens.count} {tokens.basis}, {built.omitted} omitted, blake3 {built.blake3[:16]}\n"
-    )
+    else:
+        write_out(built.prompt)
+        tokens = built.prompt_tokens
+        sys.stderr.write(
+            f"map: {len(built.paths)} files, {len(built.entries) - len(built.paths)} symbols,"
+            f" {tokens.count} {tokens.basis}, {built.omitted} omitted, blake3 {built.blake3[:16]}\n"
+        )
+    _unmatched_notes(built, settings)
+
+
+def _unmatched_notes(built: prooftext.RepositoryMap, settings: prooftext.MapSettings) -> None:
+    """What personalized nothing, on stderr with or without ``--json`` (the trace records it too)."""
     for key, what in UNMATCHED.items():
         if built.trace.get(key):
             sys.stderr.write(f"{what} (ranked nothing): {', '.join(map(str, built.trace[key]))}\n")
