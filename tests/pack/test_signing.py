@@ -169,6 +169,15 @@ def test_a_key_file_open_to_others_is_refused(tmp_path: Path) -> None:
     assert caught.value.code == "signing_key_invalid"
 
 
+def test_a_key_named_through_a_symbolic_link_is_refused_saying_so_and_naming_the_file(tmp_path: Path) -> None:
+    prooftext.SigningKey.generate(tmp_path / "keys" / "k")
+    (tmp_path / "link").symlink_to(tmp_path / "keys" / "k")
+    with pytest.raises(SigningKeyError, match="is a symbolic link") as caught:
+        prooftext.SigningKey.load(tmp_path / "link")
+    assert str(tmp_path / "keys" / "k") in caught.value.message
+    assert prooftext.SigningKey.load(tmp_path / "keys" / "k").path == tmp_path / "keys" / "k"
+
+
 def test_the_default_key_lives_in_the_user_config_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

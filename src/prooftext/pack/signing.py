@@ -17,6 +17,7 @@ first 16 hex of the key's BLAKE3 under a fixed derivation context (it names the 
 
 from __future__ import annotations
 
+import errno
 import hmac
 import os
 import secrets
@@ -146,6 +147,12 @@ class SigningKey:
         try:
             fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError as exc:
+            if exc.errno == errno.ELOOP and target.is_symlink():
+                raise SigningKeyError(
+                    f"the key file {target} is a symbolic link; name the key file itself "
+                    f"({os.path.realpath(target)}): a link could be pointed at another key",
+                    field="key",
+                ) from None
             raise SigningKeyError(f"cannot open the key file {target}: {exc.strerror}", field="key") from None
         try:
             info = os.fstat(fd)
