@@ -43,7 +43,7 @@ from typing import Any
 from pathspec import GitIgnoreSpec
 
 from prooftext.canonical import MAX_SAFE_INTEGER
-from prooftext.corpus.ignore import PATTERN_ERRORS
+from prooftext.corpus.ignore import PATTERN_ERRORS, pattern_problem
 from prooftext.corpus.labels import LabelRule, check_rule
 from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
 from prooftext.corpus.secrets import DEFAULT_POLICY, POLICIES
@@ -105,7 +105,7 @@ def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
             GitIgnoreSpec.from_lines([pattern])
         except PATTERN_ERRORS as exc:
             raise ConfigError(
-                f"{key}[{index}] is not a valid pattern: {exc}", key=f"{key}[{index}]"
+                f"{key}[{index}] is not a valid pattern: {pattern_problem(exc)}", key=f"{key}[{index}]"
             ) from None
 
 

@@ -43,6 +43,12 @@ ValueError, but lets ``re`` reject others (a reversed range such as ``[z-a]``), 
 _ESCAPED_SPACE = "\\ "
 
 
+def pattern_problem(exc: Exception) -> str:
+    """Why a pattern does not compile, in the pattern's terms: a regular expression's error without its
+    position, which counts in the expression the pattern was translated to, not in the pattern."""
+    return exc.msg if isinstance(exc, re.error) else str(exc)
+
+
 def is_internal(name: str) -> bool:
     """The internal directories under every spelling git itself refuses (``verify_dotfile``): any case,
     trailing spaces or dots (dropped by NTFS), and 8.3 short names."""
@@ -558,7 +564,7 @@ def _first_invalid(lines: list[str]) -> str:
         try:
             PatternSet.from_lines([line])
         except PATTERN_ERRORS as exc:
-            return f"line {number}, {line[:80]!r}, is not a valid pattern ({exc})"
+            return f"line {number}, {line[:80]!r}, is not a valid pattern ({pattern_problem(exc)})"
     return "its patterns do not compile together"
 
 
@@ -654,4 +660,6 @@ def root_matcher(root_fd: int, exclude: Iterable[str]) -> IgnoreMatcher:
     try:
         return IgnoreMatcher(extra=PatternSet.from_lines(lines))
     except PATTERN_ERRORS as exc:
-        raise ConfigError(f"{PROOFTEXT_IGNORE}: invalid pattern: {exc}", file=PROOFTEXT_IGNORE) from None
+        raise ConfigError(
+            f"{PROOFTEXT_IGNORE}: invalid pattern: {pattern_problem(exc)}", file=PROOFTEXT_IGNORE
+        ) from None
