@@ -34,6 +34,7 @@ from prooftext.eval.gittree import WorkTree
 from prooftext.eval.metrics import acc_at_k, first_occurrences, group_ranges, line_recall
 from prooftext.eval.swebench import Shard, SweTask, load_repo_map, load_tasks, plan_shards
 from prooftext.pack.packet import Compiler
+from prooftext.select.fusion import NODE_SIGNALS
 from prooftext.select.policy import DEFAULT_POLICY
 
 Row = dict[str, Any]
@@ -104,11 +105,16 @@ def _variant(index: prooftext.Index, task: SweTask, cfg: Tune) -> Row:
     }
     if cfg.probe_step:
         row["ranked"] = [
-            [c.node_id, c.path, c.priority, c.start_line, c.end_line, c.phase, c.reason]
+            [c.node_id, c.path, c.priority, c.start_line, c.end_line, c.phase, c.reason, _own(c.components)]
             for c in ranked[:RANKED_NODES]
         ]
         row["probe"] = _probe(index, task, cfg.budget, cfg.probe_step)
     return row
+
+
+def _own(components: dict[str, int]) -> list[int]:
+    """A candidate's own evidence (its node signals, in millionths of each signal's best) and its file's score."""
+    return [components.get(name, 0) for name in (*NODE_SIGNALS, "file_score")]
 
 
 @dataclass(frozen=True)

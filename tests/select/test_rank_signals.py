@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from prooftext.select.corpus_facts import CorpusFacts
@@ -57,6 +58,17 @@ def test_a_mention_that_fits_several_files_is_shared_among_them() -> None:
     assert signals["path"] == {1: 0.5, 4: 0.5}
     assert signals["seed"] == {3: 1.0}
     assert set(signals["path_words"]) == {4}
+
+
+def test_a_directory_too_common_to_say_anything_adds_no_path_word() -> None:
+    analysis = QueryAnalysis(terms=("pkg", "util"), identifiers={}, paths=(), modules=())
+    inputs = SignalInputs(Evidence(), _corpus(), analysis, ())
+    policy = replace(DEFAULT_POLICY, min_common_cap=1, common_term_share=0.5)
+    # "pkg" names 2 of 4 files, within the cap of 2; "util" names 1
+    assert set(file_signals(inputs, policy)["path_words"]) == {1, 4}
+    # a share of 0.25 caps at 1 file: "pkg" is the package's own directory, named by most questions
+    narrow = replace(policy, common_term_share=0.25)
+    assert file_signals(inputs, narrow)["path_words"] == {4: math.log(1 + 4 / 1)}
 
 
 def test_tests_and_documents_take_the_policys_factors() -> None:

@@ -20,7 +20,7 @@ def search_terms(reads: Reads, analysis: QueryAnalysis, policy: RankingPolicy) -
     Document frequency is counted only up to a cap (a bounded probe per term), which is all the choice needs
     and keeps long issue texts fast."""
     total = node_count(reads.conn)
-    cap = max(policy.min_common_cap, int(policy.common_term_share * total))
+    cap = policy.common_cap(total)
     probed = _with_singulars(analysis.terms[: policy.max_term_probes], policy)
     subject = _with_singulars(analysis.subject, policy)
     counts: dict[str, int] = {}

@@ -205,6 +205,11 @@ class RankingPolicy:
             except re.error as exc:
                 raise RangeError(f"{name} is not a valid pattern: {exc}", field=_where(name)) from None
 
+    def common_cap(self, total: int) -> int:
+        """How many of ``total`` (nodes for a term, files for a path component) a word may occur in before it
+        is too common to say anything."""
+        return max(self.min_common_cap, int(self.common_term_share * total))
+
     def meanings(self) -> dict[str, str]:
         """Each knob's name and its one-line meaning."""
         return {spec.name: spec.metadata["meaning"] for spec in fields(self)}

@@ -182,13 +182,16 @@ def path(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
 
 
 def path_words(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
-    """Query words equal to a directory or module name, weighted by how few files carry that component."""
+    """Query words equal to a directory or module name, weighted by how few files carry that component; a
+    component too common to say anything (the package's own directory, named by most of its questions) adds
+    nothing, as a too common term is not searched."""
     corpus = inputs.corpus
     total = len(corpus.paths) or 1
+    cap = policy.common_cap(total)
     scores: dict[int, float] = defaultdict(float)
     for term in dict.fromkeys(inputs.analysis.terms):  # in query order: the float sum is deterministic
         fids = corpus.components.get(term)
-        if fids:
+        if fids and len(fids) <= cap:
             weight = math.log(1 + total / len(fids))
             for fid in fids:
                 scores[fid] += weight
