@@ -119,8 +119,9 @@ def test_a_file_too_large_for_the_window_leaves_the_whole_conversation_in_the_pr
         )
         assert plan.prompt_tokens.count <= plan.prompt_budget.count
         counts.append((plan.counts["history"], plan.counts["files"]))
+    # while the file does not fit, it takes none of the conversation with it
     assert counts[0] == (10, 0) and counts[-1] == (10, 1)
-    assert {h for h, _ in counts} == {10}
+    assert all(h == 10 for h, f in counts if f == 0)
 
 
 @settings(max_examples=40, deadline=None)

@@ -44,12 +44,10 @@ a memory record repeating the user's message never removes the message itself: t
 outranks it."""
 
 DROP_ORDER = (
-    "attached context (retrieval, files) before the turns of the conversation; within each, lowest rank score "
-    "first (unscored lowest), then oldest position first; never critical; an item is dropped only when it does "
-    "not fit beside the items kept ahead of it, so a smaller one after a dropped one may stay"
+    "lowest rank score first (unscored lowest), then oldest position first; never critical; an item is dropped "
+    "only when it does not fit beside the items kept ahead of it, so a smaller one after a dropped one may stay"
 )
-"""Attached context gives way before history, so a block too large for the window never takes the
-conversation with it, and a larger budget never gives up turns for attached context."""
+"""A block too large for the window never takes smaller items ranked below it with it."""
 CURRENT_TURN_RULE = "the item marked current, else the last user item"
 
 PLACE_SLOTS: dict[ItemKind, int] = {
@@ -418,13 +416,9 @@ class Pipeline:
         return _StageOut([i for i in items if i.item_id not in removed], True, reason, dropped[::-1])
 
     @staticmethod
-    def _drop_key(item: ContextItem, state: _State) -> tuple[bool, float, int]:
+    def _drop_key(item: ContextItem, state: _State) -> tuple[float, int]:
         """Where ``item`` stands in :data:`DROP_ORDER` (lowest first)."""
-        return (
-            item.kind in HISTORY_KINDS,
-            state.scores.get(item.item_id) or 0.0,
-            state.positions[item.item_id],
-        )
+        return (state.scores.get(item.item_id) or 0.0, state.positions[item.item_id])
 
     def _place(self, items: list[ContextItem], state: _State) -> _StageOut:
         def key(item: ContextItem) -> tuple[int, int, int]:
