@@ -117,6 +117,32 @@ def test_a_source_line_cannot_close_the_maps_fence(tmp_path: Path) -> None:
     assert built.nonce not in "".join(e.path for e in built.entries)
 
 
+def _files(built: prooftext.RepositoryMap) -> list[str]:
+    return [e.path for e in built.entries if e.kind == "file"]
+
+
+def test_tests_and_vendored_copies_rank_below_the_code_however_central_as_the_packet_ranks_them(
+    tmp_path: Path,
+) -> None:
+    users = {
+        f"app/m{i}.py": "from vendor.six import text\nfrom tests.helpers import check\ntext()\n"
+        for i in range(3)
+    }
+    root = write_tree(
+        tmp_path / "r",
+        {
+            "vendor/six.py": "def text():\n    return ''\n",
+            "tests/helpers.py": "def check():\n    return True\n",
+            "app/core.py": "from app.m0 import text\n\ndef run():\n    return text()\n",
+            **users,
+        },
+    )
+    files = _files(_map(root, max_tokens=2000))
+    assert files.index("tests/helpers.py") > max(files.index(p) for p in users)
+    assert files[-1] == "vendor/six.py"
+    assert _files(_map(root, max_tokens=2000, paths=("vendor/six.py",)))[0] == "vendor/six.py"
+
+
 def test_a_symbol_inside_a_function_is_not_named(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path / "r", {"a.py": "def outer():\n    def inner():\n        pass\n    return inner\n"}

@@ -40,6 +40,7 @@ from prooftext.errors import BudgetError, RangeError, RequestError, SourceDriftE
 from prooftext.graph.model import NODE_SECTION, NODE_SYMBOL
 from prooftext.pack.render import digest, redacted, visible
 from prooftext.pack.sources import file_repeats, observe
+from prooftext.select.corpus_facts import corpus_facts
 from prooftext.select.policy import DEFAULT_POLICY
 from prooftext.select.query import (
     DEFAULT_CLEARANCE,
@@ -51,6 +52,7 @@ from prooftext.select.query import (
     validate,
 )
 from prooftext.select.rank import rank
+from prooftext.select.signals import deweight
 from prooftext.select.terms import analyze
 from prooftext.store.db import read_snapshot
 from prooftext.store.map_queries import file_imports, map_files, map_symbols, used_names
@@ -529,11 +531,29 @@ def _cleared(facts: IndexFacts, clearance: str) -> dict[int, FileFacts]:
     }
 
 
+def file_weights(conn: sqlite3.Connection, named: set[int]) -> dict[int, float]:
+    """Each file's weight in the map, as the packet ranking weighs it (:func:`~prooftext.select.signals.
+    deweight`): tests, documentation and other text below code, data and history (vendored, minified,
+    generated, translations, change logs) far below unless named by ``--path`` (``named``)."""
+    corpus = corpus_facts(conn, None, DEFAULT_POLICY)
+    return {
+        fid: weight
+        for fid in corpus.ids.values()
+        if (weight := deweight(fid, corpus, DEFAULT_POLICY, named=fid in named)) != 1.0
+    }
+
+
 def rank_items(
-    facts: IndexFacts, restart_by_id: Mapping[int, float], hits: Mapping[str, float], clearance: str
+    facts: IndexFacts,
+    restart_by_id: Mapping[int, float],
+    hits: Mapping[str, float],
+    clearance: str,
+    weights: Mapping[int, float] | None = None,
 ) -> list[_Item]:
     """Every entry the map may hold, each with the entries it needs (a file's entry before its symbols'); a
-    pure function of the index's facts and the personalization. :func:`_rank_order` sorts them."""
+    pure function of the index's facts, the personalization and the files' weights (see
+    :func:`file_weights`; 1 when absent). :func:`_rank_order` sorts them."""
+    weights = weights or {}
     files = _cleared(facts, clearance)
     order = sorted(files, key=lambda i: files[i].path)
     position = {file_id: n for n, file_id in enumerate(order)}
@@ -555,7 +575,7 @@ def rank_items(
     outline = _Outline({s.node_id: s for s in facts.symbols}, users, hits)
     items: list[_Item] = []
     for n, file_id in enumerate(order):
-        outline.add(items, files[file_id], scores[n], grouped.get(file_id, []))
+        outline.add(items, files[file_id], scores[n] * weights.get(file_id, 1.0), grouped.get(file_id, []))
     return items
 
 
@@ -733,9 +753,11 @@ def build_map(conn: sqlite3.Connection, root: Path, settings: MapSettings) -> Re
         restart, hits, record = (
             _personalization(conn, facts, settings) if settings.personalized else ({}, {}, {})
         )
+        named = set(_restart_paths(facts, settings.paths)[0]) if settings.paths else set()
+        weights = file_weights(conn, named)
     record["ranking"] = "personalized" if restart else "centrality"
     for _ in range(MAX_REFITS):
-        items = rank_items(facts, restart, hits, settings.clearance)
+        items = rank_items(facts, restart, hits, settings.clearance, weights)
         filler = _Filler(root, settings, items)
         if filler.fixed > settings.max_tokens:
             raise BudgetError(
