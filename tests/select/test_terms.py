@@ -6,6 +6,7 @@ from prooftext.select.terms import (
     PHRASE_WINDOW,
     WEIGHT_BACKTICK,
     WEIGHT_CAMEL,
+    WEIGHT_DOTTED,
     WEIGHT_SNAKE,
     WEIGHT_TRACEBACK,
     analyze,
@@ -35,6 +36,13 @@ def test_camel_and_snake_case_words_are_identifiers() -> None:
 
 def test_dotted_module_paths_are_recorded() -> None:
     assert "astropy.modeling.separable" in analyze("see astropy.modeling.separable for it").modules
+
+
+def test_abbreviations_written_with_dots_are_not_code() -> None:
+    analysis = analyze("Mixed dtypes (e.g. a TZDate, i.e. a subclass) break Date.from_parts; cf. A.T too")
+    assert {"e", "g", "i"}.isdisjoint(analysis.identifiers)
+    assert analysis.modules == ("Date.from_parts", "A.T")
+    assert analysis.identifiers["from_parts"] == analysis.identifiers["T"] == WEIGHT_DOTTED
 
 
 def test_search_terms_keep_whole_identifiers_and_their_parts() -> None:

@@ -53,6 +53,19 @@ MIN_NAME_PARTS = 3
 option (``--collect-only``) or alone in quotes (```good-names```); two parts alone are often English
 (``read-only``)."""
 _FILE_EXTENSIONS = (".py", ".js", ".ts", ".go", ".rs", ".java", ".rb", ".md", ".rst")
+ABBREVIATIONS = frozenset({"e.g", "i.e", "a.k.a", "n.b", "w.r.t", "et.al"})
+"""Abbreviations written with dots (``e.g.``, ``i.e.``), which the dotted-name pattern would read as code:
+``e.g.`` made ``e`` and ``g`` identifiers, so every symbol named ``e`` or ``g`` a definition the query
+named."""
+
+
+def _dotted_names(text: str) -> list[str]:
+    """The dotted names of ``text`` that are code: not a file name, not an abbreviation."""
+    return [
+        d
+        for d in _DOTTED.findall(text)
+        if not d.endswith(_FILE_EXTENSIONS) and d.lower() not in ABBREVIATIONS
+    ]
 
 
 def search_terms(text: str) -> list[str]:
@@ -111,10 +124,9 @@ def _identifiers(text: str) -> dict[str, int]:
     for _path, _line, func in _TRACEBACK_FRAME.findall(text):
         if func and func != "<module>":
             _add(found, func, WEIGHT_TRACEBACK)
-    for dotted in _DOTTED.findall(text):
-        if not dotted.endswith(_FILE_EXTENSIONS):
-            for part in dotted.split("."):
-                _add(found, part, WEIGHT_DOTTED)
+    for dotted in _dotted_names(text):
+        for part in dotted.split("."):
+            _add(found, part, WEIGHT_DOTTED)
     for name in _CAMEL.findall(text):
         _add(found, name, WEIGHT_CAMEL)
     for name in _SNAKE.findall(text):
@@ -135,9 +147,8 @@ def _paths(text: str) -> list[str]:
 
 def _modules(text: str) -> list[str]:
     out: dict[str, None] = {}
-    for dotted in _DOTTED.findall(text):
-        if dotted.count(".") >= 1 and not dotted.endswith(_FILE_EXTENSIONS):
-            out.setdefault(dotted, None)
+    for dotted in _dotted_names(text):
+        out.setdefault(dotted, None)
     return list(out)
 
 
