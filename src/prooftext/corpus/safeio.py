@@ -56,7 +56,7 @@ _SURROGATE_ESCAPE_BASE = 0xDC00
 _FORBIDDEN_NAME_CHARS = frozenset("\\")
 _DOT_NAMES = frozenset({"", ".", ".."})
 
-_SYMLINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})
+SYMLINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})
 """``O_NOFOLLOW`` on a symlink leaf fails with ELOOP (EMLINK on some BSDs)."""
 _MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR})
 _NOT_REGULAR_ERRNOS = frozenset({errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP})
@@ -82,7 +82,7 @@ def source_error(refusal: Refusal, shown: str) -> SourceError:
     """The error a caller sees for a refused read of the path ``shown``: outside the root, missing, or
     unreadable, with the refusal's reason code."""
     detail = refusal.detail or refusal.reason
-    if refusal.reason == REASON_SYMLINK and refusal.errno in _SYMLINK_ERRNOS:
+    if refusal.reason == REASON_SYMLINK and refusal.errno in SYMLINK_ERRNOS:
         detail = f"a symbolic link ({REMEDIES[REASON_SYMLINK]})"  # not the errno's "too many levels of links"
     message = f"{shown}: {detail}"
     if refusal.reason == REASON_PATH:
@@ -94,7 +94,7 @@ def source_error(refusal: Refusal, shown: str) -> SourceError:
 
 def reason_for_errno(err: int) -> str:
     """The reason code of an ``OSError`` errno met while opening or reading below the root."""
-    if err in _SYMLINK_ERRNOS:
+    if err in SYMLINK_ERRNOS:
         return REASON_SYMLINK
     if err in _NOT_REGULAR_ERRNOS:
         return REASON_NOT_REGULAR

@@ -56,6 +56,7 @@ from prooftext.select.signals import deweight
 from prooftext.select.terms import analyze
 from prooftext.store.db import read_snapshot
 from prooftext.store.map_queries import file_imports, map_files, map_symbols, used_names
+from prooftext.store.queries import generation
 from prooftext.text import fence_nonce
 from prooftext.tokens import BYTES_BASIS, DEFAULT_TOKENIZER, TOKENIZERS, TokenCount, get_counter
 
@@ -535,7 +536,7 @@ def file_weights(conn: sqlite3.Connection, named: set[int]) -> dict[int, float]:
     """Each file's weight in the map, as the packet ranking weighs it (:func:`~prooftext.select.signals.
     deweight`): tests, documentation and other text below code, data and history (vendored, minified,
     generated, translations, change logs) far below unless named by ``--path`` (``named``)."""
-    corpus = corpus_facts(conn, None, DEFAULT_POLICY)
+    corpus = corpus_facts(conn, generation(conn), DEFAULT_POLICY)  # the packet ranking's, kept per generation
     return {
         fid: weight
         for fid in corpus.ids.values()

@@ -17,7 +17,6 @@ first 16 hex of the key's BLAKE3 under a fixed derivation context (it names the 
 
 from __future__ import annotations
 
-import errno
 import hmac
 import os
 import secrets
@@ -30,6 +29,7 @@ import blake3
 
 import prooftext.canonical as canonical
 from prooftext.corpus.ignore import GIT_DIR
+from prooftext.corpus.safeio import SYMLINK_ERRNOS
 from prooftext.errors import OutputExistsError, SigningKeyError
 
 ALG = "blake3-keyed"
@@ -147,7 +147,7 @@ class SigningKey:
         try:
             fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError as exc:
-            if exc.errno == errno.ELOOP and target.is_symlink():
+            if exc.errno in SYMLINK_ERRNOS and target.is_symlink():
                 raise SigningKeyError(
                     f"the key file {target} is a symbolic link; name the key file itself "
                     f"({os.path.realpath(target)}): a link could be pointed at another key",
