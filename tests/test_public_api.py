@@ -73,3 +73,19 @@ def test_search_returns_at_most_limit_candidates_and_its_least_limit_is_the_publ
         every = index.search("separability")
         assert len(every) > 1
         assert index.search("separability", limit=1) == every[:1]
+
+
+def test_search_refreshes_a_stale_index_first_as_pack_does(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        found = index.search("separability")
+        assert found and found == index.search("separability", refresh=False)
+    (sample_repo / "brand_new.py").write_text("def separability_of_brand_new():\n    return 1\n")
+    with prooftext.open(sample_repo) as index:
+        assert "brand_new.py" not in {c["path"] for c in index.search("separability", refresh=False)}
+        assert "brand_new.py" in {c["path"] for c in index.search("separability")}
+
+
+def test_search_refuses_a_refresh_flag_that_is_not_a_boolean(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as caught:
+        index.search("separability", refresh="no")  # type: ignore[arg-type]
+    assert caught.value.field == "refresh"

@@ -347,14 +347,18 @@ class Index:
                 self.ensure_fresh()
             return adaptive_compile(self.conn, self.root, base, ladder, format, on_round, self.ranking)
 
-    def search(self, query: str, *, limit: int = 20) -> list[dict[str, Any]]:
-        """The best-ranked nodes for ``query`` with their rank components (no packing)."""
+    def search(self, query: str, *, limit: int = 20, refresh: bool = True) -> list[dict[str, Any]]:
+        """The best-ranked nodes for ``query`` with their rank components (no packing); like :meth:`pack`, it
+        refreshes the index first when anything changed on disk."""
         if isinstance(limit, bool) or not isinstance(limit, int):
             raise RequestError("limit must be an integer", field="limit")
         if limit < MIN_SEARCH_LIMIT:
             raise RangeError(f"limit must be at least {MIN_SEARCH_LIMIT}, got {limit}", field="limit")
         spec = validate(Query(text=query))
+        _check_flag("refresh", refresh)
         with _store_errors():
+            if refresh:
+                self.ensure_fresh()
             ranked = rank(self.conn, spec, analyze(query), self.ranking)
         return [c.to_dict() for c in ranked.candidates[:limit]]
 

@@ -16,6 +16,7 @@ from prooftext.depth import (
     should_recall_memory,
     status_label,
 )
+from prooftext.depth.signals import retrieval_reasons
 from prooftext.errors import (
     RangeError,
     RequestError,
@@ -201,3 +202,10 @@ def test_active_files_must_be_a_count_or_a_list_of_files(bad: object) -> None:
     with pytest.raises(RangeError) as negative:
         classify("hi", active_files=-1)
     assert negative.value.field == "active_files"
+
+
+def test_a_long_run_of_words_and_hyphens_is_classified_in_linear_time() -> None:
+    # A path-like name was looked for from each word of the run: minutes for a 64 KiB message.
+    text = ("a-" * 32_768)[:65_535] + "é"
+    assert classify(text) in set(Tier)
+    assert retrieval_reasons(text) is not None

@@ -161,8 +161,8 @@ NAME_MIN_LENGTH = 3
 """A known name shorter than this is not matched (``Al``, ``Jo`` collide with ordinary words)."""
 
 _IDENTIFIER = re.compile(
-    r"`[^`]+`|\b[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
-    r"|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b|\b[\w-]+/[\w./-]+|\b\w+\(\)|\b[a-z_]+\.[a-z_]+\b"
+    r"`[^`]+`|(?<![\w-])[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
+    r"|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b|(?<![\w-])[\w-]+/[\w./-]+|\b\w+\(\)|\b[a-z_]+\.[a-z_]+\b"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'’-]*")
 _CAPITALIZED = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9'’-]*[A-Za-z0-9])")

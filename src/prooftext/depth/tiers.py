@@ -162,7 +162,7 @@ NEGATIONS: tuple[str, ...] = ("no", "nope", "dont", "do not", "never", "stop", "
 _COMMAND = re.compile(r"^\s*[/!:][A-Za-z]")
 _LIST_LINE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+\S", re.MULTILINE)
 _IDENTIFIER = re.compile(
-    r"`[^`]+`|\b[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[\w-]+/[\w./-]+"
+    r"`[^`]+`|(?<![\w-])[\w-]+\.[A-Za-z]{1,5}\b|\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|(?<![\w-])[\w-]+/[\w./-]+"
 )
 _CODE_CHARS = re.compile(r"[`{}\[\]<>=#$%^&*|\\~@]|https?://|\(\)")
 _CLAUSE_BREAK = re.compile(r"[.,;:!?\n]+")

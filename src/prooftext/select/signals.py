@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from prooftext.graph.model import NODE_SYMBOL
 from prooftext.select.corpus_facts import CorpusFacts
 from prooftext.select.policy import RankingPolicy
-from prooftext.select.terms import WEIGHT_CAMEL, QueryAnalysis
+from prooftext.select.terms import MAX_PATH_PARTS, WEIGHT_CAMEL, QueryAnalysis
 from prooftext.store.queries import NodeIdentity, NodeRow
 
 
@@ -171,7 +171,7 @@ def path(inputs: SignalInputs, policy: RankingPolicy) -> dict[int, float]:
     for mention in _mentions(inputs.analysis):
         matched = set(corpus.suffixes.get(mention, ()))
         parts = mention.split("/")
-        for start in range(1, len(parts)):
+        for start in range(max(1, len(parts) - MAX_PATH_PARTS), len(parts)):
             found = corpus.ids.get("/".join(parts[start:]))
             if found is not None:
                 matched.add(found)

@@ -35,13 +35,18 @@ MAX_PHRASE_CHARS = 300
 _BACKTICK = re.compile(r"`([^`\n]{1,200})`")
 _TRACEBACK_FRAME = re.compile(r'File "([^"\n]{1,300})", line (\d+)(?:, in ([A-Za-z_][A-Za-z0-9_]*))?')
 _DOTTED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b")
-_CAMEL = re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[A-Z][A-Za-z0-9]*)\b")
-_SNAKE = re.compile(r"\b([A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b")
+_CAMEL = re.compile(r"\b([A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)\b")
+_SNAKE = re.compile(r"\b((?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]+_[A-Za-z0-9_]+)\b")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
 _WORD = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\b")
 _SEARCH_WORD = re.compile(r"\w+")
+MAX_PATH_PARTS = 64
+"""A path the query names is read up to this many parts, each at most 255 characters (a file system's
+limit): a long run of words, slashes, hyphens or dots is then read in time linear in its length (unbounded,
+a 64 KiB query of ``-a-a-a`` or ``a.a.a`` took seconds to minutes)."""
 _PATH = re.compile(
-    r"(?<![\w/.])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
+    rf"(?<![\w/.])((?:[\w.-]{{1,255}}/){{0,{MAX_PATH_PARTS - 1}}}[\w.-]{{1,255}}"
+    r"\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
 )
 _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^`\n]+)")
 _QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")

@@ -92,4 +92,4 @@ def compact_hit(index: prooftext.Index, candidate: dict[str, Any]) -> dict[str, 
 
 def compact_hits(index: prooftext.Index, query: str, limit: int) -> list[dict[str, Any]]:
     """The ``limit`` best-ranked nodes for ``query`` as compact hits."""
-    return [compact_hit(index, c) for c in index.search(query, limit=limit)]
+    return [compact_hit(index, c) for c in index.search(query, limit=limit, refresh=False)]

@@ -86,7 +86,7 @@ def context_pack(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
 
 def context_select(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
-    return {"candidates": ctx.index.search(params["query"], limit=params.get("limit", 20))}
+    return {"candidates": ctx.index.search(params["query"], limit=params.get("limit", 20), refresh=False)}
 
 
 def context_verify(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
