@@ -11,7 +11,13 @@ import pytest
 
 import prooftext
 from helpers import damage_records_page, filled_memory
-from prooftext.errors import JSONSyntaxError, MemoryStoreError, RequestError, StoreCorruptError
+from prooftext.errors import (
+    JSONSyntaxError,
+    MemoryStoreError,
+    RangeError,
+    RequestError,
+    StoreCorruptError,
+)
 from prooftext.memory import KINDS, MemoryStore
 from prooftext.memory.integrity import KIND_STATUSES
 
@@ -281,3 +287,18 @@ def test_an_export_of_a_root_without_memory_is_empty_and_complete(tmp_path: Path
     export = prooftext.memory_export(tmp_path)
     assert export.complete and list(export.lines()) == []
     assert not (tmp_path / ".prooftext").exists()
+
+
+@pytest.mark.parametrize("record_id", [0, -5])
+def test_an_import_refuses_a_record_id_no_write_could_give(tmp_path: Path, record_id: int) -> None:
+    filled_memory(tmp_path / "a", 1)
+    line = next(prooftext.memory_export(tmp_path / "a").lines())
+    row = json.loads(line)
+    assert row["id"] == 1
+    row["id"] = record_id
+    (tmp_path / "b").mkdir()
+    with pytest.raises(RangeError) as caught:
+        prooftext.memory_import(tmp_path / "b", json.dumps(row).encode() + b"\n")
+    assert caught.value.field == "id" and caught.value.details["line"] == 1
+    with MemoryStore.open(tmp_path / "b") as store:
+        assert store.records() == []

@@ -22,7 +22,7 @@ from typing import Any
 import prooftext.canonical as canonical
 from prooftext.conversation.items import check_thread
 from prooftext.corpus.secrets import redact_text
-from prooftext.errors import MemoryStoreError, ProoftextError, RequestError
+from prooftext.errors import MemoryStoreError, ProoftextError, RangeError, RequestError
 from prooftext.memory.integrity import message_problems, open_readonly, record_problems
 from prooftext.memory.store import (
     MAX_RECORD_BYTES,
@@ -249,6 +249,10 @@ def _checked(number: int, kind: str, row: dict[str, Any]) -> dict[str, Any]:
         if kind == "thread_setting":
             identity = row["identity"]
             return {**row, "identity": None if identity is None else check_identity(identity)}
+        if row["id"] < 1:
+            raise RangeError(
+                f"a record id is at least 1 (a write's ids start at 1), got {row['id']}", field="id"
+            )
         row["text"] = check_text(row["text"], "text", MAX_RECORD_BYTES)
         row["source"] = check_text(row["source"], "source", MAX_SOURCE_BYTES)
         if row["resolution"] is not None:
