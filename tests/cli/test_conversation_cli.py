@@ -295,6 +295,15 @@ def test_turn_dry_run_on_a_missing_or_non_directory_root_is_a_root_error(
     assert status == 1 and out[0]["error"]["code"] == "root_not_directory"  # type: ignore[index]
 
 
+def test_turn_dry_run_refuses_an_unknown_backend_as_a_real_turn_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["turn", "hi there", "--backend", "bogus", "--root", str(tmp_path), "--json"]
+    status, out = _run(capsys, [*argv, "--dry-run"])
+    assert status == 1 and out[0]["error"]["code"] == "unknown_name"  # type: ignore[index]
+    assert not (tmp_path / ".prooftext").exists()
+
+
 def test_memory_ids_beyond_sqlite_range_and_damaged_records_are_coded_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -290,7 +290,7 @@ def turn_command(
     prooftext.check_turn(root, turn)
     if not dry_run:
         _require_model(model)
-        prooftext.make_backend(backend).close()  # an unknown backend fails here, before anything is opened
+    prooftext.make_backend(backend).close()  # an unknown backend fails here (a dry run too), before any work
     with prooftext.Conversation(root, tokenizer, create=not dry_run) as conversation:
         info = conversation.thread_info(thread)
         plan = conversation.plan(turn)
