@@ -22,7 +22,7 @@ from prooftext.eval.swe_run import run_swebench
 from prooftext.eval.swebench import SweConfig, load_tasks, plan_shards
 
 from .conftest import SweFixture
-from .evaldata import ALPHA, BETA_1, BETA_2, GAMMA, NOTES, QUERY_1, QUERY_2, README
+from .evaldata import ALPHA, BETA_1, BETA_2, GAMMA, NOTES, QUERY_1, QUERY_2, README, task
 
 BUDGET = 4000
 DECLARED = Declaration("gold_file_recall", 0.6, 0.4, "flags")
@@ -124,3 +124,17 @@ def test_shards_are_contiguous_in_commit_time(swe_fixture: SweFixture) -> None:
     assert [t.instance_id for t in one[0].tasks] == ["demo-3", "demo-1", "demo-2"]
     two = plan_shards(tasks, {"demo/demo": swe_fixture.git_dir}, workers=2)
     assert [[t.instance_id for t in s.tasks] for s in two] == [["demo-3", "demo-1"], ["demo-2"]]
+
+
+def test_full_context_misses_a_gold_file_the_corpus_lacks(swe_fixture: SweFixture, tmp_path: Path) -> None:
+    gold = [("pkg/alpha.py", [[2, 3]]), ("pkg/absent.py", [[1, 4]])]
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(task("demo-x", swe_fixture.commit_1, QUERY_1, gold)) + "\n", encoding="utf-8")
+    config = SweConfig(work_dir=Path("."), budget=BUDGET, tokenizer="bytes")
+    out = tmp_path / "out"
+    run_swebench(tasks, swe_fixture.repo_map, config, DECLARED, RunOptions(out_dir=out))
+    row = json.loads((out / "tasks.jsonl").read_text())
+    full = row["arms"]["full"]
+    assert row["gold_not_indexed"] == ["pkg/absent.py"]
+    assert (full["gold_file_recall"], full["all_gold_files"]) == (0.5, False)
+    assert full["gold_line_recall"] == pytest.approx(2 / 6)  # alpha 2-3 of alpha 2-3 + absent 1-4

@@ -4,7 +4,8 @@ Tasks of one repository are sorted by commit time and cut into contiguous shards
 tree and one prooftext index, moved from commit to commit so that refresh is incremental. For each task the
 ``problem_statement`` is the query of every arm:
 
-- ``full``: the whole permitted corpus as one whole-file prompt (its token size; it holds every gold line),
+- ``full``: the whole permitted corpus as one whole-file prompt (its token size; it holds every gold line the
+  corpus holds, and misses a gold file the scan left out),
 - ``bm25``: bm25s over whole files, packed whole in rank order to the budget, skipping files that overflow,
 - ``fixed``: ``Index.pack`` at the budget,
 - ``adaptive``: ``Index.adaptive_pack`` with ``max_tokens`` = the budget.
@@ -446,13 +447,15 @@ def _arm_full(ctx: _TaskContext) -> dict[str, Any]:
     if ctx.want_prompts and total <= ctx.config.budget:
         blocks = [file_block(p, text_of(ctx.index.conn, p)) for p in snap.paths]
         ctx.prompts[ARM_FULL] = file_prompt(ctx.task.problem_statement, blocks)
+    # It quotes what the permitted corpus holds: a gold file the scan left out is a miss here too.
+    held = _packet_metrics(ctx.task, _whole_files(ctx.index.conn, snap.paths), total)
     return {
         "prompt_tokens": total,
         "files": len(snap.paths),
         "fits_budget": total <= ctx.config.budget,
-        "gold_file_recall": 1.0,
-        "all_gold_files": True,
-        "gold_line_recall": 1.0,
+        "gold_file_recall": held["gold_file_recall"],
+        "all_gold_files": held["all_gold_files"],
+        "gold_line_recall": held["gold_line_recall"],
         "count_ms": elapsed_ms(started),
     }
 
@@ -478,11 +481,17 @@ def _arm_bm25(ctx: _TaskContext) -> dict[str, Any]:
     if ctx.want_prompts:
         blocks = [file_block(snap.paths[i], text_of(conn, snap.paths[i])) for i in packed.taken]
         ctx.prompts[ARM_BM25] = file_prompt(query, blocks)
-    excerpts = [(snap.paths[i], 1, max(1, _line_total(conn, snap.paths[i]))) for i in packed.taken]
-    out = _packet_metrics(ctx.task, excerpts, packed.prompt_tokens)
+    out = _packet_metrics(
+        ctx.task, _whole_files(conn, [snap.paths[i] for i in packed.taken]), packed.prompt_tokens
+    )
     out.update(_ranking_metrics([snap.paths[i] for i in order], ctx.task))
     out.update({"latency_ms": latency, "index_ms": index_ms, "skipped_files": packed.skipped})
     return out
+
+
+def _whole_files(conn: sqlite3.Connection, paths: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Each file as one excerpt of all its lines (a prompt of whole files quotes every line of each)."""
+    return [(path, 1, max(1, _line_total(conn, path))) for path in paths]
 
 
 def _line_total(conn: sqlite3.Connection, path: str) -> int:
