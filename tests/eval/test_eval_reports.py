@@ -23,6 +23,7 @@ from prooftext.eval.depth_report import depth_report, depth_tables
 from prooftext.eval.swe_findings import (
     budget_reference,
     budget_verdict,
+    declared_reference,
     summary_sentence,
     task_losses,
     verdict_sentence,
@@ -128,6 +129,30 @@ def test_the_verdict_sentence_says_full_context_does_not_fit_and_names_the_refer
     assert "the reference is adaptive" in said
     assert "Passing: fixed and adaptive" in said and "full (over the budget)" in said
     assert "bm25 (below the threshold 50.0% and more than 10.0 points below adaptive)" in said
+
+
+def test_a_declared_reference_is_judged_and_the_sentence_says_it_was_declared() -> None:
+    declared = Declaration("gold_line_recall", 0.5, 0.1, "flags", reference_arm="bm25")
+    arms = {"bm25": ARMS_OVER["bm25"], "fixed": ARMS_OVER["fixed"]}
+    reference = declared_reference(arms, declared.metric, "bm25")
+    verdict = budget_verdict(declared, arms, reference["arm"])
+    assert set(verdict) == {"bm25", "fixed"}
+    assert verdict["bm25"]["regression"] == 0.0 and not verdict["bm25"]["meets_threshold"]
+    assert verdict["bm25"]["passes"] is False and verdict["fixed"]["passes"]
+    summary = {
+        "arms": arms,
+        "budget": 8000,
+        "declaration": declared.to_dict(),
+        "reference": reference,
+        "verdict": verdict,
+    }
+    said = verdict_sentence(summary)
+    assert said.startswith("The declared reference bm25 fits the budget on every task.")
+    assert "best arm" not in said and "failing: bm25 (below the threshold 50.0%)" in said
+    with_full = {**arms, "full": ARMS_OVER["full"]}
+    summary.update(arms=with_full, verdict=budget_verdict(declared, with_full, "bm25"))
+    said = verdict_sentence(summary)
+    assert "the declared reference bm25 fits the budget on every task" in said and "best arm" not in said
 
 
 def test_the_summary_sentence_names_the_winner_within_the_budget_and_its_margin() -> None:

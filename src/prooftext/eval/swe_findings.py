@@ -116,12 +116,13 @@ def declared_reference(arms: Arms, metric: str, declared: str | None) -> dict[st
 
 def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) -> dict[str, Any]:
     """Per arm: the declared metric, its regression from ``reference``, whether it fits the budget, and
-    pass/fail. Full context as the reference is not judged (it is the bar); any other reference is."""
+    pass/fail. Full context chosen by the rule is not judged (it is the bar); any other reference, and a
+    declared one, is (at a regression of 0 from itself)."""
     metric = declaration.metric
     ref_value = _value(arms[reference], metric) if reference is not None else None
     out: dict[str, Any] = {}
     for name, summary in arms.items():
-        if name == reference and (reference == ARM_FULL or declaration.reference_arm == reference):
+        if name == reference == ARM_FULL and declaration.reference_arm != reference:
             continue
         value = _value(summary, metric)
         fits = fits_everywhere(summary)
@@ -174,29 +175,8 @@ def verdict_sentence(summary: Mapping[str, Any]) -> str:
     reference = summary.get("reference", {})
     ref = reference.get("arm")
     verdict: Mapping[str, Any] = summary.get("verdict", {})
-    parts = []
-    full = arms.get(ARM_FULL)
-    if full is not None and "over_budget" in full:
-        answered = int(full["tasks"]) - int(full["failures"])
-        inside = answered - int(full["over_budget"])
-        if inside == answered:
-            parts.append(
-                f"Full context fits the {budget:,}-token budget on every task, so it is the reference"
-            )
-        else:
-            median = full.get("prompt_tokens_median")
-            median_text = f", median {tokens(float(median))} tokens" if median is not None else ""
-            parts.append(
-                f"Full context fits the {budget:,}-token budget on {inside} of {answered} tasks{median_text},"
-                + (
-                    f" so the reference is {ref}, the best arm that fits"
-                    f" ({metric_label(declaration['metric'])} {percent(float(arms[ref][declaration['metric']]))})"
-                    if ref
-                    else " and no arm fits on every task, so there is no reference"
-                )
-            )
-    elif ref:
-        parts.append(f"The reference is {ref}, the best arm that fits the {budget:,}-token budget")
+    said_reference = _reference_sentence(arms, budget, declaration, reference)
+    parts = [said_reference] if said_reference else []
     passed = [a for a, v in verdict.items() if v.get("passes")]
     failed = [
         f"{a} ({_failure_reasons(v, declaration, ref)})" for a, v in verdict.items() if not v.get("passes")
@@ -206,6 +186,36 @@ def verdict_sentence(summary: Mapping[str, Any]) -> str:
         outcome.append(f"failing: {names(failed)}")
     said = "; ".join(outcome)
     return "".join(f"{p}. " for p in parts) + said[0].upper() + said[1:] + "."
+
+
+def _reference_sentence(
+    arms: Arms, budget: int, declaration: Mapping[str, Any], reference: Mapping[str, Any]
+) -> str | None:
+    """Whether full context fits, and which arm is the reference and why (a declared one: that it was)."""
+    ref = reference.get("arm")
+    why = str(reference.get("why") or "")
+    declared = reference.get("declared") is not None and why
+    full = arms.get(ARM_FULL)
+    if full is not None and "over_budget" in full:
+        answered = int(full["tasks"]) - int(full["failures"])
+        inside = answered - int(full["over_budget"])
+        if inside == answered:
+            fit = f"Full context fits the {budget:,}-token budget on every task"
+            return f"{fit}; {why}" if declared else f"{fit}, so it is the reference"
+        median = full.get("prompt_tokens_median")
+        median_text = f", median {tokens(float(median))} tokens" if median is not None else ""
+        fit = f"Full context fits the {budget:,}-token budget on {inside} of {answered} tasks{median_text}"
+        if declared:
+            return f"{fit}; {why}"
+        if not ref:
+            return f"{fit}, and no arm fits on every task, so there is no reference"
+        value = percent(float(arms[ref][declaration["metric"]]))
+        return f"{fit}, so the reference is {ref}, the best arm that fits ({metric_label(declaration['metric'])} {value})"
+    if declared:
+        return why[0].upper() + why[1:]
+    if ref:
+        return f"The reference is {ref}, the best arm that fits the {budget:,}-token budget"
+    return None
 
 
 def summary_sentence(arms: Arms, metric: str, budget: int) -> str:
