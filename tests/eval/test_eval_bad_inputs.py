@@ -4,6 +4,7 @@ sample id never places files outside the work directory; a line break in a speak
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
+from prooftext import LocomoRun, SwebenchRun, evaluate
 from prooftext.cli import main
 from prooftext.errors import ArtifactError, ConfigError, ProoftextError, RangeError
 from prooftext.eval.common import RunOptions
@@ -20,6 +22,7 @@ from prooftext.eval.locomo import LocomoConfig
 from prooftext.eval.locomo_data import load_locomo, sample_questions
 from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, run_locomo
 from prooftext.eval.swebench import load_repo_map, load_tasks
+from prooftext.select.query import MAX_BYTES, MAX_TOKENS
 
 from .conftest import SweFixture
 from .evaldata import CONVERSATION, QUERY_1, task
@@ -142,6 +145,25 @@ def test_cli_reports_bad_tasks_by_code_not_as_internal_error(
     assert main([*good, "--limit", "-1", "--json"]) == 1
     error = json.loads(capsys.readouterr().out)["error"]
     assert (error["code"], error["details"]["field"]) == ("value_out_of_range", "limit")
+
+
+def test_a_budget_above_the_packet_ceiling_is_refused_before_any_work(
+    swe_fixture: SweFixture, locomo_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    runs = [
+        SwebenchRun(swe_fixture.tasks, swe_fixture.repo_map, budget=MAX_TOKENS + 1),
+        LocomoRun(locomo_file, budgets=f"512,{MAX_TOKENS + 1}"),
+        SwebenchRun(swe_fixture.tasks, swe_fixture.repo_map, budget=0),
+    ]
+    for run in runs:
+        with pytest.raises(RangeError) as caught:
+            evaluate(run, RunOptions(out_dir=out))
+        assert caught.value.field in {"budget", "budgets"}
+        assert not out.exists()
+    bytes_ok = SwebenchRun(swe_fixture.tasks, swe_fixture.repo_map, budget=MAX_BYTES + 1)
+    with pytest.raises(RangeError):
+        evaluate(dataclasses.replace(bytes_ok, tokenizer="bytes"), RunOptions(out_dir=out))
 
 
 def test_a_limit_below_one_is_refused() -> None:

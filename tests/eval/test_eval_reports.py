@@ -155,6 +155,30 @@ def test_a_declared_reference_is_judged_and_the_sentence_says_it_was_declared() 
     assert "the declared reference bm25 fits the budget on every task" in said and "best arm" not in said
 
 
+def test_an_arm_that_failed_reads_as_failed_with_its_code_not_as_over_the_budget() -> None:
+    broken = {
+        "tasks": 10,
+        "failures": 10,
+        "failure_codes": {"value_out_of_range": 10},
+        "gold_line_recall": 0.0,
+    }
+    arms = {"bm25": ARMS_OVER["bm25"], "fixed": broken}
+    reference = budget_reference(arms, "gold_line_recall")
+    verdict = budget_verdict(DECLARED, arms, reference["arm"])
+    summary = {
+        "arms": arms,
+        "budget": 8000,
+        "declaration": DECLARED.to_dict(),
+        "reference": reference,
+        "verdict": verdict,
+    }
+    said = verdict_sentence(summary)
+    assert (
+        "fixed (failed with value_out_of_range on 10 of 10 tasks, below" in said
+        and "over the budget" not in said
+    )
+
+
 def test_the_summary_sentence_names_the_winner_within_the_budget_and_its_margin() -> None:
     said = summary_sentence(ARMS_OVER, "gold_line_recall", 8000)
     assert said.startswith("Within the 8,000-token budget, adaptive has the highest gold-line recall: 66.2%")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prooftext.errors import RequestError, UnknownNameError
+from prooftext.errors import RequestError, UnknownNameError, whole_number
 from prooftext.eval.arms import LOCOMO_ARMS, SWEBENCH_ARMS
 from prooftext.eval.common import Progress, RunOptions, require_eval_extra
 from prooftext.eval.declare import (
@@ -33,6 +33,8 @@ from prooftext.eval.runs import DepthRun, LocomoRun, Names, Numbers, QualityBar,
 from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
 from prooftext.eval.swebench import SweConfig
+from prooftext.select.query import MAX_BYTES, MAX_TOKENS
+from prooftext.tokens import BYTES_BASIS
 
 if TYPE_CHECKING:
     from prooftext.eval.model import ModelSettings
@@ -111,9 +113,16 @@ def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dic
         return run_depth(run.clinc, run.locomo, declaration, options, progress, swebench=repositories)
 
 
+def _check_budgets(budgets: Sequence[object], tokenizer: str, field: str) -> None:
+    """Each budget a whole number from 1 up to the packet's ceiling in the tokenizer's basis: a budget the
+    packed arms could not be given is refused before any work, not in every row."""
+    ceiling, unit = (MAX_BYTES, " bytes") if tokenizer == BYTES_BASIS else (MAX_TOKENS, "")
+    for budget in budgets:
+        whole_number(field, budget, 1, ceiling, unit)
+
+
 def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
-    if isinstance(run.budget, bool) or not isinstance(run.budget, int) or run.budget < 1:
-        raise RequestError("budget must be a positive integer", field="budget")
+    _check_budgets([run.budget], run.tokenizer, "budget")
     config = SweConfig(
         work_dir=Path("."),
         arms=_names(run.arms, SWEBENCH_ARMS, "arms"),
@@ -138,9 +147,11 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
 
 
 def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
+    budgets = _numbers(run.budgets, "budgets")
+    _check_budgets(budgets, run.tokenizer, "budgets")
     config = LocomoConfig(
         work_dir=Path("."),
-        budgets=_numbers(run.budgets, "budgets"),
+        budgets=budgets,
         arms=_names(run.arms, LOCOMO_ARMS, "arms"),
         tokenizer=run.tokenizer,
         questions_per_conversation=run.questions,

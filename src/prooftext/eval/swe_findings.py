@@ -126,12 +126,14 @@ def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) 
             continue
         value = _value(summary, metric)
         fits = fits_everywhere(summary)
+        failed = {key: summary.get(key) for key in ("tasks", "failures", "failure_codes", "over_budget")}
         if value is None:
             out[name] = {
                 "value": None,
                 "fits_budget": fits,
                 "passes": False,
                 "note": f"{metric} is undefined",
+                **(failed if summary.get("failures") else {}),
             }
             continue
         regression = None if ref_value is None else ref_value - value
@@ -150,13 +152,17 @@ def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) 
             "within_regression": within,
             "fits_budget": fits,
             "passes": fits and meets and within is not False,
+            **(failed if summary.get("failures") else {}),
         }
     return out
 
 
 def _failure_reasons(entry: Mapping[str, Any], declaration: Mapping[str, Any], reference: str | None) -> str:
     reasons = []
-    if not entry.get("fits_budget"):
+    if entry.get("failures"):  # an error, not a prompt too large: say which
+        codes = entry.get("failure_codes") or {"an error": int(entry["failures"])}
+        reasons.append(f"failed with {counted(codes, int(entry.get('tasks') or 0), 'tasks')}")
+    if not entry.get("fits_budget") and (not entry.get("failures") or entry.get("over_budget")):
         reasons.append("over the budget")
     if entry.get("value") is None:
         reasons.append(str(entry.get("note", "undefined")))
