@@ -126,15 +126,29 @@ def test_shards_are_contiguous_in_commit_time(swe_fixture: SweFixture) -> None:
     assert [[t.instance_id for t in s.tasks] for s in two] == [["demo-3", "demo-1"], ["demo-2"]]
 
 
-def test_full_context_misses_a_gold_file_the_corpus_lacks(swe_fixture: SweFixture, tmp_path: Path) -> None:
+def _absent_gold_row(fixture: SweFixture, tmp_path: Path, arms: tuple[str, ...]) -> dict[str, Any]:
+    """The row of a task whose gold holds pkg/alpha.py lines 2-3 and pkg/absent.py (in no commit) lines 1-4."""
     gold = [("pkg/alpha.py", [[2, 3]]), ("pkg/absent.py", [[1, 4]])]
     tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text(json.dumps(task("demo-x", swe_fixture.commit_1, QUERY_1, gold)) + "\n", encoding="utf-8")
-    config = SweConfig(work_dir=Path("."), budget=BUDGET, tokenizer="bytes")
+    tasks.write_text(json.dumps(task("demo-x", fixture.commit_1, QUERY_1, gold)) + "\n", encoding="utf-8")
+    config = SweConfig(work_dir=Path("."), arms=arms, budget=BUDGET, tokenizer="bytes")
     out = tmp_path / "out"
-    run_swebench(tasks, swe_fixture.repo_map, config, DECLARED, RunOptions(out_dir=out))
-    row = json.loads((out / "tasks.jsonl").read_text())
+    summary = run_swebench(tasks, fixture.repo_map, config, DECLARED, RunOptions(out_dir=out))
+    assert summary["tasks_with_gold_not_indexed"] == 1
+    row: dict[str, Any] = json.loads((out / "tasks.jsonl").read_text())
+    return row
+
+
+def test_full_context_misses_a_gold_file_the_corpus_lacks(swe_fixture: SweFixture, tmp_path: Path) -> None:
+    row = _absent_gold_row(swe_fixture, tmp_path, ("full", "bm25"))
     full = row["arms"]["full"]
     assert row["gold_not_indexed"] == ["pkg/absent.py"]
     assert (full["gold_file_recall"], full["all_gold_files"]) == (0.5, False)
     assert full["gold_line_recall"] == pytest.approx(2 / 6)  # alpha 2-3 of alpha 2-3 + absent 1-4
+
+
+@pytest.mark.parametrize("arms", [("fixed",), ("adaptive",), ("full",)])
+def test_a_gold_file_the_corpus_lacks_is_named_whichever_arms_run(
+    swe_fixture: SweFixture, tmp_path: Path, arms: tuple[str, ...]
+) -> None:
+    assert _absent_gold_row(swe_fixture, tmp_path, arms)["gold_not_indexed"] == ["pkg/absent.py"]

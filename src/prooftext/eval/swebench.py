@@ -645,11 +645,10 @@ def evaluate_task(state: _ShardState, task: SweTask) -> dict[str, Any]:
         row["files_left_out"] = [{"path": p, "reason": BLOB_MISSING} for p in row["index"]["blobs_missing"]]
     ctx = _TaskContext(task, index, state.config, state.cache, want_prompts=state.model is not None)
     row["arms"] = _run_arms(ctx)
-    if (
-        ctx.snapshot is not None
-    ):  # gold files the permitted corpus lacks (excluded by the scan): no arm can win
-        present = set(ctx.snapshot.paths)
-        row["gold_not_indexed"] = [p for p in task.gold_paths if p not in present]
+    # Gold files the permitted corpus lacks (excluded by the scan, or not in the commit): no arm can quote
+    # them. Read whichever arms ran, so that the same task gets the same diagnosis.
+    present = set(ctx.corpus().paths)
+    row["gold_not_indexed"] = [p for p in task.gold_paths if p not in present]
     if state.model is not None:
         _ask_model(state.model, task, row, ctx)
     return row
