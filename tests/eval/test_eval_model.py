@@ -314,3 +314,25 @@ def test_the_command_line_runs_a_model_and_exits_non_zero_when_every_task_fails(
     assert (tmp_path / "down" / "report.html").exists()
     code = main([*base[:-2], "--model", MODEL, "--declare", str(tmp_path / "none.json")])
     assert code == 1
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--repeats", "3"],
+        ["--backend", "ollama"],
+        ["--endpoint", "http://127.0.0.1:9", "--temperature", "0.2"],
+        ["--price-input", "1", "--price-output", "1"],
+        ["--seed", "7"],
+        ["--answers", "cache"],
+    ],
+)
+def test_a_model_option_without_a_model_is_refused_naming_it(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    argv = ["eval", "locomo", "--data", str(locomo_file), "--budgets", "64", "--arms", "bm25"]
+    code = main([*argv, "--out", str(tmp_path / "out"), *flags, "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert code == 1 and error["code"] == "invalid_request" and error["details"]["field"] == "model"
+    assert all(f in error["message"] for f in flags if f.startswith("--")) and "--model" in error["message"]
+    assert not (tmp_path / "out").exists()

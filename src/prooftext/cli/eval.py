@@ -17,7 +17,7 @@ from rich.table import Table
 import prooftext
 from prooftext.cli.common import app, echo, emit_json
 from prooftext.cli.progress import progress_bar
-from prooftext.errors import AllTasksFailedError
+from prooftext.errors import AllTasksFailedError, RequestError
 
 WIDE_CONSOLE = 160
 """Columns of a table printed to a file or pipe (a terminal uses its own width)."""
@@ -60,8 +60,11 @@ ModelOpt = Annotated[
     str | None,
     typer.Option("--model", help="Send each arm's prompt to this model and score its answers."),
 ]
+DEFAULT_BACKEND = "ollama"
+DEFAULT_REPEATS = 1
 BackendOpt = Annotated[
-    str, typer.Option("--backend", help="ollama or openai (any OpenAI-compatible server).")
+    str | None,
+    typer.Option("--backend", help="ollama (the default) or openai (any OpenAI-compatible server)."),
 ]
 EndpointOpt = Annotated[
     str | None,
@@ -69,7 +72,9 @@ EndpointOpt = Annotated[
         "--endpoint", help="Model server URL (default http://127.0.0.1:11434 for ollama, :8000 for openai)."
     ),
 ]
-RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Answers per prompt, for mean and spread.")]
+RepeatsOpt = Annotated[
+    int | None, typer.Option("--repeats", help="Answers per prompt, for mean and spread (default 1).")
+]
 TemperatureOpt = Annotated[
     float | None, typer.Option("--temperature", help="Sampling temperature (default: the server's).")
 ]
@@ -88,19 +93,47 @@ AnswersOpt = Annotated[
 
 def _model(
     model: str | None,
-    backend: str,
+    backend: str | None,
     endpoint: str | None,
-    repeats: int,
+    repeats: int | None,
     temperature: float | None,
     seed: int | None,
     price_input: float | None,
     price_output: float | None,
     answers: Path | None,
 ) -> prooftext.ModelSettings | None:
+    """The model settings, or None without ``--model``; a model option given without it is refused (it
+    would do nothing)."""
     if model is None:
+        options = {
+            "--backend": backend,
+            "--endpoint": endpoint,
+            "--repeats": repeats,
+            "--temperature": temperature,
+            "--seed": seed,
+            "--price-input": price_input,
+            "--price-output": price_output,
+            "--answers": answers,
+        }
+        given = [name for name, value in options.items() if value is not None]
+        if given:
+            raise RequestError(
+                f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --model:"
+                " without a model no answer is asked",
+                field="model",
+                options=given,
+            )
         return None
     return prooftext.ModelSettings(
-        model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers
+        model,
+        DEFAULT_BACKEND if backend is None else backend,
+        endpoint,
+        DEFAULT_REPEATS if repeats is None else repeats,
+        temperature,
+        seed,
+        price_input,
+        price_output,
+        answers,
     )
 
 
@@ -197,9 +230,9 @@ def swebench_command(
     permitted_regression: RegressionOpt = None,
     reference_arm: ReferenceOpt = None,
     model: ModelOpt = None,
-    backend: BackendOpt = "ollama",
+    backend: BackendOpt = None,
     endpoint: EndpointOpt = None,
-    repeats: RepeatsOpt = 1,
+    repeats: RepeatsOpt = None,
     temperature: TemperatureOpt = None,
     seed: SeedOpt = None,
     price_input: PriceInOpt = None,
@@ -244,9 +277,9 @@ def locomo_command(
     permitted_regression: RegressionOpt = None,
     reference_arm: ReferenceOpt = None,
     model: ModelOpt = None,
-    backend: BackendOpt = "ollama",
+    backend: BackendOpt = None,
     endpoint: EndpointOpt = None,
-    repeats: RepeatsOpt = 1,
+    repeats: RepeatsOpt = None,
     temperature: TemperatureOpt = None,
     seed: SeedOpt = None,
     price_input: PriceInOpt = None,
