@@ -18,7 +18,7 @@ import prooftext
 import prooftext.cli.eval
 from prooftext.cli import main
 from prooftext.cli.eval import print_tables
-from prooftext.errors import DeclarationRequiredError, RequestError, UnknownNameError
+from prooftext.errors import ArtifactError, DeclarationRequiredError, RequestError, UnknownNameError
 from prooftext.eval.answers import (
     locomo_score,
     multi_hop_f1,
@@ -336,3 +336,20 @@ def test_a_model_option_without_a_model_is_refused_naming_it(
     assert code == 1 and error["code"] == "invalid_request" and error["details"]["field"] == "model"
     assert all(f in error["message"] for f in flags if f.startswith("--")) and "--model" in error["message"]
     assert not (tmp_path / "out").exists()
+
+
+def test_an_answer_directory_that_cannot_be_written_is_refused_before_the_run(
+    locomo_file: Path, swe_fixture: SweFixture, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    locomo = _locomo(locomo_file, "http://127.0.0.1:9", answers_dir=blocker / "answers")
+    settings = ModelSettings(MODEL, "ollama", "http://127.0.0.1:9", answers_dir=blocker / "answers")
+    swe = SwebenchRun(
+        swe_fixture.tasks, swe_fixture.repo_map, "fixed", 8000, "bytes", SWE_BAR, model=settings
+    )
+    for run in (locomo, swe):
+        with pytest.raises(ArtifactError) as caught:
+            evaluate(run, RunOptions(out_dir=tmp_path / "out"))
+        assert str(blocker / "answers") in caught.value.message
+        assert not (tmp_path / "out").exists()

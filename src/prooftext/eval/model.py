@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext.errors import RangeError, RequestError, UnknownNameError
+from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError
 from prooftext.eval.common import MS_PER_S, error_record
 from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
 from prooftext.tokens import get_counter
@@ -146,7 +146,10 @@ def model_plan(
     if settings is None:
         return None
     answers = settings.answers_dir or (out_dir / ANSWERS_SUBDIR if out_dir is not None else None)
-    return ModelPlan(settings, instruction, tokenizer, None if answers is None else answers.resolve())
+    plan = ModelPlan(settings, instruction, tokenizer, None if answers is None else answers.resolve())
+    if settings.answers_dir is not None:  # the default, under OUT, is checked with OUT
+        AnswerCache(plan.answers_dir).check_writable()
+    return plan
 
 
 def sha256_text(text: str) -> str:
@@ -192,12 +195,30 @@ class AnswerCache:
             return None  # absent, or unreadable: asked again
         return data if isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA else None
 
+    def check_writable(self) -> None:
+        """Create the directory and write a file in it (removed at once), before a run asks anything: an
+        ``artifact_invalid`` error naming the directory when it cannot be."""
+        if self.root is None:
+            return
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".json")
+            os.close(fd)
+            os.unlink(temp)
+        except OSError as exc:
+            raise ArtifactError(f"cannot write to {self.root}: {exc.strerror}", path=str(self.root)) from None
+
     def put(self, key: str, record: dict[str, Any]) -> None:
         path = self._path(key)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        except OSError as exc:
+            raise ArtifactError(
+                f"cannot write to {path.parent}: {exc.strerror}", path=str(path.parent)
+            ) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(record, handle, sort_keys=True)
