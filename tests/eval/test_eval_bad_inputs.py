@@ -220,6 +220,7 @@ def _sample(**changes: Any) -> dict[str, Any]:
     ("sample", "field"),
     [
         (_sample(qa="What?"), "qa"),
+        ({k: v for k, v in CONVERSATION.items() if k != "qa"}, "qa"),
         (_sample(qa=["What?"]), "qa[0]"),
         (_sample(conversation=[1]), "conversation"),
         (_sample(sample_id=None), "sample_id"),

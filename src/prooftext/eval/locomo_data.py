@@ -249,8 +249,8 @@ def parse_conversation(sample: object, stats: EvidenceStats) -> Conversation:
             line += 1
             turns.append(Turn(dia_id, speaker, _turn_text(raw, field), number, date, line))
     raw_qa = sample.get("qa")
-    if raw_qa is None:
-        raw_qa = []
+    if raw_qa is None:  # a conversation without questions is not left out unsaid
+        raise SampleFieldError("qa", "missing; a conversation needs its list of questions")
     if not isinstance(raw_qa, list):
         raise SampleFieldError("qa", f"must be a list of questions, not {_type_name(raw_qa)}")
     questions = [_question(qa, f"qa[{i}]", sample_id, i, seen, stats) for i, qa in enumerate(raw_qa)]
