@@ -355,3 +355,25 @@ def test_the_locomo_verdict_compares_like_with_like_when_full_history_does_not_f
     assert "Full context does not fit the budget on every task" in report
     assert main([*argv, "--budgets", "256"]) == 0
     assert json.loads(capsys.readouterr().out)["reference"]["arm"] == "full"
+
+
+def test_the_python_api_takes_paths_as_text(
+    swe_fixture: SweFixture, locomo_file: Path, tmp_path: Path
+) -> None:
+    clinc = tmp_path / "clinc.json"
+    clinc.write_text(json.dumps({"test": [["hi", "greeting"], ["play a song", "play_music"]]}))
+    declared = tmp_path / "bar.json"
+    declared.write_text(json.dumps({"metric": "acc@5", "threshold": 0.1, "permitted_regression": 0.9}))
+    swe = prooftext.SwebenchRun(
+        str(swe_fixture.tasks),
+        str(swe_fixture.repo_map),
+        "bm25",
+        tokenizer="bytes",
+        bar=prooftext.QualityBar(str(declared)),
+        instances=("demo-1",),
+    )
+    assert prooftext.evaluate(swe).to_dict()["tasks"] == 1
+    locomo = prooftext.LocomoRun(str(locomo_file), "256", "last_n", "bytes")
+    assert prooftext.evaluate(locomo).to_dict()["arms"]["last_n@256"]["questions"] == 3
+    depth = prooftext.DepthRun(str(clinc), str(locomo_file))
+    assert prooftext.evaluate(depth).to_dict()["clinc"]["utterances"] == 2

@@ -74,7 +74,7 @@ class ModelSettings:
     seed: int | None = None
     price_input: float | None = None
     price_output: float | None = None
-    answers_dir: Path | None = None
+    answers_dir: Path | str | None = None
     """Where answers are cached; by default OUT/answers (no cache without an output directory)."""
 
     def check(self) -> None:
@@ -145,7 +145,8 @@ def model_plan(
     default OUT/answers (no cache without an output directory)."""
     if settings is None:
         return None
-    answers = settings.answers_dir or (out_dir / ANSWERS_SUBDIR if out_dir is not None else None)
+    given = None if settings.answers_dir is None else Path(settings.answers_dir)
+    answers = given or (out_dir / ANSWERS_SUBDIR if out_dir is not None else None)
     plan = ModelPlan(settings, instruction, tokenizer, None if answers is None else answers.resolve())
     if settings.answers_dir is not None:  # the default, under OUT, is checked with OUT
         AnswerCache(plan.answers_dir).check_writable()

@@ -29,7 +29,16 @@ from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS
 from prooftext.eval.locomo_run import terminal_notes as locomo_notes
 from prooftext.eval.locomo_run import terminal_tables as locomo_tables
 from prooftext.eval.model_summary import LOCOMO_MODEL_METRICS, SWE_MODEL_METRICS, model_tables
-from prooftext.eval.runs import DepthRun, LocomoRun, Names, Numbers, QualityBar, Run, SwebenchRun
+from prooftext.eval.runs import (
+    DepthRun,
+    LocomoRun,
+    Names,
+    Numbers,
+    QualityBar,
+    Run,
+    SwebenchRun,
+    optional_path,
+)
 from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
 from prooftext.eval.swebench import SweConfig
@@ -101,16 +110,18 @@ def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | N
 
 def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
     declaration = run.bar.resolve(DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS)
-    if (run.swebench is None) != (run.repo_map is None):
+    clinc, locomo = Path(run.clinc), optional_path(run.locomo)
+    tasks, repo_map = optional_path(run.swebench), optional_path(run.repo_map)
+    if (tasks is None) != (repo_map is None):
         raise RequestError(
             "the retrieval gate needs both the SWE-bench tasks and their repo map", field="repo_map"
         )
-    if run.swebench is None or run.repo_map is None:
-        return run_depth(run.clinc, run.locomo, declaration, options, progress)
+    if tasks is None or repo_map is None:
+        return run_depth(clinc, locomo, declaration, options, progress)
     with tempfile.TemporaryDirectory(prefix="prooftext-depth-") as scratch:
         work = options.work_root(scratch)
-        repositories = gate_repositories(run.swebench, run.repo_map, work.resolve())
-        return run_depth(run.clinc, run.locomo, declaration, options, progress, swebench=repositories)
+        repositories = gate_repositories(tasks, repo_map, work.resolve())
+        return run_depth(clinc, locomo, declaration, options, progress, swebench=repositories)
 
 
 def _check_budgets(budgets: Sequence[object], tokenizer: str, field: str) -> None:
@@ -134,8 +145,8 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
     )
     _check_reference(declaration, config.arms)
     return run_swebench(
-        run.tasks,
-        run.repo_map,
+        Path(run.tasks),
+        Path(run.repo_map),
         config,
         declaration,
         options,
@@ -161,7 +172,7 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
         run.bar, run.model, DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, LOCOMO_MODEL_METRICS
     )
     _check_reference(declaration, config.arm_keys())
-    return run_locomo(run.data, config, declaration, options, progress, run.model)
+    return run_locomo(Path(run.data), config, declaration, options, progress, run.model)
 
 
 def _declared(

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from prooftext.eval.declare import Declaration
     from prooftext.eval.model import ModelSettings
 
+AnyPath = Path | str
+"""A file or directory, as a :class:`~pathlib.Path` or as text (read as a path where the run uses it)."""
 Names = str | tuple[str, ...]
 """Names as a tuple, or as comma-separated text."""
 Numbers = str | tuple[int, ...]
@@ -26,7 +28,7 @@ class QualityBar:
     """The declared quality bar, as the caller gives it: a declaration file, and/or fields that replace the
     file's (or the benchmark's default) one by one. What was declared, and from where, is recorded."""
 
-    file: Path | None = None
+    file: AnyPath | None = None
     metric: str | None = None
     threshold: float | None = None
     permitted_regression: float | None = None
@@ -38,13 +40,12 @@ class QualityBar:
         """The bar to judge by; with a model, every part must be declared (``declaration_required``)."""
         from prooftext.eval.declare import require_declared, resolve_declaration
 
+        file = optional_path(self.file)
         if model is not None:
-            require_declared(
-                self.file, self.metric, self.threshold, self.permitted_regression, self.reference_arm
-            )
+            require_declared(file, self.metric, self.threshold, self.permitted_regression, self.reference_arm)
         return resolve_declaration(
             default,
-            self.file,
+            file,
             self.metric,
             self.threshold,
             self.permitted_regression,
@@ -57,8 +58,8 @@ class QualityBar:
 class SwebenchRun:
     """SWE-bench tasks, each at its base commit: full context vs BM25 vs fixed vs adaptive packets."""
 
-    tasks: Path
-    repo_map: Path
+    tasks: AnyPath
+    repo_map: AnyPath
     arms: Names = SWEBENCH_ARMS
     budget: int = DEFAULT_BUDGET
     tokenizer: str = DEFAULT_TOKENIZER
@@ -76,7 +77,7 @@ class SwebenchRun:
 class LocomoRun:
     """LoCoMo: evidence-turn recall against prompt tokens, per arm and budget."""
 
-    data: Path
+    data: AnyPath
     budgets: Numbers = DEFAULT_BUDGETS
     arms: Names = LOCOMO_ARMS
     tokenizer: str = DEFAULT_TOKENIZER
@@ -95,11 +96,16 @@ class DepthRun:
     retrieval on SWE-bench issue titles with their repository open (``swebench`` tasks and ``repo_map``,
     each repository indexed once under the work directory)."""
 
-    clinc: Path
-    locomo: Path | None = None
+    clinc: AnyPath
+    locomo: AnyPath | None = None
     bar: QualityBar = QualityBar()
-    swebench: Path | None = None
-    repo_map: Path | None = None
+    swebench: AnyPath | None = None
+    repo_map: AnyPath | None = None
 
 
 Run = SwebenchRun | LocomoRun | DepthRun
+
+
+def optional_path(value: AnyPath | None) -> Path | None:
+    """A path given as a :class:`~pathlib.Path` or as text, as the loaders read it (None stays None)."""
+    return None if value is None else Path(value)
