@@ -14,7 +14,7 @@ import pytest
 import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
 from prooftext import LocomoRun, SwebenchRun, evaluate
 from prooftext.cli import main
-from prooftext.errors import ArtifactError, ConfigError, ProoftextError, RangeError
+from prooftext.errors import ArtifactError, ConfigError, ProoftextError, RangeError, RootError
 from prooftext.eval.common import RunOptions
 from prooftext.eval.declare import Declaration, load_declaration, resolve_declaration
 from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, load_clinc, run_depth
@@ -131,6 +131,21 @@ def test_a_repo_map_entry_in_a_symlink_loop_is_a_config_error(tmp_path: Path) ->
     path = tmp_path / "repos.json"
     path.write_text('{"demo/demo": "loop/repo"}')
     assert _refused(ConfigError, load_repo_map, path).details["field"] == "demo/demo"
+
+
+def test_a_repo_map_entry_that_is_not_a_git_directory_is_refused_before_the_run(
+    swe_fixture: SweFixture, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    repo_map = tmp_path / "repos.json"
+    repo_map.write_text(json.dumps({"demo/demo": str(plain)}), encoding="utf-8")
+    out = tmp_path / "out"
+    with pytest.raises(RootError) as caught:
+        evaluate(SwebenchRun(swe_fixture.tasks, repo_map), RunOptions(out_dir=out))
+    assert caught.value.code == "root_invalid" and caught.value.details["field"] == "demo/demo"
+    assert "demo/demo" in caught.value.message and "not a git directory" in caught.value.message
+    assert not out.exists()
 
 
 def test_cli_reports_bad_tasks_by_code_not_as_internal_error(

@@ -17,7 +17,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from prooftext.errors import RootMissingError, SourceUnreadableError
+from prooftext.errors import RootError, RootMissingError, SourceUnreadableError
 
 GIT_TIMEOUT_S = 600
 INDEX_SUFFIX = ".gitindex"
@@ -30,12 +30,22 @@ def _check_commit(commit: str) -> str:
     return commit
 
 
-def git_dir_of(path: Path) -> Path:
-    """The git directory of ``path``: itself when bare-like, else its ``.git``."""
+def git_dir_of(path: Path, entry: str | None = None) -> Path:
+    """The git directory of ``path``: itself when bare-like, else its ``.git``. A path that does not exist
+    is ``root_missing``, one that git does not read as a repository ``root_invalid``; ``entry`` (the repo
+    map's name for it) is named in both."""
+    named, field = (f"repo map entry {entry}: ", {"field": entry}) if entry else ("", {})
     if not path.is_dir():
-        raise RootMissingError(f"git directory does not exist: {path}", root=str(path))
+        raise RootMissingError(f"{named}git directory does not exist: {path}", root=str(path), **field)
     dotgit = path / ".git"
-    return dotgit if dotgit.is_dir() else path
+    git_dir = dotgit if dotgit.is_dir() else path
+    try:
+        run_git(git_dir, ["rev-parse", "--git-dir"])
+    except SourceUnreadableError:
+        raise RootError(
+            f"{named}{path} is not a git directory, nor a clone holding one", root=str(path), **field
+        ) from None
+    return git_dir
 
 
 def run_git(

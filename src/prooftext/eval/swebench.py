@@ -386,7 +386,7 @@ def plan_shards(tasks: Sequence[SweTask], repo_map: dict[str, Path], workers: in
         by_repo.setdefault(task.repo, []).append(task)
     shards: list[Shard] = []
     for repo, group in sorted(by_repo.items()):
-        git_dir = git_dir_of(repo_map[repo])
+        git_dir = git_dir_of(repo_map[repo], repo)
         times = {c: _time_or_zero(git_dir, c) for c in {t.base_commit for t in group}}
         group.sort(key=lambda t: (times[t.base_commit], t.base_commit, t.instance_id))
         count = min(len(group), max(1, math.ceil(workers * len(group) / len(tasks))))
