@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
-from prooftext import LocomoRun, SwebenchRun, evaluate
+from prooftext import LocomoRun, QualityBar, SwebenchRun, evaluate
 from prooftext.cli import main
-from prooftext.errors import ArtifactError, ConfigError, ProoftextError, RangeError, RootError
+from prooftext.errors import ArtifactError, ConfigError, ProoftextError, RangeError, RequestError, RootError
 from prooftext.eval.common import RunOptions
 from prooftext.eval.declare import Declaration, load_declaration, resolve_declaration
 from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, load_clinc, run_depth
@@ -327,3 +327,12 @@ def test_depth_refuses_a_bad_locomo_file_before_writing_anything(tmp_path: Path)
     with pytest.raises(ArtifactError):
         run_depth(clinc, locomo, DEFAULT_DEPTH_DECLARATION, RunOptions(out_dir=out))
     assert not out.exists()
+
+
+def test_the_oracle_cannot_be_the_declared_reference(locomo_file: Path, tmp_path: Path) -> None:
+    bar = QualityBar(None, "evidence_recall", 0.5, 0.1, "oracle")
+    run = LocomoRun(locomo_file, "256", "bm25,oracle", "bytes", bar=bar)
+    with pytest.raises(RequestError) as caught:
+        evaluate(run, RunOptions(out_dir=tmp_path / "out"))
+    assert caught.value.field == "reference_arm" and "oracle" in caught.value.message
+    assert not (tmp_path / "out").exists()

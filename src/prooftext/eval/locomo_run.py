@@ -175,9 +175,7 @@ def _budget_verdict(summary: dict[str, Any], declaration: Declaration, budget: i
     on every question, else against the best arm that does (never the oracle, which is given the evidence):
     like is compared with like, as for SWE-bench."""
     summary["budget"] = budget
-    candidates = {
-        a: s for a, s in summary["arms"].items() if a != "oracle" or declaration.reference_arm == "oracle"
-    }
+    candidates = {a: s for a, s in summary["arms"].items() if a != "oracle"}
     summary["reference"] = declared_reference(candidates, declaration.metric, declaration.reference_arm)
     summary["verdict"] = budget_verdict(declaration, summary["arms"], summary["reference"]["arm"])
 

@@ -48,6 +48,9 @@ from prooftext.tokens import BYTES_BASIS
 if TYPE_CHECKING:
     from prooftext.eval.model import ModelSettings
 
+ORACLE = "oracle"
+"""The LoCoMo arm given the evidence turns: never the verdict's reference."""
+
 Table = tuple[str, list[str], list[list[str]]]
 """A table a terminal shows: its title, its column headers and its rows of cells."""
 
@@ -172,6 +175,11 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
         run.bar, run.model, DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, LOCOMO_MODEL_METRICS
     )
     _check_reference(declaration, config.arm_keys())
+    if declaration.reference_arm == ORACLE:
+        raise RequestError(
+            "the oracle is given the evidence, so it cannot be the reference; declare another arm",
+            field="reference_arm",
+        )
     return run_locomo(Path(run.data), config, declaration, options, progress, run.model)
 
 
