@@ -20,6 +20,7 @@ from prooftext.eval.common import RunOptions
 from prooftext.eval.declare import Declaration
 from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, run_depth
 from prooftext.eval.depth_report import depth_report, depth_tables
+from prooftext.eval.html import HtmlReport, manifest_section
 from prooftext.eval.swe_findings import (
     budget_reference,
     budget_verdict,
@@ -377,3 +378,16 @@ def test_the_python_api_takes_paths_as_text(
     assert prooftext.evaluate(locomo).to_dict()["arms"]["last_n@256"]["questions"] == 3
     depth = prooftext.DepthRun(str(clinc), str(locomo_file))
     assert prooftext.evaluate(depth).to_dict()["clinc"]["utterances"] == 2
+
+
+@pytest.mark.parametrize(
+    ("reference_arm", "shown"), [("bm25", "<td>bm25</td>"), (None, "<td>chosen by the rule</td>")]
+)
+def test_the_declared_bar_names_the_reference_the_regression_is_measured_from(
+    reference_arm: str | None, shown: str
+) -> None:
+    declared = Declaration("gold_line_recall", 0.5, 0.1, "flags", reference_arm=reference_arm)
+    report = HtmlReport("t")
+    manifest_section(report, {"declaration": declared.to_dict()})
+    page = report.render()
+    assert "regression from full" not in page and "reference arm" in page and shown in page
