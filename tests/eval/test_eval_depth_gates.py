@@ -95,3 +95,10 @@ def test_eval_depth_on_the_command_line_measures_the_retrieval_gate_with_swebenc
     assert main([*argv, "--swebench", str(swe_fixture.tasks)]) == 1
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["code"] == "invalid_request" and error["details"]["field"] == "repo_map"
+
+
+def test_small_talk_gates_over_no_utterance_are_not_measured() -> None:
+    row = small_talk_gates([("book a flight", "book_flight")], frozenset({"ann"}), {})
+    assert row["utterances"] == 0 and row["memory_share_max"] is None and row["retrieval_share_max"] is None
+    targets = gate_targets({"small_talk_gates": row})
+    assert targets["small_talk_memory_share_max"]["met"] is None

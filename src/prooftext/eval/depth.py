@@ -268,8 +268,9 @@ def small_talk_gates(
         root: _gate_row([_gates(t, KnownTerms(names=names, repository=terms)) for t in talk])
         for root, terms in sorted(roots.items())
     }
-    worst_memory = max((r["memory_share"] or 0.0) for r in per_root.values())
-    worst_retrieval = max((r["retrieval_share"] or 0.0) for r in per_root.values())
+    # Over no utterance nothing is measured: None, never a share of 0 that meets its bar.
+    worst_memory = max((r["memory_share"] or 0.0) for r in per_root.values()) if talk else None
+    worst_retrieval = max((r["retrieval_share"] or 0.0) for r in per_root.values()) if talk else None
     return {
         "utterances": len(talk),
         "names_known": len(names),
