@@ -336,3 +336,18 @@ def test_the_oracle_cannot_be_the_declared_reference(locomo_file: Path, tmp_path
         evaluate(run, RunOptions(out_dir=tmp_path / "out"))
     assert caught.value.field == "reference_arm" and "oracle" in caught.value.message
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "field"),
+    [
+        ({"threshold": 5.0}, "quality_threshold"),
+        ({"threshold": -0.1}, "quality_threshold"),
+        ({"regression": -1.0}, "permitted_regression"),
+        ({"regression": 1.5}, "permitted_regression"),
+    ],
+)
+def test_a_declared_bar_outside_the_share_range_is_refused(flags: dict[str, float], field: str) -> None:
+    with pytest.raises(RangeError) as caught:
+        resolve_declaration(Declaration("m", 0.5, 0.1), metrics=("m",), **flags)
+    assert caught.value.details == {"field": field} and "from 0 to 1" in caught.value.message

@@ -143,7 +143,17 @@ def resolve_declaration(
             f"quality metric {resolved.metric!r} is not scored by this benchmark; known: {', '.join(metrics)}",
             field="quality_metric",
         )
+    if metrics:  # every score a benchmark declares is a share: a bar outside 0..1 is never met, or always
+        _share(resolved.threshold, "threshold", "quality_threshold")
+        _share(resolved.permitted_regression, "permitted regression", "permitted_regression")
     return resolved
+
+
+def _share(value: float | None, name: str, field: str) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise RangeError(
+            f"the declared {name} is a share from 0 to 1 (0.5 means 50%), not {value:g}", field=field
+        )
 
 
 def verdict(
