@@ -4,7 +4,7 @@ A path names a file under the project root, as a portable relative path. It is r
 reader (one component at a time, never through a symbolic link, a regular file only, bounded by
 ``scan.max_file_bytes``, strict UTF-8, the secrets policy applied) and carries the corpus's labels
 (authority, sensitivity) for that path. A file that the corpus would exclude (binary, not UTF-8, too large,
-holding a private key, inside ``.prooftext/``, left out by ``.gitignore``, ``.prooftext/ignore`` or
+holding a private key, inside ``.git/`` or ``.prooftext/``, left out by ``.gitignore``, ``.prooftext/ignore`` or
 ``scan.exclude``) is refused with a coded error naming the path; nothing is
 read from outside the root. Rendering fences each file like any attached block
 (:mod:`prooftext.conversation.render`), so its text stays data.
@@ -19,11 +19,10 @@ from pathlib import Path
 
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.corpus.config import load_config
-from prooftext.corpus.ignore import ignored_below, root_matcher
-from prooftext.corpus.model import REASON_IGNORED, Exclusion, FileStat
+from prooftext.corpus.ignore import ignored_below, is_internal, root_matcher
+from prooftext.corpus.model import REASON_IGNORED, REASON_INTERNAL, REMEDIES, Exclusion, FileStat
 from prooftext.corpus.read import adopt
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below, source_error
-from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import RequestError, SourceUnreadableError
 
 ATTACHMENT = "attachment"
@@ -70,9 +69,11 @@ def read_turn_file(root: Path, file: TurnFile, *, thread: str) -> ContextItem:
     """One file under ``root`` read through the corpus's safe reader, as a labelled ``file`` item."""
     config = load_config(root)
     rel = file.path
-    if rel.split("/")[0] == STORE_DIR:
+    if any(is_internal(part) for part in rel.split("/")):
         raise SourceUnreadableError(
-            f"{rel}: the project store is not a file to attach", path=rel, reason=REASON_IGNORED
+            f"{rel}: not attached ({REASON_INTERNAL}: {REMEDIES[REASON_INTERNAL]})",
+            path=rel,
+            reason=REASON_INTERNAL,
         )
     root_fd = open_root(root)
     try:

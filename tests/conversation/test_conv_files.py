@@ -1,0 +1,33 @@
+"""A turn's attachments and active files are read like the corpus: what the index never holds is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prooftext.conversation.files import ACTIVE_FILE, ATTACHMENT, TurnFile, read_turn_file
+from prooftext.errors import SourceUnreadableError
+
+
+@pytest.mark.parametrize(
+    "path", [".git/config", ".git/HEAD", ".GIT/config", "sub/.git/config", ".prooftext/ignore"]
+)
+@pytest.mark.parametrize("role", [ATTACHMENT, ACTIVE_FILE])
+def test_a_file_inside_git_or_the_project_store_is_refused_as_internal(
+    tmp_path: Path, path: str, role: str
+) -> None:
+    target = tmp_path / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("[remote]\n\turl = https://example.org/repo\n")
+    with pytest.raises(SourceUnreadableError) as raised:
+        read_turn_file(tmp_path, TurnFile(role, path), thread="main")
+    assert raised.value.details["reason"] == "internal" and path in str(raised.value)
+    assert "example.org" not in str(raised.value)
+
+
+def test_a_file_whose_name_only_starts_like_git_is_attached(tmp_path: Path) -> None:
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "notes.md").write_text("Release notes.\n")
+    item = read_turn_file(tmp_path, TurnFile(ATTACHMENT, ".github/notes.md"), thread="main")
+    assert "Release notes." in item.text
