@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,13 @@ def test_the_deepest_widest_request_is_answered(sample_repo: Path) -> None:
         index.refresh()
         result = risk_of_changing(index, ["CompoundModel"], depth=RISK_MAX_DEPTH, limit=RISK_MAX_LIMIT)
     assert result["targets"][0]["matches"] and not result["truncated"]
+
+
+def test_a_credential_given_as_a_target_is_redacted_in_the_result(sample_repo: Path) -> None:
+    token = "gh" + "p_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2dF4gH6"
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        result = risk_of_changing(index, [token, f"docs/{token}.md"])
+    assert token not in json.dumps(result)
+    assert [t["ref"] for t in result["targets"]] == result["unresolved"]
+    assert result["unresolved"] == ["[REDACTED:github-token]", "docs/[REDACTED:github-token].md"]

@@ -76,3 +76,13 @@ def test_a_credential_in_the_query_is_redacted_before_it_is_quoted(tmp_path: Pat
         packet = index.pack(f"why does the deploy token {TOKEN} fail?")
     dumped = json.dumps(packet.to_dict())
     assert (TOKEN in dumped) is False and "deploy token [REDACTED:github-token] fail" in packet.prompt
+
+
+def test_a_credential_given_as_a_path_seed_is_redacted_in_the_packet_and_its_trace(tmp_path: Path) -> None:
+    (tmp_path / "deploy.md").write_text("# Deploy\n\nRotate the deploy token every month.\n")
+    with prooftext.open(tmp_path) as index:
+        packet = index.pack(prooftext.Query("deploy token", path_seeds=(TOKEN, "deploy.md")))
+        adaptive = index.adaptive_pack(prooftext.Query("deploy token", path_seeds=(TOKEN,)))
+    saved = packet.to_dict()
+    assert TOKEN not in json.dumps(saved) and TOKEN not in json.dumps(adaptive.to_dict())
+    assert saved["query"]["path_seeds"] == ["[REDACTED:github-token]", "deploy.md"]

@@ -284,3 +284,12 @@ def test_a_signed_map_verifies_with_its_key_and_fails_when_edited(sample_repo: P
 
 def test_the_sample_files_hold_what_these_tests_name() -> None:
     assert "def separability_matrix(transform):" in SAMPLE_FILES["modeling/separable.py"]
+
+
+def test_a_credential_given_as_a_path_or_identifier_is_redacted_in_the_map(sample_repo: Path) -> None:
+    token = "gh" + "p_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2dF4gH6"
+    saved = _saved(sample_repo, paths=(token, "modeling/"), identifiers=(f"x_{token}",))
+    assert token not in json.dumps(saved)
+    assert saved["settings"]["paths"] == ["[REDACTED:github-token]", "modeling/"]
+    assert saved["settings"]["identifiers"] == ["x_[REDACTED:github-token]"]
+    assert saved["trace"]["unmatched_paths"] == ["[REDACTED:github-token]"]

@@ -27,6 +27,7 @@ from prooftext.graph.model import (
 from prooftext.graph.resolve import PathIndex
 from prooftext.index import Index
 from prooftext.memory.store import MemoryRecord, MemoryStore
+from prooftext.select.query import redacted_all
 from prooftext.store.risk_queries import (
     file_and_symbol_nodes,
     file_node_id,
@@ -607,8 +608,9 @@ def _docs_mentioning(conn: sqlite3.Connection, names: Sequence[str]) -> list[dic
 
 
 def _check_risk_request(targets: object, depth: object, limit: object) -> list[str]:
-    """The targets as a list, once ``targets`` is a sequence of strings (a lone string is refused, not read
-    as its letters) and ``depth`` and ``limit`` are whole numbers in their ranges."""
+    """The targets as a list, each with any credential redacted (the result records it), once ``targets``
+    is a sequence of strings (a lone string is refused, not read as its letters) and ``depth`` and ``limit``
+    are whole numbers in their ranges."""
     if isinstance(targets, (str, bytes)) or not isinstance(targets, Sequence):
         raise RequestError("targets must be a list of paths or symbol names", field="targets")
     if not targets:
@@ -621,7 +623,7 @@ def _check_risk_request(targets: object, depth: object, limit: object) -> list[s
         require_utf8(target, "targets")
     whole_number("depth", depth, 1, RISK_MAX_DEPTH)
     whole_number("limit", limit, 1, RISK_MAX_LIMIT)
-    return list(targets)
+    return list(redacted_all(tuple(targets)))
 
 
 def risk_of_changing(

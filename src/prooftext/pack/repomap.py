@@ -49,6 +49,7 @@ from prooftext.select.query import (
     UNIT_TOKENS,
     Query,
     check_ceiling,
+    redacted_all,
     validate,
 )
 from prooftext.select.rank import rank
@@ -122,7 +123,7 @@ class MapSettings:
 
 def validate_settings(settings: MapSettings) -> MapSettings:
     """The settings, checked field by field (one error naming the first bad field), with any credential in
-    the query text redacted (the text is recorded in the map)."""
+    the query text, the paths or the identifiers redacted (each is recorded in the map)."""
     if not isinstance(settings, MapSettings):
         raise RequestError("settings must be a MapSettings value", field="settings")
     if settings.tokenizer not in TOKENIZERS:
@@ -151,8 +152,13 @@ def validate_settings(settings: MapSettings) -> MapSettings:
             raise RangeError(f"{name} holds more than {MAX_NAMED} entries", field=name)
         for value in values:
             require_utf8(value, name)
-    clean = redact_text(text)
-    return settings if clean == text else replace(settings, query=clean)
+    clean = replace(
+        settings,
+        query=redact_text(text),
+        paths=redacted_all(settings.paths),
+        identifiers=redacted_all(settings.identifiers),
+    )
+    return settings if clean == settings else clean
 
 
 # -- facts read from the index ---------------------------------------------------------------------------------

@@ -147,9 +147,15 @@ def _check_as_of(as_of: object) -> None:
         raise RequestError("as_of must carry a UTC offset (Z or +00:00)", field="as_of")
 
 
+def redacted_all(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Each caller-given string with any credential redacted: a path or name a result records as given."""
+    return tuple(redact_text(value) for value in values)
+
+
 def validate(query: Query) -> Query:
-    """Check every field and return the query, its text with any credential redacted (the text is quoted
-    in the prompt, the packet and the trace); or raise one error naming the first bad field."""
+    """Check every field and return the query, its text and path seeds with any credential redacted (the
+    text is quoted in the prompt, the packet and the trace, the seeds in the packet and the trace); or raise
+    one error naming the first bad field."""
     _check_text(query.text)
     _check_names(query)
     check_ceiling(query.max_tokens, query.basis)
@@ -161,8 +167,12 @@ def validate(query: Query) -> Query:
     _check_as_of(query.as_of)
     _check_bool("allow_truncated", query.allow_truncated)
     _check_searchable(query)
-    text = redact_text(query.text)
-    return query if text == query.text else replace(query, text=text)
+    text, seeds = redact_text(query.text), redacted_all(tuple(query.path_seeds))
+    return (
+        query
+        if (text, seeds) == (query.text, query.path_seeds)
+        else replace(query, text=text, path_seeds=seeds)
+    )
 
 
 def _check_searchable(query: Query) -> None:
