@@ -3,6 +3,7 @@ corpus's one rule for paths; one that leaves the root is ``path_outside_root``."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,44 @@ def test_an_argument_of_the_wrong_type_is_refused_naming_it(
     with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as info:
         prooftext.read_range(index, **call)  # type: ignore[arg-type]
     assert info.value.details["field"] == field
+
+
+HOSTILE = (
+    "# Notes\n\nNormal line.\n"
+    "\x1b[2J\x1b[31mquiet\x1b[0m\n"
+    'if user != "admin\u202e \u2066// check later\u2069 \u2066" {\n'
+    "zero\u200bwidth and carriage\rreturn overwrite\n"
+)
+
+
+def test_a_range_holding_terminal_bidi_or_invisible_characters_is_exact_and_flagged_as_packets_flag_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.md").write_text(HOSTILE, encoding="utf-8", newline="")
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        read = prooftext.read_range(index, "notes.md")
+        packet = index.pack(prooftext.Query("notes", required=("notes.md",)), format="json")
+    assert read["text"] == HOSTILE  # the exact text, as a JSON packet quotes it
+    block = next(b for b in json.loads(packet.prompt)["evidence"] if b["path"] == "notes.md")
+    assert block["text"] == read["text"] and read["flags"] == block["flags"] == "bidi:4,control:4,invisible:1"
+
+
+def test_visible_text_shows_every_control_bidi_and_invisible_character_as_packets_show_them(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.md").write_text(HOSTILE, encoding="utf-8", newline="")
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        shown = prooftext.visible_text(prooftext.read_range(index, "notes.md")["text"])
+        prompt = index.pack(prooftext.Query("notes", required=("notes.md",))).prompt
+    assert "\u241b[2J" in shown and "admin[U+202E] [U+2066]" in shown and "zero[U+200B]width" in shown
+    assert "carriage\u240dreturn" in shown and shown in prompt
+    assert not any(ch in shown for ch in "\x1b\r\u202e\u2066\u2069\u200b")
+
+
+def test_ordinary_text_carries_no_flags(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        read = prooftext.read_range(index, "modeling/separable.py", 1, 3)
+    assert "flags" not in read

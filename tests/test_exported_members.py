@@ -58,6 +58,7 @@ PUBLIC_NAMES = {
     "memory_import",
     "risk_of_changing",
     "read_range",
+    "visible_text",
     "make_backend",
     "ChatBackend",
     "SignalReport",

@@ -128,6 +128,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "start_every_worker": ("prooftext.workers", "start_every_worker"),
     "turn_plan": ("prooftext.api.turns", "turn_plan"),
     "verify": ("prooftext.index", "verify"),
+    "visible_text": ("prooftext.pack.render", "visible"),
     "watch_parent": ("prooftext.workers", "watch_parent"),
 }
 """Public names loaded on first use: the module and attribute each one is."""
@@ -223,5 +224,6 @@ __all__ = [
     "start_every_worker",
     "turn_plan",
     "verify",
+    "visible_text",
     "watch_parent",
 ]

@@ -26,7 +26,7 @@ from prooftext.errors import (
     UnknownNameError,
 )
 from prooftext.index import Index
-from prooftext.pack.render import redacted
+from prooftext.pack.render import flag_label, redacted
 from prooftext.pack.sources import (
     REASON_DRIFT,
     REASON_LOCATOR,
@@ -119,8 +119,10 @@ def read_range(
 ) -> dict[str, Any]:
     """Lines ``start..end`` (1-based, inclusive; ``end`` past the last line reads to the last line) of the
     indexed file ``path``, re-read from disk and checked against the index: ``{"path", "lines": [start,
-    end], "line_count", "sha256", "sensitivity", "text"}``. ``text`` has every credential redacted as a
-    packet's excerpt has. A range longer than :data:`MAX_RANGE_LINES` is refused; so is a start past the
+    end], "line_count", "sha256", "sensitivity", "text"}``, and ``"flags"`` when the text holds what a
+    packet's excerpt is flagged for (``bidi:1,control:2``, the same labels). ``text`` has every credential
+    redacted as a packet's excerpt has, and is otherwise exact, as the JSON packet format quotes it:
+    :func:`~prooftext.pack.render.visible` shows it as a printed prompt does. A range longer than :data:`MAX_RANGE_LINES` is refused; so is a start past the
     last line. A path the index left out is a :class:`~prooftext.errors.SourceExcludedError` with the
     scan's ``reason``; a file above ``clearance`` a :class:`~prooftext.errors.SensitivityError`."""
     _portable(path)
@@ -136,11 +138,16 @@ def read_range(
     last = min(last, max(line_count, 1))
     text = _reread(index, path, sha256, start, last)
     quoted = text.slice(start, last) if text.count else ""
-    return {
+    shown = redacted(quoted, path, file_repeats(path, sha256, text))
+    read: dict[str, Any] = {
         "path": path,
         "lines": [start, last],
         "line_count": line_count,
         "sha256": sha256,
         "sensitivity": sensitivity,
-        "text": redacted(quoted, path, file_repeats(path, sha256, text)),
+        "text": shown,
     }
+    marks = flag_label(shown, path)
+    if marks:
+        read["flags"] = marks
+    return read

@@ -167,10 +167,15 @@ def redacted(text: str, path: str, repeats: Repeats | None) -> str:
     return redact_text(text, path, repeats)
 
 
+def flag_label(shown: str, path: str) -> str:
+    """The ``flags`` label of an excerpt already redacted (``bidi:1,control:2``; empty for ordinary text)."""
+    return ",".join(flags(shown, path))
+
+
 @lru_cache(maxsize=RENDER_CACHE_SIZE)
 def _prepared(text: str, path: str, repeats: Repeats | None) -> tuple[str, str, str]:
     shown = redacted(text, path, repeats)
-    return shown, visible(shown), ",".join(flags(shown, path))
+    return shown, visible(shown), flag_label(shown, path)
 
 
 def excerpt_text(block: Block) -> str:

@@ -4,7 +4,9 @@ A hit is its path and line range (together, the arguments of ``context.read``: t
 qualified name when it is a symbol, its signature (the line that names it) or first line, and as much of a
 snippet as the rest of the hit's budget holds. Every line is read through :func:`prooftext.read_range`, so a
 hit quotes nothing a packet would not (credentials redacted, excluded files never read); a hit whose source
-cannot be read now keeps its location alone.
+cannot be read now keeps its location alone. The signature and snippet show control, bidirectional and
+invisible characters as a markdown packet does (:func:`prooftext.visible_text`: ``␛``, ``[U+202E]``), and
+the hit carries the ``flags`` of the lines it was read from, so no hit can drive a terminal or hide text.
 """
 
 from __future__ import annotations
@@ -78,12 +80,14 @@ def compact_hit(index: prooftext.Index, candidate: dict[str, Any]) -> dict[str, 
         peek = prooftext.read_range(index, path, start, min(end, start + PEEK_LINES - 1))
     except ProoftextError:
         return hit
+    if "flags" in peek:
+        hit["flags"] = str(peek["flags"])
     lines = str(peek["text"]).split("\n")
     at = _signature(lines, name)
     if at < 0:
         return hit
-    _fit(hit, "sig", " ".join(lines[at].split()))
-    rest = [" ".join(line.split()) for line in lines[at + 1 : at + 1 + SNIPPET_LINES]]
+    _fit(hit, "sig", prooftext.visible_text(" ".join(lines[at].split())))
+    rest = [prooftext.visible_text(" ".join(line.split())) for line in lines[at + 1 : at + 1 + SNIPPET_LINES]]
     snippet = "\n".join(line for line in rest if line)
     if len(snippet) >= MIN_SNIPPET_CHARS:
         _fit(hit, "snippet", snippet)
