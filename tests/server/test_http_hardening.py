@@ -36,10 +36,8 @@ LONG_TIMEOUT_S = 600.0
 SMALL_CAP = 3
 EXIT_ERROR = 1
 STATUS = {"jsonrpc": "2.0", "method": "index.status", "id": 1}
-PARTIAL_HEAD = b"POST /rpc HTTP/1.1\r\nHost: x\r\n"
-PARTIAL_BODY = (
-    b"POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
-)
+PARTIAL_HEAD = b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+PARTIAL_BODY = b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
 TOKEN = "s\u00e9cret"
 
 
@@ -87,8 +85,19 @@ def _until_closed(conn: socket.socket) -> bytes:
 
 def _request(body: dict[str, Any]) -> bytes:
     raw = json.dumps(body).encode()
-    head = f"POST /rpc HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {len(raw)}\r\n\r\n"
+    head = (
+        "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        f"Content-Length: {len(raw)}\r\n\r\n"
+    )
     return head.encode() + raw
+
+
+def _coded(response: bytes, status: bytes) -> dict[str, Any]:
+    """The JSON-RPC error ``data`` of a raw response, which must have ``status`` and a JSON body."""
+    head, _, body = response.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 " + status + b" ") and b"content-type: application/json" in head
+    data: dict[str, Any] = json.loads(body)["error"]["data"]
+    return data
 
 
 @pytest.mark.parametrize("sent", [b"", PARTIAL_HEAD, PARTIAL_BODY], ids=["nothing", "headers", "body"])
@@ -96,7 +105,8 @@ def test_a_connection_that_does_not_send_its_whole_request_in_time_is_answered_4
     rpc_app: Any, sent: bytes
 ) -> None:
     with running(rpc_app, read_timeout_s=TINY_TIMEOUT_S) as address, _connect(address, sent) as conn:
-        assert _until_closed(conn).startswith(b"HTTP/1.1 408 ")
+        data = _coded(_until_closed(conn), b"408")
+    assert data == {"code": "limit_exceeded", "reason": "read_timeout", "limit_ms": 50}
 
 
 def test_clients_are_served_beside_partial_requests_and_a_connection_past_the_cap_is_answered_503(
@@ -111,7 +121,8 @@ def test_clients_are_served_beside_partial_requests_and_a_connection_past_the_ca
             assert head.startswith(b"HTTP/1.1 200 ") and json.loads(body)["result"]["fresh"] is True
             stalled.append(_connect(address, PARTIAL_HEAD))  # now every connection allowed is taken
             with _connect(address) as refused:
-                assert _until_closed(refused).startswith(b"HTTP/1.1 503 ")
+                data = _coded(_until_closed(refused), b"503")
+            assert data == {"code": "limit_exceeded", "reason": "connections", "limit": SMALL_CAP}
         finally:
             for conn in stalled:
                 conn.close()

@@ -7,6 +7,15 @@ and a request without it or with another token is answered 401 saying which (``d
 binding to anything but a loopback address without a token is refused at startup. JSON-RPC errors travel
 with status 200; a message of notifications only is answered 204 with no body.
 
+Without a token the server is on loopback, where any web page the user opens can reach it. So a ``Host``
+that is not a loopback name (a name rebound to 127.0.0.1) is answered 421, and an ``Origin`` that is not a
+loopback origin (a cross-site page) 403, as the MCP SDK's transport security answers them. With a token,
+the token guards: a page cannot attach it, and the server may be reached under any name (a proxy, the
+machine's own names). Every ``POST /rpc`` must be ``Content-Type: application/json`` (parameters such as a
+charset allowed) or it is answered 415, so a page cannot send one as a "simple" cross-site request without
+a CORS preflight, which the server never grants. Every refusal, including 404, 405, 408 and 503, carries a
+JSON-RPC error with its stable code in ``data.code``.
+
 Every connection must deliver each whole request (headers and body) within :data:`READ_TIMEOUT_S`, or it is
 answered 408 and closed; at most :data:`MAX_CONNECTIONS` are open at once, and one more is answered 503 and
 closed. So clients that open sockets and send a request slowly, or never (slowloris), can neither hold
@@ -23,21 +32,24 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterator
+import urllib.parse
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from http import HTTPStatus
 from types import FrameType
 from typing import Any, ClassVar
 
 import h11
 import uvicorn
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from prooftext.errors import AuthError, ConfigError, LimitError, NotFoundError
+from prooftext.errors import AuthError, ConfigError, LimitError, NotFoundError, RequestError
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.limits import TOKEN_ENV
 from prooftext.server.runner import Runner
@@ -48,8 +60,14 @@ KEEP_ALIVE_S = 5
 STATUS_OK = 200
 STATUS_NO_CONTENT = 204
 STATUS_UNAUTHORIZED = 401
+STATUS_FORBIDDEN = 403
 STATUS_NOT_FOUND = 404
+STATUS_NOT_ALLOWED = 405
 STATUS_TOO_LARGE = 413
+STATUS_UNSUPPORTED_TYPE = 415
+STATUS_MISDIRECTED = 421
+ORIGIN_SCHEMES = frozenset({"http", "https"})
+LOOPBACK_SHOWN = "127.0.0.1, localhost or [::1]"
 LISTEN_BACKLOG = 128
 AUTHORIZATION = b"authorization"
 BEARER = b"bearer"
@@ -70,8 +88,6 @@ TERMINATED_STATUS = 128 + signal.SIGTERM
 
 _RECEIVING = frozenset({h11.IDLE, h11.SEND_BODY})
 """The client's states while its next request is awaited or still arriving."""
-_TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-_FULL = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
 def is_loopback(host: str) -> bool:
@@ -81,6 +97,32 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _host_name(value: str) -> str:
+    """The name in a ``Host`` header (``name``, ``name:port``, ``[v6]`` or ``[v6]:port``); "" if malformed."""
+    if value.startswith("["):
+        name, closed, rest = value[1:].partition("]")
+        port_ok = not rest or (rest.startswith(":") and rest[1:].isdigit())
+        return name if closed and port_ok else ""
+    name, colon, port = value.partition(":")
+    return name if not colon or port.isdigit() else ""
+
+
+def loopback_host(value: str) -> bool:
+    """Whether a ``Host`` header names this machine's loopback (127.0.0.1, localhost, [::1]; any port)."""
+    return is_loopback(_host_name(value.strip()).lower())
+
+
+def loopback_origin(value: str) -> bool:
+    """Whether an ``Origin`` header is a page served from this machine's loopback (``null`` is not)."""
+    try:
+        parts = urllib.parse.urlsplit(value.strip())
+        _ = parts.port  # a port that is not a number raises
+    except ValueError:
+        return False
+    bare = parts.username is None and not (parts.path or parts.query or parts.fragment)
+    return bare and parts.scheme.lower() in ORIGIN_SCHEMES and is_loopback(parts.hostname or "")
 
 
 def check_bind(host: str, token: str | None) -> None:
@@ -119,7 +161,7 @@ def _authorization(scope: Scope) -> bytes | None:
     return next((v for k, v in scope.get("headers", []) if k.lower() == AUTHORIZATION), None)
 
 
-def _error(status: int, exc: Exception, headers: dict[str, str] | None = None) -> Response:
+def _error(status: int, exc: Exception, headers: Mapping[str, str] | None = None) -> Response:
     body = Dispatcher.error_response(None, exc)
     return Response(body, status_code=status, media_type=JSON_TYPE, headers=headers)
 
@@ -155,6 +197,56 @@ def _too_large(limit: int) -> Response:
     return _error(STATUS_TOO_LARGE, exc, {"Connection": "close"})
 
 
+def _site_refusal(request: Request, token: str | None) -> Response | None:
+    """421 for a ``Host`` that is not a loopback name, 403 for an ``Origin`` that is not a loopback page, when
+    the server has no token (and so serves loopback only); None when the request may go on."""
+    if token:
+        return None
+    remedy = f"start the server with a token (--token or ${TOKEN_ENV}) to serve other names and pages"
+    host = request.headers.get("host")
+    if host is not None and not loopback_host(host):
+        message = f"the Host header must name {LOOPBACK_SHOWN} on a server without a token; {remedy}"
+        return _error(STATUS_MISDIRECTED, AuthError(message, header="host"))
+    origin = request.headers.get("origin")
+    if origin is not None and not loopback_origin(origin):
+        message = f"a page from another site may not call a server without a token; {remedy}"
+        return _error(STATUS_FORBIDDEN, AuthError(message, header="origin"))
+    return None
+
+
+def _json_typed(request: Request) -> bool:
+    """Whether the body is declared ``application/json`` (with or without parameters such as a charset)."""
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower() == JSON_TYPE
+
+
+def _not_json() -> Response:
+    exc = RequestError(f"a request body must be sent with Content-Type: {JSON_TYPE}", field="content-type")
+    return _error(STATUS_UNSUPPORTED_TYPE, exc)
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    """The coded answer to a path nothing serves (404) or a method a path does not take (405)."""
+    status = exc.status_code if isinstance(exc, HTTPException) else STATUS_NOT_FOUND
+    headers = exc.headers if isinstance(exc, HTTPException) else None
+    served = "the server takes POST /rpc and GET /health"
+    if status == STATUS_NOT_ALLOWED:
+        error: Exception = RequestError(f"this path does not take that method: {served}", field="http_method")
+    else:
+        error = NotFoundError(f"nothing is served at this path: {served}")
+    return _error(status, error, headers)
+
+
+def raw_error(status: int, exc: Exception) -> bytes:
+    """A whole HTTP/1.1 response carrying ``exc`` as a JSON-RPC error, which then closes the connection
+    (for answers written before any request reaches the app)."""
+    body = Dispatcher.error_response(None, exc)
+    head = (
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\ncontent-type: {JSON_TYPE}\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
 def _declared_length(request: Request) -> int | None:
     value = request.headers.get("content-length")
     if value is None:
@@ -182,9 +274,14 @@ def create_app(runner: Runner, token: str | None = None) -> Starlette:
     limit = runner.limits.max_body_bytes
 
     async def rpc(request: Request) -> Response:
+        refusal = _site_refusal(request, token)
+        if refusal is not None:
+            return refusal
         problem = token_problem(_authorization(request.scope), token)
         if problem is not None:
             return _unauthorized(problem)
+        if not _json_typed(request):
+            return _not_json()
         declared = _declared_length(request)
         if declared is not None and declared > limit:
             return _too_large(limit)
@@ -200,10 +297,16 @@ def create_app(runner: Runner, token: str | None = None) -> Starlette:
         return Response(reply, status_code=STATUS_OK, media_type=JSON_TYPE)
 
     async def health(request: Request) -> Response:
+        refusal = _site_refusal(request, token)
+        if refusal is not None:
+            return refusal
         return JSONResponse({"status": "ok", "pending": runner.pending})
 
     routes = [Route("/rpc", rpc, methods=["POST"]), Route("/health", health, methods=["GET"])]
-    return Starlette(routes=routes)
+    refusals = {STATUS_NOT_FOUND: _refused, STATUS_NOT_ALLOWED: _refused}
+    app = Starlette(routes=routes, exception_handlers=refusals)
+    app.router.redirect_slashes = False  # /rpc/ is not /rpc: a client following a redirect may resend as GET
+    return app
 
 
 class BearerGuard:
@@ -242,7 +345,12 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
         if len(self.connections) > self.max_connections:
-            self._close_with(_FULL)
+            full = LimitError(
+                f"the server has {self.max_connections} connections open, its most; retry later",
+                reason="connections",
+                limit=self.max_connections,
+            )
+            self._close_with(raw_error(HTTPStatus.SERVICE_UNAVAILABLE, full))
             return
         self._watch()
 
@@ -277,7 +385,12 @@ class GuardedH11Protocol(H11Protocol):
             self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete
         )
         # A 408 cannot be written into a response under way; then the connection is only closed.
-        self._close_with(b"" if responding else _TIMED_OUT)
+        late = LimitError(
+            f"a request must arrive whole within {self.read_timeout_s:g} s",
+            reason="read_timeout",
+            limit_ms=int(self.read_timeout_s * 1000),
+        )
+        self._close_with(b"" if responding else raw_error(HTTPStatus.REQUEST_TIMEOUT, late))
 
     def _close_with(self, response: bytes) -> None:
         if response:
