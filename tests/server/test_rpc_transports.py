@@ -131,6 +131,42 @@ def test_stdio_answers_each_line_skips_blank_lines_and_refuses_overlong_lines(sa
     assert errors == ["json_syntax", "limit_exceeded"]
 
 
+def test_stdio_stops_reading_at_the_admission_limit_so_every_pipelined_request_is_answered(
+    sample_repo: Path,
+) -> None:
+    ctx = ServerContext.open(sample_repo, Limits(max_workers=1, max_pending=1))
+    texts = ["hi", "please compare both in detail"]
+    lines = [_message("depth.classify", rid=i, params=[texts[i % 2]]) for i in range(200)]
+    try:
+        replies = _stdio(Dispatcher(ctx), lines)
+    finally:
+        ctx.close()
+    assert sorted(r["id"] for r in replies) == list(range(200))
+    assert all("result" in r for r in replies)
+
+
+async def _held_back(runner: Runner, gate: Gate) -> tuple[Any, Any, int]:
+    """A request that waits for admission instead of being refused, while another holds the only place."""
+    held = asyncio.create_task(runner.handle(_message("wait", rid="held")))
+    await asyncio.to_thread(gate.entered.wait, RELEASE_S)
+    waiting = asyncio.create_task(runner.handle(_message("index.status", rid="next"), wait=True))
+    await asyncio.sleep(0)  # let it reach its wait for admission
+    assert not waiting.done()
+    gate.release.set()
+    first, second = await held, await waiting
+    return json.loads(first or b"null"), json.loads(second or b"null"), runner.pending
+
+
+def test_a_request_told_to_wait_is_admitted_when_a_place_frees_instead_of_refused_as_busy(
+    sample_repo: Path, gate: Gate
+) -> None:
+    with gated(sample_repo, Limits(max_workers=1, max_pending=1), gate) as runner:
+        first, second, pending = asyncio.run(_held_back(runner, gate))
+    assert first["result"] == {"released": True}
+    assert second["id"] == "next" and "fresh" in second["result"]
+    assert pending == 0
+
+
 def test_prooftext_serve_stdio_subprocess(sample_repo: Path) -> None:
     bootstrap = "import prooftext.cli.serve; from prooftext.cli import main; main()"
     lines = [_message("depth.classify", rid=1, params=["hi"]), _message("index.status", rid=2), b"[]"]

@@ -3,7 +3,8 @@
 The dispatcher is synchronous (SQLite and the tokenizers block), so requests run on a fixed pool of worker
 threads, or, with ``processes > 1``, on a pool of worker processes that each open the same root (ranking
 holds the interpreter lock, so only processes use several cores). At most ``max_pending`` requests are
-admitted at once (running or queued); a request beyond that is refused as busy at once. A request that
+admitted at once (running or queued); a request beyond that is refused as busy at once, or, when its
+transport can hold the client back instead (stdio, which stops reading), waits for a place. A request that
 misses its deadline is answered with ``limit_exceeded``; work that has not started is cancelled, work that
 has started finishes in the background and still counts against the admission limit until it does, so the
 bound holds.
@@ -21,6 +22,7 @@ worker every time, is answered ``worker_lost`` (:class:`~prooftext.errors.Worker
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import multiprocessing
@@ -101,6 +103,7 @@ class Runner:
         self.repeatable = repeatable
         self._pool = self._new_pool()
         self._pending = 0
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
 
     def _new_pool(self) -> concurrent.futures.Executor:
         if self.limits.processes == 1:
@@ -154,8 +157,12 @@ class Runner:
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    async def handle(self, payload: bytes) -> bytes | None:
-        """Answer one JSON-RPC message; None when nothing is to be sent back (notifications)."""
+    async def handle(self, payload: bytes, *, wait: bool = False) -> bytes | None:
+        """Answer one JSON-RPC message; None when nothing is to be sent back (notifications). At the admission
+        limit it is refused as busy, or, with ``wait``, admitted once a place frees (its deadline runs from
+        then)."""
+        while wait and self._pending >= self.limits.max_pending:
+            await self._place_freed()
         if self._pending >= self.limits.max_pending:
             busy = LimitError("the server is busy; retry later", reason="busy", limit=self.limits.max_pending)
             return await self._refuse(payload, busy)
@@ -217,8 +224,29 @@ class Runner:
         calls = message if isinstance(message, list) else [message]
         return all(isinstance(c, dict) and c.get("method") in self.repeatable for c in calls)
 
+    async def _place_freed(self) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            else:  # woken, then cancelled: the place goes to the next one waiting
+                self._wake_one()
+            raise
+
+    def _wake_one(self) -> None:
+        """Wake the longest waiting request (which checks the count again), skipping cancelled ones."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
     def _release(self) -> None:
         self._pending -= 1
+        self._wake_one()
 
     def _release_soon(self, loop: asyncio.AbstractEventLoop) -> None:
         """From the worker thread: count the work as finished on the loop (unless the loop is gone)."""

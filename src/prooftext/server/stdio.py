@@ -1,7 +1,9 @@
 """JSON-RPC over stdio: one JSON message per line in, one response per line out (newline-delimited JSON).
 
 Requests run concurrently (within the runner's limits), so responses may come back in a different order
-than the requests: match them by ``id``. A line longer than the size limit (its terminator, LF or CRLF,
+than the requests: match them by ``id``. While as many requests are pending as the runner admits
+(``max_pending``), the server reads no further line: a client that pipelines more is held back, not
+refused as busy, and every line is answered. A line longer than the size limit (its terminator, LF or CRLF,
 not counted) is answered with one ``limit_exceeded`` error and skipped without being held in memory. Blank
 lines are ignored. At end of input the server answers what is still running, then exits. When a response
 cannot be written (a full disk, a closed pipe), the server stops reading and raises that ``OSError``.
@@ -130,26 +132,34 @@ class StdioServer:
         if data is not None:
             await asyncio.get_running_loop().run_in_executor(self._writer, self._write, data)
 
-    async def _answer(self, line: bytes) -> None:
-        await self._send(await self.runner.handle(line))
+    async def _answer(self, line: bytes, places: asyncio.Semaphore) -> None:
+        try:
+            await self._send(await self.runner.handle(line, wait=True))
+        finally:
+            places.release()
 
     async def serve(self) -> None:
         """Answer every line until end of input. The first response that cannot be written stops the server:
         reading and answering are cancelled, and that ``OSError`` is raised (to be reported once, by the
         caller, as the output's failure)."""
         reader = LineReader(self.stdin, self.limit)
+        # Lines read and not yet answered; the runner waits for work it abandoned at a deadline too.
+        places = asyncio.Semaphore(self.runner.limits.max_pending)
         try:
             # A task group, so that a task's failure (a write to a full disk) stops the server at once
             # instead of being dropped with its task.
             async with asyncio.TaskGroup() as tasks:
-                while (line := await reader.next()) is not None:
+                while await places.acquire() and (line := await reader.next()) is not None:
                     if isinstance(line, _TooLong):
+                        places.release()
                         error = LimitError(
                             f"a request line is limited to {self.limit} bytes", limit=self.limit
                         )
                         await self._send(Dispatcher.error_response(None, error))
                     elif line.strip():
-                        tasks.create_task(self._answer(line))
+                        tasks.create_task(self._answer(line, places))
+                    else:
+                        places.release()
         except* OSError as failed:  # later writes fail the same way; the first says it
             raise failed.exceptions[0] from None
         finally:
