@@ -38,14 +38,14 @@ PARSE_CASES: list[tuple[str, bytes, str]] = [
         "json_lone_surrogate",
     ),
     (
-        "integer beyond 2^53",
-        b'{"jsonrpc": "2.0", "id": 9007199254740993, "method": "m"}',
+        "an integer beyond 2^53 before a NaN",
+        b'{"jsonrpc": "2.0", "id": 9007199254740993, "method": "m", "params": [NaN]}',
         "json_integer_range",
     ),
     (
-        "5000-digit integer",
-        b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "m"}',
-        "json_integer_range",
+        "a duplicate key beside an integer beyond 2^53",
+        b'{"jsonrpc": "2.0", "id": 1, "id": 2, "method": "m", "params": [9007199254740993]}',
+        "json_duplicate_key",
     ),
     ("100000-deep nesting", b"[" * 100_000 + b"]" * 100_000, "json_too_deep"),
     (
@@ -75,8 +75,43 @@ def test_an_integer_beyond_2_53_in_params_is_invalid_params_under_the_request_s_
     raw = json.dumps(payload).encode()[:-2] + b', "max_tokens": 100000000000000000}}'
     reply = rpc(raw)
     assert reply["id"] == request_id
-    assert reply["error"]["code"] == -32602 and reply["error"]["data"]["code"] == "json_integer_range"
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["data"] == {"code": "json_integer_range", "field": "max_tokens"}
     assert rpc(STATUS)["result"]["fresh"] is True
+
+
+@pytest.mark.parametrize("digits", [b"9007199254740993", b"-9007199254740992", b"9" * 5000])
+def test_an_id_beyond_2_53_is_an_invalid_request_with_id_null(rpc: Rpc, digits: bytes) -> None:
+    reply = rpc(b'{"jsonrpc": "2.0", "id": ' + digits + b', "method": "index.status"}')
+    assert reply["id"] is None and reply["error"]["code"] == -32600
+    assert reply["error"]["data"] == {"code": "invalid_rpc_request"}
+    assert "safe range" in reply["error"]["message"]
+
+
+def test_integers_beyond_2_53_in_a_batch_fail_only_their_own_calls(rpc: Rpc) -> None:
+    big = b"9007199254740993"
+    batch = b"".join(
+        [
+            b'[{"jsonrpc": "2.0", "id": 7, "method": "context.search", "params": {"query": "x", "limit": ',
+            big + b"}},",
+            b'{"jsonrpc": "2.0", "id": 8, "method": "nope", "params": [' + big + b"]},",
+            b'{"jsonrpc": "2.0", "id": ' + big + b', "method": "index.status"},',
+            b'{"jsonrpc": "2.0", "id": 9, "method": "context.pack", "params": ["the \\"9007199254740993\\"", ',
+            big + b"]},",
+            b'{"jsonrpc": "2.0", "id": 10, "method": "context.pack", "params": {"query": "x", "path_seeds": ',
+            b'["a", ' + big + b"]}},",
+            b'{"jsonrpc": "2.0", "method": "context.search", "params": {"query": "x", "limit": '
+            + big
+            + b"}},",
+            STATUS + b"]",
+        ]
+    )
+    replies = rpc(batch)
+    assert [r["id"] for r in replies] == [7, 8, None, 9, 10, 1]
+    fields = [r["error"]["data"]["field"] for r in replies if r.get("error", {}).get("code") == -32602]
+    assert fields == ["limit", "max_tokens", "path_seeds.1"]
+    assert [r["error"]["code"] for r in replies[1:3]] == [-32601, -32600]
+    assert replies[-1]["result"]["fresh"] is True
 
 
 INVALID_CASES: list[tuple[str, Any]] = [

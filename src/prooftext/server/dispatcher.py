@@ -5,6 +5,8 @@ Per the specification: ``-32700`` parse error and ``-32600`` invalid request ans
 with a traceback; project errors keep their ``-32000..-32099`` code and carry their stable string code in
 ``data.code``. Notifications (no ``id``) get no response, even when they fail. A batch answers each of its
 requests in one array; an empty batch is one invalid-request error; a batch of notifications gets nothing.
+An integer beyond ±(2^53 - 1), which valid JSON may hold but the wire cannot carry exactly, fails only its
+own call: as its ``id``, an invalid request; in its params, invalid params naming the field.
 """
 
 from __future__ import annotations
@@ -75,18 +77,24 @@ def _response(request_id: Any, *, result: Any = None, error: BaseException | Non
     return out
 
 
-def _unreadable(payload: bytes, exc: CanonicalJSONError) -> dict[str, Any]:
-    """The answer to a message the strict loader refused: a parse error with ``id: null``, except a request
-    whose one fault is an integer beyond the safe range in its params: invalid params, under its own id."""
-    request_id = wire.id_despite_range(payload, exc)
-    if request_id is None:
-        return _response(None, error=exc)
-    return _response(request_id, error=out_of_range_params(exc))
-
-
-def out_of_range_params(exc: CanonicalJSONError) -> ProtocolError:
+def out_of_range_params(exc: CanonicalJSONError, **data: Any) -> ProtocolError:
     """Invalid params (-32602) for a value the wire cannot carry, with the loader's code in ``data``."""
-    return ProtocolError(INVALID_PARAMS, exc.code, f"invalid params: {exc.message}")
+    field = data.get("field")
+    where = f"{field}: " if field else ""
+    return ProtocolError(INVALID_PARAMS, exc.code, f"invalid params: {where}{exc.message}", **data)
+
+
+def _check_range(method: Method | None, params: Any) -> None:
+    """Invalid params naming the field when ``params`` holds an integer beyond the safe range (an unknown
+    method is left to be reported as one)."""
+    found = None if method is None else wire.find_out_of_range(params)
+    if method is None or found is None:
+        return
+    path, marker = found
+    first = path[0]
+    if isinstance(first, int) and first < len(method.positional):
+        path[0] = method.positional[first]  # a positional param is named as its object member
+    raise out_of_range_params(marker.error, field=".".join(str(p) for p in path))
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,8 @@ def parse_call(message: Any) -> Call:
     if message.get("jsonrpc") != "2.0":
         raise _invalid('"jsonrpc" must be exactly "2.0"')
     request_id = message.get("id", _NO_ID)
+    if isinstance(request_id, wire.OutOfRange):
+        raise _invalid(f'"id": {request_id.error.message}')
     if request_id is not _NO_ID and not _valid_id(request_id):
         raise _invalid('"id" must be a string, an integer or null')
     if not isinstance(message.get("method"), str):
@@ -181,9 +191,9 @@ class Dispatcher:
 
     def handle_message(self, payload: bytes) -> Any:
         try:
-            message = wire.load(payload)
+            message = wire.load_request(payload)
         except CanonicalJSONError as exc:
-            return _unreadable(payload, exc)
+            return _response(None, error=exc)
         if not isinstance(message, list):
             return self.run_one(message)
         if not message:
@@ -202,6 +212,7 @@ class Dispatcher:
         except ProtocolError as exc:
             return _response(None, error=exc)
         try:
+            _check_range(self.methods.get(call.method), call.params)
             result = self.call(call.method, call.params)
         except Exception as exc:
             return None if call.is_notification else _response(call.id, error=exc)

@@ -218,7 +218,7 @@ class Runner:
     async def _repeatable(self, payload: bytes) -> bool:
         """Whether every call of the message may run twice (parsed off the loop)."""
         try:
-            message = await asyncio.to_thread(wire.load, payload)
+            message = await asyncio.to_thread(wire.load_request, payload)
         except CanonicalJSONError:
             return True  # no method runs: the worker only answers a parse error
         calls = message if isinstance(message, list) else [message]
@@ -256,7 +256,7 @@ class Runner:
     async def _refuse(self, payload: bytes, error: Exception) -> bytes | None:
         """Errors for every id the message carries (parsed off the loop; unparsable → one ``id: null``)."""
         try:
-            message = await asyncio.to_thread(wire.load, payload)
+            message = await asyncio.to_thread(wire.load_request, payload)
         except CanonicalJSONError:
             return Dispatcher.error_response(None, error)
         reply = _errors_for(Dispatcher.request_ids(message), error, isinstance(message, list))
