@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from prooftext import result_problems
+from prooftext import load_schema, result_problems
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.methods import METHODS, Method
@@ -55,3 +55,12 @@ def test_the_dispatcher_refuses_to_send_a_result_its_schema_rejects(ctx: ServerC
     methods = {"index.status": Method(**{**status.__dict__, "handler": bad})}
     with pytest.raises(RuntimeError, match="departs from its schema"):
         Dispatcher(ctx, methods=methods).call("index.status", {})
+
+
+def test_memory_add_without_a_thread_stores_none_and_its_schema_promises_no_other_default(
+    ctx: ServerContext,
+) -> None:
+    record = Dispatcher(ctx).call("memory.add", {"kind": "decision", "text": "Use WAL"})["record"]
+    thread = load_schema("rpc-memory.add.params.schema.json")["properties"]["thread"]
+    assert record["thread"] is None
+    assert thread.get("default") is None
