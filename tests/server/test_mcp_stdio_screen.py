@@ -4,16 +4,19 @@ stdout it cannot write is one coded error with exit status 4."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from prooftext.cli.common import EXIT_IO
-from prooftext.server.mcp_server import screen_line
+from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
+from prooftext.server.mcp_server import screen_line, stdin_lines
 
 BOOTSTRAP = "import prooftext.cli.serve; from prooftext.cli import main; main()"
 HANG_GUARD_S = 300
@@ -121,6 +124,36 @@ def test_errors_the_sdk_answers_by_itself_carry_a_stable_code_too(sample_repo: P
         2: (-32601, "method_not_found"),
         3: (-32602, "invalid_request"),
     }
+
+
+def test_a_stdin_line_over_the_limit_stands_as_one_coded_refusal_and_the_next_line_is_read() -> None:
+    stream = io.BytesIO(b"x" * 100 + b"\n" + b"y" * 10 + b"\r\n" + b'{"a": 1}\n')
+
+    async def read() -> list[Any]:
+        return [line async for line in stdin_lines(stream, limit=10)]
+
+    first, second, third = anyio.run(read)
+    assert not isinstance(first, str) and first.id is None
+    assert first.error.code == -32015
+    assert first.error.message == "a request line is limited to 10 bytes"
+    assert first.error.data == {"code": "limit_exceeded", "limit": 10}
+    assert (second, third) == ("y" * 10 + "\r\n", '{"a": 1}\n')
+
+
+def test_a_line_longer_than_serve_stdio_accepts_is_answered_limit_exceeded_and_serving_goes_on(
+    sample_repo: Path,
+) -> None:
+    huge = {"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"pad": "x" * DEFAULT_MAX_BODY_BYTES}}
+    payload = _lines(INITIALIZE, INITIALIZED, huge, PING)
+    done = subprocess.run(
+        _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0
+    assert [r["id"] for r in replies if "result" in r] == [1, 5]
+    [refused] = [r for r in replies if "error" in r]
+    assert refused["id"] is None and refused["error"]["code"] == -32015
+    assert refused["error"]["data"] == {"code": "limit_exceeded", "limit": DEFAULT_MAX_BODY_BYTES}
 
 
 def test_a_line_that_is_not_utf8_records_nothing(sample_repo: Path) -> None:

@@ -53,7 +53,7 @@ from mcp_types import (
 from pydantic import ConfigDict, ValidationError
 
 from prooftext import load_schema
-from prooftext.errors import CanonicalJSONError, RequestError, UnknownNameError
+from prooftext.errors import CanonicalJSONError, LimitError, RequestError, UnknownNameError
 from prooftext.server import wire
 from prooftext.server.dispatcher import (
     CODE_INTERNAL,
@@ -70,6 +70,7 @@ from prooftext.server.dispatcher import (
     error_object,
     out_of_range_params,
 )
+from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
 from prooftext.server.methods import METHODS
 from prooftext.server.stdio import LineReader
 
@@ -82,6 +83,8 @@ INSTRUCTIONS = (
 )
 _SCHEMA_ONLY_KEYS = frozenset({"$schema", "$id", "$ref", "if", "then", "else", "allOf"})
 _INVALID = "invalid request: "
+LINE_LIMIT = DEFAULT_MAX_BODY_BYTES
+"""The longest stdin line read, its terminator not counted (as for ``prooftext serve --stdio``)."""
 REJECTED_BUFFER = 16
 """Answers to unreadable stdin lines waiting to be written (the reader pauses when it is full)."""
 CANCELLED = "notifications/cancelled"
@@ -682,12 +685,13 @@ class _AnsweringStream:
 
 
 class ScreenedLines:
-    """The stdin lines the SDK may read; the others are answered through ``rejected``. With ``in_flight``,
-    the end of input is held back until every request read has been answered."""
+    """The stdin lines the SDK may read; the others, and the refusals of lines skipped unread, are answered
+    through ``rejected``. With ``in_flight``, the end of input is held back until every request read has
+    been answered."""
 
     def __init__(
         self,
-        lines: AsyncIterable[str],
+        lines: AsyncIterable[str | _Refused],
         rejected: MemoryObjectSendStream[SessionMessage],
         in_flight: InFlight | None = None,
     ) -> None:
@@ -701,14 +705,14 @@ class ScreenedLines:
     async def _iterate(self) -> AsyncIterator[str]:
         async with self._rejected:
             async for line in self._lines:
+                if isinstance(line, _Refused):  # a line skipped unread
+                    await self._refuse(line)
+                    continue
                 if not line.strip():
                     continue
                 screened = _screen(line)
                 if isinstance(screened, _Refused):
-                    answer = JSONRPCError(jsonrpc="2.0", id=screened.id, error=screened.error)
-                    if self._in_flight is not None:
-                        self._in_flight.refused()
-                    await self._rejected.send(SessionMessage(answer))
+                    await self._refuse(screened)
                     continue
                 if self._in_flight is not None:
                     self._in_flight.note(screened)
@@ -716,16 +720,27 @@ class ScreenedLines:
             if self._in_flight is not None:
                 await self._in_flight.drained()
 
+    async def _refuse(self, refused: _Refused) -> None:
+        answer = JSONRPCError(jsonrpc="2.0", id=refused.id, error=refused.error)
+        if self._in_flight is not None:
+            self._in_flight.refused()
+        await self._rejected.send(SessionMessage(answer))
 
-async def stdin_lines(stream: BinaryIO) -> AsyncIterator[str]:
+
+async def stdin_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> AsyncIterator[str | _Refused]:
     """The lines of ``stream`` as text, read on a daemon thread, so that neither Ctrl-C nor a failed stdout
     waits for a client that keeps stdin open. Bytes that are not UTF-8 are kept (as lone surrogates) for
     the screen to refuse the line, never replaced: a replaced byte would reach a tool as U+FFFD, altering
-    what the client sent."""
-    reader = LineReader(stream, limit=None)
+    what the client sent. A line longer than ``limit`` bytes is skipped without being held in memory and
+    stands as its refusal, ``limit_exceeded`` (``id: null``), as on the JSON-RPC server."""
+    reader = LineReader(stream, limit)
     try:
-        while isinstance(line := await reader.next(), bytes):
-            yield line.decode("utf-8", errors="surrogateescape")
+        while (line := await reader.next()) is not None:
+            if isinstance(line, bytes):
+                yield line.decode("utf-8", errors="surrogateescape")
+            else:
+                too_long = LimitError(f"a request line is limited to {limit} bytes", limit=limit)
+                yield _Refused(ErrorData(**error_object(too_long)))
     finally:
         reader.close()
 
