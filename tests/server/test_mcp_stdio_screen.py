@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from prooftext.cli.common import EXIT_IO
 from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
@@ -154,6 +155,34 @@ def test_a_line_longer_than_serve_stdio_accepts_is_answered_limit_exceeded_and_s
     [refused] = [r for r in replies if "error" in r]
     assert refused["id"] is None and refused["error"]["code"] == -32015
     assert refused["error"]["data"] == {"code": "limit_exceeded", "limit": DEFAULT_MAX_BODY_BYTES}
+
+
+@pytest.mark.parametrize(
+    ("asked", "agreed"), [("2025-03-26", LATEST_HANDSHAKE_VERSION), ("2024-11-05", "2024-11-05")]
+)
+def test_a_protocol_version_that_has_batches_is_not_agreed_to_and_a_batch_is_refused(
+    sample_repo: Path, asked: str, agreed: str
+) -> None:
+    """2025-03-26 requires accepting batches, which the server does not serve: it offers its latest version."""
+    initialize = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": asked}}
+    batch = [PING, {**PING, "id": 6}]
+    payload = _lines(initialize, INITIALIZED, json.dumps(batch), PING)
+    done = subprocess.run(
+        _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False
+    )
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0
+    assert replies[0]["result"]["protocolVersion"] == agreed
+    assert replies[1] == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "invalid request: MCP has no batches",
+            "data": {"code": "invalid_rpc_request"},
+        },
+    }
+    assert replies[2] == {"jsonrpc": "2.0", "id": 5, "result": {}}
 
 
 def test_a_line_that_is_not_utf8_records_nothing(sample_repo: Path) -> None:

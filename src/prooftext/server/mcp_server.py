@@ -50,6 +50,7 @@ from mcp_types import (
     ToolAnnotations,
     jsonrpc_message_adapter,
 )
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ConfigDict, ValidationError
 
 from prooftext import load_schema
@@ -94,6 +95,9 @@ PROGRESS_STEPS = 50
 """An index build or refresh is reported in at most about this many ``notifications/progress``."""
 _INTEGRAL = re.compile(r"\s*[+-]?\d+(\.0*)?\s*")
 """An integer spelled as a string (``"3000"``, ``"3000.0"``): unambiguous, so accepted where one belongs."""
+BATCH_VERSIONS = frozenset({"2025-03-26"})
+"""The MCP versions that require accepting JSON-RPC batches, which the server does not serve: it does not
+agree to them, and offers the latest version it serves instead."""
 _UNSERVED = ("prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list")
 """There are no prompts or resources: the methods are not served, so the capabilities are not advertised."""
 
@@ -525,13 +529,22 @@ class _Refused:
     id: str | int | None = None
 
 
-def _screen(line: str) -> JSONRPCMessage | _Refused:
+@dataclass(frozen=True)
+class _Passed:
+    """A line the SDK may read: the message it holds, and the line as handed to the SDK."""
+
+    message: JSONRPCMessage
+    line: str
+
+
+def _screen(line: str) -> _Passed | _Refused:
     """The message a line holds, or the JSON-RPC error answering it (``id: null``), as the JSON-RPC server
     answers the same line.
 
-    The SDK's stdio transport drops a line it cannot read without answering, and reads a request whose
-    ``id`` is not a string or an integer as a notification (never answered either); JSON-RPC wants a
-    parse error or an invalid request. MCP (2025-06-18 on) has no batches, so an array is an invalid request.
+    The SDK's transports drop a line they cannot read without answering, and read a request whose ``id`` is
+    not a string or an integer as a notification (never answered either); JSON-RPC wants a parse error or
+    an invalid request. The server serves no batches, so an array is an invalid request (MCP 2025-06-18 on
+    has none; an ``initialize`` asking for 2025-03-26, which has them, is offered the latest version instead).
     The line was decoded keeping each byte that is not UTF-8 as a lone surrogate, and is encoded back to the
     bytes received, so such a line is a parse error, as on the JSON-RPC server, and not a message altered.
     """
@@ -545,12 +558,27 @@ def _screen(line: str) -> JSONRPCMessage | _Refused:
         return _Refused(ErrorData(**error_object(exc)))
     problem = _envelope_problem(message)
     if problem is None:
+        offered = _offered(message)
+        if offered is not message:
+            line = json.dumps(offered)
         try:
-            return jsonrpc_message_adapter.validate_json(line, by_name=False)
+            return _Passed(jsonrpc_message_adapter.validate_json(line, by_name=False), line)
         except ValidationError:
             problem = "not a JSON-RPC 2.0 request, notification or response"
     invalid = ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + problem)
     return _Refused(ErrorData(**error_object(invalid)))
+
+
+def _offered(message: dict[str, Any]) -> dict[str, Any]:
+    """``message``, or the ``initialize`` request it is asking for the latest protocol version instead of
+    one with batches (the specification lets a server answer with a version it supports; the client then
+    decides whether to go on)."""
+    params = message.get("params")
+    if message.get("method") != "initialize" or not isinstance(params, dict):
+        return message
+    if params.get("protocolVersion") not in BATCH_VERSIONS:
+        return message
+    return {**message, "params": {**params, "protocolVersion": LATEST_HANDSHAKE_VERSION}}
 
 
 def _envelope_problem(message: Any) -> str | None:
@@ -715,8 +743,8 @@ class ScreenedLines:
                     await self._refuse(screened)
                     continue
                 if self._in_flight is not None:
-                    self._in_flight.note(screened)
-                yield line
+                    self._in_flight.note(screened.message)
+                yield screened.line
             if self._in_flight is not None:
                 await self._in_flight.drained()
 
