@@ -104,8 +104,10 @@ def test_a_call_refused_for_an_integer_beyond_2_53_in_its_arguments_is_answered_
     assert replies[6]["error"]["data"] == {"code": "json_integer_range"}
 
 
-def test_errors_the_sdk_answers_by_itself_carry_a_stable_code_too(sample_repo: Path) -> None:
-    """A call before ``initialize``, an unknown method, arguments that are not an object."""
+def test_errors_the_sdk_answers_by_itself_carry_a_stable_code_and_say_what_is_wrong(
+    sample_repo: Path,
+) -> None:
+    """A call before ``initialize``, an unknown or unserved method, params the SDK's models refuse."""
     early = {"jsonrpc": "2.0", "id": 0, "method": "tools/list"}
     unknown = {"jsonrpc": "2.0", "id": 2, "method": "nope"}
     bad_arguments = {
@@ -114,16 +116,32 @@ def test_errors_the_sdk_answers_by_itself_carry_a_stable_code_too(sample_repo: P
         "method": "tools/call",
         "params": {"name": "context", "arguments": "x"},
     }
-    payload = _lines(early, INITIALIZE, INITIALIZED, unknown, bad_arguments, PING)
+    unserved = {"jsonrpc": "2.0", "id": 4, "method": "completion/complete"}
+    bad_cursor = {"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {"cursor": 123}}
+    payload = _lines(early, INITIALIZE, INITIALIZED, unknown, bad_arguments, unserved, bad_cursor, PING)
     done = subprocess.run(
         _command(sample_repo), input=payload, capture_output=True, timeout=HANG_GUARD_S, check=False
     )
     errors = {r["id"]: r["error"] for r in map(json.loads, done.stdout.splitlines()) if "error" in r}
-    assert done.returncode == 0 and sorted(errors) == [0, 2, 3]
-    assert {i: (e["code"], e["data"]["code"]) for i, e in errors.items()} == {
-        0: (-32602, "invalid_request"),
-        2: (-32601, "method_not_found"),
-        3: (-32602, "invalid_request"),
+    assert done.returncode == 0 and sorted(errors) == [0, 2, 3, 4, 6]
+    assert {i: (e["code"], e["message"], e["data"]) for i, e in errors.items()} == {
+        0: (
+            -32602,
+            "not initialized: send initialize first",
+            {"code": "invalid_request", "field": "method"},
+        ),
+        2: (-32601, "method not found: nope", {"code": "method_not_found"}),
+        3: (
+            -32602,
+            "invalid params: arguments: Input should be a valid dictionary",
+            {"code": "invalid_request", "field": "arguments"},
+        ),
+        4: (-32601, "method not found: completion/complete", {"code": "method_not_found"}),
+        6: (
+            -32602,
+            "invalid params: cursor: Input should be a valid string",
+            {"code": "invalid_request", "field": "cursor"},
+        ),
     }
 
 

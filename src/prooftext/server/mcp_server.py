@@ -29,6 +29,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
@@ -675,18 +676,78 @@ _SDK_ERROR_CODES = {
 
 
 def _coded(item: SessionMessage) -> SessionMessage:
-    """``item`` with the stable string code in ``data.code`` when it is an error the SDK made (an unknown
-    method, a call before ``initialize``, arguments that are not an object): every error a client gets
-    carries one, as prooftext's own do. What the SDK said stays under ``data.detail``."""
+    """``item`` with the stable string code in ``data.code`` when it is an error the SDK made outside the
+    request handlers (:class:`CodedErrors` codes the others): every error a client gets carries one, as
+    prooftext's own do. What the SDK said stays under ``data.detail``."""
     error = item.message
     if not isinstance(error, JSONRPCError):
         return item
-    data = error.error.data
-    if isinstance(data, dict) and "code" in data:
+    coded = _coded_error(error.error)
+    if coded is error.error:
         return item
-    code = _SDK_ERROR_CODES.get(error.error.code, CODE_INTERNAL)
-    coded = ErrorData(code=error.error.code, message=error.error.message, data={"code": code, "detail": data})
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=error.id, error=coded), metadata=item.metadata)
+
+
+def _coded_error(error: ErrorData) -> ErrorData:
+    """``error``, with the stable string code in ``data.code`` (and what ``data`` was under ``detail``)."""
+    data = error.data
+    if isinstance(data, dict) and "code" in data:
+        return error
+    code = _SDK_ERROR_CODES.get(error.code, CODE_INTERNAL)
+    return ErrorData(code=error.code, message=error.message, data={"code": code, "detail": data})
+
+
+def _mcp_error(exc: Exception) -> MCPError:
+    return MCPError(**error_object(exc))
+
+
+def _invalid_params(exc: ValidationError, params: Any) -> RequestError:
+    """Invalid params naming the first member the SDK's models refused, and why: the path of its location
+    that leads through the params sent (the rest names the model's union branches), and a missing member."""
+    errors = exc.errors(include_url=False)
+    first = errors[0] if errors else {"loc": (), "msg": "not valid", "type": ""}
+    loc = list(first["loc"])
+    if len(loc) > 1 and loc[0] == "params":  # the request's envelope, around the params
+        loc = loc[1:]
+    path: list[str] = []
+    node = params
+    for part in loc:
+        inside = isinstance(node, dict) and part in node
+        if inside or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+            node = node[part]
+        else:
+            if first["type"] == "missing" and part == loc[-1]:
+                path.append(str(part))
+            break
+        path.append(str(part))
+    field = ".".join(path) or "params"
+    return RequestError(f"invalid params: {field}: {first['msg']}", field=field)
+
+
+class CodedErrors:
+    """Server middleware: the errors the SDK makes while serving a request (a method it does not serve, a
+    call before ``initialize``, params its models refuse) say what is wrong and carry the stable string code
+    in ``data.code``, on every transport, as prooftext's own errors do."""
+
+    def __init__(self, served: Callable[[str], object]) -> None:
+        self._served = served  # the handler of a method, None when it is not served
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.request_id is None:  # a notification: never answered
+            return await call_next(ctx)
+        if ctx.method != "initialize" and self._served(ctx.method) is None:
+            unknown = ProtocolError(METHOD_NOT_FOUND, CODE_NOT_FOUND, f"method not found: {ctx.method[:80]}")
+            raise _mcp_error(unknown)
+        early = ctx.method != "initialize" and ctx.session.client_params is None
+        try:
+            return await call_next(ctx)
+        except ValidationError as exc:
+            raise _mcp_error(_invalid_params(exc, ctx.params)) from None
+        except MCPError as exc:
+            if early and exc.error.code == INVALID_PARAMS and not exc.error.data:  # the SDK's init gate
+                gate = RequestError("not initialized: send initialize first", field="method")
+                raise _mcp_error(gate) from None
+            raise MCPError.from_error_data(_coded_error(exc.error)) from None
 
 
 class _AnsweringStream:
@@ -796,6 +857,7 @@ class ProoftextMCP(MCPServer[Any]):
         )
         for method in _UNSERVED:
             self._lowlevel_server._request_handlers.pop(method, None)
+        self._lowlevel_server.middleware.append(CodedErrors(self._lowlevel_server.get_request_handler))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
