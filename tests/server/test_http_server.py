@@ -178,7 +178,7 @@ def test_a_non_loopback_bind_without_a_token_is_refused_at_startup(
 def test_mcp_over_streamable_http_requires_the_token(sample_repo: Path) -> None:
     ctx = ServerContext.open(sample_repo, interface="mcp")
     server = create_mcp_server(Dispatcher(ctx))
-    app = http.BearerGuard(server.streamable_http_app(streamable_http_path="/mcp"), "mcp-token")
+    app = http.BearerGuard(server.http_app("/mcp", "127.0.0.1"), "mcp-token")
 
     async def tools(url: str, token: str | None) -> set[str]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

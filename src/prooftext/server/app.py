@@ -101,9 +101,7 @@ def run_mcp(
         server = create_mcp_server(Dispatcher(ctx), tools)
         try:
             if sock is not None:
-                app = http.BearerGuard(
-                    server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), token
-                )
+                app = http.BearerGuard(server.http_app(MCP_PATH, host), token)
                 http.serve(app, sock, MCP_PATH)
             else:
                 server.run("stdio")

@@ -18,7 +18,7 @@ import json
 import re
 import sys
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from importlib import resources
@@ -34,6 +34,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
@@ -53,6 +54,9 @@ from mcp_types import (
 )
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ConfigDict, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from prooftext import load_schema
 from prooftext.errors import CanonicalJSONError, LimitError, RequestError, UnknownNameError
@@ -85,6 +89,9 @@ INSTRUCTIONS = (
 )
 _SCHEMA_ONLY_KEYS = frozenset({"$schema", "$id", "$ref", "if", "then", "else", "allOf"})
 _INVALID = "invalid request: "
+JSON_TYPE = "application/json"
+HTTP_OK = 200
+HTTP_BAD_REQUEST = 400
 LINE_LIMIT = DEFAULT_MAX_BODY_BYTES
 """The longest stdin line read, its terminator not counted (as for ``prooftext serve --stdio``)."""
 REJECTED_BUFFER = 16
@@ -845,9 +852,76 @@ async def _forward(
                 in_flight.forwarded()
 
 
+class ScreenedBodies:
+    """ASGI middleware before the SDK's streamable HTTP app: each body POSTed to ``path`` is screened as a
+    stdin line is (:func:`_screen`), so that both transports answer alike. A body the screen refuses is
+    answered with its JSON-RPC error, status 400 (as the SDK answers a body it cannot parse) or 200 when the
+    error answers a request by its id; one it passes reaches the SDK as screened. The SDK's own checks come
+    first: a request whose headers it refuses (Host, Origin, Content-Type), or whose body is larger than
+    ``limit`` bytes, is handed on unscreened for the SDK to refuse, and never read whole."""
+
+    def __init__(
+        self, app: ASGIApp, path: str, security: TransportSecuritySettings | None, limit: int = LINE_LIMIT
+    ) -> None:
+        self.app = app
+        self.path = path
+        self.limit = limit
+        self._security = TransportSecurityMiddleware(security)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        if await self._security.validate_request(Request(scope), is_post=True) is not None:
+            await self.app(scope, receive, send)
+            return
+        received, body = await _capped_body(receive, self.limit)
+        if body is None:  # too large, or the client left: the SDK answers as it does
+            await self.app(scope, _replay(received, receive), send)
+            return
+        screened = _screen(body.decode("utf-8", errors="surrogateescape"))
+        if isinstance(screened, _Refused):
+            answer = JSONRPCError(jsonrpc="2.0", id=screened.id, error=screened.error)
+            status = HTTP_OK if screened.id is not None else HTTP_BAD_REQUEST
+            content = answer.model_dump_json(by_alias=True, exclude_unset=True)
+            await Response(content, status_code=status, media_type=JSON_TYPE)(scope, receive, send)
+            return
+        passed = screened.line.encode("utf-8", errors="surrogateescape")
+        message: Message = {"type": "http.request", "body": passed, "more_body": False}
+        await self.app(scope, _replay([message], receive), send)
+
+
+async def _capped_body(receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:
+    """The messages received and the whole body; None for the body once it passes ``limit`` bytes (the
+    rest is not read) or when the client left before sending all of it."""
+    received: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        received.append(message)
+        if message["type"] != "http.request":
+            return received, None
+        size += len(message.get("body", b""))
+        if size > limit:
+            return received, None
+        if not message.get("more_body", False):
+            return received, b"".join(m.get("body", b"") for m in received)
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` that gives ``messages`` first, then what ``receive`` gives."""
+    pending = deque(messages)
+
+    async def replay() -> Message:
+        return pending.popleft() if pending else await receive()
+
+    return replay
+
+
 class ProoftextMCP(MCPServer[Any]):
     """An :class:`MCPServer` whose unknown tools are protocol errors (``-32602``), as the specification says,
-    and whose stdio transport answers unreadable lines and batches instead of dropping them."""
+    and whose transports (stdio lines, HTTP bodies) answer unreadable messages and batches instead of
+    dropping them."""
 
     def __init__(self, dispatcher: Dispatcher, version: str, tools: str = "all") -> None:
         built = [build_tool(dispatcher, spec) for spec in profile(tools)]
@@ -867,6 +941,11 @@ class ProoftextMCP(MCPServer[Any]):
             unknown = UnknownNameError(f"unknown tool: {name[:80]}; known: {known}", field="name")
             raise MCPError(**error_object(unknown))
         return await super().call_tool(name, arguments, context)
+
+    def http_app(self, path: str, host: str) -> ScreenedBodies:
+        """The streamable HTTP app serving ``path``, its bodies screened as stdin lines are."""
+        app = self.streamable_http_app(streamable_http_path=path, host=host)
+        return ScreenedBodies(app, path, self.session_manager.security_settings)
 
     async def run_stdio_async(self) -> None:
         send, receive = anyio.create_memory_object_stream[SessionMessage](REJECTED_BUFFER)
