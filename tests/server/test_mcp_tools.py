@@ -360,3 +360,24 @@ def test_stdio_lines_the_sdk_would_drop_are_answered_with_id_null() -> None:
     passed, answered = asyncio.run(main())
     assert passed == ['{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n']
     assert [(a.id, a.error.code) for a in answered] == [(None, -32600), (None, -32700)]
+
+
+def test_read_text_shows_controls_visibly_and_names_its_flags_while_its_structured_text_is_exact(
+    mcp_ctx: ServerContext,
+) -> None:
+    source = 'x = 1\nwarn = "\x1b[2J\x1b[31mquiet\x1b[0m admin\u202e zero\u200bwidth over\rwrite"\n'
+    (mcp_ctx.root / "hostile.py").write_text(source, encoding="utf-8", newline="")
+    mcp_ctx.index.refresh()
+
+    async def session(c: Client) -> CallToolResult:
+        return await c.call_tool("read", {"path": "hostile.py"})
+
+    read = _run(mcp_ctx, session, tools="lean")
+    header, shown = read.content[0].text.split("\n", 1)  # type: ignore[union-attr]
+    sha = hashlib.sha256(source.encode()).hexdigest()
+    assert header == f"hostile.py:1-2 sha256:{sha} flags=bidi:1,control:4,invisible:1"
+    assert "\u241b[2J" in shown and "admin[U+202E]" in shown and "zero[U+200B]width" in shown
+    assert "over\u240dwrite" in shown and not any(ch in shown for ch in "\x1b\r\u202e\u200b")
+    assert (
+        _structured(read)["text"] == source and _structured(read)["flags"] == "bidi:1,control:4,invisible:1"
+    )

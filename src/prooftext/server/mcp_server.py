@@ -58,7 +58,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from prooftext import load_schema
+from prooftext import load_schema, visible_text
 from prooftext.errors import CanonicalJSONError, LimitError, RequestError, UnknownNameError
 from prooftext.server import wire
 from prooftext.server.dispatcher import (
@@ -451,7 +451,8 @@ def ok_result(spec: ToolSpec, result: dict[str, Any]) -> CallToolResult:
         packet = result.get("packet", result)
         text = str(packet["prompt"])
     elif spec.method == "context.read":
-        text = f"{result['path']}:{result['lines'][0]}-{result['lines'][1]} sha256:{result['sha256']}\n{result['text']}"
+        flags = f" flags={result['flags']}" if "flags" in result else ""
+        text = f"{result['path']}:{result['lines'][0]}-{result['lines'][1]} sha256:{result['sha256']}{flags}\n{visible_text(result['text'])}"
     else:
         text = _text(result)
     return CallToolResult(content=[TextContent(text=text)], structured_content=result)
