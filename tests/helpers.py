@@ -6,8 +6,12 @@ import errno
 import importlib.util
 import json
 import os
+import socket
 import sys
-from collections.abc import Callable, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from types import ModuleType
@@ -360,3 +364,30 @@ def check_reading_golden(golden: Path, key: str, held: Any, moved: Callable[[Any
             f" {golden.name} (PROOFTEXT_REGEN_GOLDEN=1)"
         )
     assert current == recorded, f"regenerate {golden.name} after raising READING_REVISION"
+
+
+SERVER_STARTUP_S = 15.0
+"""How long a test waits for a served app to start or stop; never reached when it works."""
+
+
+@contextmanager
+def serving_app(app: Any, **options: Any) -> Iterator[socket.socket]:
+    """Serve ``app`` (with ``make_server`` options) on a free loopback port; yield its socket; then stop it
+    and wait for its thread to end."""
+    from prooftext.server import http
+
+    sock = http.bind("127.0.0.1", 0)
+    server = http.make_server(app, **options)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + SERVER_STARTUP_S
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        thread.join(0.01)
+    try:
+        yield sock
+    finally:
+        server.should_exit = True
+        thread.join(SERVER_STARTUP_S)
+        sock.close()
+    assert not thread.is_alive()

@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from helpers import serving_app
 from prooftext.cli import main
 from prooftext.errors import ConfigError
 from prooftext.server import http
@@ -26,8 +25,6 @@ from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.runner import Runner
 
-STARTUP_S = 15.0
-POLL_S = 0.01
 HANG_GUARD_S = 20.0
 """Only bounds a read that would otherwise hang on a server that never closes (the old behaviour)."""
 TINY_TIMEOUT_S = 0.05
@@ -44,21 +41,8 @@ TOKEN = "s\u00e9cret"
 @contextmanager
 def running(app: Any, **options: Any) -> Iterator[tuple[str, int]]:
     """Serve ``app`` on a free loopback port with ``make_server`` options; yield (host, port)."""
-    sock = http.bind("127.0.0.1", 0)
-    server = http.make_server(app, **options)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP_S
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        thread.join(POLL_S)
-    try:
+    with serving_app(app, **options) as sock:
         yield sock.getsockname()[:2]
-    finally:
-        server.should_exit = True
-        thread.join(STARTUP_S)
-        sock.close()
-    assert not thread.is_alive()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import importlib
 import json
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from helpers import serving_app
 from prooftext.cli import main
 from prooftext.errors import AuthError
 from prooftext.server import http
@@ -28,8 +28,6 @@ from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.mcp_server import create_mcp_server
 from prooftext.server.runner import Runner
 
-STARTUP_S = 15.0
-POLL_S = 0.01
 SMALL_LIMIT = 4096
 STATUS = {"jsonrpc": "2.0", "method": "index.status", "id": 1}
 JSON_BODY = {"Content-Type": "application/json"}
@@ -37,22 +35,9 @@ JSON_BODY = {"Content-Type": "application/json"}
 
 @contextmanager
 def running(app: Any) -> Iterator[str]:
-    """Serve ``app`` on a free loopback port; yield its base URL; stop it and wait for the thread."""
-    sock = http.bind("127.0.0.1", 0)
-    server = http.make_server(app)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP_S
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        thread.join(POLL_S)
-    try:
+    """Serve ``app`` on a free loopback port; yield its base URL."""
+    with serving_app(app) as sock:
         yield http.url_of(sock, "")
-    finally:
-        server.should_exit = True
-        thread.join(STARTUP_S)
-        sock.close()
-    assert not thread.is_alive()
 
 
 @pytest.fixture

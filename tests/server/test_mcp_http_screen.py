@@ -4,8 +4,6 @@ would drop silently or answer without a stable code gets the same coded answer o
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,13 +13,12 @@ import httpx
 import pytest
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from helpers import serving_app
 from prooftext.server import http
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.mcp_server import create_mcp_server, screen_line
 
-STARTUP_S = 15.0
-POLL_S = 0.01
 PATH = "/mcp"
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 SESSION = "mcp-session-id"
@@ -47,21 +44,9 @@ REFUSED = [
 
 @contextmanager
 def _running(app: Any) -> Iterator[str]:
-    """Serve ``app`` on a free loopback port; yield its base URL; stop it and wait for the thread."""
-    sock = http.bind("127.0.0.1", 0)
-    server = http.make_server(app)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP_S
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        thread.join(POLL_S)
-    try:
+    """Serve ``app`` on a free loopback port; yield its base URL."""
+    with serving_app(app) as sock:
         yield http.url_of(sock, "")
-    finally:
-        server.should_exit = True
-        thread.join(STARTUP_S)
-        sock.close()
 
 
 @pytest.fixture
