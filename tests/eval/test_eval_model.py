@@ -353,3 +353,12 @@ def test_an_answer_directory_that_cannot_be_written_is_refused_before_the_run(
             evaluate(run, RunOptions(out_dir=tmp_path / "out"))
         assert str(blocker / "answers") in caught.value.message
         assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+def test_a_malformed_endpoint_is_refused_when_the_settings_are_checked_before_any_answer(
+    backend: str,
+) -> None:
+    with pytest.raises(RequestError) as caught:
+        ModelSettings(MODEL, backend, "notaurl").check()
+    assert caught.value.field == "endpoint"

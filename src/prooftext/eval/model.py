@@ -84,6 +84,9 @@ class ModelSettings:
             raise UnknownNameError(
                 f"unknown backend {self.backend!r}; known: {', '.join(BACKENDS)}", field="backend"
             )
+        make_backend(
+            self.backend, self.endpoint
+        ).close()  # a malformed endpoint fails here, before any answer
         if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
             raise RangeError(f"repeats must be at least 1, not {self.repeats}", field="repeats")
         if self.temperature is not None and not (math.isfinite(self.temperature) and self.temperature >= 0):
