@@ -16,6 +16,7 @@ from tests.fake_eval_model import NOT_MENTIONED, EvalModel, LocomoModel, SweMode
 
 import prooftext
 import prooftext.cli.eval
+import prooftext.eval.model_summary as model_summary
 from prooftext.cli import main
 from prooftext.cli.eval import print_tables
 from prooftext.errors import ArtifactError, DeclarationRequiredError, RequestError, UnknownNameError
@@ -362,3 +363,22 @@ def test_a_malformed_endpoint_is_refused_when_the_settings_are_checked_before_an
     with pytest.raises(RequestError) as caught:
         ModelSettings(MODEL, backend, "notaurl").check()
     assert caught.value.field == "endpoint"
+
+
+def test_when_no_answer_arrived_no_arm_wins_and_the_failures_are_named_by_code() -> None:
+    failed = {"answered": 0, "error_codes": {"backend_unavailable": 2}}
+    arms = {
+        "bm25": {"success": 0.0, "model": {**failed, "prompt_tokens_mean": 10.0}},
+        "fixed": {"success": 0.0, "model": {**failed, "prompt_tokens_mean": 20.0}},
+    }
+    sentence = model_summary.success_sentence(arms)
+    assert sentence == "No answer arrived from the model: every one failed (backend_unavailable 4)."
+    summary = {
+        "arms": arms,
+        "answers": {"asked": 0, "cached": 0, "errors": 4},
+        "failed_tasks": 2,
+        "declaration": {"metric": "success", "threshold": 0.5, "permitted_regression": 0.1},
+    }
+    notes = model_summary.model_notes(summary)
+    assert notes[0] == sentence
+    assert "4 failed (backend_unavailable 4);" in notes[-1]

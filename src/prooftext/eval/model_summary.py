@@ -191,8 +191,24 @@ def dollars(value: float) -> str:
     return f"${value:.2g}" if value < 1e-6 else f"${value:.6f}"
 
 
+def failed_answers(arms: Arms) -> str:
+    """The error codes of the answers that failed, over every arm (``backend_unavailable 6``), or ""."""
+    counts: dict[str, int] = {}
+    for summary in arms.values():
+        for code, count in ((summary.get("model") or {}).get("error_codes") or {}).items():
+            counts[code] = counts.get(code, 0) + int(count)
+    return ", ".join(f"{code} {count}" for code, count in sorted(counts.items()))
+
+
+def _codes(failed: str) -> str:
+    return f" ({failed})" if failed else ""
+
+
 def success_sentence(arms: Arms, metric: str = "success") -> str:
-    """Which arm's answers were right most often, at what prompt size, and each other arm's distance."""
+    """Which arm's answers were right most often, at what prompt size, and each other arm's distance; when
+    no answer arrived, why (no arm wins at 0 %)."""
+    if not any((s.get("model") or {}).get("answered") for s in arms.values()):
+        return f"No answer arrived from the model: every one failed{_codes(failed_answers(arms))}."
     order = ranked({a: s.get(metric) for a, s in arms.items()})
     if not order:
         return "No arm's prompt was answered by the model."
@@ -431,7 +447,8 @@ def model_notes(summary: Mapping[str, Any]) -> list[str]:
         cost_sentence(arms),
         model_verdict_sentence(summary),
         f"answers: {answers.get('asked', 0)} asked, {answers.get('cached', 0)} from the cache,"
-        f" {answers.get('errors', 0)} failed; tasks failed outright: {summary.get('failed_tasks', 0)}",
+        f" {answers.get('errors', 0)} failed{_codes(failed_answers(arms))};"
+        f" tasks failed outright: {summary.get('failed_tasks', 0)}",
     ]
 
 
