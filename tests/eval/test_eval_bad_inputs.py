@@ -72,6 +72,9 @@ def _refused(error: type[ProoftextError], call: Any, *args: Any) -> ProoftextErr
         ),
         (_task(instance_id=7), "instance_id"),
         ([1, 2], "task"),
+        (_task(fix_paths="pkg/alpha.py"), "fix_paths"),
+        (_task(fix_paths=["pkg/beta.py"]), "fix_paths"),
+        (_task(fix_paths=[]), "fix_paths"),
     ],
 )
 def test_a_malformed_task_field_is_named_with_its_line(
@@ -351,3 +354,8 @@ def test_a_declared_bar_outside_the_share_range_is_refused(flags: dict[str, floa
     with pytest.raises(RangeError) as caught:
         resolve_declaration(Declaration("m", 0.5, 0.1), metrics=("m",), **flags)
     assert caught.value.details == {"field": field} and "from 0 to 1" in caught.value.message
+
+
+def test_an_empty_list_of_gold_files_is_shown_as_empty(tmp_path: Path) -> None:
+    error = _refused(ArtifactError, load_tasks, _jsonl(tmp_path, _task(fix_files=[])))
+    assert error.details["field"] == "fix_files" and error.message.endswith("not an empty JSON array")

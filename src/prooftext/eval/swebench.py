@@ -121,7 +121,8 @@ def _shown(value: object) -> str:
     """A malformed value as an error message shows it: short scalars verbatim, anything else by its type
     (a container may be nested too deeply to print, a problem statement too long to quote)."""
     if isinstance(value, dict | list):
-        return "a JSON object" if isinstance(value, dict) else "a JSON array"
+        kind = "object" if isinstance(value, dict) else "array"
+        return f"an empty JSON {kind}" if not value else f"a JSON {kind}"
     text = json.dumps(value)
     return text if len(text) <= SHOWN_VALUE_CHARS else f"a {type(value).__name__} of {len(text)} characters"
 
@@ -161,6 +162,20 @@ def _gold_file(item: object, field: str) -> GoldFile:
     return GoldFile(path, _gold_ranges(item.get("base_line_ranges"), f"{field}.base_line_ranges"))
 
 
+def _check_fix_paths(raw: object, fix_files: list[Any]) -> None:
+    """``fix_paths``, when given, names exactly the files ``fix_files`` describes (each by its ``path``): two
+    accounts of one patch that disagree are a dataset error, not a choice to make silently."""
+    if raw is None:
+        return
+    if not isinstance(raw, list) or not all(isinstance(p, str) and p for p in raw):
+        raise TaskFieldError("fix_paths", f"must be a list of paths, not {_shown(raw)}")
+    described = sorted(str(item.get("path")) for item in fix_files if isinstance(item.get("path"), str))
+    if sorted(raw) != described:
+        raise TaskFieldError(
+            "fix_paths", f"must name the {len(described)} files of fix_files, as their path does"
+        )
+
+
 def parse_task(data: object) -> SweTask:
     """One task from its JSON object (fields as in ``swebench_dev.jsonl``); :class:`TaskFieldError` names
     the first field that is missing or malformed."""
@@ -173,6 +188,7 @@ def parse_task(data: object) -> SweTask:
     if not isinstance(fix_files, list) or not fix_files:
         raise TaskFieldError("fix_files", f"must be a non-empty list of gold files, not {_shown(fix_files)}")
     gold = tuple(_gold_file(item, f"fix_files[{n}]") for n, item in enumerate(fix_files))
+    _check_fix_paths(data.get("fix_paths"), fix_files)
     splits = data.get("splits")
     if splits is None:
         splits = []
