@@ -391,3 +391,10 @@ def test_the_declared_bar_names_the_reference_the_regression_is_measured_from(
     manifest_section(report, {"declaration": declared.to_dict()})
     page = report.render()
     assert "regression from full" not in page and "reference arm" in page and shown in page
+
+
+def test_the_evidence_normalization_sentence_says_it_counts_the_whole_data_file() -> None:
+    stats = {"raw_entries": 2815, "ids_repaired": 2, "ids_dropped": 1, "dropped": ["D9:99"]}
+    sentence = locomo_findings.normalization_sentence({**stats, "questions_without_evidence": 4})
+    assert sentence.startswith("In the whole data file (not only this run's questions), of 2,815 evidence")
+    assert "2 ids were repaired and 1 dropped (D9:99); 4 questions have no evidence" in sentence

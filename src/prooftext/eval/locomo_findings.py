@@ -199,8 +199,9 @@ def anchor_sentence(arms: Arms, anchors: Sequence[Mapping[str, Any]]) -> str:
 def normalization_sentence(stats: Mapping[str, Any]) -> str:
     dropped = stats.get("dropped") or []
     return (
-        f"Of {stats.get('raw_entries', 0):,} evidence entries, {stats.get('ids_repaired', 0)} ids were"
+        f"In the whole data file (not only this run's questions), of {stats.get('raw_entries', 0):,} evidence"
+        f" entries {stats.get('ids_repaired', 0)} ids were"
         f" repaired and {stats.get('ids_dropped', 0)} dropped"
         + (f" ({', '.join(map(str, dropped))})" if dropped else "")
-        + f"; {stats.get('questions_without_evidence', 0)} questions have no evidence and are not scored."
+        + f"; {stats.get('questions_without_evidence', 0)} questions have no evidence and are never scored."
     )
