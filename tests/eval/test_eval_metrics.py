@@ -82,6 +82,8 @@ def test_declarations_come_from_defaults_files_and_flags(tmp_path: Path) -> None
     path.write_text(json.dumps({"metric": "acc@5"}))
     with pytest.raises(ConfigError):
         load_declaration(path)
+    assert resolve_declaration(default, threshold=0.7).source == "default+flags"
+    assert resolve_declaration(default, metric="acc@5", threshold=0.7, regression=0.1).source == "flags"
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,14 @@ def load_declaration(path: Path) -> Declaration:
     )
 
 
+def _flagged_source(path: Path | None, every_flag: bool) -> str:
+    """Where a bar given partly or wholly by flags came from: ``flags`` when the flags give the metric, the
+    threshold and the regression, else what the flags were laid over (``default+flags``, ``file+flags``)."""
+    if path is not None:
+        return f"{SOURCE_FILE}+{SOURCE_FLAGS}"
+    return SOURCE_FLAGS if every_flag else f"{SOURCE_DEFAULT}+{SOURCE_FLAGS}"
+
+
 def resolve_declaration(
     default: Declaration,
     path: Path | None = None,
@@ -135,7 +143,7 @@ def resolve_declaration(
             metric if metric is not None else base.metric,
             threshold if threshold is not None else base.threshold,
             regression if regression is not None else base.permitted_regression,
-            SOURCE_FLAGS if path is None else f"{SOURCE_FILE}+{SOURCE_FLAGS}",
+            _flagged_source(path, None not in (metric, threshold, regression)),
             reference_arm if reference_arm is not None else base.reference_arm,
         )
     if metrics and resolved.metric not in metrics:
