@@ -378,6 +378,10 @@ def test_the_python_api_takes_paths_as_text(
     assert prooftext.evaluate(locomo).to_dict()["arms"]["last_n@256"]["questions"] == 3
     depth = prooftext.DepthRun(str(clinc), str(locomo_file))
     assert prooftext.evaluate(depth).to_dict()["clinc"]["utterances"] == 2
+    options = prooftext.RunOptions(str(tmp_path / "out"), str(tmp_path / "work"))
+    assert options.out_dir == tmp_path / "out" and options.work_dir == tmp_path / "work"
+    assert prooftext.evaluate(depth, options).to_dict()["clinc"]["utterances"] == 2
+    assert (tmp_path / "out" / "summary.json").is_file()
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,10 @@ class RunOptions:
         return self.work_dir or (self.out_dir / WORK_SUBDIR if self.out_dir else Path(scratch))
 
     def __post_init__(self) -> None:
+        for name in ("out_dir", "work_dir"):  # a directory named by text, as the run objects take their files
+            value: object = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, Path(value))
         # A slice with a negative or zero limit would silently drop tasks from the end, or all of them.
         if self.limit is not None and self.limit < 1:
             raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")
