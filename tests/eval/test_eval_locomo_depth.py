@@ -117,3 +117,14 @@ def test_depth_run_declares_and_reports(tmp_path: Path, locomo_file: Path) -> No
     strict = run_depth(clinc, None, Declaration("surface_recall", 1.01, None), RunOptions())
     assert not strict["verdict"]["depth"]["passes"] and "locomo" not in strict
     assert (out / "report.html").exists() and (out / "declaration.json").exists()
+    rows = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert rows == [
+        {"dataset": "clinc150", "split": "test", "text": "hi", "intent": "greeting", "surface": True},
+        {
+            "dataset": "clinc150",
+            "split": "test",
+            "text": "play a song",
+            "intent": "play_music",
+            "surface": False,
+        },
+    ]

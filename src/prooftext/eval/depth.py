@@ -12,7 +12,7 @@ classified surface should be 0.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,8 +135,11 @@ def _is_surface(text: str) -> bool:
     return classify(text) is Tier.SURFACE
 
 
-def clinc_scores(items: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """Surface precision and recall over labelled utterances, per-intent rates, and the errors."""
+def clinc_scores(
+    items: Sequence[tuple[str, str]], row: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Surface precision and recall over labelled utterances, per-intent rates, and the errors; ``row``, when
+    given, receives each utterance with its intent and whether it was called surface (the run's rows)."""
     tp = fp = fn = 0
     false_pos: list[dict[str, str]] = []
     false_neg: list[dict[str, str]] = []
@@ -147,6 +150,8 @@ def clinc_scores(items: Sequence[tuple[str, str]]) -> dict[str, Any]:
         started = time.perf_counter()
         predicted = _is_surface(text)
         timings.append(elapsed_ms(started))
+        if row is not None:
+            row({"text": text, "intent": intent, "surface": predicted})
         if intent in NOT_COUNTED_INTENTS:
             not_counted.setdefault(intent, [0, 0])[0] += int(predicted)
             not_counted[intent][1] += 1
@@ -355,8 +360,8 @@ def run_depth(
     with RunOutput(options.out_dir) as output:
         output.start(record)
         started = time.perf_counter()
-        summary: dict[str, Any] = {"clinc": clinc_scores(splits[CLINC_SPLIT])}
-        oos = clinc_scores(splits.get(CLINC_OOS_SPLIT, []))
+        summary: dict[str, Any] = {"clinc": clinc_scores(splits[CLINC_SPLIT], _rows(output, CLINC_SPLIT))}
+        oos = clinc_scores(splits.get(CLINC_OOS_SPLIT, []), _rows(output, CLINC_OOS_SPLIT))
         summary["clinc_oos"] = {k: oos[k] for k in ("utterances", "false_surface_count", "false_surface")}
         summary["surface_targets"] = surface_targets(summary["clinc"], summary["clinc_oos"])
         if progress is not None:
@@ -386,6 +391,11 @@ def run_depth(
         )
         output.finish(summary, depth_report(record, summary) if options.out_dir else None)
     return summary
+
+
+def _rows(output: RunOutput, split: str) -> Callable[[dict[str, Any]], None]:
+    """Each CLINC150 utterance of ``split`` as one row of ``tasks.jsonl``: its text, intent and tier call."""
+    return lambda row: output.row({"dataset": "clinc150", "split": split, **row})
 
 
 def _flat(summary: dict[str, Any]) -> dict[str, Any]:
