@@ -123,3 +123,19 @@ def test_list_flags_are_validated() -> None:
     assert parse_ints("512,1024", "budgets") == (512, 1024)
     with pytest.raises(RequestError):
         parse_ints("512,-1", "budgets")
+
+
+def test_a_declaration_file_may_leave_out_the_regression_and_its_errors_name_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "bar.json"
+    path.write_text(json.dumps({"metric": "surface_precision", "threshold": 0.9}))
+    declared = load_declaration(path)
+    assert (declared.metric, declared.threshold, declared.permitted_regression) == (
+        "surface_precision",
+        0.9,
+        None,
+    )
+    path.write_text(json.dumps({"metric": "acc@5", "threshold": "high"}))
+    with pytest.raises(ConfigError) as caught:
+        load_declaration(path)
+    assert caught.value.message.startswith(f"{path}: ") and caught.value.details["path"] == str(path)
+    assert caught.value.details["field"] == "threshold"

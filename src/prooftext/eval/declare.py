@@ -9,7 +9,9 @@ A declaration file is one JSON object::
 
     {"metric": "gold_file_recall", "threshold": 0.6, "permitted_regression": 0.4}
 
-with, optionally, ``"reference_arm"``: the arm the regression is measured from. A run with a model in the
+with, optionally, ``"reference_arm"``: the arm the regression is measured from. Without
+``"permitted_regression"`` (or with null) only the threshold is checked, as ``eval depth``'s own bar does. A
+run with a model in the
 loop has no default bar: its metric, threshold, permitted regression and reference arm must all be declared
 (by file or flags), or it is refused (``declaration_required``) before anything runs.
 """
@@ -44,8 +46,10 @@ SOURCE_DEFAULT = "default"
 SOURCE_FILE = "file"
 SOURCE_FLAGS = "flags"
 
-_DECLARATION_KEYS = frozenset({"metric", "threshold", "permitted_regression"})
-_OPTIONAL_KEYS = frozenset({"reference_arm"})
+_DECLARATION_KEYS = frozenset({"metric", "threshold"})
+_OPTIONAL_KEYS = frozenset({"permitted_regression", "reference_arm"})
+"""A bar without a permitted regression checks the threshold alone (as ``eval depth``'s default does); a run
+with a model must still declare one, by file or flag."""
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,16 @@ def _flag(value: float | None, name: str) -> float | None:
 
 
 def load_declaration(path: Path) -> Declaration:
-    """Read a declaration file (see the module docstring); every field is required."""
+    """Read a declaration file (see the module docstring): a metric and a threshold, and optionally a
+    permitted regression and a reference arm. An error names the file."""
     data = load_json(path, "declaration", ConfigError)
+    try:
+        return _declaration(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc.message}", **{**exc.details, "path": str(path)}) from None
+
+
+def _declaration(data: object) -> Declaration:
     if not isinstance(data, dict) or not _DECLARATION_KEYS <= set(data) <= _DECLARATION_KEYS | _OPTIONAL_KEYS:
         raise ConfigError(
             f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}"
@@ -103,7 +115,7 @@ def load_declaration(path: Path) -> Declaration:
     metric = data["metric"]
     if not isinstance(metric, str) or not metric:
         raise ConfigError("declaration field metric must be a non-empty string", field="metric")
-    regression = data["permitted_regression"]
+    regression = data.get("permitted_regression")
     return Declaration(
         metric,
         _number(data["threshold"], "threshold"),
