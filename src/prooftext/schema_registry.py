@@ -123,10 +123,27 @@ def _field(error: ValidationError) -> str:
     return ".".join(p for p in path if p) or "params"
 
 
+def _shown_json(value: Any) -> str:
+    """A value as JSON spells it (``null``, ``true``), not as Python does; a container by its kind."""
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "an array"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _message(error: ValidationError) -> str:
+    """What is wrong, in JSON's spelling where ``jsonschema`` would print a Python value (``None``)."""
+    if error.validator == "type":
+        expected = (
+            error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        )
+        return f"{_shown_json(error.instance)} is not of type {' or '.join(map(json.dumps, expected))}"
+    return str(error.message)
+
+
 def _error_for(error: ValidationError) -> RequestError:
     error = innermost(error)
     field = _field(error)
-    message = f"invalid params: {field}: {error.message[:_MESSAGE_CHARS]}"
+    message = f"invalid params: {field}: {_message(error)[:_MESSAGE_CHARS]}"
     if error.validator in _NAME_KEYWORDS:
         return UnknownNameError(message, field=field)
     if error.validator in _RANGE_KEYWORDS:

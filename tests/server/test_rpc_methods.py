@@ -11,14 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from prooftext import Ladder, Query
 from prooftext.adaptive import ladder
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.depth.policy import Mode
+from prooftext.errors import RequestError
 from prooftext.index import Index
 from prooftext.memory.store import KINDS, STATUSES
 from prooftext.pack.render import FORMATS
-from prooftext.schema_registry import load_schema, schema_names
+from prooftext.schema_registry import check_params, load_schema, schema_names
 from prooftext.server.context import Coalesced, ServerContext
 from prooftext.server.methods import METHODS
 from prooftext.tokens import TOKENIZERS
@@ -261,3 +264,17 @@ def test_coalesced_gives_every_caller_a_run_that_started_after_it_arrived() -> N
         t.join(5)
     assert sorted(results) == [1, 2, 2, 2, 2, 2]
     assert len(started) == 2 and all(a <= started[1] for a in arrivals)
+
+
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"query": "x", "limit": None}, 'limit: null is not of type "integer"'),
+        ({"query": "x", "limit": True}, 'limit: true is not of type "integer"'),
+        ({"query": "x", "limit": [1]}, 'limit: an array is not of type "integer"'),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named_as_json_spells_it(params: dict[str, object], said: str) -> None:
+    with pytest.raises(RequestError) as caught:
+        check_params("rpc-context.search.params.schema.json", params)
+    assert caught.value.message == f"invalid params: {said}" and caught.value.field == "limit"
