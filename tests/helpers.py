@@ -391,3 +391,16 @@ def serving_app(app: Any, **options: Any) -> Iterator[socket.socket]:
         thread.join(SERVER_STARTUP_S)
         sock.close()
     assert not thread.is_alive()
+
+
+MCP_INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+"""An MCP client's ``initialize`` request, as the raw-transport tests send it."""

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from helpers import serving_app
+from helpers import MCP_INITIALIZE, serving_app
 from prooftext.server import http
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
@@ -22,16 +22,7 @@ from prooftext.server.mcp_server import create_mcp_server, screen_line
 PATH = "/mcp"
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 SESSION = "mcp-session-id"
-INITIALIZE: dict[str, Any] = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"},
-    },
-}
+INITIALIZE = MCP_INITIALIZE
 REFUSED = [
     '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}',
     '{"jsonrpc": "2.0", "id": null, "method": "ping"}',

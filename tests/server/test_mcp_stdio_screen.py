@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from helpers import MCP_INITIALIZE
 from prooftext.cli.common import EXIT_IO
 from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
 from prooftext.server.mcp_server import screen_line, stdin_lines
@@ -22,16 +23,7 @@ from prooftext.server.mcp_server import screen_line, stdin_lines
 BOOTSTRAP = "import prooftext.cli.serve; from prooftext.cli import main; main()"
 HANG_GUARD_S = 300
 """Fails the test instead of hanging it should the server never exit; never reached when it works."""
-INITIALIZE: dict[str, Any] = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"},
-    },
-}
+INITIALIZE = MCP_INITIALIZE
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 INVALID = [
     '{"id": 11, "method": "tools/list"}',
