@@ -37,7 +37,7 @@ from prooftext.select.rank import rank
 from prooftext.select.terms import analyze
 from prooftext.sqlite import is_exclusive
 from prooftext.store.queries import exclusions
-from prooftext.store.refresh import Progress, RefreshReport, plan, read_meta, refresh
+from prooftext.store.refresh import Progress, RefreshReport, exclusions_changed, plan, read_meta, refresh
 
 MIN_SEARCH_LIMIT = 1
 """The least ``limit`` of :meth:`Index.search`, as ``context.select`` publishes it. The 500 that method
@@ -63,10 +63,14 @@ class IndexStatus:
     indexed: bool = True
     """The root has an index store. False when it was never indexed: every file a scan would read counts as
     added, and nothing was created to find out (see :meth:`Index.status_of`)."""
+    exclusions_changed: int = 0
+    """Exclusions the last refresh did not record: a path the walk now leaves out (a new link, an ignore
+    rule) or no longer does, or a left-out file that is gone. A refresh lists them; no node changes."""
 
     @property
     def fresh(self) -> bool:
-        return self.complete and self.changed == 0 and self.added == 0 and self.removed == 0
+        changes = (self.changed, self.added, self.removed, self.exclusions_changed)
+        return self.complete and not any(changes)
 
     def to_dict(self) -> dict[str, int | bool]:
         return {
@@ -77,6 +81,7 @@ class IndexStatus:
             "indexed_files": self.indexed_files,
             "excluded": self.excluded,
             "files_changed_since_index": self.changed + self.added + self.removed,
+            "exclusions_changed": self.exclusions_changed,
             "complete": self.complete,
             "fresh": self.fresh,
             "indexed": self.indexed,
@@ -263,6 +268,7 @@ class Index:
             work = plan(self.conn, self.root, self.config, self._walk(), retry_unreadable=False)
             known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
             complete = read_meta(self.conn, "candidate") is not None
+            exclusions = exclusions_changed(self.conn, work)
         changed = sum(1 for s in work.to_read if s.path in known)
         status = IndexStatus(
             changed=changed,
@@ -272,6 +278,7 @@ class Index:
             indexed_files=len(known),
             excluded=len(work.walk_excluded) + len(work.unchanged_excluded),
             complete=complete,
+            exclusions_changed=exclusions,
         )
         walked = self._walked
         if epoch is not None and status.fresh and walked is not None and walked[0] == epoch[0]:

@@ -54,6 +54,16 @@ def test_index_status_counts_files_left_out_apart_from_unchanged_ones(
     assert text.endswith(f"; 2 unchanged, {status['excluded']} left out with a reason\n")
 
 
+def test_index_status_counts_a_link_made_since_the_last_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    _run(capsys, "index", str(tmp_path), "--json")
+    (tmp_path / "alias.py").symlink_to(tmp_path / "a.py")
+    _, text, _ = _run(capsys, "index", "--status", str(tmp_path))
+    assert text.endswith("left out with a reason; 1 changes to what is left out\n")
+
+
 def test_a_missing_root_is_one_json_error_with_a_stable_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -126,3 +126,26 @@ def test_walk_time_exclusion_rows_never_hold_a_credential_the_path_spells(tmp_pa
     assert {"ignored", "size", "symlink"} <= set(reasons)
     with prooftext.open(root) as index:
         assert index.status().fresh  # the next walk finds the same rows by their redacted keys
+
+
+def test_a_link_made_after_a_refresh_makes_the_index_stale_until_a_refresh_lists_it(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo", {})
+    _index(root)
+    (root / "alias.py").symlink_to(root / "a.py")
+    with prooftext.open(root) as index:
+        status = index.status()
+        assert (status.exclusions_changed, status.fresh) == (1, False)
+        index.ensure_fresh()
+        assert [e.path for e in index.exclusions("symlink")] == ["alias.py"]
+        assert index.status().fresh
+
+
+def test_a_left_out_file_that_is_deleted_makes_the_index_stale_until_its_row_goes(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "repo", {"blob.dat": b"x\0y"})
+    _index(root)
+    (root / "blob.dat").unlink()
+    with prooftext.open(root) as index:
+        assert index.status().to_dict()["exclusions_changed"] == 1
+        index.ensure_fresh()
+        assert index.exclusions("binary") == []
+        assert index.status().fresh

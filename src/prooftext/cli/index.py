@@ -93,6 +93,11 @@ def _report_status(found: prooftext.IndexStatus, as_json: bool) -> None:
             f"{result['files_changed_since_index']} files changed since the last index "
             f"({result['changed']} modified, {result['added']} new, {result['removed']} removed);"
             f" {result['unchanged']} unchanged, {result['excluded']} left out with a reason"
+            + (
+                f"; {result['exclusions_changed']} changes to what is left out"
+                if result["exclusions_changed"]
+                else ""
+            )
             + ("" if result["complete"] else "; the last refresh did not finish (run index)")
             + "\n"
         )

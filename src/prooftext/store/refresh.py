@@ -873,17 +873,32 @@ def _remove(conn: sqlite3.Connection, known: dict[str, _Known], work: Plan, repo
     report.files_removed += len(work.removed)
 
 
+def _walk_rows(walk_excluded: list[Exclusion]) -> set[tuple[str, str, str]]:
+    """The ``excluded`` rows (path key, reason, detail) that record ``walk_excluded``: of two exclusions
+    under one key, the later, as writing them in order leaves it."""
+    last = {exclusion_key(e.path): (e.reason, redact_path(e.detail)) for e in walk_excluded}
+    return {(key, reason, detail) for key, (reason, detail) in last.items()}
+
+
+def _stored_walk_rows(conn: sqlite3.Connection) -> set[tuple[str, str, str]]:
+    return set(conn.execute("SELECT path, reason, detail FROM excluded WHERE size IS NULL"))
+
+
+def exclusions_changed(conn: sqlite3.Connection, work: Plan) -> int:
+    """How many exclusion rows a refresh by ``work`` would write or delete: the walk's exclusions that
+    differ from those the last walk recorded (a link, an ignore rule or a special file added or gone),
+    and read-time rows whose file is gone. A status counts them, so that a path the walk now leaves out
+    is listed with its reason after the refresh a pack makes, not unknown until some other change."""
+    return len(_walk_rows(work.walk_excluded) ^ _stored_walk_rows(conn)) + len(work.stale_excluded)
+
+
 def _sync_exclusions(conn: sqlite3.Connection, walk_excluded: list[Exclusion], stale: list[str]) -> None:
     """Walk-time exclusions are recomputed each run; read-time ones persist with their stat data until
     their file is gone (``stale``, see :attr:`Plan.stale_excluded`). Neither changes a node, so the
     generation stays. Both are keyed by the redacted path (:func:`exclusion_key`): an ignored, oversized or
     linked file is never read, so nothing else would keep a credential its name spells out of the store."""
-    rows = {
-        (exclusion_key(e.path), e.reason, redact_path(e.detail)): replace(e, detail=redact_path(e.detail))
-        for e in walk_excluded
-    }
-    stored = conn.execute("SELECT path, reason, detail FROM excluded WHERE size IS NULL")
-    if not stale and len(rows) == len(walk_excluded) and set(rows) == set(stored):
+    rows = _walk_rows(walk_excluded)
+    if not stale and len(rows) == len(walk_excluded) and rows == _stored_walk_rows(conn):
         return  # the walk left out what it left out last time: nothing to write
     with transaction(conn):
         conn.execute("DELETE FROM excluded WHERE size IS NULL")
