@@ -103,6 +103,7 @@ _RANGE_KEYWORDS = frozenset(
     {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "maxItems", "minItems", "maxLength"}
 )
 _MESSAGE_CHARS = 300
+_LENGTH_WORDS = {"maxLength": "longer", "minLength": "shorter"}
 
 
 @functools.cache
@@ -137,6 +138,10 @@ def _message(error: ValidationError) -> str:
             error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         )
         return f"{_shown_json(error.instance)} is not of type {' or '.join(map(json.dumps, expected))}"
+    if error.validator in _LENGTH_WORDS and isinstance(error.instance, str):
+        # A text's length is what is wrong, not its first 300 characters.
+        words = _LENGTH_WORDS[error.validator]
+        return f"a text of {len(error.instance)} characters is {words} than {error.validator_value}"
     return str(error.message)
 
 

@@ -17,11 +17,12 @@ from prooftext import Ladder, Query
 from prooftext.adaptive import ladder
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.depth.policy import Mode
-from prooftext.errors import RequestError
+from prooftext.errors import RangeError, RequestError
 from prooftext.index import Index
 from prooftext.memory.store import KINDS, STATUSES
 from prooftext.pack.render import FORMATS
 from prooftext.schema_registry import check_params, load_schema, schema_names
+from prooftext.select.query import MAX_QUERY_CHARS
 from prooftext.server.context import Coalesced, ServerContext
 from prooftext.server.methods import METHODS
 from prooftext.tokens import TOKENIZERS
@@ -278,3 +279,17 @@ def test_a_value_of_the_wrong_type_is_named_as_json_spells_it(params: dict[str, 
     with pytest.raises(RequestError) as caught:
         check_params("rpc-context.search.params.schema.json", params)
     assert caught.value.message == f"invalid params: {said}" and caught.value.field == "limit"
+
+
+@pytest.mark.parametrize("method", ["context.adaptive", "context.pack", "context.search", "context.select"])
+def test_every_query_param_states_the_length_a_query_may_have(method: str) -> None:
+    assert _param(method, "query")["maxLength"] == MAX_QUERY_CHARS
+
+
+def test_a_text_that_is_too_long_is_refused_by_its_length_without_being_quoted() -> None:
+    with pytest.raises(RangeError) as caught:
+        check_params("rpc-context.search.params.schema.json", {"query": "q" * (MAX_QUERY_CHARS + 1)})
+    said = (
+        f"invalid params: query: a text of {MAX_QUERY_CHARS + 1} characters is longer than {MAX_QUERY_CHARS}"
+    )
+    assert (caught.value.message, caught.value.field) == (said, "query")
