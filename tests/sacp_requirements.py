@@ -36,6 +36,7 @@ SACP_REQUIREMENTS: dict[str, str] = {
     "sacp.integration.prompt-only": "§8 models receive only the prompt; the trace is for the caller",
     "sacp.integration.require-sufficient": "§8 adaptive-pack --require-sufficient exits 2 on a failed estimate",
     "sacp.security.no-authorization": "§10 estimator success MUST NOT authorize access or override policy",
+    "prooftext.ladder.bounded-rungs": "a ladder that would climb more than 256 rungs is refused before any round, naming the step to raise",
     "prooftext.estimator.declared": "§1 the estimator in use is declared: name, version and every threshold",
     "prooftext.estimator.top-files": "with min_top_files, the estimator fails while a top-ranked file is unquoted and one of its candidates waits on a ceiling",
     "prooftext.estimator.strong-candidates": "v4 fails while a ranked candidate weighing at least the declared share of the best one is unquoted and waits on a ceiling",

@@ -264,10 +264,11 @@ def test_a_byte_ladder_may_climb_past_the_token_ceiling_up_to_the_byte_ceiling(s
     its own maximum, refused by name."""
     with prooftext.open(sample_repo) as index:
         query = prooftext.Query("separability matrix", tokenizer="bytes")
-        result = index.adaptive_pack(query, ladder=prooftext.Ladder(max_tokens=4_000_000))
+        ladder = prooftext.Ladder(max_tokens=4_000_000, token_step=1_000_000)
+        result = index.adaptive_pack(query, ladder=ladder)
         assert result.packet.prompt_tokens.basis == "bytes"
         with pytest.raises(prooftext.errors.RangeError) as caught:
-            index.adaptive_pack("separability matrix", ladder=prooftext.Ladder(max_tokens=4_000_000))
+            index.adaptive_pack("separability matrix", ladder=ladder)
     assert caught.value.details["field"] == "max_tokens"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -10,15 +11,19 @@ from hypothesis import strategies as st
 
 from prooftext.adaptive.ladder import (
     DEFAULT_MIN_NODES,
+    MAX_NODE_CEILING,
+    MAX_RUNGS,
     MAX_TOP_FILES,
     Ladder,
     first_rung,
+    fitting_step,
     next_rung,
     rungs,
     validate_ladder,
     validate_query_text,
 )
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
+from prooftext.select.query import MAX_TOKENS
 
 
 def _validate(query: str, **fields: object) -> None:
@@ -107,6 +112,54 @@ def test_a_maximum_lowered_below_the_default_minimum_names_both_values() -> None
     )
 
 
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"min_tokens": 1, "token_step": 1, "max_tokens": MAX_TOKENS}, "token_step"),
+        ({"min_nodes": 1, "node_step": 1, "max_nodes": MAX_NODE_CEILING}, "node_step"),
+    ],
+)
+def test_a_ladder_of_more_rungs_than_the_maximum_is_refused_naming_the_step_to_raise(
+    changes: dict[str, int], field: str
+) -> None:
+    """``--min-tokens 1 --token-step 1 --max-tokens 2097152`` would climb two million rounds.
+
+    Requirement: prooftext.ladder.bounded-rungs
+    """
+    with pytest.raises(RangeError) as caught:
+        _validate(query="x1", **changes)
+    assert caught.value.code == "value_out_of_range" and caught.value.field == field
+    assert f"at most {MAX_RUNGS} rungs" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "step"),
+    [("min_tokens", "max_tokens", "token_step"), ("min_nodes", "max_nodes", "node_step")],
+)
+def test_a_ladder_of_exactly_the_maximum_rungs_is_accepted_and_one_more_is_not(
+    low: str, high: str, step: str
+) -> None:
+    widest = Ladder(**{low: 1, high: MAX_RUNGS, step: 1})  # type: ignore[arg-type]
+    assert validate_ladder(widest) is widest
+    assert len(rungs(widest, kernel_tokens=0)) == MAX_RUNGS
+    with pytest.raises(RangeError) as caught:
+        validate_ladder(replace(widest, **{high: MAX_RUNGS + 1}))  # type: ignore[arg-type]
+    assert caught.value.field == step
+
+
+def test_the_refusal_names_the_smallest_step_that_fits() -> None:
+    """Raising the step to the value the message names is enough; one less is not."""
+    ladder = Ladder(min_tokens=1, token_step=1, max_tokens=MAX_TOKENS)
+    with pytest.raises(RangeError) as caught:
+        validate_ladder(ladder)
+    least = caught.value.details["least"]
+    assert f"raise token_step to at least {least}" in caught.value.message
+    validate_ladder(replace(ladder, token_step=least))
+    assert fitting_step(1, MAX_TOKENS, 1) == least and fitting_step(2000, 8000, 2000) == 2000
+    with pytest.raises(RangeError):
+        validate_ladder(replace(ladder, token_step=least - 1))
+
+
 def test_a_kernel_above_max_tokens_is_a_token_budget_error() -> None:
     """Requirement: sacp.ladder.kernel-over-max-fails"""
     with pytest.raises(BudgetError):
@@ -163,3 +216,17 @@ def test_ladder_ceilings_never_decrease_and_one_always_rises(req: Ladder, kernel
         assert t2 > t1 or n2 > n1
     assert all(t <= req.max_tokens and n <= req.max_nodes for t, n in climbed)
     assert climbed[-1] == (req.max_tokens, req.max_nodes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(requests)
+def test_a_ladder_is_refused_exactly_when_it_would_climb_more_than_the_maximum_rungs(req: Ladder) -> None:
+    """The bound counts the rungs the ladder climbs from its minima: tokens and nodes rise together, and the
+    climb ends when both reach their maxima, so the longer of the two sets the count."""
+    req = replace(req, min_evidence=1)
+    if len(rungs(req, kernel_tokens=0)) <= MAX_RUNGS:
+        validate_ladder(req)
+        return
+    with pytest.raises(RangeError) as caught:
+        validate_ladder(req)
+    assert caught.value.field in ("token_step", "node_step")

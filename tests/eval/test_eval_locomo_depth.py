@@ -128,3 +128,15 @@ def test_depth_run_declares_and_reports(tmp_path: Path, locomo_file: Path) -> No
             "surface": False,
         },
     ]
+
+
+def test_the_adaptive_arm_climbs_a_bounded_ladder_at_the_largest_budget(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    """At the byte ceiling the default step would climb thousands of rungs, which a ladder may not: the arm
+    widens its step to fit and is measured, not refused."""
+    config = LocomoConfig(work_dir=Path("."), budgets=(8_388_608,), arms=("adaptive",), tokenizer="bytes")
+    run_locomo(locomo_file, config, DEFAULT_LOCOMO_DECLARATION, RunOptions(out_dir=tmp_path))
+    rows = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
+    arms = [row["arms"]["adaptive@8388608"] for row in rows]
+    assert arms and all(arm["ok"] for arm in arms), arms

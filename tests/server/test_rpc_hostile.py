@@ -211,6 +211,13 @@ WRONG_PARAMS: list[tuple[str, str, Any, str, str]] = [
         "min_tokens",
         "value_out_of_range",
     ),
+    (
+        "a ladder of two million rungs",
+        "context.adaptive",
+        {"query": "x", "min_tokens": 1, "token_step": 1, "max_tokens": 2_097_152},
+        "token_step",
+        "value_out_of_range",
+    ),
     ("bad thread name", "turn.plan", {"text": "hello there", "thread": "../x"}, "thread", "invalid_request"),
     ("unknown memory kind", "memory.add", {"kind": "rumour", "text": "x"}, "kind", "unknown_name"),
     (

@@ -26,6 +26,11 @@ best files are conditions a caller may add. What was measured for each default: 
 MAX_TOP_FILES = 64
 MAX_NODE_CEILING = 4096
 BPS_MAX = 10_000
+MAX_RUNGS = 256
+"""The most rungs a ladder may climb (the default climbs 4). Every rung is a whole round: select, pack,
+count exactly and estimate. Each field alone would allow two million rounds (``token_step`` 1 up to
+``max_tokens`` 2,097,152), hours of work and tens of megabytes of trace that no deadline stops once started;
+a climb that fine-grained tells the caller nothing that 256 rungs do not."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,7 @@ def validate_ladder(ladder: Ladder) -> Ladder:
                 f"{low} ({below}) must not exceed {high} ({above}); set {low} too when lowering {high}",
                 field=low,
             )
+    _check_rungs(ladder)
     for name in ("min_coverage_bps", "strong_share_bps"):
         bps = getattr(ladder, name)
         if isinstance(bps, bool) or not isinstance(bps, int) or not 0 <= bps <= BPS_MAX:
@@ -132,6 +138,45 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     if not isinstance(ladder.allow_truncated, bool):
         raise RequestError("allow_truncated must be a boolean", field="allow_truncated")
     return ladder
+
+
+def _climb(low: int, high: int, step: int) -> int:
+    """The rungs one ceiling takes from ``low`` up to ``high`` in steps of ``step``, both ends counted."""
+    return 1 + -(-(high - low) // step)
+
+
+def _least_step(low: int, high: int) -> int:
+    """The smallest step that climbs from ``low`` to ``high`` within :data:`MAX_RUNGS` rungs."""
+    return max(1, -(-(high - low) // (MAX_RUNGS - 1)))
+
+
+def fitting_step(low: int, high: int, step: int) -> int:
+    """``step``, or the smallest larger step that keeps a climb from ``low`` to ``high`` within
+    :data:`MAX_RUNGS` rungs: for a caller that sets a ladder's range itself (an evaluation's budget)."""
+    return max(step, _least_step(low, high))
+
+
+def _check_rungs(ladder: Ladder) -> None:
+    """At most :data:`MAX_RUNGS` rungs. Tokens and nodes rise on the same rungs, each stopping at its
+    maximum, and the climb ends when both have: the longer of the two climbs is the ladder's length (a
+    first rung raised to the kernel only shortens it). A failure names the step to raise and by how much.
+
+    Requirement: prooftext.ladder.bounded-rungs
+    """
+    for low, high, step in (
+        ("min_tokens", "max_tokens", "token_step"),
+        ("min_nodes", "max_nodes", "node_step"),
+    ):
+        bottom, top, size = getattr(ladder, low), getattr(ladder, high), getattr(ladder, step)
+        climbed = _climb(bottom, top, size)
+        if climbed > MAX_RUNGS:
+            least = _least_step(bottom, top)
+            raise RangeError(
+                f"a ladder climbs at most {MAX_RUNGS} rungs; {step} {size} from {low} {bottom} to {high} {top}"
+                f" would climb {climbed} rungs: raise {step} to at least {least}, or narrow {low}..{high}",
+                field=step,
+                least=least,
+            )
 
 
 def first_rung(ladder: Ladder, kernel_tokens: int, kernel_nodes: int = 0) -> tuple[int, int, bool]:
