@@ -23,7 +23,7 @@ from prooftext.adaptive.ladder import (
     validate_query_text,
 )
 from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
-from prooftext.select.query import MAX_TOKENS
+from prooftext.select.query import MAX_QUERY_CHARS, MAX_TOKENS
 
 
 def _validate(query: str, **fields: object) -> None:
@@ -53,6 +53,16 @@ def test_a_query_with_a_lone_surrogate_is_an_invalid_request_naming_the_query() 
     with pytest.raises(RequestError) as caught:
         _validate(query="\udcff separability")
     assert caught.value.code == "invalid_request" and caught.value.field == "query"
+
+
+def test_a_query_over_the_length_limit_is_out_of_range_as_in_pack_and_map() -> None:
+    with pytest.raises(RangeError) as caught:
+        validate_query_text("separability " * (MAX_QUERY_CHARS // 13 + 1))
+    assert caught.value.code == "value_out_of_range" and caught.value.field == "query"
+    assert caught.value.message == f"query is longer than {MAX_QUERY_CHARS} characters"
+    with pytest.raises(RequestError) as wrong:
+        validate_query_text(42)
+    assert wrong.value.code == "invalid_request" and wrong.value.field == "query"
 
 
 def test_a_query_of_stop_words_only_is_refused() -> None:

@@ -77,8 +77,10 @@ def validate_query_text(text: object) -> str:
 
     Requirement: sacp.request.validated
     """
-    if not isinstance(text, str) or len(text) > MAX_QUERY_CHARS:
+    if not isinstance(text, str):
         raise RequestError(f"query must be a string of at most {MAX_QUERY_CHARS} characters", field="query")
+    if len(text) > MAX_QUERY_CHARS:
+        raise RangeError(f"query is longer than {MAX_QUERY_CHARS} characters", field="query")
     require_utf8(text)
     if not lexical_terms(text):
         raise EmptyQueryError(
