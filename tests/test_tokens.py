@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prooftext import tokens
-from prooftext.errors import CorruptTokenizerError, RequestError, TokenizerError, UnknownTokenizerError
+from prooftext.errors import CorruptTokenizerError, RequestError, TokenizerError, UnknownNameError
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 
@@ -131,13 +131,13 @@ def test_endoftext_counts_seven_ordinary_tokens_in_both_encodings() -> None:
 
 
 @pytest.mark.parametrize("name", ["gpt2", "p50k_base", "O200K_BASE", "", "bytes "])
-def test_unknown_tokenizer_fails_with_tokenizer_unknown_naming_the_field(name: str) -> None:
-    with pytest.raises(UnknownTokenizerError) as info:
+def test_an_unknown_tokenizer_is_an_unknown_name_naming_the_field_as_in_pack_and_map(name: str) -> None:
+    with pytest.raises(UnknownNameError) as info:
         tokens.get_counter(name)
-    assert info.value.code == "tokenizer_unknown"
+    assert info.value.code == "unknown_name"
     assert info.value.details["field"] == "tokenizer"
     assert info.value.details["known"] == list(tokens.TOKENIZERS)
-    with pytest.raises(UnknownTokenizerError):
+    with pytest.raises(UnknownNameError):
         tokens.count("x", name)
 
 
@@ -346,5 +346,5 @@ def test_counting_what_is_not_text_or_a_basis_that_is_not_a_name_is_a_coded_erro
     with pytest.raises(RequestError) as caught:
         tokens.count(None)  # type: ignore[arg-type]
     assert caught.value.details["field"] == "text"
-    with pytest.raises(UnknownTokenizerError):
+    with pytest.raises(UnknownNameError):
         tokens.count("x", basis=[])  # type: ignore[arg-type]

@@ -32,7 +32,6 @@ each; the core never formats an error for a wire.
     │   ├── JSONIntegerRangeError       json_integer_range
     │   └── JSONTypeError               json_type
     ├── TokenizerError                  tokenizer_error     -32004
-    │   ├── UnknownTokenizerError       tokenizer_unknown
     │   └── CorruptTokenizerError       tokenizer_corrupt
     ├── SourceError                     source_error        -32005
     │   ├── SourceUnreadableError       source_unreadable
@@ -249,12 +248,11 @@ class JSONTypeError(CanonicalJSONError):
 
 
 class TokenizerError(ProoftextError):
+    """A known tokenizer that cannot be used. An unknown tokenizer name is a request's
+    :class:`UnknownNameError`, as any other unknown name is."""
+
     code = "tokenizer_error"
     rpc_code = -32004
-
-
-class UnknownTokenizerError(TokenizerError):
-    code = "tokenizer_unknown"
 
 
 class CorruptTokenizerError(TokenizerError):

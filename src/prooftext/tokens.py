@@ -37,7 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from prooftext.errors import CorruptTokenizerError, RequestError, UnknownTokenizerError
+from prooftext.errors import CorruptTokenizerError, RequestError, UnknownNameError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -519,9 +519,9 @@ def load_ranks(name: str) -> dict[bytes, int]:
 
 
 def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
-    """The counter for a basis name; unknown names fail with ``tokenizer_unknown``."""
+    """The counter for a basis name; unknown names fail with ``unknown_name``, as every request's do."""
     if not isinstance(name, str):
-        raise UnknownTokenizerError(
+        raise UnknownNameError(
             f"a tokenizer is named by a string; known: {', '.join(TOKENIZERS)}",
             field="tokenizer",
             known=list(TOKENIZERS),
@@ -529,7 +529,7 @@ def get_counter(name: str = DEFAULT_TOKENIZER) -> Counter:
     if name == BYTES_BASIS:
         return BytesCounter()
     if name not in _SPECS:
-        raise UnknownTokenizerError(
+        raise UnknownNameError(
             f"unknown tokenizer {name!r}; known: {', '.join(TOKENIZERS)}",
             field="tokenizer",
             known=list(TOKENIZERS),
