@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prooftext.errors import ConfigError, RequestError
+from prooftext.errors import ConfigError, RangeError, RequestError
 from prooftext.eval.declare import (
     Declaration,
     load_declaration,
@@ -123,6 +123,20 @@ def test_list_flags_are_validated() -> None:
     assert parse_ints("512,1024", "budgets") == (512, 1024)
     with pytest.raises(RequestError):
         parse_ints("512,-1", "budgets")
+
+
+@pytest.mark.parametrize("text", ["0,512", "512,-1"])
+def test_a_budget_below_one_is_out_of_range(text: str) -> None:
+    with pytest.raises(RangeError) as caught:
+        parse_ints(text, "budgets")
+    assert caught.value.code == "value_out_of_range" and caught.value.field == "budgets"
+
+
+@pytest.mark.parametrize("text", ["512,,1024", "512,", ",512", "", " ", "512,x"])
+def test_an_empty_or_malformed_item_in_a_list_of_numbers_is_refused_not_dropped(text: str) -> None:
+    with pytest.raises(RequestError) as caught:
+        parse_ints(text, "budgets")
+    assert caught.value.code == "invalid_request" and caught.value.field == "budgets"
 
 
 def test_a_declaration_file_may_leave_out_the_regression_and_its_errors_name_the_file(tmp_path: Path) -> None:

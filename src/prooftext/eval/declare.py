@@ -274,13 +274,17 @@ def parse_list(text: str, allowed: tuple[str, ...], field: str) -> tuple[str, ..
 
 
 def parse_ints(text: str, field: str) -> tuple[int, ...]:
-    """A comma-separated list of positive integers."""
+    """A comma-separated list of positive integers: an empty item is refused, not dropped, and a number
+    below 1 is out of range."""
     try:
-        values = tuple(int(part) for part in text.split(",") if part.strip())
+        values = tuple(int(part) for part in text.split(","))
     except ValueError:
-        raise RequestError(f"{field} must be comma-separated integers", field=field) from None
-    if not values or any(v <= 0 for v in values):
-        raise RequestError(f"{field} must be positive integers", field=field)
+        raise RequestError(
+            f"{field} must be comma-separated integers, with no empty item", field=field
+        ) from None
+    for value in values:
+        if value <= 0:
+            raise RangeError(f"each of {field} must be at least 1, got {value}", field=field)
     return values
 
 
