@@ -80,3 +80,12 @@ def test_key_init_refuses_a_path_inside_the_root(
     status, out = _run(capsys, "key", "init", "--key", str(key), "--root", str(sample_repo), "--json")
     assert status == 1 and json.loads(out)["error"]["code"] == "signing_key_invalid"
     assert not key.exists()
+
+
+def test_key_init_without_root_keeps_the_key_out_of_the_working_directory(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(sample_repo)
+    status, out = _run(capsys, "key", "init", "--key", "signing.key", "--json")
+    assert status == 1 and json.loads(out)["error"]["code"] == "signing_key_invalid"
+    assert not (sample_repo / "signing.key").exists()

@@ -98,8 +98,13 @@ def _emit_signed(value: dict[str, object], key: prooftext.SigningKey | None) -> 
 def key_init_command(
     key: KeyOpt = None,
     root: Annotated[
-        Path | None, typer.Option("--root", help="A root the key must stay outside of.", readable=False)
-    ] = None,
+        Path,
+        typer.Option(
+            "--root",
+            help="A root the key must stay outside of (the working directory when omitted).",
+            readable=False,
+        ),
+    ] = Path("."),
     as_json: JsonOpt = False,
 ) -> None:
     """Create a new signing key (32 random bytes, mode 0600); an existing key file is never replaced."""
