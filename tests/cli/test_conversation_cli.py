@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import socket
 import sqlite3
 import sys
@@ -83,6 +84,40 @@ def test_memory_errors_are_one_json_object_and_change_nothing(
         assert status != 0 and len(out) == 1 and out[0]["error"]["code"] == code, argv  # type: ignore[index]
     with MemoryStore.open(tmp_path) as store:
         assert [(r.text, r.status) for r in store.records()] == [("Keep WAL", "active")]
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _readme_memory_lines() -> list[str]:
+    """The memory lines of the README's conversation example, as a user would paste them."""
+    text = README.read_text(encoding="utf-8")
+    block = text.split("## Conversations", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if "prooftext memory" in line]
+
+
+def test_the_readme_memory_example_works_line_by_line_in_a_fresh_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    lines = _readme_memory_lines()
+    assert any(" resolve " in line for line in lines) and any(" import " in line for line in lines)
+    for line in lines:
+        words = shlex.split(line, comments=True)
+        if words[0] == "mkdir":  # ``mkdir DIR && prooftext ...``
+            Path(words[1]).mkdir()
+            words = words[3:]
+        target = words[words.index(">") + 1] if ">" in words else None
+        argv = words[1 : words.index(">")] if target else words[1:]
+        status = run_app(argv)
+        out = capsys.readouterr().out
+        assert status == 0, line
+        if target:
+            Path(target).write_text(out, encoding="utf-8")
+    with MemoryStore.open(tmp_path / "copy") as store:
+        assert [r.status for r in store.records()] == ["superseded", "resolved", "active"]
 
 
 def test_depth_command(capsys: pytest.CaptureFixture[str]) -> None:
