@@ -65,3 +65,19 @@ def test_adaptive_pack_help_shows_the_ladder_options_with_their_meaning(
     out = capsys.readouterr().out
     assert status == 0
     assert "basis points" in out and "first rung" in out
+
+
+def _help(path: str, flag: str) -> str:
+    return next(p.help for where, p in _parameters() if where == path and flag in getattr(p, "opts", ()))
+
+
+def test_the_json_option_of_verify_and_key_init_says_what_it_prints() -> None:
+    assert "verification report" in _help("prooftext verify", "--json")
+    assert "key id and path" in _help("prooftext key init", "--json")
+    assert "artifact" not in _help("prooftext verify", "--json") + _help("prooftext key init", "--json")
+
+
+def test_verify_help_counts_an_excluded_source_in_bit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    assert "2 missing, stale or excluded source" in out

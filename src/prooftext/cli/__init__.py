@@ -31,8 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "verify": (
         "prooftext.cli.pack",
-        "Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing or "
-        "stale source, 4 I/O, 8 unsigned, 16 forged or signed by another key (8 and 16 only with --key).",
+        "Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing, "
+        "stale or excluded source, 4 I/O, 8 unsigned, 16 forged or signed by another key (8 and 16 only with --key).",
     ),
     "map": (
         "prooftext.cli.map",

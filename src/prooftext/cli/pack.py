@@ -28,6 +28,13 @@ RootOpt = Annotated[
 ]
 FormatOpt = Annotated[str, typer.Option("--format", help="How the prompt is written: markdown, xml or json.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result artifact as JSON on stdout.")]
+VerifyJsonOpt = Annotated[
+    bool,
+    typer.Option(
+        "--json", help="Print the verification report (checked, ok, problems, status) as JSON on stdout."
+    ),
+]
+KeyJsonOpt = Annotated[bool, typer.Option("--json", help="Print the new key id and path as JSON on stdout.")]
 TokenizerOpt = Annotated[
     str, typer.Option("--tokenizer", help="What the token counts count: o200k_base, cl100k_base or bytes.")
 ]
@@ -105,7 +112,7 @@ def key_init_command(
             readable=False,
         ),
     ] = Path("."),
-    as_json: JsonOpt = False,
+    as_json: KeyJsonOpt = False,
 ) -> None:
     """Create a new signing key (32 random bytes, mode 0600); an existing key file is never replaced."""
     created = prooftext.SigningKey.generate(key, root=root)
@@ -276,7 +283,7 @@ def verify_command(
         Path, typer.Argument(help="A packet saved by `pack --json` (or an adaptive result).", readable=False)
     ],
     root: RootOpt = Path("."),
-    as_json: JsonOpt = False,
+    as_json: VerifyJsonOpt = False,
     key: Annotated[
         Path | None,
         typer.Option(
@@ -284,7 +291,7 @@ def verify_command(
         ),
     ] = None,
 ) -> None:
-    """Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing or stale source, 4 I/O, 8 unsigned, 16 forged or signed by another key (8 and 16 only with --key)."""
+    """Re-check a saved packet; exit bitmask: 1 digest, content, nonce or label mismatch, 2 missing, stale or excluded source, 4 I/O, 8 unsigned, 16 forged or signed by another key (8 and 16 only with --key)."""
     signing_key = None if key is None else prooftext.SigningKey.load(key, root=root)
     report = prooftext.verify(packet, root, key=signing_key)
     if as_json:
