@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import subprocess
 import sys
@@ -155,3 +156,39 @@ def test_output_on_an_unbuffered_stdout_arrives_whole_when_the_pipe_takes_it_in_
     text = "".join(f"line {n} é\n" for n in range(2000))
     write_out(text)
     assert bytes(raw.taken) == text.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "field"),
+    [
+        (["map", "--path", ""], "--path", "paths"),
+        (["map", "--identifier", ""], "--identifier", "identifiers"),
+        (["map", "--max-tokens", "0"], "--max-tokens", "max_tokens"),
+        (["pack", "q", "--seed", ""], "--seed", "path_seeds"),
+        (["pack", "q", "--require", ""], "--require", "required"),
+        (["pack", "q", "--max-nodes", "0"], "--max-nodes", "max_nodes"),
+        (["pack", "q", "--tokenizer", "nope"], "--tokenizer", "tokenizer"),
+        (["adaptive-pack", "q", "--min-coverage-bps", "20000"], "--min-coverage-bps", "min_coverage_bps"),
+    ],
+)
+def test_a_bad_option_value_is_reported_by_the_option_the_user_typed(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], option: str, field: str
+) -> None:
+    argv = [*argv, "--root", str(sample_repo)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("prooftext: error [") and f"]: {option}" in err
+    assert f"]: {field}" not in err and "tuple" not in err
+    assert main([*argv, "--json"]) == 1
+    details = json.loads(capsys.readouterr().out)["error"]["details"]
+    assert details["field"] == field and details["option"] == option
+
+
+def test_a_field_the_command_has_no_option_for_is_left_as_it_is(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["pack", "the", "--root", str(sample_repo), "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "query_empty" and "option" not in error["details"]
+    assert main(["pack", "q", "--root", str(sample_repo), "--sign"]) == 1
+    assert capsys.readouterr().err.count("--sign") == 1  # the message names the option already

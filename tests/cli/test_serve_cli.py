@@ -33,7 +33,7 @@ def test_a_port_outside_0_to_65535_is_out_of_range(
 ) -> None:
     status, error = _error(capsys, [*argv, "--root", str(sample_repo), "--no-warm", "--json"])
     assert status == 1
-    assert error["code"] == "value_out_of_range" and error["details"] == {"field": "port"}
+    assert error["code"] == "value_out_of_range" and error["details"] == {"field": "port", "option": "--port"}
 
 
 @pytest.mark.parametrize("timeout", ["inf", "-inf", "nan", "1e300", "86401", "0", "-1"])
@@ -43,7 +43,10 @@ def test_a_timeout_that_is_not_positive_and_at_most_a_day_is_refused_at_startup(
     argv = ["serve", "--stdio", "--root", str(sample_repo), "--no-warm", "--timeout", timeout, "--json"]
     status, error = _error(capsys, argv)
     assert status == 1
-    assert error["code"] == "value_out_of_range" and error["details"] == {"field": "timeout"}
+    assert error["code"] == "value_out_of_range" and error["details"] == {
+        "field": "timeout",
+        "option": "--timeout",
+    }
 
 
 def test_a_host_that_is_no_address_of_this_machine_is_told_to_change_the_host_and_a_busy_port_the_port(

@@ -250,12 +250,13 @@ def _run(argv: list[str], as_json: bool, group: typer.Typer) -> int:
     try:
         result = _invoke(argv, group)
     except (Exception, KeyboardInterrupt, BaseExceptionGroup, SystemExit) as exc:
-        return _failure(_leaf(exc), as_json)
+        return _failure(_leaf(exc), as_json, _long_options(argv, group))
     return int(result) if isinstance(result, int) else 0
 
 
-def _failure(exc: BaseException, as_json: bool) -> int:
-    """Report what a command raised, once, and give its exit status; a failed stdout goes to :func:`run_app`."""
+def _failure(exc: BaseException, as_json: bool, options: frozenset[str] = frozenset()) -> int:
+    """Report what a command raised, once, and give its exit status; a failed stdout goes to :func:`run_app`.
+    ``options`` are the long options of the command, by which a request's field is named."""
     output = _output_error(exc)
     if output is not None:
         raise _StdoutFailed(output) from None
@@ -263,8 +264,53 @@ def _failure(exc: BaseException, as_json: bool) -> int:
         raise exc
     error, status = _classify(exc)
     if error is not None:
-        _report(error, as_json)
+        _report(_name_option(error, options, as_json), as_json)
     return status
+
+
+FIELD_OPTIONS = {
+    "path_seeds": "--seed",
+    "paths": "--path",
+    "identifiers": "--identifier",
+    "required": "--require",
+    "attachments": "--attach",
+    "active_files": "--active-file",
+}
+"""A request field whose option is not its own name spelled with dashes (``max_tokens`` is ``--max-tokens``)."""
+
+
+def _long_options(argv: list[str], group: typer.Typer) -> frozenset[str]:
+    """The long options of the command ``argv`` names (of the deepest group it reaches, when it names none)."""
+    command: Any = typer.main.get_command(group)
+    for word in argv:
+        sub = getattr(command, "commands", {}).get(word)
+        if sub is None:
+            break
+        command = sub
+    return frozenset(o for p in command.params for o in getattr(p, "opts", ()) if o.startswith("--"))
+
+
+def _name_option(error: dict[str, Any], options: frozenset[str], as_json: bool) -> dict[str, Any]:
+    """``error`` naming the option the user typed for its ``field``, when the command has one: the
+    message says the option instead of the field (or before it), and with ``--json`` the details add it as
+    ``option`` (``field`` stays the request's own name, as every interface reports it)."""
+    details = error.get("details") or {}
+    field = details.get("field")
+    if not isinstance(field, str):
+        return error
+    option = FIELD_OPTIONS.get(field, "--" + field.replace("_", "-"))
+    if option not in options:
+        return error
+    if as_json:
+        return {**error, "details": {**details, "option": option}}
+    message = str(error["message"])
+    if option in message:
+        return error
+    if message.startswith(field + " "):
+        message = option + message.removeprefix(field)
+    else:
+        message = f"{option}: {message}"
+    return {**error, "message": message}
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -144,10 +144,10 @@ def validate_settings(settings: MapSettings) -> MapSettings:
         raise RequestError("query contains control characters", field="query")
     for name in ("paths", "identifiers"):
         values = getattr(settings, name)
-        if not isinstance(values, tuple) or not all(
-            isinstance(v, str) and v and "\x00" not in v for v in values
-        ):
-            raise RequestError(f"{name} must be a tuple of non-empty strings", field=name)
+        if not isinstance(values, tuple):
+            raise RequestError(f"{name} must be a tuple of strings", field=name)
+        if not all(isinstance(v, str) and v and "\x00" not in v for v in values):
+            raise RequestError(f"{name} entries must be non-empty strings without NUL", field=name)
         if len(values) > MAX_NAMED:
             raise RangeError(f"{name} holds more than {MAX_NAMED} entries", field=name)
         for value in values:
