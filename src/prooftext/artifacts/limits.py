@@ -17,7 +17,8 @@ MIB = 1024 * KIB
 MAX_TEXT_CHARS = 65_536
 """Identity-bearing node, extract and claim text, in Unicode characters."""
 MAX_SOURCE_BYTES = 256 * KIB
-"""One source, in bytes of its complete strict UTF-8 content."""
+"""One source, in bytes of its complete strict UTF-8 content; a larger one is ``limit_exceeded`` (excluded when
+optional, blocking when required), whatever ``[scan] max_file_bytes`` lets the index hold."""
 MAX_TOTAL_SOURCE_BYTES = 8 * MIB
 """All sources adopted by one indexing run together."""
 MAX_PATH_CHARS = 4096

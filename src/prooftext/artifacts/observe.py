@@ -18,7 +18,7 @@ from pathlib import Path
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
 from prooftext.artifacts.fields import CandidateModel
-from prooftext.artifacts.limits import MAX_SOURCE_BYTES
+from prooftext.artifacts.limits import KIB, MAX_SOURCE_BYTES
 from prooftext.artifacts.models import GraphSource, ManifestSource, ProvenanceRef
 from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.lines import count_lines, line_slice
@@ -39,6 +39,7 @@ from prooftext.errors import (
     CandidateMismatchError,
     CanonicalJSONError,
     FreshnessError,
+    LimitError,
     OwnerRootError,
     ProoftextError,
     ProvenanceError,
@@ -207,13 +208,29 @@ def _check_immutable(data: bytes, source: SourceRecord) -> None:
         ) from None
 
 
+def _read_source(roots: Roots, source: SourceRecord) -> bytes:
+    """A source's bytes; one over ``MAX_SOURCE_BYTES`` is past a limit (``limit_exceeded``, as the total of all
+    sources is), not unreadable: its reason is recorded as that code when it is excluded."""
+    loc = source.locator
+    try:
+        return read_strict(roots.root_for(loc.root_scope, loc.path), loc.path)
+    except SourceUnreadableError as exc:
+        if exc.details.get("reason") != REASON_SIZE:
+            raise
+        raise LimitError(
+            f"{exc.message} (the per-source limit, {MAX_SOURCE_BYTES // KIB} KiB)",
+            path=loc.path,
+            reason=REASON_SIZE,
+        ) from None
+
+
 def observe_source(roots: Roots, source: SourceRecord, rules: LabelRules) -> tuple[bytes, str]:
     """Re-observe one source: labels and a credential-free path (before any read), bytes, digest, strict
     UTF-8, range, immutable JSON and provenance."""
     loc = source.locator
     gov.check_path_secrets(loc.root_scope, loc.path)  # first: any later error would name the path raw
     rules.check(source)
-    data = read_strict(roots.root_for(loc.root_scope, loc.path), loc.path)
+    data = _read_source(roots, source)
     actual = canonical.sha256_hex(data)
     if actual != loc.sha256:
         raise SourceDriftError(f"{loc.root_scope}:{loc.path}: digest is now {actual}", path=loc.path)
