@@ -71,6 +71,14 @@ EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
 """The reader of standard output went away (``prooftext --help | head -2``): ended quietly with the status
 a shell reports for SIGPIPE, as git and grep do; nobody is left to read a message. A server (``serve``,
 ``mcp``) whose client closed the pipe still says so on stderr, where its operator's log reads it."""
+CLI_CODES: dict[str, int] = {
+    "usage": EXIT_USAGE,
+    "aborted": EXIT_ERROR,
+    "interrupted": EXIT_INTERRUPTED,
+    "internal_error": EXIT_INTERNAL,
+}
+"""The codes the command line reports of its own (no class of the error tree has them), with their exit
+statuses: a malformed command line, an aborted prompt, Ctrl-C, and a bug."""
 SERVER_COMMANDS = frozenset({"serve", "mcp"})
 APP_HELP = "Compile just enough, provably genuine context for LLM applications."
 
@@ -360,11 +368,15 @@ def _classify(exc: BaseException) -> tuple[dict[str, Any] | None, int]:
     if isinstance(exc, click.ClickException | TyperException):
         return _usage(exc)
     if isinstance(exc, click.exceptions.Abort | typer.Abort | EOFError):  # EOFError: as typer's main had it
-        return {"code": "aborted", "message": "aborted"}, EXIT_ERROR
+        return _cli_error("aborted", "aborted")
     if isinstance(exc, KeyboardInterrupt):
-        return {"code": "interrupted", "message": "interrupted"}, EXIT_INTERRUPTED
+        return _cli_error("interrupted", "interrupted")
     # The last line of defence: a bug is reported by code, never as a traceback.
-    return {"code": "internal_error", "message": f"internal error: {type(exc).__name__}"}, EXIT_INTERNAL
+    return _cli_error("internal_error", f"internal error: {type(exc).__name__}")
+
+
+def _cli_error(code: str, message: str) -> tuple[dict[str, Any], int]:
+    return {"code": code, "message": message}, CLI_CODES[code]
 
 
 EXTRA_ARGUMENT = "unexpected extra argument"
@@ -377,7 +389,7 @@ def _usage(exc: click.ClickException | TyperException) -> tuple[dict[str, Any] |
     message = str(format_message() if callable(format_message) else exc)
     if not message:  # bare ``prooftext``: the help was printed, nothing failed
         return None, 0
-    return {"code": "usage", "message": message + _root_hint(exc, message)}, EXIT_USAGE
+    return _cli_error("usage", message + _root_hint(exc, message))
 
 
 def _root_hint(exc: click.ClickException | TyperException, message: str) -> str:
