@@ -146,6 +146,19 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     return root
 
 
+def undecodable_directory(parent: Path) -> Path:
+    """A new directory under ``parent`` whose name is not UTF-8 (the Latin-1 byte of "é"); the test is skipped
+    when the file system refuses such a name."""
+    if sys.getfilesystemencoding().lower() not in ("utf-8", "utf8"):
+        pytest.skip(f"file names are {sys.getfilesystemencoding()} here, not UTF-8")
+    raw = os.path.join(os.fsencode(parent), b"r\xe9")
+    try:
+        os.mkdir(raw)
+    except OSError as exc:
+        pytest.skip(f"this file system refuses a directory name that is not UTF-8: {exc.strerror}")
+    return Path(os.fsdecode(raw))
+
+
 def ranked_hits(root: Path, query: str, limit: int = 50) -> list[dict[str, Any]]:
     """The ranked candidates of ``query`` over ``root``, refreshed first."""
     with prooftext.open(root) as index:

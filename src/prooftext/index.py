@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -86,15 +84,6 @@ class IndexStatus:
             "fresh": self.fresh,
             "indexed": self.indexed,
         }
-
-
-@contextlib.contextmanager
-def _store_errors() -> Iterator[None]:
-    """A store damaged under a reader (a table dropped by hand) is a coded store error, not a crash."""
-    try:
-        yield
-    except sqlite3.Error as exc:
-        raise db.translate(exc) from None
 
 
 _LADDER_FIELDS = ("max_tokens", "max_nodes", "allow_truncated")
@@ -264,7 +253,7 @@ class Index:
         trusted = self._trusted
         if epoch is not None and trusted is not None and trusted[0] == epoch:
             return trusted[1]
-        with _store_errors():
+        with db.store_errors():
             work = plan(self.conn, self.root, self.config, self._walk(), retry_unreadable=False)
             known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
             complete = read_meta(self.conn, "candidate") is not None
@@ -313,7 +302,7 @@ class Index:
             raise UnknownNameError(
                 f"unknown reason {reason!r}; known: {', '.join(REASONS)}", field="reason", name=reason
             )
-        with _store_errors():
+        with db.store_errors():
             return exclusions(self.conn, reason)
 
     def ensure_fresh(self) -> None:
@@ -326,7 +315,7 @@ class Index:
         sources and seeds) at a fixed budget: selected, re-verified, counted exactly, digested."""
         spec = validate(_query_of(query))
         _check_flag("refresh", refresh)
-        with _store_errors():
+        with db.store_errors():
             if refresh:
                 self.ensure_fresh()
             return Compiler(self.conn, self.root, spec, format, policy=self.ranking).compile()
@@ -349,7 +338,7 @@ class Index:
         if on_round is not None and not callable(on_round):
             raise RequestError("on_round must be a function of one round, or None", field="on_round")
         _check_flag("refresh", refresh)
-        with _store_errors():
+        with db.store_errors():
             if refresh:
                 self.ensure_fresh()
             return adaptive_compile(self.conn, self.root, base, ladder, format, on_round, self.ranking)
@@ -363,7 +352,7 @@ class Index:
             raise RangeError(f"limit must be at least {MIN_SEARCH_LIMIT}, got {limit}", field="limit")
         spec = validate(Query(text=query))
         _check_flag("refresh", refresh)
-        with _store_errors():
+        with db.store_errors():
             if refresh:
                 self.ensure_fresh()
             ranked = rank(self.conn, spec, analyze(query), self.ranking)

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import prooftext
 from helpers import SAMPLE_FILES, write_tree
-from prooftext.errors import ArtifactError, BudgetError, RangeError, UnknownNameError
+from prooftext.errors import ArtifactError, BudgetError, RangeError, StoreError, UnknownNameError
 from prooftext.pack.render import digest
-from prooftext.pack.repomap import MapSettings, file_edges, pagerank, validate_settings
+from prooftext.pack.repomap import MapSettings, build_map, file_edges, pagerank, validate_settings
 from prooftext.pack.verify import BIT_DIGEST, BIT_SOURCE
 from prooftext.tokens import get_counter
 
@@ -293,3 +293,14 @@ def test_a_credential_given_as_a_path_or_identifier_is_redacted_in_the_map(sampl
     assert saved["settings"]["paths"] == ["[REDACTED:github-token]", "modeling/"]
     assert saved["settings"]["identifiers"] == ["x_[REDACTED:github-token]"]
     assert saved["trace"]["unmatched_paths"] == ["[REDACTED:github-token]"]
+
+
+@pytest.mark.parametrize("table", ["files", "nodes", "meta"])
+def test_a_store_damaged_under_the_map_is_a_coded_store_error(sample_repo: Path, table: str) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        index.conn.execute("PRAGMA foreign_keys = OFF")
+        index.conn.execute(f"DROP TABLE {table}")
+        with pytest.raises(StoreError) as info:
+            build_map(index.conn, index.root, MapSettings())
+    assert info.value.code == "store_corrupt" and "prooftext index --rebuild" in str(info.value)

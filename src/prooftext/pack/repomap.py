@@ -55,7 +55,7 @@ from prooftext.select.query import (
 from prooftext.select.rank import rank
 from prooftext.select.signals import deweight
 from prooftext.select.terms import analyze
-from prooftext.store.db import read_snapshot
+from prooftext.store.db import read_snapshot, store_errors
 from prooftext.store.map_queries import file_imports, map_files, map_symbols, used_names
 from prooftext.store.queries import generation
 from prooftext.text import fence_nonce
@@ -755,7 +755,7 @@ class _Filler:
 def build_map(conn: sqlite3.Connection, root: Path, settings: MapSettings) -> RepositoryMap:
     """The repository map of the index behind ``conn`` (whose files live under ``root``) for ``settings``."""
     settings = validate_settings(settings)
-    with read_snapshot(conn):
+    with store_errors(), read_snapshot(conn):
         facts = _read_facts(conn)
         restart, hits, record = (
             _personalization(conn, facts, settings) if settings.personalized else ({}, {}, {})

@@ -103,6 +103,16 @@ def translate(exc: sqlite3.Error) -> StoreError | DiskFullError:
 
 
 @contextlib.contextmanager
+def store_errors() -> Iterator[None]:
+    """A SQLite error raised by a read inside (a store damaged under a reader, a table dropped by hand) is a
+    coded store error, not a crash."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise translate(exc) from None
+
+
+@contextlib.contextmanager
 def writer_lock(root: Path) -> Iterator[None]:
     """Serialize writers across processes; SQLite's WAL keeps readers unblocked meanwhile."""
     path = _ensure_dir(root) / LOCK_FILE

@@ -7,6 +7,7 @@ of :data:`MAX_PARAMETERS` values each (SQLite bounds the variables of one statem
 
 from __future__ import annotations
 
+import os
 import posixpath
 import sqlite3
 from collections import Counter
@@ -118,11 +119,15 @@ def node_ids_for_rowids(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict
 
 
 def generation(conn: sqlite3.Connection) -> tuple[str, int] | None:
-    """The store's database file and its generation (raised by every refresh); None before the first."""
+    """The store's database file and its generation (raised by every refresh); None before the first.
+
+    The file is read as bytes and decoded as the file system names it: a root whose path is not UTF-8 is
+    named all the same."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     if row is None:
         return None
-    return str(conn.execute("PRAGMA database_list").fetchone()[2]), int(row[0])
+    listed = "SELECT CAST(file AS BLOB) FROM pragma_database_list WHERE name = 'main'"
+    return os.fsdecode(conn.execute(listed).fetchone()[0]), int(row[0])
 
 
 def node_count(conn: sqlite3.Connection) -> int:
