@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -21,6 +22,7 @@ import blake3
 import pytest
 
 import prooftext
+import prooftext.sqlite as prooftext_sqlite
 from prooftext.corpus import safeio
 from prooftext.pack.render import Block, derive_nonce, render
 from prooftext.pack.sources import file_repeats, observe
@@ -178,6 +180,44 @@ def eio_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         return real_read(fd, n)
 
     monkeypatch.setattr(safeio.os, "read", failing_read)
+
+
+def cantopen() -> sqlite3.OperationalError:
+    """SQLite's error for a database file it cannot open (``SQLITE_CANTOPEN``), as a read-only file system or a
+    missing permission gives it."""
+    exc = sqlite3.OperationalError("unable to open database file")
+    exc.sqlite_errorcode = 14
+    exc.sqlite_errorname = "SQLITE_CANTOPEN"
+    return exc
+
+
+def read_only_file_system(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None:
+    """``directory`` behaves as a read-only mount (which root, whom permissions do not stop, cannot otherwise
+    be shown without mounting): its file system reports itself read-only, a SQLite connection to a file in it
+    fails with ``SQLITE_CANTOPEN`` at its first statement unless it is immutable (it could create no ``-shm``
+    file), and opening a file in it for writing fails with EROFS."""
+    inside = str(directory.absolute())
+    real_connect = sqlite3.connect
+    real_open = os.open
+
+    class Unopenable(sqlite3.Connection):
+        def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+            raise cantopen()
+
+    def connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        target = os.fsdecode(database)
+        if inside in target and "immutable=1" not in target:
+            return real_connect(":memory:", factory=Unopenable)
+        return real_connect(database, *args, **kwargs)
+
+    def open_file(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if inside in os.fsdecode(path) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    monkeypatch.setattr(os, "open", open_file)
+    monkeypatch.setattr(prooftext_sqlite, "is_read_only_file_system", lambda d: inside in str(d.absolute()))
 
 
 def redigested(packet: dict[str, Any]) -> dict[str, Any]:

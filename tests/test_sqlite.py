@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from prooftext.sqlite import open_wal
+from helpers import read_only_file_system
+from prooftext.sqlite import open_read_only, open_wal
 
 
 def test_a_new_file_switches_to_wal_under_the_lock_and_an_existing_one_never_waits(tmp_path: Path) -> None:
@@ -41,3 +43,37 @@ def test_a_failed_switch_propagates_the_error(tmp_path: Path) -> None:
 
     with pytest.raises(Refused):
         open_wal(tmp_path / "store.sqlite", busy_timeout_ms=10, wal_lock=refused)
+
+
+def _table(path: Path) -> Path:
+    conn = open_wal(path, busy_timeout_ms=10, wal_lock=contextlib.nullcontext)
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    conn.close()
+    return path
+
+
+def test_a_file_on_a_read_only_file_system_is_read_as_immutable_and_refuses_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _table(tmp_path / "store.sqlite")
+    read_only_file_system(monkeypatch, tmp_path)
+    for conn in (open_read_only(path), open_wal(path, busy_timeout_ms=10, wal_lock=contextlib.nullcontext)):
+        assert conn.execute("SELECT x FROM t").fetchall() == [(1,)]
+        with pytest.raises(sqlite3.OperationalError, match="readonly database"):
+            conn.execute("INSERT INTO t VALUES (2)")
+        conn.close()
+
+
+def test_a_file_with_a_wal_beside_it_on_a_read_only_file_system_is_not_read_as_immutable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _table(tmp_path / "store.sqlite")
+    Path(f"{path}-wal").write_bytes(b"frames the file does not hold")
+    read_only_file_system(monkeypatch, tmp_path)
+    with pytest.raises(sqlite3.OperationalError, match="unable to open database file"):
+        open_wal(path, busy_timeout_ms=10, wal_lock=contextlib.nullcontext)
+    conn = open_read_only(path)
+    with pytest.raises(sqlite3.OperationalError, match="unable to open database file"):
+        conn.execute("SELECT x FROM t")
+    conn.close()

@@ -2,7 +2,9 @@
 
 On a full disk a store still opens for reading: a WAL connection needs a shared-memory index (the ``-shm``
 file, 32 KiB) that the first connection creates, and when the file system has no room for it the store is
-opened again in exclusive locking mode, whose index lives in the process's memory (no ``-shm`` file)."""
+opened again in exclusive locking mode, whose index lives in the process's memory (no ``-shm`` file). On a
+read-only file system, where no ``-shm`` file can be created either, a store with no ``-wal`` file beside it
+(every commit in the file itself) is opened as immutable: read-only, without locks, as nothing can change it."""
 
 from __future__ import annotations
 
@@ -14,8 +16,12 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-SQLITE_FULL = 13
+SQLITE_READONLY = 8
 SQLITE_IOERR = 10
+SQLITE_CORRUPT = 11
+SQLITE_FULL = 13
+SQLITE_CANTOPEN = 14
+SQLITE_NOTADB = 26
 SQLITE_IOERR_SHMSIZE = 4874
 """The shared-memory index could not grow: SQLite's word for a file system without room for it."""
 LOW_SPACE_BYTES = 64 * 1024
@@ -48,6 +54,81 @@ def is_disk_full(exc: BaseException, path: Path | None) -> bool:
     return free is not None and free < LOW_SPACE_BYTES
 
 
+def _primary_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+DAMAGE_SIGNS = ("not a database", "malformed", "no such table", "no such column")
+"""SQLite's words for a file that lost pages or schema objects its version creates (a table dropped by hand):
+damage a rebuild repairs, not a busy, unreadable or failing disk."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database file itself is damaged (see :data:`DAMAGE_SIGNS`), rather than that it
+    could not be opened, read or locked."""
+    if _primary_code(exc) in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        return True
+    return isinstance(exc, sqlite3.DatabaseError) and any(sign in str(exc) for sign in DAMAGE_SIGNS)
+
+
+def is_unopenable(exc: BaseException) -> bool:
+    """Whether ``exc`` says a database file could not be opened or written (``SQLITE_CANTOPEN``,
+    ``SQLITE_READONLY``): a file system or a permission that refuses it, not damage."""
+    if _primary_code(exc) in (SQLITE_CANTOPEN, SQLITE_READONLY):
+        return True
+    return "unable to open database file" in str(exc) or "readonly database" in str(exc)
+
+
+def is_read_only_file_system(directory: Path) -> bool:
+    """Whether ``directory`` lies on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def why_unopenable(path: Path) -> str | None:
+    """Why the database file ``path`` cannot be opened or written, when the file system says: it is mounted
+    read-only, or this user may not write beside the file (where SQLite creates ``-wal`` and ``-shm``) or
+    may not read and write the file."""
+    if is_read_only_file_system(path.parent):
+        return "the file system is read-only"
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"no permission to create files in {path.parent.name}/"
+    if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+        return "no permission to read and write it"
+    return None
+
+
+def _unchangeable(exc: BaseException, path: Path) -> bool:
+    """Whether ``exc`` is a failure to open ``path`` on a read-only file system, where the file holds every
+    commit (no ``-wal`` file with frames beside it): nothing can change it, so it may be read as immutable."""
+    if not is_unopenable(exc) or not is_read_only_file_system(path.parent):
+        return False
+    try:
+        return os.stat(f"{path}-wal").st_size == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _open_immutable(path: Path, *, shared: bool = False) -> sqlite3.Connection:
+    """A read-only connection to ``path`` that neither locks nor reads a ``-wal`` file (``immutable=1``)."""
+    uri = path.absolute().as_uri()
+    conn = sqlite3.connect(
+        f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=not shared
+    )
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA schema_version").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def open_wal(
     path: Path,
     *,
@@ -62,11 +143,13 @@ def open_wal(
     once, SQLite answers one of them ``database is locked`` at once (deadlock avoidance bypasses the busy
     timeout). So only a file not yet in WAL mode switches, under ``wal_lock()`` (a lock across processes),
     and opening an existing store never waits on a writer. ``shared`` lets other threads use the connection.
-    On a full disk the store opens in exclusive locking mode (see the module). SQLite's errors propagate for
-    the caller to name; the connection is closed when opening fails."""
+    On a full disk the store opens in exclusive locking mode, on a read-only file system as immutable (see the
+    module). SQLite's errors propagate for the caller to name; the connection is closed when opening fails."""
     try:
         return _open(path, busy_timeout_ms, wal_lock, shared=shared, exclusive=False)
     except sqlite3.Error as exc:
+        if _unchangeable(exc, path):
+            return _open_immutable(path, shared=shared)
         if not is_disk_full(exc, path):
             raise
     conn = _open(path, busy_timeout_ms, wal_lock, shared=shared, exclusive=True)
@@ -82,8 +165,9 @@ def is_exclusive(conn: sqlite3.Connection) -> bool:
 
 def open_read_only(path: Path) -> sqlite3.Connection:
     """A connection that reads ``path`` and never writes it (``mode=ro``); on a full disk, where a read-only
-    connection cannot create the shared-memory index, one in exclusive locking mode that only reads. Any
-    other error surfaces at the caller's first statement, as with a plain read-only connection."""
+    connection cannot create the shared-memory index, one in exclusive locking mode that only reads, and on
+    a read-only file system an immutable one (see the module). Any other error surfaces at the caller's first
+    statement, as with a plain read-only connection."""
     # A quoted file URI: a root holding "?" or "#" must not end the path early (SQLite would open, and
     # create, another file outside the store, and drop mode=ro).
     uri = path.absolute().as_uri()
@@ -92,6 +176,9 @@ def open_read_only(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA schema_version").fetchone()
         return conn
     except sqlite3.Error as exc:
+        if _unchangeable(exc, path):
+            conn.close()
+            return _open_immutable(path)
         if not is_disk_full(exc, path):
             return conn
     conn.close()

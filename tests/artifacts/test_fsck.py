@@ -12,10 +12,11 @@ import pytest
 
 from gates import fixture
 from gates.context import Run
+from helpers import cantopen, read_only_file_system
 from prooftext import canonical
 from prooftext.artifacts import fsck as fsck_module
 from prooftext.artifacts import lifecycle as lc
-from prooftext.artifacts.fsck import BIT_DIGEST, BIT_SOURCE, FsckReport, fsck
+from prooftext.artifacts.fsck import BIT_DIGEST, BIT_IO, BIT_SOURCE, FsckReport, fsck
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.index import open_index
@@ -147,6 +148,52 @@ def test_a_store_missing_its_fts_table_sets_bit_1(run: Run) -> None:
     assert report.sources_checked == len(fixture.REPOSITORY_FILES)
     assert [p["kind"] for p in report.problems] == ["store"]
     assert report.problems[0]["detail"].startswith("missing tables: nodes_fts")
+
+
+def test_an_intact_store_on_a_read_only_file_system_checks_clean(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _indexed(run)
+    read_only_file_system(monkeypatch, run.repo / STORE_DIR)
+    report = fsck(run.repo)
+    assert report.status == 0 and report.store == "ok"
+    assert report.sources_checked == len(fixture.REPOSITORY_FILES)
+
+
+def test_a_store_that_cannot_be_opened_is_an_io_problem_naming_why_not_corruption(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = _indexed(run)
+    Path(f"{store}-wal").write_bytes(b"frames the file does not hold")
+    read_only_file_system(monkeypatch, run.repo / STORE_DIR)
+    report = fsck(run.repo)
+    assert report.status == BIT_IO and report.store == "unreadable"
+    assert report.problems == [
+        {
+            "kind": "store",
+            "path": f"{STORE_DIR}/{INDEX_FILE}",
+            "detail": "unable to open database file (the file system is read-only)",
+        }
+    ]
+
+
+def test_a_store_that_fails_to_open_at_its_first_read_is_unreadable_with_no_rebuild_advised(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _indexed(run)
+
+    class Unopenable(sqlite3.Connection):
+        def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+            raise cantopen()
+
+    monkeypatch.setattr(
+        fsck_module, "open_read_only", lambda path: sqlite3.connect(":memory:", factory=Unopenable)
+    )
+    report = fsck(run.repo)
+    assert report.status == BIT_IO and report.store == "unreadable"
+    assert [(p["kind"], p["detail"], "repair" in p) for p in report.problems] == [
+        ("store", "unable to open database file", False)
+    ]
 
 
 def _retyped(path: Path) -> None:

@@ -74,3 +74,15 @@ def test_rebuild_and_status_together_are_refused(
 ) -> None:
     status, out = _run(capsys, "index", str(sample_repo), "--status", "--rebuild", "--json")
     assert status != 0 and json.loads(out)["error"]["details"]["field"] == "rebuild"
+
+
+def test_fsck_names_the_store_file_in_its_human_line_with_one_repair(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(capsys, "index", str(sample_repo), "--json")[0] == 0
+    with sqlite3.connect(sample_repo / STORE_DIR / INDEX_FILE) as conn:
+        conn.execute("DROP TABLE nodes_fts")
+    assert main(["fsck", str(sample_repo)]) == 1
+    line = capsys.readouterr().err
+    assert line.startswith(f"fsck: store: {STORE_DIR}/{INDEX_FILE} missing tables: nodes_fts, ")
+    assert line.endswith(" (repair: prooftext index --rebuild)\n") and line.count("repair") == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
+from helpers import read_only_file_system
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import StoreError
 from prooftext.store import db
@@ -110,3 +111,35 @@ def test_a_store_file_that_is_a_link_or_a_directory_is_refused_and_nothing_is_fo
     with sqlite3.connect(victim) as conn:
         assert conn.execute("SELECT count(*) FROM precious").fetchone()[0] == 0
     assert (store / INDEX_FILE).is_symlink() or (store / INDEX_FILE).is_dir()
+
+
+def test_a_fresh_store_on_a_read_only_file_system_packs_and_a_refresh_names_what_refused_it(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+    read_only_file_system(monkeypatch, sample_repo / STORE_DIR)
+    with prooftext.open(sample_repo) as index:
+        assert index.status().fresh
+        assert index.pack("separability_matrix").evidence
+        (sample_repo / "added.py").write_text("def added():\n    pass\n", encoding="utf-8")
+        with pytest.raises(StoreError) as info:
+            index.pack("separability_matrix")
+    assert info.value.code == "store_error"
+    assert str(info.value).endswith(f"writer lock {STORE_DIR}/index.lock: Read-only file system")
+
+
+def test_a_store_that_cannot_be_opened_is_a_store_error_naming_the_file_and_why(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+    Path(f"{sample_repo / STORE_DIR / INDEX_FILE}-wal").write_bytes(b"frames the file does not hold")
+    read_only_file_system(monkeypatch, sample_repo / STORE_DIR)
+    with pytest.raises(StoreError) as info:
+        prooftext.open(sample_repo)
+    assert info.value.code == "store_error"
+    assert str(info.value) == (
+        f"cannot use the index store {STORE_DIR}/{INDEX_FILE}: unable to open database file"
+        " (the file system is read-only)"
+    )

@@ -10,7 +10,9 @@ lines each node, extract or compacted digest claims against its text digest
 (:mod:`prooftext.artifacts.recheck`): a missing or changed source is bit 2, text its unchanged source does
 not hold is a damaged artifact (bit 1); each problem names the artifact. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
 schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
-whole, which no search can use), and every file the store records is re-read and re-hashed. The status is
+whole, which no search can use), and every file the store records is re-read and re-hashed; a store that
+cannot be opened or read (a read-only file system, a permission, a failing disk) is an I/O error, not
+damage. The status is
 a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error, and 8 a
 damaged memory store (found by :func:`prooftext.api.stores.fsck`, which adds the memory store's check to this
 one: memory cannot be rebuilt from the files, so its repair is its own).
@@ -35,7 +37,7 @@ from prooftext.artifacts.recheck import ALTERED, STALE, UNREADABLE, Recheck, Sou
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import ProoftextError, SourceMissingError
-from prooftext.sqlite import open_read_only
+from prooftext.sqlite import is_damage, is_unopenable, open_read_only, why_unopenable
 from prooftext.store.schema import MIGRATIONS
 
 BIT_DIGEST = 1
@@ -47,6 +49,11 @@ MAX_ARTIFACT_FILES = 10_000
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
 INTEGRITY_OK = "ok"
 STORE_CORRUPT = "corrupt"
+STORE_UNREADABLE = "unreadable"
+"""The index store could not be opened or read (a read-only file system, a permission, a failing disk): an
+I/O problem (bit 4), not damage, and no rebuild repairs it."""
+STORE_PATH = f"{STORE_DIR}/{INDEX_FILE}"
+"""Where the index store lives under a root, as fsck shows it."""
 REPAIR_HINT = "repair: prooftext index --rebuild"
 """Said with every store problem: the index is derived data, and a rebuild keeps memory and artifacts."""
 ARTIFACT_SUFFIX = ".json"
@@ -244,31 +251,42 @@ def _missing_tables(conn: sqlite3.Connection) -> list[str]:
         expected.close()
 
 
+def _corrupt(report: FsckReport, detail: str) -> None:
+    report.store = STORE_CORRUPT
+    report.add(BIT_DIGEST, kind="store", path=STORE_PATH, detail=detail[:300], repair=REPAIR_HINT)
+
+
+def _store_failed(exc: sqlite3.Error, path: Path, report: FsckReport) -> None:
+    """Report a SQLite error met while checking the store: damage (bit 1, repaired by a rebuild), or a store
+    that could not be opened or read (bit 4, with the reason when the file system gives one)."""
+    if is_damage(exc):
+        _corrupt(report, str(exc))
+        return
+    why = why_unopenable(path) if is_unopenable(exc) else None
+    report.store = STORE_UNREADABLE
+    report.add(BIT_IO, kind="store", path=STORE_PATH, detail=(f"{exc} ({why})" if why else str(exc))[:300])
+
+
 def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
     try:
         conn = open_read_only(path)
     except sqlite3.Error as exc:
-        report.add(BIT_IO, kind="store", detail=str(exc)[:300])
+        _store_failed(exc, path, report)
         return []
     try:
         rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
         report.store = INTEGRITY_OK if rows == [INTEGRITY_OK] else STORE_CORRUPT
         if report.store != INTEGRITY_OK:
-            report.add(
-                BIT_DIGEST, kind="store", detail="; ".join(str(r) for r in rows)[:300], repair=REPAIR_HINT
-            )
+            _corrupt(report, "; ".join(str(r) for r in rows))
             return []
         missing = _missing_tables(conn)
         if missing:
-            report.store = STORE_CORRUPT
-            detail = f"missing tables: {', '.join(missing)}"[:300]
-            report.add(BIT_DIGEST, kind="store", detail=detail, repair=REPAIR_HINT)
+            _corrupt(report, f"missing tables: {', '.join(missing)}")
             if "files" in missing:
                 return []
         return [(p, s) for p, s in conn.execute("SELECT path, sha256 FROM files ORDER BY path")]
     except sqlite3.Error as exc:
-        report.store = STORE_CORRUPT
-        report.add(BIT_DIGEST, kind="store", detail=str(exc)[:300], repair=REPAIR_HINT)
+        _store_failed(exc, path, report)
         return []
     finally:
         conn.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 from prooftext.corpus.safeio import ignore_in_git
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import DiskFullError, StoreBusyError, StoreCorruptError, StoreError
-from prooftext.sqlite import is_disk_full, open_wal
+from prooftext.sqlite import is_damage, is_disk_full, is_unopenable, open_wal, why_unopenable
 from prooftext.store.schema import create_all, migrate
 
 LOCK_FILE = "index.lock"
@@ -76,11 +76,6 @@ def connect(root: Path, *, create: bool = True) -> sqlite3.Connection:
     return conn
 
 
-_DAMAGE_SIGNS = ("not a database", "malformed", "no such table", "no such column")
-"""SQLite's words for a store that lost pages or schema objects its version creates (a table dropped by
-hand): damage a rebuild repairs, not a busy or failing disk."""
-
-
 def _translate(exc: sqlite3.Error, path: Path, *, located: bool = True) -> StoreError | DiskFullError:
     text = str(exc)
     if is_disk_full(exc, path if located else None):
@@ -90,9 +85,14 @@ def _translate(exc: sqlite3.Error, path: Path, *, located: bool = True) -> Store
         )
     if "locked" in text or "busy" in text:
         return StoreBusyError(f"index store is busy: {text}")
-    if isinstance(exc, sqlite3.DatabaseError) and any(sign in text for sign in _DAMAGE_SIGNS):
+    if is_damage(exc):
         return StoreCorruptError(
             f"index store at {STORE_DIR}/{path.name} is corrupt: {text} (repair: prooftext index --rebuild)"
+        )
+    if is_unopenable(exc):
+        why = why_unopenable(path) if located else None
+        return StoreError(
+            f"cannot use the index store {STORE_DIR}/{path.name}: {text}" + (f" ({why})" if why else "")
         )
     return StoreError(f"index store error: {text}")
 
@@ -116,7 +116,12 @@ def store_errors() -> Iterator[None]:
 def writer_lock(root: Path) -> Iterator[None]:
     """Serialize writers across processes; SQLite's WAL keeps readers unblocked meanwhile."""
     path = _ensure_dir(root) / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot take the index store's writer lock {STORE_DIR}/{LOCK_FILE}: {exc.strerror}"
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
