@@ -68,6 +68,36 @@ def test_traceback_source_lines_and_quoted_messages_are_literals() -> None:
     assert ("argument", "must", "be", "str") in runs
 
 
+def test_a_line_labelled_by_a_severity_or_an_exception_name_is_a_message() -> None:
+    text = (
+        "ERROR: No matching distribution found for foo==1.0\n"
+        "httpx.InvalidURL: Invalid port: ':abc'\n"
+        "Note: this is prose, not a message\n"
+        "TODO: also prose here\n"
+    )
+    runs = phrases(text)
+    assert ("no", "matching", "distribution", "found") in runs
+    assert ("invalid", "port", "abc") in runs
+    assert not any("prose" in run for run in runs)
+
+
+def test_the_exception_that_labels_a_message_and_its_module_are_not_names_the_query_asks_for() -> None:
+    analysis = analyze("rich.errors.MarkupError: closing tag '[/bold]' doesn't match any open tag")
+    assert "MarkupError" not in analysis.identifiers
+    assert analysis.modules == ()
+    assert ("closing", "tag", "bold", "doesn") in analysis.phrases  # the message is still read
+    assert "markuperror" in analysis.terms  # and the name still searched as a word
+
+
+def test_an_exception_named_in_prose_is_still_a_name() -> None:
+    analysis = analyze("InvalidURL is raised where a ValueError would do")
+    assert {"InvalidURL", "ValueError"} <= set(analysis.identifiers)
+
+
+def test_a_message_shorter_than_a_window_is_one_run() -> None:
+    assert phrases('it says "Invalid IDNA hostname" here') == [("invalid", "idna", "hostname")]
+
+
 def test_paths_single_tokens_and_printed_formulas_are_not_literals() -> None:
     text = 'File "/home/u/.pyenv/versions/2.7.6/lib/python2.7/site.py", line 3\nsaid "Poly(a*x**5 + x**4, x)"'
     assert phrases(text) == []

@@ -13,6 +13,10 @@ from prooftext.store.queries import NodeRow
 
 NODE_SIGNALS = ("node_lexical", "node_identifier", "node_phrase", "node_subject")
 """A node's own signals, in the order its components list them."""
+WHOLE_MATCH_SIGNALS = frozenset({"path", "seed"})
+"""Signals that score a file named outright 1 (a mention that fits n files gives each 1/n): divided by their
+largest value only when it is above 1, so that the share stays a share (``pyproject.toml`` fitting three
+files is a third of a mention for each, not a whole one)."""
 TEXT_NODE_SIGNALS = 3
 """The first this-many of :data:`NODE_SIGNALS` read a node's text; the subject reads only its name and path."""
 
@@ -36,7 +40,10 @@ def micro(value: float) -> int:
 
 def fuse(signals: dict[str, dict[int, float]], corpus: CorpusFacts, policy: RankingPolicy) -> FileParts:
     """Each file's score: the sum of its normalized signals (equal weights), times its de-weighting."""
-    norm = {name: normalized(values) for name, values in signals.items()}
+    norm = {
+        name: normalized(values, 1.0 if name in WHOLE_MATCH_SIGNALS else 0.0)
+        for name, values in signals.items()
+    }
     files = {fid for values in norm.values() for fid in values}
     fused: FileParts = {}
     for fid in files:

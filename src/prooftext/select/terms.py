@@ -49,6 +49,14 @@ _PATH = re.compile(
     r"\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
 )
 _ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^`\n]+)")
+_LABELLED_LINE = re.compile(r"^[ \t]*([\w.]{1,200}):[ \t]+([^`\n]+)", re.MULTILINE)
+"""A line that starts with a label and a colon: a message when the label is a severity (``ERROR:``) or an
+exception's name (``httpx.InvalidURL:``), see :func:`_labelled_messages`."""
+_ERROR_NAME = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b(?=:)")
+MAX_LABEL_CHARS = 200
+"""An exception's dotted module before its name is read up to this many characters."""
+_SEVERITIES = frozenset({"error", "warning", "fatal", "critical"})
+_EXCEPTION_NAME = re.compile(r"[A-Z][a-z0-9]+[A-Z]\w*")
 _QUOTED = re.compile(r"\"([^\"\n]{8,300})\"|'([^'\n]{8,300})'")
 _TRACEBACK_CODE = re.compile(r'File "[^"\n]{1,300}", line \d+[^\n]*\n[ \t]+([^\n]+)')
 _HYPHENATED = re.compile(r"(?<![\w./\\-])(-{0,2})([A-Za-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+)(?![\w/\\-])")
@@ -163,6 +171,7 @@ def phrases(text: str) -> list[tuple[str, ...]]:
     hyphenated name (see :func:`hyphenated_names`). Code carries these verbatim, so a run found in a node is
     evidence no bag of words gives."""
     found: list[str] = [m.group(1) for m in _ERROR_LINE.finditer(text)]
+    found.extend(_labelled_messages(text))
     found.extend(m.group(1) or m.group(2) for m in _QUOTED.finditer(text))
     found.extend(m.group(1) for m in _TRACEBACK_CODE.finditer(text))
     runs: dict[tuple[str, ...], None] = {}
@@ -170,11 +179,54 @@ def phrases(text: str) -> list[tuple[str, ...]]:
         if not any(c.isspace() for c in literal):
             continue  # a path or a single token, not a phrase
         words = [w.lower() for w in _SEARCH_WORD.findall(literal[:MAX_PHRASE_CHARS])]
-        for start in range(len(words) - PHRASE_WINDOW + 1):
-            _add_run(runs, tuple(words[start : start + PHRASE_WINDOW]))
+        window = min(PHRASE_WINDOW, len(words))  # a short message is one run
+        for start in range(len(words) - window + 1):
+            _add_run(runs, tuple(words[start : start + window]))
     for run in hyphenated_names(text):
         _add_run(runs, run[:PHRASE_WINDOW])
     return list(runs)[:MAX_PHRASE_RUNS]
+
+
+def _labelled_messages(text: str) -> list[str]:
+    """The messages of lines labelled by a severity (``ERROR: No matching distribution``, as command-line
+    tools and loggers print them) or by an exception's name that does not end in ``Error``
+    (``httpx.InvalidURL: Invalid port``)."""
+    out: list[str] = []
+    for m in _LABELLED_LINE.finditer(text):
+        name = m.group(1).rsplit(".", 1)[-1]
+        if name.lower() in _SEVERITIES or _EXCEPTION_NAME.fullmatch(name):
+            out.append(m.group(2))
+    return out
+
+
+def _module_start(text: str, start: int) -> int:
+    """Where the dotted module written before the name at ``start`` begins (``rich.errors.`` before
+    ``MarkupError``), or ``start``."""
+    begin, floor = start, max(0, start - MAX_LABEL_CHARS)
+    while begin > floor and text[begin - 1] == ".":
+        left = begin - 1
+        while left > floor and (text[left - 1].isalnum() or text[left - 1] == "_"):
+            left -= 1
+        if left == begin - 1:
+            break  # a dot with no name before it
+        begin = left
+    return begin
+
+
+def without_exception_labels(text: str) -> str:
+    """``text`` with the exception names that label a message blanked out (``rich.errors.MarkupError:``,
+    ``httpx.InvalidURL:``), their modules included. A traceback's last line names the exception's class and
+    the module defining it, which is almost never the code to read: the code raising it is."""
+    spans = [(_module_start(text, m.start()), m.end()) for m in _ERROR_NAME.finditer(text)]
+    for m in _LABELLED_LINE.finditer(text):
+        if _EXCEPTION_NAME.fullmatch(m.group(1).rsplit(".", 1)[-1]):
+            spans.append(m.span(1))
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def hyphenated_names(text: str) -> list[tuple[str, ...]]:
@@ -206,11 +258,12 @@ def subject_terms(text: str) -> list[str]:
 
 def analyze(text: str) -> QueryAnalysis:
     """Everything the selector reads from a query text."""
+    code = without_exception_labels(text)
     return QueryAnalysis(
         terms=tuple(search_terms(text)),
-        identifiers=_identifiers(text),
+        identifiers=_identifiers(code),
         paths=tuple(_paths(text)),
-        modules=tuple(_modules(text)),
+        modules=tuple(_modules(code)),
         phrases=tuple(phrases(text)),
         subject=tuple(subject_terms(text)),
     )
