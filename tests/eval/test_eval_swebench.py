@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from prooftext.adaptive.ladder import MAX_RUNGS, rungs, validate_ladder
 from prooftext.eval.common import RunOptions
 from prooftext.eval.declare import Declaration
 from prooftext.eval.lexical import file_block, file_prompt
@@ -152,3 +153,11 @@ def test_a_gold_file_the_corpus_lacks_is_named_whichever_arms_run(
     swe_fixture: SweFixture, tmp_path: Path, arms: tuple[str, ...]
 ) -> None:
     assert _absent_gold_row(swe_fixture, tmp_path, arms)["gold_not_indexed"] == ["pkg/absent.py"]
+
+
+def test_the_adaptive_arm_widens_its_steps_to_climb_a_large_budget_within_the_rung_bound() -> None:
+    for budget in (8_000, 2_000_000):
+        ladder = validate_ladder(SweConfig(work_dir=Path("."), budget=budget).adaptive_ladder())
+        assert ladder.max_tokens == budget
+        assert len(rungs(ladder, kernel_tokens=0)) <= MAX_RUNGS
+    assert SweConfig(work_dir=Path("."), budget=8_000).adaptive_ladder().token_step == 2_000

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
+from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder, fitting_step
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError, UnknownNameError
 from prooftext.eval.answers import swe_score
 from prooftext.eval.arms import (
@@ -340,10 +340,11 @@ class SweConfig:
     """The adaptive arm's ladder; :meth:`adaptive_ladder` sets its token ceiling to the budget."""
 
     def adaptive_ladder(self) -> Ladder:
-        """The ladder the adaptive arm climbs: up to the budget, from a first rung no larger than it."""
-        return replace(
-            self.ladder, min_tokens=min(self.ladder.min_tokens, self.budget), max_tokens=self.budget
-        )
+        """The ladder the adaptive arm climbs: up to the budget, from a first rung no larger than it, in steps
+        wide enough for a ladder's most rungs (a large budget widens them)."""
+        lowest = min(self.ladder.min_tokens, self.budget)
+        step = fitting_step(lowest, self.budget, self.ladder.token_step)
+        return replace(self.ladder, min_tokens=lowest, max_tokens=self.budget, token_step=step)
 
     def arm_parameters(self) -> dict[str, dict[str, Any]]:
         ladder = asdict(self.adaptive_ladder())
