@@ -225,6 +225,12 @@ def test_a_long_section_is_also_cut_into_windows_ending_before_a_blank_line() ->
     assert all(end - start + 1 <= SECTION_WINDOW_LINES for _, start, end in _windows(graph))
 
 
+def test_a_window_of_blank_lines_only_is_no_node() -> None:
+    text = "# Rungs\n" + "".join(f"line {n}\n" for n in range(SECTION_WINDOW_LINES - 1)) + "\n\n## Next\nx\n"
+    windows = _windows(extract("docs/notes.md", text))
+    assert [(s, e) for _, s, e in windows] == [(1, SECTION_WINDOW_LINES)]  # not the blank lines after it
+
+
 def test_a_section_of_at_most_one_window_gets_none_and_a_long_rst_section_gets_them_too() -> None:
     assert _windows(extract("docs/short.md", "# Short\n" + "text\n" * (SECTION_WINDOW_LINES - 1))) == []
     rst = "Title\n=====\n\n" + "".join(f"sentence {n}\n" for n in range(12))

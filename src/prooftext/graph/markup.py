@@ -158,9 +158,10 @@ def _section_windows(drafts: Drafts, lines: list[str]) -> None:
             continue
         start = section.start_line
         for end in _window_ends(lines, start, last):
-            label = f"L{start}-L{end}"
-            qualname = section.qualname + SECTION_SEPARATOR + label
-            drafts.nodes.append(Draft(NODE_CHUNK, label, qualname, "", start, end, index))
+            if any(line.strip() for line in lines[start - 1 : end]):  # a window of blank lines quotes nothing
+                label = f"L{start}-L{end}"
+                qualname = section.qualname + SECTION_SEPARATOR + label
+                drafts.nodes.append(Draft(NODE_CHUNK, label, qualname, "", start, end, index))
             start = end + 1
 
 
