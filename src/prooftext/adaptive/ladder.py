@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from prooftext.corpus.lines import require_utf8
@@ -156,6 +156,14 @@ def fitting_step(low: int, high: int, step: int) -> int:
     """``step``, or the smallest larger step that keeps a climb from ``low`` to ``high`` within
     :data:`MAX_RUNGS` rungs: for a caller that sets a ladder's range itself (an evaluation's budget)."""
     return max(step, _least_step(low, high))
+
+
+def climbing_to(ladder: Ladder, budget: int) -> Ladder:
+    """``ladder`` climbing up to ``budget``: from a first rung no larger than it, in steps wide enough for
+    :data:`MAX_RUNGS` rungs (a large budget widens them). What an evaluation's adaptive arm climbs."""
+    lowest = min(ladder.min_tokens, budget)
+    step = fitting_step(lowest, budget, ladder.token_step)
+    return replace(ladder, min_tokens=lowest, max_tokens=budget, token_step=step)
 
 
 def _check_rungs(ladder: Ladder) -> None:

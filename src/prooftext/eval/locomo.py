@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, DEFAULT_TOKEN_STEP, Ladder, fitting_step
+from prooftext.adaptive.ladder import DEFAULT_MIN_TOKENS, Ladder, climbing_to
 from prooftext.errors import RangeError
 from prooftext.eval.answers import locomo_score
 from prooftext.eval.arms import DEFAULT_BUDGETS, LOCOMO_ARMS
@@ -207,15 +207,9 @@ def _adaptive(
     index: Index, conv: Conversation, q: Question, budget: int, cfg: LocomoConfig
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    lowest = min(DEFAULT_MIN_TOKENS, budget)
     result = index.adaptive_pack(
         Query(q.text, tokenizer=cfg.tokenizer),
-        ladder=Ladder(
-            min_tokens=lowest,
-            max_tokens=budget,
-            token_step=fitting_step(lowest, budget, DEFAULT_TOKEN_STEP),
-            allow_truncated=cfg.allow_truncated,
-        ),
+        ladder=climbing_to(Ladder(allow_truncated=cfg.allow_truncated), budget),
         refresh=False,
     )
     return {

@@ -23,11 +23,11 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder, fitting_step
+from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder, climbing_to
 from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError, UnknownNameError
 from prooftext.eval.answers import swe_score
 from prooftext.eval.arms import (
@@ -340,11 +340,8 @@ class SweConfig:
     """The adaptive arm's ladder; :meth:`adaptive_ladder` sets its token ceiling to the budget."""
 
     def adaptive_ladder(self) -> Ladder:
-        """The ladder the adaptive arm climbs: up to the budget, from a first rung no larger than it, in steps
-        wide enough for a ladder's most rungs (a large budget widens them)."""
-        lowest = min(self.ladder.min_tokens, self.budget)
-        step = fitting_step(lowest, self.budget, self.ladder.token_step)
-        return replace(self.ladder, min_tokens=lowest, max_tokens=self.budget, token_step=step)
+        """The ladder the adaptive arm climbs: up to the budget (see :func:`climbing_to`)."""
+        return climbing_to(self.ladder, self.budget)
 
     def arm_parameters(self) -> dict[str, dict[str, Any]]:
         ladder = asdict(self.adaptive_ladder())

@@ -48,11 +48,12 @@ _PATH = re.compile(
     rf"(?<![\w/.])((?:[\w.-]{{1,255}}/){{0,{MAX_PATH_PARTS - 1}}}[\w.-]{{1,255}}"
     r"\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|md|rst|txt|toml|cfg|ini|json|yaml|yml))\b"
 )
-_ERROR_LINE = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b:[ \t]*([^`\n]+)")
+_SUFFIXED_EXCEPTION = r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b"
+_ERROR_LINE = re.compile(_SUFFIXED_EXCEPTION + r":[ \t]*([^`\n]+)")
 _LABELLED_LINE = re.compile(r"^[ \t]*([\w.]{1,200}):[ \t]+([^`\n]+)", re.MULTILINE)
 """A line that starts with a label and a colon: a message when the label is a severity (``ERROR:``) or an
 exception's name (``httpx.InvalidURL:``), see :func:`_labelled_messages`."""
-_ERROR_NAME = re.compile(r"\b[A-Za-z_]\w*(?:Error|Exception|Warning)\b(?=:)")
+_ERROR_NAME = re.compile(_SUFFIXED_EXCEPTION + r"(?=:)")
 MAX_LABEL_CHARS = 200
 """An exception's dotted module before its name is read up to this many characters."""
 _SEVERITIES = frozenset({"error", "warning", "fatal", "critical"})
@@ -193,10 +194,18 @@ def _labelled_messages(text: str) -> list[str]:
     (``httpx.InvalidURL: Invalid port``)."""
     out: list[str] = []
     for m in _LABELLED_LINE.finditer(text):
-        name = m.group(1).rsplit(".", 1)[-1]
-        if name.lower() in _SEVERITIES or _EXCEPTION_NAME.fullmatch(name):
+        if _label_name(m).lower() in _SEVERITIES or _names_exception(m):
             out.append(m.group(2))
     return out
+
+
+def _label_name(line: re.Match[str]) -> str:
+    """The last dotted part of a labelled line's label (``InvalidURL`` of ``httpx.InvalidURL:``)."""
+    return line.group(1).rsplit(".", 1)[-1]
+
+
+def _names_exception(line: re.Match[str]) -> bool:
+    return _EXCEPTION_NAME.fullmatch(_label_name(line)) is not None
 
 
 def _module_start(text: str, start: int) -> int:
@@ -218,9 +227,7 @@ def without_exception_labels(text: str) -> str:
     ``httpx.InvalidURL:``), their modules included. A traceback's last line names the exception's class and
     the module defining it, which is almost never the code to read: the code raising it is."""
     spans = [(_module_start(text, m.start()), m.end()) for m in _ERROR_NAME.finditer(text)]
-    for m in _LABELLED_LINE.finditer(text):
-        if _EXCEPTION_NAME.fullmatch(m.group(1).rsplit(".", 1)[-1]):
-            spans.append(m.span(1))
+    spans.extend(m.span(1) for m in _LABELLED_LINE.finditer(text) if _names_exception(m))
     if not spans:
         return text
     chars = list(text)
