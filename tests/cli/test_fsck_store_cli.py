@@ -19,12 +19,16 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return status, capsys.readouterr().out
 
 
+def _index_and_drop_the_fts_table(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "index", str(root), "--json")[0] == 0
+    with sqlite3.connect(root / STORE_DIR / INDEX_FILE) as conn:
+        conn.execute("DROP TABLE nodes_fts")
+
+
 def test_fsck_flags_a_dropped_fts_table_and_pack_reports_a_store_error(
     sample_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(capsys, "index", str(sample_repo), "--json")[0] == 0
-    with sqlite3.connect(sample_repo / STORE_DIR / INDEX_FILE) as conn:
-        conn.execute("DROP TABLE nodes_fts")
+    _index_and_drop_the_fts_table(sample_repo, capsys)
     status, out = _run(capsys, "fsck", str(sample_repo), "--json")
     report = json.loads(out)
     assert status == 1 and report["store"] == "corrupt"
@@ -79,9 +83,7 @@ def test_rebuild_and_status_together_are_refused(
 def test_fsck_names_the_store_file_in_its_human_line_with_one_repair(
     sample_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(capsys, "index", str(sample_repo), "--json")[0] == 0
-    with sqlite3.connect(sample_repo / STORE_DIR / INDEX_FILE) as conn:
-        conn.execute("DROP TABLE nodes_fts")
+    _index_and_drop_the_fts_table(sample_repo, capsys)
     assert main(["fsck", str(sample_repo)]) == 1
     line = capsys.readouterr().err
     assert line.startswith(f"fsck: store: {STORE_DIR}/{INDEX_FILE} missing tables: nodes_fts, ")
