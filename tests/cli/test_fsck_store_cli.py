@@ -33,7 +33,7 @@ def test_fsck_flags_a_dropped_fts_table_and_pack_reports_a_store_error(
     report = json.loads(out)
     assert status == 1 and report["store"] == "corrupt"
     assert "nodes_fts" in report["problems"][0]["detail"]
-    assert report["problems"][0]["repair"] == "repair: prooftext index --rebuild"
+    assert report["problems"][0]["repair"] == "prooftext index --rebuild"
     status, out = _run(capsys, "pack", "separability_matrix", "--root", str(sample_repo), "--json")
     assert status not in (0, EXIT_INTERNAL)
     error = json.loads(out)["error"]

@@ -41,6 +41,16 @@ def test_fsck_fails_with_the_memory_bit_and_names_the_repair(
     assert "memory_store: .prooftext/memory.sqlite" in err and "prooftext memory import" in err
 
 
+def test_fsck_json_gives_the_memory_repair_without_a_prefix_and_the_human_line_says_repair_once(
+    damaged: tuple[Path, list[int]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, _ = damaged
+    repair = json.loads(_run(capsys, "fsck", str(root), "--json")[1])["problems"][0]["repair"]
+    assert repair.startswith("prooftext memory export --root ")
+    err = _run(capsys, "fsck", str(root))[2]
+    assert err.endswith(f" (repair: {repair})\n") and err.count("repair") == 1
+
+
 def test_memory_add_into_a_damaged_store_fails_with_store_corrupt_and_exit_1(
     damaged: tuple[Path, list[int]], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,8 +54,9 @@ STORE_UNREADABLE = "unreadable"
 I/O problem (bit 4), not damage, and no rebuild repairs it."""
 STORE_PATH = f"{STORE_DIR}/{INDEX_FILE}"
 """Where the index store lives under a root, as fsck shows it."""
-REPAIR_HINT = "repair: prooftext index --rebuild"
-"""Said with every store problem: the index is derived data, and a rebuild keeps memory and artifacts."""
+REPAIR_HINT = "prooftext index --rebuild"
+"""Said with every store problem (the ``repair`` of its finding, the command alone): the index is derived
+data, and a rebuild keeps memory and artifacts."""
 ARTIFACT_SUFFIX = ".json"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 REASON_SYMLINK = "symlink"

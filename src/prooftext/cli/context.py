@@ -268,7 +268,7 @@ def fsck_command(
             line = (
                 f"fsck: {problem.get('kind')}: {problem.get('path', '')} {problem.get('detail', '')}".rstrip()
             )
-            echo(f"{line} ({problem['repair']})" if "repair" in problem else line, err=True)
+            echo(f"{line} (repair: {problem['repair']})" if "repair" in problem else line, err=True)
         for notice in report.notices:
             line = f"fsck: note: {notice.get('kind')}: {notice.get('path', '')} {notice.get('detail', '')}"
             echo(line.rstrip(), err=True)

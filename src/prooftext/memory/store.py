@@ -358,10 +358,11 @@ def _typed_row(
 
 def repair_hint(path: Path) -> str:
     """How to repair the damaged memory store at ``path``: export what is readable, move the file aside, import
-    the export into a fresh store (memory is the one store that cannot be rebuilt from the files)."""
+    the export into a fresh store (memory is the one store that cannot be rebuilt from the files). The steps
+    alone, as a finding's or an error's ``repair`` holds them; a message says ``repair:`` before them."""
     root = shlex.quote(str(path.parent.parent)) if path.parent.name == STORE_DIR else "ROOT"
     return (
-        f"repair: prooftext memory export --root {root} > memory.jsonl, move {shlex.quote(str(path))} "
+        f"prooftext memory export --root {root} > memory.jsonl, move {shlex.quote(str(path))} "
         f"(and any -wal and -shm file beside it) aside, prooftext memory import memory.jsonl --root {root}"
     )
 
@@ -369,7 +370,7 @@ def repair_hint(path: Path) -> str:
 def damaged(path: Path, detail: str) -> StoreCorruptError:
     """The ``store_corrupt`` error of the memory store at ``path``: what is wrong, the file and the repair."""
     return StoreCorruptError(
-        f"memory store {path} is damaged: {detail[:300]}; {repair_hint(path)}",
+        f"memory store {path} is damaged: {detail[:300]}; repair: {repair_hint(path)}",
         path=str(path),
         repair=repair_hint(path),
     )
