@@ -108,6 +108,17 @@ class LabelRules:
         gov.check_configured_labels(source, self.config, self.spec_sha256)
 
 
+def over_limit(path: str, size: str, limit: int) -> LimitError:
+    """A source larger than the read's ``limit``: past a limit (``limit_exceeded``, as the lifecycle says of
+    a source it excludes for its size), never unreadable. ``size`` says how large it was found."""
+    return LimitError(
+        f"{path}: {size} bytes, over the limit of {limit} bytes ({limit // KIB} KiB) for one source",
+        path=path,
+        reason=REASON_SIZE,
+        limit=limit,
+    )
+
+
 def _read_fd(fd: int, path: str, limit: int) -> bytes:
     before = os.fstat(fd)
     if not stat_module.S_ISREG(before.st_mode):
@@ -117,20 +128,19 @@ def _read_fd(fd: int, path: str, limit: int) -> bytes:
             f"{path}: has {before.st_nlink} hard links", path=path, reason=REASON_HARD_LINK
         )
     if before.st_size > limit:
-        raise SourceUnreadableError(
-            f"{path}: {before.st_size} bytes > limit {limit}", path=path, reason=REASON_SIZE
-        )
+        raise over_limit(path, str(before.st_size), limit)
     data = read_upto(fd, limit + 1)
     after = os.fstat(fd)
     if len(data) > limit:
-        raise SourceUnreadableError(f"{path}: more than {limit} bytes", path=path, reason=REASON_SIZE)
+        raise over_limit(path, f"more than {limit}", limit)
     if not same_file(before, after) or len(data) != after.st_size:
         raise SourceUnreadableError(f"{path}: changed while it was read", path=path, reason=REASON_CHANGED)
     return data
 
 
 def read_strict(root: Path, path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
-    """The complete bytes of a regular, unlinked file ``path`` below ``root``; a ``SourceError`` otherwise."""
+    """The complete bytes of a regular, unlinked file ``path`` below ``root``: a ``LimitError`` when it is
+    larger than ``limit`` bytes, a ``SourceError`` when it cannot be read otherwise."""
     root_fd = open_root(root)
     try:
         parts = split_portable(path)
@@ -163,6 +173,14 @@ def _check_ref(roots: Roots, ref: ProvenanceRef, owner_path: str) -> None:
     scope = gov.ref_scope(ref)
     try:
         data = read_strict(roots.root_for(scope, ref.locator_path), ref.locator_path)
+    except LimitError as exc:
+        raise LimitError(
+            f"{owner_path}: provenance {scope}:{exc.message}",
+            path=owner_path,
+            reference=ref.locator_path,
+            reason=REASON_SIZE,
+            limit=exc.details["limit"],
+        ) from None
     except SourceError as exc:
         raise ProvenanceError(
             f"{owner_path}: provenance {scope}:{ref.locator_path} cannot be reread ({exc.code})",
@@ -212,16 +230,7 @@ def _read_source(roots: Roots, source: SourceRecord) -> bytes:
     """A source's bytes; one over ``MAX_SOURCE_BYTES`` is past a limit (``limit_exceeded``, as the total of all
     sources is), not unreadable: its reason is recorded as that code when it is excluded."""
     loc = source.locator
-    try:
-        return read_strict(roots.root_for(loc.root_scope, loc.path), loc.path)
-    except SourceUnreadableError as exc:
-        if exc.details.get("reason") != REASON_SIZE:
-            raise
-        raise LimitError(
-            f"{exc.message} (the per-source limit, {MAX_SOURCE_BYTES // KIB} KiB)",
-            path=loc.path,
-            reason=REASON_SIZE,
-        ) from None
+    return read_strict(roots.root_for(loc.root_scope, loc.path), loc.path)
 
 
 def observe_source(roots: Roots, source: SourceRecord, rules: LabelRules) -> tuple[bytes, str]:

@@ -32,8 +32,7 @@ from prooftext.artifacts.models import (
 )
 from prooftext.artifacts.observe import read_strict
 from prooftext.corpus.lines import LineText
-from prooftext.corpus.model import REASON_SIZE
-from prooftext.errors import ProoftextError, SourceDriftError, SourceError, SourceMissingError
+from prooftext.errors import LimitError, ProoftextError, SourceDriftError, SourceError, SourceMissingError
 
 Claim = tuple[str, Sequence[int], str]
 """What an artifact says a source holds: (node id, line range, text digest)."""
@@ -44,7 +43,8 @@ STALE = "stale"
 ALTERED = "altered"
 """The source is as recorded, and the artifact's text is not what its lines hold."""
 UNREADABLE = "unreadable"
-"""The source cannot be read strictly (not a regular file, linked, too large, unreadable)."""
+"""The source cannot be read strictly (not a regular file, linked, unreadable). One larger than
+:data:`READ_LIMIT` is past a limit (``limit_exceeded``) and :data:`STALE`: it cannot be what was recorded."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,9 @@ class _Read:
     """Kept only for a source whose lines are checked (a Graph adopts at most 8 MiB of them)."""
 
 
-SourceCache = dict[str, "_Read | SourceError"]
+ReadError = SourceError | LimitError
+"""Why a source could not be re-hashed: unreadable or missing, or larger than :data:`READ_LIMIT`."""
+SourceCache = dict[str, "_Read | ReadError"]
 """Root-relative path → what reading it found: one read per file, however many artifacts name it."""
 
 
@@ -92,10 +94,10 @@ def _read(repository: Path, path: str, cache: SourceCache, keep: bool) -> _Read:
         try:
             data = read_strict(repository, path, READ_LIMIT)
             found = _Read(canonical.sha256_hex(data), data if keep else None)
-        except SourceError as exc:
+        except (SourceError, LimitError) as exc:
             found = exc
         cache[path] = found
-    if isinstance(found, SourceError):
+    if isinstance(found, (SourceError, LimitError)):
         raise found
     return found
 
@@ -143,8 +145,8 @@ def _check_source(
     path = source.locator.path
     try:
         found = _read(repository, path, cache, keep=bool(claims))
-    except SourceError as exc:
-        changed = isinstance(exc, SourceMissingError) or exc.details.get("reason") == REASON_SIZE
+    except (SourceError, LimitError) as exc:
+        changed = isinstance(exc, (SourceMissingError, LimitError))
         return Finding(path, exc, STALE if changed else UNREADABLE)
     if found.sha256 != source.locator.sha256:
         message = f"{path}: digest is now {found.sha256}, the artifact records {source.locator.sha256}"
