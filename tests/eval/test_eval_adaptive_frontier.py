@@ -49,7 +49,7 @@ def test_every_rung_of_the_probe_is_measured_within_its_ceiling(rows: dict[str, 
 
 
 def test_a_task_that_cannot_be_built_is_reported_by_its_error_code(rows: dict[str, Any]) -> None:
-    assert rows["demo-3"] == {"instance_id": "demo-3", "repo": "demo/demo", "error": "source_unreadable"}
+    assert rows["demo-3"] == {"instance_id": "demo-3", "repo": "demo/demo", "error": "not_found"}
 
 
 def test_the_oracle_stops_at_the_first_rung_holding_the_best_recall(bench: ModuleType) -> None:
@@ -70,5 +70,5 @@ def test_the_report_names_the_tasks_it_could_not_measure(
     bench._report(sorted(rows.values(), key=lambda r: r["instance_id"]), BUDGET, STEP)
     printed = capsys.readouterr().out
     assert printed.startswith("2 tasks, budget 4000, probe rungs of 1000 tokens")
-    assert "not measured: demo-3 (source_unreadable)" in printed
+    assert "not measured: demo-3 (not_found)" in printed
     assert "oracle, probe ladder" in printed and "target: recall >=" in printed

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import pytest
+
+from prooftext.errors import NotFoundError, SourceUnreadableError
 from prooftext.eval.gittree import WorkTree, commit_time
 from prooftext.eval.lexical import Bm25Ranker, file_block, file_prompt, pack_whole, terms
 from prooftext.tokens import get_counter
 
-from .evaldata import ALPHA, BETA_2, GAMMA, README, make_repo
+from .evaldata import ALPHA, BETA_2, GAMMA, MISSING_COMMIT, README, make_repo
 
 
 def test_terms_split_identifiers_and_keep_them_whole() -> None:
@@ -82,3 +86,33 @@ def test_work_tree_moves_commit_to_commit_keeping_unchanged_files(tmp_path: Path
     assert tree.index_file.exists() and tree.index_file.parent == root.parent
     assert sorted((p.name, p.stat().st_mtime_ns) for p in git_dir.iterdir()) == before
     assert commit_time(git_dir, first) < commit_time(git_dir, second)
+
+
+def test_a_commit_the_git_directory_lacks_is_not_found_naming_the_commit_the_directory_and_the_entry(
+    tmp_path: Path,
+) -> None:
+    git_dir, first, _ = make_repo(tmp_path / "up")
+    tree = WorkTree(git_dir, tmp_path / "work" / "demo-0", "demo/demo")
+    with pytest.raises(NotFoundError) as caught:
+        tree.checkout(MISSING_COMMIT)
+    error = caught.value
+    assert error.code == "not_found"
+    assert error.message == (
+        f"commit {MISSING_COMMIT} is not in the git directory {git_dir} (repo map entry demo/demo)"
+    )
+    assert error.details == {"commit": MISSING_COMMIT, "git_dir": str(git_dir), "repo": "demo/demo"}
+    tree.checkout(first)  # the tree is still usable afterwards
+    assert (tree.root / "pkg" / "alpha.py").read_text() == ALPHA
+
+
+def test_an_object_that_is_not_a_commit_is_not_found_and_a_malformed_id_stays_unreadable(
+    tmp_path: Path,
+) -> None:
+    git_dir, _, _ = make_repo(tmp_path / "up")
+    tree = WorkTree(git_dir, tmp_path / "work" / "demo-0")
+    blob = hashlib.sha1(f"blob {len(ALPHA)}\0{ALPHA}".encode()).hexdigest()
+    with pytest.raises(NotFoundError) as caught:
+        tree.checkout(blob)
+    assert caught.value.message == f"commit {blob} is not in the git directory {git_dir}"
+    with pytest.raises(SourceUnreadableError):
+        tree.checkout("HEAD")

@@ -23,7 +23,7 @@ from prooftext.eval.swe_run import run_swebench
 from prooftext.eval.swebench import SweConfig, load_tasks, plan_shards
 
 from .conftest import SweFixture
-from .evaldata import ALPHA, BETA_1, BETA_2, GAMMA, NOTES, QUERY_1, QUERY_2, README, task
+from .evaldata import ALPHA, BETA_1, BETA_2, GAMMA, MISSING_COMMIT, NOTES, QUERY_1, QUERY_2, README, task
 
 BUDGET = 4000
 DECLARED = Declaration("gold_file_recall", 0.6, 0.4, "flags")
@@ -79,7 +79,7 @@ def test_prooftext_arms_localize_and_pack_the_named_function(run: dict[str, Any]
 
 def test_a_missing_commit_fails_every_arm_and_counts_as_a_miss(run: dict[str, Any]) -> None:
     row = run["rows"]["demo-3"]
-    assert all(not a["ok"] and a["error"]["code"] == "source_unreadable" for a in row["arms"].values())
+    assert all(not a["ok"] and a["error"]["code"] == "not_found" for a in row["arms"].values())
     arms = run["summary"]["arms"]
     assert all(arms[a]["failures"] == 1 and arms[a]["tasks"] == 3 for a in arms)
     assert arms["bm25"]["acc@1"] == pytest.approx(1 / 3)  # demo-1 only; demo-2 lacks gamma; demo-3 failed
@@ -87,6 +87,18 @@ def test_a_missing_commit_fails_every_arm_and_counts_as_a_miss(run: dict[str, An
     assert arms["bm25"]["gold_line_recall"] == pytest.approx((1.0 + 2 / 3 + 0.0) / 3)
     assert arms["bm25"]["mrr_all_gold"] == pytest.approx(1 / 3)
     assert arms["full"]["fits_budget"] == 1.0 and arms["full"]["gold_file_recall"] == pytest.approx(2 / 3)
+
+
+def test_a_missing_commit_says_it_is_not_in_the_git_directory_of_its_repo_map_entry(
+    run: dict[str, Any], swe_fixture: SweFixture
+) -> None:
+    error = run["rows"]["demo-3"]["index"]["error"]
+    assert error["code"] == "not_found"
+    assert error["message"] == (
+        f"commit {MISSING_COMMIT} is not in the git directory {swe_fixture.git_dir.resolve()}"
+        " (repo map entry demo/demo)"
+    )
+    assert run["summary"]["arms"]["fixed"]["failure_codes"] == {"not_found": 1}
 
 
 def test_refresh_is_incremental_from_commit_to_commit(run: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ incrementally. Untracked files (the ``.prooftext/`` index) are left alone.
 A git directory that lacks some blobs (a partial clone, or a snapshot without its largest files) still gives
 a tree: when ``read-tree`` cannot read a blob, the tree is written without the files whose blobs are absent,
 and :attr:`WorkTree.missing` names them. Git never fetches a missing object here (``GIT_NO_LAZY_FETCH``).
+A commit the git directory does not hold is ``not_found``, naming the commit and the git directory.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from prooftext.errors import RootError, RootMissingError, SourceUnreadableError
+from prooftext.errors import NotFoundError, RootError, RootMissingError, SourceUnreadableError
 
 GIT_TIMEOUT_S = 600
 INDEX_SUFFIX = ".gitindex"
@@ -86,8 +87,10 @@ def commit_time(git_dir: Path, commit: str) -> int:
 class WorkTree:
     """One directory holding the tree of one commit at a time."""
 
-    def __init__(self, git_dir: Path, root: Path) -> None:
-        self.git_dir = git_dir_of(git_dir)
+    def __init__(self, git_dir: Path, root: Path, entry: str | None = None) -> None:
+        self.git_dir = git_dir_of(git_dir, entry)
+        self.entry = entry
+        """The repo map's name for the git directory, named in its errors."""
         self.root = root
         self.index_file = root.with_name(root.name + INDEX_SUFFIX)
         self.commit: str | None = None
@@ -106,6 +109,7 @@ class WorkTree:
             self._git(["read-tree", "-u", "--reset", _check_commit(commit)])
             self.missing = ()
         except SourceUnreadableError:
+            self._require_commit(commit)
             entries = self._tree(commit)  # a commit git cannot read fails here, as before
             absent = self._absent({sha for _, sha, _ in entries})
             if not absent:
@@ -113,6 +117,22 @@ class WorkTree:
             self._checkout_present(entries, absent)
             self.missing = tuple(sorted(path for _, sha, path in entries if sha in absent))
         self.commit = commit
+
+    def _require_commit(self, commit: str) -> None:
+        """A :class:`NotFoundError` when the git directory holds no commit ``commit`` (a missing object, or
+        one that is not a commit); any other failure of git is left to the commands that follow."""
+        out = run_git(
+            self.git_dir, ["cat-file", "--batch-check"], stdin=f"{_check_commit(commit)}^{{commit}}\n"
+        )
+        if not out.rstrip("\n").endswith(" missing"):
+            return
+        entry = f" (repo map entry {self.entry})" if self.entry else ""
+        raise NotFoundError(
+            f"commit {commit} is not in the git directory {self.git_dir}{entry}",
+            commit=commit,
+            git_dir=str(self.git_dir),
+            **({"repo": self.entry} if self.entry else {}),
+        )
 
     def _tree(self, commit: str) -> list[tuple[str, str, str]]:
         """``(mode, blob sha, path)`` of every file of the commit's tree (submodules left out)."""

@@ -12,7 +12,8 @@ tree and one prooftext index, moved from commit to commit so that refresh is inc
 
 Ranked-file metrics (Acc@k) for ``fixed`` and ``adaptive`` come from prooftext's ranking (``Index.search``:
 files in order of their first ranked node); for ``bm25`` from bm25s. Every failure is recorded in the task's
-row and counted, never raised.
+row and counted, never raised: a ``base_commit`` the git directory lacks (``not_found``) fails every arm of
+the task.
 """
 
 from __future__ import annotations
@@ -700,7 +701,7 @@ class ShardRunner:
 
 def run_shard(shard: Shard, config: SweConfig, emit: Emit, model: ModelPlan | None = None) -> int:
     """Evaluate a shard's tasks in order on its own work tree; each row goes to ``emit``."""
-    tree = WorkTree(shard.git_dir, config.work_dir / shard.name)
+    tree = WorkTree(shard.git_dir, config.work_dir / shard.name, shard.repo)
     cache = CorpusCache(get_counter(config.tokenizer), config.bm25_k1, config.bm25_b, config.bm25_kinds)
     state = _ShardState(shard, config, tree, cache, model=None if model is None else ModelClient(model))
     try:
