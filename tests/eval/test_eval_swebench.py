@@ -167,6 +167,51 @@ def test_a_gold_file_the_corpus_lacks_is_named_whichever_arms_run(
     assert _absent_gold_row(swe_fixture, tmp_path, arms)["gold_not_indexed"] == ["pkg/absent.py"]
 
 
+def _rows_of(
+    fixture: SweFixture, tmp_path: Path, tasks: list[dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The summary and the rows by instance id of a run of ``tasks`` on the fixture's repository."""
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    config = SweConfig(work_dir=Path("."), arms=("full", "bm25"), budget=BUDGET, tokenizer="bytes")
+    out = tmp_path / "out"
+    summary = run_swebench(path, fixture.repo_map, config, DECLARED, RunOptions(out_dir=out))
+    rows = {r["instance_id"]: r for r in map(json.loads, (out / "tasks.jsonl").read_text().splitlines())}
+    return summary, rows
+
+
+def test_a_gold_range_past_the_end_of_its_file_at_the_base_commit_fails_the_task_naming_it(
+    swe_fixture: SweFixture, tmp_path: Path
+) -> None:
+    past = [("pkg/beta.py", [[1, 2]]), ("pkg/alpha.py", [[1, 1], [3, 9]])]  # alpha.py has 4 lines
+    summary, rows = _rows_of(
+        swe_fixture,
+        tmp_path,
+        [
+            task("demo-1", swe_fixture.commit_1, QUERY_1, [("pkg/alpha.py", [[1, 4]])]),
+            task("demo-past", swe_fixture.commit_1, QUERY_1, past),
+        ],
+    )
+    assert all(a["ok"] for a in rows["demo-1"]["arms"].values())  # a range ending on the last line holds
+    errors = [a["error"] for a in rows["demo-past"]["arms"].values() if not a["ok"]]
+    assert len(errors) == 2 and all(e == errors[0] for e in errors)
+    assert errors[0]["code"] == "artifact_invalid"
+    assert errors[0]["message"] == (
+        "task demo-past: gold lines 3-9 of pkg/alpha.py are past the end of the file, which has 4 lines at"
+        f" base_commit {swe_fixture.commit_1}"
+    )
+    assert errors[0]["details"] == {
+        "instance_id": "demo-past",
+        "file": "pkg/alpha.py",
+        "line_range": [3, 9],
+        "lines": 4,
+        "field": "fix_files[1].base_line_ranges[1]",
+    }
+    assert "error" not in rows["demo-past"]["index"]  # the tree was built; the gold does not fit it
+    assert summary["tasks"] == 2 and summary["failed_tasks"] == 1
+    assert summary["arms"]["bm25"]["failure_codes"] == {"artifact_invalid": 1}
+
+
 def test_the_adaptive_arm_widens_its_steps_to_climb_a_large_budget_within_the_rung_bound() -> None:
     for budget in (8_000, 2_000_000):
         ladder = validate_ladder(SweConfig(work_dir=Path("."), budget=budget).adaptive_ladder())

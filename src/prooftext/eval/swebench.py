@@ -12,8 +12,9 @@ tree and one prooftext index, moved from commit to commit so that refresh is inc
 
 Ranked-file metrics (Acc@k) for ``fixed`` and ``adaptive`` come from prooftext's ranking (``Index.search``:
 files in order of their first ranked node); for ``bm25`` from bm25s. Every failure is recorded in the task's
-row and counted, never raised: a ``base_commit`` the git directory lacks (``not_found``) fails every arm of
-the task.
+row and counted, never raised: a ``base_commit`` the git directory lacks (``not_found``), and a gold line
+range past the end of its file as the tree at ``base_commit`` holds it (``artifact_invalid``), fail every arm
+of the task.
 """
 
 from __future__ import annotations
@@ -29,7 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder, climbing_to
-from prooftext.errors import ArtifactError, ConfigError, RequestError, SourceUnreadableError, UnknownNameError
+from prooftext.corpus.lines import count_lines
+from prooftext.corpus.read import read_bytes_checked
+from prooftext.errors import (
+    ArtifactError,
+    ConfigError,
+    RequestError,
+    SourceError,
+    SourceUnreadableError,
+    UnknownNameError,
+)
 from prooftext.eval.answers import swe_score
 from prooftext.eval.arms import (
     ARM_ADAPTIVE,
@@ -70,6 +80,8 @@ SHOWN_VALUE_CHARS = 80
 BLOB_MISSING = "blob_missing"
 """Why a file of the commit's tree is left out: the mirror lacks its blob (a partial clone or a snapshot
 without its largest files)."""
+GOLD_READ_LIMIT = 64 * 1024 * 1024
+"""The largest gold file whose line ranges are checked against the tree (no source file comes near it)."""
 BM25_KINDS: tuple[str, ...] = ("code",)
 """Source kinds the bm25 baseline ranks (as the SWE-bench retrieval ranks source files, not prose)."""
 
@@ -646,6 +658,48 @@ class _ShardState:
             self.index = None
 
 
+def _tree_lines(root: Path, path: str) -> int | None:
+    """The number of lines of the tree's file ``path``; None when the tree holds no regular file there that
+    can be read (a file the corpus lacks is named in ``gold_not_indexed`` instead)."""
+    try:
+        return count_lines(read_bytes_checked(root, path, GOLD_READ_LIMIT))
+    except SourceError:
+        return None
+
+
+def _past_end(task: SweTask, number: int, gold: GoldFile, lines: int) -> ArtifactError | None:
+    """The error of the first of ``gold``'s ranges that ends past the file's ``lines``, if one does."""
+    for n, (first, last) in enumerate(gold.ranges):
+        if last > lines:
+            return ArtifactError(
+                f"task {task.instance_id}: gold lines {first}-{last} of {gold.path} are past the end of the"
+                f" file, which has {lines} lines at base_commit {task.base_commit}",
+                instance_id=task.instance_id,
+                file=gold.path,
+                line_range=[first, last],
+                lines=lines,
+                field=f"fix_files[{number}].base_line_ranges[{n}]",
+            )
+    return None
+
+
+def check_gold_ranges(task: SweTask, root: Path) -> None:
+    """Every gold line range lies within its file as the tree at the task's ``base_commit`` holds it; one
+    past the file's end (it would count lines that do not exist) is an :class:`ArtifactError` naming the
+    task, the file, the range and the file's length."""
+    for number, gold in enumerate(task.gold):
+        lines = _tree_lines(root, gold.path) if gold.ranges else None
+        error = None if lines is None else _past_end(task, number, gold, lines)
+        if error is not None:
+            raise error
+
+
+def _failed(row: dict[str, Any], exc: Exception, arms: Sequence[str]) -> dict[str, Any]:
+    """The row of a task none of whose arms could run: each arm failed with the same error."""
+    row["arms"] = {arm: {"ok": False, "error": error_record(exc)} for arm in arms}
+    return row
+
+
 def evaluate_task(state: _ShardState, task: SweTask) -> dict[str, Any]:
     row = task_row(task)
     row["shard"] = state.shard.name
@@ -654,10 +708,13 @@ def evaluate_task(state: _ShardState, task: SweTask) -> dict[str, Any]:
     except Exception as exc:  # the tree or index could not be built: every arm of the task failed
         state.indexed_commit = None
         row["index"] = {"error": error_record(exc)}
-        row["arms"] = {arm: {"ok": False, "error": error_record(exc)} for arm in state.config.arms}
-        return row
+        return _failed(row, exc, state.config.arms)
     if row["index"]["blobs_missing"]:  # files the mirror lacks: left out of the tree, each with its reason
         row["files_left_out"] = [{"path": p, "reason": BLOB_MISSING} for p in row["index"]["blobs_missing"]]
+    try:
+        check_gold_ranges(task, state.tree.root)
+    except ArtifactError as exc:  # the gold does not fit the task's own tree: nothing can be scored
+        return _failed(row, exc, state.config.arms)
     ctx = _TaskContext(task, index, state.config, state.cache, want_prompts=state.model is not None)
     row["arms"] = _run_arms(ctx)
     # Gold files the permitted corpus lacks (excluded by the scan, or not in the commit): no arm can quote
