@@ -48,6 +48,28 @@ def test_an_edited_file_that_becomes_minified_is_known_as_data_after_the_refresh
         assert after == build_corpus(_files(index), DEFAULT_POLICY)
 
 
+def test_a_bundled_copy_stays_data_after_an_edit_and_an_edit_of_its_license_is_read_again(
+    sample_repo: Path,
+) -> None:
+    (sample_repo / "LICENSE").write_text("Copyright the project.\n", encoding="utf-8")
+    bundled = sample_repo / "cextern" / "lib"
+    bundled.mkdir(parents=True)
+    (bundled / "COPYING").write_text("Copyright another project.\n", encoding="utf-8")
+    (bundled / "lib.c").write_text("int f(void) { return 1; }\n", encoding="utf-8")
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        assert _facts(index).ids["cextern/lib/lib.c"] in _facts(index).data_files
+        (bundled / "lib.c").write_text("int f(void) { return 2; }\n", encoding="utf-8")
+        index.refresh()
+        after = _facts(index)
+        assert after.ids["cextern/lib/lib.c"] in after.data_files  # the edited file, under its new id
+        (bundled / "COPYING").write_text("Copyright the project.\n", encoding="utf-8")  # the root's text
+        index.refresh()
+        own = _facts(index)
+        assert own.ids["cextern/lib/lib.c"] not in own.data_files
+        assert own == build_corpus(_files(index), DEFAULT_POLICY)
+
+
 def test_files_that_come_and_go_rebuild_the_corpus_facts(sample_repo: Path) -> None:
     with prooftext.open(sample_repo) as index:
         index.refresh()

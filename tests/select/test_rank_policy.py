@@ -36,6 +36,7 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     "doc_path_pattern": r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$",
     "data_factor_milli": 100,
     "data_path_pattern": r"(^|/)(vendor|vendored|_vendor|third[_-]?party|external|extern|externals|node_modules|bower_components)/|[-_.]v?\d+\.\d+(\.\d+)*([-.](min|slim|dev|beta\d*|rc\d*))*\.(js|mjs|css|map)$|\.min\.(js|mjs|css)$|\.(js|css)\.map$|\.(po|pot|mo)$|(^|/)(locale|locales|i18n|l10n)/|_pb2(_grpc)?\.pyi?$|\.pb\.(go|cc|h|swift)$|_pb\.(js|d\.ts)$|(^|/)generated/|\.generated\.|(^|/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|composer\.lock|gemfile\.lock|cargo\.lock|poetry\.lock|pipfile\.lock|pdm\.lock|uv\.lock|flake\.lock|go\.sum)$|(^|/)(changes|changelog|history|news|releases?|release[-_]notes|whatsnew)(\.[a-z]+)?$|(^|/)(changes|changelog|whatsnew|release[-_]notes|releases)/",
+    "license_name_pattern": r"(^|/)(licen[cs]e|copying)([._-][a-z0-9]+)*$",
     "dense_line_bytes": 300,
     "local_weight_milli": 250,
     "node_decay_milli": 950,

@@ -3,12 +3,17 @@ components), built once per index generation and rolled forward over the common 
 
 from __future__ import annotations
 
+import functools
+import posixpath
+import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from prooftext.cache import BoundedCache
 from prooftext.corpus.kinds import KIND_CODE
+from prooftext.graph.languages import TSX, TYPESCRIPT, language_for
 from prooftext.select.policy import RankingPolicy, compiled
 from prooftext.store.queries import file_list
 
@@ -34,9 +39,9 @@ class CorpusFacts:
 CORPUS_STORES = 4
 """Corpus facts kept for the latest generation of this many stores: a server or evaluation reuses them."""
 
-Rules = tuple[str, str, str, int]
-"""The policy's test, documentation and data path patterns and its dense line length: what the facts
-depend on."""
+Rules = tuple[str, str, str, str, int]
+"""The policy's test, documentation and data path patterns, its license name pattern and its dense line
+length: what the facts depend on."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ def _rules(policy: RankingPolicy) -> Rules:
         policy.test_path_pattern,
         policy.doc_path_pattern,
         policy.data_path_pattern,
+        policy.license_name_pattern,
         policy.dense_line_bytes,
     )
 
@@ -78,6 +84,91 @@ def find_data_files(files: FileFacts, policy: RankingPolicy, only: set[str] | No
     return out
 
 
+LICENSE_DIRECTORIES = frozenset({"license", "licenses"})
+"""A license kept in a directory of these names speaks for the directory above it."""
+
+
+@functools.cache
+def _by_line(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.MULTILINE)
+
+
+def _licenses(paths: Iterable[str], policy: RankingPolicy) -> list[str]:
+    """The paths of ``paths`` that name a license file: one search of the pattern over all the paths at
+    once, lower-cased, one per line (a license is rare; a search per path cost a 100,000-file corpus a
+    tenth of a second)."""
+    if not policy.license_name_pattern:
+        return []
+    listed = list(paths)
+    text = "\n".join(listed).lower()
+    found: list[str] = []
+    line, counted = 0, 0
+    for match in _by_line(policy.license_name_pattern).finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        if not found or found[-1] != listed[line]:
+            found.append(listed[line])
+    return found
+
+
+def _licensed_directories(files: FileFacts, policy: RankingPolicy) -> set[str]:
+    """The directories below the root that hold a license of their own: a text no other directory's license
+    (the root's included) has, outside documentation and tests (a documentation page about the license,
+    a test fixture)."""
+    skip = (compiled(policy.doc_path_pattern), compiled(policy.test_path_pattern))
+    holders: dict[str, set[str]] = defaultdict(set)
+    for path in _licenses(files, policy):
+        if not any(p.search(path) for p in skip):
+            directory = posixpath.dirname(path)
+            if posixpath.basename(directory).lower() in LICENSE_DIRECTORIES:
+                directory = posixpath.dirname(directory)
+            holders[files[path][2]].add(directory)
+    return {next(iter(dirs)) for dirs in holders.values() if len(dirs) == 1 and next(iter(dirs))}
+
+
+def _language(path: str) -> str | None:
+    """A file's language, TypeScript's two grammars as one."""
+    language = language_for(path)
+    return TYPESCRIPT if language == TSX else language
+
+
+def _main_language(files: FileFacts) -> str | None:
+    """The language of the most code files (counted by suffix, then named)."""
+    suffixes = Counter(path[path.rfind(".") :] for path, entry in files.items() if entry[1] == KIND_CODE)
+    counts: Counter[str] = Counter()
+    for suffix, count in suffixes.items():
+        language = _language("file" + suffix)
+        if language is not None:
+            counts[language] += count
+    return min(counts, key=lambda language: (-counts[language], language)) if counts else None
+
+
+def _under(path: str, directories: set[str]) -> str | None:
+    directory = posixpath.dirname(path)
+    while directory:
+        if directory in directories:
+            return directory
+        directory = posixpath.dirname(directory)
+    return None
+
+
+def find_third_party(files: FileFacts, policy: RankingPolicy, only: Iterable[str] | None = None) -> set[int]:
+    """Files of third-party copies (of ``only``'s paths, when given): under a directory holding a license of
+    its own and no code in the repository's main language, as a C library bundled with Python code is. A
+    licensed copy in the main language is often adopted and maintained (a parser taken from another
+    project), so it is not one."""
+    licensed = _licensed_directories(files, policy)
+    if not licensed:
+        return set()
+    below = tuple(directory + "/" for directory in licensed)
+    inside = [path for path in files if path.startswith(below)]
+    main = _main_language(files)
+    copies = licensed - {_under(path, licensed) for path in inside if _language(path) == main}
+    prefixes = tuple(d + "/" for d in copies)
+    paths = inside if only is None else only
+    return {files[path][0] for path in paths if copies and path.startswith(prefixes)}
+
+
 def build_corpus(files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
     """The facts of ``files``, read afresh."""
     paths = {entry[0]: path for path, entry in sorted(files.items(), key=lambda kv: kv[1][0])}
@@ -93,9 +184,8 @@ def build_corpus(files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
             components[word].add(fid)
     ids = {path: fid for fid, path in paths.items()}
     tests = find_test_files(paths, policy)
-    return CorpusFacts(
-        paths, ids, tests, docs, find_data_files(files, policy), dict(suffixes), dict(components)
-    )
+    data = find_data_files(files, policy) | find_third_party(files, policy)
+    return CorpusFacts(paths, ids, tests, docs, data, dict(suffixes), dict(components))
 
 
 def _suffixes(path: str) -> list[str]:
@@ -133,6 +223,8 @@ def _roll_forward(before: _CorpusState, files: FileFacts, policy: RankingPolicy)
     kind."""
     if files.keys() != before.files.keys():
         return None
+    if any(files[path][2] != before.files[path][2] for path in _licenses(files, policy)):
+        return None  # a license's text changed: which directories are copies may have changed too
     edited: dict[str, tuple[int, int]] = {}
     for path, (fid, kind, sha, _size, _lines) in files.items():
         old_fid, old_kind, old_sha, _old_size, _old_lines = before.files[path]
@@ -143,6 +235,7 @@ def _roll_forward(before: _CorpusState, files: FileFacts, policy: RankingPolicy)
     corpus = _renumbered(before.corpus, edited)
     olds = {old for old, _new in edited.values()}
     data = (corpus.data_files - olds) | find_data_files(files, policy, set(edited))  # old ids, not swapped
+    data |= find_third_party(files, policy, edited)
     return CorpusFacts(
         corpus.paths,
         corpus.ids,

@@ -138,6 +138,14 @@ class RankingPolicy:
         default=DATA_PATH_PATTERN,
         metadata={"meaning": "A file whose lower-cased path matches this pattern is data or history."},
     )
+    license_name_pattern: str = field(
+        default=r"(^|/)(licen[cs]e|copying)([._-][a-z0-9]+)*$",
+        metadata={
+            "meaning": "A directory holding a file whose lower-cased path matches this pattern, with a text"
+            " no other directory's license has, and no code in the repository's main language, is a"
+            " third-party copy: data (empty: none is)."
+        },
+    )
     dense_line_bytes: int = field(
         default=300,
         metadata={"meaning": "A file with more bytes per line on average than this is minified data."},
@@ -199,7 +207,12 @@ class RankingPolicy:
                 f"subject_columns must be distinct names among {', '.join(FTS_COLUMNS)}",
                 field=_where("subject_columns"),
             )
-        for name in ("test_path_pattern", "doc_path_pattern", "data_path_pattern"):
+        for name in (
+            "test_path_pattern",
+            "doc_path_pattern",
+            "data_path_pattern",
+            "license_name_pattern",
+        ):
             try:
                 compiled(getattr(self, name))
             except re.error as exc:
