@@ -18,7 +18,7 @@ import pytest
 from prooftext.server.context import Limits, ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.methods import METHODS, Method
-from prooftext.server.runner import Runner
+from prooftext.server.runner import RETRY_AFTER_MS, Runner
 from prooftext.server.stdio import StdioServer
 
 RELEASE_S = 10.0
@@ -87,10 +87,18 @@ async def _crowd(runner: Runner, gate: Gate) -> tuple[Any, Any, int]:
     return json.loads(refused or b"null"), json.loads(first or b"null"), runner.pending
 
 
-def test_requests_beyond_the_admission_limit_are_refused_as_busy(sample_repo: Path, gate: Gate) -> None:
+def test_requests_beyond_the_admission_limit_are_refused_as_busy_with_a_retry_hint(
+    sample_repo: Path, gate: Gate
+) -> None:
     with gated(sample_repo, Limits(max_workers=1, max_pending=1), gate) as runner:
         refused, first, pending = asyncio.run(_crowd(runner, gate))
-    assert refused["id"] == "next" and refused["error"]["data"]["reason"] == "busy"
+    assert refused["id"] == "next" and refused["error"]["code"] == -32015
+    assert refused["error"]["data"] == {
+        "code": "limit_exceeded",
+        "reason": "busy",
+        "limit": 1,
+        "retry_after_ms": RETRY_AFTER_MS,
+    }
     assert first == {"jsonrpc": "2.0", "id": "held", "result": {"released": True}}
     assert pending == 0
 

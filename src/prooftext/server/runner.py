@@ -52,7 +52,8 @@ _child: Dispatcher | None = None
 MAX_ATTEMPTS = 3
 """How often a repeatable request runs when its worker keeps dying (each time on a new pool)."""
 RETRY_AFTER_MS = 1000
-"""The hint a ``worker_lost`` answer gives: about the time a new pool of spawned workers takes to start."""
+"""The hint a retryable refusal gives in ``details.retry_after_ms``: a ``worker_lost`` answer (about the time
+a new pool of spawned workers takes to start) and every ``busy`` one, on every interface."""
 
 REPEATABLE_METHODS = frozenset(name for name, method in METHODS.items() if method.repeatable)
 """Methods that may run twice with the effect of once (:attr:`Method.repeatable`), so a request a dead
@@ -164,7 +165,12 @@ class Runner:
         while wait and self._pending >= self.limits.max_pending:
             await self._place_freed()
         if self._pending >= self.limits.max_pending:
-            busy = LimitError("the server is busy; retry later", reason="busy", limit=self.limits.max_pending)
+            busy = LimitError(
+                "the server is busy; retry later",
+                reason="busy",
+                limit=self.limits.max_pending,
+                retry_after_ms=RETRY_AFTER_MS,
+            )
             return await self._refuse(payload, busy)
         try:
             async with asyncio.timeout(self.limits.timeout_s):
