@@ -6,9 +6,11 @@ closes; socket timeouts only keep a failure from hanging.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import socket
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -105,11 +107,88 @@ def test_clients_are_served_beside_partial_requests_and_a_connection_past_the_ca
             assert head.startswith(b"HTTP/1.1 200 ") and json.loads(body)["result"]["fresh"] is True
             stalled.append(_connect(address, PARTIAL_HEAD))  # now every connection allowed is taken
             with _connect(address) as refused:
-                data = _coded(_until_closed(refused), b"503")
-            assert data == {"code": "limit_exceeded", "reason": "connections", "limit": SMALL_CAP}
+                answer = _until_closed(refused)
+            assert b"\r\nretry-after: 1\r\n" in answer.partition(b"\r\n\r\n")[0].lower()
+            assert _coded(answer, b"503") == {
+                "code": "limit_exceeded",
+                "reason": "connections",
+                "limit": SMALL_CAP,
+                "retry_after_ms": 1000,
+            }
         finally:
             for conn in stalled:
                 conn.close()
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"NOT AN HTTP REQUEST\r\n\r\n",
+        b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon in this header\r\n\r\n",
+        b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\nnot a chunk size\r\n",
+    ],
+    ids=["request-line", "header", "chunk"],
+)
+def test_bytes_that_are_not_an_http_request_are_answered_400_with_a_coded_json_rpc_error(
+    rpc_app: Any, sent: bytes
+) -> None:
+    with running(rpc_app) as address, _connect(address, sent) as conn:
+        data = _coded(_until_closed(conn), b"400")
+    assert data == {"code": "invalid_request", "field": "http_request"}
+
+
+class Lingering:
+    """An app whose every request is answered at once and then runs on (as a background task does) until
+    released: a request still running whose client has its answer."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+        await asyncio.to_thread(self.release.wait, HANG_GUARD_S)
+
+
+def _reply(conn: socket.socket) -> tuple[bytes, bytes]:
+    """One whole response (with a Content-Length) read from a kept-alive connection: its head and body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(v)
+        for k, _, v in (h.partition(b": ") for h in head.split(b"\r\n"))
+        if k.lower() == b"content-length"
+    )
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head, body
+
+
+def test_a_request_past_the_most_running_at_once_is_answered_503_busy_with_a_retry_hint() -> None:
+    app = Lingering()
+    get = b"GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with running(app, max_connections=1) as address:
+        try:
+            with _connect(address, get) as conn:
+                first = _reply(conn)  # answered, and still running
+                conn.sendall(get)
+                head, body = _reply(conn)
+        finally:
+            app.release.set()  # before the server stops: it waits for every request running
+    assert first[0].startswith(b"HTTP/1.1 200 ") and first[1] == b"ok"
+    assert head.startswith(b"HTTP/1.1 503 ") and b"\r\nretry-after: 1" in head.lower()
+    assert b"content-type: application/json" in head
+    assert json.loads(body)["error"]["data"] == {
+        "code": "limit_exceeded",
+        "reason": "busy",
+        "limit": 1,
+        "retry_after_ms": 1000,
+    }
 
 
 def test_a_port_in_use_is_a_coded_configuration_error_that_exits_1(

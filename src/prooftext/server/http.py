@@ -19,7 +19,10 @@ JSON-RPC error with its stable code in ``data.code``.
 Every connection must deliver each whole request (headers and body) within :data:`READ_TIMEOUT_S`, or it is
 answered 408 and closed; at most :data:`MAX_CONNECTIONS` are open at once, and one more is answered 503 and
 closed. So clients that open sockets and send a request slowly, or never (slowloris), can neither hold
-connections for long nor run the server out of file descriptors.
+connections for long nor run the server out of file descriptors. At most as many requests run at once
+(those whose clients left count until they end); one more is answered 503 ``busy``. Each 503 carries
+``data.retry_after_ms`` and a ``Retry-After`` header. Bytes that are not an HTTP/1.1 request are answered
+400 and the connection closed. None of these answers is uvicorn's plain text: each is a JSON-RPC error.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from prooftext.errors import AuthError, ConfigError, LimitError, NotFoundError, RequestError
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.limits import TOKEN_ENV
-from prooftext.server.runner import Runner
+from prooftext.server.runner import RETRY_AFTER_MS, Runner
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 JSON_TYPE = "application/json"
@@ -236,15 +239,21 @@ async def _refused(request: Request, exc: Exception) -> Response:
     return _error(status, error, headers)
 
 
-def raw_error(status: int, exc: Exception) -> bytes:
+def raw_error(status: int, exc: Exception, headers: Mapping[str, str] | None = None) -> bytes:
     """A whole HTTP/1.1 response carrying ``exc`` as a JSON-RPC error, which then closes the connection
     (for answers written before any request reaches the app)."""
     body = Dispatcher.error_response(None, exc)
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
     head = (
         f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\ncontent-type: {JSON_TYPE}\r\n"
-        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+        f"content-length: {len(body)}\r\n{extra}connection: close\r\n\r\n"
     )
     return head.encode("ascii") + body
+
+
+def retry_after(retry_after_ms: int) -> dict[str, str]:
+    """The ``Retry-After`` header (whole seconds, at least one) of a refusal hinting ``retry_after_ms``."""
+    return {"Retry-After": str(max(1, -(-retry_after_ms // 1000)))}
 
 
 def _declared_length(request: Request) -> int | None:
@@ -328,12 +337,48 @@ class BearerGuard:
         await self.app(scope, receive, send)
 
 
+class RunningCap:
+    """ASGI middleware: at most ``limit`` HTTP requests run at once, those whose clients left included;
+    one more is answered 503 ``busy`` with a retry hint, as a JSON-RPC error. It stands in for uvicorn's
+    ``limit_concurrency``, which answers in plain text."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.running = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.running >= self.limit:
+            await _busy(self.limit)(scope, receive, send)
+            return
+        self.running += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.running -= 1
+
+
+def _busy(limit: int) -> Response:
+    exc = LimitError(
+        f"the server is running {limit} requests, its most; retry later",
+        reason="busy",
+        limit=limit,
+        retry_after_ms=RETRY_AFTER_MS,
+    )
+    return _error(HTTPStatus.SERVICE_UNAVAILABLE, exc, retry_after(RETRY_AFTER_MS))
+
+
 class GuardedH11Protocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with a deadline on receiving each request and a cap on connections.
+    """uvicorn's HTTP/1.1 protocol with a deadline on receiving each request, a cap on connections, and
+    coded answers where uvicorn's are plain text.
 
     uvicorn bounds only the idle time between requests: a connection that sends nothing, part of its
     headers or part of its body is kept open for ever (and its ``limit_concurrency`` answers 503 only to
-    complete requests, so it does not bound open sockets either)."""
+    complete requests, so it does not bound open sockets either). Bytes h11 cannot read as a request are
+    answered with :meth:`send_400_response`, which uvicorn calls for them."""
 
     read_timeout_s: ClassVar[float] = READ_TIMEOUT_S
     max_connections: ClassVar[int] = MAX_CONNECTIONS
@@ -349,8 +394,9 @@ class GuardedH11Protocol(H11Protocol):
                 f"the server has {self.max_connections} connections open, its most; retry later",
                 reason="connections",
                 limit=self.max_connections,
+                retry_after_ms=RETRY_AFTER_MS,
             )
-            self._close_with(raw_error(HTTPStatus.SERVICE_UNAVAILABLE, full))
+            self._close_with(raw_error(HTTPStatus.SERVICE_UNAVAILABLE, full, retry_after(RETRY_AFTER_MS)))
             return
         self._watch()
 
@@ -365,6 +411,19 @@ class GuardedH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """The answer to bytes that are not an HTTP/1.1 request (a malformed request line, header or chunk),
+        then the connection is closed; only closed when a response is under way."""
+        bad = RequestError(
+            "invalid HTTP request: the request line, a header or the body's framing is not HTTP/1.1",
+            field="http_request",
+        )
+        self._close_with(b"" if self._responding() else raw_error(HTTPStatus.BAD_REQUEST, bad))
+
+    def _responding(self) -> bool:
+        """Whether a response has started and not ended: nothing else may be written into it."""
+        return self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete
 
     def _watch(self) -> None:
         """Run the deadline while a request is awaited or arriving; stop it once the request is whole."""
@@ -381,16 +440,13 @@ class GuardedH11Protocol(H11Protocol):
 
     def _timed_out(self) -> None:
         self._deadline = None
-        responding = (
-            self.cycle is not None and self.cycle.response_started and not self.cycle.response_complete
-        )
         # A 408 cannot be written into a response under way; then the connection is only closed.
         late = LimitError(
             f"a request must arrive whole within {self.read_timeout_s:g} s",
             reason="read_timeout",
             limit_ms=int(self.read_timeout_s * 1000),
         )
-        self._close_with(b"" if responding else raw_error(HTTPStatus.REQUEST_TIMEOUT, late))
+        self._close_with(b"" if self._responding() else raw_error(HTTPStatus.REQUEST_TIMEOUT, late))
 
     def _close_with(self, response: bytes) -> None:
         if response:
@@ -448,16 +504,14 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
 ) -> uvicorn.Server:
     config = uvicorn.Config(
-        app,
+        RunningCap(app, max_connections),
         http=_protocol(read_timeout_s, max_connections),
         ws="none",  # nothing here speaks WebSocket, and an upgraded connection would escape the deadline
         log_level=log_level,
         access_log=False,
         lifespan="auto",
         timeout_keep_alive=KEEP_ALIVE_S,
-        # uvicorn also counts the connection asking, so one more lets every admitted connection be served;
-        # it still answers 503 while that many requests run (abandoned by their clients or not).
-        limit_concurrency=max_connections + 1,
+        limit_concurrency=None,  # RunningCap bounds the requests running, with a coded answer
         server_header=False,
     )
     return uvicorn.Server(config)
