@@ -205,3 +205,51 @@ def test_the_same_mistake_gives_the_same_error_code(
     needs_root = argv[0] in {"pack", "adaptive-pack", "memory"}
     full = (*argv, "--root", str(three.root)) if needs_root else argv
     assert three.same_error(full, method, tool, params) == code
+
+
+CEILINGS: list[tuple[str, tuple[str, ...], str, str, dict[str, Any], str]] = [
+    (
+        "adaptive in tokens",
+        ("adaptive-pack", "separability", "--max-tokens", "100000000"),
+        "context.adaptive",
+        "adaptive_context",
+        {"query": "separability", "max_tokens": 100_000_000},
+        "max_tokens must be between 1 and 2097152, got 100000000",
+    ),
+    (
+        "adaptive in bytes",
+        ("adaptive-pack", "separability", "--max-tokens", "100000000", "--tokenizer", "bytes"),
+        "context.adaptive",
+        "adaptive_context",
+        {"query": "separability", "max_tokens": 100_000_000, "tokenizer": "bytes"},
+        "max_tokens must be between 1024 and 8388608 bytes, got 100000000",
+    ),
+    (
+        "map in tokens",
+        ("map", "--max-tokens", "100000000"),
+        "context.map",
+        "map",
+        {"max_tokens": 100_000_000},
+        "max_tokens must be between 1 and 2097152, got 100000000",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "argv", "method", "tool", "params", "message"), CEILINGS, ids=[c[0] for c in CEILINGS]
+)
+def test_a_ceiling_past_its_bound_is_told_the_bound_of_what_it_counts_on_every_interface(
+    three: Three,
+    case: str,
+    argv: tuple[str, ...],
+    method: str,
+    tool: str,
+    params: dict[str, Any],
+    message: str,
+) -> None:
+    status, cli_out = three.cli(*argv, "--root", str(three.root))
+    reply = three.rpc(method, params)["error"]
+    is_error, mcp_out = three.tool(tool, params)
+    assert status != 0 and is_error
+    assert cli_out["error"]["message"] == reply["message"] == mcp_out["message"] == message
+    assert reply["data"] == mcp_out["data"] == {"code": "value_out_of_range", "field": "max_tokens"}

@@ -26,7 +26,7 @@ from prooftext.adaptive.ladder import (
 from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
-from prooftext.select.query import Query
+from prooftext.select.query import Query, check_ceiling
 from prooftext.select.selector import REASON_NODE_CEILING, REASON_OVER_BUDGET
 
 SCHEMA_ID = "prooftext.adaptive-context/v1"
@@ -210,6 +210,7 @@ def adaptive_compile(
     """Climb ``ladder`` for ``base`` (its text, tokenizer, required sources, seeds and clearance; the ladder
     sets each rung's ceilings) over the index behind ``conn``, ranked under ``policy``."""
     validate_query_text(base.text)
+    check_ceiling(ladder.max_tokens, base.basis)  # the bound of what it counts, not the ladder's widest
     validate_ladder(ladder)
     thresholds = Thresholds(
         ladder.min_coverage_bps,
