@@ -118,4 +118,5 @@ def test_the_transport_checks_still_come_first(mcp_url: str) -> None:
         )
         plain = client.post(mcp_url, content=REFUSED[0], headers={**HEADERS, "Content-Type": "text/plain"})
     assert (crossing.status_code, plain.status_code) == (403, 400)
-    assert "jsonrpc" not in crossing.text
+    assert crossing.json()["error"]["data"] == {"code": "unauthorized", "header": "origin"}
+    assert plain.json()["error"]["data"] == {"code": "invalid_request", "field": "content-type"}

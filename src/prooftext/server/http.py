@@ -195,9 +195,13 @@ def _no_oauth() -> Response:
     return _error(STATUS_NOT_FOUND, exc)
 
 
+def too_large_error(limit: int) -> LimitError:
+    """The error of a request body past ``limit`` bytes (on every HTTP server)."""
+    return LimitError(f"request bodies are limited to {limit} bytes", field="body", limit=limit)
+
+
 def _too_large(limit: int) -> Response:
-    exc = LimitError(f"request bodies are limited to {limit} bytes", field="body", limit=limit)
-    return _error(STATUS_TOO_LARGE, exc, {"Connection": "close"})
+    return _error(STATUS_TOO_LARGE, too_large_error(limit), {"Connection": "close"})
 
 
 def _site_refusal(request: Request, token: str | None) -> Response | None:
@@ -217,14 +221,18 @@ def _site_refusal(request: Request, token: str | None) -> Response | None:
     return None
 
 
-def _json_typed(request: Request) -> bool:
+def json_typed(headers: Mapping[str, str]) -> bool:
     """Whether the body is declared ``application/json`` (with or without parameters such as a charset)."""
-    return request.headers.get("content-type", "").partition(";")[0].strip().lower() == JSON_TYPE
+    return headers.get("content-type", "").partition(";")[0].strip().lower() == JSON_TYPE
+
+
+def not_json_error() -> RequestError:
+    """The error of a request body not declared ``application/json`` (on every HTTP server)."""
+    return RequestError(f"a request body must be sent with Content-Type: {JSON_TYPE}", field="content-type")
 
 
 def _not_json() -> Response:
-    exc = RequestError(f"a request body must be sent with Content-Type: {JSON_TYPE}", field="content-type")
-    return _error(STATUS_UNSUPPORTED_TYPE, exc)
+    return _error(STATUS_UNSUPPORTED_TYPE, not_json_error())
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
@@ -289,7 +297,7 @@ def create_app(runner: Runner, token: str | None = None) -> Starlette:
         problem = token_problem(_authorization(request.scope), token)
         if problem is not None:
             return _unauthorized(problem)
-        if not _json_typed(request):
+        if not json_typed(request.headers):
             return _not_json()
         declared = _declared_length(request)
         if declared is not None and declared > limit:

@@ -7,6 +7,10 @@ and the JSON-RPC error object as text; an unknown tool is a protocol error (``-3
 return the packet's ``prompt`` as the text content the model reads; the whole result, trace included, is
 the structured content, for the caller.
 
+Over HTTP, every refusal the SDK's transport answers by itself (a header, a session, a body too large) is
+a JSON-RPC error with the stable code the JSON-RPC server gives for the same condition
+(:class:`CodedRefusals`).
+
 On stdio, every request read before the end of input is answered before the server exits: the end of input
 is passed on to the SDK only once nothing read is left unanswered (:class:`InFlight`).
 """
@@ -21,6 +25,7 @@ import threading
 from collections import Counter, deque
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from http import HTTPStatus
 from importlib import resources
 from typing import Any, BinaryIO, Final, cast
 
@@ -34,6 +39,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import DEFAULT_MAX_SESSIONS
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.exceptions import MCPError
@@ -54,12 +60,21 @@ from mcp_types import (
 )
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ConfigDict, ValidationError
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from prooftext import load_schema, visible_text
-from prooftext.errors import CanonicalJSONError, LimitError, RequestError, UnknownNameError
+from prooftext.errors import (
+    AuthError,
+    CanonicalJSONError,
+    LimitError,
+    NotFoundError,
+    ProoftextError,
+    RequestError,
+    UnknownNameError,
+)
 from prooftext.server import wire
 from prooftext.server.dispatcher import (
     CODE_INTERNAL,
@@ -76,8 +91,10 @@ from prooftext.server.dispatcher import (
     error_object,
     out_of_range_params,
 )
+from prooftext.server.http import LOOPBACK_SHOWN, json_typed, not_json_error, retry_after, too_large_error
 from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
 from prooftext.server.methods import METHODS
+from prooftext.server.runner import RETRY_AFTER_MS
 from prooftext.server.stdio import LineReader
 
 SERVER_NAME = "prooftext"
@@ -563,7 +580,8 @@ def _screen(line: str) -> _Passed | _Refused:
     except CanonicalJSONError as exc:
         request_id = wire.id_despite_range(data, exc)
         if request_id is not None:  # a request refused for a number in its params keeps its id
-            return _Refused(ErrorData(**error_object(out_of_range_params(exc))), request_id)
+            refused = out_of_range_params(exc, **_range_field(data))
+            return _Refused(ErrorData(**error_object(refused)), request_id)
         return _Refused(ErrorData(**error_object(exc)))
     problem = _envelope_problem(message)
     if problem is None:
@@ -576,6 +594,23 @@ def _screen(line: str) -> _Passed | _Refused:
             problem = "not a JSON-RPC 2.0 request, notification or response"
     invalid = ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + problem)
     return _Refused(ErrorData(**error_object(invalid)))
+
+
+def _range_field(data: bytes) -> dict[str, str]:
+    """``field``: where the first integer beyond the safe range is in a request's params (a tool's argument
+    by its name, as the tool's other argument errors name it); nothing when it cannot be told."""
+    try:
+        message = wire.load_request(data)
+    except CanonicalJSONError:
+        return {}
+    params = message.get("params") if isinstance(message, dict) else None
+    found = wire.find_out_of_range(params)
+    if found is None or not found[0]:
+        return {}
+    path = found[0]
+    if message.get("method") == "tools/call" and path[0] == "arguments" and len(path) > 1:
+        path = path[1:]
+    return {"field": ".".join(str(p) for p in path)}
 
 
 def _offered(message: dict[str, Any]) -> dict[str, Any]:
@@ -919,6 +954,188 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replay
 
 
+SESSION_HEADER = "mcp-session-id"
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What one of the SDK's HTTP refusals said: the request id and JSON-RPC error member of its body, if
+    any, its text, and the methods its ``Allow`` header names."""
+
+    id: Any
+    error: dict[str, Any] | None
+    text: str
+    allow: str = ""
+
+    @staticmethod
+    def read(start: Message, body: bytes) -> _Said:
+        allow = next((v.decode("latin-1") for k, v in start.get("headers", []) if k.lower() == b"allow"), "")
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError):  # plain text, or nothing
+            return _Said(None, None, body.decode("utf-8", "replace").strip()[:200], allow)
+        error = message.get("error") if isinstance(message, dict) else None
+        if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+            return _Said(None, None, "", allow)
+        return _Said(message.get("id"), error, str(error.get("message", ""))[:200], allow)
+
+    @property
+    def coded(self) -> bool:
+        data = None if self.error is None else self.error.get("data")
+        return isinstance(data, dict) and "code" in data
+
+
+class CodedRefusals:
+    """ASGI middleware around the SDK's streamable HTTP app: every answer it gives with a status of 400 or
+    more (a header it refuses, a session it does not know, a body too large, too many sessions, a path it
+    does not serve) is a JSON-RPC error carrying the stable code in ``data.code``, the one the JSON-RPC
+    server gives for the same condition; the status and the other headers stay. Answers that carry a code
+    already (those of :class:`ScreenedBodies` and of the request handlers) pass unchanged."""
+
+    def __init__(self, app: ASGIApp, path: str, body_limit: int, max_sessions: int | None) -> None:
+        self.app = app
+        self.path = path
+        self.body_limit = body_limit
+        self.max_sessions = max_sessions
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []  # a refusal's start and body parts, until its body is whole
+
+        async def coding(message: Message) -> None:
+            refusing = message["type"] == "http.response.start" and message["status"] >= HTTP_BAD_REQUEST
+            if not (refusing or held):
+                await send(message)
+                return
+            held.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                await self._answer(scope, held, send)
+
+        await self.app(scope, receive, coding)
+
+    async def _answer(self, scope: Scope, held: list[Message], send: Send) -> None:
+        start, status = held[0], int(held[0]["status"])
+        said = _Said.read(start, b"".join(m.get("body", b"") for m in held[1:]))
+        if said.coded:
+            for message in held:
+                await send(message)
+            return
+        error, extra = self._error(scope, status, said)
+        body = wire.dump({"jsonrpc": "2.0", "id": said.id, "error": error})
+        kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in _REPLACED_HEADERS]
+        added = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+        length = str(len(body)).encode("ascii")
+        headers = [*kept, *added, (b"content-type", JSON_TYPE.encode()), (b"content-length", length)]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    def _error(self, scope: Scope, status: int, said: _Said) -> tuple[dict[str, Any], dict[str, str]]:
+        """The JSON-RPC error member answering a refusal, and headers to add to it."""
+        exc = self._refusal(scope, status, said)
+        if exc is not None:
+            retry = exc.details.get("retry_after_ms") if isinstance(exc, LimitError) else None
+            return error_object(exc), retry_after(retry) if isinstance(retry, int) else {}
+        if said.error is not None:  # the SDK's own error, with the code of its kind
+            fallback = CODE_INTERNAL if status >= HTTPStatus.INTERNAL_SERVER_ERROR else CODE_INVALID
+            code = _SDK_ERROR_CODES.get(said.error["code"], fallback)
+            data = {"code": code, **({"detail": said.error["data"]} if "data" in said.error else {})}
+            if said.error["code"] == INVALID_PARAMS:
+                data["field"] = "params"  # the SDK names no member
+            return {"code": said.error["code"], "message": said.text, "data": data}, {}
+        if status >= HTTPStatus.INTERNAL_SERVER_ERROR:
+            failed = ProtocolError(INTERNAL_ERROR, CODE_INTERNAL, said.text or "internal error")
+            return error_object(failed), {}
+        refused = ProtocolError(INVALID_REQUEST, CODE_INVALID, _INVALID + (said.text or _phrase(status)))
+        return error_object(refused), {}
+
+    def _refusal(self, scope: Scope, status: int, said: _Said) -> ProoftextError | None:
+        """The prooftext error of a refusal whose condition the status (and the request) tells; None for one
+        that only the SDK's own error says."""
+        headers = Headers(scope=scope)
+        typed = scope["method"] != "POST" or json_typed(headers)
+        if status in (HTTPStatus.BAD_REQUEST, HTTPStatus.UNSUPPORTED_MEDIA_TYPE) and not typed:
+            return not_json_error()
+        if status == HTTPStatus.BAD_REQUEST and SESSION_HEADER not in headers and _invalid_request(said):
+            return RequestError(
+                "this request needs the Mcp-Session-Id header of its session; send initialize without it "
+                "to open a session",
+                field=SESSION_HEADER,
+            )
+        build = _REFUSALS.get(status)
+        return None if build is None else build(self, scope, said)
+
+    def unknown_session(self, scope: Scope, said: _Said) -> ProoftextError:
+        if scope["path"] != self.path:
+            return NotFoundError(f"nothing is served at this path: the server takes {self.path}")
+        return NotFoundError(
+            "no open session has this Mcp-Session-Id (it ended, expired or never existed); send initialize "
+            "without it to open a new session",
+            header=SESSION_HEADER,
+        )
+
+    def too_many_sessions(self, scope: Scope, said: _Said) -> ProoftextError:
+        most = "" if self.max_sessions is None else f" ({self.max_sessions})"
+        return LimitError(
+            f"the server has as many sessions open as it keeps{most}; retry later, or end a session with "
+            "DELETE",
+            reason="sessions",
+            limit=self.max_sessions,
+            retry_after_ms=RETRY_AFTER_MS,
+        )
+
+    def too_large(self, scope: Scope, said: _Said) -> ProoftextError:
+        return too_large_error(self.body_limit)
+
+
+def _invalid_request(said: _Said) -> bool:
+    return said.error is not None and said.error["code"] == INVALID_REQUEST
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase.lower()
+    except ValueError:
+        return f"refused with status {status}"
+
+
+def _host(refusals: CodedRefusals, scope: Scope, said: _Said) -> ProoftextError:
+    return AuthError(f"the Host header must name {LOOPBACK_SHOWN} on a server on loopback", header="host")
+
+
+def _origin(refusals: CodedRefusals, scope: Scope, said: _Said) -> ProoftextError:
+    return AuthError("a page from another site may not call a server on loopback", header="origin")
+
+
+def _accept(refusals: CodedRefusals, scope: Scope, said: _Said) -> ProoftextError:
+    needs = "text/event-stream" if scope["method"] == "GET" else "application/json and text/event-stream"
+    return RequestError(f"the Accept header must list {needs}", field="accept")
+
+
+def _method(refusals: CodedRefusals, scope: Scope, said: _Said) -> ProoftextError:
+    takes = f": it takes {said.allow}" if said.allow else ""
+    return RequestError(f"this path does not take {scope['method'][:20]}{takes}", field="http_method")
+
+
+def _second_stream(refusals: CodedRefusals, scope: Scope, said: _Said) -> ProoftextError:
+    return LimitError("a session has one stream of server messages open at a time", reason="streams", limit=1)
+
+
+_REFUSALS: dict[int, Callable[[CodedRefusals, Scope, _Said], ProoftextError]] = {
+    HTTPStatus.FORBIDDEN: _origin,
+    HTTPStatus.NOT_FOUND: CodedRefusals.unknown_session,
+    HTTPStatus.METHOD_NOT_ALLOWED: _method,
+    HTTPStatus.NOT_ACCEPTABLE: _accept,
+    HTTPStatus.CONFLICT: _second_stream,
+    HTTPStatus.REQUEST_ENTITY_TOO_LARGE: CodedRefusals.too_large,
+    HTTPStatus.MISDIRECTED_REQUEST: _host,
+    HTTPStatus.SERVICE_UNAVAILABLE: CodedRefusals.too_many_sessions,
+}
+"""The error of each refusal status whose condition is known (the SDK answers them without a code)."""
+_REPLACED_HEADERS = frozenset({b"content-type", b"content-length"})
+
+
 class ProoftextMCP(MCPServer[Any]):
     """An :class:`MCPServer` whose unknown tools are protocol errors (``-32602``), as the specification says,
     and whose transports (stdio lines, HTTP bodies) answer unreadable messages and batches instead of
@@ -943,10 +1160,18 @@ class ProoftextMCP(MCPServer[Any]):
             raise MCPError(**error_object(unknown))
         return await super().call_tool(name, arguments, context)
 
-    def http_app(self, path: str, host: str) -> ScreenedBodies:
-        """The streamable HTTP app serving ``path``, its bodies screened as stdin lines are."""
-        app = self.streamable_http_app(streamable_http_path=path, host=host)
-        return ScreenedBodies(app, path, self.session_manager.security_settings)
+    def http_app(self, path: str, host: str, max_sessions: int = DEFAULT_MAX_SESSIONS) -> CodedRefusals:
+        """The streamable HTTP app serving ``path``, its bodies screened as stdin lines are, its refusals
+        coded; at most ``max_sessions`` sessions are open at once."""
+        app = self.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            max_request_body_size=LINE_LIMIT,
+            max_sessions=max_sessions,
+        )
+        manager = self.session_manager
+        screened = ScreenedBodies(app, path, manager.security_settings, LINE_LIMIT)
+        return CodedRefusals(screened, path, screened.limit, manager.max_sessions)
 
     async def run_stdio_async(self) -> None:
         send, receive = anyio.create_memory_object_stream[SessionMessage](REJECTED_BUFFER)

@@ -1,0 +1,145 @@
+"""``prooftext mcp --http`` refuses at the HTTP level as ``prooftext serve --http`` does: whatever the SDK's
+transport refuses (a header, a session, a body, a path, one session too many), the answer is a JSON-RPC
+error with the stable code in ``data.code``, under the SDK's status."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from helpers import MCP_INITIALIZE, serving_app
+from prooftext.server import http
+from prooftext.server.context import ServerContext
+from prooftext.server.dispatcher import Dispatcher
+from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
+from prooftext.server.mcp_server import create_mcp_server
+
+PATH = "/mcp"
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+SESSION = "mcp-session-id"
+SEARCH = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {}}}
+MODERN = "2026-07-28"
+
+
+@contextmanager
+def _served(root: Path, **options: Any) -> Iterator[str]:
+    """The MCP app of ``prooftext mcp --http`` on a free loopback port; yield its URL."""
+    ctx = ServerContext.open(root, interface="mcp")
+    try:
+        app = http.BearerGuard(
+            create_mcp_server(Dispatcher(ctx)).http_app(PATH, "127.0.0.1", **options), None
+        )
+        with serving_app(app) as sock:
+            yield http.url_of(sock, PATH)
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def mcp_url(sample_repo: Path) -> Iterator[str]:
+    with _served(sample_repo) as url:
+        yield url
+
+
+def _open(client: httpx.Client, url: str) -> dict[str, str]:
+    """The headers of a request in a new session."""
+    opened = client.post(url, json=MCP_INITIALIZE, headers=HEADERS)
+    assert opened.status_code == 200
+    headers = {**HEADERS, SESSION: opened.headers[SESSION]}
+    client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
+
+def _refusal(reply: httpx.Response) -> tuple[int, dict[str, Any]]:
+    """The status and the JSON-RPC error ``data`` of a refusal, which must be a JSON body."""
+    assert reply.headers["content-type"] == "application/json"
+    body = reply.json()
+    assert body["jsonrpc"] == "2.0" and isinstance(body["error"]["message"], str) and body["error"]["message"]
+    return reply.status_code, body["error"]["data"]
+
+
+def _search(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {**SEARCH, "params": {"name": "search", "arguments": arguments}}
+
+
+def test_every_session_level_refusal_carries_the_code_the_json_rpc_server_gives(mcp_url: str) -> None:
+    too_large = json.dumps({"padding": "x" * DEFAULT_MAX_BODY_BYTES}).encode()
+    with httpx.Client(timeout=30) as client:
+        session = _open(client, mcp_url)
+        replies = {
+            "unknown session": client.post(mcp_url, json=SEARCH, headers={**HEADERS, SESSION: "nope"}),
+            "no session": client.post(mcp_url, json=SEARCH, headers=HEADERS),
+            "accept": client.post(mcp_url, json=SEARCH, headers={**session, "Accept": "text/html"}),
+            "content type": client.post(
+                mcp_url, content=json.dumps(SEARCH), headers={**session, "Content-Type": "text/plain"}
+            ),
+            "too large": client.post(mcp_url, content=too_large, headers=session),
+            "host": client.post(mcp_url, json=SEARCH, headers={**session, "Host": "rebound.example"}),
+            "origin": client.post(mcp_url, json=SEARCH, headers={**session, "Origin": "http://evil.example"}),
+            "method": client.put(mcp_url, json=SEARCH, headers=session),
+            "stream without session": client.get(mcp_url, headers={"Accept": "text/event-stream"}),
+            "path": client.get(mcp_url.replace(PATH, "/elsewhere")),
+        }
+    assert {case: _refusal(reply) for case, reply in replies.items()} == {
+        "unknown session": (404, {"code": "not_found", "header": SESSION}),
+        "no session": (400, {"code": "invalid_request", "field": SESSION}),
+        "accept": (406, {"code": "invalid_request", "field": "accept"}),
+        "content type": (400, {"code": "invalid_request", "field": "content-type"}),
+        "too large": (413, {"code": "limit_exceeded", "field": "body", "limit": DEFAULT_MAX_BODY_BYTES}),
+        "host": (421, {"code": "unauthorized", "header": "host"}),
+        "origin": (403, {"code": "unauthorized", "header": "origin"}),
+        "method": (405, {"code": "invalid_request", "field": "http_method"}),
+        "stream without session": (400, {"code": "invalid_request", "field": SESSION}),
+        "path": (404, {"code": "not_found"}),
+    }
+    assert replies["method"].headers["allow"] == "GET, POST, DELETE"
+
+
+def test_a_session_past_the_most_kept_open_is_refused_with_a_retry_hint(sample_repo: Path) -> None:
+    with _served(sample_repo, max_sessions=1) as url, httpx.Client(timeout=30) as client:
+        _open(client, url)
+        refused = client.post(url, json=MCP_INITIALIZE, headers=HEADERS)
+    assert _refusal(refused) == (
+        503,
+        {"code": "limit_exceeded", "reason": "sessions", "limit": 1, "retry_after_ms": 1000},
+    )
+    assert refused.headers["retry-after"] == "1"
+
+
+def test_the_sdks_own_errors_at_the_http_level_keep_their_code_and_gain_a_stable_one(mcp_url: str) -> None:
+    """A request to the stateless protocol revision without its envelope: the SDK's -32602, coded."""
+    with httpx.Client(timeout=30) as client:
+        headers = {
+            **HEADERS,
+            "mcp-protocol-version": MODERN,
+            "mcp-method": "tools/call",
+            "mcp-name": "search",
+        }
+        reply = client.post(mcp_url, json=_search({"query": "x"}), headers=headers)
+    assert reply.status_code == 400 and reply.json()["id"] == 3
+    assert reply.json()["error"]["code"] == -32602
+    assert _refusal(reply)[1] == {"code": "invalid_request", "field": "params"}
+
+
+def test_arguments_that_fail_a_tools_input_schema_are_answered_naming_the_argument(mcp_url: str) -> None:
+    with httpx.Client(timeout=30) as client:
+        session = _open(client, mcp_url)
+        wrong_type = client.post(mcp_url, json=_search({"query": "x", "limit": "many"}), headers=session)
+        beyond = client.post(
+            mcp_url, content=json.dumps(_search({"query": "x", "limit": 2**60})), headers=session
+        )
+    event = next(line for line in wrong_type.text.splitlines() if line.startswith("data:"))
+    result = json.loads(event[5:])["result"]
+    error = json.loads(result["content"][0]["text"])["error"]
+    assert result["isError"] and (error["code"], error["data"]) == (
+        -32602,
+        {"code": "invalid_request", "field": "limit"},
+    )
+    assert beyond.status_code == 200 and beyond.json()["id"] == 3
+    assert beyond.json()["error"]["data"] == {"code": "json_integer_range", "field": "limit"}
