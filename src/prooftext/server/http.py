@@ -23,6 +23,10 @@ connections for long nor run the server out of file descriptors. At most as many
 (those whose clients left count until they end); one more is answered 503 ``busy``. Each 503 carries
 ``data.retry_after_ms`` and a ``Retry-After`` header. Bytes that are not an HTTP/1.1 request are answered
 400 and the connection closed. None of these answers is uvicorn's plain text: each is a JSON-RPC error.
+
+A request whose app fails (a bug) is answered 500 with the JSON-RPC internal error (``data.code``
+``internal_error``), never with a traceback or a framework's plain text (:class:`CodedFailures`, around
+the app of every HTTP server, ``prooftext mcp --http`` included).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import asyncio
 import errno
 import hmac
 import ipaddress
+import json
+import logging
 import signal
 import socket
 import sys
@@ -49,13 +55,15 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from prooftext.errors import AuthError, ConfigError, LimitError, NotFoundError, RequestError
-from prooftext.server.dispatcher import Dispatcher
+from prooftext.server.dispatcher import CODE_INTERNAL, INTERNAL_ERROR, Dispatcher, ProtocolError
 from prooftext.server.limits import TOKEN_ENV
 from prooftext.server.runner import RETRY_AFTER_MS, Runner
+
+log = logging.getLogger("prooftext.server")
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 JSON_TYPE = "application/json"
@@ -69,6 +77,7 @@ STATUS_NOT_ALLOWED = 405
 STATUS_TOO_LARGE = 413
 STATUS_UNSUPPORTED_TYPE = 415
 STATUS_MISDIRECTED = 421
+STATUS_SERVER_ERROR = 500
 ORIGIN_SCHEMES = frozenset({"http", "https"})
 LOOPBACK_SHOWN = "127.0.0.1, localhost or [::1]"
 LISTEN_BACKLOG = 128
@@ -369,6 +378,92 @@ class RunningCap:
             self.running -= 1
 
 
+def _coded_error(body: bytes) -> bool:
+    """Whether ``body`` is a JSON-RPC error carrying a stable code in ``error.data.code``."""
+    try:
+        error = json.loads(body).get("error")
+    except (ValueError, RecursionError, AttributeError):  # plain text, or JSON that is not an object
+        return False
+    return isinstance(error, dict) and isinstance(error.get("data"), dict) and "code" in error["data"]
+
+
+class _FailureWatch:
+    """The ``send`` of one request as :class:`CodedFailures` sees it: an answer of 500 or more is held until
+    whole and, when it carries no coded JSON-RPC error (a framework's plain text), replaced by the internal
+    error; every other message passes at once."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._held: list[Message] = []
+        self.started = False
+        self.complete = False
+
+    async def send(self, message: Message) -> None:
+        failing = message["type"] == "http.response.start" and message["status"] >= STATUS_SERVER_ERROR
+        if not (failing or self._held):
+            await self._pass([message])
+            return
+        self._held.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            held, self._held = self._held, []
+            if _coded_error(b"".join(m.get("body", b"") for m in held[1:])):
+                await self._pass(held)
+            else:
+                await self.answer(int(held[0]["status"]), _internal())
+
+    async def _pass(self, messages: list[Message]) -> None:
+        for message in messages:
+            self.started = True
+            self.complete = message["type"] == "http.response.body" and not message.get("more_body", False)
+            await self._send(message)
+
+    async def answer(self, status: int, exc: Exception) -> None:
+        """Answer ``exc`` as a JSON-RPC error with ``status`` (whatever was held is dropped)."""
+        self._held = []
+        body = Dispatcher.error_response(None, exc)
+        length = str(len(body)).encode("ascii")
+        headers = [(b"content-type", JSON_TYPE.encode("ascii")), (b"content-length", length)]
+        start: Message = {"type": "http.response.start", "status": status, "headers": headers}
+        await self._pass([start, {"type": "http.response.body", "body": body, "more_body": False}])
+
+
+def _internal() -> ProtocolError:
+    """The internal error standing for the failure behind a framework's plain-text 500 (the exception, if
+    any, is logged when it reaches :class:`CodedFailures`)."""
+    return ProtocolError(INTERNAL_ERROR, CODE_INTERNAL, "internal error")
+
+
+class CodedFailures:
+    """Outermost ASGI middleware of every HTTP server: a request whose app raises (a bug, or anything not
+    turned into a JSON-RPC error) or returns without answering is answered 500 with the internal error
+    (``data.code`` ``internal_error``, no traceback), as the dispatcher answers an unexpected exception;
+    a plain-text 500 a framework wrote for such an exception is replaced by the same answer. A response
+    already under way is never answered twice: the exception goes on to uvicorn, which logs it and closes
+    the connection. One raised once its answer is whole is only logged."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        watch = _FailureWatch(send)
+        try:
+            await self.app(scope, receive, watch.send)
+        except Exception as exc:
+            if watch.complete:
+                log.error("internal error while serving a request", exc_info=exc)
+            elif watch.started:
+                raise
+            else:
+                await watch.answer(STATUS_SERVER_ERROR, exc)
+            return
+        if not watch.started:
+            unanswered = RuntimeError("the request was left without an answer")
+            await watch.answer(STATUS_SERVER_ERROR, unanswered)
+
+
 def _busy(limit: int) -> Response:
     exc = LimitError(
         f"the server is running {limit} requests, its most; retry later",
@@ -512,7 +607,7 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
 ) -> uvicorn.Server:
     config = uvicorn.Config(
-        RunningCap(app, max_connections),
+        CodedFailures(RunningCap(app, max_connections)),
         http=_protocol(read_timeout_s, max_connections),
         ws="none",  # nothing here speaks WebSocket, and an upgraded connection would escape the deadline
         log_level=log_level,

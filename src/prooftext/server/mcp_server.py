@@ -9,7 +9,8 @@ the structured content, for the caller.
 
 Over HTTP, every refusal the SDK's transport answers by itself (a header, a session, a body too large) is
 a JSON-RPC error with the stable code the JSON-RPC server gives for the same condition
-(:class:`CodedRefusals`).
+(:class:`CodedRefusals`); a request the app fails on is answered with the internal error, as on the
+JSON-RPC server (``http.CodedFailures``).
 
 On stdio, every request read before the end of input is answered before the server exits: the end of input
 is passed on to the SDK only once nothing read is left unanswered (:class:`InFlight`).
