@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from gates.context import Run
-from gates.fixture import LEDGER, OWNER_RECORD
+from gates.fixture import DRAFT, LEDGER, OWNER_RECORD
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.fsck import BIT_SOURCE, fsck
+from prooftext.artifacts.fsck import MAX_SOURCE_BYTES as FSCK_READ_LIMIT
 from prooftext.artifacts.limits import MAX_SOURCE_BYTES
 from prooftext.artifacts.observe import read_strict
 from prooftext.artifacts.recheck import READ_LIMIT
 from prooftext.errors import LimitError
+from prooftext.index import open_index
 
 from .helpers import code_of, rewrite, source_of
 
@@ -94,3 +96,17 @@ def test_a_provenance_reference_over_the_limit_excludes_its_source_as_past_a_lim
     excluded = {x["path"]: x for x in run.value("graph")["excluded_sources"]}
     assert excluded[LEDGER]["reason"] == "limit_exceeded"
     assert f"provenance repository:{BIG}" in excluded[LEDGER]["detail"]
+
+
+def test_fsck_reports_an_indexed_file_grown_past_its_read_limit_as_past_it_naming_its_size_and_the_limit(
+    run: Run,
+) -> None:
+    with open_index(run.repo) as index:
+        index.refresh()
+    (run.repo / DRAFT).write_text(_over(FSCK_READ_LIMIT), encoding="utf-8")
+    size = (run.repo / DRAFT).stat().st_size
+    report = fsck(run.repo)
+    stored = [p for p in report.problems if p["path"] == DRAFT and "artifact" not in p]
+    assert report.status == BIT_SOURCE and [p["kind"] for p in stored] == ["limit_exceeded"]
+    assert f"{size} bytes" in stored[0]["detail"]
+    assert f"limit of {FSCK_READ_LIMIT} bytes" in stored[0]["detail"]

@@ -10,7 +10,8 @@ lines each node, extract or compacted digest claims against its text digest
 (:mod:`prooftext.artifacts.recheck`): a missing or changed source is bit 2, text its unchanged source does
 not hold is a damaged artifact (bit 1); each problem names the artifact. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
 schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
-whole, which no search can use), and every file the store records is re-read and re-hashed; a store that
+whole, which no search can use), and every file the store records is re-read and re-hashed (one grown
+past :data:`MAX_SOURCE_BYTES` is ``limit_exceeded``, naming its size and the limit, bit 2); a store that
 cannot be opened or read (a read-only file system, a permission, a failing disk) is an I/O error, not
 damage. The status is
 a bitmask, as ``verify``: 1 digest or integrity mismatch, 2 missing or stale source, 4 I/O error, and 8 a
@@ -33,10 +34,12 @@ from typing import Any
 import prooftext.canonical as canonical
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
 from prooftext.artifacts.loader import parse_artifact
+from prooftext.artifacts.observe import over_limit
 from prooftext.artifacts.recheck import ALTERED, STALE, UNREADABLE, Recheck, SourceCache, recheck_sources
+from prooftext.corpus.model import REASON_SIZE as READ_REASON_SIZE
 from prooftext.corpus.read import read_bytes_checked
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
-from prooftext.errors import ProoftextError, SourceMissingError
+from prooftext.errors import ProoftextError, SourceMissingError, SourceUnreadableError
 from prooftext.sqlite import is_damage, is_unopenable, open_read_only, why_unopenable
 from prooftext.store.schema import MIGRATIONS
 
@@ -293,12 +296,30 @@ def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
         conn.close()
 
 
+def _grown_past_limit(root: Path, path: str, report: FsckReport) -> None:
+    """Report an indexed file the read refused as larger than :data:`MAX_SOURCE_BYTES`: past a limit
+    (``limit_exceeded``, naming its size and the limit, as the strict read says), and never what was
+    recorded, so a stale source (bit 2)."""
+    try:
+        size = str((root / path).lstat().st_size)
+    except OSError:  # gone since the read: it was past the limit then
+        size = f"more than {MAX_SOURCE_BYTES}"
+    error = over_limit(path, size, MAX_SOURCE_BYTES)
+    report.add(BIT_SOURCE, kind=error.code, path=path, detail=error.message)
+
+
 def _check_source(root: Path, path: str, sha256: str, report: FsckReport) -> None:
     report.sources_checked += 1
     try:
         data = read_bytes_checked(root, path, MAX_SOURCE_BYTES)
     except SourceMissingError:
         report.add(BIT_SOURCE, kind="source_missing", path=path)
+        return
+    except SourceUnreadableError as exc:
+        if exc.details.get("reason") == READ_REASON_SIZE:
+            _grown_past_limit(root, path, report)
+        else:
+            report.add(BIT_IO, kind=exc.code, path=path)
         return
     except ProoftextError as exc:
         report.add(BIT_IO, kind=exc.code, path=path)
