@@ -22,6 +22,12 @@ from prooftext.server.runner import Runner
 
 SECRET = "a detail only the server may know"
 STATUS = {"jsonrpc": "2.0", "id": 1, "method": "index.status"}
+SEARCH = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "search", "arguments": {"query": "separability"}},
+}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 HANG_GUARD_S = 20.0
 """Only bounds a read that would otherwise hang."""
@@ -137,3 +143,31 @@ def test_a_coded_server_error_of_the_app_passes_unchanged() -> None:
     with serving_app(coded) as sock:
         reply = httpx.get(http.url_of(sock, "/"), timeout=HANG_GUARD_S)
     assert (reply.status_code, reply.headers["retry-after"], reply.content) == (503, "1", body)
+
+
+def test_a_tool_whose_result_cannot_be_shaped_answers_the_coded_internal_error_over_http(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mcp_server, "ok_result", _raise)
+    ctx = ServerContext.open(sample_repo, interface="mcp")
+    try:
+        server = mcp_server.create_mcp_server(Dispatcher(ctx))
+        app = http.BearerGuard(server.http_app("/mcp", "127.0.0.1"), None)
+        with serving_app(app) as sock, httpx.Client(timeout=HANG_GUARD_S) as client:
+            url = http.url_of(sock, "/mcp")
+            opened = client.post(url, json=MCP_INITIALIZE, headers=MCP_HEADERS)
+            headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+            client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+            reply = client.post(url, json=SEARCH, headers=headers)
+    finally:
+        ctx.close()
+    assert SECRET not in reply.text and "Traceback" not in reply.text
+    result = _sse_message(reply.text)["result"]
+    assert result["isError"] is True
+    assert json.loads(result["content"][0]["text"])["error"]["data"] == {"code": "internal_error"}
+
+
+def _sse_message(text: str) -> Any:
+    """The one JSON-RPC message of a server-sent-events answer."""
+    (data,) = [line[len("data: ") :] for line in text.splitlines() if line.startswith("data: ")]
+    return json.loads(data)

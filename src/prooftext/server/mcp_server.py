@@ -510,9 +510,9 @@ def _tool_function(dispatcher: Dispatcher, spec: ToolSpec) -> Callable[..., Awai
         with dispatcher.ctx.progress_to(reporter):
             try:
                 result = await anyio.to_thread.run_sync(dispatcher.call, spec.method, params)
-            except Exception as exc:
+                return ok_result(spec, result)
+            except Exception as exc:  # the SDK would answer an escaping one with uncoded text
                 return error_result(exc)
-        return ok_result(spec, result)
 
     run.__name__ = spec.name
     return run
