@@ -164,9 +164,11 @@ def find_third_party(files: FileFacts, policy: RankingPolicy, only: Iterable[str
     inside = [path for path in files if path.startswith(below)]
     main = _main_language(files)
     copies = licensed - {_under(path, licensed) for path in inside if _language(path) == main}
+    if not copies:
+        return set()
     prefixes = tuple(d + "/" for d in copies)
     paths = inside if only is None else only
-    return {files[path][0] for path in paths if copies and path.startswith(prefixes)}
+    return {files[path][0] for path in paths if path.startswith(prefixes)}
 
 
 def build_corpus(files: FileFacts, policy: RankingPolicy) -> CorpusFacts:
