@@ -324,3 +324,40 @@ def test_a_refresh_killed_mid_run_is_completed_by_the_next_without_loss(tmp_path
         names = {r[0] for r in index.conn.execute("SELECT name FROM nodes WHERE kind = 'symbol'")}
     assert names == {f"function_{i}" for i in range(23)}
     assert os.path.exists(root / ".prooftext" / "index.sqlite")
+
+
+def _write_fanout_corpus(root: Path, definitions: int) -> None:
+    """``definitions`` modules each defining ``helper``, and one module calling it twice."""
+    for n in range(definitions):
+        (root / f"m{n}.py").write_text("def helper():\n    return 1\n")
+    (root / "caller.py").write_text("def run():\n    helper()\n    return helper()\n")
+
+
+def _reference_count(root: Path) -> int:
+    """The edge count less every edge kind that is not a name reference."""
+    with prooftext.open(root) as index:
+        total = index.refresh(count_edges=True).edges
+    conn = sqlite3.connect(root / ".prooftext" / "index.sqlite")
+    others = sum(
+        conn.execute(query).fetchone()[0]
+        for query in (
+            "SELECT count(*) FROM edges",
+            "SELECT count(*) FROM imports WHERE resolved_path IS NOT NULL",
+            "SELECT count(*) FROM contradicts",
+            "SELECT count(*) FROM links",
+        )
+    )
+    conn.close()
+    assert total is not None
+    return total - others
+
+
+def test_the_edge_count_counts_a_name_reference_once_per_node_up_to_the_fanout_cap(tmp_path: Path) -> None:
+    from prooftext.graph.resolve import MAX_REFERENCE_FANOUT
+
+    at_cap, over_cap = tmp_path / "at", tmp_path / "over"
+    at_cap.mkdir(), over_cap.mkdir()
+    _write_fanout_corpus(at_cap, MAX_REFERENCE_FANOUT)
+    _write_fanout_corpus(over_cap, MAX_REFERENCE_FANOUT + 1)
+    assert _reference_count(at_cap) == 1
+    assert _reference_count(over_cap) == 0

@@ -61,7 +61,7 @@ from prooftext.corpus.walk import walk
 from prooftext.errors import ConfigError
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
-from prooftext.graph.resolve import PathIndex
+from prooftext.graph.resolve import MAX_REFERENCE_FANOUT, PathIndex
 from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
 from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
 from prooftext.store.schema import drop_deferred_indexes, ensure_indexes, missing_indexes
@@ -91,9 +91,6 @@ READER_GC_THRESHOLD = 50_000
 """Allocations between two young-generation garbage collections in a refresh worker (Python's default is
 700). A worker allocates a few tuples and nodes per line of each file it reads, nearly none of them in a
 reference cycle: collecting them at the default rate took 8% of its time on sphinx."""
-
-MAX_REFERENCE_FANOUT = 20
-"""A name defined more often than this is too ambiguous to count as a reference edge (same as graph/)."""
 
 MAX_NODES_PER_LINE = 10
 """A line that more nodes than this cover is *dense*: its text goes to its file's FTS row alone. Copying each
@@ -732,9 +729,8 @@ def count_edges(conn: sqlite3.Connection) -> int:
     imports = conn.execute("SELECT count(*) FROM imports WHERE resolved_path IS NOT NULL").fetchone()[0]
     contradicts = conn.execute("SELECT count(*) FROM contradicts").fetchone()[0]
     references = conn.execute(
-        "SELECT count(*) FROM (SELECT DISTINCT u.node_id, u.name FROM uses u WHERE instr(u.name, ' ') = 0) AS u"
-        " JOIN (SELECT name, count(*) AS c FROM nodes WHERE kind = 'symbol' GROUP BY name) d"
-        " ON d.name = u.name WHERE d.c <= ?",
+        "SELECT count(*) FROM (SELECT DISTINCT node_id, name FROM uses WHERE instr(name, ' ') = 0 AND name IN"
+        " (SELECT name FROM nodes WHERE kind = 'symbol' GROUP BY name HAVING count(*) <= ?))",
         (MAX_REFERENCE_FANOUT,),
     ).fetchone()[0]
     links = conn.execute("SELECT count(*) FROM links").fetchone()[0]
