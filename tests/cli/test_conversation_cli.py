@@ -164,10 +164,10 @@ def test_turn_sends_records_and_reports(
     assert status == 0 and out[0]["reply"] == "Reply from the local model."
     signal = out[0]["signal"]
     assert signal["tier"] == "deep"  # type: ignore[index]
-    # the record is searched; the trigger (this short context is all relevant) holds it back, and says so
+    # a deep turn searches memory because its tier says so, and records who decided
     memory = next(s for s in out[0]["plan"]["steps"] if s["name"] == "memory_search")  # type: ignore[index]
-    assert memory["ran"] and memory["detail"]["candidates"] == 1 and signal["counts"]["memory"] == 0  # type: ignore[index]
-    assert memory["detail"]["push"]["decided_by"] == "trigger"
+    assert memory["ran"] and memory["detail"]["candidates"] == 1 and signal["counts"]["memory"] == 1  # type: ignore[index]
+    assert memory["detail"]["push"]["decided_by"] == "tier"
     assert "WAL" not in json.dumps(signal)
     status, out = _run(capsys, ["turn", "thanks", *base, "--stream"])
     assert status == 0 and out[0]["plan"]["counts"]["history"] == 1  # type: ignore[index]

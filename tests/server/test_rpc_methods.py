@@ -181,14 +181,17 @@ def test_memory_add_list_and_surface(call: Call) -> None:
     assert [r["text"] for r in listed["records"]] == ["Prefer numpy arrays"]
     task = "should we keep numpy arrays in separability_matrix?"
     surfaced = result(call("memory.surface", {"task": task}))
-    assert surfaced["recall"] is True and surfaced["items"] == []  # the context is all relevant: no push
-    assert surfaced["push"]["decided_by"] == "trigger" and not surfaced["push"]["push"]
+    assert surfaced["recall"] is True  # a word of a memory record: the tier's gate searches memory
+    assert surfaced["push"]["decided_by"] == "tier" and surfaced["push"]["push"]
+    assert [i["text"] for i in surfaced["items"]] == ["Prefer numpy arrays"]
+    quiet = result(call("memory.surface", {"task": "sounds good to me"}))  # no recall signal, relevant
+    assert quiet["recall"] is False and quiet["items"] == [] and quiet["push"]["decided_by"] == "trigger"
     off_topic = [{"kind": "user", "text": f"Lunch on day {i} was soup and bread."} for i in range(6)]
-    pushed = result(call("memory.surface", {"task": task, "context": off_topic}))
+    pushed = result(call("memory.surface", {"task": "sounds good to me", "context": off_topic}))
     assert pushed["push"] == {
         "decided_by": "trigger",
         "push": True,
-        "reason": "the trigger fired (low_relevant_ratio)",
+        "reason": "proactive push: the trigger fired (low_relevant_ratio)",
     }
     assert [i["text"] for i in pushed["items"]] == ["Prefer numpy arrays"]
 

@@ -11,7 +11,13 @@ from typing import Any
 from prooftext.conversation.health import compute_health
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.surfacing import should_surface
-from prooftext.conversation.turn import DEFAULT_WINDOW_TOKENS, prompt_budget_for, push_decision, select_memory
+from prooftext.conversation.turn import (
+    DEFAULT_WINDOW_TOKENS,
+    prompt_budget_for,
+    push_decision,
+    select_memory,
+    trigger_may_push,
+)
 from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
 from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms, memory_terms_in, names_in
 from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
@@ -119,11 +125,11 @@ def recall_memory(
 ) -> dict[str, Any]:
     """Should memory be recalled for ``task``, and which records fit the surfacing budget (ADR-0025).
 
-    The depth gate decides first (a greeting never searches memory); then, exactly as a planned turn does:
-    the prompt budget is the window less the policy's output budget, the context's health is measured
-    against it, the trigger (window usage, relevant ratio) says whether now is the moment to push memory
-    (``push`` records which rule decided), and only then ``select`` keeps the candidates that fit the
-    policy's memory share of it.
+    Exactly as a planned turn does: the depth gate decides whether memory is searched (a greeting never is,
+    a deep message always is); where the gate keeps it off on a standard message, the trigger (window usage,
+    relevant ratio of ``context``, measured against the prompt budget: the window less the policy's output
+    budget) may still push it proactively. ``push`` records which rule decided and why; then ``select`` keeps
+    the candidates that fit the policy's memory share of the prompt budget.
     """
     base = check_root(root)
     store = MemoryStore.existing(base)
@@ -139,7 +145,7 @@ def recall_memory(
     out: dict[str, Any] = {"gate": gate.to_dict(), "recall": gate.recall, "items": [], "note": None}
     out.update({"health": None, "surface_check": None, "select": None})
     out["push"] = push_decision(gate.policy, None).to_dict()
-    if not gate.recall:
+    if not (gate.recall or trigger_may_push(gate.policy)):
         out["note"] = "depth gate: memory search is off for this message"
         return out
     counter = get_counter(tokenizer)
@@ -157,6 +163,6 @@ def recall_memory(
         return out
     with store:
         candidates = candidates_for(store, task, counter)
-    decision = select_memory(candidates, task, gate.policy, health, check, counter)
+    decision = select_memory(candidates, task, gate.policy, health, push, counter)
     out.update({"select": decision.to_dict(), "items": [_surfaced(i) for i in decision.items]})
     return out

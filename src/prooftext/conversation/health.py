@@ -8,11 +8,15 @@ from typing import Any
 
 from prooftext.conversation.items import ContextItem
 from prooftext.conversation.pipeline import find_current, is_critical
-from prooftext.conversation.rank import BM25Ranker, Ranker
+from prooftext.conversation.rank import BM25Ranker, Ranker, has_scorable_terms
 from prooftext.errors import RangeError
 from prooftext.tokens import Counter, TokenCount
 
 RELEVANT_RULE = "critical items, and items the ranker scores above zero against the task"
+
+UNSCORABLE_TASK = "the task has no scorable terms: relevance cannot be measured"
+"""Why a task such as ``ok???`` has no relevant ratio: nothing can be relevant to it, so the ratio is not
+measured (and the low-relevance trigger cannot fire on it)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,8 @@ def compute_health(
         reason = "no items"
     elif not task.strip():
         reason = "empty task: relevance cannot be measured"
+    elif not has_scorable_terms(task):
+        reason = UNSCORABLE_TASK
     else:
         scores = rk.score(task, [i.text for i in items])
         for item, n, score in zip(items, counts, scores, strict=True):

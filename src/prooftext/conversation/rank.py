@@ -55,6 +55,18 @@ def _terms(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+SCORABLE_TERM_MIN_LENGTH = 3
+"""A task term counts as scorable when it has at least this many characters or holds a digit: ``ok``,
+``hi`` or ``oh`` name no topic a text could be relevant to."""
+
+
+def has_scorable_terms(task: str) -> bool:
+    """Whether ``task`` holds a term relevance can be judged by: a :func:`terms` term of at least
+    :data:`SCORABLE_TERM_MIN_LENGTH` characters or with a digit. ``ok???`` or ``why?`` holds none, so
+    nothing can be relevant to it: it neither measures a relevant ratio nor selects memory."""
+    return any(len(t) >= SCORABLE_TERM_MIN_LENGTH or any(c.isdigit() for c in t) for t in _terms(task))
+
+
 def bm25_scores(query: str, texts: Sequence[str], *, k1: float = BM25_K1, b: float = BM25_B) -> list[float]:
     """BM25 score of each text against ``query``; 0.0 where no query term occurs."""
     q_terms = sorted(set(_terms(query)))

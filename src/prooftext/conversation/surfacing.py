@@ -15,7 +15,7 @@ from typing import Any
 
 from prooftext.conversation.health import ContextHealth
 from prooftext.conversation.items import ContextItem
-from prooftext.conversation.rank import BM25Ranker, Ranker, score_milli
+from prooftext.conversation.rank import BM25Ranker, Ranker, has_scorable_terms, score_milli
 from prooftext.errors import EmptyQueryError, RangeError, RequestError
 from prooftext.tokens import Counter, TokenCount, get_counter
 
@@ -30,6 +30,12 @@ DEFAULT_BUDGET_RATIO = 0.15
 raised cost without a task-success gain in Gloaguen et al., arXiv:2602.11988)."""
 
 SELECT_ORDER = "scored candidates by score descending, then unscored in given order; greedy fit to the budget"
+
+DROP_BUDGET = "budget"
+"""A candidate left out because it did not fit what was left of the budget."""
+DROP_UNSCORABLE_TASK = "unscorable_task"
+"""Every candidate is left out for a task with no scorable terms (``ok???``): there is nothing to rank them
+against, and keeping unscored candidates would hand such a message every record."""
 
 TRIGGER_HIGH_WINDOW_USAGE = "high_window_usage"
 TRIGGER_LOW_RELEVANT_RATIO = "low_relevant_ratio"
@@ -204,6 +210,8 @@ def select(
 
     An empty task is refused (it would score everything zero and collapse the drop order). A candidate the
     ranker cannot score is never dropped for that reason: it follows the scored ones and is kept if it fits.
+    A task with no scorable terms (:func:`has_scorable_terms`) keeps nothing: each candidate is dropped as
+    ``unscorable_task``.
     """
     if not isinstance(task, str) or not task.strip():
         raise EmptyQueryError("select needs a non-empty task to rank candidates against", field="task")
@@ -216,6 +224,12 @@ def select(
         else:
             counter = counter or get_counter(plan.basis)
             sizes.append(counter.count(cand.text))
+    if not has_scorable_terms(task):
+        refused = tuple(
+            SelectDrop(c.item_id, DROP_UNSCORABLE_TASK, TokenCount(n, plan.basis), None)
+            for c, n in zip(candidates, sizes, strict=True)
+        )
+        return SurfaceDecision((), refused, {}, plan, trigger, rk.name, TokenCount(0, plan.basis))
     raw = rk.score(task, [c.text for c in candidates]) if candidates else []
     scores = {c.item_id: s for c, s in zip(candidates, raw, strict=True)}
     order = sorted(
@@ -232,7 +246,7 @@ def select(
             used += sizes[i]
         else:
             dropped.append(
-                SelectDrop(cand.item_id, "budget", TokenCount(sizes[i], plan.basis), score_milli(raw[i]))
+                SelectDrop(cand.item_id, DROP_BUDGET, TokenCount(sizes[i], plan.basis), score_milli(raw[i]))
             )
     return SurfaceDecision(
         items=tuple(candidates[i] for i in kept),

@@ -329,14 +329,15 @@ def select_memory(
     text: str,
     policy: TurnPolicy,
     health: ContextHealth,
-    check: SurfaceCheck,
+    push: PushDecision,
     counter: Counter,
     ranker: Ranker | None = None,
 ) -> SurfaceDecision:
     """Memory candidates ranked against ``text`` and fitted to the policy's share of the prompt budget
-    (``health`` is measured against that budget). A planned turn and ``memory.surface`` both decide here."""
+    (``health`` is measured against that budget), recording ``push``'s trigger as the cause. A planned turn
+    and ``memory.surface`` both decide here."""
     plan = plan_budget(counter, health, ratio=policy.memory_ratio_bp / BASIS_POINTS)
-    return select(candidates, text, plan, ranker, check.trigger or depth_trigger(policy))
+    return select(candidates, text, plan, ranker, push.trigger or depth_trigger(policy))
 
 
 @dataclass(frozen=True)
@@ -584,78 +585,90 @@ def _summary_step(turn: _Turn, core: list[ContextItem], summary: str | None) -> 
 
 
 def _measure_health(turn: _Turn, base: _Base) -> tuple[ContextHealth | None, SurfaceCheck | None]:
-    """Health of the base items against the prompt budget; measured only when a search may use it, since it
-    ranks every item."""
-    if not (turn.policy.memory or turn.policy.retrieval):
+    """Health of the base items against the prompt budget; measured only when a search or the push trigger
+    may use it, since it ranks every item."""
+    if not (turn.policy.memory or turn.policy.retrieval or trigger_may_push(turn.policy)):
         return None, None
     health = compute_health(base.items, turn.text, turn.counter, turn.prompt_budget, turn.ranker)
     return health, should_surface(health)
 
 
 DECIDED_BY_TIER = "tier"
-"""The tier (or an explicit minimal mode) kept memory search off: the trigger was not consulted."""
+"""The depth tier decided: its gate searches memory (deep, or standard on a recall signal), or the tier never
+does (surface); the trigger does not overrule it either way."""
 DECIDED_BY_TRIGGER = "trigger"
-"""The tier let memory run, and the trigger (window usage, relevant ratio) said whether to push it now."""
+"""The tier's gate kept memory off on a tier that has a memory share (standard without a recall signal), and
+the trigger (window usage, relevant ratio) decided whether to push memory proactively all the same."""
 DECIDED_BY_MODE = "mode"
-"""Full mode is an explicit override: memory is pushed whatever the trigger says."""
+"""An explicit mode decided: full always searches memory, minimal never does."""
 
 
 @dataclass(frozen=True)
 class PushDecision:
-    """Whether memory the tier let run is pushed into this turn, which rule decided, and why."""
+    """Whether memory is searched and selected for this turn, which rule decided, and why; ``trigger`` is
+    what the selection records as its cause (the health trigger for a proactive push, else the depth gate)."""
 
     push: bool
     decided_by: str
     reason: str
+    trigger: ContextTrigger | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"decided_by": self.decided_by, "push": self.push, "reason": self.reason}
 
 
+def trigger_may_push(policy: TurnPolicy) -> bool:
+    """Whether the trigger is consulted: a smart turn whose tier has a memory share but whose gate kept memory
+    search off (standard without a recall signal). Surface turns and explicit modes never consult it."""
+    return policy.mode is Mode.SMART and not policy.memory and policy.memory_ratio_bp > 0
+
+
 def push_decision(policy: TurnPolicy, check: SurfaceCheck | None) -> PushDecision:
-    """The ADR's composition: the tier says whether memory may run at all, the trigger says whether now is the
-    moment to push it (full mode, an explicit override, always pushes)."""
-    if not policy.memory:
-        return PushDecision(False, DECIDED_BY_TIER, f"memory search off ({policy.reasons[0]})")
-    if policy.mode is Mode.FULL:
-        return PushDecision(True, DECIDED_BY_MODE, "mode full: explicit override, memory pushed")
-    if check is None or not check.fired:
-        why = check.no_trigger_reason if check is not None else "context health not measured"
-        return PushDecision(False, DECIDED_BY_TRIGGER, f"the trigger did not fire ({why})")
-    assert check.trigger is not None
-    return PushDecision(True, DECIDED_BY_TRIGGER, f"the trigger fired ({', '.join(check.trigger.reasons)})")
+    """The composition of the depth gate and ADR-0025's trigger. An explicit mode decides alone (full on,
+    minimal off); in smart mode the tier's gate decides whether memory is searched, whatever the trigger
+    says; the trigger only adds a proactive push where the gate alone would not search (see
+    :func:`trigger_may_push`)."""
+    why = policy.reasons[0]
+    if policy.mode is not Mode.SMART:
+        return PushDecision(
+            policy.memory, DECIDED_BY_MODE, why, depth_trigger(policy) if policy.memory else None
+        )
+    if policy.memory:
+        return PushDecision(True, DECIDED_BY_TIER, f"the tier searches memory ({why})", depth_trigger(policy))
+    if not trigger_may_push(policy):
+        return PushDecision(False, DECIDED_BY_TIER, f"memory search off ({why})")
+    if check is None or check.trigger is None:
+        not_fired = check.no_trigger_reason if check is not None else "context health not measured"
+        return PushDecision(
+            False, DECIDED_BY_TRIGGER, f"memory search off ({why}) and the trigger did not fire ({not_fired})"
+        )
+    fired = ", ".join(check.trigger.reasons)
+    return PushDecision(
+        True, DECIDED_BY_TRIGGER, f"proactive push: the trigger fired ({fired})", check.trigger
+    )
 
 
 def _memory_step(
     turn: _Turn, memory: MemorySource | None, health: ContextHealth | None, check: SurfaceCheck | None
 ) -> list[ContextItem]:
-    """Memory candidates fitted to the policy's share of the budget, pushed only when :func:`push_decision`
-    says so (the search itself runs whenever the tier lets memory run); a failing store skips the step."""
-    policy, steps = turn.policy, turn.steps
-    push = push_decision(policy, check)
-    if not policy.memory:
-        steps.add(STEP_MEMORY, False, f"policy: memory search off ({policy.reasons[0]})", push=push.to_dict())
+    """Memory candidates fitted to the policy's share of the budget, searched only when
+    :func:`push_decision` says so; a failing store skips the step."""
+    steps = turn.steps
+    push = push_decision(turn.policy, check)
+    if not push.push:
+        prefix = "policy" if push.decided_by != DECIDED_BY_TRIGGER else "not searched"
+        steps.add(STEP_MEMORY, False, f"{prefix}: {push.reason}", push=push.to_dict())
         return []
     if memory is None:
         steps.add(STEP_MEMORY, False, "unavailable: no memory store", push=push.to_dict())
         return []
-    assert health is not None and check is not None
+    assert health is not None
     try:
         candidates = list(memory(turn.text))
     except ProoftextError as exc:
         steps.add(STEP_MEMORY, False, f"failed: {exc.code}", error=exc.to_dict(), push=push.to_dict())
         return []
-    if not push.push:
-        steps.add(
-            STEP_MEMORY,
-            True,
-            f"memory searched, nothing pushed: {push.reason}",
-            candidates=len(candidates),
-            selected=0,
-            push=push.to_dict(),
-        )
-        return []
-    decision = select_memory(candidates, turn.text, policy, health, check, turn.counter, turn.ranker)
+    decision = select_memory(candidates, turn.text, turn.policy, health, push, turn.counter, turn.ranker)
     items = list(decision.items)
     steps.add(
         STEP_MEMORY,
