@@ -16,7 +16,7 @@ from prooftext.conversation.health import ContextHealth, check_window, compute_h
 from prooftext.conversation.items import HISTORY_KINDS, ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.pipeline import Pipeline, PipelineResult
 from prooftext.conversation.rank import Ranker
-from prooftext.conversation.render import messages_text, render_messages
+from prooftext.conversation.render import SECTION_META, SECTION_SUMMARY, messages_text, render_messages
 from prooftext.conversation.surfacing import (
     ContextTrigger,
     SurfaceCheck,
@@ -573,12 +573,20 @@ def _base_step(turn: _Turn, request: TurnRequest, history: Sequence[ContextItem]
 
 
 def _summary_step(turn: _Turn, core: list[ContextItem], summary: str | None) -> None:
-    """Append the thread summary to ``core`` when the policy wants one and there is one."""
+    """Append the thread summary to ``core`` when the policy wants one and there is one: protected like the
+    core, but rendered after it as a fenced, labelled data block, never as a rule."""
     if turn.policy.summary and summary:
         core.append(
-            make_item(ItemKind.SYSTEM, summary, item_id=SUMMARY_ID, thread=turn.thread, label="summary")
+            make_item(
+                ItemKind.SYSTEM,
+                summary,
+                item_id=SUMMARY_ID,
+                thread=turn.thread,
+                label="thread summary",
+                meta={SECTION_META: SECTION_SUMMARY},
+            )
         )
-        turn.steps.add(STEP_SUMMARY, True, "thread summary included")
+        turn.steps.add(STEP_SUMMARY, True, "thread summary included, fenced as data after the core")
     else:
         why = "policy excludes the summary" if not turn.policy.summary else "no summary provided"
         turn.steps.add(STEP_SUMMARY, False, why)
