@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import prooftext
+from prooftext import TurnRequest
 from prooftext.conversation.files import ACTIVE_FILE, ATTACHMENT, TurnFile, read_turn_file
 from prooftext.errors import SourceUnreadableError
 
@@ -31,3 +33,19 @@ def test_a_file_whose_name_only_starts_like_git_is_attached(tmp_path: Path) -> N
     (tmp_path / ".github" / "notes.md").write_text("Release notes.\n")
     item = read_turn_file(tmp_path, TurnFile(ATTACHMENT, ".github/notes.md"), thread="main")
     assert "Release notes." in item.text
+
+
+def _classified(root: Path, **files: list[str]) -> dict[str, object]:
+    plan = prooftext.turn_plan(root, TurnRequest("main", "hi", **files))["plan"]
+    assert isinstance(plan, dict)
+    return next(s for s in plan["steps"] if s["name"] == "classify")["detail"]
+
+
+def test_an_attached_file_counts_once_as_the_attachment_not_also_as_an_active_file(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("Basil wants sun.\n")
+    (tmp_path / "open.md").write_text("Mint wants shade.\n")
+    attached = _classified(tmp_path, attachments=["notes.md"])
+    assert attached["never_surface"] == ["attachment"]
+    assert _classified(tmp_path, active_files=["open.md"])["never_surface"] == ["active_files"]
+    both = _classified(tmp_path, attachments=["notes.md"], active_files=["open.md"])
+    assert both["never_surface"] == ["attachment", "active_files"]

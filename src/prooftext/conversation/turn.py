@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from prooftext.conversation.files import ATTACHMENT
 from prooftext.conversation.health import ContextHealth, check_window, compute_health
 from prooftext.conversation.items import HISTORY_KINDS, ContextItem, ItemKind, check_thread, make_item
 from prooftext.conversation.pipeline import Pipeline, PipelineResult
@@ -392,7 +393,9 @@ class TurnRequest:
     mode: str | Mode = Mode.SMART
     window_tokens: int = DEFAULT_WINDOW_TOKENS
     files: Sequence[ContextItem] = ()
-    """Active files (items of kind ``file``), attached when the policy allows them."""
+    """The turn's files (items of kind ``file``), attached when the policy allows them. One whose ``role``
+    meta is ``attachment`` counts as an attachment in the depth classification, any other as an active
+    file; each counts once."""
     has_attachment: bool = False
     summary: str | None = None
     """The thread's summary, kept with the core when the policy allows it (standard and deep)."""
@@ -507,6 +510,12 @@ def _check_message(text: str) -> None:
         )
 
 
+def active_file_count(files: Sequence[ContextItem]) -> int:
+    """How many of a turn's files are active files: an attached file counts once, as the attachment (its
+    ``role`` meta, set by :func:`~prooftext.conversation.files.read_turn_file`), never as an active file too."""
+    return sum(1 for f in files if f.meta.get("role") != ATTACHMENT)
+
+
 def _classify_step(
     the_mode: Mode, request: TurnRequest, known: KnownTermsSource | None, steps: _Steps
 ) -> tuple[TierDecision | None, TurnPolicy]:
@@ -519,7 +528,8 @@ def _classify_step(
         steps.add(STEP_CLASSIFY, False, f"mode {the_mode.value} is an explicit override: tiers do not apply")
         return None, policy_for(the_mode, None)
     text = request.text
-    decision = classify_detailed(text, has_attachment=request.has_attachment, active_files=len(request.files))
+    attached = request.has_attachment or any(f.meta.get("role") == ATTACHMENT for f in request.files)
+    decision = classify_detailed(text, has_attachment=attached, active_files=active_file_count(request.files))
     detail: dict[str, Any] = {"rule": decision.rule, "never_surface": list(decision.never_surface)}
     if decision.tier is Tier.STANDARD:
         terms = NO_KNOWN_TERMS
