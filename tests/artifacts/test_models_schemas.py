@@ -115,6 +115,6 @@ def test_a_portable_path_is_accepted_by_both() -> None:
 def test_a_schema_violation_says_where_the_first_one_is_in_its_message() -> None:
     """Outside ``--json`` the message is all a user sees: a count alone would not say what to fix."""
     with pytest.raises(SchemaViolationError) as caught:
-        validate_against("rpc-turn.plan.params.schema.json", {"text": "hi", "window": 0})
+        validate_against("rpc-turn.plan.params.schema.json", {"text": "hi", "window_tokens": 0})
     assert caught.value.message.startswith("1 schema violation(s) against rpc-turn.plan.params.schema.json")
-    assert caught.value.message.endswith("the first at /window: 0 is less than the minimum of 1")
+    assert caught.value.message.endswith("the first at /window_tokens: 0 is less than the minimum of 1")

@@ -301,8 +301,8 @@ def test_turn_errors_name_the_flag_and_refuse_what_cannot_be_sent(
 ) -> None:
     root = str(tmp_path)
     cases = [
-        (["turn", "hi", "--window", "-5"], "value_out_of_range", "window"),
-        (["turn", "hi", "--window", "5"], "value_out_of_range", "window"),
+        (["turn", "hi", "--window-tokens", "-5"], "value_out_of_range", "window_tokens"),
+        (["turn", "hi", "--window-tokens", "5"], "value_out_of_range", "window_tokens"),
         (["turn", "hello \udcff what is the retry config?"], "invalid_request", "text"),
         (["turn", "hi", "--thread", "main\n"], "invalid_request", "thread"),
     ]
@@ -313,7 +313,8 @@ def test_turn_errors_name_the_flag_and_refuse_what_cannot_be_sent(
     status, out = _run(capsys, ["turn", "word " * 20000, "--root", root, "--dry-run", "--json"])
     assert status == 1 and out == [out[0]] and out[0]["error"]["code"] == "budget_exceeded"  # type: ignore[index]
     status, out = _run(
-        capsys, ["turn", "what is up with it", "--window", "1025", "--root", root, "--dry-run", "--json"]
+        capsys,
+        ["turn", "what is up with it", "--window-tokens", "1025", "--root", root, "--dry-run", "--json"],
     )
     assert status == 1 and out[0]["error"]["code"] == "budget_exceeded"  # type: ignore[index]
 

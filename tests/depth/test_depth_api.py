@@ -21,10 +21,10 @@ def test_depth_report_names_active_files_for_anything_but_a_count_or_a_list(bad:
 
 
 @pytest.mark.parametrize("window", [5, 0, -5, True])
-def test_turn_plan_window_errors_name_window(tmp_path: Path, window: int) -> None:
+def test_turn_plan_window_errors_name_window_tokens(tmp_path: Path, window: int) -> None:
     with pytest.raises(ProoftextError) as caught:
         prooftext.turn_plan(tmp_path, TurnRequest("main", "hi", window_tokens=window))
-    assert caught.value.code == "value_out_of_range" and caught.value.details["field"] == "window"
+    assert caught.value.code == "value_out_of_range" and caught.value.details["field"] == "window_tokens"
 
 
 def test_turn_plan_on_a_missing_root_is_root_missing(tmp_path: Path) -> None:

@@ -221,6 +221,17 @@ def test_turn_plan_is_a_dry_run_with_retrieval_over_the_open_index(call: Call) -
     assert result(call("turn.plan", ["hi"]))["plan"]["tier"] == "surface"
 
 
+def test_turn_plan_and_memory_surface_name_the_window_alike(call: Call) -> None:
+    for method in ("turn.plan", "memory.surface"):
+        assert "window_tokens" in load_schema(METHODS[method].params_schema)["properties"], method
+    planned = result(call("turn.plan", {"text": "hi", "window_tokens": 4096}))
+    assert planned["plan"]["window"]["count"] == 4096
+    refused = call("turn.plan", {"text": "hi", "window": 4096})  # the old name is gone, not an alias
+    assert refused["error"]["code"] == -32602, refused
+    small = call("turn.plan", {"text": "hi", "window_tokens": 5})
+    assert small["error"]["data"]["field"] == "window_tokens", small
+
+
 def test_server_info(call: Call, ctx: ServerContext) -> None:
     info = result(call("server.info"))
     assert info["root"] == str(ctx.root) and info["jsonrpc"] == "2.0"

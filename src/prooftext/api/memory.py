@@ -56,9 +56,8 @@ def depth_report(text: str, *, attachment: bool = False, active_files: int = 0) 
 def renamed_field(inner: str, outer: str) -> Iterator[None]:
     """Report a request error about the core parameter ``inner`` under ``outer``, the name the caller used.
 
-    The core names its own parameters (``TurnRequest(window_tokens=…)``); an interface that calls the same
-    value ``window`` or ``task`` must say ``window`` or ``task``, or the caller is told to fix a field it
-    never sent."""
+    The core names its own parameters (``should_recall_memory(text=…)``); an interface that calls the same
+    value ``task`` must say ``task``, or the caller is told to fix a field it never sent."""
     try:
         yield
     except RequestError as exc:

@@ -15,7 +15,6 @@ from types import TracebackType
 from typing import Any
 
 from prooftext.adaptive.ladder import Ladder
-from prooftext.api.memory import renamed_field
 from prooftext.conversation.files import ATTACHMENT, read_turn_files, turn_files
 from prooftext.conversation.health import check_window
 from prooftext.conversation.items import DEFAULT_THREAD, ContextItem, ItemKind, check_thread, make_item
@@ -119,7 +118,7 @@ def check_turn(root: Path | str, turn: TurnRequest) -> Path:
     base = check_root(root)
     check_thread(turn.thread)
     parse_mode(turn.mode)
-    check_window(turn.window_tokens, "window")
+    check_window(turn.window_tokens)
     return base
 
 
@@ -230,8 +229,7 @@ class Conversation:
         store, counter = self.store, self.counter
         memory = None if store is None else (lambda task: candidates_for(store, task, counter))
         sources = TurnSources(self._history, memory, self.retriever, known_terms=self.known_terms)
-        with renamed_field("window_tokens", "window"):
-            return plan_turn(turn, sources, counter=counter)
+        return plan_turn(turn, sources, counter=counter)
 
     def _history(self, thread: str, limit: int | None) -> Sequence[ContextItem]:
         store = self.store

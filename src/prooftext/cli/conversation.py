@@ -37,7 +37,7 @@ RootOpt = Annotated[
 ]
 ThreadOpt = Annotated[str, typer.Option("--thread", help="Conversation thread (its own history).")]
 ModeOpt = Annotated[str, typer.Option("--mode", help="smart (depth tiers), full or minimal.")]
-WindowOpt = Annotated[int, typer.Option("--window", help="Context window of the model, in tokens.")]
+WindowOpt = Annotated[int, typer.Option("--window-tokens", help="Context window of the model, in tokens.")]
 TokenizerOpt = Annotated[str, typer.Option("--tokenizer", help="Token counting basis.")]
 BackendOpt = Annotated[str, typer.Option("--backend", help="ollama or openai (OpenAI-compatible).")]
 EndpointOpt = Annotated[str | None, typer.Option("--endpoint", help="Backend base URL (default: local).")]
@@ -264,7 +264,7 @@ def turn_command(
         ),
     ] = False,
     root: RootOpt = Path("."),
-    window: WindowOpt = _TURN.window_tokens,
+    window_tokens: WindowOpt = _TURN.window_tokens,
     tokenizer: TokenizerOpt = _TOKENIZER,
     backend: BackendOpt = "ollama",
     endpoint: EndpointOpt = None,
@@ -281,7 +281,7 @@ def turn_command(
         thread,
         text,
         mode=mode,
-        window_tokens=window,
+        window_tokens=window_tokens,
         identity=identity,
         summary=summary,
         attachments=tuple(attach or ()),
@@ -351,7 +351,7 @@ def chat_command(
     backend: BackendOpt = "ollama",
     mode: ModeOpt = _TURN.mode,
     root: RootOpt = Path("."),
-    window: WindowOpt = _TURN.window_tokens,
+    window_tokens: WindowOpt = _TURN.window_tokens,
     tokenizer: TokenizerOpt = _TOKENIZER,
     stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream replies.")] = True,
     identity: IdentityOpt = None,
@@ -365,7 +365,7 @@ def chat_command(
         thread,
         "",
         mode=mode,
-        window_tokens=window,
+        window_tokens=window_tokens,
         identity=identity,
         summary=summary,
         active_files=tuple(active_file or ()),

@@ -151,8 +151,7 @@ def depth_classify(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]
 def turn_plan(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     tokenizer = params.pop("tokenizer", _TOKENIZER)
     retriever = prooftext.index_retriever_for(ctx.index, tokenizer, before=ctx.ensure_fresh)
-    window = {"window_tokens": params.pop("window")} if "window" in params else {}
-    turn = prooftext.TurnRequest(params.pop("thread", "main"), params.pop("text"), **params, **window)
+    turn = prooftext.TurnRequest(params.pop("thread", "main"), params.pop("text"), **params)
     return prooftext.turn_plan(ctx.root, turn, tokenizer=tokenizer, retriever=retriever, index=ctx.index)
 
 
