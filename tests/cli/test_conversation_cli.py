@@ -86,6 +86,26 @@ def test_memory_errors_are_one_json_object_and_change_nothing(
         assert [(r.text, r.status) for r in store.records()] == [("Keep WAL", "active")]
 
 
+def test_a_negative_record_id_reaches_the_store_and_is_not_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = str(tmp_path)
+    _run(capsys, ["memory", "add", "decision", "Keep WAL", "--root", root, "--json"])
+    for argv in (
+        ["memory", "resolve", "-1"],
+        ["memory", "resolve", "-1", "--note", "fixed"],
+        ["memory", "supersede", "-1", "Use SQLite"],
+        ["memory", "supersede", "-7", "Use SQLite", "--source", "me"],
+    ):
+        status, out = _run(capsys, [*argv, "--root", root, "--json"])
+        error = out[0]["error"]
+        assert status == 1 and error["code"] == "not_found" and error["details"]["id"] < 0, argv  # type: ignore[index]
+    status, out = _run(capsys, ["memory", "resolve", "1", "--bogus", "--root", root, "--json"])
+    assert status == 64 and out[0]["error"]["code"] == "usage"  # type: ignore[index]
+    with MemoryStore.open(tmp_path) as store:
+        assert [(r.text, r.status) for r in store.records()] == [("Keep WAL", "active")]
+
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 

@@ -118,7 +118,12 @@ def memory_list(
             echo("(no memory records)")
 
 
-@memory_app.command("resolve")
+RECORD_ID_SETTINGS = {"ignore_unknown_options": True}
+"""A record id argument may be negative (``memory resolve -1``): it reaches the store, which answers an id
+it does not hold with ``not_found``, instead of being read as an unknown option."""
+
+
+@memory_app.command("resolve", context_settings=RECORD_ID_SETTINGS)
 def memory_resolve(
     record_id: Annotated[int, typer.Argument(help="Id of an unresolved failure.")],
     note: Annotated[str | None, typer.Option("--note", help="How it was resolved.")] = None,
@@ -135,7 +140,7 @@ def memory_resolve(
         echo(_record_line(record))
 
 
-@memory_app.command("supersede")
+@memory_app.command("supersede", context_settings=RECORD_ID_SETTINGS)
 def memory_supersede(
     record_id: Annotated[int, typer.Argument(help="Id of an active decision.")],
     text: Annotated[str, typer.Argument(help="The new decision.")],
