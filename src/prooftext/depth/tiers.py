@@ -72,7 +72,8 @@ DEEP_MIN_WORDS = 60
 """A message of at least this many words is a long prompt: deep."""
 
 MULTI_PART_MIN_QUESTIONS = 2
-"""At least this many question marks make a multi-part question: deep."""
+"""At least this many questions make a multi-part question: deep. A question is a clause with a word in it
+that ends in a run of ``?`` and ``!`` holding a ``?`` (``hi??`` and ``really?!?`` are one question each)."""
 
 MULTI_PART_MIN_LIST_ITEMS = 2
 """At least this many numbered or bulleted lines make a multi-part prompt: deep."""
@@ -166,6 +167,8 @@ _IDENTIFIER = re.compile(
 )
 _CODE_CHARS = re.compile(r"[`{}\[\]<>=#$%^&*|\\~@]|https?://|\(\)")
 _CLAUSE_BREAK = re.compile(r"[.,;:!?\n]+")
+_MARKS = re.compile(r"[?!]+")
+_WORD_CHAR = re.compile(r"\w")
 _LEADING_SOFT = (
     "please",
     "pls",
@@ -207,6 +210,19 @@ def _clauses(text: str) -> list[list[str]]:
         if current:
             out.append(current)
     return out
+
+
+def question_count(text: str) -> int:
+    """The questions in ``text``: clauses holding a word that end in a run of ``?`` and ``!`` with a ``?``
+    in it. A run of marks ends one question however long it is (``ok???``, ``really?!?``), and marks with no
+    word before them (``what? ??``) end none."""
+    count = 0
+    start = 0
+    for marks in _MARKS.finditer(text):
+        if "?" in marks.group(0) and _WORD_CHAR.search(text, start, marks.start()):
+            count += 1
+        start = marks.end()
+    return count
 
 
 def command_rules(text: str) -> list[str]:
@@ -317,7 +333,7 @@ def never_surface_rules(text: str, has_attachment: bool, n_files: int) -> list[s
     if memory_reference(text):
         never.append("memory_reference")
     if (
-        text.count("?") >= MULTI_PART_MIN_QUESTIONS
+        question_count(text) >= MULTI_PART_MIN_QUESTIONS
         or len(_LIST_LINE.findall(text)) >= MULTI_PART_MIN_LIST_ITEMS
     ):
         never.append("multi_part")
@@ -342,7 +358,7 @@ def _deep_reasons(text: str, has_attachment: bool, n_files: int, words: int) -> 
     deep.extend(f"phrase:{p}" for p in phrases)
     if words >= DEEP_MIN_WORDS:
         deep.append(f"long:{words}_words")
-    questions = text.count("?")
+    questions = question_count(text)
     if questions >= MULTI_PART_MIN_QUESTIONS:
         deep.append(f"multi_part:{questions}_questions")
     list_items = len(_LIST_LINE.findall(text))
