@@ -19,8 +19,9 @@ The forms are written in a small pattern language: words separated by spaces, ``
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -418,41 +419,136 @@ _APOSTROPHES = "'\N{RIGHT SINGLE QUOTATION MARK}\N{LEFT SINGLE QUOTATION MARK}`\
 _TOKEN = re.compile(r"\[|\]|\(|\)|\||\{[a-z]+\}|[^\s\[\]()|{}]+")
 
 
-def _compile_form(form: str) -> str:
-    """The regex of one form: every word followed by one space, ``[…]`` optional, ``(a|b)`` a choice."""
-    text = re.sub(r"\{([a-z]+)\}", lambda m: SHARED[m.group(1)], form)
-    tokens = _TOKEN.findall(text)
-    pos = 0
+class _Grammar:
+    """Every form of every kind as one automaton over words (Thompson's construction: a state after each
+    word of a form, empty moves for choices and optional parts); a form's last state accepts its kind."""
 
-    def alternatives(closer: str | None) -> str:
-        nonlocal pos
-        options = [""]
+    def __init__(self) -> None:
+        self.empty: list[list[int]] = []
+        self.moves: list[dict[str, list[int]]] = []
+        self.accepts: dict[int, int] = {}
+        self.start = self._state()
+        for rank, (_, forms) in enumerate(_kinds()):
+            for form in forms:
+                self.accepts[self._form(form)] = rank
+
+    def _state(self) -> int:
+        self.empty.append([])
+        self.moves.append({})
+        return len(self.moves) - 1
+
+    def _form(self, form: str) -> int:
+        text = re.sub(r"\{([a-z]+)\}", lambda m: SHARED[m.group(1)], form)
+        tokens = _TOKEN.findall(text)
+        return self._alternatives(form, tokens, 0, None, self.start)[1]
+
+    def _alternatives(
+        self, form: str, tokens: list[str], pos: int, closer: str | None, entry: int
+    ) -> tuple[int, int]:
+        """Read ``(a|b c)`` (or ``[…]``, or a whole form) from ``pos``, starting at ``entry``: the position
+        after its closer, and the state every option ends in."""
+        exit_, current = self._state(), entry
         while pos < len(tokens):
             tok = tokens[pos]
             pos += 1
             if tok == closer:
-                return "(?:" + "|".join(options) + ")"
+                break
             if tok == "|":
-                options.append("")
-            elif tok == "(":
-                options[-1] += alternatives(")")
-            elif tok == "[":
-                options[-1] += alternatives("]") + "?"
-            elif tok in ")]":
+                self.empty[current].append(exit_)
+                current = entry
+            elif tok in ("(", "["):
+                pos, after = self._alternatives(form, tokens, pos, ")" if tok == "(" else "]", current)
+                if tok == "[":
+                    self.empty[current].append(after)
+                current = after
+            elif tok in (")", "]"):
                 raise ValueError(f"unbalanced {tok!r} in form {form!r}")
             else:
-                options[-1] += re.escape(tok) + " "
-        if closer is not None:
-            raise ValueError(f"unclosed group in form {form!r}")
-        return "(?:" + "|".join(options) + ")"
+                follow = self._state()
+                self.moves[current].setdefault(tok, []).append(follow)
+                current = follow
+        else:
+            if closer is not None:
+                raise ValueError(f"unclosed group in form {form!r}")
+        self.empty[current].append(exit_)
+        return pos, exit_
 
-    return alternatives(None)
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        """``states`` and every state their empty moves reach."""
+        out = set(states)
+        stack = list(out)
+        while stack:
+            for follow in self.empty[stack.pop()]:
+                if follow not in out:
+                    out.add(follow)
+                    stack.append(follow)
+        return frozenset(out)
+
+
+_DEAD = -1
+
+
+class _Matcher:
+    """The grammar's deterministic automaton, built as it is walked: each state is a set of the grammar's
+    states, and knows its kind (the earliest-listed kind it accepts) and, once visited, its moves."""
+
+    def __init__(self, grammar: _Grammar) -> None:
+        self._grammar = grammar
+        self._lock = threading.Lock()
+        self._ids: dict[frozenset[int], int] = {}
+        self._sets: list[frozenset[int]] = []
+        self._rows: list[dict[str, int] | None] = []
+        self.kinds: list[int | None] = []
+        self.start = self._intern(grammar.closure([grammar.start]))
+
+    def _intern(self, states: frozenset[int]) -> int:
+        found = self._ids.get(states)
+        if found is None:
+            found = self._ids[states] = len(self._sets)
+            self._sets.append(states)
+            self._rows.append(None)
+            ranks = [self._grammar.accepts[s] for s in states if s in self._grammar.accepts]
+            self.kinds.append(min(ranks) if ranks else None)
+        return found
+
+    def _row(self, state: int) -> dict[str, int]:
+        with self._lock:
+            row = self._rows[state]
+            if row is None:
+                targets: dict[str, set[int]] = {}
+                for s in self._sets[state]:
+                    for word, follows in self._grammar.moves[s].items():
+                        targets.setdefault(word, set()).update(follows)
+                row = {w: self._intern(self._grammar.closure(t)) for w, t in sorted(targets.items())}
+                self._rows[state] = row
+            return row
+
+    def step(self, state: int, word: str) -> int:
+        row = self._rows[state]
+        if row is None:
+            row = self._row(state)
+        return row.get(word, _DEAD)
+
+    def pieces(self, words: tuple[str, ...], start: int) -> Iterator[tuple[int, int]]:
+        """Each ``end`` (ascending) for which ``words[start:end]`` is a form, with the rank of its kind."""
+        state = self.start
+        for end in range(start + 1, len(words) + 1):
+            for word in words[end - 1].split(" "):
+                state = self.step(state, word)
+                if state == _DEAD:
+                    return
+            rank = self.kinds[state]
+            if rank is not None:
+                yield end, rank
+
+
+def _kinds() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return (*FORMS.items(), ("filler", FILLERS))
 
 
 @cache
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    kinds = [(kind, forms) for kind, forms in FORMS.items()] + [("filler", FILLERS)]
-    return tuple((kind, re.compile("|".join(_compile_form(f) for f in forms))) for kind, forms in kinds)
+def _matcher() -> _Matcher:
+    return _Matcher(_Grammar())
 
 
 @cache
@@ -563,29 +659,32 @@ class Segment:
 
 
 def segment(words: tuple[str, ...]) -> tuple[Segment, ...] | None:
-    """The split of ``words`` into forms, first to last, with the fewest pieces (ties: the earliest-listed
-    kind for the first piece that differs); ``None`` when no split covers every word."""
+    """The split of ``words`` into forms, first to last, with the fewest pieces; ``None`` when no split
+    covers every word. Ties: where two splits first differ, the shorter piece; a piece several kinds match is
+    of the earliest-listed kind. A form is a few words long, so each word is read a bounded number of times:
+    the time is linear in the message."""
     n = len(words)
     if n == 0:
         return None
-    patterns = _patterns()
-    best: list[tuple[int, tuple[Segment, ...]] | None] = [None] * (n + 1)
-    best[n] = (0, ())
+    matcher = _matcher()
+    # From each start: the fewest pieces covering the rest, the end of the first piece and its kind's rank.
+    best: list[tuple[int, int, int] | None] = [None] * (n + 1)
+    best[n] = (0, n, 0)
     for start in range(n - 1, -1, -1):
-        for end in range(start + 1, n + 1):
+        for end, rank in matcher.pieces(words, start):
             rest = best[end]
-            if rest is None:
-                continue
-            piece = " ".join(words[start:end]) + " "
-            for kind, pattern in patterns:
-                if pattern.fullmatch(piece):
-                    candidate = (rest[0] + 1, (Segment(kind, piece.strip()), *rest[1]))
-                    held = best[start]
-                    if held is None or candidate[0] < held[0]:
-                        best[start] = candidate
-                    break
-    found = best[0]
-    return None if found is None else found[1]
+            held = best[start]
+            if rest is not None and (held is None or rest[0] + 1 < held[0]):
+                best[start] = (rest[0] + 1, end, rank)
+    if best[0] is None:
+        return None
+    kinds = _kinds()
+    pieces: list[Segment] = []
+    start = 0
+    while start < n and (step := best[start]) is not None:
+        pieces.append(Segment(kinds[step[2]][0], " ".join(words[start : step[1]])))
+        start = step[1]
+    return tuple(pieces)
 
 
 def constants() -> dict[str, Any]:
