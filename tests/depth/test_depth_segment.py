@@ -18,7 +18,9 @@ PROPERTY = settings(max_examples=300, deadline=None, derandomize=True)
 def _form_regex(form: str) -> str:
     """A form as a regular expression: each word followed by one space, ``[…]`` optional, ``(a|b)`` a
     choice, ``{name}`` the shared list's text."""
-    text = re.sub(r"\{([a-z]+)\}", lambda m: SHARED[m.group(1)], form)
+    text = form
+    while "{" in text:
+        text = re.sub(r"\{([a-z]+)\}", lambda m: SHARED[m.group(1)], text)
     tokens = re.findall(r"\[|\]|\(|\)|\||\{[a-z]+\}|[^\s\[\]()|{}]+", text)
     pos = 0
 
@@ -77,7 +79,7 @@ def _phrases() -> list[str]:
         "good morning", "bye", "see you later", "ok", "got it", "yes please", "no thanks", "thats correct",
         "thats not right", "sorry", "my bad", "testing 1 2 3", "well", "oh", "and", "hey hey", "hi hi",
         "nice talking to you", "have a great day", "i really appreciate your help", "check the logs",
-        "that is a true statement", "hi hi hi", "hey hey hey hey", "that is a", "you are", "how", "are", "you", "the", "deploy",
+        "that is a true statement", "thats a really true statement", "hi hi hi", "hey hey hey hey", "that is a", "you are", "how", "are", "you", "the", "deploy",
     ]  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-SMALLTALK_VERSION = "prooftext-smalltalk-v1"
+SMALLTALK_VERSION = "prooftext-smalltalk-v2"
 """Changing a form, a shared list or a normalization step changes this version."""
 
 SHARED: Mapping[str, str] = {
@@ -80,7 +80,7 @@ SHARED: Mapping[str, str] = {
         "|that sounds|it sounds|thats definitely|that is definitely|what you said is|what you say is)"
     ),
 }
-"""Lists shared by several forms (``{name}`` in a form)."""
+"""Lists shared by several forms (``{name}`` in a form, or in another shared list)."""
 
 FORMS: Mapping[str, tuple[str, ...]] = {
     "greeting": (
@@ -419,6 +419,16 @@ _APOSTROPHES = "'\N{RIGHT SINGLE QUOTATION MARK}\N{LEFT SINGLE QUOTATION MARK}`\
 _TOKEN = re.compile(r"\[|\]|\(|\)|\||\{[a-z]+\}|[^\s\[\]()|{}]+")
 
 
+def expand(form: str) -> str:
+    """``form`` with every ``{name}`` replaced by its shared list, also where a shared list names another."""
+    for _ in range(len(SHARED) + 1):
+        text = re.sub(r"\{([a-z]+)\}", lambda m: SHARED[m.group(1)], form)
+        if text == form:
+            return text
+        form = text
+    raise ValueError(f"shared lists name each other in a circle: {form!r}")
+
+
 class _Grammar:
     """Every form of every kind as one automaton over words (Thompson's construction: a state after each
     word of a form, empty moves for choices and optional parts); a form's last state accepts its kind."""
@@ -438,8 +448,7 @@ class _Grammar:
         return len(self.moves) - 1
 
     def _form(self, form: str) -> int:
-        text = re.sub(r"\{([a-z]+)\}", lambda m: SHARED[m.group(1)], form)
-        tokens = _TOKEN.findall(text)
+        tokens = _TOKEN.findall(expand(form))
         return self._alternatives(form, tokens, 0, None, self.start)[1]
 
     def _alternatives(

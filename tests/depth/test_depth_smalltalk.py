@@ -1,0 +1,28 @@
+"""The small-talk grammar: shared lists, and what they let a form say."""
+
+from __future__ import annotations
+
+import pytest
+
+from prooftext.depth import Tier, classify_detailed
+from prooftext.depth.smalltalk import FILLERS, FORMS, SHARED, expand
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("that's a really true statement", "yes"),
+        ("that is an absolutely correct answer", "yes"),
+        ("that's a totally false statement", "no"),
+        ("thats an utterly wrong answer", "no"),
+    ],
+)
+def test_a_shared_list_inside_another_is_expanded(text: str, kind: str) -> None:
+    d = classify_detailed(text)
+    assert d.tier is Tier.SURFACE
+    assert [p.kind for p in d.small_talk if p.kind != "filler"] == [kind]
+
+
+def test_no_form_or_shared_list_keeps_a_name_after_expansion() -> None:
+    texts = [*SHARED.values(), *FILLERS, *(f for forms in FORMS.values() for f in forms)]
+    assert not [t for t in texts if "{" in expand(t) or "}" in expand(t)]
