@@ -26,3 +26,15 @@ def test_a_shared_list_inside_another_is_expanded(text: str, kind: str) -> None:
 def test_no_form_or_shared_list_keeps_a_name_after_expansion() -> None:
     texts = [*SHARED.values(), *FILLERS, *(f for forms in FORMS.values() for f in forms)]
     assert not [t for t in texts if "{" in expand(t) or "}" in expand(t)]
+
+
+@pytest.mark.parametrize("text", [":D", ":P thanks!", ":-D hello", ":O wow", ":) ok"])
+def test_a_message_opening_with_an_emoticon_is_not_a_command(text: str) -> None:
+    d = classify_detailed(text)
+    assert "command" not in d.never_surface
+    assert d.tier is (Tier.STANDARD if text == ":D" else Tier.SURFACE)
+
+
+@pytest.mark.parametrize("text", ["/help", ":q", "!run tests", ":Dx"])
+def test_a_message_opening_with_a_slash_colon_or_bang_word_is_a_command(text: str) -> None:
+    assert "command" in classify_detailed(text).never_surface

@@ -227,7 +227,7 @@ def question_count(text: str) -> int:
 
 def command_rules(text: str) -> list[str]:
     """``command`` when a clause starts with an action verb (after ``please``, ``ok``, ``yes``…) or with a
-    slash command; ``negation_with_command`` when the message negates and names an action verb."""
+    slash command (an emoticon such as ``:D`` is no command); ``negation_with_command`` when the message negates and names an action verb."""
     rules: list[str] = []
     clauses = _clauses(text)
     imperative = False
@@ -237,7 +237,7 @@ def command_rules(text: str) -> list[str]:
             rest.pop(0)
         if rest and rest[0] in _ACTION:
             imperative = True
-    if _COMMAND.match(text) or imperative:
+    if _COMMAND.match(smalltalk.strip_symbols(text)[0]) or imperative:
         rules.append("command")
     flat = " " + " ".join(w for c in clauses for w in c) + " "
     if any(f" {n} " in flat for n in NEGATIONS) and any(f" {v} " in flat for v in _ACTION):
