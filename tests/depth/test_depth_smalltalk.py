@@ -38,3 +38,10 @@ def test_a_message_opening_with_an_emoticon_is_not_a_command(text: str) -> None:
 @pytest.mark.parametrize("text", ["/help", ":q", "!run tests", ":Dx"])
 def test_a_message_opening_with_a_slash_colon_or_bang_word_is_a_command(text: str) -> None:
     assert "command" in classify_detailed(text).never_surface
+
+
+def test_a_message_of_more_small_talk_words_than_the_limit_is_never_surface_even_without_spaces() -> None:
+    assert classify_detailed("\N{WAVING HAND SIGN}" * 24).tier is Tier.SURFACE
+    many = classify_detailed("\N{WAVING HAND SIGN}" * 25)
+    assert many.tier is not Tier.SURFACE and "long" in many.never_surface
+    assert "long" in classify_detailed("\N{THUMBS UP SIGN}" * 16_384).never_surface

@@ -52,7 +52,8 @@ SURFACE_ALLOWLIST: tuple[str, ...] = tuple(sorted(smalltalk.FORMS))
 """The kinds of small talk that may be surface (each a closed set of forms in :mod:`smalltalk`)."""
 
 SURFACE_MAX_WORDS = 24
-"""A message longer than this many words is never surface, whatever it is made of."""
+"""A message longer than this many words is never surface, whatever it is made of. Words are counted as
+written and after normalization, whichever is more: 25 waving hands with no space between are 25 words."""
 
 SURFACE_MAX_CLAUSES = 5
 """More clauses than this (runs of ``. , ; : ! ?``) make a punctuation-heavy message: never surface."""
@@ -322,8 +323,11 @@ def _check_text(text: object) -> str:
     return text
 
 
-def never_surface_rules(text: str, has_attachment: bool, n_files: int) -> list[str]:
-    """Every never-surface rule that ``text`` (with its attachment and files) meets, in a fixed order."""
+def never_surface_rules(
+    text: str, has_attachment: bool, n_files: int, normalized_words: int = 0
+) -> list[str]:
+    """Every never-surface rule that ``text`` (with its attachment and files, and ``normalized_words``
+    words after normalization) meets, in a fixed order."""
     never: list[str] = []
     if has_attachment:
         never.append("attachment")
@@ -340,7 +344,7 @@ def never_surface_rules(text: str, has_attachment: bool, n_files: int) -> list[s
     stripped, _ = smalltalk.strip_symbols(text)
     if _IDENTIFIER.search(stripped) or _CODE_CHARS.search(stripped):
         never.append("code_or_path")
-    if len(text.split()) > SURFACE_MAX_WORDS:
+    if max(len(text.split()), normalized_words) > SURFACE_MAX_WORDS:
         never.append("long")
     if len([c for c in _CLAUSE_BREAK.split(stripped) if c.strip()]) > SURFACE_MAX_CLAUSES:
         never.append("punctuation_heavy")
@@ -375,8 +379,8 @@ def classify_detailed(
     text = _check_text(text)
     n_files = _count_files(active_files)
     words = len(text.split())
-    never = never_surface_rules(text, has_attachment, n_files)
     norm = smalltalk.normalize(text)
+    never = never_surface_rules(text, has_attachment, n_files, len(norm.words))
     pieces: tuple[smalltalk.Segment, ...] = ()
     if not never:
         found = smalltalk.segment(norm.words)
