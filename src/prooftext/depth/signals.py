@@ -14,6 +14,7 @@ which the caller builds once per thread or index. Every reason is recorded.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -75,14 +76,52 @@ _EARLIER_TALK: tuple[tuple[str, str], ...] = (
         r"\b(?:your|my|our)\s+(?:last|previous|earlier|first|other|old)\s+(?:answer|reply|message|suggestion"
         r"|advice|question|chat|conversation|point|idea|plan|recommendation)\b",
     ),
-    (
-        "earlier_talk:when_before",
-        r"\b(?:yesterday|last\s+(?:week|night|month|year|time|session)|the\s+other\s+day|before|ago"
-        r"|a\s+while\s+back)\b.*\b(?:we|i|you)\b|\b(?:we|i|you)\b.*\b(?:yesterday|last\s+(?:week|night"
-        r"|month|year|session)|the\s+other\s+day|a\s+while\s+back|\w+\s+ago)\b",
-    ),
 )
-"""First- and second-person references to earlier talk (a rule name, and its pattern)."""
+"""First- and second-person references to earlier talk (a rule name, and its pattern); then
+``earlier_talk:when_before`` (:func:`_when_before`)."""
+
+_PAST_TIME = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|night|month|year|time|session)|the\s+other\s+day|before|ago"
+    r"|a\s+while\s+back)\b",
+    re.IGNORECASE,
+)
+"""A time in the past, before a person on its line."""
+
+_PAST_TIME_AFTER = re.compile(
+    r"(?=\b(?:yesterday|last\s+(?:week|night|month|year|session)|the\s+other\s+day|a\s+while\s+back"
+    r"|\w+\s+ago)\b)",
+    re.IGNORECASE,
+)
+"""Where a time in the past starts, after a person on its line (every start, also overlapping ones)."""
+
+_PERSON = re.compile(r"\b(?:we|i|you)\b", re.IGNORECASE)
+
+
+def _followed_on_its_line(newlines: list[int], ends: Iterable[int], starts: list[int]) -> bool:
+    """Whether one of ``ends`` is followed by one of ``starts`` (ascending) with no line break between
+    (``newlines``: the ascending positions of ``\\n``)."""
+    for end in ends:
+        after = bisect.bisect_left(starts, end)
+        if after < len(starts):
+            line_break = bisect.bisect_left(newlines, end)
+            if line_break == len(newlines) or newlines[line_break] >= starts[after]:
+                return True
+    return False
+
+
+def _when_before(text: str) -> bool:
+    """A time in the past (``yesterday``, ``last week``, ``ago``) and ``we``, ``I`` or ``you`` on one line,
+    in either order: a reference to earlier talk. Each match is found once, so the time is linear."""
+    persons = list(_PERSON.finditer(text))
+    if not persons:
+        return False
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    times = (m.end() for m in _PAST_TIME.finditer(text))
+    if _followed_on_its_line(newlines, times, [m.start() for m in persons]):
+        return True
+    later = [m.start() for m in _PAST_TIME_AFTER.finditer(text)]
+    return _followed_on_its_line(newlines, (m.end() for m in persons), later)
+
 
 _PERSONAL_QUESTION = re.compile(
     r"\b(?:my|our|mine|ours)\b|\b(?:where|when|who|what|which|how\s+old|how\s+many|how\s+much)\s+"
@@ -191,7 +230,7 @@ def memory_reference(text: str) -> str | None:
     for name, pattern in _EARLIER:
         if pattern.search(plain):
             return name
-    return None
+    return "earlier_talk:when_before" if _when_before(plain) else None
 
 
 def _is_question(text: str) -> bool:
