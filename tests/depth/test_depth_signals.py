@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prooftext.depth import Tier, classify, recall_signal
+from prooftext.depth import Tier, classify, names_in, recall_signal
 from prooftext.depth.signals import _when_before, memory_reference
+from prooftext.depth.smalltalk import vocabulary
+from prooftext.text import STOPWORDS_V1
 
 PROPERTY = settings(max_examples=400, deadline=None, derandomize=True)
 
@@ -64,3 +66,48 @@ def test_a_64_kib_message_of_people_or_past_times_is_classified(unit: str) -> No
     text = (unit * (65_536 // len(unit) + 1))[:65_536]
     assert classify(text) in set(Tier)
     assert recall_signal(text).recall == bool(WHEN_BEFORE.search(text[:300]))
+
+
+SENTENCE_END = re.compile(r"[.!?:;\n\"“”(]\s*$|^\s*$")
+"""Only white space before a word, or a sentence mark then white space (quadratic over many words)."""
+
+NAME_PIECES = st.sampled_from(
+    ["Paris", "Caroline", "the", "Ab", "met", ".", "!", "?", ":", ";", "(", '"', "“", "”", "\n", " ", "\t",
+     "\u00a0", "\u2028", "x", "'", ","]
+)  # fmt: skip
+
+
+@PROPERTY
+@given(st.lists(NAME_PIECES, max_size=14).map("".join))
+def test_names_are_the_capitalized_words_that_do_not_open_a_sentence(text: str) -> None:
+    capitalized = re.compile(r"(?<![\w'’])([A-Z][A-Za-z0-9'’-]*[A-Za-z0-9])")
+    words = {
+        m.group(1).replace("’", "'").split("'")[0].lower()
+        for m in capitalized.finditer(text)
+        if not SENTENCE_END.search(text[: m.start()])
+    }
+    expected = {w for w in words if len(w) >= 3 and w not in STOPWORDS_V1 and w not in vocabulary()}
+    assert names_in([text]) == expected
+
+
+def test_names_in_a_64_kib_text_of_capitalized_words_are_found() -> None:
+    text = ("Ab Cde " * 10_000)[:65_536]
+    assert names_in([text]) == {"cde"}
+
+
+class _CountingText(str):
+    """A text that counts the characters read out of it by index or slice."""
+
+    read = 0
+
+    def __getitem__(self, index: object) -> str:  # type: ignore[override]
+        piece = super().__getitem__(index)  # type: ignore[index]
+        type(self).read += len(piece)
+        return piece
+
+
+def test_looking_for_names_reads_each_character_a_bounded_number_of_times() -> None:
+    text = _CountingText("Ab Cde " * 500)
+    _CountingText.read = 0
+    assert names_in([text]) == {"cde"}
+    assert _CountingText.read <= 4 * len(text)
