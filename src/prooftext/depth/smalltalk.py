@@ -600,6 +600,35 @@ def _one_edit(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+@cache
+def _near_index() -> tuple[dict[str, frozenset[str]], int]:
+    """Each long known word, and each of its spellings with one letter left out → the long known words it
+    comes from; and the length of the longest."""
+    index: dict[str, set[str]] = {}
+    for known in vocabulary():
+        if len(known) >= LONG_WORD_TYPO_MIN:
+            for key in {known} | _deletions(known):
+                index.setdefault(key, set()).add(known)
+    return {k: frozenset(v) for k, v in index.items()}, max(map(len, index), default=0)
+
+
+def _near(word: str) -> list[str]:
+    """The long known words one edit from ``word``, alphabetically. Two words one edit apart share a
+    spelling with at most one letter left out of each, so only the known words ``word`` shares one with are
+    compared: a handful, not the vocabulary."""
+    index, longest = _near_index()
+    if len(word) > longest + 1:
+        return []
+    candidates: set[str] = set()
+    for key in {word} | _deletions(word):
+        candidates.update(index.get(key, ()))
+    return sorted(v for v in candidates if _one_edit(word, v))
+
+
 @dataclass(frozen=True)
 class Normalized:
     """A message's words after normalization, and each step that changed something."""
@@ -650,7 +679,7 @@ def normalize(text: str) -> Normalized:
                 known = by_fold
                 steps.append(f"repeated_letters:{word}->{known}")
             elif len(word) >= LONG_WORD_TYPO_MIN:
-                near = sorted(v for v in vocab if len(v) >= LONG_WORD_TYPO_MIN and _one_edit(word, v))
+                near = _near(word)
                 if len(near) == 1:
                     known = near[0]
                     steps.append(f"typo:{word}->{known}")
