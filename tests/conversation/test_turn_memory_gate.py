@@ -125,18 +125,24 @@ def test_surface_and_minimal_turns_never_search_memory_even_when_the_trigger_wou
     assert full.step(STEP_MEMORY).detail["push"]["decided_by"] == "mode" and full.counts["memory"] > 0
 
 
+UNSCORABLE_DEEP = "why? how?"
+"""Two questions (a deep turn, whose tier searches memory) and not one term a record could be relevant to."""
+
+
 @pytest.mark.parametrize("mode", ["smart", "full"])
 def test_a_message_with_no_scorable_terms_neither_fires_the_relevance_trigger_nor_gets_every_record(
     root: Path, mode: str
 ) -> None:
     memory = Memory()
-    plan = _plan("ok???", memory, history=True, mode=mode)
+    plan = _plan(UNSCORABLE_DEEP, memory, history=True, mode=mode)
     assert plan.health is not None and plan.health.relevant_ratio_bp is None
     assert plan.surface_check is not None and not plan.surface_check.fired
     step = plan.step(STEP_MEMORY)
     assert step.detail["selected"] == 0 and plan.counts["memory"] == 0
     assert {d["reason"] for d in step.detail["select"]["dropped"]} == {"unscorable_task"}
-    surfaced = prooftext.recall_memory(root, "ok???", mode=mode, context=_context(True), window_tokens=WINDOW)
+    surfaced = prooftext.recall_memory(
+        root, UNSCORABLE_DEEP, mode=mode, context=_context(True), window_tokens=WINDOW
+    )
     assert surfaced["items"] == [] and surfaced["health"]["relevant_ratio_bp"] is None
 
 

@@ -1,8 +1,8 @@
 """Placed items → chat messages (``role``/``content``), the shape both chat APIs accept.
 
 The core (system, identity) and attached context (a thread summary, memory, retrieval, files) become one
-leading system message, the core first and each attached block after it under its own heading; history turns follow as user/assistant messages and the
-current user turn comes last. Tool output is sent as a user message labelled as tool output, since the
+leading system message, the core first and each attached block after it under its own heading; history turns
+follow as user/assistant messages and the current user turn comes last. Tool output is sent as a user message labelled as tool output, since the
 OpenAI-compatible API only accepts ``tool`` messages that answer a recorded tool call.
 
 Attached context is data, never instructions, and it shares the system message with the rules, so it must

@@ -3,10 +3,11 @@
 Memory search runs on a recall signal: a reference to memory (``remember``, ``last time``), a first- or
 second-person reference to earlier talk (``did I tell you``, ``what did we talk about``, ``you said``), a
 question about the person themselves (``what's my name?``), the name of a person, place or thing that the
-thread or memory mentions (:func:`names_in`), or a word of a memory record (:func:`memory_terms_in`). Retrieval runs on a relevance signal: code or a path in the
-message, a code-shaped symbol name of the open repository, words its identifiers, files and modules are made
-of (two or more, and at least half of the message's content words), one of its section headings, or a
-question about code; when no repository's names are known, a substantial question.
+thread or memory mentions (:func:`names_in`), or a word of a memory record (:func:`memory_terms_in`).
+Retrieval runs on a relevance signal: code or a path in the message, a code-shaped symbol name of the open
+repository, words its identifiers, files and modules are made of (two or more, and at least half of the
+message's content words), one of its section headings, or a question about code; when no repository's names
+are known, a substantial question.
 
 Pure functions over the message and a :class:`KnownTerms` value (what the thread, memory and index know),
 which the caller builds once per thread or index. Every reason is recorded.
