@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prooftext.depth import Tier, classify, classify_detailed
+from prooftext.depth.signals import _is_question
 from prooftext.depth.tiers import question_count
 
 PROPERTY = settings(max_examples=150, deadline=None, derandomize=True)
@@ -27,6 +28,10 @@ MARK_RUNS = st.text(st.sampled_from("?!"), min_size=1, max_size=6).filter(lambda
         ("hi!!!", 0),
         ("hi!! ok?", 1),
         ("no question here", 0),
+        ("why\uff1f how\uff1f", 2),
+        ("(is it?) and (why?)", 2),
+        ("see https://example.org/search?q=1 and https://example.org/find?id=2", 0),
+        ("is `a?.b` safe here?", 1),
     ],
 )
 def test_a_run_of_question_marks_ends_one_question(text: str, questions: int) -> None:
@@ -66,3 +71,14 @@ def test_each_clause_ending_in_a_run_of_marks_is_one_question(runs: list[str]) -
     text = " ".join(f"why part{i}{run}" for i, run in enumerate(runs))
     assert question_count(text) == len(runs)
     assert (classify(text) is Tier.DEEP) == (len(runs) >= 2)
+
+
+def test_two_links_with_query_strings_are_not_a_multi_part_prompt() -> None:
+    d = classify_detailed("please look at https://example.org/a?x=1 and https://example.org/b?y=2")
+    assert "multi_part" not in d.never_surface
+    assert not any(r.startswith("multi_part") for r in d.reasons)
+
+
+def test_a_question_mark_inside_a_link_does_not_make_a_message_a_question() -> None:
+    assert not _is_question("Sharing https://example.org/search?q=1 for later")
+    assert _is_question("Is https://example.org/search?q=1 still up?")

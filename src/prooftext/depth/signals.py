@@ -234,8 +234,25 @@ def memory_reference(text: str) -> str | None:
     return "earlier_talk:when_before" if _when_before(plain) else None
 
 
+MARK_RUN = re.compile("[?!\uff1f\uff01]+")
+"""A run of question and exclamation marks, ASCII or full-width (``？``, ``！``)."""
+_QUESTION_MARKS = frozenset("?\uff1f")
+_CLOSERS = frozenset(")]}\"'\u00bb\u201d\u2019")
+
+
+def ends_question(text: str, run: re.Match[str]) -> bool:
+    """Whether ``run`` (a :data:`MARK_RUN` match in ``text``) ends a question: it holds a question mark and
+    the text ends, or a space or a closing bracket or quote follows it. A ``?`` inside a URL or code
+    (``/search?q=1``, ``a?.b``) ends none."""
+    after = run.end()
+    ends = after == len(text) or text[after].isspace() or text[after] in _CLOSERS
+    return ends and not _QUESTION_MARKS.isdisjoint(run.group(0))
+
+
 def _is_question(text: str) -> bool:
-    return "?" in text or bool(_QUESTION_START.match(_plain(text)))
+    return any(ends_question(text, run) for run in MARK_RUN.finditer(text)) or bool(
+        _QUESTION_START.match(_plain(text))
+    )
 
 
 def word_forms(word: str) -> frozenset[str]:

@@ -18,9 +18,11 @@ from typing import Any
 
 import prooftext.depth.smalltalk as smalltalk
 from prooftext.depth.signals import (
+    MARK_RUN,
     MEMORY_REFERENCE_PHRASES,
     KnownTerms,
     RecallSignal,
+    ends_question,
     memory_reference,
     recall_signal,
 )
@@ -168,7 +170,6 @@ _IDENTIFIER = re.compile(
 )
 _CODE_CHARS = re.compile(r"[`{}\[\]<>=#$%^&*|\\~@]|https?://|\(\)")
 _CLAUSE_BREAK = re.compile(r"[.,;:!?\n]+")
-_MARKS = re.compile(r"[?!]+")
 _WORD_CHAR = re.compile(r"\w")
 _LEADING_SOFT = (
     "please",
@@ -215,12 +216,13 @@ def _clauses(text: str) -> list[list[str]]:
 
 def question_count(text: str) -> int:
     """The questions in ``text``: clauses holding a word that end in a run of ``?`` and ``!`` with a ``?``
-    in it. A run of marks ends one question however long it is (``ok???``, ``really?!?``), and marks with no
-    word before them (``what? ??``) end none."""
+    in it (ASCII or full-width), followed by the end, a space or a closing bracket or quote. A run of marks
+    ends one question however long it is (``ok???``, ``really?!?``); marks with no word before them
+    (``what? ??``) and a ``?`` inside a URL or code (``/search?q=1``) end none."""
     count = 0
     start = 0
-    for marks in _MARKS.finditer(text):
-        if "?" in marks.group(0) and _WORD_CHAR.search(text, start, marks.start()):
+    for marks in MARK_RUN.finditer(text):
+        if ends_question(text, marks) and _WORD_CHAR.search(text, start, marks.start()):
             count += 1
         start = marks.end()
     return count
@@ -228,7 +230,8 @@ def question_count(text: str) -> int:
 
 def command_rules(text: str) -> list[str]:
     """``command`` when a clause starts with an action verb (after ``please``, ``ok``, ``yes``…) or with a
-    slash command (an emoticon such as ``:D`` is no command); ``negation_with_command`` when the message negates and names an action verb."""
+    slash command (an emoticon such as ``:D`` is no command); ``negation_with_command`` when the message
+    negates and names an action verb."""
     rules: list[str] = []
     clauses = _clauses(text)
     imperative = False
