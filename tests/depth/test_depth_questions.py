@@ -32,6 +32,10 @@ MARK_RUNS = st.text(st.sampled_from("?!"), min_size=1, max_size=6).filter(lambda
         ("(is it?) and (why?)", 2),
         ("see https://example.org/search?q=1 and https://example.org/find?id=2", 0),
         ("is `a?.b` safe here?", 1),
+        ("use `x = a ? b : c` or `y = d ? e : f` here", 0),
+        ("```\na ? b : c\nd ? e : f\n```\nthat is all", 0),
+        ("see [what?](x.md) and [why?](y.md)", 0),
+        ("is `a?` right? and why?", 2),
     ],
 )
 def test_a_run_of_question_marks_ends_one_question(text: str, questions: int) -> None:
@@ -82,3 +86,9 @@ def test_two_links_with_query_strings_are_not_a_multi_part_prompt() -> None:
 def test_a_question_mark_inside_a_link_does_not_make_a_message_a_question() -> None:
     assert not _is_question("Sharing https://example.org/search?q=1 for later")
     assert _is_question("Is https://example.org/search?q=1 still up?")
+
+
+@pytest.mark.parametrize("unit", ["[", "[a](", "`", "```", "[a](b", "why? "])
+def test_a_64_kib_message_of_brackets_backticks_or_questions_is_counted(unit: str) -> None:
+    text = (unit * (65_536 // len(unit) + 1))[:65_536]
+    assert question_count(text) == (text.count("? ") + text.endswith("?") if unit == "why? " else 0)

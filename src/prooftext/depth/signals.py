@@ -249,10 +249,36 @@ def ends_question(text: str, run: re.Match[str]) -> bool:
     return ends and not _QUESTION_MARKS.isdisjoint(run.group(0))
 
 
+_WORD_CHAR = re.compile(r"\w")
+_QUOTED = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\[[^\[\]\n]{0,500}\]\([^()\s]{0,2000}\)", re.DOTALL)
+"""Code (a fenced block, an inline span) and a Markdown link (its text and target). Each repeat is bounded or
+stops at the next opener, so blanking them stays linear in a message's length."""
+
+
+def unquoted(text: str) -> str:
+    """``text`` with its code and Markdown links blanked to spaces (same length, so positions hold): a mark
+    inside them (``a ? b : c``, ``[why?](faq.md)``) says nothing about the message."""
+    return _QUOTED.sub(lambda found: " " * len(found.group(0)), text)
+
+
+def question_count(text: str) -> int:
+    """The questions in ``text``: clauses holding a word that end in a run of ``?`` and ``!`` with a ``?``
+    in it (ASCII or full-width), followed by the end, a space or a closing bracket or quote. A run of marks
+    ends one question however long it is (``ok???``, ``really?!?``); marks with no word before them
+    (``what? ??``), a ``?`` inside a URL (``/search?q=1``), inline code or a code block, and a Markdown
+    link's text end none."""
+    plain = unquoted(text)
+    count = 0
+    start = 0
+    for marks in MARK_RUN.finditer(plain):
+        if ends_question(plain, marks) and _WORD_CHAR.search(plain, start, marks.start()):
+            count += 1
+        start = marks.end()
+    return count
+
+
 def _is_question(text: str) -> bool:
-    return any(ends_question(text, run) for run in MARK_RUN.finditer(text)) or bool(
-        _QUESTION_START.match(_plain(text))
-    )
+    return question_count(text) > 0 or bool(_QUESTION_START.match(_plain(text)))
 
 
 def word_forms(word: str) -> frozenset[str]:

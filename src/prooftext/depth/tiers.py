@@ -18,12 +18,11 @@ from typing import Any
 
 import prooftext.depth.smalltalk as smalltalk
 from prooftext.depth.signals import (
-    MARK_RUN,
     MEMORY_REFERENCE_PHRASES,
     KnownTerms,
     RecallSignal,
-    ends_question,
     memory_reference,
+    question_count,
     recall_signal,
 )
 from prooftext.errors import EmptyQueryError, RangeError, RequestError
@@ -170,7 +169,6 @@ _IDENTIFIER = re.compile(
 )
 _CODE_CHARS = re.compile(r"[`{}\[\]<>=#$%^&*|\\~@]|https?://|\(\)")
 _CLAUSE_BREAK = re.compile(r"[.,;:!?\n]+")
-_WORD_CHAR = re.compile(r"\w")
 _LEADING_SOFT = (
     "please",
     "pls",
@@ -212,20 +210,6 @@ def _clauses(text: str) -> list[list[str]]:
         if current:
             out.append(current)
     return out
-
-
-def question_count(text: str) -> int:
-    """The questions in ``text``: clauses holding a word that end in a run of ``?`` and ``!`` with a ``?``
-    in it (ASCII or full-width), followed by the end, a space or a closing bracket or quote. A run of marks
-    ends one question however long it is (``ok???``, ``really?!?``); marks with no word before them
-    (``what? ??``) and a ``?`` inside a URL or code (``/search?q=1``) end none."""
-    count = 0
-    start = 0
-    for marks in MARK_RUN.finditer(text):
-        if ends_question(text, marks) and _WORD_CHAR.search(text, start, marks.start()):
-            count += 1
-        start = marks.end()
-    return count
 
 
 def command_rules(text: str) -> list[str]:
