@@ -198,6 +198,18 @@ def test_turn_sends_records_and_reports(
     assert status == 1 and out[0]["error"]["details"]["field"] == "model"  # type: ignore[index]
 
 
+def test_a_chat_fed_from_a_pipe_writes_its_replies_alone_on_stdout(
+    tmp_path: Path, server: FakeChatServer
+) -> None:
+    script = "hi\n/mode minimal\n/help\nok\n/exit\n"
+    args = ["chat", "--root", str(tmp_path), "--model", "tiny", "--endpoint", server.url, "--no-stream"]
+    result = runner.invoke(app, args, input=script)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["Reply from the local model."] * 2
+    assert "prooftext chat · thread main" in result.stderr and "[Context: Minimal]" in result.stderr
+    assert "(mode minimal)" in result.stderr and "/quit or /exit" in result.stderr
+
+
 def test_chat_is_interactive_persists_history_and_shows_the_signal_report(
     tmp_path: Path, server: FakeChatServer
 ) -> None:

@@ -48,11 +48,15 @@ ModelOpt = Annotated[
 CHAT_HELP = (
     "commands: /signal (last signal report), /mode smart|full|minimal, /identity TEXT (kept with the thread), "
     "/summary TEXT, /attach PATH (next message only), /file PATH (active file; /file alone clears), "
-    "/threads, /help, /quit"
+    "/threads, /help, /quit or /exit"
 )
 IdentityOpt = Annotated[
     str | None,
-    typer.Option("--identity", help="The AI's system voice; kept with the thread once a turn is sent."),
+    typer.Option(
+        "--identity",
+        help="The AI's system voice, kept with the thread: by turn when it sends (not with --dry-run), by chat "
+        "when it starts, even if the model then fails.",
+    ),
 ]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="The thread's summary for this turn.")]
 AttachOpt = Annotated[
@@ -159,7 +163,15 @@ def memory_supersede(
 
 
 @memory_app.command("export")
-def memory_export(root: RootOpt = Path("."), as_json: JsonOpt = False) -> None:
+def memory_export(
+    root: RootOpt = Path("."),
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Write the summary on stderr as one JSON object (the export is JSON lines)."
+        ),
+    ] = False,
+) -> None:
     """Print every readable record, message and thread identity as JSON lines, read-only: the first step of
     repairing a damaged store. A summary goes to stderr; exit 3 when some rows could not be read."""
     export = prooftext.memory_export(root)
@@ -243,11 +255,8 @@ def _answer(
     stream: bool,
     as_json: bool,
 ) -> prooftext.Reply:
-    """Show the plan's label, then send the turn. Neither the label nor streamed deltas are printed with
-    ``--json``: standard output then holds JSON documents only. A server that answered as another model is
-    named on stderr either way (the signal report says so too)."""
-    if not as_json:
-        echo(f"[{plan.status_label}]")
+    """Send the turn, streaming its deltas unless ``--json`` (standard output then holds JSON documents only).
+    A server that answered as another model is named on stderr either way (the signal report says so too)."""
     on_delta = (lambda d: echo(d, nl=False)) if stream and not as_json else None
     reply = conversation.send(plan, text, client, model, stream=stream, on_delta=on_delta)
     if reply.signal.model_warning:
@@ -305,6 +314,8 @@ def turn_command(
         with prooftext.make_backend(backend, endpoint) as client:
             if identity is not None:
                 conversation.keep_identity(thread, identity)
+            if not as_json:
+                echo(f"[{plan.status_label}]")
             reply = _answer(
                 conversation, client, plan, text, _require_model(model), stream=stream, as_json=as_json
             )
@@ -362,7 +373,12 @@ def chat_command(
     identity: IdentityOpt = None,
     summary: SummaryOpt = None,
     active_file: ActiveFileOpt = None,
-    as_json: JsonOpt = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Write JSON lines on stdout, one object per reply, note, report or error."
+        ),
+    ] = False,
 ) -> None:
     """Interactive terminal chat; history, threads and each thread's identity persist in
     ROOT/.prooftext/memory.sqlite."""
@@ -383,7 +399,7 @@ def chat_command(
         prooftext.make_backend(backend, endpoint) as client,
     ):
         if not as_json:
-            echo(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
+            _aside(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")
         if identity is not None:
             conversation.keep_identity(thread, identity)
         chat = _Chat(conversation, client, first, the_model, stream, as_json)
@@ -498,6 +514,8 @@ class _Chat:
         self.sent += 1
         try:
             plan = self.conversation.plan(replace(self.turn, text=line, attachments=attachments))
+            if not self.as_json:
+                _aside(f"[{plan.status_label}]")
             reply = _answer(
                 self.conversation,
                 self.client,
@@ -555,11 +573,18 @@ def _line_reader(as_json: bool) -> Callable[[], str | None]:
     return read
 
 
+def _aside(text: str) -> None:
+    """A chat's line for the person at the terminal (the banner, a turn's context label, a note): on standard
+    output when input comes from a terminal, else on standard error, so that a chat fed from a pipe writes
+    its replies alone on standard output."""
+    echo(text, err=not sys.stdin.isatty())
+
+
 def _note(text: str, as_json: bool) -> None:
     if as_json:
         emit_json({"note": text})
     else:
-        echo(f"({text})")
+        _aside(f"({text})")
 
 
 def _error(exc: ProoftextError, as_json: bool) -> None:
