@@ -528,8 +528,9 @@ def _classify_step(
         steps.add(STEP_CLASSIFY, False, f"mode {the_mode.value} is an explicit override: tiers do not apply")
         return None, policy_for(the_mode, None)
     text = request.text
-    attached = request.has_attachment or any(f.meta.get("role") == ATTACHMENT for f in request.files)
-    decision = classify_detailed(text, has_attachment=attached, active_files=active_file_count(request.files))
+    active = active_file_count(request.files)
+    attached = request.has_attachment or active < len(request.files)
+    decision = classify_detailed(text, has_attachment=attached, active_files=active)
     detail: dict[str, Any] = {"rule": decision.rule, "never_surface": list(decision.never_surface)}
     if decision.tier is Tier.STANDARD:
         terms = NO_KNOWN_TERMS

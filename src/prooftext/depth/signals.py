@@ -234,14 +234,14 @@ def memory_reference(text: str) -> str | None:
     return "earlier_talk:when_before" if _when_before(plain) else None
 
 
-MARK_RUN = re.compile("[?!\uff1f\uff01]+")
+_MARK_RUN = re.compile("[?!\uff1f\uff01]+")
 """A run of question and exclamation marks, ASCII or full-width (``？``, ``！``)."""
 _QUESTION_MARKS = frozenset("?\uff1f")
 _CLOSERS = frozenset(")]}\"'\u00bb\u201d\u2019")
 
 
-def ends_question(text: str, run: re.Match[str]) -> bool:
-    """Whether ``run`` (a :data:`MARK_RUN` match in ``text``) ends a question: it holds a question mark and
+def _ends_question(text: str, run: re.Match[str]) -> bool:
+    """Whether ``run`` (a ``_MARK_RUN`` match in ``text``) ends a question: it holds a question mark and
     the text ends, or a space or a closing bracket or quote follows it. A ``?`` inside a URL or code
     (``/search?q=1``, ``a?.b``) ends none."""
     after = run.end()
@@ -270,8 +270,8 @@ def question_count(text: str) -> int:
     plain = unquoted(text)
     count = 0
     start = 0
-    for marks in MARK_RUN.finditer(plain):
-        if ends_question(plain, marks) and _WORD_CHAR.search(plain, start, marks.start()):
+    for marks in _MARK_RUN.finditer(plain):
+        if _ends_question(plain, marks) and _WORD_CHAR.search(plain, start, marks.start()):
             count += 1
         start = marks.end()
     return count
