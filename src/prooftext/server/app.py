@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import sys
-import threading
 from pathlib import Path
 
 from prooftext import SigningKey
-from prooftext.errors import ProoftextError
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.limits import Limits
 from prooftext.server.runner import Runner
 
-log = logging.getLogger("prooftext.server")
-
 RPC_PATH = "/rpc"
 MCP_PATH = "/mcp"
-
-
-def _warm_up(ctx: ServerContext) -> None:
-    """Bring the index up to date in the background so the first request does not pay for it."""
-
-    def run() -> None:
-        try:
-            ctx.ensure_fresh()
-        except ProoftextError as exc:
-            log.warning("initial index refresh failed: %s", exc.message)
-
-    threading.Thread(target=run, name="prooftext-warm-up", daemon=True).start()
 
 
 def open_context(
@@ -38,7 +21,7 @@ def open_context(
 ) -> ServerContext:
     ctx = ServerContext.open(root, limits, interface, key)
     if warm:
-        _warm_up(ctx)
+        ctx.warm_up()
     return ctx
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -12,7 +13,10 @@ from typing import Any, Generic, TypeVar
 
 from prooftext import Index, IndexStatus, SigningKey, __version__, sign
 from prooftext import open as open_index
+from prooftext.errors import ProoftextError
 from prooftext.server.limits import Limits
+
+log = logging.getLogger("prooftext.server")
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
@@ -47,6 +51,12 @@ class Coalesced(Generic[T]):
                 self._cond.wait()
             value, error = self._outcome
         return self._unwrap(value, error)
+
+    def wait_idle(self) -> None:
+        """Return once no run is under way (a run started meanwhile is waited for too)."""
+        with self._cond:
+            while self._running:
+                self._cond.wait()
 
     def _run(self) -> T:
         started_at = time.monotonic()
@@ -88,6 +98,9 @@ class ServerContext:
         if self.limits.watch:
             self.index.watch()
         max_age_s = self.limits.fresh_ms / 1000
+        self.closing = threading.Event()
+        """Set by :meth:`close`: a refresh under way stops after the batch of files it has committed."""
+        self._warm: threading.Thread | None = None
         self._listeners: list[Progress] = []
         self._listeners_lock = threading.Lock()
         self.ensure_fresh: Coalesced[None] = Coalesced(self._refresh_when_stale, max_age_s)
@@ -115,6 +128,29 @@ class ServerContext:
             listeners = list(self._listeners)
         for listener in listeners:
             listener(done, total)
+        if self.closing.is_set():  # every batch so far is committed: the store is as a killed run leaves it
+            raise _Closed
+
+    def warm_up(self) -> None:
+        """Bring the index up to date in the background, so that the first request does not pay for it.
+        A failure is logged in one line; the first request that needs the index reports it."""
+        self._warm = threading.Thread(target=self._warm_run, name="prooftext-warm-up", daemon=True)
+        self._warm.start()
+
+    def _warm_run(self) -> None:
+        try:
+            self.ensure_fresh()
+        except _Closed:
+            return
+        except ProoftextError as exc:
+            log.warning("initial index refresh failed: %s", exc.message)
+        except Exception as exc:
+            log.warning("initial index refresh failed: %s", exc)
+
+    @property
+    def warming(self) -> bool:
+        """Whether the background refresh of :meth:`warm_up` still runs."""
+        return self._warm is not None and self._warm.is_alive()
 
     @contextmanager
     def progress_to(self, listener: Progress) -> Iterator[None]:
@@ -133,4 +169,15 @@ class ServerContext:
         return result if self.signing_key is None else sign(result, self.signing_key)
 
     def close(self) -> None:
+        """Stop a refresh under way (after its current batch) and wait for it, then close the index. A
+        thread left refreshing would be torn down at interpreter exit in the middle of native code
+        (hashing, parsing, a pool of readers): a crash instead of an exit."""
+        self.closing.set()
+        if self._warm is not None:
+            self._warm.join()
+        self.ensure_fresh.wait_idle()
         self.index.close()
+
+
+class _Closed(Exception):
+    """Ends a refresh whose server is closing (raised from its progress report)."""
