@@ -45,3 +45,14 @@ def test_an_ordinary_hit_carries_no_flags(sample_repo: Path) -> None:
         index.refresh()
         hits = compact_hits(index, "separability matrix", 5)
     assert hits and not any("flags" in hit for hit in hits)
+
+
+@pytest.mark.parametrize("signature", ["def run():", "class A:", "def f(x):"])
+def test_a_short_signature_is_kept_whole(tmp_path: Path, signature: str) -> None:
+    (tmp_path / "short.py").write_text(
+        f"{signature}\n    return value_of_the_short_one()\n", encoding="utf-8"
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        hits = compact_hits(index, "short one", 5)
+    assert [hit.get("sig") for hit in hits if hit["path"] == "short.py"] == [signature]

@@ -56,8 +56,9 @@ def _signature(lines: list[str], name: str) -> int:
 
 
 def _fit(hit: dict[str, Any], key: str, text: str) -> None:
-    """Set ``hit[key]`` to the longest prefix of ``text`` that keeps the hit within budget (or leave it out)."""
-    low, high, best = MIN_SNIPPET_CHARS, len(text), ""
+    """Set ``hit[key]`` to the longest prefix of ``text`` that keeps the hit within budget (or leave it out);
+    a text shorter than :data:`MIN_SNIPPET_CHARS` (a short signature) is kept whole or left out."""
+    low, high, best = min(MIN_SNIPPET_CHARS, len(text)), len(text), ""
     while low <= high:
         mid = (low + high) // 2
         candidate = _cut(text, mid)
