@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 import prooftext
-from helpers import SAMPLE_FILES
+from helpers import REPO, SAMPLE_FILES
 from prooftext.errors import UnknownNameError
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
@@ -101,6 +102,18 @@ def test_the_default_profile_is_six_short_tools_within_two_thousand_tokens(mcp_c
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
     assert set(tools["context"].input_schema["properties"]) == {"query", "max_tokens", "require_sufficient"}
     assert _cost(listed.model_dump(mode="json", by_alias=True, exclude_none=True)) <= 2000
+
+
+def test_the_readme_states_the_cost_of_the_lean_definitions_within_two_percent(
+    mcp_ctx: ServerContext,
+) -> None:
+    listed = _run(mcp_ctx, lambda c: c.list_tools(), tools=DEFAULT_PROFILE)
+    tools = listed.model_dump(mode="json", by_alias=True, exclude_none=True)["tools"]
+    cost = _cost({"tools": tools})  # what tools/list sends (the SDK's model holds newer protocols' members)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"about ([0-9,]+) o200k tokens of definitions", readme)
+    assert stated is not None
+    assert abs(int(stated.group(1).replace(",", "")) - cost) <= cost * 0.02, cost
 
 
 def test_the_all_profile_adds_the_advanced_knobs_and_conversation_tools(mcp_ctx: ServerContext) -> None:
