@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer.main
 
-import prooftext.cli.context  # noqa: F401  (registers the commands until cli/__init__ lists the module)
+import prooftext
+import prooftext.cli.context  # registers the commands until cli/__init__ lists the module
 from gates import context as gate
 from gates import fixture
-from prooftext.cli.common import run_app
+from prooftext.cli.common import app, run_app
+from prooftext.corpus.model import SENSITIVITIES
 from prooftext.errors import MAX_MESSAGE_CHARS
 
 OUT = ".prooftext/context"
@@ -192,3 +195,34 @@ def test_validate_rehashes_sources_only_with_a_repository_root_and_says_which(
     status, error = cli(capsys, "context", "validate", compaction, "--repository-root", str(repo), "--json")
     assert (status, error["error"]["code"]) == (1, "source_drift")
     assert error["error"]["details"]["path"] == fixture.SPECIFICATION
+
+
+def test_the_clearance_option_names_exactly_the_levels_a_query_accepts(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]
+) -> None:
+    repo, owner = roots
+    paths = lifecycle(capsys, repo, owner)
+    schema = json.loads((Path(prooftext.__file__).parent / "schemas/context-query.schema.json").read_text())
+    accepted = schema["properties"]["clearance"]["enum"]
+    option = next(
+        p
+        for p in typer.main.get_command(app).commands["context"].commands["query"].params
+        if p.name == "clearance"
+    )
+    named = [level for level in SENSITIVITIES if level in (option.help or "")]
+    assert named == accepted
+    for level in SENSITIVITIES:
+        out = repo / OUT / f"q-{level}.json"
+        status, _ = cli(
+            capsys,
+            "context",
+            "query",
+            str(paths["graph"]),
+            "budget",
+            "--clearance",
+            level,
+            "--output",
+            str(out),
+            "--json",
+        )
+        assert (status == 0) == (level in accepted)

@@ -238,6 +238,14 @@ def check_text_secrets(scope: str, path: str, text: str) -> None:
         raise SensitivityError(f"{scope}:{path}: {describe(findings)}", path=path, reason=SECRET)
 
 
+def check_caller_text(field: str, text: str) -> None:
+    """Text a caller wrote (a query, a claim) is redacted when its artifact is built, so a credential left in
+    it marks a hand-written artifact: refused, naming the field and the rule, never the value."""
+    findings = blocking(find_secrets(text))
+    if findings:
+        raise SensitivityError(f"{field}: {describe(findings)}", field=field, reason=SECRET)
+
+
 def check_path_secrets(scope: str, path: str) -> None:
     """A path that spells a credential is ``secret-or-prohibited`` (the scan never adopts one); the error
     names it redacted."""

@@ -3,7 +3,7 @@
 Each claim links to selected nodes by the exact digest of their extract text: a link to a node that is not
 an extract of the Snapshot, a wrong digest, or an unknown field in a claim or link is refused. A proposal is evidence to
 check, never authority: a claim that bears on a Must, approval, security, disclosure or data-loss decision
-must also link at least one extract that is not untrusted.
+must also link at least one extract that is not untrusted. A credential in a claim's text is redacted.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import prooftext.canonical as canonical
 from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.governance import UNTRUSTED_PROPOSAL
 from prooftext.artifacts.models import Snapshot
+from prooftext.corpus.secrets import redact_text
 from prooftext.errors import NotFoundError, RequestError
 
 ARTIFACT_TYPE = "host-summary-proposal"
@@ -60,8 +61,9 @@ def _claim(snapshot_digests: dict[str, str], claim: Any, index: int) -> dict[str
     if not isinstance(claim, dict) or not isinstance(claim.get("links"), list):
         raise RequestError(f"{where} must be an object with text, decision and links", field="claims")
     _unknown(claim, CLAIM_FIELDS, where)
+    text = claim.get("text")
     return {
-        "text": claim.get("text"),
+        "text": redact_text(text) if isinstance(text, str) else text,
         "decision": claim.get("decision", DECISION_NONE),
         "links": [_link(snapshot_digests, link, where) for link in claim["links"]],
     }

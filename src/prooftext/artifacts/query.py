@@ -4,11 +4,13 @@ An artifact query is a Query whose unit is bytes (``canonical_utf8_bytes`` on th
 ``max_tokens`` written as ``limits.max_bytes``), bound to one Graph and its candidate. Required references
 are node ids, or repository paths resolved to their file node. Limits follow the context framework:
 1,024–8,388,608 bytes, 1–4,096 nodes, 0–16,384 edges, traversal depth 0–8 (0 turns the traversal phase off).
-This module is the one place a Query becomes its wire form and back.
+A credential in the text is redacted (the Selection and every later artifact embed the Query). This module
+is the one place a Query becomes its wire form and back.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import prooftext.artifacts.governance as gov
@@ -16,12 +18,13 @@ import prooftext.canonical as canonical
 from prooftext.artifacts.byte_query import (
     byte_query,
 )
-from prooftext.artifacts.fields import artifact_head
+from prooftext.artifacts.fields import TIMESTAMP_PATTERN, artifact_head
 from prooftext.artifacts.models import Graph
 from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.semantic import NODE_FILE
-from prooftext.errors import NotFoundError, RequestError
-from prooftext.select.query import UNIT_BYTES, Query
+from prooftext.corpus.secrets import redact_text
+from prooftext.errors import NotFoundError, RangeError, RequestError
+from prooftext.select.query import MAX_QUERY_CHARS, UNIT_BYTES, Query
 from prooftext.select.view import is_node_id
 
 ARTIFACT_TYPE = "query"
@@ -45,13 +48,28 @@ def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
-def build_query(graph: Graph, query: Query) -> dict[str, Any]:
-    """The Query artifact of ``query`` bound to ``graph`` (checked when it is encoded)."""
+def _check_inputs(query: Query) -> None:
+    """The caller's inputs a schema error would describe poorly: over-long text (the schema's message
+    quotes the text and is cut before its reason), an ``as_of`` in another spelling, and a lone string of
+    required references (it would be read as its letters). The encoded artifact checks everything else."""
     if query.unit != UNIT_BYTES:
         raise RequestError("an artifact query counts canonical UTF-8 bytes (unit bytes)", field="unit")
+    if isinstance(query.text, str) and len(query.text) > MAX_QUERY_CHARS:
+        raise RangeError(f"query text is longer than {MAX_QUERY_CHARS} characters", field="text")
+    if query.as_of is not None and not (
+        isinstance(query.as_of, str) and re.fullmatch(TIMESTAMP_PATTERN, query.as_of)
+    ):
+        raise RequestError("as_of must be a UTC instant YYYY-MM-DDTHH:MM:SSZ", field="as_of")
+    if isinstance(query.required, (str, bytes)) or not isinstance(query.required, (tuple, list)):
+        raise RequestError("required must be a list of node ids or repository paths", field="required")
+
+
+def build_query(graph: Graph, query: Query) -> dict[str, Any]:
+    """The Query artifact of ``query`` bound to ``graph`` (checked when it is encoded)."""
+    _check_inputs(query)
     body = {
         **artifact_head(ARTIFACT_TYPE, graph.candidate, graph_id=graph.artifact_id),
-        "text": query.text,
+        "text": redact_text(query.text) if isinstance(query.text, str) else query.text,
         "as_of": query.as_of,
         "clearance": query.clearance,
         "unit": UNIT,

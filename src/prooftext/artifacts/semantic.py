@@ -201,6 +201,7 @@ def _graph(g: Graph) -> None:
 
 def _query(q: Query) -> None:
     strictly_increasing(q.required, "required")
+    gov.check_caller_text("text", q.text)
     if not ascii_tokens(q.text):
         raise EmptyQueryError("query must contain at least one searchable token", field="text")
     if q.as_of is not None:
@@ -406,6 +407,7 @@ def _proposal(p: HostSummaryProposal) -> None:
         raise SensitivityError(f"a host summary proposal cannot carry {gov.SECRET} text")
     for index, claim in enumerate(p.claims):
         unique([link.node_id for link in claim.links], f"claims[{index}].links")
+        gov.check_caller_text(f"claims[{index}].text", claim.text)
 
 
 def _quality(r: QualityReport) -> None:

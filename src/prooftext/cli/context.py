@@ -118,8 +118,8 @@ def query_command(
         str,
         typer.Option(
             "--clearance",
-            help="The most sensitive label the selection may hold: public, repository-private,"
-            " owner-private or secret-or-prohibited.",
+            help="The most sensitive label the selection may hold: public, repository-private or"
+            " owner-private (secret text never enters an artifact).",
         ),
     ] = _ARTIFACT_QUERY.clearance,
     as_of: Annotated[str | None, typer.Option("--as-of", help="UTC instant YYYY-MM-DDTHH:MM:SSZ.")] = None,
