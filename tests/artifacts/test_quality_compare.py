@@ -7,7 +7,9 @@ from typing import Any
 from gates import fixture
 from gates.context import ENVELOPE_FIELDS, QUERY_TEXT, Run, node_of
 from prooftext.artifacts import lifecycle as lc
-from prooftext.artifacts.models import QUALITY_FIELDS, Extract
+from prooftext.artifacts.compare import compare_snapshots
+from prooftext.artifacts.loader import load_artifact
+from prooftext.artifacts.models import QUALITY_FIELDS, Extract, Snapshot
 from prooftext.artifacts.quality import redundant_bytes
 from prooftext.artifacts.query import byte_query
 from prooftext.canonical import sha256_hex
@@ -156,3 +158,33 @@ def test_compare_counts_an_extract_whose_text_changed_under_the_same_node_id_as_
     assert pair["base"]["node_id"] == pair["current"]["node_id"] and pair["base"]["path"] == fixture.LEDGER
     assert pair["base"]["text_sha256"] != pair["current"]["text_sha256"]
     assert (extracts["added"], extracts["removed"]) == ([], [])
+
+
+def test_compare_accounts_for_every_extract_when_two_share_a_place(run: Run) -> None:
+    """Two sections under the same heading path (``## Notes`` twice) share a place: each is paired or
+    reported, none is lost."""
+    run.snapshot()
+    snapshot = load_artifact(run.out("snapshot"), Snapshot)
+    base = snapshot.model_copy(
+        update={"extracts": [_extract("A", "F", [3, 6], "a\n"), _extract("B", "F", [7, 9], "b\n")]}
+    )
+    for current in (
+        [_extract("C", "F", [3, 6], "c\n"), _extract("D", "F", [7, 9], "d\n")],
+        [_extract("C", "F", [3, 6], "c\n")],
+        [
+            _extract("C", "F", [3, 6], "c\n"),
+            _extract("D", "F", [7, 9], "d\n"),
+            _extract("E", "F", [10, 12], "e\n"),
+        ],
+    ):
+        delta = compare_snapshots(base, snapshot.model_copy(update={"extracts": current}))["extracts"]
+        changed = delta["changed"]
+        assert {p["base"]["node_id"][0] for p in changed} | {r["node_id"][0] for r in delta["removed"]} == {
+            "A",
+            "B",
+        }
+        current_ids = {p["current"]["node_id"][0] for p in changed} | {
+            a["node_id"][0] for a in delta["added"]
+        }
+        assert current_ids == {e.node_id[0] for e in current}
+        assert [p["base"]["line_range"] for p in changed] == [p["current"]["line_range"] for p in changed]

@@ -2,8 +2,9 @@
 
 Extracts are matched by node id (content-addressed: a node id names its text and labels); an extract
 that left and another that arrived at the same place (root scope, path, node kind and qualified name) is
-reported as changed, and so is one whose node id stayed while its text digest did not (which only an
-altered artifact can hold: ``validate --repository-root`` and ``fsck`` check such text against its source).
+reported as changed, places held by several extracts pairing in line order (the rest are added or
+removed), and so is one whose node id stayed while its text digest did not (which only an altered
+artifact can hold: ``validate --repository-root`` and ``fsck`` check such text against its source).
 Edges, exclusions and contradiction components are compared by id.
 """
 
@@ -37,20 +38,46 @@ def _pair(base: Extract, current: Extract) -> dict[str, Any]:
     return {"base": _brief(base), "current": _brief(current)}
 
 
+def _by_place(extracts: list[Extract]) -> dict[tuple[str, str, str, str], list[Extract]]:
+    """Extracts grouped by place, each group in line order: two sections under the same heading path (or
+    two definitions of one name) share a place."""
+    groups: dict[tuple[str, str, str, str], list[Extract]] = {}
+    for extract in sorted(extracts, key=lambda e: (_place(e), list(e.line_range), e.node_id)):
+        groups.setdefault(_place(extract), []).append(extract)
+    return groups
+
+
+def _match(
+    gone: list[Extract], came: list[Extract]
+) -> tuple[list[tuple[Extract, Extract]], list[Extract], list[Extract]]:
+    """Pairs of a left and an arrived extract at one place, in line order; then the unpaired ones (removed,
+    added). Every extract lands in exactly one of the three."""
+    pairs: list[tuple[Extract, Extract]] = []
+    removed: list[Extract] = []
+    added: list[Extract] = []
+    left, arrived = _by_place(gone), _by_place(came)
+    for place in sorted(set(left) | set(arrived)):
+        olds, news = left.get(place, []), arrived.get(place, [])
+        pairs += zip(olds, news, strict=False)
+        removed += olds[len(news) :]
+        added += news[len(olds) :]
+    return pairs, removed, added
+
+
 def _extract_delta(base: Snapshot, current: Snapshot) -> dict[str, Any]:
     before = {e.node_id: e for e in base.extracts}
     after = {e.node_id: e for e in current.extracts}
     kept = sorted(set(before) & set(after))
     altered = [n for n in kept if before[n].text_sha256 != after[n].text_sha256]
-    gone = {_place(before[n]): before[n] for n in sorted(set(before) - set(after))}
-    came = {_place(after[n]): after[n] for n in sorted(set(after) - set(before))}
-    moved = [(gone[p], came[p]) for p in sorted(set(gone) & set(came))]
+    moved, removed, added = _match(
+        [before[n] for n in set(before) - set(after)], [after[n] for n in set(after) - set(before)]
+    )
     altered_pairs = [(before[n], after[n]) for n in altered]
     changed = sorted(moved + altered_pairs, key=lambda pair: (_place(pair[0]), pair[0].node_id))
     return {
         "unchanged": len(kept) - len(altered),
-        "added": [_brief(came[p]) for p in sorted(set(came) - set(gone))],
-        "removed": [_brief(gone[p]) for p in sorted(set(gone) - set(came))],
+        "added": [_brief(e) for e in added],
+        "removed": [_brief(e) for e in removed],
         "changed": [_pair(b, c) for b, c in changed],
     }
 
