@@ -23,16 +23,17 @@ import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
 from prooftext.artifacts.fields import PATH_PATTERN
 from prooftext.artifacts.observe import REASON_HARD_LINK, Roots, read_strict
-from prooftext.corpus.config import load_config
+from prooftext.corpus.config import CorpusConfig, load_config
 from prooftext.corpus.kinds import kind_for
 from prooftext.corpus.lines import count_lines
 from prooftext.corpus.manifest import build_manifest
 from prooftext.corpus.model import REASON_PATH
-from prooftext.corpus.scan import scan
+from prooftext.corpus.scan import ScanResult, scan
 from prooftext.errors import ConfigError, RequestError, SourceMissingError
 
 PROVENANCE_OWNER_RECORD = "owner-record"
 FIRST_LINE = 1
+SPEC_KEY = "scan.specification"
 _PORTABLE = re.compile(PATH_PATTERN)
 
 
@@ -56,15 +57,43 @@ def _redacted(entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, "path": path, "detail": detail}
 
 
+def _option_path(path: str) -> str:
+    """A repository path as given on the command line: a leading ``./`` (as a shell completes it) is dropped."""
+    return path.removeprefix("./")
+
+
 def _specification(requested: str | None, declared: str | None) -> str:
+    if requested is not None:
+        requested = _option_path(requested)
+        if not _PORTABLE.match(requested):
+            raise RequestError(
+                "--specification must be a portable relative path under the root (ASCII, '/' separators,"
+                " no '.' or '..' components)",
+                field="specification",
+            )
     spec = requested or declared
     if spec is None:
         raise ConfigError(
             "a manifest needs the canonical specification: pass --specification or set [scan] specification",
-            key="scan.specification",
+            key=SPEC_KEY,
         )
     gov.check_declared_specification(declared, spec)
     return spec
+
+
+def _scan(roots: Roots, config: CorpusConfig, spec: str, requested: str | None) -> ScanResult:
+    """The scan with ``spec`` as its specification; a specification the caller named that the scan does not
+    adopt is that option's fault, not the configuration's."""
+    try:
+        return scan(roots.repository, replace(config, specification=spec))
+    except ConfigError as exc:
+        if requested is None or exc.details.get("key") != SPEC_KEY:
+            raise
+        raise SourceMissingError(
+            f"--specification {spec} is not an indexed source of the root (missing, ignored or excluded:"
+            " `prooftext index --excluded` says why)",
+            path=spec,
+        ) from None
 
 
 def _mark_required(sources: list[dict[str, Any]], required: set[str], spec: str) -> None:
@@ -112,11 +141,11 @@ def build_context_manifest(
     spec = _specification(specification, config.specification)
     if owner_paths and roots.owner is None:
         raise RequestError("--owner-source needs --owner-root", field="owner_source")
-    result = scan(roots.repository, replace(config, specification=spec))
+    result = _scan(roots, config, spec, specification)
     base = build_manifest(result.sources, result.excluded, result.candidate)
     sources, moved = _portable(base["sources"])
-    _mark_required(sources, set(required), spec)
-    sources += [owner_source(roots, path) for path in sorted(set(owner_paths))]
+    _mark_required(sources, {_option_path(path) for path in required}, spec)
+    sources += [owner_source(roots, path) for path in sorted({_option_path(p) for p in owner_paths})]
     roots.check_owner_used()
     sources.sort(key=lambda s: (s["locator"]["root_scope"], s["locator"]["path"]))
     redacted = [_redacted(entry) for entry in base["excluded"] + moved]

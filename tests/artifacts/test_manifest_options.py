@@ -1,0 +1,45 @@
+"""``context manifest`` options name repository paths as a shell spells them, and a bad one is blamed on the
+option that gave it, not on a configuration key the caller never wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prooftext.artifacts import lifecycle as lc
+from prooftext.errors import ProoftextError
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "README.md").write_text("# Spec\n\nRetries are configured in src/config.py.\n", encoding="utf-8")
+    (root / "src" / "config.py").write_text("RETRY_LIMIT = 3\n", encoding="utf-8")
+    (root / ".prooftext" / "context").mkdir(parents=True)
+    return root
+
+
+def _out(repo: Path, name: str) -> Path:
+    return repo / ".prooftext" / "context" / f"{name}.json"
+
+
+def test_a_leading_dot_slash_names_the_same_paths(repo: Path) -> None:
+    lc.run_manifest(repo, _out(repo, "plain"), "README.md", ["src/config.py"])
+    lc.run_manifest(repo, _out(repo, "dotted"), "./README.md", ["./src/config.py"])
+    assert _out(repo, "plain").read_bytes() == _out(repo, "dotted").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("specification", "code"),
+    [("../README.md", "invalid_request"), ("/README.md", "invalid_request"), ("NOPE.md", "source_missing")],
+)
+def test_a_bad_specification_option_is_blamed_on_the_option(
+    repo: Path, specification: str, code: str
+) -> None:
+    with pytest.raises(ProoftextError) as info:
+        lc.run_manifest(repo, _out(repo, "m"), specification, [])
+    assert info.value.code == code and "--specification" in info.value.message
+    assert "scan.specification" not in str(info.value.to_dict())
+    assert not _out(repo, "m").exists()
