@@ -47,11 +47,25 @@ def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name))
 
 
+MAX_PLACE_CHARS = 200
+SHOWN_VALUE_CHARS = 40
+
+
+def _reason(error: ValidationError) -> str:
+    """The error's message with a long failing value cut short, so that the reason (``is too long``, ``does
+    not match``) survives the bound."""
+    shown = repr(error.instance)
+    message = str(error.message)
+    if len(shown) > SHOWN_VALUE_CHARS:
+        message = message.replace(shown, shown[:SHOWN_VALUE_CHARS] + "…", 1)
+    return message[:MAX_PLACE_CHARS]
+
+
 def validate_against(name: str, instance: Any) -> None:
     """Raise :class:`SchemaViolationError` naming the failing places when ``instance`` does not conform."""
     errors = sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
-        places = ["/" + "/".join(str(p) for p in e.absolute_path) + ": " + e.message[:200] for e in errors]
+        places = ["/" + "/".join(str(p) for p in e.absolute_path) + ": " + _reason(e) for e in errors]
         raise SchemaViolationError(
             f"{len(errors)} schema violation(s) against {name}, the first at {places[0]}",
             schema=name,
