@@ -83,6 +83,30 @@ def test_a_changed_or_missing_source_of_a_stored_artifact_sets_bit_2_without_an_
     assert drift["detail"].endswith(f"the artifact records {recorded}")
 
 
+def _to_symlink(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.parent / "elsewhere.md")
+
+
+def _to_directory(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def _hard_linked(path: Path) -> None:
+    os.link(path, path.parent / "second-name.md")
+
+
+@pytest.mark.parametrize("replace", [_to_symlink, _to_directory, _hard_linked])
+def test_a_source_replaced_by_what_no_read_adopts_is_a_stale_source_not_an_io_error(
+    run: Run, replace: Callable[[Path], None]
+) -> None:
+    replace(run.repo / fixture.DRAFT)
+    report = fsck(run.repo)
+    assert report.status == BIT_SOURCE
+    assert {(kind, path) for kind, path, _ in _named(report)} == {("source_unreadable", fixture.DRAFT)}
+
+
 def test_every_repository_source_a_stored_artifact_names_is_rehashed_and_owner_sources_are_noted(
     run: Run,
 ) -> None:

@@ -7,8 +7,9 @@ a symlink or a non-regular file in an artifact's place. Other ``.json`` files (c
 directories and the files past the first :data:`MAX_ARTIFACT_FILES` are listed in ``notices``: passed over,
 never silently. Every repository source a sound artifact names is re-hashed against its locator, and the
 lines each node, extract or compacted digest claims against its text digest
-(:mod:`prooftext.artifacts.recheck`): a missing or changed source is bit 2, text its unchanged source does
-not hold is a damaged artifact (bit 1); each problem names the artifact. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
+(:mod:`prooftext.artifacts.recheck`): a missing or changed source is bit 2 (so is one now linked or not a
+regular file), text its unchanged source does not hold is a damaged artifact (bit 1); each problem names
+the artifact. The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
 schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
 whole, which no search can use), and every file the store records is re-read and re-hashed (one grown
 past :data:`MAX_SOURCE_BYTES` is ``limit_exceeded``, naming its size and the limit, bit 2); a store that

@@ -30,8 +30,9 @@ from prooftext.artifacts.models import (
     ManifestSource,
     Snapshot,
 )
-from prooftext.artifacts.observe import read_strict
+from prooftext.artifacts.observe import REASON_HARD_LINK, read_strict
 from prooftext.corpus.lines import LineText
+from prooftext.corpus.model import REASON_NOT_REGULAR, REASON_SYMLINK
 from prooftext.errors import LimitError, ProoftextError, SourceDriftError, SourceError, SourceMissingError
 
 Claim = tuple[str, Sequence[int], str]
@@ -43,8 +44,11 @@ STALE = "stale"
 ALTERED = "altered"
 """The source is as recorded, and the artifact's text is not what its lines hold."""
 UNREADABLE = "unreadable"
-"""The source cannot be read strictly (not a regular file, linked, unreadable). One larger than
-:data:`READ_LIMIT` is past a limit (``limit_exceeded``) and :data:`STALE`: it cannot be what was recorded."""
+"""The source cannot be read (an I/O error, or it changed while it was read). One larger than
+:data:`READ_LIMIT` is past a limit (``limit_exceeded``) and :data:`STALE`: it cannot be what was recorded;
+so is a path that now holds a link or something other than a regular file (:data:`NOT_ADOPTABLE`), as
+``verify`` counts it."""
+NOT_ADOPTABLE = frozenset({REASON_SYMLINK, REASON_NOT_REGULAR, REASON_HARD_LINK})
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,12 @@ def _check_claims(data: bytes, path: str, claims: list[Claim]) -> Finding | None
     return None
 
 
+def _cause(exc: SourceError | LimitError) -> str:
+    if isinstance(exc, (SourceMissingError, LimitError)) or exc.details.get("reason") in NOT_ADOPTABLE:
+        return STALE
+    return UNREADABLE
+
+
 def _check_source(
     source: ManifestSource | GraphSource, claims: list[Claim], repository: Path, cache: SourceCache
 ) -> Finding | None:
@@ -146,8 +156,7 @@ def _check_source(
     try:
         found = _read(repository, path, cache, keep=bool(claims))
     except (SourceError, LimitError) as exc:
-        changed = isinstance(exc, (SourceMissingError, LimitError))
-        return Finding(path, exc, STALE if changed else UNREADABLE)
+        return Finding(path, exc, _cause(exc))
     if found.sha256 != source.locator.sha256:
         message = f"{path}: digest is now {found.sha256}, the artifact records {source.locator.sha256}"
         return Finding(path, SourceDriftError(message, path=path), STALE)
