@@ -43,3 +43,9 @@ def test_a_bad_specification_option_is_blamed_on_the_option(
     assert info.value.code == code and "--specification" in info.value.message
     assert "scan.specification" not in str(info.value.to_dict())
     assert not _out(repo, "m").exists()
+
+
+def test_a_manifest_root_that_is_a_file_is_named_as_the_root_the_caller_gave(repo: Path) -> None:
+    with pytest.raises(ProoftextError) as info:
+        lc.run_manifest(repo / "README.md", _out(repo, "m"), "README.md", [])
+    assert info.value.code == "root_not_directory" and "--repository-root" not in info.value.message

@@ -61,9 +61,9 @@ def explicit_root(path: Path, what: str) -> Path:
     return existing_directory(path, what)
 
 
-def roots_of(repository: Path, owner: Path | None) -> Roots:
+def roots_of(repository: Path, owner: Path | None, what: str = "--repository-root") -> Roots:
     return Roots(
-        explicit_root(repository, "--repository-root"),
+        explicit_root(repository, what),
         explicit_root(owner, "--owner-root") if owner is not None else None,
     )
 
@@ -94,7 +94,7 @@ def run_manifest(
     owner_root: Path | None = None,
     owner_sources: list[str] | None = None,
 ) -> Published:
-    roots = roots_of(root, owner_root)
+    roots = roots_of(root, owner_root, "ROOT")
     require_output_outside_candidate(roots.repository, output)
     artifact = build_context_manifest(roots, specification, required, owner_sources or [])
     manifest = Manifest.model_validate(artifact)
