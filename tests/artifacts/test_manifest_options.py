@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from prooftext.artifacts import lifecycle as lc
+from prooftext.artifacts.limits import MAX_TEXT_CHARS
 from prooftext.errors import ProoftextError
 
 
@@ -49,3 +50,15 @@ def test_a_manifest_root_that_is_a_file_is_named_as_the_root_the_caller_gave(rep
     with pytest.raises(ProoftextError) as info:
         lc.run_manifest(repo / "README.md", _out(repo, "m"), "README.md", [])
     assert info.value.code == "root_not_directory" and "--repository-root" not in info.value.message
+
+
+def test_a_specification_over_the_node_text_cap_fails_index_naming_its_size_and_the_cap(repo: Path) -> None:
+    text = "# Spec\n\n" + "Retries are configured here.\n" * 2400
+    (repo / "README.md").write_text(text, encoding="utf-8")
+    lc.run_manifest(repo, _out(repo, "m"), "README.md", [])
+    with pytest.raises(ProoftextError) as info:
+        lc.run_index(_out(repo, "m"), repo, None, _out(repo, "g"))
+    error = info.value
+    assert error.code == "limit_exceeded" and error.details["reason"] == "text_cap"
+    assert str(len(text)) in error.message and str(MAX_TEXT_CHARS) in error.message
+    assert not _out(repo, "g").exists()

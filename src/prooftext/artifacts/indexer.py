@@ -185,12 +185,37 @@ def _add_nodes(item: _Adopted, build: _Build) -> None:
         build.id_map[node.id] = value["node_id"]
 
 
+_WHY_NOT_ONE_NODE = {
+    REASON_NAME_CAP: "its name is over the limit for a node's name",
+    REASON_OUTSIDE_RANGE: "its lines fall outside the source's line range",
+}
+
+
+def _not_one_node(item: _Adopted, build: _Build) -> LimitError:
+    """Why a required source has no file node: the reason its file node was excluded (for text over the
+    cap, its size and the cap)."""
+    source_id, path = item.source["source_id"], item.source["locator"]["path"]
+    reason = next(
+        (x["reason"] for x in build.excluded_nodes if x["source_id"] == source_id and x["kind"] == NODE_FILE),
+        REASON_TEXT_CAP,
+    )
+    why = _WHY_NOT_ONE_NODE.get(
+        reason,
+        f"its text is {len(item.text)} characters, over the limit of {MAX_TEXT_CHARS} for a node's text",
+    )
+    return LimitError(
+        f"required source {path} cannot be represented as one node: {why}",
+        path=path,
+        reason=reason,
+        limit=MAX_TEXT_CHARS,
+    )
+
+
 def _check_required_nodes(adopted: list[_Adopted], build: _Build) -> None:
     present = {n["source_id"] for n in build.nodes.values() if n["required"]}
     for item in adopted:
         if item.source["required"] and item.source["source_id"] not in present:
-            path = item.source["locator"]["path"]
-            raise LimitError(f"required source {path} cannot be represented as one node", path=path)
+            raise _not_one_node(item, build)
 
 
 def _edges(adopted: list[_Adopted], id_map: dict[str, str]) -> list[dict[str, Any]]:
