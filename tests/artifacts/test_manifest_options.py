@@ -62,3 +62,11 @@ def test_a_specification_over_the_node_text_cap_fails_index_naming_its_size_and_
     assert error.code == "limit_exceeded" and error.details["reason"] == "text_cap"
     assert str(len(text)) in error.message and str(MAX_TEXT_CHARS) in error.message
     assert not _out(repo, "g").exists()
+
+
+@pytest.mark.parametrize("field", ["required", "owner_sources"])
+def test_a_lone_string_of_paths_is_refused_not_read_as_its_letters(repo: Path, field: str) -> None:
+    required, owner = ("src/config.py", []) if field == "required" else ([], "notes.md")
+    with pytest.raises(ProoftextError) as info:
+        lc.run_manifest(repo, _out(repo, "m"), "README.md", required, repo, owner)  # type: ignore[arg-type]
+    assert info.value.code == "invalid_request" and info.value.details["field"] == field

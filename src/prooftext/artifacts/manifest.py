@@ -133,10 +133,20 @@ def owner_source(roots: Roots, path: str) -> dict[str, Any]:
     }
 
 
+def _path_list(paths: object, field: str) -> list[str]:
+    """A list of paths; a lone string is refused rather than read as its letters."""
+    if isinstance(paths, (str, bytes)) or not isinstance(paths, (list, tuple)):
+        raise RequestError(f"{field} must be a list of paths", field=field)
+    if not all(isinstance(path, str) for path in paths):
+        raise RequestError(f"{field} entries must be strings", field=field)
+    return [_option_path(path) for path in paths]
+
+
 def build_context_manifest(
     roots: Roots, specification: str | None, required: list[str], owner_paths: list[str]
 ) -> dict[str, Any]:
     """The Manifest of the repository root (and owner records), with its artifact id."""
+    required, owner_paths = _path_list(required, "required"), _path_list(owner_paths, "owner_sources")
     config = load_config(roots.repository)
     spec = _specification(specification, config.specification)
     if owner_paths and roots.owner is None:
@@ -144,8 +154,8 @@ def build_context_manifest(
     result = _scan(roots, config, spec, specification)
     base = build_manifest(result.sources, result.excluded, result.candidate)
     sources, moved = _portable(base["sources"])
-    _mark_required(sources, {_option_path(path) for path in required}, spec)
-    sources += [owner_source(roots, path) for path in sorted({_option_path(p) for p in owner_paths})]
+    _mark_required(sources, set(required), spec)
+    sources += [owner_source(roots, path) for path in sorted(set(owner_paths))]
     roots.check_owner_used()
     sources.sort(key=lambda s: (s["locator"]["root_scope"], s["locator"]["path"]))
     redacted = [_redacted(entry) for entry in base["excluded"] + moved]
