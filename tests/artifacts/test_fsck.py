@@ -283,3 +283,12 @@ def test_a_root_whose_path_holds_uri_characters_is_read_in_place(tmp_path: Path,
     assert report.status == 0 and report.store == "ok"
     assert report.sources_checked == len(fixture.REPOSITORY_FILES)
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no store opened beside the root
+
+
+def test_a_symlinked_store_directory_is_noted_not_passed_over_silently(run: Run, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    os.rename(run.repo / STORE_DIR, elsewhere)
+    (run.repo / STORE_DIR).symlink_to(elsewhere)
+    report = fsck(run.repo)
+    assert report.artifacts_checked == 0
+    assert {(n["kind"], n["path"]) for n in report.notices} == {("symlinked_directory", STORE_DIR)}

@@ -333,7 +333,9 @@ def fsck(root: Path) -> FsckReport:
     """Check ``root``'s stored artifacts, index store and indexed sources (nothing is written)."""
     report = FsckReport()
     store_dir = root / STORE_DIR
-    if store_dir.is_dir() and not store_dir.is_symlink():
+    if store_dir.is_symlink():
+        report.note(kind=NOTICE_LINKED_DIR, path=STORE_DIR, detail="not followed: no stored artifact checked")
+    elif store_dir.is_dir():
         found = _artifact_files(store_dir)
         cache: SourceCache = {}
         checked = [_check_artifact(path, root, report, cache) for path in found.files]
