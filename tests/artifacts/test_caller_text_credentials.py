@@ -10,6 +10,7 @@ from gates.context import Run, node_of
 from prooftext.artifacts import lifecycle as lc
 from prooftext.artifacts.query import byte_query
 from prooftext.corpus.secrets import REDACTED_PREFIX
+from prooftext.errors import ProoftextError
 
 from .helpers import code_of, rewrite
 
@@ -61,3 +62,20 @@ def test_a_hand_written_proposal_holding_a_credential_is_refused(run: Run) -> No
     compact = lambda: lc.run_compact(run.out("snapshot"), run.repo, run.owner, run.out("c"), proposal)  # noqa: E731
     assert code_of(compact) == "sensitivity_violation"
     assert not run.out("c").exists()
+
+
+def test_a_claims_file_over_its_ceiling_is_refused_before_it_is_parsed(run: Run) -> None:
+    run.snapshot()
+    claims = run.repo / ".prooftext" / "claims.json"
+    claims.write_bytes(b"[" + b" " * lc.MAX_CLAIMS_FILE_BYTES + b"]")
+    error = code_and_message(lambda: lc.run_propose(run.out("snapshot"), claims, run.out("proposal")))
+    assert error == ("limit_exceeded", True)
+    assert not run.out("proposal").exists()
+
+
+def code_and_message(action: Any) -> tuple[str, bool]:
+    try:
+        action()
+    except ProoftextError as exc:
+        return exc.code, "claims file" in exc.message and str(lc.MAX_CLAIMS_FILE_BYTES) in exc.message
+    raise AssertionError("no error")

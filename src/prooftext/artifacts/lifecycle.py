@@ -30,7 +30,7 @@ from prooftext.artifacts.query import build_query
 from prooftext.artifacts.recheck import Recheck, recheck_sources
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import build_snapshot, publication_check
-from prooftext.corpus.safeio import existing_directory
+from prooftext.corpus.safeio import existing_directory, read_bounded
 from prooftext.errors import RequestError
 from prooftext.select.query import Query as SelectQuery
 
@@ -139,7 +139,7 @@ CLAIMS_KEY = "claims"
 
 
 def _claims(path: Path) -> list[Any]:
-    value = canonical.load(read_artifact_bytes(path))
+    value = canonical.load(read_bounded(path, MAX_CLAIMS_FILE_BYTES, "claims file"))
     if isinstance(value, dict) and set(value) != {CLAIMS_KEY}:
         extra = sorted(str(key) for key in value if key != CLAIMS_KEY)
         detail = f"unknown field {extra[0][:40]!r}" if extra else "no claims field"
