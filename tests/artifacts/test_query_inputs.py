@@ -27,7 +27,7 @@ def test_query_text_over_the_limit_says_so_and_names_the_limit(run: Run) -> None
 
 
 def test_an_as_of_that_is_not_a_utc_instant_names_the_spelling(run: Run) -> None:
-    for as_of in ("2026-13-01", "2026-01-01T00:00:00+01:00"):
+    for as_of in ("2026-13-01", "2026-01-01T00:00:00+01:00", "2026-02-30T00:00:00Z"):
         error = _refusal(run, as_of=as_of)
         assert error.code == "invalid_request" and error.details["field"] == "as_of"
         assert "YYYY-MM-DDTHH:MM:SSZ" in error.message

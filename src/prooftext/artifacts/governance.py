@@ -30,7 +30,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from prooftext.artifacts.fields import TIMESTAMP_PATTERN
 from prooftext.artifacts.models import ExpiryWindow, Locator, ProvenanceRef
 from prooftext.corpus.labels import CONTRACT_AREAS, EVIDENCE_AREAS, labels_for, matches
 from prooftext.corpus.model import AUTHORITIES, SENSITIVITIES
@@ -270,7 +269,7 @@ def parse_timestamp(value: str) -> datetime:
     try:
         return datetime.strptime(value, _TIMESTAMP_FORMAT)
     except ValueError:
-        raise FreshnessError(f"not a UTC timestamp ({TIMESTAMP_PATTERN}): {value[:40]}") from None
+        raise FreshnessError(f"not a real UTC instant YYYY-MM-DDTHH:MM:SSZ: {value[:40]}") from None
 
 
 def _check_window(source: SourceLike) -> None:

@@ -11,6 +11,7 @@ is the one place a Query becomes its wire form and back.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 import prooftext.artifacts.governance as gov
@@ -29,6 +30,7 @@ from prooftext.select.view import is_node_id
 
 ARTIFACT_TYPE = "query"
 UNIT = "canonical_utf8_bytes"
+UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
@@ -48,6 +50,17 @@ def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
     return sorted(out)
 
 
+def _utc_instant(value: object) -> bool:
+    """``YYYY-MM-DDTHH:MM:SSZ`` naming a real instant (not February 30th)."""
+    if not isinstance(value, str) or not re.fullmatch(TIMESTAMP_PATTERN, value):
+        return False
+    try:
+        datetime.strptime(value, UTC_FORMAT)
+    except ValueError:
+        return False
+    return True
+
+
 def _check_inputs(query: Query) -> None:
     """The caller's inputs a schema error would describe poorly: over-long text (the schema's message
     quotes the text and is cut before its reason), an ``as_of`` in another spelling, and a lone string of
@@ -56,9 +69,7 @@ def _check_inputs(query: Query) -> None:
         raise RequestError("an artifact query counts canonical UTF-8 bytes (unit bytes)", field="unit")
     if isinstance(query.text, str) and len(query.text) > MAX_QUERY_CHARS:
         raise RangeError(f"query text is longer than {MAX_QUERY_CHARS} characters", field="text")
-    if query.as_of is not None and not (
-        isinstance(query.as_of, str) and re.fullmatch(TIMESTAMP_PATTERN, query.as_of)
-    ):
+    if query.as_of is not None and not _utc_instant(query.as_of):
         raise RequestError("as_of must be a UTC instant YYYY-MM-DDTHH:MM:SSZ", field="as_of")
     if isinstance(query.required, (str, bytes)) or not isinstance(query.required, (tuple, list)):
         raise RequestError("required must be a list of node ids or repository paths", field="required")
