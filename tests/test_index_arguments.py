@@ -76,3 +76,74 @@ def test_a_root_that_is_no_path_is_root_invalid_at_every_door(root: object, door
     with pytest.raises(RootError) as caught:
         door(root)
     assert caught.value.code == "root_invalid"
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"ranking": {"fts_limit": 5}}, "ranking"),
+        ({"ranking": None}, "ranking"),
+        ({"config": {"exclude": ["*.md"]}}, "config"),
+        ({"config": "prooftext.toml"}, "config"),
+    ],
+    ids=["ranking-dict", "ranking-none", "config-dict", "config-str"],
+)
+def test_open_refuses_a_ranking_or_configuration_that_is_not_its_value_object(
+    sample_repo: Path, options: dict[str, object], field: str
+) -> None:
+    """It used to open, then fail at the first pack with an ``AttributeError``."""
+    with pytest.raises(RequestError) as caught:
+        prooftext.open(sample_repo, **options)  # type: ignore[arg-type]
+    assert caught.value.details["field"] == field
+
+
+def test_assigning_a_ranking_that_is_not_a_policy_is_refused_and_keeps_the_old_one(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        with pytest.raises(RequestError) as caught:
+            index.ranking = {"fts_limit": 5}  # type: ignore[assignment]
+        assert caught.value.details["field"] == "ranking"
+        index.ranking = prooftext.RankingPolicy.from_dict({"fts_limit": 5})
+        assert index.ranking.fts_limit == 5 and index.pack("separability").evidence
+
+
+def _verify_through_a_handle(root: Path, packet: object, key: object) -> object:
+    with prooftext.open(root) as index:
+        return index.verify(packet, key=key)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key", ["secret", b"k" * 32, 5], ids=["str", "bytes", "int"])
+@pytest.mark.parametrize(
+    "door",
+    [
+        lambda root, packet, key: prooftext.verify(packet, root, key=key),
+        lambda root, packet, key: _verify_through_a_handle(root, packet, key),
+        lambda root, packet, key: prooftext.sign(packet, key),
+    ],
+    ids=["verify", "index-verify", "sign"],
+)
+def test_a_key_that_is_not_a_signing_key_is_signing_key_invalid(
+    sample_repo: Path, key: object, door: Any
+) -> None:
+    with prooftext.open(sample_repo) as index:
+        packet = index.pack("separability").to_dict()
+    with pytest.raises(prooftext.ProoftextError) as caught:
+        door(sample_repo, packet, key)
+    assert caught.value.code == "signing_key_invalid"
+    assert caught.value.details["field"] == "key"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda root: prooftext.repository_map(root),
+        lambda root: prooftext.risk_of_changing(root, ["separability_matrix"]),
+        lambda root: prooftext.read_range(root, "modeling/separable.py"),
+    ],
+    ids=["map", "risk", "read_range"],
+)
+def test_a_root_given_where_an_index_handle_is_due_is_a_request_error_naming_index(
+    sample_repo: Path, call: Any
+) -> None:
+    with pytest.raises(RequestError) as caught:
+        call(str(sample_repo))
+    assert caught.value.details["field"] == "index"

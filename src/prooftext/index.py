@@ -27,7 +27,7 @@ from prooftext.errors import (
 )
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
-from prooftext.pack.signing import SigningKey
+from prooftext.pack.signing import SigningKey, checked_key
 from prooftext.pack.verify import VerifyReport, read_packet_file, verify_value
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
@@ -114,9 +114,20 @@ def _query_of(query: object) -> Query:
     return query
 
 
-def _check_flag(name: str, value: object) -> None:
+def check_flag(name: str, value: object) -> None:
+    """A flag given as a boolean, or a request error naming it (a string ``"no"`` would read as true)."""
     if not isinstance(value, bool):
         raise RequestError(f"{name} must be true or false", field=name)
+
+
+def require_index(value: object) -> None:
+    """An index handle, as ``prooftext.open`` returns one; anything else (a root path) is a request error
+    naming ``index``, not an attribute error from deep inside."""
+    if not isinstance(value, Index):
+        raise RequestError(
+            f"index must be a prooftext.Index (prooftext.open(root)), not {type(value).__name__}",
+            field="index",
+        )
 
 
 class Index:
@@ -125,12 +136,15 @@ class Index:
     def __init__(
         self, root: Path | str, config: CorpusConfig | None = None, ranking: RankingPolicy = DEFAULT_POLICY
     ) -> None:
+        if config is not None and not isinstance(config, CorpusConfig):
+            raise RequestError(
+                "config must be a CorpusConfig, or None to read prooftext.toml", field="config"
+            )
         self.root = resolve_root(root)
         self._given_config = config is not None
         self._config_stamp = None if config is not None else config_stamp(self.root)
         self.config = config if config is not None else load_config(self.root)
         self.ranking = ranking
-        """The ranking policy every search and pack of this handle uses (a value; assign another to switch)."""
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -140,6 +154,20 @@ class Index:
         self._trusted: tuple[tuple[int, object], IndexStatus] | None = None
         self._walked: tuple[int, WalkResult] | None = None
         self._closed = False
+
+    @property
+    def ranking(self) -> RankingPolicy:
+        """The ranking policy every search and pack of this handle uses (a value; assign another to switch)."""
+        return self._ranking
+
+    @ranking.setter
+    def ranking(self, policy: RankingPolicy) -> None:
+        if not isinstance(policy, RankingPolicy):
+            raise RequestError(
+                "ranking must be a prooftext.RankingPolicy (RankingPolicy.from_dict reads a dict)",
+                field="ranking",
+            )
+        self._ranking = policy
 
     def _check_open(self) -> None:
         if self._closed:
@@ -314,7 +342,7 @@ class Index:
         """A packet for ``query`` (its text alone, or a :class:`Query` with its ceilings, tokenizer, required
         sources and seeds) at a fixed budget: selected, re-verified, counted exactly, digested."""
         spec = validate(_query_of(query))
-        _check_flag("refresh", refresh)
+        check_flag("refresh", refresh)
         with db.store_errors():
             if refresh:
                 self.ensure_fresh()
@@ -337,7 +365,7 @@ class Index:
             raise RequestError("ladder must be a prooftext.Ladder", field="ladder")
         if on_round is not None and not callable(on_round):
             raise RequestError("on_round must be a function of one round, or None", field="on_round")
-        _check_flag("refresh", refresh)
+        check_flag("refresh", refresh)
         with db.store_errors():
             if refresh:
                 self.ensure_fresh()
@@ -351,7 +379,7 @@ class Index:
         if limit < MIN_SEARCH_LIMIT:
             raise RangeError(f"limit must be at least {MIN_SEARCH_LIMIT}, got {limit}", field="limit")
         spec = validate(Query(text=query))
-        _check_flag("refresh", refresh)
+        check_flag("refresh", refresh)
         with db.store_errors():
             if refresh:
                 self.ensure_fresh()
@@ -363,7 +391,7 @@ class Index:
         configuration gives each path, and with ``key`` its signature; a packet that is not a valid packet
         raises :class:`~prooftext.errors.ArtifactError`."""
         self._follow_config()
-        return verify_value(packet, self.root, self.config, key)
+        return verify_value(packet, self.root, self.config, checked_key(key))
 
     def close(self) -> None:
         self._closed = True
@@ -409,5 +437,6 @@ def verify(packet: object, root: Path | str = ".", key: SigningKey | None = None
     :class:`~prooftext.errors.NotFoundError`. With ``key``, the value's signature is
     checked too: status bit 8 when it carries none, 16 when it is forged or made with another key."""
     base = resolve_root(root)
+    key = checked_key(key)
     value = read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet
     return verify_value(value, base, key=key)

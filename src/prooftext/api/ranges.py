@@ -25,7 +25,7 @@ from prooftext.errors import (
     SourceUnreadableError,
     UnknownNameError,
 )
-from prooftext.index import Index
+from prooftext.index import Index, require_index
 from prooftext.pack.render import flag_label, redacted
 from prooftext.pack.sources import (
     REASON_DRIFT,
@@ -125,6 +125,7 @@ def read_range(
     :func:`~prooftext.pack.render.visible` shows it as a printed prompt does. A range longer than :data:`MAX_RANGE_LINES` is refused; so is a start past the
     last line. A path the index left out is a :class:`~prooftext.errors.SourceExcludedError` with the
     scan's ``reason``; a file above ``clearance`` a :class:`~prooftext.errors.SensitivityError`."""
+    require_index(index)
     _portable(path)
     last = _span(start, end)
     if clearance not in SENSITIVITIES:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prooftext.index import Index
+from prooftext.index import Index, check_flag, require_index
 from prooftext.pack.repomap import MapSettings, RepositoryMap, build_map
 
 DEFAULT_SETTINGS = MapSettings()
@@ -16,6 +16,8 @@ def repository_map(
     text, paths and identifiers, by graph centrality without them. Every entry names its path, its line
     range and its file's SHA-256; ``prooftext.verify`` checks a saved map (``to_dict()``) like a packet.
     ``refresh``: bring the index up to date first when files changed on disk."""
+    require_index(index)
+    check_flag("refresh", refresh)
     if refresh:
         index.ensure_fresh()
     return build_map(index.conn, index.root, settings)

@@ -167,6 +167,17 @@ class SigningKey:
         return cls(data, target)
 
 
+def checked_key(key: object) -> SigningKey | None:
+    """``key`` when it is a :class:`SigningKey` or None; a path or raw bytes are refused, naming ``key``
+    (``SigningKey.load(path)`` reads a key file with its checks)."""
+    if key is not None and not isinstance(key, SigningKey):
+        raise SigningKeyError(
+            f"key must be a prooftext.SigningKey (SigningKey.load(path)), not {type(key).__name__}",
+            field="key",
+        )
+    return key
+
+
 def _body(value: dict[str, Any]) -> bytes:
     return canonical.encode({k: v for k, v in value.items() if k != SIGNATURE})
 
@@ -174,6 +185,8 @@ def _body(value: dict[str, Any]) -> bytes:
 def sign(value: Any, key: SigningKey) -> dict[str, Any]:
     """A copy of ``value`` (a packet or an adaptive result, as a dict or as the object whose ``to_dict()``
     gives it) carrying ``key``'s signature over its canonical form; a signature it held is replaced."""
+    if checked_key(key) is None:
+        raise SigningKeyError("a value is signed with a prooftext.SigningKey, not None", field="key")
     body = value.to_dict() if hasattr(value, "to_dict") else value
     if not isinstance(body, dict):
         raise SigningKeyError(
