@@ -72,3 +72,30 @@ def test_a_credential_given_as_a_target_is_redacted_in_the_result(sample_repo: P
     assert token not in json.dumps(result)
     assert [t["ref"] for t in result["targets"]] == result["unresolved"]
     assert result["unresolved"] == ["[REDACTED:github-token]", "docs/[REDACTED:github-token].md"]
+
+
+def test_the_answer_refreshes_the_index_first_so_a_new_caller_is_named(sample_repo: Path) -> None:
+    """As ``pack``, ``search`` and ``repository_map`` do: a stale index used to answer with yesterday's
+    callers, and a root never indexed with "nothing depends on this"."""
+    (sample_repo / "fresh.py").write_text(
+        "from modeling.separable import is_separable\n\n\ndef brand_new(t):\n    return is_separable(t)\n",
+        encoding="utf-8",
+    )
+    with prooftext.open(sample_repo) as index:
+        result = risk_of_changing(index, ["is_separable"])
+    assert result["unresolved"] == []
+    assert "fresh.py" in result["files_affected"]
+
+
+def test_without_refresh_the_answer_reads_the_index_as_it_is(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        (sample_repo / "fresh.py").write_text("def brand_new():\n    return 1\n", encoding="utf-8")
+        result = risk_of_changing(index, ["brand_new"], refresh=False)
+    assert result["unresolved"] == ["brand_new"]
+
+
+def test_a_refresh_flag_that_is_not_a_boolean_is_refused(sample_repo: Path) -> None:
+    with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as info:
+        risk_of_changing(index, ["CompoundModel"], refresh="no")  # type: ignore[arg-type]
+    assert info.value.details["field"] == "refresh"

@@ -25,7 +25,7 @@ from prooftext.graph.model import (
     parse_reference,
 )
 from prooftext.graph.resolve import PathIndex
-from prooftext.index import Index
+from prooftext.index import Index, check_flag, require_index
 from prooftext.memory.store import MemoryRecord, MemoryStore
 from prooftext.select.query import redacted_all
 from prooftext.store.risk_queries import (
@@ -632,6 +632,7 @@ def risk_of_changing(
     *,
     depth: int = RISK_DEFAULT_DEPTH,
     limit: int = RISK_DEFAULT_LIMIT,
+    refresh: bool = True,
 ) -> dict[str, Any]:
     """What depends on these paths or symbols in the graph, and which decisions and constraints cover them.
 
@@ -639,9 +640,14 @@ def risk_of_changing(
     other strings are symbol names or qualified names. Dependents are the symbols that reference a target's
     name and the files that import a target file, followed ``depth`` hops. Memory records (active decisions,
     constraints, discoveries, unresolved failures) and documentation sections that mention a target are
-    listed with the words that matched.
+    listed with the words that matched. ``refresh``: bring the index up to date first when files changed on
+    disk, as :meth:`~prooftext.index.Index.pack` does (a stale index would miss a new caller).
     """
+    require_index(index)
     targets = _check_risk_request(targets, depth, limit)
+    check_flag("refresh", refresh)
+    if refresh:
+        index.ensure_fresh()
     conn = index.conn
     resolved: list[dict[str, Any]] = []
     roots: list[_Node] = []

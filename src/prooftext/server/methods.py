@@ -96,7 +96,7 @@ def context_verify(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]
 def context_risk(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
     _fresh(ctx, params)
     targets = params.pop("targets")
-    return prooftext.risk_of_changing(ctx.index, targets, **params)
+    return prooftext.risk_of_changing(ctx.index, targets, refresh=False, **params)
 
 
 def context_map(ctx: ServerContext, params: dict[str, Any]) -> dict[str, Any]:
