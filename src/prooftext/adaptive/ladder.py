@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -67,6 +68,29 @@ class Ladder:
             "strong_candidate_share_bps": self.strong_share_bps,
             "allow_truncated_evidence": self.allow_truncated,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Ladder:
+        """The ladder :meth:`to_dict` recorded (an adaptive result's ``request`` without its ``query``), checked
+        as :func:`validate_ladder` checks it; a field left out keeps its default, an unknown one is refused."""
+        if not isinstance(data, Mapping):
+            raise RequestError("a ladder must be an object", field="ladder")
+        names = {key: key for key in cls().to_dict()} | _RECORDED_AS
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            name = names.get(key)
+            if name is None:
+                raise RequestError(f"unknown ladder field {str(key)[:80]!r}", field=str(key)[:80])
+            values[name] = value
+        return validate_ladder(cls(**values))
+
+
+_RECORDED_AS = {
+    "min_query_term_coverage_bps": "min_coverage_bps",
+    "strong_candidate_share_bps": "strong_share_bps",
+    "allow_truncated_evidence": "allow_truncated",
+}
+"""The fields :meth:`Ladder.to_dict` records under SACP's names."""
 
 
 DEFAULT_LADDER = Ladder()

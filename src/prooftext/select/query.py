@@ -9,7 +9,8 @@ naming it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -83,6 +84,21 @@ class Query:
             "path_seeds": list(self.path_seeds),
             "allow_truncated": self.allow_truncated,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Query:
+        """The query :meth:`to_dict` recorded (a packet's ``query``), checked as :func:`validate` checks it; a
+        field left out keeps its default, and an unknown one is refused, naming it."""
+        if not isinstance(data, Mapping):
+            raise RequestError("a query must be an object", field="query")
+        known = {f.name for f in fields(cls)} - {"extra"}
+        for key in data:
+            if key not in known:
+                raise RequestError(f"unknown query field {str(key)[:80]!r}", field=str(key)[:80])
+        if "text" not in data:
+            raise RequestError("a query needs its text", field="text")
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return validate(cls(**values))
 
 
 def check_ceiling(value: object, basis: str) -> None:
