@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import prooftext
 from prooftext.cli import main
 
 KEY_BODY = "A1b2C3d4E5f6G7h8" * 4
@@ -105,3 +106,13 @@ def test_requiring_a_file_that_was_left_out_names_the_reason_and_the_setting(
     assert error["details"]["reason"] == "secret"
     status, out, _ = _run(capsys, "pack", "out", "--root", str(tree), "--require", "build/out.py", "--json")
     assert "left out (ignored" in json.loads(out)["error"]["message"]
+
+
+def test_an_unknown_reason_is_refused_before_anything_is_indexed(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in ``--reason`` used to cost a whole refresh of the root before it was refused."""
+    status, out, _ = _run(capsys, "index", str(tree), "--excluded", "--reason", "secrets", "--json")
+    assert status == 1
+    assert json.loads(out)["error"]["code"] == "unknown_name"
+    assert prooftext.Index.status_of(tree).indexed_files == 0

@@ -65,6 +65,8 @@ def index_command(
     if rebuild:
         prooftext.reset_index(root)
     with prooftext.open(root) as index:
+        if excluded:
+            index.exclusions(reason)  # an unknown reason is refused before any file is read
         with progress_bar(not (as_json or excluded), "indexing") as progress:
             report = index.refresh(progress, count_edges=True)
         left_out = index.exclusions(reason) if excluded else None
