@@ -66,3 +66,28 @@ def test_with_json_too_what_matched_nothing_is_said_on_stderr_and_stdout_stays_j
         "--path naming no indexed file or directory (ranked nothing): nowhere.py",
         "nothing given matched: the map is ranked by centrality alone",
     ]
+
+
+def test_map_sign_signs_the_json_map_and_verify_key_checks_it(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``pack --json --sign`` does: a map is an artifact ``verify --key`` checks, and the command line had
+    no way to sign one."""
+    key = tmp_path / "signing.key"
+    assert main(["key", "init", "--key", str(key)]) == 0
+    capsys.readouterr()
+    args = ["map", "--root", str(sample_repo), "--max-tokens", "600", "--json", "--sign", "--key", str(key)]
+    assert main(args) == 0
+    saved = tmp_path / "map.json"
+    saved.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert json.loads(saved.read_text())["signature"]["alg"] == "blake3-keyed"
+    assert main(["verify", str(saved), "--root", str(sample_repo), "--key", str(key), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["signature"] == "valid"
+
+
+def test_map_sign_without_json_is_refused_before_any_work(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["map", "--root", str(sample_repo), "--sign", "--key", str(tmp_path / "none.key")]) == 1
+    assert "add --json" in capsys.readouterr().err
+    assert not (sample_repo / ".prooftext").exists()

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from prooftext.cli.common import app, emit_json, write_out
+from prooftext.cli.common import app, write_out
+from prooftext.cli.pack import KeyOpt, SignOpt, emit_signed, signing_key_for
 
 if TYPE_CHECKING:
     import prooftext
@@ -56,10 +57,13 @@ def map_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the map artifact as JSON on stdout (`verify` checks it).")
     ] = False,
+    sign: SignOpt = False,
+    key: KeyOpt = None,
 ) -> None:
     """A ranked outline of the repository (files, classes, functions, sections) within an exact token budget; personalized by --query, --path or --identifier, by graph centrality without them."""
     import prooftext
 
+    signing_key = signing_key_for(sign, as_json, key, root)
     settings = prooftext.MapSettings(
         max_tokens=max_tokens,
         tokenizer=tokenizer,
@@ -70,7 +74,7 @@ def map_command(
     with prooftext.open(root) as index:
         built = prooftext.repository_map(index, settings)
     if as_json:
-        emit_json(built.to_dict())
+        emit_signed(built.to_dict(), signing_key)
     else:
         write_out(built.prompt)
         tokens = built.prompt_tokens

@@ -88,7 +88,7 @@ key_app = typer.Typer(help="The packet signing key.", no_args_is_help=True)
 app.add_typer(key_app, name="key")
 
 
-def _signing_key(sign: bool, as_json: bool, key: Path | None, root: Path) -> prooftext.SigningKey | None:
+def signing_key_for(sign: bool, as_json: bool, key: Path | None, root: Path) -> prooftext.SigningKey | None:
     """The key ``--sign`` signs with, loaded before any work; a signature travels only in JSON."""
     if not sign:
         return None
@@ -97,7 +97,7 @@ def _signing_key(sign: bool, as_json: bool, key: Path | None, root: Path) -> pro
     return prooftext.SigningKey.load(key, root=root)
 
 
-def _emit_signed(value: dict[str, object], key: prooftext.SigningKey | None) -> None:
+def emit_signed(value: dict[str, object], key: prooftext.SigningKey | None) -> None:
     emit_json(value if key is None else prooftext.sign(value, key))
 
 
@@ -165,7 +165,7 @@ def pack_command(
     key: KeyOpt = None,
 ) -> None:
     """Compile a packet for QUERY at a fixed budget (the index is refreshed first if stale)."""
-    signing_key = _signing_key(sign, as_json, key, root)
+    signing_key = signing_key_for(sign, as_json, key, root)
     with prooftext.open(root) as index:
         packet = index.pack(
             prooftext.Query(
@@ -180,7 +180,7 @@ def pack_command(
             format=fmt,
         )
     if as_json:
-        _emit_signed(packet.to_dict(), signing_key)
+        emit_signed(packet.to_dict(), signing_key)
         return
     write_out(packet.prompt)
     _summary(
@@ -218,7 +218,7 @@ def adaptive_pack_command(
     key: KeyOpt = None,
 ) -> None:
     """Compile adaptively: expand along the token/node ladder until the evidence estimator passes."""
-    signing_key = _signing_key(sign, as_json, key, root)
+    signing_key = signing_key_for(sign, as_json, key, root)
     with prooftext.open(root) as index:
         result = index.adaptive_pack(
             prooftext.Query(
@@ -240,7 +240,7 @@ def adaptive_pack_command(
             format=fmt,
         )
     if as_json:
-        _emit_signed(result.to_dict(), signing_key)
+        emit_signed(result.to_dict(), signing_key)
     else:
         write_out(result.prompt)
         tokens = result.packet.prompt_tokens
