@@ -99,3 +99,26 @@ def test_a_refresh_flag_that_is_not_a_boolean_is_refused(sample_repo: Path) -> N
     with prooftext.open(sample_repo) as index, pytest.raises(RequestError) as info:
         risk_of_changing(index, ["CompoundModel"], refresh="no")  # type: ignore[arg-type]
     assert info.value.details["field"] == "refresh"
+
+
+@pytest.mark.parametrize(
+    "target", ["separable.separability_matrix", "modeling.separable.separability_matrix"]
+)
+def test_a_function_named_with_its_module_is_that_module_s_definition(sample_repo: Path, target: str) -> None:
+    """``helpers.url_for`` names the function of that module, as ``Flask.url_for`` names the method of that
+    class; it used to be unresolved."""
+    with prooftext.open(sample_repo) as index:
+        plain = risk_of_changing(index, ["separability_matrix"])
+        named = risk_of_changing(index, [target])
+    assert named["unresolved"] == []
+    assert named["targets"][0]["matches"] == plain["targets"][0]["matches"]
+    assert named["dependents"] == plain["dependents"]
+
+
+@pytest.mark.parametrize(
+    "target", ["core.separability_matrix", "separable.CompoundModel", "nowhere.is_separable"]
+)
+def test_a_module_that_does_not_define_the_name_resolves_nothing(sample_repo: Path, target: str) -> None:
+    with prooftext.open(sample_repo) as index:
+        result = risk_of_changing(index, [target])
+    assert result["unresolved"] == [target]

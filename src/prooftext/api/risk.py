@@ -129,11 +129,31 @@ def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node
         return _path_targets(conn, _checked_path(ref.rstrip("/") or ref))
     if is_indexed_file(conn, ref):
         return _path_targets(conn, ref)
-    symbols = _nodes(symbols_named(conn, ref))
+    symbols = _nodes(symbols_named(conn, ref)) or _module_symbols(conn, ref)
     if symbols:
         return "symbol", symbols, False
     kind, nodes, truncated = _path_targets(conn, ref)  # a top-level directory named without a slash
     return (kind, nodes, truncated) if nodes else ("symbol", [], False)
+
+
+def _module_parts(path: str) -> list[str]:
+    """A source file's dotted module path as parts: ``pkg/helpers.py`` is ``pkg.helpers``, a package's
+    ``__init__`` the package."""
+    parts = path.rsplit(".", 1)[0].split("/") if "." in path.rsplit("/", 1)[-1] else path.split("/")
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _module_symbols(conn: sqlite3.Connection, ref: str) -> list[_Node]:
+    """The definitions ``ref`` names as ``module.qualname`` (``helpers.url_for``, ``pkg.helpers.Flask.run``):
+    symbols named as its last part whose qualified name ends ``ref`` after a module, in a file whose module
+    path ends with that module (one indexed look-up, however many dots ``ref`` has)."""
+    found: list[_Node] = []
+    for node in _nodes(symbols_named(conn, ref.rsplit(".", 1)[-1])):
+        module = ref.removesuffix("." + node.qualname)
+        parts = module.split(".")
+        if module != ref and _module_parts(node.path)[-len(parts) :] == parts:
+            found.append(node)
+    return found
 
 
 FOUND_CALL = "call"
