@@ -269,3 +269,31 @@ def test_a_root_below_a_file_is_not_a_directory_rather_than_missing(
     error = json.loads(out)["error"]
     assert status == 1 and error["code"] == "root_not_directory"
     assert "a part of its path is a file" in error["message"]
+
+
+def test_adaptive_pack_with_a_ceiling_below_the_first_rung_starts_the_ladder_there(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``context.adaptive`` does: ``--max-tokens 1000`` alone used to be refused because the default first
+    rung (2000) lay above it."""
+    args = (
+        "adaptive-pack",
+        "separability_matrix",
+        "--root",
+        str(sample_repo),
+        "--json",
+        "--max-tokens",
+        "1000",
+    )
+    status, out, _ = _run(capsys, *args)
+    assert status == 0
+    request = json.loads(out)["request"]
+    assert (request["min_tokens"], request["max_tokens"]) == (1000, 1000)
+
+
+def test_adaptive_pack_still_refuses_a_first_rung_given_above_the_ceiling(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ("adaptive-pack", "separability_matrix", "--root", str(sample_repo), "--json")
+    status, out, _ = _run(capsys, *args, "--max-tokens", "1000", "--min-tokens", "2000")
+    assert status == 1 and json.loads(out)["error"]["code"] == "value_out_of_range"

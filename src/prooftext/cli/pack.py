@@ -54,7 +54,8 @@ AllowTruncatedOpt = Annotated[
 _TOKEN_UNIT = "in tokens of --tokenizer (bytes with --tokenizer bytes)"
 _BPS = "in basis points: 10000 = 100%, 3000 = 30%"
 _LADDER_HELP = {
-    "--min-tokens": f"Token ceiling of the first rung, {_TOKEN_UNIT}.",
+    "--min-tokens": f"Token ceiling of the first rung, {_TOKEN_UNIT}; by default {_LADDER.min_tokens}, or"
+    " --max-tokens when that is smaller.",
     "--max-tokens": f"Token ceiling of the last rung (the hard maximum), {_TOKEN_UNIT}.",
     "--token-step": f"Tokens added to the ceiling at each rung, {_TOKEN_UNIT}.",
     "--min-nodes": "Node ceiling of the first rung: most nodes quoted, a count.",
@@ -190,11 +191,19 @@ def pack_command(
     _unused_seeds(packet)
 
 
+def _first_rung(min_tokens: int | None, max_tokens: int) -> int:
+    """The first rung's ceiling: as given, else the default one, lowered to a smaller ``--max-tokens`` (as
+    ``context.adaptive`` lowers it), so a small ceiling alone is a ladder of one rung."""
+    if min_tokens is not None:
+        return min_tokens
+    return max(1, min(max_tokens, _LADDER.min_tokens))  # a ceiling below 1 is refused naming --max-tokens
+
+
 @app.command("adaptive-pack")
 def adaptive_pack_command(
     query: QueryArg,
     root: RootOpt = Path("."),
-    min_tokens: Annotated[int, _ladder_option("--min-tokens")] = _LADDER.min_tokens,
+    min_tokens: Annotated[int | None, _ladder_option("--min-tokens")] = None,
     max_tokens: Annotated[int, _ladder_option("--max-tokens")] = _LADDER.max_tokens,
     token_step: Annotated[int, _ladder_option("--token-step")] = _LADDER.token_step,
     min_nodes: Annotated[int, _ladder_option("--min-nodes")] = _LADDER.min_nodes,
@@ -225,7 +234,7 @@ def adaptive_pack_command(
                 query, tokenizer=tokenizer, required=tuple(require or ()), path_seeds=tuple(seed or ())
             ),
             ladder=prooftext.Ladder(
-                min_tokens=min_tokens,
+                min_tokens=_first_rung(min_tokens, max_tokens),
                 max_tokens=max_tokens,
                 token_step=token_step,
                 min_nodes=min_nodes,
