@@ -3,6 +3,7 @@ argument, never a bare ``TypeError`` or ``AttributeError`` from deep inside."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,13 @@ def test_a_root_given_where_an_index_handle_is_due_is_a_request_error_naming_ind
     with pytest.raises(RequestError) as caught:
         call(str(sample_repo))
     assert caught.value.details["field"] == "index"
+
+
+def test_a_handle_verifies_a_saved_packet_file_as_prooftext_verify_does(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    saved = tmp_path / "packet.json"
+    with prooftext.open(sample_repo) as index:
+        saved.write_text(json.dumps(index.pack("separability").to_dict()), encoding="utf-8")
+        assert index.verify(saved).ok and index.verify(str(saved)).ok
+    assert prooftext.verify(saved, sample_repo).ok

@@ -387,11 +387,12 @@ class Index:
         return [c.to_dict() for c in ranked.candidates[:limit]]
 
     def verify(self, packet: object, key: SigningKey | None = None) -> VerifyReport:
-        """Re-check a saved packet against the files under this root, with the labels this handle's
+        """Re-check a saved packet (a value, or the path of a file ``pack --json`` saved, as
+        :func:`verify` takes) against the files under this root, with the labels this handle's
         configuration gives each path, and with ``key`` its signature; a packet that is not a valid packet
         raises :class:`~prooftext.errors.ArtifactError`."""
         self._follow_config()
-        return verify_value(packet, self.root, self.config, checked_key(key))
+        return verify_value(_packet_value(packet), self.root, self.config, checked_key(key))
 
     def close(self) -> None:
         self._closed = True
@@ -438,5 +439,9 @@ def verify(packet: object, root: Path | str = ".", key: SigningKey | None = None
     checked too: status bit 8 when it carries none, 16 when it is forged or made with another key."""
     base = resolve_root(root)
     key = checked_key(key)
-    value = read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet
-    return verify_value(value, base, key=key)
+    return verify_value(_packet_value(packet), base, key=key)
+
+
+def _packet_value(packet: object) -> object:
+    """A packet as given, or the one saved in the file a path names."""
+    return read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet
