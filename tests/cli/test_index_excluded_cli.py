@@ -116,3 +116,11 @@ def test_an_unknown_reason_is_refused_before_anything_is_indexed(
     assert status == 1
     assert json.loads(out)["error"]["code"] == "unknown_name"
     assert prooftext.Index.status_of(tree).indexed_files == 0
+
+
+def test_an_empty_listing_for_one_reason_says_that_reason_not_that_nothing_was_left_out(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _run(capsys, "index", str(tree), "--excluded", "--reason", "symlink")
+    assert status == 0
+    assert out == "nothing was left out with reason symlink\n"

@@ -71,7 +71,7 @@ def index_command(
             report = index.refresh(progress, count_edges=True)
         left_out = index.exclusions(reason) if excluded else None
     if left_out is not None:
-        _list_exclusions(left_out, as_json)
+        _list_exclusions(left_out, as_json, reason)
     elif as_json:
         emit_json(report.to_dict())
     else:
@@ -118,7 +118,7 @@ def _summary(report: prooftext.RefreshReport) -> str:
     return line + f"left out: {reasons} (list them: prooftext index --excluded [--reason R])\n"
 
 
-def _list_exclusions(left_out: list[prooftext.Exclusion], as_json: bool) -> None:
+def _list_exclusions(left_out: list[prooftext.Exclusion], as_json: bool, reason: str | None) -> None:
     if as_json:
         emit_json({"excluded": [{**e.to_dict(), "remedy": e.remedy} for e in left_out]})
         return
@@ -129,4 +129,5 @@ def _list_exclusions(left_out: list[prooftext.Exclusion], as_json: bool) -> None
     for why, group in sorted(by_reason.items()):
         lines.append(f"{why} ({len(group)}): {group[0].remedy}")
         lines.extend(f"  {e.path}" + (f"  [{e.detail}]" if e.detail else "") for e in group)
-    write_out("\n".join(lines) + ("\n" if lines else "nothing was left out\n"))
+    none = "nothing was left out" + (f" with reason {reason}" if reason else "")
+    write_out("\n".join(lines) + "\n" if lines else none + "\n")
