@@ -83,7 +83,7 @@ def test_a_packet_that_does_not_match_the_packet_schema_is_refused_naming_the_pl
     assert caught.value.details["field"] == field
 
 
-@pytest.mark.parametrize("value", ["x", None, [], 3])
+@pytest.mark.parametrize("value", [b"x", None, [], 3])
 def test_index_verify_refuses_a_value_that_is_not_a_packet_object(sample_repo: Path, value: Any) -> None:
     with prooftext.open(sample_repo) as index, pytest.raises(ArtifactError) as caught:
         index.verify(value)
