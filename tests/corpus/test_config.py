@@ -188,6 +188,15 @@ def test_a_symlinked_config_file_is_refused_not_followed(tmp_path: Path) -> None
         load_config(tmp_path)
 
 
+def test_a_symlinked_config_file_is_refused_in_words_not_by_the_system_s_errno_text(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere.toml").write_text("[scan]\n")
+    os.symlink("elsewhere.toml", tmp_path / "prooftext.toml")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert "is a symbolic link" in info.value.message
+    assert "Too many levels" not in info.value.message
+
+
 def test_loading_the_config_of_a_missing_root_is_a_root_error(tmp_path: Path) -> None:
     with pytest.raises(RootMissingError):
         load_config(tmp_path / "absent")

@@ -45,6 +45,7 @@ from pathspec import GitIgnoreSpec
 from prooftext.canonical import MAX_SAFE_INTEGER
 from prooftext.corpus.ignore import PATTERN_ERRORS, pattern_problem
 from prooftext.corpus.labels import LabelRule, check_rule
+from prooftext.corpus.model import REASON_SYMLINK
 from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
 from prooftext.corpus.secrets import DEFAULT_POLICY, POLICIES
 from prooftext.errors import ConfigError, ProoftextError
@@ -226,6 +227,9 @@ def _config_from(document: dict[str, Any]) -> CorpusConfig:
     return CorpusConfig(**kwargs, label_rules=tuple(_rule(rule, i) for i, rule in enumerate(rules)))
 
 
+_LINK_DETAIL = "it is a symbolic link, which is never followed; put the file itself at the root"
+
+
 def _config_bytes(root: Path) -> bytes | None:
     root_fd = open_root(root)
     try:
@@ -233,8 +237,9 @@ def _config_bytes(root: Path) -> bytes | None:
     except Refusal as refusal:
         if refusal.missing:
             return None
+        detail = _LINK_DETAIL if refusal.reason == REASON_SYMLINK else refusal.detail
         raise ConfigError(
-            f"{CONFIG_FILE} cannot be read ({refusal.reason}): {refusal.detail}", file=CONFIG_FILE
+            f"{CONFIG_FILE} cannot be read ({refusal.reason}): {detail}", file=CONFIG_FILE
         ) from None
     finally:
         os.close(root_fd)
