@@ -122,3 +122,16 @@ def test_a_module_that_does_not_define_the_name_resolves_nothing(sample_repo: Pa
     with prooftext.open(sample_repo) as index:
         result = risk_of_changing(index, [target])
     assert result["unresolved"] == [target]
+
+
+def test_a_path_left_out_of_the_index_is_unresolved_with_a_note_saying_why(sample_repo: Path) -> None:
+    """It used to be reported as a ``directory`` with no matches and no word of the exclusion, which reads as
+    "nothing depends on this"."""
+    (sample_repo / ".gitignore").write_text("modeling/generated.py\n", encoding="utf-8")
+    (sample_repo / "modeling" / "generated.py").write_text("def made():\n    return 1\n", encoding="utf-8")
+    with prooftext.open(sample_repo) as index:
+        result = risk_of_changing(index, ["modeling/generated.py", "modeling/typo.py"])
+    assert [t["kind"] for t in result["targets"]] == ["path", "path"]
+    assert result["unresolved"] == ["modeling/generated.py", "modeling/typo.py"]
+    assert any("modeling/generated.py" in n and "ignored" in n for n in result["notes"])
+    assert any("modeling/typo.py" in n and "no indexed file" in n for n in result["notes"])

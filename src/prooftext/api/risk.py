@@ -13,6 +13,7 @@ from typing import Any
 
 import prooftext.graph.languages as L
 from prooftext.corpus.lines import require_utf8
+from prooftext.corpus.model import REMEDIES
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
 from prooftext.errors import PathOutsideRootError, RangeError, RequestError, whole_number
 from prooftext.graph.model import (
@@ -28,6 +29,7 @@ from prooftext.graph.resolve import PathIndex
 from prooftext.index import Index, check_flag, require_index
 from prooftext.memory.store import MemoryRecord, MemoryStore
 from prooftext.select.query import redacted_all
+from prooftext.store.queries import exclusion_of
 from prooftext.store.risk_queries import (
     file_and_symbol_nodes,
     file_node_id,
@@ -117,7 +119,15 @@ def _path_targets(conn: sqlite3.Connection, path: str) -> tuple[str, list[_Node]
     nodes: list[_Node] = []
     for file_path in files[:MAX_DIRECTORY_FILES]:
         nodes.extend(_nodes(file_and_symbol_nodes(conn, file_path)))
-    return "directory", nodes, truncated
+    return ("directory" if files else "path"), nodes, truncated
+
+
+def _unresolved_path_note(conn: sqlite3.Connection, ref: str) -> str:
+    """Why a path target matched nothing: the exclusion that left it out of the index, or none."""
+    left_out = exclusion_of(conn, ref.rstrip("/"))
+    if left_out is None:
+        return f"{ref}: names no indexed file or directory"
+    return f"{ref}: left out of the index ({left_out.reason}): {REMEDIES.get(left_out.reason, '')}"
 
 
 def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node], bool]:
@@ -682,6 +692,9 @@ def risk_of_changing(
         terms.extend(_terms_of(ref, kind, nodes))
         symbol_names.extend(_doc_terms(nodes))
     dependents, notes, walk_cut = _walk_dependents(conn, roots, depth, limit)
+    notes.extend(
+        _unresolved_path_note(conn, t["ref"]) for t in resolved if t["kind"] == "path" and not t["matches"]
+    )
     files = sorted({d["path"] for d in dependents} | {n.path for n in roots})
     return {
         "dependents": dependents,
