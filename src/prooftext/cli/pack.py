@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,6 +17,9 @@ _QUERY = prooftext.Query("")
 """The defaults of a query's fields, which the options show."""
 _LADDER = prooftext.Ladder()
 _FORMAT = "markdown"
+
+KEY_ENV = "PROOFTEXT_KEY"
+"""The environment variable naming the signing key file (see ``prooftext key init``)."""
 
 EXIT_INSUFFICIENT = 2
 """``adaptive-pack --require-sufficient`` exits with this when the estimator does not pass (SACP §8)."""
@@ -102,21 +106,33 @@ def emit_signed(value: dict[str, object], key: prooftext.SigningKey | None) -> N
     emit_json(value if key is None else prooftext.sign(value, key))
 
 
+def _key_init_root(key: Path | None, root: Path | None) -> Path | None:
+    """The root a new key must stay outside of: the one named, else the working directory, except for the
+    per-user default path (no ``--key``, no ``$PROOFTEXT_KEY``), which is outside any root by design: run
+    from the home directory, the working directory holds it."""
+    if root is not None:
+        return root
+    if key is None and not os.environ.get(KEY_ENV):
+        return None
+    return Path(".")
+
+
 @key_app.command("init")
 def key_init_command(
     key: KeyOpt = None,
     root: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--root",
-            help="A root the key must stay outside of (the working directory when omitted).",
+            help="A root the key must stay outside of (when omitted, the working directory, unless the key goes"
+            " to its default path under $XDG_CONFIG_HOME).",
             readable=False,
         ),
-    ] = Path("."),
+    ] = None,
     as_json: KeyJsonOpt = False,
 ) -> None:
     """Create a new signing key (32 random bytes, mode 0600); an existing key file is never replaced."""
-    created = prooftext.SigningKey.generate(key, root=root)
+    created = prooftext.SigningKey.generate(key, root=_key_init_root(key, root))
     if as_json:
         emit_json({"key_id": created.key_id, "path": str(created.path)})
     else:
