@@ -158,3 +158,15 @@ def test_a_handle_verifies_a_saved_packet_file_as_prooftext_verify_does(
         saved.write_text(json.dumps(index.pack("separability").to_dict()), encoding="utf-8")
         assert index.verify(saved).ok and index.verify(str(saved)).ok
     assert prooftext.verify(saved, sample_repo).ok
+
+
+@pytest.mark.parametrize("indexed", [True, False], ids=["indexed", "never-indexed"])
+def test_status_of_refuses_a_configuration_that_is_not_its_value_object(
+    sample_repo: Path, indexed: bool
+) -> None:
+    if indexed:
+        with prooftext.open(sample_repo) as index:
+            index.refresh()
+    with pytest.raises(RequestError) as caught:
+        prooftext.Index.status_of(sample_repo, config={"exclude": []})  # type: ignore[arg-type]
+    assert caught.value.details["field"] == "config"

@@ -120,6 +120,11 @@ def check_flag(name: str, value: object) -> None:
         raise RequestError(f"{name} must be true or false", field=name)
 
 
+def _check_config(config: object) -> None:
+    if config is not None and not isinstance(config, CorpusConfig):
+        raise RequestError("config must be a CorpusConfig, or None to read prooftext.toml", field="config")
+
+
 def require_index(value: object) -> None:
     """An index handle, as ``prooftext.open`` returns one; anything else (a root path) is a request error
     naming ``index``, not an attribute error from deep inside."""
@@ -136,10 +141,7 @@ class Index:
     def __init__(
         self, root: Path | str, config: CorpusConfig | None = None, ranking: RankingPolicy = DEFAULT_POLICY
     ) -> None:
-        if config is not None and not isinstance(config, CorpusConfig):
-            raise RequestError(
-                "config must be a CorpusConfig, or None to read prooftext.toml", field="config"
-            )
+        _check_config(config)
         self.root = resolve_root(root)
         self._given_config = config is not None
         self._config_stamp = None if config is not None else config_stamp(self.root)
@@ -306,6 +308,7 @@ class Index:
     def status_of(cls, root: Path | str, config: CorpusConfig | None = None) -> IndexStatus:
         """:meth:`status` of ``root``'s index without creating anything under ``root``: a root that has no
         index store yet reports every file a scan would read as added, ``complete`` and ``indexed`` false."""
+        _check_config(config)
         base = resolve_root(root)
         if os.path.lexists(db.store_dir(base) / INDEX_FILE):
             with cls(base, config) as index:
