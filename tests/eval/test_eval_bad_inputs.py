@@ -359,3 +359,17 @@ def test_a_declared_bar_outside_the_share_range_is_refused(flags: dict[str, floa
 def test_an_empty_list_of_gold_files_is_shown_as_empty(tmp_path: Path) -> None:
     error = _refused(ArtifactError, load_tasks, _jsonl(tmp_path, _task(fix_files=[])))
     assert error.details["field"] == "fix_files" and error.message.endswith("not an empty JSON array")
+
+
+@pytest.mark.parametrize("run", [None, "swebench", {"tasks": "t.jsonl"}], ids=["none", "str", "dict"])
+def test_a_run_that_is_not_a_run_value_is_refused_naming_it(run: object) -> None:
+    with pytest.raises(RequestError) as caught:
+        evaluate(run)  # type: ignore[arg-type]
+    assert caught.value.details["field"] == "run"
+
+
+def test_options_that_are_not_run_options_are_refused_naming_them(tmp_path: Path) -> None:
+    run = LocomoRun(data=str(tmp_path / "locomo.json"))
+    with pytest.raises(RequestError) as caught:
+        evaluate(run, {"workers": 2})  # type: ignore[arg-type]
+    assert caught.value.details["field"] == "options"

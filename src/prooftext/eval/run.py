@@ -103,6 +103,10 @@ def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | N
     """Check ``run``, run it under ``options`` (output and work directories, workers, executor, limit), and
     report. ``progress(done, total)`` is called as units finish."""
     require_eval_extra()
+    if not isinstance(run, (SwebenchRun, LocomoRun, DepthRun)):
+        raise RequestError("run must be a SwebenchRun, LocomoRun or DepthRun", field="run")
+    if options is not None and not isinstance(options, RunOptions):
+        raise RequestError("options must be a RunOptions, or None for the defaults", field="options")
     options = options or RunOptions()
     if isinstance(run, SwebenchRun):
         return EvalReport("swebench", _swebench(run, options, progress))
