@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import prooftext
+from prooftext.errors import StoreError
 
 
 def test_the_map_refreshes_the_index_first_so_a_new_file_is_named(sample_repo: Path) -> None:
@@ -22,3 +26,30 @@ def test_without_refresh_the_map_reads_the_index_as_it_is(sample_repo: Path) -> 
         (sample_repo / "fresh.py").write_text("def brand_new():\n    return 1\n", encoding="utf-8")
         built = prooftext.repository_map(index, refresh=False)
     assert "fresh.py" not in built.paths
+
+
+def _damage_pages(root: Path) -> None:
+    """Overwrite the store's pages after the first: SQLite opens it, then finds it malformed."""
+    store = root / ".prooftext" / "index.sqlite"
+    with store.open("r+b") as handle:
+        handle.seek(4096)
+        handle.write(b"\xff" * 8192)
+
+
+@pytest.mark.parametrize(
+    "door",
+    [
+        lambda index: prooftext.repository_map(index),
+        lambda index: prooftext.risk_of_changing(index, ["separability_matrix"]),
+    ],
+    ids=["map", "risk"],
+)
+def test_a_damaged_store_is_store_corrupt_at_the_map_and_risk_doors(sample_repo: Path, door: Any) -> None:
+    """Bringing the index up to date first read the store outside the translation of SQLite's errors: a
+    damaged page surfaced as a bare ``DatabaseError`` (``internal_error`` on the command line)."""
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+    _damage_pages(sample_repo)
+    with prooftext.open(sample_repo) as index, pytest.raises(StoreError) as caught:
+        door(index)
+    assert caught.value.code == "store_corrupt"

@@ -275,11 +275,12 @@ class Index:
         that walk or the store's generation (a refresh by any process) moved."""
         self._follow_config()
         watcher = self._watcher
-        epoch = (
-            (watcher.epoch(), read_meta(self.conn, "generation"))
-            if watcher is not None and watcher.active
-            else None
-        )
+        with db.store_errors():
+            epoch = (
+                (watcher.epoch(), read_meta(self.conn, "generation"))
+                if watcher is not None and watcher.active
+                else None
+            )
         trusted = self._trusted
         if epoch is not None and trusted is not None and trusted[0] == epoch:
             return trusted[1]
@@ -337,9 +338,11 @@ class Index:
             return exclusions(self.conn, reason)
 
     def ensure_fresh(self) -> None:
-        """Refresh when anything changed on disk (or nothing was ever indexed)."""
-        if read_meta(self.conn, "candidate") is None or not self.status().fresh:
-            self.refresh()
+        """Refresh when anything changed on disk (or nothing was ever indexed); a damaged store is a coded
+        :class:`~prooftext.errors.StoreError`, as at every other read."""
+        with db.store_errors():
+            if read_meta(self.conn, "candidate") is None or not self.status().fresh:
+                self.refresh()
 
     def pack(self, query: str | Query, *, format: str = DEFAULT_FORMAT, refresh: bool = True) -> Packet:
         """A packet for ``query`` (its text alone, or a :class:`Query` with its ceilings, tokenizer, required

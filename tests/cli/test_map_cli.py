@@ -91,3 +91,15 @@ def test_map_sign_without_json_is_refused_before_any_work(
     assert main(["map", "--root", str(sample_repo), "--sign", "--key", str(tmp_path / "none.key")]) == 1
     assert "add --json" in capsys.readouterr().err
     assert not (sample_repo / ".prooftext").exists()
+
+
+def test_a_damaged_store_is_store_corrupt_not_an_internal_error(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["index", str(sample_repo)]) == 0
+    with (sample_repo / ".prooftext" / "index.sqlite").open("r+b") as handle:
+        handle.seek(4096)
+        handle.write(b"\xff" * 8192)
+    capsys.readouterr()
+    assert main(["map", "--root", str(sample_repo), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "store_corrupt"

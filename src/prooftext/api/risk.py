@@ -29,6 +29,7 @@ from prooftext.graph.resolve import PathIndex
 from prooftext.index import Index, check_flag, require_index
 from prooftext.memory.store import MemoryRecord, MemoryStore
 from prooftext.select.query import redacted_all
+from prooftext.store.db import store_errors
 from prooftext.store.queries import exclusion_of
 from prooftext.store.risk_queries import (
     file_and_symbol_nodes,
@@ -678,6 +679,11 @@ def risk_of_changing(
     check_flag("refresh", refresh)
     if refresh:
         index.ensure_fresh()
+    with store_errors():  # a store damaged under the reads is a coded store error, not a crash
+        return _answer(index, targets, depth, limit)
+
+
+def _answer(index: Index, targets: list[str], depth: int, limit: int) -> dict[str, Any]:
     conn = index.conn
     resolved: list[dict[str, Any]] = []
     roots: list[_Node] = []
