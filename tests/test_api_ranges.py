@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from prooftext.errors import PathOutsideRootError, RequestError
+from prooftext.errors import PathOutsideRootError, RequestError, StoreError
 
 
 @pytest.mark.parametrize("path", ["../outside.py", "/etc/passwd", "", "a\\b.py", "modeling/../../x.py"])
@@ -99,3 +99,15 @@ def test_ordinary_text_carries_no_flags(sample_repo: Path) -> None:
         index.refresh()
         read = prooftext.read_range(index, "modeling/separable.py", 1, 3)
     assert "flags" not in read
+
+
+def test_a_store_damaged_under_a_read_is_store_corrupt(sample_repo: Path) -> None:
+    """The look-up of a path that is not indexed read the store outside the translation of SQLite's
+    errors: a dropped table surfaced as a bare ``OperationalError``."""
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        index.conn.execute("PRAGMA foreign_keys = OFF")
+        index.conn.execute("DROP TABLE excluded")
+        with pytest.raises(StoreError) as caught:
+            prooftext.read_range(index, "modeling/missing.py")
+    assert caught.value.code == "store_corrupt"

@@ -35,6 +35,7 @@ from prooftext.pack.sources import (
     observe,
 )
 from prooftext.select.query import DEFAULT_CLEARANCE
+from prooftext.store.db import store_errors
 from prooftext.store.queries import exclusion_of
 
 DEFAULT_RANGE_LINES = 200
@@ -130,7 +131,8 @@ def read_range(
     last = _span(start, end)
     if clearance not in SENSITIVITIES:
         raise UnknownNameError(f"unknown clearance {str(clearance)[:40]!r}", field="clearance")
-    sha256, sensitivity, line_count = _indexed(index, path)
+    with store_errors():
+        sha256, sensitivity, line_count = _indexed(index, path)
     levels = {name: i for i, name in enumerate(SENSITIVITIES)}
     if levels.get(sensitivity, len(SENSITIVITIES)) > levels.get(clearance, 0):
         raise SensitivityError(f"{path} is {sensitivity}, above the clearance {clearance}", path=path)
