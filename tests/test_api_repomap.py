@@ -53,3 +53,20 @@ def test_a_damaged_store_is_store_corrupt_at_the_map_and_risk_doors(sample_repo:
     with prooftext.open(sample_repo) as index, pytest.raises(StoreError) as caught:
         door(index)
     assert caught.value.code == "store_corrupt"
+
+
+def test_the_map_weighs_files_under_the_handle_s_ranking_policy(sample_repo: Path) -> None:
+    """``prooftext.open(root, ranking=...)`` ranks every search and pack of the handle; the map, which weighs
+    files as the packet ranking does, used to rank under the default policy whatever the handle's."""
+    (sample_repo / "tests").mkdir()
+    (sample_repo / "tests" / "test_core.py").write_text(
+        "from modeling.core import CompoundModel\n\n\ndef test_compound():\n    assert CompoundModel(1, 2)\n",
+        encoding="utf-8",
+    )
+    settings = prooftext.MapSettings(max_tokens=2000, query="compound model")
+    with prooftext.open(sample_repo) as index:
+        default = prooftext.repository_map(index, settings)
+    tests_first = prooftext.RankingPolicy.from_dict({"test_factor_milli": 10_000, "doc_factor_milli": 10})
+    with prooftext.open(sample_repo, ranking=tests_first) as index:
+        weighed = prooftext.repository_map(index, settings)
+    assert default.paths.index("tests/test_core.py") > weighed.paths.index("tests/test_core.py")

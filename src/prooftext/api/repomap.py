@@ -15,9 +15,10 @@ def repository_map(
     ``settings.max_tokens``, counted exactly on the rendered text; personalized by the settings' query
     text, paths and identifiers, by graph centrality without them. Every entry names its path, its line
     range and its file's SHA-256; ``prooftext.verify`` checks a saved map (``to_dict()``) like a packet.
-    ``refresh``: bring the index up to date first when files changed on disk."""
+    ``refresh``: bring the index up to date first when files changed on disk. Files are weighed, and the
+    query ranked, under the handle's ranking policy (``prooftext.open(root, ranking=...)``)."""
     require_index(index)
     check_flag("refresh", refresh)
     if refresh:
         index.ensure_fresh()
-    return build_map(index.conn, index.root, settings)
+    return build_map(index.conn, index.root, settings, index.ranking)

@@ -41,7 +41,7 @@ from prooftext.graph.model import NODE_SECTION, NODE_SYMBOL
 from prooftext.pack.render import digest, redacted, visible
 from prooftext.pack.sources import file_repeats, observe
 from prooftext.select.corpus_facts import corpus_facts
-from prooftext.select.policy import DEFAULT_POLICY
+from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import (
     DEFAULT_CLEARANCE,
     MAX_QUERY_CHARS,
@@ -460,11 +460,11 @@ def _restart_identifiers(
 
 
 def _restart_query(
-    conn: sqlite3.Connection, facts: IndexFacts, text: str, hits: dict[str, float]
+    conn: sqlite3.Connection, facts: IndexFacts, text: str, hits: dict[str, float], policy: RankingPolicy
 ) -> tuple[dict[int, float], int]:
     by_path = {f.path: f.file_id for f in facts.files.values()}
     query = validate(Query(text))
-    ranked = rank(conn, query, analyze(query.text), DEFAULT_POLICY).candidates[:QUERY_CANDIDATES]
+    ranked = rank(conn, query, analyze(query.text), policy).candidates[:QUERY_CANDIDATES]
     top = max((c.priority for c in ranked), default=0)
     weights: dict[int, float] = defaultdict(float)
     for c in ranked:
@@ -478,7 +478,7 @@ def _restart_query(
 
 
 def _personalization(
-    conn: sqlite3.Connection, facts: IndexFacts, settings: MapSettings
+    conn: sqlite3.Connection, facts: IndexFacts, settings: MapSettings, policy: RankingPolicy
 ) -> tuple[dict[int, float], dict[str, float], dict[str, Any]]:
     """The restart distribution over files (empty: uniform), the symbols the personalization hit (node id →
     weight in 0..1), and a record of what matched. Paths, identifiers and the query weigh equally."""
@@ -492,7 +492,7 @@ def _personalization(
         part, record["unmatched_identifiers"] = _restart_identifiers(facts, settings.identifiers, hits)
         parts.append(part)
     if settings.query:
-        part, record["query_candidates"] = _restart_query(conn, facts, settings.query, hits)
+        part, record["query_candidates"] = _restart_query(conn, facts, settings.query, hits, policy)
         parts.append(part)
     restart: dict[int, float] = defaultdict(float)
     live = [p for p in parts if p]
@@ -538,15 +538,17 @@ def _cleared(facts: IndexFacts, clearance: str) -> dict[int, FileFacts]:
     }
 
 
-def file_weights(conn: sqlite3.Connection, named: set[int]) -> dict[int, float]:
+def file_weights(
+    conn: sqlite3.Connection, named: set[int], policy: RankingPolicy = DEFAULT_POLICY
+) -> dict[int, float]:
     """Each file's weight in the map, as the packet ranking weighs it (:func:`~prooftext.select.signals.
     deweight`): tests, documentation and other text below code, data and history (vendored, minified,
     generated, translations, change logs) far below unless named by ``--path`` (``named``)."""
-    corpus = corpus_facts(conn, generation(conn), DEFAULT_POLICY)  # the packet ranking's, kept per generation
+    corpus = corpus_facts(conn, generation(conn), policy)  # the packet ranking's, kept per generation
     return {
         fid: weight
         for fid in corpus.ids.values()
-        if (weight := deweight(fid, corpus, DEFAULT_POLICY, named=fid in named)) != 1.0
+        if (weight := deweight(fid, corpus, policy, named=fid in named)) != 1.0
     }
 
 
@@ -752,16 +754,19 @@ class _Filler:
         return render_map(nonce, lines), nonce, entries
 
 
-def build_map(conn: sqlite3.Connection, root: Path, settings: MapSettings) -> RepositoryMap:
-    """The repository map of the index behind ``conn`` (whose files live under ``root``) for ``settings``."""
+def build_map(
+    conn: sqlite3.Connection, root: Path, settings: MapSettings, policy: RankingPolicy = DEFAULT_POLICY
+) -> RepositoryMap:
+    """The repository map of the index behind ``conn`` (whose files live under ``root``) for ``settings``,
+    its files weighed and its query ranked under ``policy`` (the index handle's)."""
     settings = validate_settings(settings)
     with store_errors(), read_snapshot(conn):
         facts = _read_facts(conn)
         restart, hits, record = (
-            _personalization(conn, facts, settings) if settings.personalized else ({}, {}, {})
+            _personalization(conn, facts, settings, policy) if settings.personalized else ({}, {}, {})
         )
         named = set(_restart_paths(facts, settings.paths)[0]) if settings.paths else set()
-        weights = file_weights(conn, named)
+        weights = file_weights(conn, named, policy)
     record["ranking"] = "personalized" if restart else "centrality"
     for _ in range(MAX_REFITS):
         items = rank_items(facts, restart, hits, settings.clearance, weights)
