@@ -70,3 +70,14 @@ def test_the_map_weighs_files_under_the_handle_s_ranking_policy(sample_repo: Pat
     with prooftext.open(sample_repo, ranking=tests_first) as index:
         weighed = prooftext.repository_map(index, settings)
     assert default.paths.index("tests/test_core.py") > weighed.paths.index("tests/test_core.py")
+
+
+def test_a_query_of_stop_words_alone_is_query_empty_without_pointing_at_required_sources(
+    sample_repo: Path,
+) -> None:
+    """A map has no required sources: the packet's hint "or require a source" sent the user to an option the
+    map does not have."""
+    with prooftext.open(sample_repo) as index, pytest.raises(prooftext.ProoftextError) as caught:
+        prooftext.repository_map(index, prooftext.MapSettings(query="the of and"))
+    assert caught.value.code == "query_empty"
+    assert "require" not in caught.value.message and "leave the query out" in caught.value.message

@@ -36,7 +36,14 @@ from typing import Any
 from prooftext.corpus.lines import CONTROL_CHARACTERS, LineText, require_utf8
 from prooftext.corpus.model import SENSITIVITIES
 from prooftext.corpus.secrets import Repeats, redact_text
-from prooftext.errors import BudgetError, RangeError, RequestError, SourceDriftError, UnknownNameError
+from prooftext.errors import (
+    BudgetError,
+    EmptyQueryError,
+    RangeError,
+    RequestError,
+    SourceDriftError,
+    UnknownNameError,
+)
 from prooftext.graph.model import NODE_SECTION, NODE_SYMBOL
 from prooftext.pack.render import digest, redacted, visible
 from prooftext.pack.sources import file_repeats, observe
@@ -459,11 +466,24 @@ def _restart_identifiers(
     return _normalized(weights), unmatched
 
 
+def _map_query(text: str) -> Query:
+    """The query text as the packet ranking reads it; one of stop words alone is ``query_empty`` with a
+    map's remedy (a packet's would point at required sources, which a map has not)."""
+    try:
+        return validate(Query(text))
+    except EmptyQueryError:
+        raise EmptyQueryError(
+            "query has no searchable term (only stop words); name what to find, or leave the query out for a"
+            " map by centrality",
+            field="query",
+        ) from None
+
+
 def _restart_query(
     conn: sqlite3.Connection, facts: IndexFacts, text: str, hits: dict[str, float], policy: RankingPolicy
 ) -> tuple[dict[int, float], int]:
     by_path = {f.path: f.file_id for f in facts.files.values()}
-    query = validate(Query(text))
+    query = _map_query(text)
     ranked = rank(conn, query, analyze(query.text), policy).candidates[:QUERY_CANDIDATES]
     top = max((c.priority for c in ranked), default=0)
     weights: dict[int, float] = defaultdict(float)
