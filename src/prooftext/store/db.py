@@ -10,7 +10,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from prooftext.corpus.safeio import ignore_in_git
+from prooftext.corpus.safeio import ignore_in_git, open_root
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import DiskFullError, StoreBusyError, StoreCorruptError, StoreError
 from prooftext.sqlite import is_damage, is_disk_full, is_unopenable, open_wal, why_unopenable
@@ -144,7 +144,9 @@ def reset(root: Path) -> str:
     version (never a store without tables), and never a deleted file. A file SQLite cannot use as a
     database at all is replaced instead; any other failure (busy, disk full, read-only) is raised, and no
     file is deleted. Memory and artifacts under ``.prooftext/`` are never touched. Returns
-    :data:`RESET_IN_PLACE` or :data:`RESET_RECREATED`."""
+    :data:`RESET_IN_PLACE` or :data:`RESET_RECREATED`. A root that cannot be opened is the user's error
+    (``root_unreadable``), as for a refresh, before anything is created under it."""
+    os.close(open_root(root))
     path = _ensure_dir(root) / INDEX_FILE
     with writer_lock(root):
         _check_store_file(path)
@@ -162,9 +164,10 @@ def reset(root: Path) -> str:
 
 
 def _empty(path: Path) -> None:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    # Opened as every store connection is (the caller holds the writer lock): on a full disk in exclusive
+    # mode, whose shared-memory index is in memory, so a failed reset leaves no -shm or -wal file behind.
+    conn = open_wal(path, busy_timeout_ms=BUSY_TIMEOUT_MS, wal_lock=contextlib.nullcontext)
     try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = OFF")  # the tables go together; no row is checked on the way
         conn.execute("BEGIN IMMEDIATE")
         try:
