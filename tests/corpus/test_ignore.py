@@ -163,11 +163,16 @@ def test_an_invalid_pattern_in_the_root_gitignore_is_a_config_error_naming_the_l
 
 
 @INVALID_PATTERNS
-def test_an_invalid_pattern_in_prooftext_ignore_is_a_config_error(make_tree: MakeTree, pattern: str) -> None:
-    root = make_tree({".prooftext/ignore": f"{pattern}\n", "a.py": ""})
+def test_an_invalid_pattern_in_prooftext_ignore_is_a_config_error_naming_the_line(
+    make_tree: MakeTree, pattern: str
+) -> None:
+    root = make_tree({".prooftext/ignore": f"# local\n*.log\n{pattern}\n", "a.py": ""})
     with pytest.raises(ConfigError) as info:
         walk(root, CorpusConfig())
     assert info.value.details["file"] == ".prooftext/ignore"
+    assert f"line 3, {pattern!r}, is not a valid pattern" in str(info.value)
+    assert str(info.value).endswith("fix or remove that line")
+    assert "position" not in str(info.value)
 
 
 GIT_TREE = {

@@ -654,12 +654,14 @@ def _with_gitignore_at(dir_fd: int, directory: str, matcher: IgnoreMatcher) -> I
 
 def root_matcher(root_fd: int, exclude: Iterable[str]) -> IgnoreMatcher:
     """The matcher for the root before its ``.gitignore``: ``.prooftext/ignore`` and configured excludes."""
-    lines = [*_prooftext_ignore_lines(root_fd), *exclude]
+    own = _prooftext_ignore_lines(root_fd)
+    lines = [*own, *exclude]
     if not any(line.strip() for line in lines):
         return IgnoreMatcher()
     try:
         return IgnoreMatcher(extra=PatternSet.from_lines(lines))
-    except PATTERN_ERRORS as exc:
+    except PATTERN_ERRORS:
+        # The configured excludes were checked when the configuration loaded: the file holds the culprit.
         raise ConfigError(
-            f"{PROOFTEXT_IGNORE}: invalid pattern: {pattern_problem(exc)}", file=PROOFTEXT_IGNORE
+            f"{PROOFTEXT_IGNORE}: {_first_invalid(own)}; fix or remove that line", file=PROOFTEXT_IGNORE
         ) from None
