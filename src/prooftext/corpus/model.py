@@ -55,7 +55,10 @@ REMEDIES: dict[str, str] = {
     ),
     REASON_INTERNAL: "prooftext's own store and .git are never indexed",
     REASON_NOT_REGULAR: "only regular files are indexed",
-    REASON_PATH: "rename it to a portable path (UTF-8, no control characters)",
+    REASON_PATH: (
+        "rename or move it to a portable path: UTF-8, no control characters or backslashes, at most 4096 bytes"
+        " and 128 directories deep"
+    ),
     REASON_SECRET: (
         'under [scan] secrets = "exclude" set secrets = "redact" to index it with each value redacted; '
         "a private key or a credential in the path is always left out"
@@ -63,7 +66,10 @@ REMEDIES: dict[str, str] = {
     REASON_SIZE: "raise [scan] max_file_bytes (at most 8 MiB)",
     REASON_SYMLINK: "symbolic links are never followed; index the target where it lives",
     REASON_TOTAL_SIZE: "raise [scan] max_total_bytes",
-    REASON_UNREADABLE: "make the file readable, then run index",
+    REASON_UNREADABLE: (
+        "make the file or directory readable (for a directory the detail names, its .gitignore a regular"
+        " file of at most 1 MiB), then run index"
+    ),
 }
 """What would change each reason: the setting, or that nothing does."""
 
