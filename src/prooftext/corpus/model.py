@@ -45,7 +45,7 @@ REASONS: tuple[str, ...] = (
 
 REMEDIES: dict[str, str] = {
     REASON_BINARY: "binary data is never indexed",
-    REASON_CHANGED: "the file changed while it was read; run index again",
+    REASON_CHANGED: "the file changed while it was read, and again when it was read once more; run index again",
     REASON_CROSS_DEVICE: "a directory on another file system is not walked; index it as a root of its own",
     REASON_ENCODING: "only UTF-8 text is indexed; convert the file to UTF-8",
     REASON_IGNORED: "a .gitignore, .prooftext/ignore or [scan] exclude pattern matches it; remove the pattern",

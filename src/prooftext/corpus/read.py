@@ -3,7 +3,8 @@
 The path is opened one component at a time under the root with ``O_NOFOLLOW`` (see
 :mod:`prooftext.corpus.safeio`), the leaf with ``O_NOFOLLOW|O_NONBLOCK``; ``fstat`` must show a regular
 file whose (size, mtime_ns, inode) still equal the walk's, before and after reading at most
-``max_file_bytes + 1`` bytes. Then: a NUL in the first ``BINARY_SNIFF_BYTES`` bytes is ``binary``, and
+``max_file_bytes + 1`` bytes (a refresh reads a file that changed once more, against its stat of then:
+:func:`read_settled_at`). Then: a NUL in the first ``BINARY_SNIFF_BYTES`` bytes is ``binary``, and
 text that is not strict UTF-8 is ``encoding``. Text is kept exactly as stored (no newline translation).
 
 Then the secrets policy (:mod:`prooftext.corpus.secrets`, ``[scan] secrets``): a path spelling a credential
@@ -15,6 +16,7 @@ placeholder (policy ``redact``). The digest stays that of the raw bytes; the lin
 from __future__ import annotations
 
 import os
+import stat as stat_module
 from pathlib import Path
 
 import prooftext.corpus.secrets as secrets
@@ -25,13 +27,22 @@ from prooftext.corpus.lines import count_lines
 from prooftext.corpus.model import (
     BINARY_SNIFF_BYTES,
     REASON_BINARY,
+    REASON_CHANGED,
     REASON_ENCODING,
     REASON_SECRET,
     Exclusion,
     FileStat,
     SourceFile,
 )
-from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below, source_error
+from prooftext.corpus.safeio import (
+    Refusal,
+    display_name,
+    open_parent,
+    open_root,
+    read_below,
+    source_error,
+    split_portable,
+)
 
 NUL = b"\0"
 
@@ -94,6 +105,37 @@ def read_source_at(root_fd: int, stat: FileStat, config: CorpusConfig) -> Source
     except Refusal as refusal:
         return Exclusion(stat.path, refusal.reason, refusal.detail)
     return adopt(stat, data, config)
+
+
+def _restat(root_fd: int, rel_path: str) -> FileStat | None:
+    """The walk entry ``rel_path`` would get now (``lstat`` through its directories, never following a
+    link); None when it is no longer a regular file, or cannot be looked at."""
+    try:
+        parts = split_portable(rel_path)
+        parent = open_parent(root_fd, parts)
+    except (Refusal, OSError):
+        return None
+    try:
+        st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+    except OSError:
+        return None
+    finally:
+        os.close(parent)
+    if not stat_module.S_ISREG(st.st_mode):
+        return None
+    return FileStat(rel_path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_nlink, st.st_ctime_ns)
+
+
+def read_settled_at(root_fd: int, stat: FileStat, config: CorpusConfig) -> SourceFile | Exclusion:
+    """:func:`read_source_at`, and once more against the file's stat of now when it changed since the walk
+    or while it was read (a save in progress): an index taken during an edit holds the file as it is. A
+    file that changes again is left out as ``changed``; its stat then differs from the one recorded, so the
+    next refresh reads it."""
+    outcome = read_source_at(root_fd, stat, config)
+    if not isinstance(outcome, Exclusion) or outcome.reason != REASON_CHANGED:
+        return outcome
+    now = _restat(root_fd, stat.path)
+    return outcome if now is None else read_source_at(root_fd, now, config)
 
 
 def read_source(root: Path, stat: FileStat, config: CorpusConfig) -> SourceFile | Exclusion:

@@ -53,7 +53,7 @@ from prooftext.corpus.model import (
     SourceFile,
     WalkResult,
 )
-from prooftext.corpus.read import read_source_at
+from prooftext.corpus.read import read_settled_at
 from prooftext.corpus.safeio import open_root
 from prooftext.corpus.scan import specification_paths, specification_refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
@@ -382,7 +382,7 @@ class Loaded:
 
 
 def _load(root_fd: int, stat: FileStat, config: CorpusConfig) -> Loaded:
-    source = read_source_at(root_fd, stat, config)
+    source = read_settled_at(root_fd, stat, config)
     if isinstance(source, Exclusion):
         return Loaded(stat, source)
     from prooftext.graph.extract import extract  # the parsers: only a file that is read needs them
