@@ -143,3 +143,13 @@ def test_a_store_that_cannot_be_opened_is_a_store_error_naming_the_file_and_why(
         f"cannot use the index store {STORE_DIR}/{INDEX_FILE}: unable to open database file"
         " (the file system is read-only)"
     )
+
+
+def test_a_store_directory_that_is_a_file_is_refused_as_not_a_plain_directory(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / STORE_DIR).write_text("not a directory\n")
+    for attempt in (lambda: db.reset(tmp_path), lambda: prooftext.open(tmp_path)):
+        with pytest.raises(StoreError) as caught:
+            attempt()
+        assert caught.value.message == f"{STORE_DIR} under the root is not a plain directory"
+    assert (tmp_path / STORE_DIR).read_text() == "not a directory\n"

@@ -30,12 +30,15 @@ def store_dir(root: Path) -> Path:
 
 def _ensure_dir(root: Path) -> Path:
     directory = store_dir(root)
+    odd = StoreError(f"{STORE_DIR} under the root is not a plain directory")
     try:
         directory.mkdir(exist_ok=True)
+    except FileExistsError:
+        raise odd from None  # a file (or a link to one) holds the name
     except OSError as exc:
         raise StoreError(f"cannot create {STORE_DIR}/ under the root: {exc.strerror}") from None
     if directory.is_symlink() or not directory.is_dir():
-        raise StoreError(f"{STORE_DIR} under the root is not a plain directory")
+        raise odd
     if not os.path.lexists(directory / INDEX_FILE):
         ignore_in_git(directory)  # before the store exists: a .gitignore the user removed stays removed
     return directory
