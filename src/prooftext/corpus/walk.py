@@ -47,6 +47,7 @@ from prooftext.corpus.safeio import (
     open_root,
     refusal_from,
 )
+from prooftext.corpus.secrets import redact_path
 from prooftext.corpus.watch import IN_ATTRIB, IN_CLOSE_WRITE, IN_DELETE, IN_MODIFY
 from prooftext.errors import ConfigError, RootError
 
@@ -67,6 +68,14 @@ def _plain_name(name: str) -> bool:
 
 def _join(directory: str, name: str) -> str:
     return f"{directory}/{name}" if directory else name
+
+
+def _shown(directory: str, name: str) -> str:
+    """The recorded path of an entry whose name may not be portable: escaped for display, with any
+    credential it spells redacted first (an escape such as ``\\x0a`` joined to a token hides it from the
+    redaction every exclusion path gets when it is stored)."""
+    path = _join(directory, name)
+    return path if _plain_name(name) else display_name(redact_path(path))
 
 
 @dataclass
@@ -117,16 +126,16 @@ class _Walker:
         path = f"{rel_dir}/{name}" if rel_dir else name
         # Every spelling of an internal name starts with "." or holds "~" (an 8.3 short name).
         if (name[0] == "." or "~" in name) and is_internal(name):
-            self.exclude(_join(rel_dir, display_name(name)), REASON_INTERNAL)
+            self.exclude(_shown(rel_dir, name), REASON_INTERNAL)
             return
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            self.exclude(_join(rel_dir, display_name(name)), REASON_UNREADABLE, refusal_from(exc).detail)
+            self.exclude(_shown(rel_dir, name), REASON_UNREADABLE, refusal_from(exc).detail)
             return
         is_dir = stat_module.S_ISDIR(st.st_mode)
         if matcher.is_ignored(path, is_dir):
-            self.exclude(_join(rel_dir, display_name(name)), REASON_IGNORED)
+            self.exclude(_shown(rel_dir, name), REASON_IGNORED)
             return
         problem = None if _plain_name(name) else name_problem(name)
         # A character is at most 4 UTF-8 bytes: only a path this long can pass the limit.
@@ -137,7 +146,7 @@ class _Walker:
         ):
             problem = f"path longer than {MAX_PATH_BYTES} bytes"
         if problem is not None:
-            self.exclude(_join(rel_dir, display_name(name)), REASON_PATH, problem)
+            self.exclude(_shown(rel_dir, name), REASON_PATH, problem)
         elif is_dir and st.st_dev != self.device:
             self.exclude(path, REASON_CROSS_DEVICE, "a mount point: another file system")
         elif is_dir:
