@@ -137,20 +137,26 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def _written_out(char: str) -> str:
+    code = ord(char)
+    if _FIRST_SURROGATE_ESCAPE <= code <= _LAST_SURROGATE_ESCAPE:
+        return f"\\x{code - _SURROGATE_ESCAPE_BASE:02x}"
+    return f"\\x{code:02x}" if code <= _BYTE_MAX else f"\\u{code:04x}"
+
+
 def display_name(name: str) -> str:
     """A printable, serializable form of a possibly non-portable name (undecodable bytes as ``\\xNN``)."""
     if _plain(name):
         return name
-    out: list[str] = []
-    for char in name:
-        code = ord(char)
-        if _FIRST_SURROGATE_ESCAPE <= code <= _LAST_SURROGATE_ESCAPE:
-            out.append(f"\\x{code - _SURROGATE_ESCAPE_BASE:02x}")
-        elif _char_problem(char) is not None:
-            out.append(f"\\x{code:02x}" if code <= _BYTE_MAX else f"\\u{code:04x}")
-        else:
-            out.append(char)
-    return "".join(out)
+    return "".join(_written_out(char) if _char_problem(char) is not None else char for char in name)
+
+
+def printable(text: str) -> str:
+    """``text`` (a path a user gave) with control characters and undecodable bytes written out as
+    ``\\xNN``, for a one-line message that no terminal takes for a command; a backslash stays."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _written_out(char) for char in text)
 
 
 def split_portable(rel_path: str) -> list[str]:
@@ -167,14 +173,15 @@ def split_portable(rel_path: str) -> list[str]:
 
 def open_root(root: Path) -> int:
     """A directory descriptor for the explicit root; the root errors are the user's to see."""
+    shown = printable(str(root))
     try:
         return os.open(root, ROOT_FLAGS)
     except FileNotFoundError:
-        raise RootMissingError(f"root does not exist: {root}", root=str(root)) from None
+        raise RootMissingError(f"root does not exist: {shown}", root=shown) from None
     except NotADirectoryError:
-        raise RootNotDirectoryError(f"root is not a directory: {root}", root=str(root)) from None
+        raise RootNotDirectoryError(f"root is not a directory: {shown}", root=shown) from None
     except OSError as exc:
-        raise RootUnreadableError(f"root cannot be opened: {root}: {exc.strerror}", root=str(root)) from None
+        raise RootUnreadableError(f"root cannot be opened: {shown}: {exc.strerror}", root=shown) from None
 
 
 def _is_symlink_at(dir_fd: int, name: str) -> bool:
@@ -313,22 +320,21 @@ def existing_directory(path: Path | str, what: str = "root") -> Path:
     if not isinstance(spelled, str) or "\x00" in spelled or not _encodable(spelled):
         raise RootError(f"{what} is not a path this system can name: {spelled!r:.80}", root=repr(path)[:80])
     given = Path(path).expanduser()
+    shown = printable(str(path))
     try:
         mode = given.stat().st_mode
     except NotADirectoryError:
         raise RootNotDirectoryError(
-            f"{what} is not a directory: {path}: a part of its path is a file", root=str(path)
+            f"{what} is not a directory: {shown}: a part of its path is a file", root=shown
         ) from None
     except FileNotFoundError:
-        raise RootMissingError(f"{what} does not exist: {path}", root=str(path)) from None
+        raise RootMissingError(f"{what} does not exist: {shown}", root=shown) from None
     except OSError as exc:  # no permission to look, a loop of links
-        raise RootUnreadableError(
-            f"{what} cannot be opened: {path}: {exc.strerror}", root=str(path)
-        ) from None
+        raise RootUnreadableError(f"{what} cannot be opened: {shown}: {exc.strerror}", root=shown) from None
     if stat_module.S_ISREG(mode):
-        raise RootNotDirectoryError(f"{what} is a file, not a directory: {path}", root=str(path))
+        raise RootNotDirectoryError(f"{what} is a file, not a directory: {shown}", root=shown)
     if not stat_module.S_ISDIR(mode):
-        raise RootNotDirectoryError(f"{what} is not a directory: {path}", root=str(path))
+        raise RootNotDirectoryError(f"{what} is not a directory: {shown}", root=shown)
     return given.resolve()
 
 
