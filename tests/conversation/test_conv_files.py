@@ -9,7 +9,7 @@ import pytest
 import prooftext
 from prooftext import TurnRequest
 from prooftext.conversation.files import ACTIVE_FILE, ATTACHMENT, TurnFile, read_turn_file
-from prooftext.errors import SourceUnreadableError
+from prooftext.errors import ProoftextError, RequestError, SourceUnreadableError
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,44 @@ def test_an_attached_file_counts_once_as_the_attachment_not_also_as_an_active_fi
     assert _classified(tmp_path, active_files=["open.md"])["never_surface"] == ["active_files"]
     both = _classified(tmp_path, attachments=["notes.md"], active_files=["open.md"])
     assert both["never_surface"] == ["attachment", "active_files"]
+
+
+@pytest.mark.parametrize(
+    ("files", "field", "index", "code"),
+    [
+        ({"active_files": ["/etc/passwd"]}, "active_files", 0, "path_outside_root"),
+        ({"attachments": ["notes.md", "sub/../../x"]}, "attachments", 1, "path_outside_root"),
+        (
+            {"attachments": ["notes.md"], "active_files": ["notes.md", "gone.md"]},
+            "active_files",
+            1,
+            "source_missing",
+        ),
+    ],
+)
+def test_an_unreadable_turn_file_names_its_request_field_and_index(
+    tmp_path: Path, files: dict[str, list[str]], field: str, index: int, code: str
+) -> None:
+    (tmp_path / "notes.md").write_text("Basil wants sun.\n")
+    with pytest.raises(ProoftextError) as raised:
+        prooftext.turn_plan(tmp_path, TurnRequest("main", "hi", mode="minimal", **files))
+    assert raised.value.code == code
+    assert raised.value.details["field"] == field and raised.value.details["index"] == index
+
+
+def test_a_turn_file_that_is_not_a_string_names_its_index(tmp_path: Path) -> None:
+    with pytest.raises(RequestError) as raised:
+        prooftext.turn_plan(tmp_path, TurnRequest("main", "hi", active_files=["ok.md", 5]))  # type: ignore[list-item]
+    assert raised.value.field == "active_files" and raised.value.details["index"] == 1
+
+
+@pytest.mark.parametrize(("active", "field"), [(False, "attachments"), (True, "active_files")])
+def test_a_chat_file_check_names_the_field_of_the_files_role(
+    tmp_path: Path, active: bool, field: str
+) -> None:
+    with (
+        prooftext.Conversation(tmp_path, create=False) as conversation,
+        pytest.raises(ProoftextError) as raised,
+    ):
+        conversation.check_file("/etc/passwd", active=active)
+    assert raised.value.code == "path_outside_root" and raised.value.details["field"] == field

@@ -303,3 +303,18 @@ def test_same_id_reused_in_one_batch_is_answered_twice(rpc: Rpc) -> None:
     replies = rpc([message, {**message, "params": ["please analyze the separability matrix in detail"]}])
     assert [r["id"] for r in replies] == [5, 5]
     assert [r["result"]["decision"]["tier"] for r in replies] == ["surface", "deep"]
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "index"),
+    [
+        ({"text": "hi", "active_files": ["/etc/passwd"]}, "active_files", 0),
+        ({"text": "hi", "attachments": ["modeling/__init__.py", "../outside.md"]}, "attachments", 1),
+    ],
+)
+def test_a_turn_file_outside_the_root_names_its_field_and_index(
+    rpc: Rpc, params: dict[str, Any], field: str, index: int
+) -> None:
+    reply = rpc({"jsonrpc": "2.0", "method": "turn.plan", "params": params, "id": 1})
+    assert reply["error"]["data"]["code"] == "path_outside_root", reply
+    assert reply["error"]["data"]["field"] == field and reply["error"]["data"]["index"] == index

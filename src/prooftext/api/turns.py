@@ -217,10 +217,12 @@ class Conversation:
             self.store = MemoryStore.open(self.root)
         self.store.set_thread_identity(thread, identity)
 
-    def check_file(self, path: str) -> None:
+    def check_file(self, path: str, *, active: bool = False) -> None:
         """Refuse ``path`` now, with the coded error a turn naming it would give (outside the root, missing,
-        binary, left out of the corpus, holding a private key): a chat checks a file when it is named."""
-        read_turn_files(self.root, turn_files([path], []), thread=DEFAULT_THREAD)
+        binary, left out of the corpus, holding a private key): a chat checks a file when it is named, as
+        an attachment or (``active``) an active file."""
+        files = turn_files([], [path]) if active else turn_files([path], [])
+        read_turn_files(self.root, files, thread=DEFAULT_THREAD)
 
     def plan(self, turn: TurnRequest) -> TurnPlan:
         """Plan one turn from this project's history, memory and index; nothing is sent or recorded."""

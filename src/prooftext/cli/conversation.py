@@ -481,7 +481,7 @@ class _Chat:
                 _note(f"{value} attached to the next message", self.as_json)
             else:
                 if value:
-                    self.conversation.check_file(value)
+                    self.conversation.check_file(value, active=True)
                 files = (*self.turn.active_files, value) if value else ()
                 self.turn = replace(self.turn, active_files=files)
                 cleared = "" if value else " (/file alone clears them)"

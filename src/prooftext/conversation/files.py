@@ -23,37 +23,41 @@ from prooftext.corpus.ignore import ignored_below, is_internal, root_matcher
 from prooftext.corpus.model import REASON_IGNORED, REASON_INTERNAL, REMEDIES, Exclusion, FileStat
 from prooftext.corpus.read import adopt
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_below, source_error
-from prooftext.errors import RequestError, SourceUnreadableError
+from prooftext.errors import RequestError, SourceError, SourceUnreadableError
 
 ATTACHMENT = "attachment"
 ACTIVE_FILE = "active file"
 MAX_TURN_FILES = 64
 """At most this many attachments and active files on one turn."""
+FIELDS = {ATTACHMENT: "attachments", ACTIVE_FILE: "active_files"}
+"""The request field each role's paths come in."""
 
 
 @dataclass(frozen=True)
 class TurnFile:
-    """One file of a turn: its role (attachment or active file) and its path under the root."""
+    """One file of a turn: its role (attachment or active file), its path under the root and its place in
+    its request field's list."""
 
     role: str
     path: str
+    index: int = 0
 
 
 def _check_paths(paths: object, field: str) -> list[str]:
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise RequestError(f"{field} must be a list of paths under the root", field=field)
     out: list[str] = []
-    for path in paths:
+    for index, path in enumerate(paths):
         if not isinstance(path, str) or not path.strip():
-            raise RequestError(f"{field} holds a path that is not a non-empty string", field=field)
+            raise RequestError(f"{field}[{index}] is not a non-empty string path", field=field, index=index)
         out.append(path.strip())
     return out
 
 
 def turn_files(attachments: object, active_files: object) -> list[TurnFile]:
     """The turn's files in order (attachments first), each path once; a bad list is a request error."""
-    files = [TurnFile(ATTACHMENT, p) for p in _check_paths(attachments, "attachments")]
-    files += [TurnFile(ACTIVE_FILE, p) for p in _check_paths(active_files, "active_files")]
+    files = [TurnFile(ATTACHMENT, p, i) for i, p in enumerate(_check_paths(attachments, "attachments"))]
+    files += [TurnFile(ACTIVE_FILE, p, i) for i, p in enumerate(_check_paths(active_files, "active_files"))]
     if len(files) > MAX_TURN_FILES:
         raise RequestError(f"at most {MAX_TURN_FILES} attachments and active files per turn", field="files")
     seen: set[str] = set()
@@ -113,5 +117,13 @@ def read_turn_file(root: Path, file: TurnFile, *, thread: str) -> ContextItem:
 
 
 def read_turn_files(root: Path, files: Sequence[TurnFile], *, thread: str) -> list[ContextItem]:
-    """Every file of a turn as labelled items, in order; the first unreadable one refuses the turn."""
-    return [read_turn_file(root, f, thread=thread) for f in files]
+    """Every file of a turn as labelled items, in order; the first unreadable one refuses the turn, its
+    error naming the request ``field`` and the path's ``index`` in it."""
+    items: list[ContextItem] = []
+    for f in files:
+        try:
+            items.append(read_turn_file(root, f, thread=thread))
+        except SourceError as exc:
+            exc.details.update(field=FIELDS.get(f.role, f.role), index=f.index)
+            raise
+    return items
