@@ -111,3 +111,19 @@ def test_a_store_damaged_under_a_read_is_store_corrupt(sample_repo: Path) -> Non
         with pytest.raises(StoreError) as caught:
             prooftext.read_range(index, "modeling/missing.py")
     assert caught.value.code == "store_corrupt"
+
+
+def test_an_empty_file_reads_as_the_range_its_map_entry_and_packet_evidence_give(tmp_path: Path) -> None:
+    (tmp_path / "empty.md").write_text("")
+    (tmp_path / "notes.md").write_text("Basil wants sun.\n")
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        read = prooftext.read_range(index, "empty.md")
+        packet = index.pack(prooftext.Query("basil", required=["empty.md"]))
+        entries = prooftext.repository_map(index).to_dict()["entries"]
+    evidence = next(e for e in packet.evidence if e.path == "empty.md")
+    mapped = next(e for e in entries if e["path"] == "empty.md")
+    assert read["lines"] == [1, 1] and read["line_count"] == 0 and read["text"] == ""
+    assert [evidence.start_line, evidence.end_line] == read["lines"] == mapped["lines"]
+    with prooftext.open(tmp_path) as index, pytest.raises(prooftext.errors.RangeError):
+        prooftext.read_range(index, "empty.md", 2)

@@ -124,7 +124,8 @@ def read_range(
     packet's excerpt is flagged for (``bidi:1,control:2``, the same labels). ``text`` has every credential
     redacted as a packet's excerpt has, and is otherwise exact, as the JSON packet format quotes it:
     :func:`~prooftext.pack.render.visible` shows it as a printed prompt does. A range longer than :data:`MAX_RANGE_LINES` is refused; so is a start past the
-    last line. A path the index left out is a :class:`~prooftext.errors.SourceExcludedError` with the
+    last line. An empty file reads as ``[1, 1]`` (``line_count`` 0, empty ``text``), the range of its map
+    entry and packet evidence. A path the index left out is a :class:`~prooftext.errors.SourceExcludedError` with the
     scan's ``reason``; a file above ``clearance`` a :class:`~prooftext.errors.SensitivityError`."""
     require_index(index)
     _portable(path)
