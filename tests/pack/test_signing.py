@@ -201,3 +201,30 @@ def test_verify_takes_the_objects_sign_takes_as_well_as_their_saved_json(sample_
     for value in (packet, result, built):
         assert prooftext.verify(value, sample_repo).ok
         assert prooftext.verify(value.to_dict(), sample_repo).ok
+
+
+def _map(root: Path) -> dict[str, Any]:
+    with prooftext.open(root) as index:
+        out: dict[str, Any] = json.loads(json.dumps(prooftext.repository_map(index).to_dict()))
+    return out
+
+
+MALFORMED_SIGNATURES: dict[str, object] = {
+    "another alg only": {"alg": "x"},
+    "empty": {},
+    "a string": "signed",
+    "a null key id": {"alg": "blake3-keyed", "key_id": None, "mac": "0" * 64},
+    "an extra member": {"alg": "blake3-keyed", "key_id": "0" * 16, "mac": "0" * 64, "by": "auditor"},
+}
+
+
+@pytest.mark.parametrize("with_key", [False, True], ids=["without key", "with key"])
+@pytest.mark.parametrize("signature", list(MALFORMED_SIGNATURES), ids=list(MALFORMED_SIGNATURES))
+@pytest.mark.parametrize("make", [_packet, _adaptive, _map], ids=["packet", "adaptive result", "map"])
+def test_a_malformed_signature_member_is_refused_as_artifact_invalid_naming_it(
+    sample_repo: Path, key: prooftext.SigningKey, make: Any, signature: str, with_key: bool
+) -> None:
+    value = {**make(sample_repo), "signature": MALFORMED_SIGNATURES[signature]}
+    with pytest.raises(ArtifactError) as caught:
+        prooftext.verify(value, sample_repo, key=key if with_key else None)
+    assert caught.value.code == "artifact_invalid" and "signature" in caught.value.message
