@@ -89,3 +89,64 @@ def test_key_init_without_root_keeps_the_key_out_of_the_working_directory(
     status, out = _run(capsys, "key", "init", "--key", "signing.key", "--json")
     assert status == 1 and json.loads(out)["error"]["code"] == "signing_key_invalid"
     assert not (sample_repo / "signing.key").exists()
+
+
+def _key_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> Path:
+    """Where the key is looked for when no --key is given: ``$PROOFTEXT_KEY`` or the default path."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    if source == "$PROOFTEXT_KEY":
+        monkeypatch.setenv("PROOFTEXT_KEY", str(tmp_path / "env" / "signing.key"))
+        return tmp_path / "env" / "signing.key"
+    monkeypatch.delenv("PROOFTEXT_KEY", raising=False)
+    return tmp_path / "config" / "prooftext" / "signing.key"
+
+
+@pytest.mark.parametrize("source", ["$PROOFTEXT_KEY", "default key path"])
+def test_a_key_that_no_option_named_is_reported_by_its_source_not_as_the_key_option(
+    sample_repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+) -> None:
+    _key_source(tmp_path, monkeypatch, source)
+    status, out = _run(capsys, "pack", QUERY, "--root", str(sample_repo), "--sign", "--json")
+    error = json.loads(out)["error"]
+    assert status == 1 and error["code"] == "signing_key_invalid"
+    assert error["details"] == {"source": source} and source in error["message"]
+
+
+@pytest.mark.parametrize("source", ["$PROOFTEXT_KEY", "default key path"])
+def test_key_init_over_a_key_that_no_option_named_says_its_source_not_the_key_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    path = _key_source(tmp_path, monkeypatch, source)
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "elsewhere"
+    root.mkdir()
+    assert main(["key", "init", "--root", str(root)]) == 0 and path.is_file()
+    capsys.readouterr()
+    assert main(["key", "init", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "output_exists" in err and "--key" not in err and source in err
+
+
+def test_a_key_loaded_from_the_environment_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prooftext import SigningKey
+    from prooftext.errors import SigningKeyError
+
+    (tmp_path / "short.key").write_bytes(b"12345")
+    (tmp_path / "short.key").chmod(0o600)
+    monkeypatch.setenv("PROOFTEXT_KEY", str(tmp_path / "short.key"))
+    with pytest.raises(SigningKeyError) as caught:
+        SigningKey.load()
+    assert caught.value.details == {"source": "$PROOFTEXT_KEY"}
+    assert "from $PROOFTEXT_KEY" in caught.value.message and "5 bytes" in caught.value.message
+    with pytest.raises(SigningKeyError) as given:
+        SigningKey.load(tmp_path / "short.key")
+    assert given.value.details == {"field": "key"}
+    with pytest.raises(SigningKeyError) as wrong_type:
+        SigningKey.load(5)  # type: ignore[arg-type]
+    assert wrong_type.value.details == {"field": "key"}

@@ -63,24 +63,63 @@ def default_key_path() -> Path:
     return Path(config) / "prooftext" / "signing.key"
 
 
-def _refuse_inside(path: Path, root: Path | str | None) -> None:
+DEFAULT_SOURCE = "default key path"
+"""The ``source`` of a key file that neither the caller nor :data:`KEY_ENV` named."""
+
+
+@dataclass(frozen=True)
+class KeyFile:
+    """A key file's path and where it came from, as its errors name it: a path the caller gave is the
+    ``field`` ``key``; one from :data:`KEY_ENV` or the default path has that ``source`` instead (no option
+    or argument named it), and the message says so."""
+
+    path: Path
+    source: str | None = None
+
+    @classmethod
+    def of(cls, path: object) -> KeyFile:
+        if isinstance(path, (str, os.PathLike)):
+            return cls(Path(path).expanduser())
+        if path is not None:
+            raise SigningKeyError(f"key must be a path to a key file, not {type(path).__name__}", field="key")
+        return cls(default_key_path(), f"${KEY_ENV}" if os.environ.get(KEY_ENV) else DEFAULT_SOURCE)
+
+    @property
+    def name(self) -> str:
+        """The path, with its source when the caller did not give it."""
+        if self.source is None:
+            return str(self.path)
+        return (
+            f"{self.path} (the {self.source})"
+            if self.source == DEFAULT_SOURCE
+            else f"{self.path} (from {self.source})"
+        )
+
+    @property
+    def details(self) -> dict[str, str]:
+        return {"field": "key"} if self.source is None else {"source": self.source}
+
+
+def _refuse_inside(key: KeyFile, root: Path | str | None) -> None:
     if root is None:
         return
     base = Path(root).resolve()
-    where = path.parent.resolve() / path.name
+    where = key.path.parent.resolve() / key.path.name
     if where == base or base in where.parents:
         raise SigningKeyError(
-            f"a signing key must live outside the root being indexed: {path} is inside {base}", field="key"
+            f"a signing key must live outside the root being indexed: {key.name} is inside {base}",
+            **key.details,
         )
 
 
-def _refuse_in_repository(path: Path) -> None:
+def _refuse_in_repository(key: KeyFile) -> None:
     """A new key is never written into a repository's work tree (where a commit would publish it)."""
-    where = path.parent.resolve()
+    where = key.path.parent.resolve()
     for folder in (where, *where.parents):
         if (folder / GIT_DIR).exists():
             raise SigningKeyError(
-                f"a signing key must live outside any repository: {path} is inside {folder}", field="key"
+                f"a signing key must live outside any repository: {key.name} is inside {folder}",
+                **key.details,
             )
 
 
@@ -117,18 +156,19 @@ class SigningKey:
         """A new random key written to ``path`` (by default :func:`default_key_path`) with mode 0600; an
         existing file is never overwritten (``output_exists``), and a path inside ``root`` or inside any
         repository's work tree is refused."""
-        target = Path(path).expanduser() if path is not None else default_key_path()
-        _refuse_inside(target, root)
-        _refuse_in_repository(target)
+        key = KeyFile.of(path)
+        target = key.path
+        _refuse_inside(key, root)
+        _refuse_in_repository(key)
         secret = secrets.token_bytes(KEY_BYTES)
         try:
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         except FileExistsError:
-            raise OutputExistsError(f"a key file already exists at {target}", field="key") from None
+            raise OutputExistsError(f"a key file already exists at {key.name}", **key.details) from None
         except OSError as exc:
             raise SigningKeyError(
-                f"cannot create the key file {target}: {exc.strerror}", field="key"
+                f"cannot create the key file {key.name}: {exc.strerror}", **key.details
             ) from None
         try:
             os.fchmod(fd, 0o600)  # whatever the umask
@@ -142,25 +182,35 @@ class SigningKey:
     def load(cls, path: Path | str | None = None, root: Path | str | None = None) -> SigningKey:
         """The key in ``path`` (by default :func:`default_key_path`): a regular file of exactly 32 bytes that
         no one but its owner can read or write, outside ``root`` when one is given."""
-        target = Path(path).expanduser() if path is not None else default_key_path()
-        _refuse_inside(target, root)
+        key = KeyFile.of(path)
+        target = key.path
+        _refuse_inside(key, root)
         try:
             fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError as exc:
             if exc.errno in SYMLINK_ERRNOS and target.is_symlink():
                 raise SigningKeyError(
-                    f"the key file {target} is a symbolic link; name the key file itself "
+                    f"the key file {key.name} is a symbolic link; name the key file itself "
                     f"({os.path.realpath(target)}): a link could be pointed at another key",
-                    field="key",
+                    **key.details,
                 ) from None
-            raise SigningKeyError(f"cannot open the key file {target}: {exc.strerror}", field="key") from None
+            raise SigningKeyError(
+                f"cannot open the key file {key.name}: {exc.strerror}", **key.details
+            ) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise SigningKeyError(f"the key file {target} is not a regular file", field="key")
+                raise SigningKeyError(f"the key file {key.name} is not a regular file", **key.details)
             if info.st_mode & 0o077:
                 mode = oct(stat.S_IMODE(info.st_mode))
-                raise SigningKeyError(f"the key file {target} is open to others (mode {mode})", field="key")
+                raise SigningKeyError(
+                    f"the key file {key.name} is open to others (mode {mode})", **key.details
+                )
+            if info.st_size != KEY_BYTES:
+                raise SigningKeyError(
+                    f"the key file {key.name} holds {info.st_size} bytes; a signing key is {KEY_BYTES}",
+                    **key.details,
+                )
             data = os.read(fd, _MAX_KEY_FILE)
         finally:
             os.close(fd)
