@@ -32,11 +32,30 @@ def schema_names() -> list[str]:
 
 
 @functools.cache
+def _shipped() -> frozenset[str]:
+    return frozenset(schema_names())
+
+
+def _shipped_name(name: object, field: str) -> str:
+    """``name`` when it names a shipped schema: another type is a request error naming ``field``, a string
+    naming no shipped schema (another file of the package included) is :class:`NotFoundError`."""
+    if not isinstance(name, str):
+        raise RequestError(
+            f"{field} must be a schema file name (a string), not {type(name).__name__}", field=field
+        )
+    if name not in _shipped():
+        raise NotFoundError(f"no schema named {name[:200]}", field=field)
+    return name
+
+
 def load_schema(name: str) -> dict[str, Any]:
     """A shipped schema by file name (``adaptive-context-v1.schema.json``)."""
+    return _load(_shipped_name(name, "name"))
+
+
+@functools.cache
+def _load(name: str) -> dict[str, Any]:
     path = resources.files("prooftext").joinpath("schemas").joinpath(name)
-    if not path.is_file():
-        raise NotFoundError(f"no schema named {name}")
     schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return schema
@@ -172,9 +191,8 @@ def _error_for(error: ValidationError) -> RequestError:
 
 def check_params(schema_name: str, params: dict[str, Any]) -> None:
     """Raise the request error naming the first failing field (errors ordered by path for determinism)."""
-    errors = sorted(
-        validator(schema_name).iter_errors(params), key=lambda e: [str(p) for p in e.absolute_path]
-    )
+    checked = validator(_shipped_name(schema_name, "schema_name"))
+    errors = sorted(checked.iter_errors(params), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         raise _error_for(errors[0])
 
@@ -221,5 +239,5 @@ def _compiled(name: str) -> Any:
 
 def result_problems(schema_name: str, result: Any) -> list[str]:
     """Where a result departs from its published schema (empty when it conforms)."""
-    errors = _compiled(schema_name).iter_errors(result)
+    errors = _compiled(_shipped_name(schema_name, "schema_name")).iter_errors(result)
     return ["/" + "/".join(str(p) for p in e.instance_path) + ": " + e.message[:200] for e in errors]

@@ -29,6 +29,7 @@ from prooftext.conversation.turn import (
 from prooftext.corpus.stores import MEMORY_FILE, STORE_DIR
 from prooftext.depth.policy import parse_mode
 from prooftext.depth.signals import KnownTerms, RepositoryTerms, memory_terms_in, names_in
+from prooftext.errors import RequestError
 from prooftext.index import Index, open_index
 from prooftext.llm.backends import ChatBackend, ChatResult, DeltaCallback
 from prooftext.llm.signal import SignalReport, signal_report
@@ -114,7 +115,10 @@ def _history_item(message: StoredMessage) -> ContextItem:
 
 
 def check_turn(root: Path | str, turn: TurnRequest) -> Path:
-    """Refuse a bad root, thread, mode or window before anything is opened; the root as a path."""
+    """Refuse a bad root, thread, mode or window before anything is opened; the root as a path. ``turn``
+    must be a :class:`TurnRequest`."""
+    if not isinstance(turn, TurnRequest):
+        raise RequestError(f"turn must be a prooftext.TurnRequest, not {type(turn).__name__}", field="turn")
     base = check_root(root)
     check_thread(turn.thread)
     parse_mode(turn.mode)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from prooftext.canonical import MAX_SAFE_INTEGER
 from prooftext.conversation.files import ATTACHMENT
 from prooftext.conversation.health import ContextHealth, check_window, compute_health
 from prooftext.conversation.items import HISTORY_KINDS, ContextItem, ItemKind, check_thread, make_item
@@ -37,6 +38,8 @@ from prooftext.errors import (
     ProoftextError,
     RangeError,
     RequestError,
+    UnknownNameError,
+    whole_number,
 )
 from prooftext.llm.messages import ChatMessage
 from prooftext.tokens import Counter, TokenCount, get_counter
@@ -492,7 +495,29 @@ def _check_inputs(request: TurnRequest) -> Mode:
         require_utf8(value, name)
     the_mode = parse_mode(request.mode)
     check_window(request.window_tokens)
+    _check_members(request)
     return the_mode
+
+
+IDENTITY_SOURCES = ("request", "thread", "default")
+"""Where a turn's identity may come from (:attr:`TurnRequest.identity_source`)."""
+
+
+def _check_members(request: TurnRequest) -> None:
+    """The request's other members of the types they are documented with, each refused naming it."""
+    files: object = request.files
+    if isinstance(files, (str, bytes)) or not isinstance(files, Sequence):
+        raise RequestError("files must be a list of file items", field="files")
+    for index, item in enumerate(files):
+        if not isinstance(item, ContextItem):
+            raise RequestError(f"files[{index}] is not a file item", field="files", index=index)
+    if not isinstance(request.has_attachment, bool):
+        raise RequestError("has_attachment must be true or false", field="has_attachment")
+    whole_number("now_ms", request.now_ms, 0, MAX_SAFE_INTEGER)
+    if not isinstance(request.identity_source, str) or request.identity_source not in IDENTITY_SOURCES:
+        raise UnknownNameError(
+            f"identity_source must be one of {', '.join(IDENTITY_SOURCES)}", field="identity_source"
+        )
 
 
 def _check_message(text: str) -> None:

@@ -45,6 +45,7 @@ from functools import lru_cache
 import blake3
 
 from prooftext.corpus.secrets import Repeats, redact_text
+from prooftext.errors import RequestError
 from prooftext.pack.injection import CONTROL, escape_format_characters, flags
 from prooftext.text import NONCE_DIGITS, fence_nonce
 
@@ -151,7 +152,10 @@ def _picture(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with each :data:`~prooftext.pack.injection.CONTROL` character, bidirectional control and
-    invisible character in its visible form (see the module notes); ordinary text comes back unchanged."""
+    invisible character in its visible form (see the module notes); ordinary text comes back unchanged.
+    Anything but a string is a request error naming ``text``."""
+    if not isinstance(text, str):
+        raise RequestError(f"text must be a string, not {type(text).__name__}", field="text")
     return escape_format_characters(CONTROL.sub(_picture, text))
 
 
