@@ -185,9 +185,11 @@ def test_validate_rehashes_sources_only_with_a_repository_root_and_says_which(
     assert status == 0 and text.rstrip().endswith("; sources not re-observed")
     status, text = cli(capsys, "context", "validate", compaction, "--repository-root", str(repo))
     scopes = [s["locator"]["root_scope"] for s in json.loads(o["compaction"].read_bytes())["sources"]]
+    repository, owned = scopes.count("repository"), scopes.count("owner")
     assert status == 0 and text.rstrip().endswith(
-        f"; {scopes.count('repository')} repository sources re-hashed,"
-        f" {scopes.count('owner')} owner sources not (they need an owner root)"
+        f"; {repository} repository source{'s' if repository != 1 else ''} re-hashed,"
+        f" {owned} owner source{'s' if owned != 1 else ''} not re-hashed (validate reads the repository root"
+        " only)"
     )
     (repo / fixture.SPECIFICATION).write_text("# Changed\n", encoding="utf-8")
     status, report = cli(capsys, "context", "validate", compaction, "--json")
@@ -226,3 +228,32 @@ def test_the_clearance_option_names_exactly_the_levels_a_query_accepts(
             "--json",
         )
         assert (status == 0) == (level in accepted)
+
+
+@pytest.mark.parametrize(
+    ("checked", "skipped", "line"),
+    [
+        (
+            1,
+            1,
+            "1 repository source re-hashed, 1 owner source not re-hashed (validate reads the repository root only)",
+        ),
+        (2, 0, "2 repository sources re-hashed"),
+        (
+            0,
+            3,
+            "0 repository sources re-hashed, 3 owner sources not re-hashed (validate reads the repository root only)",
+        ),
+    ],
+)
+def test_the_validate_line_counts_sources_in_plain_words(checked: int, skipped: int, line: str) -> None:
+    from prooftext.cli.context import _validated
+
+    result = {
+        "artifact_type": "compaction",
+        "artifact_id": "x",
+        "reobserved": True,
+        "sources_checked": checked,
+        "owner_sources_skipped": skipped,
+    }
+    assert _validated(result) == f"valid compaction x; {line}"

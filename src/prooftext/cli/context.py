@@ -222,8 +222,16 @@ def _validated(result: dict[str, Any]) -> str:
     if not result["reobserved"]:
         return f"{head}; sources not re-observed"
     skipped = result["owner_sources_skipped"]
-    owner = f", {skipped} owner sources not (they need an owner root)" if skipped else ""
-    return f"{head}; {result['sources_checked']} repository sources re-hashed{owner}"
+    owner = (
+        f", {_sources(skipped, 'owner')} not re-hashed (validate reads the repository root only)"
+        if skipped
+        else ""
+    )
+    return f"{head}; {_sources(result['sources_checked'], 'repository')} re-hashed{owner}"
+
+
+def _sources(count: int, scope: str) -> str:
+    return f"{count} {scope} source{'' if count == 1 else 's'}"
 
 
 @context_app.command("validate")
