@@ -292,3 +292,23 @@ def test_a_symlinked_store_directory_is_noted_not_passed_over_silently(run: Run,
     report = fsck(run.repo)
     assert report.artifacts_checked == 0
     assert {(n["kind"], n["path"]) for n in report.notices} == {("symlinked_directory", STORE_DIR)}
+
+
+def test_a_stored_file_name_that_is_not_utf8_is_reported_as_the_index_reports_one(tmp_path: Path) -> None:
+    """``\\xNN`` for each undecodable byte, as ``index --excluded --json`` spells such a name: never a lone
+    surrogate, which strict UTF-8 JSON cannot carry."""
+    (tmp_path / "notes.md").write_text("Basil wants sun.\n", encoding="utf-8")
+    with open_index(tmp_path) as index:
+        index.refresh()
+    store = os.fsencode(tmp_path / STORE_DIR)
+    try:
+        with open(os.path.join(store, b"bad\xff.json"), "wb") as handle:
+            handle.write(b'{"artifact_id": 1}')
+        os.mkdir(os.path.join(store, b"elsewhere"))
+        os.symlink(os.path.join(store, b"elsewhere"), os.path.join(store, b"link\xfe"))
+    except OSError as exc:
+        pytest.skip(f"this file system refuses a name that is not UTF-8: {exc.strerror}")
+    report = fsck(tmp_path).to_dict()
+    paths = {entry["path"] for entry in [*report["problems"], *report["notices"]]}
+    assert {".prooftext/bad\\xff.json", ".prooftext/link\\xfe"} <= paths
+    canonical.encode(report)  # strict JSON: no lone surrogate

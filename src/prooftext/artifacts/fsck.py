@@ -39,6 +39,7 @@ from prooftext.artifacts.observe import over_limit
 from prooftext.artifacts.recheck import ALTERED, STALE, UNREADABLE, Recheck, SourceCache, recheck_sources
 from prooftext.corpus.model import REASON_SIZE as READ_REASON_SIZE
 from prooftext.corpus.read import read_bytes_checked
+from prooftext.corpus.safeio import display_name
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import ProoftextError, SourceMissingError, SourceUnreadableError
 from prooftext.sqlite import is_damage, is_unopenable, open_read_only, why_unopenable
@@ -202,7 +203,7 @@ def _check_artifact(path: Path, root: Path, report: FsckReport, cache: SourceCac
     A file that names an artifact key anywhere, or that is not even well-formed JSON (a truncation, a BOM),
     is checked as an artifact, so damage of any kind is a problem; only well-formed JSON without an
     artifact key is passed over, with a notice."""
-    shown = str(path.relative_to(root))
+    shown = display_name(str(path.relative_to(root)))
     data = _read_stored(path, shown, report)
     if data is None:
         return None
@@ -341,7 +342,11 @@ def fsck(root: Path) -> FsckReport:
         checked = [_check_artifact(path, root, report, cache) for path in found.files]
         _check_references([a for a in checked if a is not None], report)
         for linked in found.linked_dirs:
-            report.note(kind=NOTICE_LINKED_DIR, path=str(linked.relative_to(root)), detail="not followed")
+            report.note(
+                kind=NOTICE_LINKED_DIR,
+                path=display_name(str(linked.relative_to(root))),
+                detail="not followed",
+            )
         if found.capped:
             report.note(
                 kind=NOTICE_CAP,
