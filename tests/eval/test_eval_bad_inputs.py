@@ -83,7 +83,7 @@ def test_a_malformed_task_field_is_named_with_its_line(
     path = tmp_path / "tasks.jsonl"
     path.write_text("\n" + json.dumps(line) + "\n", encoding="utf-8")
     error = _refused(ArtifactError, load_tasks, path)
-    assert error.details == {"path": str(path), "line": 2, "field": field}
+    assert error.details == {"path": str(path), "line": 2, "field": field, "input": "tasks"}
 
 
 @pytest.mark.parametrize(
@@ -251,7 +251,7 @@ def _sample(**changes: Any) -> dict[str, Any]:
 def test_a_malformed_conversation_field_is_named(tmp_path: Path, sample: dict[str, Any], field: str) -> None:
     path = _locomo(tmp_path, _sample(sample_id="first"), sample)
     error = _refused(ArtifactError, load_locomo, path)
-    assert error.details == {"path": str(path), "conversation": 1, "field": field}
+    assert error.details == {"path": str(path), "conversation": 1, "field": field, "input": "LoCoMo data"}
 
 
 def test_locomo_that_is_not_utf8_duplicated_or_empty_is_refused(tmp_path: Path) -> None:

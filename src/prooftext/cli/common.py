@@ -304,7 +304,7 @@ def _name_option(error: dict[str, Any], options: frozenset[str], as_json: bool) 
     ``option`` (``field`` stays the request's own name, as every interface reports it)."""
     details = error.get("details") or {}
     field = details.get("field")
-    if not isinstance(field, str):
+    if not isinstance(field, str) or "input" in details:  # a field of an input file: no option names it
         return error
     option = FIELD_OPTIONS.get(field, "--" + field.replace("_", "-"))
     if option not in options:

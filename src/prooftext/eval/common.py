@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import resource
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from prooftext.errors import ExtraMissingError, ProoftextError, RangeError, RequestError
+from prooftext.errors import ArtifactError, ExtraMissingError, ProoftextError, RangeError, RequestError
 from prooftext.eval.executor import EXECUTOR_PROCESS, EXECUTORS, UnitFn, run_units
 
 if TYPE_CHECKING:
@@ -43,8 +45,13 @@ class RunOptions:
 
     def work_root(self, scratch: str) -> Path:
         """Where work trees and indexes go: ``work_dir``, else ``OUT/work``, else ``scratch`` (a temporary
-        directory the caller removes)."""
-        return self.work_dir or (self.out_dir / WORK_SUBDIR if self.out_dir else Path(scratch))
+        directory the caller removes). A given ``work_dir`` is created and checked writable first, so that
+        one that cannot be used (a file, a directory below a file) refuses the run before any work, with an
+        ``artifact_invalid`` error naming it (field ``work``), instead of failing every task."""
+        if self.work_dir is not None:
+            writable_dir(self.work_dir, "work", "work directory")
+            return self.work_dir
+        return self.out_dir / WORK_SUBDIR if self.out_dir else Path(scratch)
 
     def __post_init__(self) -> None:
         for name in ("out_dir", "work_dir"):  # a directory named by text, as the run objects take their files
@@ -56,6 +63,20 @@ class RunOptions:
             raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")
         if self.executor not in EXECUTORS:
             raise RequestError(f"executor must be one of {', '.join(EXECUTORS)}", field="executor")
+
+
+def writable_dir(path: Path, field: str, what: str) -> None:
+    """Create ``path`` and write a file in it (removed at once); an :class:`ArtifactError` naming ``what``,
+    the path and ``field`` when it cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path, prefix=".tmp-")
+        os.close(fd)
+        os.unlink(temp)
+    except OSError as exc:
+        raise ArtifactError(
+            f"cannot use {path} as the {what}: {exc.strerror}", path=str(path), field=field
+        ) from None
 
 
 def require_eval_extra() -> None:

@@ -93,22 +93,43 @@ def _flag(value: float | None, name: str) -> float | None:
     return value
 
 
+DECLARATION_INPUT = "declaration"
+"""``details.input`` of an error about a field of a declaration file (no command-line option names it)."""
+
+
 def load_declaration(path: Path) -> Declaration:
     """Read a declaration file (see the module docstring): a metric and a threshold, and optionally a
-    permitted regression and a reference arm. An error names the file."""
+    permitted regression and a reference arm. An error names the file and, when it is one field's, that
+    field."""
     data = load_json(path, "declaration", ConfigError)
     try:
         return _declaration(data)
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc.message}", **{**exc.details, "path": str(path)}) from None
+        details = {**exc.details, "path": str(path), "input": DECLARATION_INPUT}
+        raise ConfigError(f"{path}: {exc.message}", **details) from None
+
+
+def _keys_problem(data: dict[str, Any]) -> tuple[str, str] | None:
+    """The first missing or unknown key of a declaration object, as (field, message), or None."""
+    missing = sorted(_DECLARATION_KEYS - set(data))
+    if missing:
+        return missing[0], f"missing {', '.join(missing)}"
+    unknown = sorted(set(data) - _DECLARATION_KEYS - _OPTIONAL_KEYS)
+    if unknown:
+        return unknown[0], f"unknown field {', '.join(k[:80] for k in unknown[:5])}"
+    return None
 
 
 def _declaration(data: object) -> Declaration:
-    if not isinstance(data, dict) or not _DECLARATION_KEYS <= set(data) <= _DECLARATION_KEYS | _OPTIONAL_KEYS:
-        raise ConfigError(
-            f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}"
-            f" and optionally {sorted(_OPTIONAL_KEYS)}"
-        )
+    shape = (
+        f"a declaration is an object with exactly {sorted(_DECLARATION_KEYS)}"
+        f" and optionally {sorted(_OPTIONAL_KEYS)}"
+    )
+    if not isinstance(data, dict):
+        raise ConfigError(shape)
+    problem = _keys_problem(data)
+    if problem is not None:
+        raise ConfigError(f"{problem[1]}; {shape}", field=problem[0])
     reference = data.get("reference_arm")
     if reference is not None and (not isinstance(reference, str) or not reference):
         raise ConfigError("declaration field reference_arm must be a non-empty string", field="reference_arm")
@@ -123,6 +144,14 @@ def _declaration(data: object) -> Declaration:
         SOURCE_FILE,
         reference,
     )
+
+
+def file_field(path: Path | None, flag: object, key: str) -> tuple[str, dict[str, Any]] | None:
+    """Where a declared value came from when a declaration file gave it (no flag replaced it): the message
+    prefix naming the file and field, and the error details; None when a flag or a default gave it."""
+    if path is None or flag is not None:
+        return None
+    return f"{path}: declaration field {key}: ", {"field": key, "path": str(path), "input": DECLARATION_INPUT}
 
 
 def _flagged_source(path: Path | None, every_flag: bool) -> str:
@@ -159,20 +188,27 @@ def resolve_declaration(
             reference_arm if reference_arm is not None else base.reference_arm,
         )
     if metrics and resolved.metric not in metrics:
+        prefix, details = file_field(path, metric, "metric") or ("", {"field": "quality_metric"})
         raise UnknownNameError(
-            f"quality metric {resolved.metric!r} is not scored by this benchmark; known: {', '.join(metrics)}",
-            field="quality_metric",
+            f"{prefix}quality metric {resolved.metric!r} is not scored by this benchmark;"
+            f" known: {', '.join(metrics)}",
+            **details,
         )
     if metrics:  # every score a benchmark declares is a share: a bar outside 0..1 is never met, or always
-        _share(resolved.threshold, "threshold", "quality_threshold")
-        _share(resolved.permitted_regression, "permitted regression", "permitted_regression")
+        where = file_field(path, threshold, "threshold") or ("", {"field": "quality_threshold"})
+        _share(resolved.threshold, "threshold", where)
+        where = file_field(path, regression, "permitted_regression") or (
+            "",
+            {"field": "permitted_regression"},
+        )
+        _share(resolved.permitted_regression, "permitted regression", where)
     return resolved
 
 
-def _share(value: float | None, name: str, field: str) -> None:
+def _share(value: float | None, name: str, where: tuple[str, dict[str, Any]]) -> None:
     if value is not None and not 0.0 <= value <= 1.0:
         raise RangeError(
-            f"the declared {name} is a share from 0 to 1 (0.5 means 50%), not {value:g}", field=field
+            f"{where[0]}the declared {name} is a share from 0 to 1 (0.5 means 50%), not {value:g}", **where[1]
         )
 
 

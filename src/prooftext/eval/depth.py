@@ -25,12 +25,12 @@ from prooftext.eval.common import Progress, RunOptions, elapsed_ms
 from prooftext.eval.dataio import load_json
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.depth_report import depth_report
-from prooftext.eval.gittree import WorkTree
+from prooftext.eval.gittree import WorkTree, git_dir_of
 from prooftext.eval.locomo_data import Conversation as LocomoConversation
 from prooftext.eval.locomo_data import load_locomo
 from prooftext.eval.metrics import frequencies, percentile
 from prooftext.eval.output import RunOutput
-from prooftext.eval.swebench import load_repo_map, load_tasks
+from prooftext.eval.swebench import SweTask, load_repo_map, load_tasks
 from prooftext.index import open_index
 from prooftext.tokens import DEFAULT_TOKENIZER
 
@@ -62,6 +62,17 @@ class GateRepositories:
     note: str
 
 
+def _gate_git_dirs(tasks: Sequence[SweTask], repo_map: Mapping[str, Path], repo_map_path: Path) -> None:
+    """Every repository the tasks name has a repo-map entry that git reads as a repository; else a coded
+    error naming the entry (``root_missing``, ``root_invalid``, or ``artifact_invalid`` without one)."""
+    for repo in sorted({task.repo for task in tasks}):
+        if repo not in repo_map:
+            raise ArtifactError(
+                f"{repo_map_path}: no git directory for {repo}", path=str(repo_map_path), field=repo
+            )
+        git_dir_of(repo_map[repo], repo)
+
+
 def gate_repositories(
     tasks_path: Path, repo_map_path: Path, work_dir: Path, progress: Progress | None = None
 ) -> GateRepositories:
@@ -70,9 +81,11 @@ def gate_repositories(
     Building an index per task (181 commits, sympy among them) is slow, so each repository is indexed at one
     commit: the base commit of its first task in the file. Every title of that repository is then asked
     with that index open; the note says so. Trees are materialized from the commit alone (never later
-    history) under ``work_dir``."""
+    history) under ``work_dir``. Every repo-map entry the tasks use is checked before the first is indexed.
+    """
     tasks = load_tasks(tasks_path)
     repo_map = load_repo_map(repo_map_path)
+    _gate_git_dirs(tasks, repo_map, repo_map_path)
     titles: dict[str, list[str]] = {}
     first: dict[str, str] = {}
     for task in tasks:
@@ -80,11 +93,7 @@ def gate_repositories(
         first.setdefault(task.repo, task.base_commit)
     terms: dict[str, RepositoryTerms] = {}
     for number, (repo, commit) in enumerate(sorted(first.items()), start=1):
-        if repo not in repo_map:
-            raise ArtifactError(
-                f"{repo_map_path}: no git directory for {repo}", path=str(repo_map_path), field=repo
-            )
-        tree = WorkTree(repo_map[repo], work_dir / repo.replace("/", "+"))
+        tree = WorkTree(repo_map[repo], work_dir / repo.replace("/", "+"), repo)
         tree.checkout(commit)
         with open_index(tree.root) as index:
             terms[repo] = repository_terms_of(index)
@@ -94,6 +103,25 @@ def gate_repositories(
         f"{repo}@{commit[:12]}" for repo, commit in sorted(first.items())
     )
     return GateRepositories(tasks_path, titles, terms, note)
+
+
+@dataclass(frozen=True)
+class GatePlan:
+    """The retrieval gate's inputs, checked (:func:`plan_gates`) but not yet indexed: a depth run indexes
+    them only once its other data files are checked too, so a bad file never waits behind the indexing."""
+
+    tasks: Path
+    repo_map: Path
+    work_dir: Path
+
+    def index(self) -> GateRepositories:
+        return gate_repositories(self.tasks, self.repo_map, self.work_dir)
+
+
+def plan_gates(tasks_path: Path, repo_map_path: Path, work_dir: Path) -> GatePlan:
+    """Check the SWE-bench tasks, the repo map and each entry the tasks use, without indexing anything."""
+    _gate_git_dirs(load_tasks(tasks_path), load_repo_map(repo_map_path), repo_map_path)
+    return GatePlan(tasks_path, repo_map_path, work_dir)
 
 
 def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
@@ -344,7 +372,7 @@ def run_depth(
     options: RunOptions,
     progress: Progress | None = None,
     *,
-    swebench: GateRepositories | None = None,
+    swebench: GateRepositories | GatePlan | None = None,
 ) -> dict[str, Any]:
     """The tiers on CLINC150 (and LoCoMo), and how often the standard tier's gates ran: memory search for
     LoCoMo questions in their own conversation, retrieval for SWE-bench issue titles with their repository
@@ -356,6 +384,8 @@ def run_depth(
     splits = load_clinc(clinc_path)
     conversations = None if locomo_path is None else load_locomo(locomo_path)[0]
     questions = None if conversations is None else [q.text for c in conversations for q in c.questions]
+    if isinstance(swebench, GatePlan):  # indexed only now that every file is checked
+        swebench = swebench.index()
     record = manifest("depth", datasets, declaration, DEFAULT_TOKENIZER, {"classifier": _classifier_params()})
     with RunOutput(options.out_dir) as output:
         output.start(record)

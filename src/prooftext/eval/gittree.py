@@ -23,10 +23,16 @@ from prooftext.errors import NotFoundError, RootError, RootMissingError, SourceU
 GIT_TIMEOUT_S = 600
 INDEX_SUFFIX = ".gitindex"
 COMMIT_CHARS = frozenset("0123456789abcdef")
+COMMIT_ID = "a commit id (4 to 64 lowercase hexadecimal digits)"
+
+
+def is_commit_id(text: str) -> bool:
+    """Whether ``text`` is a full or abbreviated commit id as the work trees take it (never a ref name)."""
+    return 4 <= len(text) <= 64 and set(text) <= COMMIT_CHARS
 
 
 def _check_commit(commit: str) -> str:
-    if not 4 <= len(commit) <= 64 or not set(commit) <= COMMIT_CHARS:
+    if not is_commit_id(commit):
         raise SourceUnreadableError(f"not a commit id: {commit[:80]!r}", commit=commit[:80])
     return commit
 

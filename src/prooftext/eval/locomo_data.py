@@ -257,6 +257,10 @@ def parse_conversation(sample: object, stats: EvidenceStats) -> Conversation:
     return Conversation(sample_id, title, tuple(turns), tuple(headings), tuple(questions))
 
 
+LOCOMO_INPUT = "LoCoMo data"
+"""``details.input`` of an error about a field of a LoCoMo file (no command-line option names it)."""
+
+
 def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
     """Every conversation of a LoCoMo JSON file, and the evidence normalization record.
 
@@ -276,7 +280,7 @@ def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
             conv = parse_conversation(sample, stats)
         except SampleFieldError as exc:
             raise ArtifactError(
-                f"{where}: {exc}", path=str(path), conversation=number, field=exc.field
+                f"{where}: {exc}", path=str(path), conversation=number, field=exc.field, input=LOCOMO_INPUT
             ) from None
         # Case-folded: two ids differing only in case share a directory on a case-insensitive file system.
         folded = work_dir_name(conv.sample_id).casefold()
@@ -286,6 +290,7 @@ def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
                 path=str(path),
                 conversation=number,
                 field="sample_id",
+                input=LOCOMO_INPUT,
             )
         dirs[folded] = conv.sample_id
         conversations.append(conv)

@@ -19,10 +19,11 @@ from prooftext.eval.arms import LOCOMO_ARMS, SWEBENCH_ARMS
 from prooftext.eval.common import Progress, RunOptions, require_eval_extra
 from prooftext.eval.declare import (
     Declaration,
+    file_field,
     parse_ints,
     parse_list,
 )
-from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, gate_repositories, run_depth
+from prooftext.eval.depth import DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS, plan_gates, run_depth
 from prooftext.eval.depth_report import depth_notes, depth_tables
 from prooftext.eval.locomo import LocomoConfig
 from prooftext.eval.locomo_run import DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, run_locomo
@@ -127,8 +128,8 @@ def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dic
         return run_depth(clinc, locomo, declaration, options, progress)
     with tempfile.TemporaryDirectory(prefix="prooftext-depth-") as scratch:
         work = options.work_root(scratch)
-        repositories = gate_repositories(tasks, repo_map, work.resolve())
-        return run_depth(clinc, locomo, declaration, options, progress, swebench=repositories)
+        gates = plan_gates(tasks, repo_map, work.resolve())
+        return run_depth(clinc, locomo, declaration, options, progress, swebench=gates)
 
 
 def _check_budgets(budgets: Sequence[object], tokenizer: str, field: str) -> None:
@@ -150,7 +151,7 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
     declaration = _declared(
         run.bar, run.model, DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, SWE_MODEL_METRICS
     )
-    _check_reference(declaration, config.arms)
+    _check_reference(declaration, config.arms, run.bar)
     return run_swebench(
         Path(run.tasks),
         Path(run.repo_map),
@@ -178,11 +179,13 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
     declaration = _declared(
         run.bar, run.model, DEFAULT_LOCOMO_DECLARATION, LOCOMO_METRICS, LOCOMO_MODEL_METRICS
     )
-    _check_reference(declaration, config.arm_keys())
+    _check_reference(declaration, config.arm_keys(), run.bar)
     if declaration.reference_arm == ORACLE:
+        where = file_field(optional_path(run.bar.file), run.bar.reference_arm, "reference_arm")
+        prefix, details = where or ("", {"field": "reference_arm"})
         raise RequestError(
-            "the oracle is given the evidence, so it cannot be the reference; declare another arm",
-            field="reference_arm",
+            f"{prefix}the oracle is given the evidence, so it cannot be the reference; declare another arm",
+            **details,
         )
     return run_locomo(Path(run.data), config, declaration, options, progress, run.model)
 
@@ -200,10 +203,13 @@ def _declared(
     return bar.resolve(default, metrics + (model_metrics if model is not None else ()), model)
 
 
-def _check_reference(declaration: Declaration, arms: Sequence[str]) -> None:
+def _check_reference(declaration: Declaration, arms: Sequence[str], bar: QualityBar) -> None:
+    """The declared reference is an arm of the run; an error names the declaration file when it gave it."""
     reference = declaration.reference_arm
     if reference is not None and reference not in arms:
+        where = file_field(optional_path(bar.file), bar.reference_arm, "reference_arm")
+        prefix, details = where or ("", {"field": "reference_arm"})
         raise UnknownNameError(
-            f"reference arm {reference!r} is not an arm of this run; its arms: {', '.join(arms)}",
-            field="reference_arm",
+            f"{prefix}reference arm {reference!r} is not an arm of this run; its arms: {', '.join(arms)}",
+            **details,
         )

@@ -52,7 +52,7 @@ from prooftext.eval.arms import (
 from prooftext.eval.common import MS_PER_S, cpu_seconds, elapsed_ms, error_record
 from prooftext.eval.corpus import CorpusCache, Snapshot, text_of
 from prooftext.eval.dataio import load_json, parse_json, read_text
-from prooftext.eval.gittree import WorkTree, commit_time, git_dir_of
+from prooftext.eval.gittree import COMMIT_ID, WorkTree, commit_time, git_dir_of, is_commit_id
 from prooftext.eval.lexical import BM25_B, BM25_K1, file_block, file_prompt, pack_whole
 from prooftext.eval.metrics import (
     ACC_KS,
@@ -127,6 +127,14 @@ def _text(data: dict[str, Any], field: str) -> str:
     value = data.get(field)
     if not isinstance(value, str) or not value.strip():
         raise TaskFieldError(field, f"must be a non-empty string, not {_shown(value)}")
+    return value
+
+
+def _commit(data: dict[str, Any]) -> str:
+    """``base_commit``: a commit id, checked with the task (a ref name or a typo would fail only at its turn)."""
+    value = _text(data, "base_commit")
+    if not is_commit_id(value):
+        raise TaskFieldError("base_commit", f"must be {COMMIT_ID}, not {_shown(value)}")
     return value
 
 
@@ -210,7 +218,7 @@ def parse_task(data: object) -> SweTask:
     return SweTask(
         instance_id=instance_id,
         repo=_text(data, "repo"),
-        base_commit=_text(data, "base_commit"),
+        base_commit=_commit(data),
         problem_statement=problem,
         gold=gold,
         splits=tuple(splits),
@@ -226,6 +234,10 @@ def _spans(raw: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
     ):
         raise TaskFieldError("fix_spans", f"must map each path to a list of names, not {_shown(raw)}")
     return tuple((str(path), tuple(names)) for path, names in sorted(raw.items()))
+
+
+TASKS_INPUT = "tasks"
+"""``details.input`` of an error about a field of a tasks file (no command-line option names it)."""
 
 
 def load_tasks(path: Path) -> list[SweTask]:
@@ -247,7 +259,7 @@ def load_tasks(path: Path) -> list[SweTask]:
             instance = data.get("instance_id") if isinstance(data, dict) else None
             named = f" (task {instance})" if isinstance(instance, str) else ""
             raise ArtifactError(
-                f"{where}{named}: {exc}", path=str(path), line=number, field=exc.field
+                f"{where}{named}: {exc}", path=str(path), line=number, field=exc.field, input=TASKS_INPUT
             ) from None
         if task.instance_id in first_line:
             raise ArtifactError(
@@ -255,6 +267,7 @@ def load_tasks(path: Path) -> list[SweTask]:
                 path=str(path),
                 line=number,
                 field="instance_id",
+                input=TASKS_INPUT,
             )
         first_line[task.instance_id] = number
         tasks.append(task)
@@ -310,6 +323,9 @@ def select_tasks(
     return chosen
 
 
+REPO_MAP_INPUT = "repo map"
+
+
 def load_repo_map(path: Path) -> dict[str, Path]:
     """``{"owner/name": "path to a git directory or clone"}``; relative paths are relative to the file."""
     data = load_json(path, "repo map", ConfigError)
@@ -325,6 +341,7 @@ def load_repo_map(path: Path) -> dict[str, Path]:
                 f"repo map {path}: entry {repo!r} must map to a non-empty path without NUL bytes",
                 path=str(path),
                 field=repo,
+                input=REPO_MAP_INPUT,
             )
         try:
             out[repo] = (path.parent / target).resolve()
@@ -333,6 +350,7 @@ def load_repo_map(path: Path) -> dict[str, Path]:
                 f"repo map {path}: entry {repo!r} names a path that cannot be resolved ({exc})",
                 path=str(path),
                 field=repo,
+                input=REPO_MAP_INPUT,
             ) from None
     return out
 
