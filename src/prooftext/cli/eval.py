@@ -7,6 +7,8 @@ and the summary is printed (``--json``: the whole summary as one JSON object).
 from __future__ import annotations
 
 import sys
+import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -180,12 +182,26 @@ def _evaluate(
         )
 
 
+def note_lines(notes: Iterable[str], width: int | None) -> list[str]:
+    """The report's sentences as printed: wrapped at word boundaries to ``width`` (a terminal's columns, as
+    its tables are), or one line each when ``width`` is None (a pipe or file, read line by line)."""
+    if width is None:
+        return list(notes)
+    return [
+        line
+        for note in notes
+        for line in textwrap.wrap(note, width, break_long_words=False, break_on_hyphens=False) or [""]
+    ]
+
+
 def _show(report: prooftext.EvalReport, as_json: bool) -> None:
     if as_json:
         emit_json(report.to_dict())
         return
-    print_tables(report, Console(width=None if sys.stdout.isatty() else WIDE_CONSOLE))
-    for line in report.notes():
+    terminal = sys.stdout.isatty()
+    console = Console(width=None if terminal else WIDE_CONSOLE)
+    print_tables(report, console)
+    for line in note_lines(report.notes(), console.width if terminal else None):
         echo(line)
 
 

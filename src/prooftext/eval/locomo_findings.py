@@ -196,12 +196,26 @@ def anchor_sentence(arms: Arms, anchors: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
+DROPPED_SHOWN = 10
+"""The normalization sentence names at most this many dropped evidence ids, then how many more."""
+
+
+def _dropped(ids: Sequence[object]) -> str:
+    if not ids:
+        return ""
+    more = len(ids) - DROPPED_SHOWN
+    shown = ", ".join(str(i)[:40] for i in ids[:DROPPED_SHOWN])
+    return f" ({shown}{f' and {more:,} more' if more > 0 else ''})"
+
+
 def normalization_sentence(stats: Mapping[str, Any]) -> str:
-    dropped = stats.get("dropped") or []
+    repaired = int(stats.get("ids_repaired", 0))
+    unscored = int(stats.get("questions_without_evidence", 0))
     return (
         f"In the whole data file (not only this run's questions), of {stats.get('raw_entries', 0):,} evidence"
-        f" entries {stats.get('ids_repaired', 0)} ids were"
-        f" repaired and {stats.get('ids_dropped', 0)} dropped"
-        + (f" ({', '.join(map(str, dropped))})" if dropped else "")
-        + f"; {stats.get('questions_without_evidence', 0)} questions have no evidence and are never scored."
+        f" entries {repaired:,} {'id was' if repaired == 1 else 'ids were'}"
+        f" repaired and {stats.get('ids_dropped', 0):,} dropped"
+        + _dropped(stats.get("dropped") or [])
+        + f"; {unscored:,} {'question has' if unscored == 1 else 'questions have'} no evidence and"
+        f" {'is' if unscored == 1 else 'are'} never scored."
     )

@@ -1,0 +1,36 @@
+"""The terminal summary's sentences fit the terminal as its tables do (wrapped at word boundaries, never a
+word cut); a pipe or file keeps one line per sentence. Counts read as English at one."""
+
+from __future__ import annotations
+
+from prooftext.cli.eval import note_lines
+from prooftext.eval import locomo_findings
+
+LONG = (
+    "Within the 8,000-token budget, fixed has the highest gold-file recall: 82.3% at 7,974 prompt tokens on"
+    " average; bm25 is 53.0 points lower (29.3%, 7,989 tokens); adaptive_with_a_very_long_name_indeed ties it."
+)
+
+
+def test_a_sentence_is_wrapped_to_the_terminal_width_at_word_boundaries() -> None:
+    lines = note_lines([LONG, "short"], 80)
+    assert max(len(line) for line in lines) <= 80 and len(lines) > 2
+    assert " ".join(lines[:-1]) == LONG and lines[-1] == "short"
+
+
+def test_without_a_terminal_each_sentence_stays_one_line() -> None:
+    assert note_lines([LONG, "short"], None) == [LONG, "short"]
+
+
+def test_the_evidence_normalization_sentence_uses_the_singular_for_one() -> None:
+    stats = {"raw_entries": 6, "ids_repaired": 1, "ids_dropped": 1, "dropped": ["D"]}
+    sentence = locomo_findings.normalization_sentence({**stats, "questions_without_evidence": 1})
+    assert "1 id was repaired and 1 dropped (D); 1 question has no evidence and is never scored." in sentence
+
+
+def test_the_evidence_normalization_sentence_lists_at_most_a_few_dropped_ids() -> None:
+    dropped = [f"X{n}" for n in range(500)]
+    stats = {"raw_entries": 600, "ids_repaired": 0, "ids_dropped": 500, "dropped": dropped}
+    sentence = locomo_findings.normalization_sentence({**stats, "questions_without_evidence": 0})
+    assert "X0, X1" in sentence and "X499" not in sentence and "and 490 more" in sentence
+    assert len(sentence) < 400
