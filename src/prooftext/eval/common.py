@@ -58,6 +58,12 @@ class RunOptions:
             value: object = getattr(self, name)
             if isinstance(value, str):
                 object.__setattr__(self, name, Path(value))
+        for name in ("workers", "limit"):
+            number: object = getattr(self, name)
+            if (number is not None or name == "workers") and (
+                isinstance(number, bool) or not isinstance(number, int)
+            ):
+                raise RequestError(f"{name} must be an integer", field=name)
         # A slice with a negative or zero limit would silently drop tasks from the end, or all of them.
         if self.limit is not None and self.limit < 1:
             raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")

@@ -88,6 +88,8 @@ def _number(value: object, name: str) -> float:
 
 
 def _flag(value: float | None, name: str) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise RequestError(f"--{name.replace('_', '-')} must be a number", field=name)
     if value is not None and not math.isfinite(value):
         raise RangeError(f"--{name.replace('_', '-')} must be a finite number, not {value}", field=name)
     return value

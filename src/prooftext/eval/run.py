@@ -39,6 +39,7 @@ from prooftext.eval.runs import (
     Run,
     SwebenchRun,
     optional_path,
+    required_path,
 )
 from prooftext.eval.swe_report import terminal_notes, terminal_tables
 from prooftext.eval.swe_run import DEFAULT_SWEBENCH_DECLARATION, SWEBENCH_METRICS, run_swebench
@@ -86,18 +87,37 @@ class EvalReport:
         return depth_notes(self.summary)
 
 
+def _texts(value: object, field: str) -> list[str]:
+    """Names or numbers as text items: comma-separated text, or a tuple or list of them; any other value is
+    an ``invalid_request`` naming ``field``."""
+    if isinstance(value, str):
+        return value.split(",")
+    if isinstance(value, tuple | list) and all(
+        isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)) for v in value
+    ):
+        return [part for v in value for part in str(v).split(",")]
+    raise RequestError(f"{field} must be comma-separated text or a tuple of items", field=field)
+
+
 def _names(value: Names, allowed: tuple[str, ...], field: str) -> tuple[str, ...]:
-    return parse_list(value if isinstance(value, str) else ",".join(value), allowed, field)
+    return parse_list(",".join(_texts(value, field)), allowed, field)
 
 
-def _selection(value: Names) -> tuple[str, ...]:
+def _selection(value: Names, field: str) -> tuple[str, ...]:
     """Names as given (a tuple, or comma-separated text), blanks and repeats dropped, order kept."""
-    parts = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
-    return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
+    return tuple(dict.fromkeys(p.strip() for p in _texts(value, field) if p.strip()))
 
 
 def _numbers(value: Numbers, field: str) -> tuple[int, ...]:
-    return parse_ints(value if isinstance(value, str) else ",".join(str(v) for v in value), field)
+    return parse_ints(",".join(_texts(value, field)), field)
+
+
+def _questions(value: object) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise RequestError(
+        "questions must be an integer (at most that many per conversation) or None", field="questions"
+    )
 
 
 def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | None = None) -> EvalReport:
@@ -118,8 +138,8 @@ def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | N
 
 def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
     declaration = run.bar.resolve(DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS)
-    clinc, locomo = Path(run.clinc), optional_path(run.locomo)
-    tasks, repo_map = optional_path(run.swebench), optional_path(run.repo_map)
+    clinc, locomo = required_path(run.clinc, "clinc"), optional_path(run.locomo, "locomo")
+    tasks, repo_map = optional_path(run.swebench, "swebench"), optional_path(run.repo_map, "repo_map")
     if (tasks is None) != (repo_map is None):
         raise RequestError(
             "the retrieval gate needs both the SWE-bench tasks and their repo map", field="repo_map"
@@ -153,14 +173,14 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
     )
     _check_reference(declaration, config.arms, run.bar)
     return run_swebench(
-        Path(run.tasks),
-        Path(run.repo_map),
+        required_path(run.tasks, "tasks"),
+        required_path(run.repo_map, "repo_map"),
         config,
         declaration,
         options,
         progress,
-        repos=_selection(run.repos),
-        instances=_selection(run.instances),
+        repos=_selection(run.repos, "repos"),
+        instances=_selection(run.instances, "instances"),
         model=run.model,
     )
 
@@ -173,7 +193,7 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
         budgets=budgets,
         arms=_names(run.arms, LOCOMO_ARMS, "arms"),
         tokenizer=run.tokenizer,
-        questions_per_conversation=run.questions,
+        questions_per_conversation=_questions(run.questions),
         allow_truncated=run.allow_truncated,
     )
     declaration = _declared(
@@ -187,7 +207,7 @@ def _locomo(run: LocomoRun, options: RunOptions, progress: Progress | None) -> d
             f"{prefix}the oracle is given the evidence, so it cannot be the reference; declare another arm",
             **details,
         )
-    return run_locomo(Path(run.data), config, declaration, options, progress, run.model)
+    return run_locomo(required_path(run.data, "data"), config, declaration, options, progress, run.model)
 
 
 def _declared(

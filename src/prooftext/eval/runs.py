@@ -4,10 +4,12 @@ shows. Loaded without the harness (:mod:`prooftext.eval.run` runs them), so that
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from prooftext.errors import RequestError
 from prooftext.eval.arms import DEFAULT_BUDGET, DEFAULT_BUDGETS, LOCOMO_ARMS, SWEBENCH_ARMS
 from prooftext.tokens import DEFAULT_TOKENIZER
 
@@ -106,6 +108,15 @@ class DepthRun:
 Run = SwebenchRun | LocomoRun | DepthRun
 
 
-def optional_path(value: AnyPath | None) -> Path | None:
-    """A path given as a :class:`~pathlib.Path` or as text, as the loaders read it (None stays None)."""
-    return None if value is None else Path(value)
+def optional_path(value: AnyPath | None, field: str = "file") -> Path | None:
+    """A path given as a :class:`~pathlib.Path` or as text, as the loaders read it (None stays None); any
+    other value is an ``invalid_request`` naming ``field``."""
+    return None if value is None else required_path(value, field)
+
+
+def required_path(value: object, field: str) -> Path:
+    """``value`` as a path: a :class:`~pathlib.Path` (or any ``os.PathLike``) or text, else an
+    ``invalid_request`` naming ``field``."""
+    if isinstance(value, str | os.PathLike):
+        return Path(value)
+    raise RequestError(f"{field} must be a path (text or a Path), not {type(value).__name__}", field=field)
