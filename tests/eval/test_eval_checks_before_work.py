@@ -191,3 +191,29 @@ def test_the_command_line_does_not_name_the_repo_option_for_a_task_files_repo_fi
     assert error["details"]["field"] == "repo" and "option" not in error["details"]
     assert main(argv) == 1
     assert not capsys.readouterr().err.startswith("prooftext: error [artifact_invalid]: --repo")
+
+
+# --- executor options -------------------------------------------------------------------------------------
+
+
+def test_dask_without_a_scheduler_is_refused_before_anything_is_written(
+    swe_fixture: SweFixture, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(ProoftextError) as caught:
+        evaluate(
+            SwebenchRun(swe_fixture.tasks, swe_fixture.repo_map, arms=("bm25",), tokenizer="bytes"),
+            RunOptions(out_dir=out, executor="dask"),
+        )
+    assert caught.value.code == "invalid_request" and caught.value.details["field"] == "scheduler"
+    assert not out.exists()
+
+
+def test_a_scheduler_without_the_dask_executor_is_refused_naming_both_options(
+    swe_fixture: SweFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", "swebench", "--tasks", str(swe_fixture.tasks), "--repo-map", str(swe_fixture.repo_map)]
+    assert main([*argv, "--scheduler", "tcp://127.0.0.1:1", "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "invalid_request" and error["details"]["field"] == "scheduler"
+    assert "--executor dask" in error["message"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prooftext.errors import ArtifactError, ExtraMissingError, ProoftextError, RangeError, RequestError
-from prooftext.eval.executor import EXECUTOR_PROCESS, EXECUTORS, UnitFn, run_units
+from prooftext.eval.executor import EXECUTOR_DASK, EXECUTOR_PROCESS, EXECUTORS, UnitFn, run_units
 
 if TYPE_CHECKING:
     from prooftext.eval.output import RunOutput
@@ -69,6 +69,14 @@ class RunOptions:
             raise RangeError(f"limit must be at least 1, not {self.limit}", field="limit")
         if self.executor not in EXECUTORS:
             raise RequestError(f"executor must be one of {', '.join(EXECUTORS)}", field="executor")
+        # Both checked here, before anything is declared or written, not when the first unit would run.
+        if self.executor == EXECUTOR_DASK and not self.scheduler:
+            raise RequestError("--executor dask needs --scheduler ADDRESS", field="scheduler")
+        if self.executor != EXECUTOR_DASK and self.scheduler is not None:
+            raise RequestError(
+                "--scheduler needs --executor dask: without it the run is local and no scheduler is used",
+                field="scheduler",
+            )
 
 
 def writable_dir(path: Path, field: str, what: str) -> None:
