@@ -34,3 +34,12 @@ def test_the_evidence_normalization_sentence_lists_at_most_a_few_dropped_ids() -
     sentence = locomo_findings.normalization_sentence({**stats, "questions_without_evidence": 0})
     assert "X0, X1" in sentence and "X499" not in sentence and "and 490 more" in sentence
     assert len(sentence) < 400
+
+
+def test_without_prices_equal_output_lengths_are_said_once_not_as_a_range() -> None:
+    from prooftext.eval.model_summary import cost_sentence
+
+    arms = {a: {"model": {"output_tokens_mean": 4.0}} for a in ("full", "fixed", "adaptive")}
+    assert cost_sentence(arms).endswith("mean output tokens are 4 in every arm.")
+    arms["full"]["model"]["output_tokens_mean"] = 9.0
+    assert cost_sentence(arms).endswith("range from 4 (adaptive) to 9 (full).")

@@ -269,9 +269,15 @@ def cost_sentence(arms: Arms) -> str:
         order = ranked(out)
         if not order:
             return "No prices were declared and no answer arrived, so no cost is computed."
+        low, high = tokens(order[-1][1]), tokens(order[0][1])
+        spread = (
+            f"are {low} in every arm"
+            if low == high
+            else f"range from {low} ({order[-1][0]}) to {high} ({order[0][0]})"
+        )
         return (
             "No prices were declared (--price-input, --price-output), so cost is not computed; mean output"
-            f" tokens range from {tokens(order[-1][1])} ({order[-1][0]}) to {tokens(order[0][1])} ({order[0][0]})."
+            f" tokens {spread}."
         )
     cheap = min(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
     dear = max(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
