@@ -43,3 +43,40 @@ def test_without_prices_equal_output_lengths_are_said_once_not_as_a_range() -> N
     assert cost_sentence(arms).endswith("mean output tokens are 4 in every arm.")
     arms["full"]["model"]["output_tokens_mean"] = 9.0
     assert cost_sentence(arms).endswith("range from 4 (adaptive) to 9 (full).")
+
+
+def test_names_from_the_data_are_printed_as_text_not_as_console_markup() -> None:
+    import io
+
+    from rich.console import Console
+
+    import prooftext
+    from prooftext.cli.eval import print_tables
+
+    arm = {"prompt_tokens_mean": 10.0, "gold_line_recall": 0.5, "gold_file_recall": 0.5, "acc@5": 1.0}
+    summary = {
+        "tasks": 1,
+        "budget": 100,
+        "arms": {"fixed": arm, "adaptive": arm},
+        "by_repo": {"demo/[/x]": {"fixed": arm}, "[bold]demo": {"fixed": arm}},
+        "task_losses": [
+            {
+                "instance_id": "demo[/x]\x1b[31m",
+                "repo": "demo/[/x]",
+                "loss": 0.5,
+                "best": ["fixed"],
+                "losses": {"fixed": 0.5, "adaptive": 0.5},
+                "best_value": 1.0,
+            }
+        ],
+    }
+    out = io.StringIO()
+    print_tables(prooftext.EvalReport("swebench", summary), Console(file=out, width=80, color_system=None))
+    text = out.getvalue()
+    assert "demo/[/x]" in text and "[bold]demo" in text and "demo[/x]" in text and "\x1b" not in text
+
+
+def test_a_sentence_never_sends_a_control_character_from_the_data_to_the_terminal() -> None:
+    for width in (80, None):
+        (line,) = note_lines(["dropped (D1:1\x1b]0;title\x07)"], width)
+        assert "\x1b" not in line and "\x07" not in line and "D1:1" in line

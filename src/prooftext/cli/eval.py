@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 import prooftext
 from prooftext.cli.common import app, echo, emit_json
@@ -139,18 +140,25 @@ def _model(
     )
 
 
+def _plain(text: str) -> Text:
+    return Text(prooftext.visible_text(text))
+
+
 def print_tables(report: prooftext.EvalReport, console: Console) -> None:
     """Each of the report's tables, its first column (arm, instance) kept whole, numbers never cut."""
+    # Titles and cells come from the data (repository names, instance ids): each is plain Text, never
+    # console markup, so "[/x]" in a name prints as written instead of failing as a markup error, and its
+    # control characters are shown (␛), never sent to the terminal.
     for title, headers, rows in report.tables():
-        table = Table(title=title)
-        table.add_column(headers[0], justify="left", no_wrap=True)
+        table = Table(title=_plain(title))
+        table.add_column(_plain(headers[0]), justify="left", no_wrap=True)
         for number, header in enumerate(headers[1:], start=1):
             # as wide as its widest cell and header word: a narrow terminal wraps a header at its spaces,
             # never cuts a number or a word
             widest = max([len(word) for word in header.split()] + [len(row[number]) for row in rows])
-            table.add_column(header, justify="right", min_width=widest)
+            table.add_column(_plain(header), justify="right", min_width=widest)
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(_plain(cell) for cell in row))
         console.print(table)
 
 
@@ -184,12 +192,14 @@ def _evaluate(
 
 def note_lines(notes: Iterable[str], width: int | None) -> list[str]:
     """The report's sentences as printed: wrapped at word boundaries to ``width`` (a terminal's columns, as
-    its tables are), or one line each when ``width`` is None (a pipe or file, read line by line)."""
+    its tables are), or one line each when ``width`` is None (a pipe or file, read line by line); control
+    characters shown, never sent."""
+    shown = [prooftext.visible_text(note) for note in notes]  # a name from the data may hold controls
     if width is None:
-        return list(notes)
+        return shown
     return [
         line
-        for note in notes
+        for note in shown
         for line in textwrap.wrap(note, width, break_long_words=False, break_on_hyphens=False) or [""]
     ]
 
