@@ -217,3 +217,17 @@ def test_a_scheduler_without_the_dask_executor_is_refused_naming_both_options(
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["code"] == "invalid_request" and error["details"]["field"] == "scheduler"
     assert "--executor dask" in error["message"]
+
+
+def test_a_fix_paths_mismatch_counts_one_file_in_the_singular(tmp_path: Path) -> None:
+    from prooftext.eval.swebench import load_tasks
+
+    from .evaldata import QUERY_1, task
+
+    data = task("demo-1", "0123456789abcdef", QUERY_1, [("pkg/alpha.py", [[2, 3]])])
+    data["fix_paths"] = ["pkg/other.py"]
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    with pytest.raises(ArtifactError) as caught:
+        load_tasks(path)
+    assert "must name the 1 file of fix_files" in caught.value.message

@@ -193,7 +193,9 @@ def _check_fix_paths(raw: object, fix_files: list[Any]) -> None:
     described = sorted(str(item.get("path")) for item in fix_files if isinstance(item.get("path"), str))
     if sorted(raw) != described:
         raise TaskFieldError(
-            "fix_paths", f"must name the {len(described)} files of fix_files, as their path does"
+            "fix_paths",
+            f"must name the {len(described)} file{'' if len(described) == 1 else 's'} of fix_files,"
+            " as their path does",
         )
 
 
