@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 import prooftext
-from prooftext.cli.common import RootOpt, app, echo, emit_json, one_root
+from prooftext.cli.common import RootOpt, app, echo, emit_json, one_root, root_argument
 
 context_app = typer.Typer(
     name="context",
@@ -54,7 +54,7 @@ def manifest_command(
     output: OutputOpt,
     root: Annotated[
         Path | None,
-        typer.Argument(help="Repository root to scan (default: the working directory).", readable=False),
+        root_argument("Repository root to scan (default: the working directory)."),
     ] = None,
     root_option: RootOpt = None,
     specification: Annotated[
@@ -259,9 +259,8 @@ def validate_command(
 def fsck_command(
     root: Annotated[
         Path | None,
-        typer.Argument(
-            help="Root whose .prooftext/ store and artifacts are checked (default: the working directory).",
-            readable=False,
+        root_argument(
+            "Root whose .prooftext/ store and artifacts are checked (default: the working directory)."
         ),
     ] = None,
     root_option: RootOpt = None,

@@ -17,7 +17,7 @@ import click
 import typer
 
 import prooftext
-from prooftext.cli.common import EXIT_PARTIAL, app, echo, emit_json
+from prooftext.cli.common import EXIT_PARTIAL, app, echo, emit_json, root_option
 from prooftext.errors import ProoftextError, RequestError
 
 _TURN = prooftext.TurnRequest("main", "")
@@ -32,9 +32,7 @@ app.add_typer(memory_app, name="memory")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 # readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
 # check would call an unreadable path a usage error (exit 64).
-RootOpt = Annotated[
-    Path, typer.Option("--root", help="Project root (memory lives in ROOT/.prooftext/).", readable=False)
-]
+RootOpt = Annotated[Path, root_option("Project root (memory lives in ROOT/.prooftext/).")]
 ThreadOpt = Annotated[str, typer.Option("--thread", help="Conversation thread (its own history).")]
 ModeOpt = Annotated[str, typer.Option("--mode", help="smart (depth tiers), full or minimal.")]
 WindowOpt = Annotated[int, typer.Option("--window-tokens", help="Context window of the model, in tokens.")]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 import prooftext
-from prooftext.cli.common import EXIT_PARTIAL, RootOpt, app, emit_json, one_root, write_out
+from prooftext.cli.common import EXIT_PARTIAL, RootOpt, app, emit_json, one_root, root_argument, write_out
 from prooftext.cli.progress import progress_bar
 from prooftext.errors import RequestError
 
@@ -16,7 +16,7 @@ from prooftext.errors import RequestError
 # check would call an unreadable path a usage error (exit 64).
 RootArg = Annotated[
     Path | None,
-    typer.Argument(help="Root directory to index (default: the working directory).", readable=False),
+    root_argument("Root directory to index (default: the working directory)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 

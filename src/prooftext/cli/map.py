@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from prooftext.cli.common import app, write_out
+from prooftext.cli.common import app, root_option, write_out
 from prooftext.cli.pack import KeyOpt, SignOpt, emit_signed, signing_key_for
 
 if TYPE_CHECKING:
@@ -27,9 +27,7 @@ UNMATCHED = {
 
 @app.command("map")
 def map_command(
-    root: Annotated[
-        Path, typer.Option("--root", help="Root directory of the indexed corpus.", readable=False)
-    ] = Path("."),
+    root: Annotated[Path, root_option("Root directory of the indexed corpus.")] = Path("."),
     max_tokens: Annotated[
         int,
         typer.Option(

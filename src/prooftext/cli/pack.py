@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 import prooftext
-from prooftext.cli.common import app, emit_json, write_out
+from prooftext.cli.common import app, emit_json, root_option, write_out
 from prooftext.errors import RequestError
 
 _QUERY = prooftext.Query("")
@@ -27,9 +27,7 @@ EXIT_INSUFFICIENT = 2
 QueryArg = Annotated[str, typer.Argument(help="What the context is for (a question, an issue text).")]
 # readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
 # check would call an unreadable path a usage error (exit 64).
-RootOpt = Annotated[
-    Path, typer.Option("--root", help="Root directory of the indexed corpus.", readable=False)
-]
+RootOpt = Annotated[Path, root_option("Root directory of the indexed corpus.")]
 FormatOpt = Annotated[str, typer.Option("--format", help="How the prompt is written: markdown, xml or json.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result artifact as JSON on stdout.")]
 VerifyJsonOpt = Annotated[
@@ -122,11 +120,9 @@ def key_init_command(
     key: KeyOpt = None,
     root: Annotated[
         Path | None,
-        typer.Option(
-            "--root",
-            help="A root the key must stay outside of (when omitted, the working directory, unless the key goes"
-            " to its default path under $XDG_CONFIG_HOME).",
-            readable=False,
+        root_option(
+            "A root the key must stay outside of (when omitted, the working directory, unless the key goes"
+            " to its default path under $XDG_CONFIG_HOME)."
         ),
     ] = None,
     as_json: KeyJsonOpt = False,

@@ -9,7 +9,7 @@ import click
 import typer
 
 import prooftext
-from prooftext.cli.common import app
+from prooftext.cli.common import app, root_option
 from prooftext.errors import RangeError, UnknownNameError
 from prooftext.server import limits as limits_defaults
 from prooftext.server.limits import TOKEN_ENV, Limits
@@ -23,7 +23,7 @@ MCP_PROFILES = ("lean", "all")
 
 # readable=False on every path: the project opens it and reports a failure by code (exit 1); click's own
 # check would call an unreadable path a usage error (exit 64).
-RootOpt = Annotated[Path, typer.Option("--root", help="The one root this server serves.", readable=False)]
+RootOpt = Annotated[Path, root_option("The one root this server serves.")]
 HostOpt = Annotated[str, typer.Option("--host", help="Address to bind (non-loopback needs a token).")]
 TokenOpt = Annotated[
     str | None,
