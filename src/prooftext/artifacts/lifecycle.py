@@ -8,10 +8,13 @@ effects. The CLI and the context integrity gate (``tests/gates``) both call thes
 
 from __future__ import annotations
 
+import functools
+import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import prooftext.canonical as canonical
 from prooftext.artifacts.compaction import build_compaction
@@ -34,6 +37,9 @@ from prooftext.corpus.safeio import existing_directory, read_bounded
 from prooftext.errors import RequestError
 from prooftext.select.query import Query as SelectQuery
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 MAX_CLAIMS_FILE_BYTES = 8 * 1024 * 1024
 SUMMARY_COUNTS = ("sources", "nodes", "edges", "extracts", "excluded", "retained", "digests", "claims")
 
@@ -54,6 +60,36 @@ class Published:
             "bytes": self.size,
             "counts": self.counts,
         }
+
+
+def file_arguments(*names: str, optional: tuple[str, ...] = ()) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Check the file arguments ``names`` and ``optional`` of a lifecycle function before it runs: each is a
+    path (a string is taken as one), or None for an ``optional`` one; anything else is ``invalid_request``
+    naming the argument. (Roots are checked as roots: a root that is not a path is ``root_invalid``.)"""
+
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+            bound = signature.bind(*args, **kwargs)
+            for name in (*names, *optional):
+                if name in bound.arguments:
+                    value = bound.arguments[name]
+                    bound.arguments[name] = _file_path(value, name, name in optional)
+            return func(*bound.args, **bound.kwargs)
+
+        return checked
+
+    return decorate
+
+
+def _file_path(value: object, name: str, optional: bool) -> Path | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(os.fspath(value), str):
+        raise RequestError(f"{name} must be a path, not {type(value).__name__}", field=name)
+    return Path(value)
 
 
 def explicit_root(path: Path, what: str) -> Path:
@@ -86,6 +122,7 @@ def _candidate_check(artifact: dict[str, Any], roots: Roots) -> Callable[[], Non
     return lambda: publication_check(artifact, roots)
 
 
+@file_arguments("output")
 def run_manifest(
     root: Path,
     output: Path,
@@ -104,6 +141,7 @@ def run_manifest(
     )
 
 
+@file_arguments("manifest_path", "output")
 def run_index(manifest_path: Path, repository: Path, owner: Path | None, output: Path) -> Published:
     roots = roots_of(repository, owner)
     require_output_outside_candidate(roots.repository, output)
@@ -112,18 +150,21 @@ def run_index(manifest_path: Path, repository: Path, owner: Path | None, output:
     return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
 
 
+@file_arguments("graph_path", "output")
 def run_query(graph_path: Path, query: SelectQuery, output: Path) -> Published:
     """Publish ``query`` (a Query in bytes, see :func:`prooftext.artifacts.query.byte_query`) bound to the Graph."""
     graph = load_artifact(graph_path, Graph)
     return publish_artifact(build_query(graph, query), output)
 
 
+@file_arguments("graph_path", "query_path", "output")
 def run_select(graph_path: Path, query_path: Path, output: Path) -> Published:
     graph = load_artifact(graph_path, Graph)
     query = load_artifact(query_path, Query)
     return publish_artifact(select(graph, query), output)
 
 
+@file_arguments("graph_path", "selection_path", "output")
 def run_snapshot(
     graph_path: Path, selection_path: Path, repository: Path, owner: Path | None, output: Path
 ) -> Published:
@@ -152,11 +193,13 @@ def _claims(path: Path) -> list[Any]:
     return claims
 
 
+@file_arguments("snapshot_path", "claims_path", "output")
 def run_propose(snapshot_path: Path, claims_path: Path, output: Path) -> Published:
     snapshot = load_artifact(snapshot_path, Snapshot)
     return publish_artifact(build_proposal(snapshot, _claims(claims_path)), output)
 
 
+@file_arguments("snapshot_path", "output", optional=("proposal_path",))
 def run_compact(
     snapshot_path: Path, repository: Path, owner: Path | None, output: Path, proposal_path: Path | None
 ) -> Published:
@@ -168,16 +211,19 @@ def run_compact(
     return publish_artifact(artifact, output, roots, _candidate_check(artifact, roots))
 
 
+@file_arguments("graph_path", "snapshot_path", "output")
 def run_quality(graph_path: Path, snapshot_path: Path, output: Path) -> Published:
     graph = load_artifact(graph_path, Graph)
     snapshot = load_artifact(snapshot_path, Snapshot)
     return publish_artifact(build_quality_report(graph, snapshot), output)
 
 
+@file_arguments("base_path", "current_path")
 def run_compare(base_path: Path, current_path: Path) -> dict[str, Any]:
     return compare_snapshots(load_artifact(base_path, Snapshot), load_artifact(current_path, Snapshot))
 
 
+@file_arguments("path")
 def run_validate(path: Path, repository: Path | None = None) -> dict[str, Any]:
     """Every schema, model, id and semantic check. With ``repository``, also re-hash every repository source
     the artifact names and the lines it quotes or digests (:mod:`prooftext.artifacts.recheck`): the first
