@@ -148,6 +148,27 @@ def _unused_seeds(packet: prooftext.Packet) -> None:
         )
 
 
+INTERNAL_REASON = "internal"
+"""The store and ``.git``, left out of every index: not worth a word."""
+
+
+def _left_out(index: prooftext.Index, packet: prooftext.Packet) -> str | None:
+    """For a packet with no excerpts: what the index left out, by reason, when it left out any file."""
+    if packet.evidence:
+        return None
+    counts: dict[str, int] = {}
+    for exclusion in index.exclusions():
+        if exclusion.reason != INTERNAL_REASON:
+            counts[exclusion.reason] = counts.get(exclusion.reason, 0) + 1
+    if not counts:
+        return None
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
+    return (
+        f"no excerpts; the index left out {sum(counts.values())} files: {reasons}"
+        " (list them: prooftext index --excluded [--reason R])"
+    )
+
+
 def _excerpts(packet: prooftext.Packet) -> str:
     nodes = len({i for e in packet.evidence for i in e.node_ids})  # a head and a tail are one node
     count = f"{len(packet.evidence)} excerpts"
@@ -192,6 +213,7 @@ def pack_command(
             ),
             format=fmt,
         )
+        left_out = None if as_json else _left_out(index, packet)
     if as_json:
         emit_signed(packet.to_dict(), signing_key)
         return
@@ -201,6 +223,8 @@ def pack_command(
         f" {packet.omitted} omitted, blake3 {packet.blake3[:16]}"
     )
     _unused_seeds(packet)
+    if left_out:
+        _summary(left_out)
 
 
 def _first_rung(min_tokens: int | None, max_tokens: int) -> int:
@@ -260,6 +284,7 @@ def adaptive_pack_command(
             ),
             format=fmt,
         )
+        left_out = None if as_json else _left_out(index, result.packet)
     if as_json:
         emit_signed(result.to_dict(), signing_key)
     else:
@@ -270,6 +295,8 @@ def adaptive_pack_command(
             f" {result.selected_round}, {tokens.count} {tokens.basis}, {_excerpts(result.packet)}"
         )
         _unused_seeds(result.packet)
+        if left_out:
+            _summary(left_out)
     if require_sufficient and not result.estimated_sufficient:
         raise typer.Exit(EXIT_INSUFFICIENT)
 
