@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import read_only_file_system
-from prooftext.sqlite import open_read_only, open_wal
+from prooftext.sqlite import open_read_only, open_wal, read_only_use
 
 
 def test_a_new_file_switches_to_wal_under_the_lock_and_an_existing_one_never_waits(tmp_path: Path) -> None:
@@ -77,3 +77,35 @@ def test_a_file_with_a_wal_beside_it_on_a_read_only_file_system_is_not_read_as_i
     with pytest.raises(sqlite3.OperationalError, match="unable to open database file"):
         conn.execute("SELECT x FROM t")
     conn.close()
+
+
+def _read(path: Path) -> list[tuple[int]]:
+    with read_only_use(path):
+        conn = open_read_only(path)
+        try:
+            return conn.execute("SELECT x FROM t").fetchall()
+        finally:
+            conn.close()
+
+
+def test_read_only_use_leaves_no_side_file_where_there_was_none(tmp_path: Path) -> None:
+    path = _table(tmp_path / "store.sqlite")
+    data = path.read_bytes()
+    assert _read(path) == [(1,)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.sqlite"]
+    assert path.read_bytes() == data
+
+
+def test_read_only_use_keeps_a_wal_file_it_found_with_its_commits(tmp_path: Path) -> None:
+    path = _table(tmp_path / "store.sqlite")
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("INSERT INTO t VALUES (2)")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in ("store.sqlite", "store.sqlite-wal"):  # as a writer that ended without a checkpoint left it
+        (copy / name).write_bytes((tmp_path / name).read_bytes())
+    writer.close()
+    wal = (copy / "store.sqlite-wal").read_bytes()
+    assert _read(copy / "store.sqlite") == [(1,), (2,)]
+    assert (copy / "store.sqlite-wal").read_bytes() == wal

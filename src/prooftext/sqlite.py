@@ -12,7 +12,7 @@ import contextlib
 import errno
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
@@ -191,6 +191,39 @@ def open_read_only(path: Path) -> sqlite3.Connection:
         raise
     _remove_shared_memory(path)
     return conn
+
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database while it is in use (a rollback journal, for a store not in WAL
+mode)."""
+
+
+@contextlib.contextmanager
+def read_only_use(path: Path) -> Iterator[None]:
+    """Around read-only connections to ``path``: leave no ``-wal`` or ``-shm`` file behind where there was
+    none. A read-only connection cannot remove them (SQLite's last connection does, after a checkpoint), so
+    when ``path`` had no side file before, a read-write connection reads once and closes after them: its
+    close removes them only when it is the store's last connection and the ``-wal`` holds nothing not in
+    the file, and leaves them to whoever else has the store open. A store found with side files keeps
+    them, as it keeps whatever a ``-wal`` holds."""
+    found = any(os.path.lexists(f"{path}{suffix}") for suffix in SIDE_FILES)
+    try:
+        yield
+    finally:
+        if not found and any(os.path.lexists(f"{path}{suffix}") for suffix in SIDE_FILES[:2]):
+            _close_as_last(path)
+
+
+def _close_as_last(path: Path) -> None:
+    """Open ``path`` for reading and writing, read once (``query_only``: nothing is written) and close, so
+    that SQLite ends its ``-wal`` and ``-shm`` files if this is the store's last connection."""
+    with contextlib.suppress(sqlite3.Error):
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=0)
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            conn.close()
 
 
 def _remove_shared_memory(path: Path) -> None:

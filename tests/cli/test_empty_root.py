@@ -67,6 +67,12 @@ def test_every_root_parameter_refuses_an_empty_root() -> None:
         importlib.import_module(module)
     found = _root_parameters(typer.main.get_command(app), "prooftext")
     assert len(found) > 15
-    for name, param in found:
-        with pytest.raises(RootError, match="root is empty"):
-            param.type.convert("", param, None)
+    assert [name for name, param in found if not _refuses_empty(param)] == []
+
+
+def _refuses_empty(param: Any) -> bool:
+    try:
+        param.type.convert("", param, None)
+    except RootError as exc:
+        return "root is empty" in str(exc)
+    return False

@@ -18,6 +18,7 @@ from prooftext.errors import RequestError
 from prooftext.memory.integrity import STATE_CORRUPT, STATE_NEWER, STATE_UNREADABLE, check_memory_store
 from prooftext.memory.store import MemoryStore, check_root, repair_hint
 from prooftext.memory.transfer import MemoryExport, MemoryImport, export_memory, import_memory
+from prooftext.sqlite import read_only_use
 
 MEMORY_PATH = f"{STORE_DIR}/{MEMORY_FILE}"
 """Where the memory store lives under a root, as fsck shows it."""
@@ -27,7 +28,8 @@ PROBLEM_KIND = "memory_store"
 
 
 def _check_memory(path: Path, report: FsckReport) -> None:
-    check = check_memory_store(path)
+    with read_only_use(path):
+        check = check_memory_store(path)
     report.memory = check.state
     if check.state == STATE_NEWER:
         report.note(
@@ -56,7 +58,9 @@ def fsck(root: Path | str) -> FsckReport:
 def memory_export(root: Path | str) -> MemoryExport:
     """Every record and message of ``root``'s memory store that can be read, read-only (nothing when there
     is no store): the first step of repairing a damaged store."""
-    return export_memory(check_root(root) / STORE_DIR / MEMORY_FILE)
+    path = check_root(root) / STORE_DIR / MEMORY_FILE
+    with read_only_use(path):
+        return export_memory(path)
 
 
 def memory_import(root: Path | str, export: Path | str | bytes) -> MemoryImport:

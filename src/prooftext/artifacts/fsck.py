@@ -42,7 +42,7 @@ from prooftext.corpus.read import read_bytes_checked
 from prooftext.corpus.safeio import display_name
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
 from prooftext.errors import ProoftextError, SourceMissingError, SourceUnreadableError
-from prooftext.sqlite import is_damage, is_unopenable, open_read_only, why_unopenable
+from prooftext.sqlite import is_damage, is_unopenable, open_read_only, read_only_use, why_unopenable
 from prooftext.store.schema import MIGRATIONS
 
 BIT_DIGEST = 1
@@ -274,6 +274,11 @@ def _store_failed(exc: sqlite3.Error, path: Path, report: FsckReport) -> None:
 
 
 def _store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
+    with read_only_use(path):
+        return _read_store_rows(path, report)
+
+
+def _read_store_rows(path: Path, report: FsckReport) -> list[tuple[str, str]]:
     try:
         conn = open_read_only(path)
     except sqlite3.Error as exc:

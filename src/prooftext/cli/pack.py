@@ -235,6 +235,19 @@ def _first_rung(min_tokens: int | None, max_tokens: int) -> int:
     return max(1, min(max_tokens, _LADDER.min_tokens))  # a ceiling below 1 is refused naming --max-tokens
 
 
+def _print_adaptive(result: prooftext.AdaptiveResult, left_out: str | None) -> None:
+    """The prompt on stdout; the summary, and what to know about the packet, on stderr."""
+    write_out(result.prompt)
+    tokens = result.packet.prompt_tokens
+    _summary(
+        f"adaptive: {len(result.rounds)} rounds, stop {result.stop_reason}, selected round"
+        f" {result.selected_round}, {tokens.count} {tokens.basis}, {_excerpts(result.packet)}"
+    )
+    _unused_seeds(result.packet)
+    if left_out:
+        _summary(left_out)
+
+
 @app.command("adaptive-pack")
 def adaptive_pack_command(
     query: QueryArg,
@@ -288,15 +301,7 @@ def adaptive_pack_command(
     if as_json:
         emit_signed(result.to_dict(), signing_key)
     else:
-        write_out(result.prompt)
-        tokens = result.packet.prompt_tokens
-        _summary(
-            f"adaptive: {len(result.rounds)} rounds, stop {result.stop_reason}, selected round"
-            f" {result.selected_round}, {tokens.count} {tokens.basis}, {_excerpts(result.packet)}"
-        )
-        _unused_seeds(result.packet)
-        if left_out:
-            _summary(left_out)
+        _print_adaptive(result, left_out)
     if require_sufficient and not result.estimated_sufficient:
         raise typer.Exit(EXIT_INSUFFICIENT)
 
