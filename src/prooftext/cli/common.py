@@ -186,9 +186,22 @@ def echo(message: str = "", *, nl: bool = True, err: bool = False) -> None:
     """A line of a command's text output (``err``: on stderr); a failing stdout is reported once, as an I/O
     error, by :func:`run_app`."""
     if err:
-        typer.echo(message, nl=nl, err=True)
+        typer.echo(prooftext.visible_text(message), nl=nl, err=True)
     else:
         write_out(message + "\n" if nl else message)
+
+
+def shown(text: str) -> str:
+    """``text`` as one line that a terminal shows as written: control, bidirectional and invisible characters
+    in their visible form, as packets print them, and a line break as ``␤``, so that a quoted name can
+    neither drive the terminal nor forge another line."""
+    visible: str = prooftext.visible_text(text.replace("\r\n", "\n"))
+    return visible.replace("\n", "\u2424")
+
+
+def note(text: str) -> None:
+    """One line on stderr, written as :func:`shown` gives it."""
+    sys.stderr.write(shown(text) + "\n")
 
 
 def emit_json(obj: Any) -> None:
@@ -201,7 +214,7 @@ def _report(error: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json({"error": error})
     else:
-        sys.stderr.write(f"prooftext: error [{error['code']}]: {error['message']}\n")
+        note(f"prooftext: error [{error['code']}]: {error['message']}")
 
 
 def _silence_stdout() -> None:

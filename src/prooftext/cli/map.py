@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from prooftext.cli.common import app, root_option, write_out
+from prooftext.cli.common import app, note, root_option, write_out
 from prooftext.cli.pack import KeyOpt, SignOpt, emit_signed, signing_key_for
 
 if TYPE_CHECKING:
@@ -76,9 +75,9 @@ def map_command(
     else:
         write_out(built.prompt)
         tokens = built.prompt_tokens
-        sys.stderr.write(
+        note(
             f"map: {len(built.paths)} files, {len(built.entries) - len(built.paths)} symbols,"
-            f" {tokens.count} {tokens.basis}, {built.omitted} omitted, blake3 {built.blake3[:16]}\n"
+            f" {tokens.count} {tokens.basis}, {built.omitted} omitted, blake3 {built.blake3[:16]}"
         )
     _unmatched_notes(built, settings)
 
@@ -87,6 +86,6 @@ def _unmatched_notes(built: prooftext.RepositoryMap, settings: prooftext.MapSett
     """What personalized nothing, on stderr with or without ``--json`` (the trace records it too)."""
     for key, what in UNMATCHED.items():
         if built.trace.get(key):
-            sys.stderr.write(f"{what} (ranked nothing): {', '.join(map(str, built.trace[key]))}\n")
+            note(f"{what} (ranked nothing): {', '.join(map(str, built.trace[key]))}")
     if built.trace.get("ranking") == "centrality" and settings.personalized:
-        sys.stderr.write("nothing given matched: the map is ranked by centrality alone\n")
+        note("nothing given matched: the map is ranked by centrality alone")

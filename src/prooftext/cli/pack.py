@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 import prooftext
-from prooftext.cli.common import app, emit_json, root_option, write_out
+from prooftext.cli.common import app, emit_json, note, root_option, write_out
 from prooftext.errors import RequestError
 
 _QUERY = prooftext.Query("")
@@ -136,7 +135,7 @@ def key_init_command(
 
 
 def _summary(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    note(text)
 
 
 def _unused_seeds(packet: prooftext.Packet) -> None:
