@@ -76,3 +76,27 @@ def _refuses_empty(param: Any) -> bool:
     except RootError as exc:
         return "root is empty" in str(exc)
     return False
+
+
+@pytest.mark.parametrize("roots", [["--repository-root", ""], ["--repository-root", ".", "--owner-root", ""]])
+def test_an_empty_repository_or_owner_root_of_a_context_command_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], roots: list[str]
+) -> None:
+    (tmp_path / "manifest.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    assert main(["context", "index", "manifest.json", *roots, "--output", "g.json"]) == 1
+    assert "[root_invalid]: root is empty" in capsys.readouterr().err
+    assert not (tmp_path / "g.json").exists()
+
+
+@pytest.mark.parametrize("root", ["", b""])
+def test_the_python_api_refuses_an_empty_root_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: Any
+) -> None:
+    import prooftext
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RootError) as caught:
+        prooftext.open(root)
+    assert caught.value.code == "root_invalid"
+    assert list(tmp_path.iterdir()) == []

@@ -418,25 +418,25 @@ def _root_hint(exc: click.ClickException | TyperException, message: str) -> str:
     )
 
 
-def _root_path(value: str | Path) -> Path:
-    """A root as the command line gives it (ROOT or ``--root``). An empty one is refused: a path reads ``''``
+def root_path(value: str | Path) -> Path:
+    """A root as the command line gives it (ROOT, ``--root``, ``--repository-root``, ``--owner-root``). An empty one is refused: a path reads ``''``
     as ``.``, so a script whose ``$ROOT`` is empty would otherwise work on its working directory."""
     if isinstance(value, str) and not value:
         raise RootError("root is empty: give a directory (. for the working directory)", root="")
     return Path(value)
 
 
-_root_path.__name__ = "path"  # the help shows ``<path>``, as for every other path
+root_path.__name__ = "path"  # the help shows ``<path>``, as for every other path
 
 
 def root_option(help_text: str) -> Any:
     """The ``--root`` option of a command, with ``help_text``: an empty root is ``root_invalid``."""
-    return typer.Option("--root", help=help_text, parser=_root_path)
+    return typer.Option("--root", help=help_text, parser=root_path)
 
 
 def root_argument(help_text: str) -> Any:
     """The ROOT argument of a command, with ``help_text``: an empty root is ``root_invalid``."""
-    return typer.Argument(help=help_text, parser=_root_path)
+    return typer.Argument(help=help_text, parser=root_path)
 
 
 RootOpt = Annotated[Path | None, root_option("The same as ROOT, spelled as the other commands take it.")]

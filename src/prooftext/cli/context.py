@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 import prooftext
-from prooftext.cli.common import RootOpt, app, echo, emit_json, one_root, root_argument
+from prooftext.cli.common import RootOpt, app, echo, emit_json, one_root, root_argument, root_path
 
 context_app = typer.Typer(
     name="context",
@@ -27,11 +27,11 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 # check would call an unreadable path a usage error (exit 64).
 OutputOpt = Annotated[Path, typer.Option("--output", help="A new file (never overwritten).", readable=False)]
 RepoOpt = Annotated[
-    Path, typer.Option("--repository-root", help="The explicit repository root.", readable=False)
+    Path, typer.Option("--repository-root", help="The explicit repository root.", parser=root_path)
 ]
 OwnerOpt = Annotated[
     Path | None,
-    typer.Option("--owner-root", help="The explicit owner root (owner sources only).", readable=False),
+    typer.Option("--owner-root", help="The explicit owner root (owner sources only).", parser=root_path),
 ]
 ArtifactArg = Annotated[Path, typer.Argument(help="An artifact file.", readable=False)]
 _ARTIFACT_QUERY = prooftext.artifact_query("")
@@ -242,7 +242,7 @@ def validate_command(
         typer.Option(
             "--repository-root",
             help="Also re-hash every repository source the artifact names, and the lines it quotes or digests.",
-            readable=False,
+            parser=root_path,
         ),
     ] = None,
     as_json: JsonOpt = False,

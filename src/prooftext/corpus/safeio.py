@@ -317,6 +317,8 @@ def existing_directory(path: Path | str, what: str = "root") -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise RootError(f"{what} must be a path or a string, not {type(path).__name__}", root=repr(path)[:80])
     spelled = os.fspath(path)
+    if spelled == "":
+        raise RootError(f"{what} is empty: give a directory (. for the working directory)", root="")
     if not isinstance(spelled, str) or "\x00" in spelled or not _encodable(spelled):
         raise RootError(f"{what} is not a path this system can name: {spelled!r:.80}", root=repr(path)[:80])
     given = Path(path).expanduser()
