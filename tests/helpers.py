@@ -6,8 +6,10 @@ import errno
 import importlib.util
 import json
 import os
+import shutil
 import socket
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -457,3 +459,20 @@ MCP_INITIALIZE: dict[str, Any] = {
     },
 }
 """An MCP client's ``initialize`` request, as the raw-transport tests send it."""
+
+
+@contextmanager
+def tmpfs(where: Path, size: str = "1m") -> Iterator[Path]:
+    """A small tmpfs mounted at ``where`` (root only); skips the test when mounting is not permitted."""
+    where.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"mount is not permitted here: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -173,23 +172,6 @@ def packet_json(root: Path, query: str = "separability matrix", **kw: Any) -> di
 def error_code(out: str) -> str:
     code: str = json.loads(out)["error"]["code"]
     return code
-
-
-@contextlib.contextmanager
-def tmpfs(where: Path, size: str = "1m") -> Iterator[Path]:
-    """A small tmpfs mounted at ``where`` (root only); skips the test when mounting is not permitted."""
-    where.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, check=False
-    )
-    if done.returncode != 0:
-        pytest.skip(f"mount is not permitted here: {done.stderr.decode(errors='replace').strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
 
 
 def all_output_bytes(root: Path) -> bytes:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import tmpfs
 from prooftext import Query
 from prooftext.corpus import safeio
 from prooftext.corpus.config import CorpusConfig
@@ -29,7 +30,7 @@ from prooftext.corpus.scan import scan
 from prooftext.errors import ProoftextError
 from prooftext.pack.verify import BIT_DIGEST, BIT_IO, BIT_SOURCE, verify_packet
 
-from .conftest import Cli, Figure, MakeTree, error_code, packet_json, tmpfs
+from .conftest import Cli, Figure, MakeTree, error_code, packet_json
 from .fakes import fake_secrets, pem_block
 
 

@@ -26,11 +26,12 @@ from typing import Any
 import pytest
 
 import prooftext
+from helpers import tmpfs
 from prooftext.corpus import safeio
 from prooftext.corpus.scan import scan
 from prooftext.errors import ArtifactError, OutputExistsError, ProoftextError, StoreError
 
-from .conftest import PYTHON, REPO, Cli, Figure, MakeTree, run_python, tmpfs, write_tree
+from .conftest import PYTHON, REPO, Cli, Figure, MakeTree, run_python, write_tree
 
 fsck_module = pytest.importorskip("prooftext.artifacts.fsck")
 publish = pytest.importorskip("prooftext.artifacts.publish")

@@ -5,34 +5,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import prooftext
-from helpers import SAMPLE_FILES, write_tree
+from helpers import SAMPLE_FILES, tmpfs, write_tree
 from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import DiskFullError, RootUnreadableError
-
-
-@contextlib.contextmanager
-def _tmpfs(where: Path, size: str) -> Iterator[Path]:
-    where.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, check=False
-    )
-    if done.returncode != 0:
-        pytest.skip("mount is not permitted here")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
 
 
 def _fill(where: Path) -> Path:
@@ -50,7 +31,7 @@ def _listing(root: Path) -> list[str]:
 
 
 def test_a_rebuild_on_a_full_disk_fails_disk_full_and_leaves_no_wal_or_shm_file(tmp_path: Path) -> None:
-    with _tmpfs(tmp_path / "disk", "2m") as disk:
+    with tmpfs(tmp_path / "disk", "2m") as disk:
         root = write_tree(disk / "repo", SAMPLE_FILES)
         with prooftext.open(root) as index:
             index.refresh()
