@@ -14,7 +14,7 @@ import prooftext.store.db as db
 from prooftext.adaptive.compile import AdaptiveResult, RoundCallback, adaptive_compile
 from prooftext.adaptive.ladder import DEFAULT_LADDER, Ladder
 from prooftext.corpus.config import CorpusConfig, config_stamp, load_config
-from prooftext.corpus.model import REASONS, Exclusion, WalkResult
+from prooftext.corpus.model import Exclusion, WalkResult
 from prooftext.corpus.safeio import existing_directory
 from prooftext.corpus.stores import INDEX_FILE
 from prooftext.corpus.walk import patch, walk
@@ -23,7 +23,6 @@ from prooftext.errors import (
     RangeError,
     RequestError,
     StoreError,
-    UnknownNameError,
 )
 from prooftext.pack.packet import Compiler, Packet
 from prooftext.pack.render import DEFAULT_FORMAT
@@ -330,10 +329,8 @@ class Index:
         """Every path the last refresh left out, in path order, each with its reason, its detail (for a
         credential the rules and line numbers, never the value; a path spelling one is shown redacted) and
         :attr:`~Exclusion.remedy`, what would change it; ``reason`` keeps one reason."""
-        if reason is not None and reason not in REASONS:
-            raise UnknownNameError(
-                f"unknown reason {reason!r}; known: {', '.join(REASONS)}", field="reason", name=reason
-            )
+        if reason is not None:
+            Exclusion.known_reason(reason)
         with db.store_errors():
             return exclusions(self.conn, reason)
 

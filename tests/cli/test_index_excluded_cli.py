@@ -124,3 +124,15 @@ def test_an_empty_listing_for_one_reason_says_that_reason_not_that_nothing_was_l
     status, out, _ = _run(capsys, "index", str(tree), "--excluded", "--reason", "symlink")
     assert status == 0
     assert out == "nothing was left out with reason symlink\n"
+
+
+def test_a_rebuild_with_an_unknown_reason_is_refused_before_the_store_is_emptied(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(capsys, "index", str(tree))[0] == 0
+    indexed = prooftext.Index.status_of(tree).indexed_files
+    status, out, _ = _run(
+        capsys, "index", str(tree), "--rebuild", "--excluded", "--reason", "secrets", "--json"
+    )
+    assert status == 1 and json.loads(out)["error"]["code"] == "unknown_name"
+    assert indexed > 0 and prooftext.Index.status_of(tree).indexed_files == indexed

@@ -62,11 +62,11 @@ def index_command(
     if status:
         _report_status(prooftext.Index.status_of(root), as_json)
         return
+    if reason is not None:
+        prooftext.Exclusion.known_reason(reason)  # refused before the store is emptied or any file is read
     if rebuild:
         prooftext.reset_index(root)
     with prooftext.open(root) as index:
-        if excluded:
-            index.exclusions(reason)  # an unknown reason is refused before any file is read
         with progress_bar(not (as_json or excluded), "indexing") as progress:
             report = index.refresh(progress, count_edges=True)
         left_out = index.exclusions(reason) if excluded else None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from prooftext.errors import UnknownNameError
+
 # Reason codes for every path the scan does not adopt. Stable: they reach users and artifacts.
 REASON_IGNORED = "ignored"  # matched .gitignore, .prooftext/ignore or configured excludes
 REASON_INTERNAL = "internal"  # the .prooftext/ directory (and .git/)
@@ -109,6 +111,17 @@ class Exclusion:
     def remedy(self) -> str:
         """What would change this reason (:data:`REMEDIES`)."""
         return REMEDIES.get(self.reason, "")
+
+    @staticmethod
+    def known_reason(reason: str) -> str:
+        """``reason`` when it is a reason code (:data:`REASONS`); an unknown name is refused, listing them."""
+        if reason not in REASONS:
+            raise UnknownNameError(
+                f"unknown reason {str(reason)[:40]!r}; known: {', '.join(REASONS)}",
+                field="reason",
+                name=reason,
+            )
+        return reason
 
 
 @dataclass(frozen=True)
