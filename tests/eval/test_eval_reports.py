@@ -353,7 +353,7 @@ def test_the_locomo_verdict_compares_like_with_like_when_full_history_does_not_f
         summary["verdict"]["full"]["fits_budget"] is False and summary["verdict"]["full"]["passes"] is False
     )
     report = (tmp_path / "small" / "report.html").read_text()
-    assert "Full context does not fit the budget on every task" in report
+    assert "Full context does not fit the budget on every question" in report
     assert main([*argv, "--budgets", "256"]) == 0
     assert json.loads(capsys.readouterr().out)["reference"]["arm"] == "full"
 

@@ -176,7 +176,9 @@ def _budget_verdict(summary: dict[str, Any], declaration: Declaration, budget: i
     like is compared with like, as for SWE-bench."""
     summary["budget"] = budget
     candidates = {a: s for a, s in summary["arms"].items() if a != "oracle"}
-    summary["reference"] = declared_reference(candidates, declaration.metric, declaration.reference_arm)
+    summary["reference"] = declared_reference(
+        candidates, declaration.metric, declaration.reference_arm, unit="question"
+    )
     summary["verdict"] = budget_verdict(declaration, summary["arms"], summary["reference"]["arm"])
 
 

@@ -31,11 +31,18 @@ from prooftext.eval.prose import (
 PACKED_ARMS = ("fixed", "adaptive")
 """The arms whose losses the per-task table ranks (prooftext's packets)."""
 LINE_METRIC = "gold_line_recall"
-REFERENCE_RULE = (
-    "The regression is measured from full context when its prompt fits the budget on every task;"
-    " otherwise from the arm with the highest declared metric among the arms that fit the budget on every"
-    " task. An arm over the budget on any task does not pass."
-)
+
+
+def reference_rule(unit: str = "task") -> str:
+    """The reference rule in words, ``unit`` naming what the budget is checked on (LoCoMo: ``question``)."""
+    return (
+        f"The regression is measured from full context when its prompt fits the budget on every {unit};"
+        " otherwise from the arm with the highest declared metric among the arms that fit the budget on every"
+        f" {unit}. An arm over the budget on any {unit} does not pass."
+    )
+
+
+REFERENCE_RULE = reference_rule()
 
 Row = Mapping[str, Any]
 Arms = Mapping[str, Mapping[str, Any]]
@@ -63,31 +70,32 @@ def best_within_budget(arms: Arms, metric: str) -> list[tuple[str, float]]:
     return sorted(fitting, key=key)
 
 
-def budget_reference(arms: Arms, metric: str) -> dict[str, Any]:
-    """The verdict's reference arm under the rule above, and why it was chosen."""
+def budget_reference(arms: Arms, metric: str, unit: str = "task") -> dict[str, Any]:
+    """The verdict's reference arm under the rule above, and why it was chosen; ``unit`` names what the
+    budget is checked on (``task``, or LoCoMo's ``question``)."""
     fitting = {a: _value(s, metric) for a, s in arms.items() if fits_everywhere(s)}
     best = best_within_budget(arms, metric)
     if ARM_FULL in fitting:
         arm: str | None = ARM_FULL
-        why = "full context fits the budget on every task"
+        why = f"full context fits the budget on every {unit}"
     elif best:
         arm = best[0][0]
         why = (
             "full context was not run"
             if ARM_FULL not in arms
-            else "full context does not fit the budget on every task"
+            else f"full context does not fit the budget on every {unit}"
         )
         why += f"; {arm} has the highest {metric_label(metric)} among the arms that do"
     else:
-        arm, why = None, "no arm fits the budget on every task"
-    return {"arm": arm, "metric": metric, "why": why, "rule": REFERENCE_RULE}
+        arm, why = None, f"no arm fits the budget on every {unit}"
+    return {"arm": arm, "metric": metric, "why": why, "rule": reference_rule(unit)}
 
 
-def declared_reference(arms: Arms, metric: str, declared: str | None) -> dict[str, Any]:
-    """The declared reference arm when it fits the budget on every task; otherwise the rule's choice, with
-    a reason that says the declared one does not fit and what is compared instead."""
+def declared_reference(arms: Arms, metric: str, declared: str | None, unit: str = "task") -> dict[str, Any]:
+    """The declared reference arm when it fits the budget on every task (``unit``); otherwise the rule's
+    choice, with a reason that says the declared one does not fit and what is compared instead."""
     if declared is None:
-        return budget_reference(arms, metric)
+        return budget_reference(arms, metric, unit)
     summary = arms.get(declared)
     if summary is not None and fits_everywhere(summary):
         return {
@@ -95,12 +103,13 @@ def declared_reference(arms: Arms, metric: str, declared: str | None) -> dict[st
             "declared": declared,
             "declared_fits_budget": True,
             "metric": metric,
-            "why": f"the declared reference {declared} fits the budget on every task",
-            "rule": REFERENCE_RULE,
+            "why": f"the declared reference {declared} fits the budget on every {unit}",
+            "rule": reference_rule(unit),
         }
-    fallback = budget_reference({a: s for a, s in arms.items() if a != declared}, metric)
+    fallback = budget_reference({a: s for a, s in arms.items() if a != declared}, metric, unit)
     over = summary.get("over_budget") if summary is not None else None
-    shown = f" (over it on {over} tasks)" if isinstance(over, int) and over else ""
+    plural = "" if over == 1 else "s"
+    shown = f" (over it on {over} {unit}{plural})" if isinstance(over, int) and over else ""
     instead = (
         f"compared instead with {fallback['arm']}, the best arm that fits"
         if fallback["arm"]
@@ -110,7 +119,7 @@ def declared_reference(arms: Arms, metric: str, declared: str | None) -> dict[st
         **fallback,
         "declared": declared,
         "declared_fits_budget": False,
-        "why": f"the declared reference {declared} does not fit the budget on every task{shown}; {instead}",
+        "why": f"the declared reference {declared} does not fit the budget on every {unit}{shown}; {instead}",
     }
 
 
