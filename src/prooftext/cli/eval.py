@@ -76,7 +76,8 @@ EndpointOpt = Annotated[
     ),
 ]
 RepeatsOpt = Annotated[
-    int | None, typer.Option("--repeats", help="Answers per prompt, for mean and spread (default 1).")
+    int | None,
+    typer.Option("--repeats", help="Answers per prompt, for mean and spread (default 1, at most 100)."),
 ]
 TemperatureOpt = Annotated[
     float | None, typer.Option("--temperature", help="Sampling temperature (default: the server's).")

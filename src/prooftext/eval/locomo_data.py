@@ -206,6 +206,15 @@ def _question(
     category = qa.get("category")
     if isinstance(category, bool) or not isinstance(category, int):
         raise SampleFieldError(f"{field}.category", f"must be an integer, not {_type_name(category)}")
+    if category not in CATEGORY_NAMES:  # scored as none of LoCoMo's, it would be reported as a bare number
+        known = ", ".join(f"{c} {name}" for c, name in CATEGORY_NAMES.items())
+        raise SampleFieldError(
+            f"{field}.category",
+            (
+                f"must be a LoCoMo category from {min(CATEGORY_NAMES)} to {max(CATEGORY_NAMES)} ({known}),"
+                f" not {str(category)[:40]}"
+            ),
+        )
     raw_evidence = qa.get("evidence")
     if raw_evidence is not None and not isinstance(raw_evidence, list):
         raise SampleFieldError(

@@ -29,6 +29,9 @@ from prooftext.tokens import get_counter
 NS_PER_MS = 1_000_000
 TOKENS_PER_PRICE_UNIT = 1_000_000
 """Prices are declared in US dollars per million tokens."""
+MAX_REPEATS = 100
+"""Answers per prompt at most (``--repeats``): enough for a mean and spread; more would ask a model server for
+the same answer thousands of times."""
 ANSWERS_SUBDIR = "answers"
 CACHE_SCHEMA = "prooftext.eval-answer/v2"
 
@@ -87,8 +90,12 @@ class ModelSettings:
         make_backend(
             self.backend, self.endpoint
         ).close()  # a malformed endpoint fails here, before any answer
-        if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
-            raise RangeError(f"repeats must be at least 1, not {self.repeats}", field="repeats")
+        if (
+            isinstance(self.repeats, bool)
+            or not isinstance(self.repeats, int)
+            or not 1 <= self.repeats <= MAX_REPEATS
+        ):
+            raise RangeError(f"repeats must be from 1 to {MAX_REPEATS}, not {self.repeats}", field="repeats")
         if self.temperature is not None and not (math.isfinite(self.temperature) and self.temperature >= 0):
             raise RangeError(
                 f"temperature must be a finite number >= 0, not {self.temperature}", field="temperature"

@@ -103,9 +103,14 @@ def _names(value: Names, allowed: tuple[str, ...], field: str) -> tuple[str, ...
     return parse_list(",".join(_texts(value, field)), allowed, field)
 
 
-def _selection(value: Names, field: str) -> tuple[str, ...]:
-    """Names as given (a tuple, or comma-separated text), blanks and repeats dropped, order kept."""
-    return tuple(dict.fromkeys(p.strip() for p in _texts(value, field) if p.strip()))
+def _selection(value: Names, field: str, name: str) -> tuple[str, ...]:
+    """Names as given (a tuple, or comma-separated text), repeats dropped, order kept. An empty item (``,``,
+    ``a,,b``) is an ``invalid_request`` naming ``name`` (``repo`` or ``instance``): dropped, it could leave
+    no name at all, and no name selects every task."""
+    items = [part.strip() for part in _texts(value, field)]
+    if "" in items:
+        raise RequestError(f"{name} must be comma-separated names, with no empty item", field=name)
+    return tuple(dict.fromkeys(items))
 
 
 def _numbers(value: Numbers, field: str) -> tuple[int, ...]:
@@ -179,8 +184,8 @@ def _swebench(run: SwebenchRun, options: RunOptions, progress: Progress | None) 
         declaration,
         options,
         progress,
-        repos=_selection(run.repos, "repos"),
-        instances=_selection(run.instances, "instances"),
+        repos=_selection(run.repos, "repos", "repo"),
+        instances=_selection(run.instances, "instances", "instance"),
         model=run.model,
     )
 

@@ -172,9 +172,21 @@ def _gold_ranges(raw: object, field: str) -> tuple[LineRange, ...]:
     return tuple(ranges)
 
 
+def _inside(item: dict[str, Any], key: str, field: str) -> None:
+    """``item[key]``, when it is a path, names a file inside the repository: an absolute path or one with a
+    ``..`` component is a dataset error, not a gold file the index could hold."""
+    path = item.get(key)
+    if isinstance(path, str) and (path.startswith("/") or ".." in path.split("/")):
+        raise TaskFieldError(
+            f"{field}.{key}", f"must be a path inside the repository (relative, no '..'), not {_shown(path)}"
+        )
+
+
 def _gold_file(item: object, field: str) -> GoldFile:
     if not isinstance(item, dict):
         raise TaskFieldError(field, f"must be an object with path and base_line_ranges, not {_shown(item)}")
+    for name in ("path", "base_path"):
+        _inside(item, name, field)
     # A renamed file's gold lines are on its base side; an added file has only ``path``.
     key = "base_path" if item.get("base_path") is not None else "path"
     path = item.get(key)
