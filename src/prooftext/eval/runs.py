@@ -70,7 +70,8 @@ class SwebenchRun:
     """Only the tasks of these repositories (``owner/name``); every repository when empty."""
     instances: Names = ()
     """Only the tasks with these instance ids; every task when empty. A repository or instance id that no
-    task has is refused (``unknown_name``, field ``repo`` or ``instance``) before anything runs."""
+    task has is refused (``unknown_name``, field ``repo`` or ``instance``) before anything runs, and so is
+    an empty item such as ``"a,,b"`` or ``","`` (``invalid_request``)."""
     model: ModelSettings | None = None
     """A model in the loop: each arm's prompt within the budget is answered and scored (localization)."""
 
