@@ -98,3 +98,15 @@ def test_serve_refuses_a_key_inside_the_root_it_serves(
         ["serve", "--stdio", "--root", str(sample_repo), "--sign-key", str(sample_repo / "server.key")]
     )
     assert status != 0 and "signing_key_invalid" in capsys.readouterr().err
+
+
+def test_serve_names_the_sign_key_option_for_a_bad_key(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "keys" / "none.key"
+    argv = ["serve", "--stdio", "--root", str(sample_repo), "--sign-key", str(missing)]
+    assert main(argv) == 1
+    assert capsys.readouterr().err.startswith("prooftext: error [signing_key_invalid]: --sign-key: ")
+    assert main([*argv, "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["details"] == {"field": "key", "option": "--sign-key"}

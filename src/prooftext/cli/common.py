@@ -289,15 +289,17 @@ def _failure(exc: BaseException, as_json: bool, options: frozenset[str] = frozen
     return status
 
 
-FIELD_OPTIONS = {
-    "path_seeds": "--seed",
-    "paths": "--path",
-    "identifiers": "--identifier",
-    "required": "--require",
-    "attachments": "--attach",
-    "active_files": "--active-file",
+FIELD_OPTIONS: dict[str, tuple[str, ...]] = {
+    "path_seeds": ("--seed",),
+    "paths": ("--path",),
+    "identifiers": ("--identifier",),
+    "required": ("--require",),
+    "attachments": ("--attach",),
+    "active_files": ("--active-file",),
+    "key": ("--key", "--sign-key"),
 }
-"""A request field whose option is not its own name spelled with dashes (``max_tokens`` is ``--max-tokens``)."""
+"""A request field whose option is not its own name spelled with dashes (``max_tokens`` is ``--max-tokens``),
+with every spelling a command may give it; the first the command has names it."""
 
 
 def _long_options(argv: list[str], group: typer.Typer) -> frozenset[str]:
@@ -319,8 +321,9 @@ def _name_option(error: dict[str, Any], options: frozenset[str], as_json: bool) 
     field = details.get("field")
     if not isinstance(field, str) or "input" in details:  # a field of an input file: no option names it
         return error
-    option = FIELD_OPTIONS.get(field, "--" + field.replace("_", "-"))
-    if option not in options:
+    spellings = FIELD_OPTIONS.get(field, ("--" + field.replace("_", "-"),))
+    option = next((o for o in spellings if o in options), None)
+    if option is None:
         return error
     if as_json:
         return {**error, "details": {**details, "option": option}}
