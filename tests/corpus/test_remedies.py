@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from prooftext.corpus.config import CorpusConfig
+from prooftext.corpus.model import Exclusion
+from prooftext.corpus.read import adopt
 from prooftext.corpus.walk import MAX_PATH_BYTES, MAX_WALK_DEPTH, walk
 
 from .conftest import MakeTree
@@ -42,3 +44,18 @@ def test_the_remedy_of_a_directory_left_out_for_its_unusable_gitignore_names_the
     [exclusion] = walk(root, CorpusConfig()).excluded
     assert exclusion.reason == "unreadable" and exclusion.detail == "pkg/.gitignore: not a regular file"
     assert ".gitignore" in exclusion.remedy
+
+
+def test_the_secret_remedy_fits_a_private_key_left_out_under_the_default_redact_policy(
+    make_tree: MakeTree,
+) -> None:
+    body = "MIIEowIBAAKCAQEAxyz1234567890abcdefABCDEFabcdefABCDEF1234567890abcdef"
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\n"
+    root = make_tree({"id_rsa.pem": key})
+    [stat] = walk(root, CorpusConfig()).stats
+    exclusion = adopt(stat, key.encode(), CorpusConfig())
+    assert isinstance(exclusion, Exclusion)
+    assert exclusion.reason == "secret" and "private-key" in exclusion.detail
+    first = exclusion.remedy.split(";")[0]
+    assert first == "a private key or a credential in the path is always left out"
+    assert 'secrets = "exclude"' in exclusion.remedy and 'secrets = "redact"' in exclusion.remedy

@@ -62,8 +62,8 @@ REMEDIES: dict[str, str] = {
         " and 128 directories deep"
     ),
     REASON_SECRET: (
-        'under [scan] secrets = "exclude" set secrets = "redact" to index it with each value redacted; '
-        "a private key or a credential in the path is always left out"
+        "a private key or a credential in the path is always left out; any other credential leaves its file "
+        'out only under [scan] secrets = "exclude": set secrets = "redact" to index it with each value redacted'
     ),
     REASON_SIZE: "raise [scan] max_file_bytes (at most 8 MiB)",
     REASON_SYMLINK: "symbolic links are never followed; index the target where it lives",
