@@ -240,3 +240,32 @@ def test_a_ladder_is_refused_exactly_when_it_would_climb_more_than_the_maximum_r
     with pytest.raises(RangeError) as caught:
         validate_ladder(req)
     assert caught.value.field in ("token_step", "node_step")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"min_tokens": 99_999_999},
+            "min_tokens (99999999) must not exceed max_tokens (8000); set min_tokens too when lowering max_tokens",
+        ),
+        (
+            {"min_nodes": 5000},
+            "min_nodes (5000) must not exceed max_nodes (64); set min_nodes too when lowering max_nodes",
+        ),
+        (
+            {"min_evidence": 5000},
+            "min_evidence (5000) must not exceed max_nodes (64); set min_evidence too when lowering max_nodes",
+        ),
+        ({"min_tokens": 0}, "min_tokens must be at least 1, got 0"),
+        ({"token_step": 0}, "token_step must be at least 1, got 0"),
+        ({"node_step": -2}, "node_step must be at least 1, got -2"),
+        ({"node_step": 5000}, f"node_step must be at most {MAX_NODE_CEILING}, got 5000"),
+    ],
+)
+def test_a_refused_minimum_or_step_names_the_bound_it_broke_and_the_values_involved(
+    changes: dict[str, int], message: str
+) -> None:
+    with pytest.raises(RangeError) as caught:
+        _validate(query="x1", **changes)  # type: ignore[arg-type]
+    assert caught.value.message == message and caught.value.field == next(iter(changes))

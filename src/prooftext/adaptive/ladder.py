@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from prooftext.corpus.lines import require_utf8
-from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError, whole_number
+from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
 from prooftext.select.query import MAX_BYTES, MAX_QUERY_CHARS, MAX_TOKENS
 from prooftext.text import lexical_terms
 
@@ -132,14 +132,16 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     """
     # The ladder does not know its basis: a byte ceiling may reach MAX_BYTES, and each rung's query is then
     # held to its own basis's range (a token ceiling above MAX_TOKENS is refused there, naming max_tokens).
+    # A minimum is held to the maximum it must not exceed (which is held to the widest range), so its
+    # refusal names that maximum and its value rather than the widest range.
     most = max(MAX_TOKENS, MAX_BYTES)
-    whole_number("min_tokens", ladder.min_tokens, 1, most)
-    whole_number("max_tokens", ladder.max_tokens, 1, most)
-    whole_number("token_step", ladder.token_step, 1, most)
-    whole_number("min_nodes", ladder.min_nodes, 1, MAX_NODE_CEILING)
-    whole_number("max_nodes", ladder.max_nodes, 1, MAX_NODE_CEILING)
-    whole_number("node_step", ladder.node_step, 1, MAX_NODE_CEILING)
-    whole_number("min_evidence", ladder.min_evidence, 1, MAX_NODE_CEILING)
+    _counted("min_tokens", ladder.min_tokens)
+    _counted("max_tokens", ladder.max_tokens, most)
+    _counted("token_step", ladder.token_step, most)
+    _counted("min_nodes", ladder.min_nodes)
+    _counted("max_nodes", ladder.max_nodes, MAX_NODE_CEILING)
+    _counted("node_step", ladder.node_step, MAX_NODE_CEILING)
+    _counted("min_evidence", ladder.min_evidence)
     for low, high in (
         ("min_tokens", "max_tokens"),
         ("min_nodes", "max_nodes"),
@@ -164,6 +166,18 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     if not isinstance(ladder.allow_truncated, bool):
         raise RequestError("allow_truncated must be a boolean", field="allow_truncated")
     return ladder
+
+
+def _counted(name: str, value: object, most: int | None = None) -> int:
+    """``value`` when it is an integer (not a boolean) from 1 through ``most`` (no bound when None); a
+    refusal names the bound it broke and the value given."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RequestError(f"{name} must be an integer", field=name)
+    if value < 1:
+        raise RangeError(f"{name} must be at least 1, got {value}", field=name)
+    if most is not None and value > most:
+        raise RangeError(f"{name} must be at most {most}, got {value}", field=name)
+    return value
 
 
 def _climb(low: int, high: int, step: int) -> int:
