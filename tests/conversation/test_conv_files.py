@@ -90,3 +90,14 @@ def test_a_chat_file_check_names_the_field_of_the_files_role(
     ):
         conversation.check_file("/etc/passwd", active=active)
     assert raised.value.code == "path_outside_root" and raised.value.details["field"] == field
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "nope.md", 5])
+@pytest.mark.parametrize("active", [False, True])
+def test_a_chat_file_check_of_one_path_names_no_index(tmp_path: Path, path: object, active: bool) -> None:
+    with (
+        prooftext.Conversation(tmp_path, create=False) as conversation,
+        pytest.raises(ProoftextError) as raised,
+    ):
+        conversation.check_file(path, active=active)  # type: ignore[arg-type]
+    assert "index" not in raised.value.details and "field" in raised.value.details

@@ -29,7 +29,7 @@ from prooftext.conversation.turn import (
 from prooftext.corpus.stores import MEMORY_FILE, STORE_DIR
 from prooftext.depth.policy import parse_mode
 from prooftext.depth.signals import KnownTerms, RepositoryTerms, memory_terms_in, names_in
-from prooftext.errors import RequestError
+from prooftext.errors import ProoftextError, RequestError
 from prooftext.index import Index, open_index
 from prooftext.llm.backends import ChatBackend, ChatResult, DeltaCallback
 from prooftext.llm.signal import SignalReport, signal_report
@@ -224,9 +224,14 @@ class Conversation:
     def check_file(self, path: str, *, active: bool = False) -> None:
         """Refuse ``path`` now, with the coded error a turn naming it would give (outside the root, missing,
         binary, left out of the corpus, holding a private key): a chat checks a file when it is named, as
-        an attachment or (``active``) an active file."""
-        files = turn_files([], [path]) if active else turn_files([path], [])
-        read_turn_files(self.root, files, thread=DEFAULT_THREAD)
+        an attachment or (``active``) an active file. The error names the field but no ``index``: the path
+        was given alone, not in a list."""
+        try:
+            files = turn_files([], [path]) if active else turn_files([path], [])
+            read_turn_files(self.root, files, thread=DEFAULT_THREAD)
+        except ProoftextError as exc:
+            exc.details.pop("index", None)
+            raise
 
     def plan(self, turn: TurnRequest) -> TurnPlan:
         """Plan one turn from this project's history, memory and index; nothing is sent or recorded."""
