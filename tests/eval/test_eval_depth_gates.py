@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-import prooftext.cli.eval  # noqa: F401  (registers the `eval` commands on the app)
+import prooftext
+import prooftext.cli.eval  # registers the `eval` commands on the app
 from prooftext.cli import main
 from prooftext.depth import RepositoryTerms
 from prooftext.eval.common import RunOptions
@@ -102,3 +105,56 @@ def test_small_talk_gates_over_no_utterance_are_not_measured() -> None:
     assert row["utterances"] == 0 and row["memory_share_max"] is None and row["retrieval_share_max"] is None
     targets = gate_targets({"small_talk_gates": row})
     assert targets["small_talk_memory_share_max"]["met"] is None
+
+
+def test_a_depth_run_counts_each_repository_it_indexes_as_progress_before_its_two_scoring_steps(
+    tmp_path: Path, locomo_file: Path, swe_fixture: SweFixture
+) -> None:
+    clinc = tmp_path / "clinc.json"
+    clinc.write_text(json.dumps({"test": [["hi", "greeting"], ["play a song", "play_music"]]}))
+    calls: list[tuple[int, int]] = []
+    run = prooftext.DepthRun(clinc, locomo_file, swebench=swe_fixture.tasks, repo_map=swe_fixture.repo_map)
+    options = RunOptions(out_dir=tmp_path / "out", work_dir=tmp_path / "work")
+    prooftext.evaluate(run, options, lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    calls.clear()
+    prooftext.evaluate(
+        prooftext.DepthRun(clinc), RunOptions(), lambda done, total: calls.append((done, total))
+    )
+    assert calls == [(1, 2), (2, 2)]
+
+
+@pytest.mark.parametrize(("as_json", "shown"), [(False, True), (True, False)])
+def test_eval_depth_shows_progress_on_a_terminal_but_not_under_json(
+    tmp_path: Path,
+    locomo_file: Path,
+    swe_fixture: SweFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    as_json: bool,
+    shown: bool,
+) -> None:
+    bars: list[tuple[bool, str, list[tuple[int, int]]]] = []
+
+    @contextmanager
+    def fake_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], None]]:
+        calls: list[tuple[int, int]] = []
+        bars.append((enabled, label, calls))
+        yield lambda done, total: calls.append((done, total))
+
+    monkeypatch.setattr(prooftext.cli.eval, "progress_bar", fake_bar)
+    clinc = tmp_path / "clinc.json"
+    clinc.write_text(json.dumps({"test": [["hi", "greeting"], ["play a song", "play_music"]]}))
+    argv = [
+        "eval",
+        "depth",
+        "--clinc",
+        str(clinc),
+        "--locomo",
+        str(locomo_file),
+        "--work",
+        str(tmp_path / "w"),
+    ]
+    swe = ["--swebench", str(swe_fixture.tasks), "--repo-map", str(swe_fixture.repo_map)]
+    assert main([*argv, *swe, *(["--json"] if as_json else [])]) == 0
+    [(enabled, label, calls)] = bars
+    assert enabled is shown and label == "steps" and calls == [(1, 3), (2, 3), (3, 3)]

@@ -365,5 +365,6 @@ def depth_command(
     often memory search and retrieval run (LoCoMo questions as turns; SWE-bench titles with --swebench)."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold)
     run = prooftext.DepthRun(clinc, locomo, bar, swebench, repo_map)
-    report = prooftext.evaluate(run, prooftext.RunOptions(out_dir=out, work_dir=work))
+    with progress_bar(not as_json, "steps") as progress:  # each repository indexed is a step
+        report = prooftext.evaluate(run, prooftext.RunOptions(out_dir=out, work_dir=work), progress)
     _show(report, as_json)

@@ -114,8 +114,8 @@ class GatePlan:
     repo_map: Path
     work_dir: Path
 
-    def index(self) -> GateRepositories:
-        return gate_repositories(self.tasks, self.repo_map, self.work_dir)
+    def index(self, progress: Progress | None = None) -> GateRepositories:
+        return gate_repositories(self.tasks, self.repo_map, self.work_dir, progress)
 
 
 def plan_gates(tasks_path: Path, repo_map_path: Path, work_dir: Path) -> GatePlan:
@@ -365,6 +365,10 @@ def gate_targets(summary: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+SCORING_STEPS = 2
+"""The steps of a depth run after any indexing, as its progress counts them: CLINC150, then the gates."""
+
+
 def run_depth(
     clinc_path: Path,
     locomo_path: Path | None,
@@ -384,8 +388,10 @@ def run_depth(
     splits = load_clinc(clinc_path)
     conversations = None if locomo_path is None else load_locomo(locomo_path)[0]
     questions = None if conversations is None else [q.text for c in conversations for q in c.questions]
+    indexed = 0  # progress counts each repository indexed here, then the two scoring steps
     if isinstance(swebench, GatePlan):  # indexed only now that every file is checked
-        swebench = swebench.index()
+        swebench = swebench.index(_then_scoring(progress))
+        indexed = len(swebench.terms)
     record = manifest("depth", datasets, declaration, DEFAULT_TOKENIZER, {"classifier": _classifier_params()})
     with RunOutput(options.out_dir) as output:
         output.start(record)
@@ -395,7 +401,7 @@ def run_depth(
         summary["clinc_oos"] = {k: oos[k] for k in ("utterances", "false_surface_count", "false_surface")}
         summary["surface_targets"] = surface_targets(summary["clinc"], summary["clinc_oos"])
         if progress is not None:
-            progress(1, 2)
+            progress(indexed + 1, indexed + SCORING_STEPS)
         if questions is not None and conversations is not None:
             summary["locomo"] = locomo_surface(questions)
             summary["locomo_gates"] = locomo_gates(conversations)
@@ -408,7 +414,7 @@ def run_depth(
         )
         summary["gate_targets"] = gate_targets(summary)
         if progress is not None:
-            progress(2, 2)
+            progress(indexed + SCORING_STEPS, indexed + SCORING_STEPS)
         flat = {"depth": _flat(summary)}
         summary.update(
             {
@@ -421,6 +427,13 @@ def run_depth(
         )
         output.finish(summary, depth_report(record, summary) if options.out_dir else None)
     return summary
+
+
+def _then_scoring(progress: Progress | None) -> Progress | None:
+    """``progress`` for the repositories a run indexes, its total counting the scoring steps still to come."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(done, total + SCORING_STEPS)
 
 
 def _rows(output: RunOutput, split: str) -> Callable[[dict[str, Any]], None]:
