@@ -64,13 +64,15 @@ class Task:
 def _log(root: Path, scan: int) -> Iterator[tuple[str, str, str, list[str]]]:
     """(commit, subject, body, changed paths) of the newest ``scan`` commits that are not merges."""
     fmt = f"--format={RECORD}%H{FIELD}%s{FIELD}%b{FIELD}"
-    out = subprocess.run(
+    done = subprocess.run(
         ["git", "-C", str(root), "log", "--no-merges", f"-n{scan}", fmt, "--name-only"],
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
-    for record in out.split(RECORD)[1:]:
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{root} has no git history to read: {done.stderr.strip()}")
+    for record in done.stdout.split(RECORD)[1:]:
         commit, subject, body, names = record.split(FIELD)
         yield commit, subject.strip(), body, [n for n in names.splitlines() if n.strip()]
 

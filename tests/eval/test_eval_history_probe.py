@@ -95,3 +95,9 @@ def test_the_report_gives_each_variant_and_the_baseline(
     assert "2 tasks" in out
     assert "bm25 over source files: Acc@1 100.0  Acc@5 100.0" in out
     assert "default: Acc@1 100.0  Acc@5 100.0" in out
+
+
+def test_a_folder_without_git_history_stops_with_a_message_instead_of_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="has no git history to read"):
+        list(bench_module("history_probe").probe(tmp_path, {"default": {}}, commits=10, scan=100))
