@@ -33,11 +33,18 @@ COLD_CALLS = 3
 
 
 def read_queries(path: Path, limit: int) -> list[str]:
+    """The first ``limit`` queries of a JSON-lines file; stops with a message when a row has none, or the
+    file has none."""
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             row = json.loads(line)
-            out.append(row.get("problem_statement") or row["query"])
+            query = row.get("problem_statement") or row.get("query")
+            if not query:
+                raise SystemExit(f"{path}: line {number} has neither problem_statement nor query")
+            out.append(query)
+    if not out:
+        raise SystemExit(f"no queries in {path}")
     return out[:limit]
 
 
