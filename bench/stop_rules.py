@@ -337,6 +337,18 @@ def _print(rows: Sequence[Row], label: str, score: Callable[[Sequence[Row]], Out
         print("    " + score(part).line(f"{repo} ({len(part)})"))
 
 
+def read_rows(path: Path, variant: str) -> list[Row]:
+    """The rows of ``variant`` that hold a probe ladder; stops with a message when there are none."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("variant") == variant and "probe" in r]
+    if not rows:
+        raise SystemExit(
+            f"{path}: no row of variant {variant!r} holds a probe ladder"
+            " (record them with bench/tune.py --probe-step 1000)"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=Path)
@@ -344,8 +356,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=2)
     parser.add_argument("--tasks", type=Path)
     args = parser.parse_args()
-    rows = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").splitlines()]
-    rows = [r for r in rows if r.get("variant") == args.variant and "probe" in r]
+    rows = read_rows(args.rows, args.variant)
     _prepare(rows)
     print(f"{len(rows)} tasks, every {args.every} probe rungs")
     rules: dict[str, Rule] = {"v3": v3_rule()}
