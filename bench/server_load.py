@@ -119,6 +119,7 @@ def start_server(
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     assert proc.stderr is not None
     deadline = time.monotonic() + STARTUP_S
+    said: list[str] = []
     while time.monotonic() < deadline:
         line = proc.stderr.readline()
         if not line:
@@ -126,8 +127,9 @@ def start_server(
         match = READY.search(line)
         if match:
             return proc, match.group(1)
+        said.append(line)
     proc.kill()
-    raise SystemExit(f"the server did not start: {proc.stderr.read()[-2000:]}")
+    raise SystemExit(f"the server did not start: {''.join(said)[-2000:]}")
 
 
 class Connection:
