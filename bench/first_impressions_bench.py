@@ -104,6 +104,10 @@ def _tree_facts(tree: Path) -> dict[str, int]:
 
 
 def measure(tree_source: Path | None, repeat: int, query: str) -> dict[str, object]:
+    if tree_source is not None and not tree_source.is_dir():
+        raise SystemExit(f"--tree is not a folder: {tree_source}")
+    if repeat < 1:
+        raise SystemExit(f"--repeat must be at least 1, not {repeat}")
     with tempfile.TemporaryDirectory(prefix="prooftext-first-") as tmp:
         work = Path(tmp)
         empty = _venv(work / "empty", install=False)
@@ -154,7 +158,7 @@ def report(result: dict[str, object]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
-        "--tree", type=Path, default=None, help="tree to pack (default: this repository's src)"
+        "--tree", type=Path, default=None, help="tree to pack (default: this repository's src and docs)"
     )
     parser.add_argument(
         "--repeat", type=int, default=7, help="timed runs per command (the median is printed)"
