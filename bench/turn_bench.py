@@ -85,9 +85,17 @@ def _summary(samples: Sequence[float]) -> dict[str, float]:
     return {"median_ms": round(statistics.median(ordered), 3), "p95_ms": round(p95, 3)}
 
 
+def at_least_one(text: str) -> int:
+    """An argparse count that must be at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--repeat", type=at_least_one, default=50)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     counter = get_counter()
