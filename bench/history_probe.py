@@ -30,6 +30,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from cli_args import at_least_one, existing_directory
+
 import prooftext
 from prooftext import RankingPolicy
 from prooftext.eval.corpus import CorpusCache
@@ -171,17 +173,9 @@ def report(root: Path, rows: list[dict[str, Any]]) -> None:
         print(f"  {name}: {_figures([r for r in rows if r['variant'] == name], 'ranking')}")
 
 
-def at_least_one(text: str) -> int:
-    """An argparse count that must be at least 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("root", type=Path)
+    parser.add_argument("root", type=existing_directory)
     parser.add_argument("--commits", type=at_least_one, default=120, help="tasks to make at most")
     parser.add_argument("--scan", type=int, default=4000, help="newest commits to read")
     parser.add_argument("--variants", type=Path)

@@ -47,6 +47,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cli_args import at_least_one, existing_directory
+
 import prooftext
 from prooftext.corpus.config import load_config
 from prooftext.corpus.stores import INDEX_FILE, STORE_DIR
@@ -342,17 +344,11 @@ def _print_table(rows: list[dict[str, object]]) -> None:
         print(f"{row['row']:<62} {value:>10} {floor:>9} {ratio:>7}  {row['target']:<18} {row['holds']}")
 
 
-def at_least_one(text: str) -> int:
-    """An argparse count that must be at least 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("root", type=Path, nargs="?", help="A repository to index (its store is emptied).")
+    parser.add_argument(
+        "root", type=existing_directory, nargs="?", help="A repository to index (its store is emptied)."
+    )
     parser.add_argument(
         "--repeat", type=at_least_one, default=5, help="Samples per floor and per refresh (median)."
     )

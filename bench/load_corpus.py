@@ -1,4 +1,4 @@
-"""Load L1-L3 (RELIABILITY.md 3.3): many tiny files, huge and sparse files, realistic files with queries.
+"""Load L1-L3 (the load cases of tests/reliability/catalogue.py): many tiny files, huge and sparse files, realistic files with queries.
 
 L1  N tiny files (default 100,000; ``--files 1000000`` is the nightly size): files/s, peak RSS, index size,
     and every file indexed or excluded with a reason (``unaccounted`` must be 0).

@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the strict JSON loader and canonical encoder with atheris (optional, not CI).
 
-The property checked is the one atheris found broken in M3 (RELIABILITY.md): whatever the strict loader
+The property checked is the one an earlier atheris run found broken: whatever the strict loader
 accepts, the canonical encoder writes back, and that output is a fixed point (load → encode → load →
 encode gives the same bytes). Any other exception than ``CanonicalJSONError`` is a finding. The
 deterministic counterpart in CI is ``tests/reliability/test_properties.py`` (hypothesis).

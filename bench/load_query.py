@@ -1,4 +1,4 @@
-"""Load L6-L8 (RELIABILITY.md 3.3): a 100k-token query, a 10k-edge contradiction graph, a 1,000-selection soak.
+"""Load L6-L8 (the load cases of tests/reliability/catalogue.py): a 100k-token query, a 10k-edge contradiction graph, a 1,000-selection soak.
 
 L6  a query of about 100,000 tokens is rejected (``value_out_of_range``) in bounded time; a query at the
     length limit (65,536 characters) is packed, and both times are reported.

@@ -1,4 +1,4 @@
-"""Load L4-L5 (RELIABILITY.md 3.3): concurrent JSON-RPC clients, and queries during a reindex.
+"""Load L4-L5 (the load cases of tests/reliability/catalogue.py): concurrent JSON-RPC clients, and queries during a reindex.
 
 L4  32 concurrent clients x 50 requests against ``prooftext serve --http`` on loopback (bounded by 60 s):
     every response matched to its request id, the count of -32603 (target 0), p50/p95/p99 latency.

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from cli_args import at_least_one, existing_directory
+
 import prooftext
 from prooftext import Ladder
 from prooftext.corpus.config import load_config
@@ -88,17 +90,9 @@ def _bm25_baseline(root: Path, queries: list[str]) -> list[float]:
     return times
 
 
-def at_least_one(text: str) -> int:
-    """An argparse count that must be at least 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("root", type=Path)
+    parser.add_argument("root", type=existing_directory)
     parser.add_argument("queries", type=Path)
     parser.add_argument("--limit", type=at_least_one, default=50)
     parser.add_argument("--max-tokens", type=int, default=8000)

@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cli_args import at_least_one
+
 from prooftext.conversation.items import ContextItem, ItemKind, make_item
 from prooftext.conversation.rank import clear_term_cache
 from prooftext.conversation.turn import RetrievalResult, TurnRequest, TurnSources, plan_turn
@@ -83,14 +85,6 @@ def _summary(samples: Sequence[float]) -> dict[str, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
     return {"median_ms": round(statistics.median(ordered), 3), "p95_ms": round(p95, 3)}
-
-
-def at_least_one(text: str) -> int:
-    """An argparse count that must be at least 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def main() -> int:

@@ -39,6 +39,10 @@ def bench_module(name: str) -> ModuleType:
     path = REPO / "bench" / f"{name}.py"
     if not path.is_file():
         pytest.skip(f"bench/{name}.py is not in this checkout")
+    if (
+        str(path.parent) not in sys.path
+    ):  # a script imports its shared argument types as a run from bench/ does
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

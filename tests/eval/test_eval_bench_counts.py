@@ -1,4 +1,5 @@
-"""Benchmark scripts refuse a count below 1 (runs, tasks, queries) with a usage error, not a traceback later."""
+"""Benchmark scripts refuse a count below 1 (runs, tasks, queries) and a root that is not a directory with a
+usage error, not a traceback later."""
 
 from __future__ import annotations
 
@@ -31,3 +32,22 @@ def test_a_count_below_one_is_a_usage_error(
         bench_module(script).main()
     assert stopped.value.code == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [("index_bench", ["MISSING"]), ("history_probe", ["MISSING"]), ("pack_bench", ["MISSING", "QUERIES"])],
+)
+def test_a_root_that_is_not_a_directory_is_a_usage_error(
+    script: str,
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = [str(tmp_path / "missing") if a == "MISSING" else str(tmp_path) for a in argv]
+    monkeypatch.setattr(sys, "argv", [f"{script}.py", *args])
+    with pytest.raises(SystemExit) as stopped:
+        bench_module(script).main()
+    assert stopped.value.code == 2
+    assert "is not an existing directory" in capsys.readouterr().err
