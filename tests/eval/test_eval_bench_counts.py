@@ -10,44 +10,32 @@ import pytest
 
 from helpers import bench_module
 
+BELOW_ONE = "at least 1"
+NO_ROOT = "is not an existing directory"
 CASES = [
-    ("turn_bench", ["--repeat", "0"]),
-    ("index_bench", ["ROOT", "--repeat", "0"]),
-    ("history_probe", ["ROOT", "--commits", "0"]),
-    ("pack_bench", ["ROOT", "QUERIES", "--limit", "0"]),
+    ("turn_bench", ["--repeat", "0"], BELOW_ONE),
+    ("index_bench", ["ROOT", "--repeat", "0"], BELOW_ONE),
+    ("history_probe", ["ROOT", "--commits", "0"], BELOW_ONE),
+    ("pack_bench", ["ROOT", "QUERIES", "--limit", "0"], BELOW_ONE),
+    ("index_bench", ["MISSING"], NO_ROOT),
+    ("history_probe", ["MISSING"], NO_ROOT),
+    ("pack_bench", ["MISSING", "QUERIES"], NO_ROOT),
 ]
 
 
-@pytest.mark.parametrize(("script", "argv"), CASES)
-def test_a_count_below_one_is_a_usage_error(
+@pytest.mark.parametrize(("script", "argv", "said"), CASES)
+def test_a_bad_count_or_root_is_a_usage_error(
     script: str,
     argv: list[str],
+    said: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = [str(tmp_path) if a in ("ROOT", "QUERIES") else a for a in argv]
+    named = {"ROOT": tmp_path, "QUERIES": tmp_path, "MISSING": tmp_path / "missing"}
+    args = [str(named[a]) if a in named else a for a in argv]
     monkeypatch.setattr(sys, "argv", [f"{script}.py", *args])
     with pytest.raises(SystemExit) as stopped:
         bench_module(script).main()
     assert stopped.value.code == 2
-    assert "at least 1" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    ("script", "argv"),
-    [("index_bench", ["MISSING"]), ("history_probe", ["MISSING"]), ("pack_bench", ["MISSING", "QUERIES"])],
-)
-def test_a_root_that_is_not_a_directory_is_a_usage_error(
-    script: str,
-    argv: list[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    args = [str(tmp_path / "missing") if a == "MISSING" else str(tmp_path) for a in argv]
-    monkeypatch.setattr(sys, "argv", [f"{script}.py", *args])
-    with pytest.raises(SystemExit) as stopped:
-        bench_module(script).main()
-    assert stopped.value.code == 2
-    assert "is not an existing directory" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
