@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,9 +15,6 @@ _QUERY = prooftext.Query("")
 """The defaults of a query's fields, which the options show."""
 _LADDER = prooftext.Ladder()
 _FORMAT = "markdown"
-
-KEY_ENV = "PROOFTEXT_KEY"
-"""The environment variable naming the signing key file (see ``prooftext key init``)."""
 
 EXIT_INSUFFICIENT = 2
 """``adaptive-pack --require-sufficient`` exits with this when the estimator does not pass (SACP §8)."""
@@ -109,7 +105,7 @@ def _key_init_root(key: Path | None, root: Path | None) -> Path | None:
     from the home directory, the working directory holds it."""
     if root is not None:
         return root
-    if key is None and not os.environ.get(KEY_ENV):
+    if prooftext.SigningKey.per_user_default(key):
         return None
     return Path(".")
 

@@ -79,14 +79,18 @@ class RunOptions:
             )
 
 
+def probe_writable(path: Path) -> None:
+    """Create ``path`` and write a file in it (removed at once); the :class:`OSError` when it cannot be."""
+    path.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path, prefix=".tmp-")
+    os.close(fd)
+    os.unlink(temp)
+
+
 def writable_dir(path: Path, field: str, what: str) -> None:
-    """Create ``path`` and write a file in it (removed at once); an :class:`ArtifactError` naming ``what``,
-    the path and ``field`` when it cannot be."""
+    """:func:`probe_writable`, or an :class:`ArtifactError` naming ``what``, the path and ``field``."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path, prefix=".tmp-")
-        os.close(fd)
-        os.unlink(temp)
+        probe_writable(path)
     except OSError as exc:
         raise ArtifactError(
             f"cannot use {path} as the {what}: {exc.strerror}", path=str(path), field=field

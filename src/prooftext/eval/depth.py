@@ -76,52 +76,52 @@ def _gate_git_dirs(tasks: Sequence[SweTask], repo_map: Mapping[str, Path], repo_
 def gate_repositories(
     tasks_path: Path, repo_map_path: Path, work_dir: Path, progress: Progress | None = None
 ) -> GateRepositories:
-    """Index each SWE-bench repository once and learn its names, for the retrieval gate.
-
-    Building an index per task (181 commits, sympy among them) is slow, so each repository is indexed at one
-    commit: the base commit of its first task in the file. Every title of that repository is then asked
-    with that index open; the note says so. Trees are materialized from the commit alone (never later
-    history) under ``work_dir``. Every repo-map entry the tasks use is checked before the first is indexed.
-    """
-    tasks = load_tasks(tasks_path)
-    repo_map = load_repo_map(repo_map_path)
-    _gate_git_dirs(tasks, repo_map, repo_map_path)
-    titles: dict[str, list[str]] = {}
-    first: dict[str, str] = {}
-    for task in tasks:
-        titles.setdefault(task.repo, []).append(issue_title(task.problem_statement))
-        first.setdefault(task.repo, task.base_commit)
-    terms: dict[str, RepositoryTerms] = {}
-    for number, (repo, commit) in enumerate(sorted(first.items()), start=1):
-        tree = WorkTree(repo_map[repo], work_dir / repo.replace("/", "+"), repo)
-        tree.checkout(commit)
-        with open_index(tree.root) as index:
-            terms[repo] = repository_terms_of(index)
-        if progress is not None:
-            progress(number, len(first))
-    note = "indexes built once per repository, at the base commit of its first task: " + ", ".join(
-        f"{repo}@{commit[:12]}" for repo, commit in sorted(first.items())
-    )
-    return GateRepositories(tasks_path, titles, terms, note)
+    """Index each SWE-bench repository once and learn its names, for the retrieval gate
+    (:func:`plan_gates`, then :meth:`GatePlan.index`)."""
+    return plan_gates(tasks_path, repo_map_path, work_dir).index(progress)
 
 
 @dataclass(frozen=True)
 class GatePlan:
-    """The retrieval gate's inputs, checked (:func:`plan_gates`) but not yet indexed: a depth run indexes
-    them only once its other data files are checked too, so a bad file never waits behind the indexing."""
+    """The retrieval gate's inputs, read and checked (:func:`plan_gates`) but not yet indexed: a depth run
+    indexes them only once its other data files are checked too, so a bad file never waits behind the
+    indexing."""
 
     tasks: Path
-    repo_map: Path
+    loaded: Sequence[SweTask]
+    repo_map: Mapping[str, Path]
     work_dir: Path
 
     def index(self, progress: Progress | None = None) -> GateRepositories:
-        return gate_repositories(self.tasks, self.repo_map, self.work_dir, progress)
+        """Building an index per task (181 commits, sympy among them) is slow, so each repository is indexed
+        at one commit: the base commit of its first task in the file. Every title of that repository is then
+        asked with that index open; the note says so. Trees are materialized from the commit alone (never
+        later history) under ``work_dir``."""
+        titles: dict[str, list[str]] = {}
+        first: dict[str, str] = {}
+        for task in self.loaded:
+            titles.setdefault(task.repo, []).append(issue_title(task.problem_statement))
+            first.setdefault(task.repo, task.base_commit)
+        terms: dict[str, RepositoryTerms] = {}
+        for number, (repo, commit) in enumerate(sorted(first.items()), start=1):
+            tree = WorkTree(self.repo_map[repo], self.work_dir / repo.replace("/", "+"), repo)
+            tree.checkout(commit)
+            with open_index(tree.root) as index:
+                terms[repo] = repository_terms_of(index)
+            if progress is not None:
+                progress(number, len(first))
+        note = "indexes built once per repository, at the base commit of its first task: " + ", ".join(
+            f"{repo}@{commit[:12]}" for repo, commit in sorted(first.items())
+        )
+        return GateRepositories(self.tasks, titles, terms, note)
 
 
 def plan_gates(tasks_path: Path, repo_map_path: Path, work_dir: Path) -> GatePlan:
-    """Check the SWE-bench tasks, the repo map and each entry the tasks use, without indexing anything."""
-    _gate_git_dirs(load_tasks(tasks_path), load_repo_map(repo_map_path), repo_map_path)
-    return GatePlan(tasks_path, repo_map_path, work_dir)
+    """Read and check the SWE-bench tasks, the repo map and each entry the tasks use, indexing nothing."""
+    tasks = load_tasks(tasks_path)
+    repo_map = load_repo_map(repo_map_path)
+    _gate_git_dirs(tasks, repo_map, repo_map_path)
+    return GatePlan(tasks_path, tasks, repo_map, work_dir)
 
 
 def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:

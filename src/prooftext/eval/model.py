@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError
-from prooftext.eval.common import MS_PER_S, error_record
+from prooftext.eval.common import MS_PER_S, error_record, probe_writable
 from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
 from prooftext.tokens import get_counter
 
@@ -212,10 +212,7 @@ class AnswerCache:
         if self.root is None:
             return
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".json")
-            os.close(fd)
-            os.unlink(temp)
+            probe_writable(self.root)
         except OSError as exc:
             raise ArtifactError(f"cannot write to {self.root}: {exc.strerror}", path=str(self.root)) from None
 

@@ -151,6 +151,11 @@ class SigningKey:
     def default_path() -> Path:
         return default_key_path()
 
+    @staticmethod
+    def per_user_default(path: Path | str | None) -> bool:
+        """Whether ``path`` leaves the key at its per-user default path: none given, and no ``$PROOFTEXT_KEY``."""
+        return KeyFile.of(path).source == DEFAULT_SOURCE
+
     @classmethod
     def generate(cls, path: Path | str | None = None, root: Path | str | None = None) -> SigningKey:
         """A new random key written to ``path`` (by default :func:`default_key_path`) with mode 0600; an
