@@ -143,3 +143,17 @@ def test_arguments_that_fail_a_tools_input_schema_are_answered_naming_the_argume
     )
     assert beyond.status_code == 200 and beyond.json()["id"] == 3
     assert beyond.json()["error"]["data"] == {"code": "json_integer_range", "field": "limit"}
+
+
+def test_a_protocol_version_header_the_server_does_not_speak_is_refused_naming_the_versions_it_does(
+    mcp_url: str,
+) -> None:
+    with httpx.Client(timeout=30) as client:
+        session = _open(client, mcp_url)
+        reply = client.post(
+            mcp_url, json=_search({"query": "x"}), headers={**session, "mcp-protocol-version": "1999-01-01"}
+        )
+    status, data = _refusal(reply)
+    assert (status, data["code"], data["field"]) == (400, "invalid_request", "mcp-protocol-version")
+    message = reply.json()["error"]["message"]
+    assert "unsupported MCP-Protocol-Version '1999-01-01'" in message and "2025-06-18" in message

@@ -59,7 +59,7 @@ from mcp_types import (
     ToolAnnotations,
     jsonrpc_message_adapter,
 )
-from mcp_types.version import LATEST_HANDSHAKE_VERSION
+from mcp_types.version import LATEST_HANDSHAKE_VERSION, SUPPORTED_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, ValidationError
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -956,6 +956,7 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
 
 
 SESSION_HEADER = "mcp-session-id"
+PROTOCOL_VERSION_HEADER = "mcp-protocol-version"
 
 
 @dataclass(frozen=True)
@@ -984,6 +985,19 @@ class _Said:
     def coded(self) -> bool:
         data = None if self.error is None else self.error.get("data")
         return isinstance(data, dict) and "code" in data
+
+
+def _unspoken_version(headers: Headers) -> ProoftextError | None:
+    """The refusal of an ``MCP-Protocol-Version`` header naming a revision the server does not speak (the SDK
+    answers it as a request missing its per-request envelope, which does not say what is wrong)."""
+    asked = headers.get(PROTOCOL_VERSION_HEADER)
+    if asked is None or asked in SUPPORTED_PROTOCOL_VERSIONS:
+        return None
+    return RequestError(
+        f"unsupported MCP-Protocol-Version {asked[:40]!r}: the server speaks "
+        + ", ".join(SUPPORTED_PROTOCOL_VERSIONS),
+        field=PROTOCOL_VERSION_HEADER,
+    )
 
 
 class CodedRefusals:
@@ -1064,6 +1078,8 @@ class CodedRefusals:
                 "to open a session",
                 field=SESSION_HEADER,
             )
+        if status == HTTPStatus.BAD_REQUEST and (spoken := _unspoken_version(headers)) is not None:
+            return spoken
         build = _REFUSALS.get(status)
         return None if build is None else build(self, scope, said)
 
