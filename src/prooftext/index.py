@@ -288,7 +288,7 @@ class Index:
             known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
             complete = read_meta(self.conn, "candidate") is not None
             exclusions = exclusions_changed(self.conn, work)
-        changed = sum(1 for s in work.to_read if s.path in known)
+        changed = sum(1 for s in work.to_read if s.path in known or s.path in work.changed_excluded)
         status = IndexStatus(
             changed=changed,
             added=len(work.to_read) - changed,
@@ -314,13 +314,15 @@ class Index:
             with cls(base, config) as index:
                 return index.status()
         walked = walk(base, config if config is not None else load_config(base))
+        # The first refresh creates the store directory, and leaves it out (internal) as it does every time.
+        store = 0 if os.path.lexists(db.store_dir(base)) else 1
         return IndexStatus(
             changed=0,
             added=len(walked.stats),
             removed=0,
             unchanged=0,
             indexed_files=0,
-            excluded=len(walked.excluded),
+            excluded=len(walked.excluded) + store,
             complete=False,
             indexed=False,
         )

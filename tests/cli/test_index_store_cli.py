@@ -96,7 +96,7 @@ def test_index_status_of_a_never_indexed_root_creates_nothing_and_says_it_is_not
     assert (
         status == 0
         and text
-        == f"not indexed yet: {len(SAMPLE_FILES)} files to index, 0 left out with a reason (run index)\n"
+        == f"not indexed yet: {len(SAMPLE_FILES)} files to index, 1 left out with a reason (run index)\n"
     )
     assert _tree(repo) == before
 
@@ -110,3 +110,33 @@ def test_index_status_after_indexing_says_the_root_is_indexed(
     report = json.loads(out)
     assert status == 0 and report["indexed"] is True and report["fresh"] is True
     assert report["unchanged"] == report["indexed_files"] == len(SAMPLE_FILES)
+
+
+def test_index_status_of_a_never_indexed_root_leaves_out_what_the_first_refresh_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = write_tree(tmp_path / "repo", {**SAMPLE_FILES, ".git/HEAD": "ref: refs/heads/main\n"})
+    _, out, _ = _run(capsys, "index", "--status", str(repo), "--json")
+    before = json.loads(out)
+    _, out, _ = _run(capsys, "index", str(repo), "--json")
+    first = json.loads(out)
+    assert first["files_skipped"] == {"internal": 2}  # .git and the store the refresh created
+    assert before["excluded"] == sum(first["files_skipped"].values())
+    assert before["added"] == first["files_indexed"]
+
+
+def test_index_status_counts_a_changed_file_the_index_left_out_as_binary_as_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = write_tree(tmp_path / "repo", {**SAMPLE_FILES, "blob.dat": b"\x00\x01binary"})
+    _, out, _ = _run(capsys, "index", str(repo), "--json")
+    assert json.loads(out)["files_skipped"]["binary"] == 1
+    (repo / "blob.dat").write_bytes(b"\x00\x01binary, and longer")
+    _, out, _ = _run(capsys, "index", "--status", str(repo), "--json")
+    report = json.loads(out)
+    assert (report["changed"], report["added"], report["files_changed_since_index"]) == (1, 0, 1)
+    _, out, _ = _run(capsys, "index", str(repo), "--json")
+    again = json.loads(out)
+    assert again["files_skipped"]["binary"] == 1 and again["files_unchanged"] == len(SAMPLE_FILES)
+    _, out, _ = _run(capsys, "index", "--status", str(repo), "--json")
+    assert json.loads(out)["fresh"] is True

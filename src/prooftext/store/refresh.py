@@ -243,6 +243,9 @@ class Plan:
     with_exclusion_row: set[str] = field(default_factory=set)
     """Paths of :attr:`to_read` that an ``excluded`` row may stand for (keyed by the path or its redacted
     form): reading such a file deletes the row. Every other file has none to delete (a first build, none)."""
+    changed_excluded: set[str] = field(default_factory=set)
+    """Paths of :attr:`to_read` that the last read left out (binary, too large, ...) and that changed since:
+    a status counts them as changed, not added, as it does an indexed file."""
 
 
 @lru_cache(maxsize=1)
@@ -294,6 +297,7 @@ def plan(
     to_read: list[FileStat] = []
     unchanged: list[str] = []
     unchanged_excluded: list[str] = []
+    changed_excluded: set[str] = set()
     live: set[str] = set()
     for stat in result.stats:
         old = known.get(stat.path)
@@ -309,13 +313,22 @@ def plan(
             if prior == signature:
                 unchanged_excluded.append(stat.path)
                 continue
+            changed_excluded.add(stat.path)
         to_read.append(stat)
     seen = {s.path for s in result.stats}
     removed = sorted(p for p in stored if p not in seen)
     stale = sorted(keys.keys - live)
     with_row = {s.path for s in to_read if any_row.find(s.path) is not None} if any_row.keys else set()
     return Plan(
-        to_read, unchanged, removed, result.excluded, unchanged_excluded, result.directories, stale, with_row
+        to_read,
+        unchanged,
+        removed,
+        result.excluded,
+        unchanged_excluded,
+        result.directories,
+        stale,
+        with_row,
+        changed_excluded,
     )
 
 
