@@ -3,6 +3,7 @@ left out as ``changed`` and read at the next refresh."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 import prooftext
 from helpers import write_tree
+from prooftext.cli import main
+from prooftext.cli.common import EXIT_PARTIAL
 from prooftext.corpus import safeio
 
 SAVED = b"def saved():\n    return 2\n"
@@ -61,3 +64,14 @@ def test_a_file_that_never_holds_still_is_left_out_as_changed_and_read_at_the_ne
         assert index.refresh().files_indexed == 1
         assert _stored_text(root, "a.py") == (root / "a.py").read_text()
         assert index.exclusions("changed") == []
+
+
+def test_index_exits_partial_when_a_file_is_left_out_as_changed_and_zero_once_the_next_run_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write_tree(tmp_path / "repo", {"a.py": "def first():\n    return 1\n", "b.md": "# B\n"})
+    _writer_during_reads(monkeypatch, root / "a.py", times=2)
+    assert main(["index", str(root), "--json"]) == EXIT_PARTIAL
+    assert json.loads(capsys.readouterr().out)["files_skipped"]["changed"] == 1
+    assert main(["index", str(root), "--json"]) == 0
+    assert "changed" not in json.loads(capsys.readouterr().out)["files_skipped"]

@@ -46,6 +46,7 @@ from prooftext._version import __version__
 from prooftext.corpus.config import CorpusConfig
 from prooftext.corpus.identity import candidate_identity, git_head
 from prooftext.corpus.model import (
+    REASON_CHANGED,
     REASON_UNREADABLE,
     CandidateIdentity,
     Exclusion,
@@ -141,8 +142,9 @@ class RefreshReport:
 
     @property
     def partial(self) -> bool:
-        """Some files could not be read (``files_skipped["unreadable"]``): the index is usable, not whole."""
-        return self.files_skipped.get(REASON_UNREADABLE, 0) > 0
+        """Some files could not be read (``files_skipped["unreadable"]``) or changed again when read once more
+        (``files_skipped["changed"]``, read at the next refresh): the index is usable, not whole."""
+        return any(self.files_skipped.get(reason, 0) > 0 for reason in (REASON_UNREADABLE, REASON_CHANGED))
 
     def to_dict(self) -> dict[str, object]:
         return {
