@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from prooftext.corpus import safeio
 from prooftext.corpus.model import REASON_PATH
 from prooftext.corpus.safeio import (
     Refusal,
@@ -12,9 +13,11 @@ from prooftext.corpus.safeio import (
     name_problem,
     open_root,
     read_below,
+    read_bounded,
     source_error,
     split_portable,
 )
+from prooftext.errors import ArtifactError, LimitError
 
 
 @pytest.mark.parametrize("name", ["a.py", "Ünïcode.md", "with space.txt", "日本語.txt", ".hidden"])
@@ -72,3 +75,48 @@ def test_a_read_refused_at_a_symbolic_link_says_so_with_its_remedy(tmp_path: Pat
         error.message
         == "link: a symbolic link (symbolic links are never followed; index the target where it lives)"
     )
+
+
+def _append_after_first_stat(monkeypatch: pytest.MonkeyPatch, target: Path, extra: bytes) -> None:
+    """Another writer appends ``extra`` to ``target`` just after the reader's first look at its size."""
+    real_fstat = safeio.os.fstat
+    done: list[bool] = []
+
+    def fstat_then_append(fd: int) -> os.stat_result:
+        found = real_fstat(fd)
+        if not done:
+            done.append(True)
+            with target.open("ab") as handle:
+                handle.write(extra)
+        return found
+
+    monkeypatch.setattr(safeio.os, "fstat", fstat_then_append)
+
+
+def test_read_bounded_never_returns_more_than_its_cap_when_the_file_grows_past_it_during_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "packet.json"
+    target.write_bytes(b"x" * 100)
+    _append_after_first_stat(monkeypatch, target, b"y" * 50)
+    with pytest.raises(LimitError) as caught:
+        read_bounded(target, 120, "packet file")
+    assert "grew past 120 bytes while it was read" in str(caught.value)
+    assert caught.value.details["path"] == str(target)
+
+
+def test_read_bounded_refuses_a_file_that_changes_under_its_cap_while_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "claims.json"
+    target.write_bytes(b"x" * 100)
+    _append_after_first_stat(monkeypatch, target, b"y" * 10)
+    with pytest.raises(ArtifactError) as caught:
+        read_bounded(target, 1000, "claims file")
+    assert "changed while it was read" in str(caught.value)
+
+
+def test_read_bounded_reads_a_file_exactly_at_its_cap(tmp_path: Path) -> None:
+    target = tmp_path / "export.jsonl"
+    target.write_bytes(b"z" * 64)
+    assert read_bounded(target, 64) == b"z" * 64

@@ -353,15 +353,31 @@ def read_bounded(path: Path, max_bytes: int, what: str = "file") -> bytes:
     except OSError as exc:
         raise ArtifactError(f"cannot read {what} {shown}: {exc.strerror}", path=shown) from None
     try:
-        info = os.fstat(fd)
-        if not stat_module.S_ISREG(info.st_mode):
-            raise ArtifactError(f"{what} {shown} is not a regular file", path=shown)
-        if info.st_size > max_bytes:
-            raise LimitError(f"{what} {shown} is larger than {max_bytes} bytes", path=shown)
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(max_bytes + 1)
+        return _read_whole(fd, max_bytes, f"{what} {shown}", shown)
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {what} {shown}: {exc.strerror}", path=shown) from None
     finally:
         os.close(fd)
+
+
+def _read_whole(fd: int, max_bytes: int, named: str, shown: str) -> bytes:
+    """The bytes of the open file ``fd``, never more than ``max_bytes``: one that is larger, or grows past
+    them while it is read, is a ``LimitError``; one that changes while it is read, an ``ArtifactError``."""
+    before = os.fstat(fd)
+    if not stat_module.S_ISREG(before.st_mode):
+        raise ArtifactError(f"{named} is not a regular file", path=shown)
+    if before.st_size > max_bytes:
+        raise LimitError(f"{named} is larger than {max_bytes} bytes", path=shown)
+    # One byte past the limit tells "exactly at the limit" from "grew past it" without an unbounded read.
+    data = read_upto(fd, max_bytes + 1)
+    if len(data) > max_bytes:
+        raise LimitError(f"{named} grew past {max_bytes} bytes while it was read", path=shown)
+    after = os.fstat(fd)
+    if not same_file(before, after) or len(data) != after.st_size:
+        raise ArtifactError(
+            f"{named} changed while it was read; read it again once it is written", path=shown
+        )
+    return data
 
 
 GITIGNORE = ".gitignore"
