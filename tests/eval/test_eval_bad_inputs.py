@@ -75,6 +75,17 @@ def _refused(error: type[ProoftextError], call: Any, *args: Any) -> ProoftextErr
         (_task(fix_paths="pkg/alpha.py"), "fix_paths"),
         (_task(fix_paths=["pkg/beta.py"]), "fix_paths"),
         (_task(fix_paths=[]), "fix_paths"),
+        (_task(fix_spans={"pkg/beta.py": ["unrelated_helper"]}), "fix_spans"),
+        (_task(fix_spans={"./pkg/alpha.py": ["frobnicate_widget"]}), "fix_spans"),
+        (_task(fix_spans={"pkg//alpha.py": ["frobnicate_widget"]}), "fix_spans"),
+        (_task(fix_spans={"pkg/alpha.py": "frobnicate_widget"}), "fix_spans"),
+        (_task(fix_files=[{"path": "./pkg/alpha.py", "base_line_ranges": [[2, 3]]}]), "fix_files[0].path"),
+        (_task(fix_files=[{"path": "pkg//alpha.py", "base_line_ranges": [[2, 3]]}]), "fix_files[0].path"),
+        (_task(fix_files=[{"path": "pkg/alpha.py/", "base_line_ranges": [[2, 3]]}]), "fix_files[0].path"),
+        (
+            _task(fix_files=[{"path": "pkg/a.py", "base_path": "pkg/./alpha.py", "base_line_ranges": []}]),
+            "fix_files[0].base_path",
+        ),
     ],
 )
 def test_a_malformed_task_field_is_named_with_its_line(
@@ -84,6 +95,35 @@ def test_a_malformed_task_field_is_named_with_its_line(
     path.write_text("\n" + json.dumps(line) + "\n", encoding="utf-8")
     error = _refused(ArtifactError, load_tasks, path)
     assert error.details == {"path": str(path), "line": 2, "field": field, "input": "tasks"}
+
+
+def test_fix_spans_keyed_by_a_path_of_the_patch_is_accepted_on_either_side_of_a_rename(
+    tmp_path: Path,
+) -> None:
+    renamed = {"path": "pkg/new.py", "base_path": "pkg/alpha.py", "base_line_ranges": [[2, 3]]}
+    spans = {"pkg/new.py": ["frobnicate_widget"], "pkg/alpha.py": ["frobnicate_widget"]}
+    line = _task(fix_files=[renamed], fix_paths=["pkg/new.py"], fix_spans=spans)
+    (loaded,) = load_tasks(_jsonl(tmp_path, line))
+    assert dict(loaded.spans) == {
+        "pkg/alpha.py": ("frobnicate_widget",),
+        "pkg/new.py": ("frobnicate_widget",),
+    }
+
+
+def test_a_fix_spans_key_outside_the_patch_is_refused_before_the_run_naming_the_task_and_field(
+    swe_fixture: SweFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = _jsonl(tmp_path, _task(fix_spans={"./pkg/alpha.py": ["frobnicate_widget"]}))
+    out = tmp_path / "out"
+    argv = ["eval", "swebench", "--tasks", str(bad), "--repo-map", str(swe_fixture.repo_map), "--json"]
+    assert main([*argv, "--out", str(out)]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "artifact_invalid" and error["details"]["field"] == "fix_spans"
+    assert (
+        "(task demo-1)" in error["message"]
+        and '"./pkg/alpha.py" names no file of fix_files' in error["message"]
+    )
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(

@@ -173,12 +173,15 @@ def _gold_ranges(raw: object, field: str) -> tuple[LineRange, ...]:
 
 
 def _inside(item: dict[str, Any], key: str, field: str) -> None:
-    """``item[key]``, when it is a path, names a file inside the repository: an absolute path or one with a
-    ``..`` component is a dataset error, not a gold file the index could hold."""
+    """``item[key]``, when it is a path, names a file inside the repository as git and the index spell it:
+    an absolute path, or one with a ``..``, ``.`` or empty component (``./a.py``, ``a//b.py``, ``a/``), is a
+    dataset error, not a gold file the index could hold (it would never match, and score as a miss)."""
     path = item.get(key)
-    if isinstance(path, str) and (path.startswith("/") or ".." in path.split("/")):
+    if isinstance(path, str) and any(part in ("", ".", "..") for part in path.split("/")):
         raise TaskFieldError(
-            f"{field}.{key}", f"must be a path inside the repository (relative, no '..'), not {_shown(path)}"
+            f"{field}.{key}",
+            f"must be a path inside the repository as git writes it (relative, no '..', '.' or empty part),"
+            f" not {_shown(path)}",
         )
 
 
@@ -236,17 +239,26 @@ def parse_task(data: object) -> SweTask:
         problem_statement=problem,
         gold=gold,
         splits=tuple(splits),
-        spans=_spans(data.get("fix_spans")),
+        spans=_spans(data.get("fix_spans"), fix_files),
     )
 
 
-def _spans(raw: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _spans(raw: object, fix_files: list[Any]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``fix_spans``: the names per file of the patch, each key a ``path`` or ``base_path`` of ``fix_files``
+    spelled as there (any other key could never be matched, and would score every answer as a miss)."""
     if raw is None:
         return ()
     if not isinstance(raw, dict) or not all(
         isinstance(names, list) and all(isinstance(n, str) and n for n in names) for names in raw.values()
     ):
         raise TaskFieldError("fix_spans", f"must map each path to a list of names, not {_shown(raw)}")
+    patch = {item.get(key) for item in fix_files for key in ("path", "base_path")}
+    for path in sorted(raw):
+        if path not in patch:
+            raise TaskFieldError(
+                "fix_spans",
+                f"key {_shown(path)} names no file of fix_files (a path or base_path, as spelled there)",
+            )
     return tuple((str(path), tuple(names)) for path, names in sorted(raw.items()))
 
 
