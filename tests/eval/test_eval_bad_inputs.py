@@ -191,6 +191,28 @@ def test_a_repo_map_entry_that_is_not_a_git_directory_is_refused_before_the_run(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", ["swebench", "depth"])
+def test_a_repo_map_without_an_entry_for_a_task_repository_is_one_error_on_both_commands(
+    swe_fixture: SweFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    repo_map = tmp_path / "repos.json"
+    repo_map.write_text(json.dumps({"other/repo": str(swe_fixture.git_dir)}), encoding="utf-8")
+    clinc = tmp_path / "clinc.json"
+    clinc.write_text(json.dumps({"test": [["hi", "greeting"]]}), encoding="utf-8")
+    inputs = {
+        "swebench": ["--tasks", str(swe_fixture.tasks)],
+        "depth": ["--clinc", str(clinc), "--swebench", str(swe_fixture.tasks)],
+    }
+    out = tmp_path / "out"
+    argv = ["eval", command, *inputs[command], "--repo-map", str(repo_map), "--out", str(out), "--json"]
+    assert main(argv) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "config_invalid"
+    assert error["details"] == {"path": str(repo_map), "field": "demo/demo", "input": "repo map"}
+    assert error["message"] == f"repo map {repo_map}: no entry for demo/demo, a repository the tasks name"
+    assert not out.exists()
+
+
 def test_cli_reports_bad_tasks_by_code_not_as_internal_error(
     swe_fixture: SweFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

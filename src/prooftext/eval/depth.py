@@ -25,12 +25,12 @@ from prooftext.eval.common import Progress, RunOptions, elapsed_ms
 from prooftext.eval.dataio import load_json
 from prooftext.eval.declare import Declaration, manifest, verdict
 from prooftext.eval.depth_report import depth_report
-from prooftext.eval.gittree import WorkTree, git_dir_of
+from prooftext.eval.gittree import WorkTree
 from prooftext.eval.locomo_data import Conversation as LocomoConversation
 from prooftext.eval.locomo_data import load_locomo
 from prooftext.eval.metrics import frequencies, percentile
 from prooftext.eval.output import RunOutput
-from prooftext.eval.swebench import SweTask, load_repo_map, load_tasks
+from prooftext.eval.swebench import SweTask, load_repo_map, load_tasks, task_git_dirs
 from prooftext.index import open_index
 from prooftext.tokens import DEFAULT_TOKENIZER
 
@@ -60,17 +60,6 @@ class GateRepositories:
     titles: Mapping[str, Sequence[str]]
     terms: Mapping[str, RepositoryTerms]
     note: str
-
-
-def _gate_git_dirs(tasks: Sequence[SweTask], repo_map: Mapping[str, Path], repo_map_path: Path) -> None:
-    """Every repository the tasks name has a repo-map entry that git reads as a repository; else a coded
-    error naming the entry (``root_missing``, ``root_invalid``, or ``artifact_invalid`` without one)."""
-    for repo in sorted({task.repo for task in tasks}):
-        if repo not in repo_map:
-            raise ArtifactError(
-                f"{repo_map_path}: no git directory for {repo}", path=str(repo_map_path), field=repo
-            )
-        git_dir_of(repo_map[repo], repo)
 
 
 def gate_repositories(
@@ -120,7 +109,7 @@ def plan_gates(tasks_path: Path, repo_map_path: Path, work_dir: Path) -> GatePla
     """Read and check the SWE-bench tasks, the repo map and each entry the tasks use, indexing nothing."""
     tasks = load_tasks(tasks_path)
     repo_map = load_repo_map(repo_map_path)
-    _gate_git_dirs(tasks, repo_map, repo_map_path)
+    task_git_dirs(tasks, repo_map, repo_map_path)
     return GatePlan(tasks_path, tasks, repo_map, work_dir)
 
 

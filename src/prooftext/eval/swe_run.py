@@ -59,7 +59,7 @@ def run_swebench(
     with tempfile.TemporaryDirectory(prefix="prooftext-eval-") as scratch:
         work = options.work_root(scratch)
         config = replace(config, work_dir=work.resolve())
-        shards = plan_shards(tasks, repo_map, options.workers)
+        shards = plan_shards(tasks, repo_map, options.workers, repo_map_path)
         record = manifest(
             "swebench", {"tasks": tasks_path}, declaration, config.tokenizer, config.arm_parameters()
         )

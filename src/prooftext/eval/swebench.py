@@ -24,7 +24,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,6 @@ from prooftext.corpus.read import read_bytes_checked
 from prooftext.errors import (
     ArtifactError,
     ConfigError,
-    RequestError,
     SourceError,
     SourceUnreadableError,
     UnknownNameError,
@@ -446,18 +445,40 @@ def _time_or_zero(git_dir: Path, commit: str) -> int:
         return 0
 
 
-def plan_shards(tasks: Sequence[SweTask], repo_map: dict[str, Path], workers: int) -> list[Shard]:
+def task_git_dirs(
+    tasks: Sequence[SweTask], repo_map: Mapping[str, Path], repo_map_path: Path | None = None
+) -> dict[str, Path]:
+    """The git directory of every repository the tasks name, from the repo map read from ``repo_map_path``
+    (``eval swebench`` and ``eval depth`` alike): a repository without an entry is ``config_invalid``, an
+    entry git does not read as a repository ``root_missing`` or ``root_invalid``, each naming the entry."""
+    git_dirs: dict[str, Path] = {}
+    for repo in sorted({task.repo for task in tasks}):
+        if repo not in repo_map:
+            named = "repo map" if repo_map_path is None else f"repo map {repo_map_path}"
+            where = {} if repo_map_path is None else {"path": str(repo_map_path)}
+            raise ConfigError(
+                f"{named}: no entry for {repo}, a repository the tasks name",
+                **where,
+                field=repo,
+                input=REPO_MAP_INPUT,
+            )
+        git_dirs[repo] = git_dir_of(repo_map[repo], repo)
+    return git_dirs
+
+
+def plan_shards(
+    tasks: Sequence[SweTask], repo_map: Mapping[str, Path], workers: int, repo_map_path: Path | None = None
+) -> list[Shard]:
     """Per repository, tasks sorted by commit time, cut into ``ceil(workers * share)`` contiguous shards;
-    the largest shards first (so a pool finishes together)."""
-    missing = sorted({t.repo for t in tasks} - set(repo_map))
-    if missing:
-        raise RequestError(f"repo map has no entry for {', '.join(missing)}", field="repo_map")
+    the largest shards first (so a pool finishes together). Each repository's entry is checked first
+    (:func:`task_git_dirs`)."""
+    git_dirs = task_git_dirs(tasks, repo_map, repo_map_path)
     by_repo: dict[str, list[SweTask]] = {}
     for task in tasks:
         by_repo.setdefault(task.repo, []).append(task)
     shards: list[Shard] = []
     for repo, group in sorted(by_repo.items()):
-        git_dir = git_dir_of(repo_map[repo], repo)
+        git_dir = git_dirs[repo]
         times = {c: _time_or_zero(git_dir, c) for c in {t.base_commit for t in group}}
         group.sort(key=lambda t: (times[t.base_commit], t.base_commit, t.instance_id))
         count = min(len(group), max(1, math.ceil(workers * len(group) / len(tasks))))
