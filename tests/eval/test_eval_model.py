@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -382,3 +383,41 @@ def test_when_no_answer_arrived_no_arm_wins_and_the_failures_are_named_by_code()
     notes = model_summary.model_notes(summary)
     assert notes[0] == sentence
     assert "4 failed (backend_unavailable 4);" in notes[-1]
+
+
+_TASK_WORD = re.compile(r"\btasks?\b", re.IGNORECASE)
+
+
+def _words_of_report(html: str) -> str:
+    """The report's text as a reader sees it: no embedded image data, no file names of the outputs."""
+    return re.sub(r"<img [^>]*>", "", html).replace("tasks.jsonl", "")
+
+
+def test_a_locomo_model_run_speaks_of_questions_not_tasks_in_its_text_and_keeps_its_json_keys(
+    locomo_file: Path, ollama: FakeChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", "locomo", "--data", str(locomo_file), "--budgets", "64", "--arms", "full,bm25"]
+    argv += ["--tokenizer", "bytes", "--model", MODEL, "--endpoint", ollama.url, "--repeats", "2"]
+    argv += ["--price-input", "1", "--price-output", "2", "--quality-metric", "success"]
+    argv += ["--quality-threshold", "0.5", "--permitted-regression", "0.2", "--reference-arm", "full"]
+    assert main([*argv, "--out", str(tmp_path / "text")]) == 0
+    printed = capsys.readouterr().out
+    assert "question" in printed and _TASK_WORD.findall(printed) == []
+    report = _words_of_report((tmp_path / "text" / "report.html").read_text())
+    assert "questions answered right" in report and _TASK_WORD.findall(report) == []
+    assert main([*argv, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert "failed_tasks" in summary and "cost_usd_per_task" in summary["arms"]["full"]["model"]
+
+
+def test_a_locomo_model_run_in_which_every_question_fails_says_so_in_questions(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", "locomo", "--data", str(locomo_file), "--budgets", "64", "--arms", "bm25"]
+    argv += ["--tokenizer", "bytes", "--model", MODEL, "--endpoint", "http://127.0.0.1:9"]
+    argv += ["--quality-metric", "answer_f1", "--quality-threshold", "0.5", "--permitted-regression", "0.2"]
+    argv += ["--reference-arm", "bm25_top5", "--out", str(tmp_path / "down")]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert "every one of the 4 questions failed" in captured.err
+    assert _TASK_WORD.findall(captured.out) == []

@@ -185,7 +185,7 @@ def _evaluate(
     if report.all_failed:
         summary = report.to_dict()
         raise AllTasksFailedError(
-            f"every one of the {summary.get('failed_tasks')} tasks failed; see the rows' errors",
+            f"every one of the {summary.get('failed_tasks')} {unit} failed; see the rows' errors",
             tasks=summary.get("failed_tasks"),
             **({"summary": summary} if as_json else {}),
         )

@@ -283,7 +283,7 @@ def terminal_notes(summary: Mapping[str, Any]) -> list[str]:
     return [
         find.summary_sentence(arms),
         *find.short_of_budget(arms),
-        *(model_notes(summary) if with_model else [find.verdict_sentence(summary)]),
+        *(model_notes(summary, "locomo") if with_model else [find.verdict_sentence(summary)]),
         find.normalization_sentence(summary.get("evidence_normalization", {})),
         f"wall time {summary['wall_s']} s",
     ]
@@ -377,7 +377,9 @@ def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
         report, "Published anchor", list(ANCHORS_LOCOMO), find.anchor_sentence(arms, ANCHORS_LOCOMO)
     )
     report.heading("Verdict against the declaration")
-    report.finding(model_verdict_sentence(summary) if has_model(arms) else find.verdict_sentence(summary))
+    report.finding(
+        model_verdict_sentence(summary, "question") if has_model(arms) else find.verdict_sentence(summary)
+    )
     verdict_section(report, summary.get("verdict", {}), record["declaration"]["metric"], heading=False)
     if has_model(arms):
         _model_part(report, summary)

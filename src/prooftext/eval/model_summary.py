@@ -43,6 +43,12 @@ Arms = Mapping[str, Mapping[str, Any]]
 Result = Mapping[str, Any]
 
 
+def unit_of(benchmark: str) -> str:
+    """What one row of ``benchmark`` is called in the text: a LoCoMo ``question``, a SWE-bench ``task`` (the
+    JSON keys keep ``task``: ``failed_tasks``, ``cost_usd_per_task``)."""
+    return "question" if benchmark == "locomo" else "task"
+
+
 def _repeat(result: Result, number: int) -> Mapping[str, Any] | None:
     for answer in (result.get("model") or {}).get("repeats", []):
         if answer.get("repeat") == number:
@@ -178,10 +184,10 @@ def run_totals(rows: Sequence[Mapping[str, Any]], with_model: bool) -> dict[str,
 # --- sentences --------------------------------------------------------------------------------------------
 
 
-def _cost_text(summary: Mapping[str, Any]) -> str:
+def _cost_text(summary: Mapping[str, Any], unit: str) -> str:
     model = summary.get("model") or {}
     cost = model.get("cost_usd_per_task")
-    return f"{dollars(float(cost))} per task" if isinstance(cost, int | float) else "no declared price"
+    return f"{dollars(float(cost))} per {unit}" if isinstance(cost, int | float) else "no declared price"
 
 
 def dollars(value: float) -> str:
@@ -204,7 +210,7 @@ def _codes(failed: str) -> str:
     return f" ({failed})" if failed else ""
 
 
-def success_sentence(arms: Arms, metric: str = "success") -> str:
+def success_sentence(arms: Arms, metric: str = "success", unit: str = "task") -> str:
     """Which arm's answers were right most often, at what prompt size, and each other arm's distance; when
     no answer arrived, why (no arm wins at 0 %)."""
     if not any((s.get("model") or {}).get("answered") for s in arms.values()):
@@ -216,7 +222,7 @@ def success_sentence(arms: Arms, metric: str = "success") -> str:
     best = min(top, key=lambda a: float(arms[a]["model"].get("prompt_tokens_mean") or 0.0))
     value = order[0][1]
     parts = [
-        f"With the model, {best} has the highest {metric_label(metric)}: {percent(value)}"
+        f"With the model, {best} has the highest {metric_label(metric, unit)}: {percent(value)}"
         f" at {_tokens(arms[best])} prompt tokens on average"
     ]
     tied = [a for a in top if a != best]
@@ -235,7 +241,7 @@ def _tokens(summary: Mapping[str, Any]) -> str:
     return tokens(float(value)) if isinstance(value, int | float) else "no"
 
 
-def variance_sentence(arms: Arms, repeats: int) -> str:
+def variance_sentence(arms: Arms, repeats: int, unit: str = "task") -> str:
     if repeats < 2:
         return "One repeat: no spread over repeats is measured (run with --repeats N for it)."
     spread = {a: float(s["success_std"]) for a, s in arms.items() if isinstance(s.get("success_std"), float)}
@@ -245,7 +251,7 @@ def variance_sentence(arms: Arms, repeats: int) -> str:
     agree = ranked({a: s.get("agreement") for a, s in arms.items()})
     low = agree[-1]
     if low[1] >= 1.0:
-        return f"Over {repeats} repeats every task got the same result in every repeat, in every arm."
+        return f"Over {repeats} repeats every {unit} got the same result in every repeat, in every arm."
     if widest[1] * 100 < 0.05:
         head = f"Over {repeats} repeats every arm's share of successes is the same in each repeat"
     else:
@@ -254,12 +260,12 @@ def variance_sentence(arms: Arms, repeats: int) -> str:
             f" (standard deviation {points(widest[1])})"
         )
     return (
-        f"{head}; per task, {low[0]} is the least stable: its tasks get the same result in every repeat"
+        f"{head}; per {unit}, {low[0]} is the least stable: its {unit}s get the same result in every repeat"
         f" {percent(low[1])} of the time."
     )
 
 
-def cost_sentence(arms: Arms) -> str:
+def cost_sentence(arms: Arms, unit: str = "task") -> str:
     """The cheapest arm among those with the highest success, and what the most expensive one costs."""
     priced = {
         a: s for a, s in arms.items() if isinstance((s.get("model") or {}).get("cost_usd_per_task"), float)
@@ -282,11 +288,11 @@ def cost_sentence(arms: Arms) -> str:
     cheap = min(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
     dear = max(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
     text = (
-        f"At the declared prices {cheap} is the cheapest arm ({_cost_text(priced[cheap])},"
+        f"At the declared prices {cheap} is the cheapest arm ({_cost_text(priced[cheap], unit)},"
         f" success {percent(float(priced[cheap].get('success') or 0.0))})"
     )
     if dear != cheap:
-        text += f" and {dear} the most expensive ({_cost_text(priced[dear])}, success {percent(float(priced[dear].get('success') or 0.0))})"
+        text += f" and {dear} the most expensive ({_cost_text(priced[dear], unit)}, success {percent(float(priced[dear].get('success') or 0.0))})"
     return text + "."
 
 
@@ -308,7 +314,7 @@ def latency_sentence(arms: Arms) -> str:
     return text + "."
 
 
-def model_verdict_sentence(summary: Mapping[str, Any]) -> str:
+def model_verdict_sentence(summary: Mapping[str, Any], unit: str = "task") -> str:
     """The declared reference (whether it fits the budget, and what is compared instead), then pass/fail."""
     reference = summary.get("reference") or {}
     declaration = summary["declaration"]
@@ -317,7 +323,7 @@ def model_verdict_sentence(summary: Mapping[str, Any]) -> str:
     failed = [a for a, v in verdict.items() if not v.get("passes")]
     head = str(reference.get("why") or "there is no reference")
     head = head[0].upper() + head[1:]
-    metric = metric_label(declaration["metric"])
+    metric = metric_label(declaration["metric"], unit)
     outcome = f"passing on {metric}: {names(passed)}" if passed else f"no arm passes on {metric}"
     if failed:
         outcome += f"; failing: {names(failed)}"
@@ -359,11 +365,11 @@ def model_table(arms: Arms, benchmark: str, repeats: int) -> Table:
     return (f"model answers ({repeats} repeat{'s' if repeats > 1 else ''})", headers, rows)
 
 
-def cost_table(arms: Arms) -> Table:
+def cost_table(arms: Arms, unit: str = "task") -> Table:
     """Provider cost and latency per arm, and how the answers were had (asked now, cached, failed)."""
     headers = [
         "arm",
-        "cost $/task",
+        f"cost $/{unit}",
         "cost $",
         "asked",
         "cached",
@@ -417,7 +423,7 @@ def model_tables(summary: Mapping[str, Any], benchmark: str) -> list[Table]:
     if not has_model(arms):
         return []
     repeats = int((summary.get("model") or {}).get("repeats") or 1)
-    tables = [*_narrow(model_table(arms, benchmark, repeats)), *_narrow(cost_table(arms))]
+    tables = [*_narrow(model_table(arms, benchmark, repeats)), *_narrow(cost_table(arms, unit_of(benchmark)))]
     stops = stop_table(arms)
     return tables + ([stops] if stops is not None else [])
 
@@ -440,28 +446,29 @@ def _narrow(table: Table) -> list[Table]:
     ]
 
 
-def model_notes(summary: Mapping[str, Any]) -> list[str]:
+def model_notes(summary: Mapping[str, Any], benchmark: str = "swebench") -> list[str]:
     """The terminal's model sentences: what won, the spread, the cost, the verdict and the answers had."""
     arms = summary.get("arms") or {}
     if not has_model(arms):
         return []
     repeats = int((summary.get("model") or {}).get("repeats") or 1)
     answers = summary.get("answers") or {}
+    unit = unit_of(benchmark)
     return [
-        success_sentence(arms),
-        variance_sentence(arms, repeats),
-        cost_sentence(arms),
-        model_verdict_sentence(summary),
+        success_sentence(arms, unit=unit),
+        variance_sentence(arms, repeats, unit),
+        cost_sentence(arms, unit),
+        model_verdict_sentence(summary, unit),
         f"answers: {answers.get('asked', 0)} asked, {answers.get('cached', 0)} from the cache,"
         f" {answers.get('errors', 0)} failed{_codes(failed_answers(arms))};"
-        f" tasks failed outright: {summary.get('failed_tasks', 0)}",
+        f" {unit}s failed outright: {summary.get('failed_tasks', 0)}",
     ]
 
 
 # --- plots ------------------------------------------------------------------------------------------------
 
 
-def success_plot(arms: Arms) -> Figure:
+def success_plot(arms: Arms, unit: str = "task") -> Figure:
     """Each arm's success against its mean prompt tokens, with the spread over repeats as error bars."""
     fig = html.new_figure(8.0, 4.0)
     ax = fig.add_subplot()
@@ -492,23 +499,23 @@ def success_plot(arms: Arms) -> Figure:
         ax.set_xscale("log")
     ax.set_ylim(-3, 105)
     ax.set_xlabel("mean prompt tokens sent" + (" (log scale)" if wide else ""))
-    ax.set_ylabel("task success, %")
-    ax.set_title("Model task success vs prompt tokens (bars: standard deviation over repeats)")
+    ax.set_ylabel(f"{unit} success, %")
+    ax.set_title(f"Model {unit} success vs prompt tokens (bars: standard deviation over repeats)")
     if ax.get_legend_handles_labels()[0]:
         html.legend_outside(ax)
     return fig
 
 
-def cost_plot(arms: Arms) -> Figure:
-    """Cost per task (declared prices) per arm; without prices, the mean prompt and output tokens."""
+def cost_plot(arms: Arms, unit: str = "task") -> Figure:
+    """Cost per ``unit`` (declared prices) per arm; without prices, the mean prompt and output tokens."""
     fig = html.new_figure(8.0, 3.4)
     ax = fig.add_subplot()
     names_ = list(arms)
     costs = [(arms[a].get("model") or {}).get("cost_usd_per_task") for a in names_]
     if any(isinstance(c, float) for c in costs):
         ax.bar(names_, [float(c) if isinstance(c, float) else 0.0 for c in costs], color="#4c72b0")
-        ax.set_ylabel("US dollars per task")
-        ax.set_title("Provider cost per task at the declared prices")
+        ax.set_ylabel(f"US dollars per {unit}")
+        ax.set_title(f"Provider cost per {unit} at the declared prices")
     else:
         prompt = [float((arms[a].get("model") or {}).get("prompt_tokens_mean") or 0.0) for a in names_]
         output = [float((arms[a].get("model") or {}).get("output_tokens_mean") or 0.0) for a in names_]
@@ -526,25 +533,26 @@ def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark
     arms = summary["arms"]
     settings = summary.get("model") or {}
     repeats = int(settings.get("repeats") or 1)
+    unit = unit_of(benchmark)
     report.heading("Model in the loop")
     report.note(
         f"Model {settings.get('model')} on {settings.get('backend')} at {settings.get('endpoint') or 'the default endpoint'};"
         f" instruction {(settings.get('instruction') or {}).get('version')}; temperature"
         f" {settings.get('temperature') if settings.get('temperature') is not None else 'server default'}, seed"
         f" {settings.get('seed') if settings.get('seed') is not None else 'none'}; {repeats} repeat(s)."
-        " Success: the share of tasks answered right (a failed, unparseable or unsent answer is a miss)."
+        f" Success: the share of {unit}s answered right (a failed, unparseable or unsent answer is a miss)."
     )
-    report.finding(success_sentence(arms))
+    report.finding(success_sentence(arms, unit=unit))
     _, headers, rows = model_table(arms, benchmark, repeats)
     report.table(headers, rows)
-    report.finding(variance_sentence(arms, repeats))
-    report.figure(success_plot(arms), "model task success vs prompt tokens")
+    report.finding(variance_sentence(arms, repeats, unit))
+    report.figure(success_plot(arms, unit), f"model {unit} success vs prompt tokens")
     report.heading("Cost and latency", 3)
-    report.finding(cost_sentence(arms))
-    _, headers, rows = cost_table(arms)
+    report.finding(cost_sentence(arms, unit))
+    _, headers, rows = cost_table(arms, unit)
     report.table(headers, rows)
     report.finding(latency_sentence(arms))
-    report.figure(cost_plot(arms), "cost per task per arm")
+    report.figure(cost_plot(arms, unit), f"cost per {unit} per arm")
     stops = stop_table(arms)
     if stops is not None:
         report.heading("How the answers ended", 3)

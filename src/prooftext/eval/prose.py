@@ -20,7 +20,6 @@ METRIC_LABELS: Mapping[str, str] = {
     "all_evidence": "share of questions with all their evidence",
     "surface_precision": "surface precision",
     "surface_recall": "surface recall",
-    "success": "task success",
     "answer_f1": "answer F1",
     "answer_em": "answer exact match",
     "file_accuracy": "file accuracy",
@@ -28,10 +27,13 @@ METRIC_LABELS: Mapping[str, str] = {
 }
 
 
-def metric_label(metric: str) -> str:
-    """A metric key as words (``acc@5`` → ``file Acc@5``)."""
+def metric_label(metric: str, unit: str = "task") -> str:
+    """A metric key as words (``acc@5`` → ``file Acc@5``); ``success`` is the model's share of right answers
+    per ``unit`` (``task success``; LoCoMo's ``question success``)."""
     if metric.startswith("acc@"):
         return f"file Acc@{metric[4:]}"
+    if metric == "success":
+        return f"{unit} success"
     return METRIC_LABELS.get(metric, metric.replace("_", " "))
 
 

@@ -85,7 +85,7 @@ def budget_reference(arms: Arms, metric: str, unit: str = "task") -> dict[str, A
             if ARM_FULL not in arms
             else f"full context does not fit the budget on every {unit}"
         )
-        why += f"; {arm} has the highest {metric_label(metric)} among the arms that do"
+        why += f"; {arm} has the highest {metric_label(metric, unit)} among the arms that do"
     else:
         arm, why = None, f"no arm fits the budget on every {unit}"
     return {"arm": arm, "metric": metric, "why": why, "rule": reference_rule(unit)}
