@@ -138,7 +138,7 @@ JAVASCRIPT = _code("""
 def test_javascript_functions_arrows_classes_and_imports() -> None:
     graph = extract("web/app.js", JAVASCRIPT)
     assert symbols(graph) == [
-        ("add", "function", 4, 6),
+        ("add", "function", 3, 6),  # from its JSDoc comment
         ("mul", "function", 7, 7),
         ("Shape", "class", 8, 13),
         ("Shape.handler", "method", 9, 9),
@@ -224,10 +224,10 @@ GO = _code("""
 def test_go_types_and_methods_with_receivers() -> None:
     graph = extract("cmd/main.go", GO)
     assert symbols(graph) == [
-        ("Point", "struct", 9, 11),
+        ("Point", "struct", 8, 11),  # from its doc comment
         ("Shape", "interface", 13, 15),
         ("Shape.Area", "method", 14, 14),
-        ("Point.Dist", "method", 18, 20),
+        ("Point.Dist", "method", 17, 20),
         ("main", "function", 22, 22),
     ]
     assert by_qualname(graph, "Point").docstring == "Point is a point."
@@ -263,7 +263,7 @@ RUST = _code("""
 def test_rust_items_impls_and_attributes() -> None:
     graph = extract("src/lib.rs", RUST)
     assert symbols(graph) == [
-        ("Point", "struct", 5, 8),
+        ("Point", "struct", 4, 8),  # its doc comment, then its attribute
         ("Shape", "trait", 10, 12),
         ("Shape.area", "method", 11, 11),
         ("Point", "impl", 14, 18),
@@ -303,7 +303,7 @@ JAVA = _code("""
 def test_java_classes_methods_constructors_annotations() -> None:
     graph = extract("src/a/b/A.java", JAVA)
     assert symbols(graph) == [
-        ("A", "class", 5, 16),
+        ("A", "class", 4, 16),  # from its Javadoc
         ("A.A", "method", 7, 7),
         ("A.foo", "method", 9, 12),
         ("A.Inner", "interface", 14, 14),
@@ -334,7 +334,7 @@ C_SOURCE = _code("""
 def test_c_structs_typedefs_functions() -> None:
     graph = extract("src/a.c", C_SOURCE)
     assert symbols(graph) == [
-        ("point", "struct", 5, 7),
+        ("point", "struct", 4, 7),  # from its comment
         ("pt_t", "struct", 8, 8),
         ("make", "function", 9, 11),
     ]
@@ -414,7 +414,7 @@ RUBY = _code("""
 def test_ruby_modules_classes_methods() -> None:
     graph = extract("lib/outer.rb", RUBY)
     assert symbols(graph) == [
-        ("Outer", "module", 5, 15),
+        ("Outer", "module", 4, 15),  # from its comment
         ("Outer.Inner", "class", 6, 14),
         ("Outer.Inner.build", "method", 7, 9),
         ("Outer.Inner.run", "method", 11, 13),

@@ -304,3 +304,18 @@ def test_a_store_damaged_under_the_map_is_a_coded_store_error(sample_repo: Path,
         with pytest.raises(StoreError) as info:
             build_map(index.conn, index.root, MapSettings())
     assert info.value.code == "store_corrupt" and "prooftext index --rebuild" in str(info.value)
+
+
+def test_a_symbol_is_quoted_by_its_signature_line_not_its_doc_comment_or_attributes(tmp_path: Path) -> None:
+    doc = "".join(f"/// Line {i} of a long doc comment.\n" for i in range(20))
+    root = write_tree(
+        tmp_path / "r",
+        {
+            "src/lib.rs": f"{doc}#[derive(Debug)]\npub struct Walk {{\n    depth: usize,\n}}\n",
+            "src/A.java": "/** A thing. */\npublic class A {\n  /** Same. */\n  @Override public boolean equals(Object o) {\n"
+            "    return true;\n  }\n}\n",
+            "main.go": "package main\n\n// Run runs.\nfunc Run() {\n}\n",
+        },
+    )
+    quoted = {e.qualname: (e.line, e.start_line) for e in _map(root).entries if e.kind != "file"}
+    assert quoted == {"Walk": (22, 1), "A": (2, 1), "A.equals": (4, 3), "Run": (4, 3)}

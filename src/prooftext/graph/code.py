@@ -2,7 +2,12 @@
 
 Symbols: classes, structs, interfaces, enums, traits, impls, namespaces, type aliases, functions and
 methods. A symbol's range covers its wrappers (Python decorators, ``export``, C++ ``template<…>``, TS
-``declare``, Rust ``#[attributes]``) but not its leading doc comment, which becomes ``docstring``.
+``declare``, Rust ``#[attributes]``) and, outside Python, its leading doc comment, which also becomes
+``docstring``: an excerpt quotes a Go, Rust, Java or JSDoc comment with its definition, as a Python
+docstring is quoted inside its function. A doc comment is the run of comments directly above the definition
+(no blank line between, except one after a JSDoc ``/** … */`` block that is not the file's header), each on
+its own line: a comment trailing code on the line above is not one. In Ruby the comment above the first
+definition of a class or module body is read there too (the grammar hangs it on the class, not the body).
 ``qualname`` is the dotted chain of enclosing symbols plus any qualifier spelled in the definition itself
 (a Go receiver ``(p *Point) Dist`` gives ``Point.Dist``, C++ ``void A::f()`` gives ``A.f``).
 
@@ -163,6 +168,7 @@ class _Def:
     body: TSNode | None
     sig_start: int
     sig_limit: int
+    sig_end: int | None  # where the signature stops before the body (a comment opening a Ruby body)
     doc_node: TSNode  # leading comments are the previous siblings of this node
     py_body: TSNode | None  # Python: the block whose first statement may be a docstring
 
@@ -257,6 +263,8 @@ def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], st
         declared = _c_declarator_name(node)
         return _split_scope(_strip_template(_text(data, declared)), "::")
     name_node = node.child_by_field_name("name")
+    if name_node is not None and name_node.type == "template_type":  # C++ `struct S<T, U>` specialization
+        name_node = name_node.child_by_field_name("name")
     if language == L.RUBY or kind == "namespace_definition":
         return _split_scope(_text(data, name_node), "::")
     if kind == "module":  # TypeScript `declare module "foo"`
@@ -337,6 +345,18 @@ def _after_annotations(node: TSNode, signature: TSNode) -> int:
     return following.start_byte if following is not None else signature.start_byte
 
 
+def _comment_before_body(node: TSNode, sig_start: int) -> int | None:
+    """Where a comment between a definition's signature and its body starts (Ruby hangs the comments that
+    open a body on the definition), or None."""
+    body = node.child_by_field_name("body")
+    for child in node.children:
+        if body is not None and child.start_byte >= body.start_byte:
+            break
+        if child.type in _COMMENTS and child.start_byte > sig_start:
+            return child.start_byte
+    return None
+
+
 def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     if node.type in _C_SPECIFIERS and node.parent is not None and node.parent.type == "type_definition":
         return None  # `typedef struct {…} name;` is one symbol, read from the typedef
@@ -355,6 +375,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         body=_body(node),
         sig_start=sig_start,
         sig_limit=outer.end_byte,
+        sig_end=None if language == L.PYTHON else _comment_before_body(node, sig_start),
         doc_node=first,
         py_body=node.child_by_field_name("body") if language == L.PYTHON else None,
     )
@@ -409,17 +430,54 @@ def _clean_comment(text: str) -> str:
     return "\n".join(lines).strip()
 
 
-def leading_comments(node: TSNode, data: bytes, first_line: int) -> tuple[str, int]:
-    """(text, first line) of the comment block directly above a definition, with no blank line between."""
+_JSDOC_LANGUAGES = frozenset({L.JAVASCRIPT, L.TYPESCRIPT, L.TSX})
+
+
+def _previous(node: TSNode, language: str) -> TSNode | None:
+    """The named node before ``node``; for the first definition of a Ruby body, the node before the body
+    (the comments that open a class or module body are children of the class, not of its body)."""
+    prev = node.prev_named_sibling
+    parent = node.parent
+    if prev is None and language == L.RUBY and parent is not None and parent.type == "body_statement":
+        return parent.prev_named_sibling
+    return prev
+
+
+def _trails_code(comment: TSNode) -> bool:
+    """Whether a comment ends a line that holds code (``f(); // note``, ``class A # :nodoc:``)."""
+    before = comment.prev_sibling
+    if before is None and comment.parent is not None and comment.parent.type == "body_statement":
+        before = comment.parent.prev_sibling
+    return before is not None and end_line(before) == comment.start_point.row + 1
+
+
+def _adjacent(comment: TSNode, line: int, language: str, closest: bool) -> bool:
+    """Whether ``comment`` documents what starts on ``line``: it ends on the line above, or (the closest
+    comment only) it is a JSDoc block one blank line above that is not the file's header."""
+    last = end_line(comment)
+    if last >= line - 1:
+        return True
+    return (
+        closest
+        and language in _JSDOC_LANGUAGES
+        and last == line - 2
+        and comment.prev_sibling is not None
+        and comment.text is not None
+        and comment.text.startswith(b"/**")
+    )
+
+
+def leading_comments(node: TSNode, data: bytes, first_line: int, language: str = "") -> tuple[str, int]:
+    """(text, first line) of the doc comment directly above a definition (see the module docstring)."""
     parts: list[str] = []
     line = first_line
-    prev = node.prev_named_sibling
-    while prev is not None and prev.type in _COMMENTS and end_line(prev) >= line - 1:
-        if prev.start_point.row + 1 >= line:  # a trailing comment on the definition's own line
-            break
-        parts.append(_text(data, prev))
+    prev = _previous(node, language)
+    while prev is not None and prev.type in _COMMENTS and _adjacent(prev, line, language, not parts):
+        if prev.start_point.row + 1 >= line or _trails_code(prev):
+            break  # a trailing comment, on the definition's own line or on code above it
+        parts.append(_text(data, prev).rstrip("\r\n"))  # a Rust line comment holds its newline
         line = prev.start_point.row + 1
-        prev = prev.prev_named_sibling
+        prev = _previous(prev, language)
     if not parts:
         return "", first_line
     text = _clean_comment("\n".join(reversed(parts)))
@@ -428,7 +486,9 @@ def leading_comments(node: TSNode, data: bytes, first_line: int) -> tuple[str, i
 
 def _signature(found: _Def, data: bytes) -> str:
     start = found.sig_start
-    if found.body is not None and found.body.start_byte > start:
+    if found.sig_end is not None:
+        end = found.sig_end
+    elif found.body is not None and found.body.start_byte > start:
         end = found.body.start_byte
     else:  # no body (a declaration, a type alias): the first line
         newline = data.find(b"\n", start, found.sig_limit)
@@ -436,6 +496,8 @@ def _signature(found: _Def, data: bytes) -> str:
     end = min(end, start + MAX_SIGNATURE_CHARS * _BYTES_PER_CHAR)
     text = data[start:end].decode("utf-8", "ignore").replace("\r\n", "\n")
     text = text.rstrip().removesuffix("{").rstrip()
+    if found.body is not None and found.py_body is None:
+        text = text.removesuffix(";").rstrip()  # Ruby `def f; 1 end`
     return _bounded(text, MAX_SIGNATURE_CHARS)
 
 
@@ -475,7 +537,7 @@ def _draft(found: _Def, parent: int, drafts: Drafts, spec: L.CodeSpec, data: byt
     if spec.name == L.PYTHON:
         docstring, doc_line = python_docstring(found.py_body, data), found.first_line
     else:
-        docstring, doc_line = leading_comments(found.doc_node, data, found.first_line)
+        docstring, doc_line = leading_comments(found.doc_node, data, found.first_line, spec.name)
     last = end_line(found.outer)
     if parent == FILE:
         drafts.covered.append((doc_line, last))
@@ -484,7 +546,7 @@ def _draft(found: _Def, parent: int, drafts: Drafts, spec: L.CodeSpec, data: byt
         name=found.name,
         qualname=qualname,
         symbol_kind=kind,
-        start_line=found.first_line,
+        start_line=doc_line,
         end_line=max(last, found.first_line),
         parent=parent,
         signature=_signature(found, data),

@@ -412,19 +412,29 @@ class _Item:
     """Items that must be in the map for this one to be (its file, its enclosing symbols), by index."""
 
 
+MAX_LEAD_LINES = 256
+"""How far below a symbol's first line its signature is looked for: past its doc comment and attributes."""
+
+
 def _quoted_number(text: LineText, sym: SymbolFacts) -> int | None:
-    """Which line of ``sym`` to quote: the one its signature starts with (after decorators), else its first
-    line holding a letter or digit; None when that line is too long to quote whole."""
+    """Which line of ``sym`` to quote: the one its signature starts with (below a doc comment, decorators or
+    attributes; an opening brace after it allowed), else the first that holds it, else its first line holding
+    a letter or digit; None when that line is too long to quote whole."""
     end = min(sym.end_line, text.count)
     if sym.start_line < 1 or sym.start_line > end:
         return None
     first = sym.signature.split("\n", 1)[0].strip()
-    number = sym.start_line
-    for n in range(sym.start_line, min(end, sym.start_line + 16) + 1):
-        line = text.lines[n - 1].strip()
-        if (first and line == first) or (not first and any(ch.isalnum() for ch in line)):
-            number = n
-            break
+    numbers = range(sym.start_line, min(end, sym.start_line + MAX_LEAD_LINES) + 1)
+
+    def line(n: int) -> str:
+        return text.lines[n - 1].strip()
+
+    if first:
+        found = next((n for n in numbers if line(n).removesuffix("{").rstrip() == first), None)
+        found = found or next((n for n in numbers if first in line(n)), None)
+    else:
+        found = next((n for n in numbers if any(ch.isalnum() for ch in line(n))), None)
+    number = found or sym.start_line
     return number if len(text.lines[number - 1]) <= MAX_QUOTED_CHARS else None
 
 

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 9
+READING_REVISION = 10
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -114,7 +114,9 @@ holds its signature instead; 6: a long Markdown or reStructuredText section is a
 inside longer names, Authorization headers, command-line, netrc and XML passwords are found, a redacted value
 keeps its quotes and is also redacted wherever it recurs in its file, and a source holding a credential is
 redacted by default, not left out; 8: every call, attribute and import is also kept as a spelled reference
-for who-uses, common names included; 9: a section's chunk window of blank lines only is not a node)."""
+for who-uses, common names included; 9: a section's chunk window of blank lines only is not a node; 10: outside
+Python a symbol's range starts at its leading doc comment, a Ruby body's first definition keeps its comment and
+a C++ specialization is named without its template arguments)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
