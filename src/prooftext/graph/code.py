@@ -245,6 +245,11 @@ def _js_assignment_name(node: TSNode, data: bytes) -> tuple[tuple[str, ...], str
     obj = _text(data, left.child_by_field_name("object")) if left is not None else ""
     # `Foo.prototype.bar = function` defines a method of Foo; `module.exports.f = …` a plain function.
     scope = (obj.removesuffix(".prototype"),) if obj.endswith(".prototype") else ()
+    if obj == "module" and _text(data, prop) == "exports":  # `module.exports = function createApp()`
+        right = node.child_by_field_name("right")
+        own = right.child_by_field_name("name") if right is not None else None
+        if own is not None:
+            return (), _text(data, own)
     return scope, _text(data, prop)
 
 
@@ -307,6 +312,13 @@ def _outer(node: TSNode) -> tuple[TSNode, TSNode]:
     outer = node
     parent = node.parent
     statements = _STATEMENTS.get(node.type)
+    # `a.alias = a.f = function` : the whole chain is the statement of `f`.
+    while (
+        parent is not None
+        and parent.type == "assignment_expression"
+        and _same(parent.child_by_field_name("right"), outer)
+    ):
+        outer, parent = parent, parent.parent
     # `const a = 1, f = () => 0;` keeps the declarator's own range: the statement is not all `f`'s.
     if (
         parent is not None
