@@ -151,3 +151,26 @@ def test_reference_fanout_cap() -> None:
     assert sum(e.type == EDGE_REFERENCES for e in at_cap) == MAX_REFERENCE_FANOUT
     over_cap = build_edges(_graphs(tree(MAX_REFERENCE_FANOUT + 1)))
     assert not any(e.type == EDGE_REFERENCES for e in over_cap)
+
+
+@pytest.mark.parametrize(
+    ("importer", "module", "expected"),
+    [
+        ("src/dent.rs", "crate::Result", "src/lib.rs"),
+        ("src/tests/util.rs", "crate", "src/lib.rs"),
+        ("src/util/helper.rs", "super::Walker", "src/util/mod.rs"),
+        ("src/inner.rs", "super::helper_fn", "src/lib.rs"),
+        ("src/lib.rs", "self::Thing", None),
+        ("src/lib.rs", "std::io::Read", None),
+    ],
+)
+def test_a_rust_use_of_an_item_names_the_file_of_the_module_that_holds_it(
+    importer: str, module: str, expected: str | None
+) -> None:
+    rust = PathIndex({"src/lib.rs", "src/dent.rs", "src/inner.rs", "src/util/mod.rs", "src/util/helper.rs"})
+    assert rust.resolve_import(importer, module, "rust") == expected
+
+
+def test_a_rust_use_of_an_item_of_a_binary_crate_names_its_main_file() -> None:
+    rust = PathIndex({"src/main.rs", "src/cli.rs"})
+    assert rust.resolve_import("src/cli.rs", "crate::Config", "rust") == "src/main.rs"

@@ -16,7 +16,9 @@ Import rules by language:
   ``index`` files, and TypeScript sources for ``.js`` specifiers; bare package names are external.
 - Go: the package directory whose path ends the import path (every non-test file of it, up to
   ``MAX_PACKAGE_FILES``); for module paths without a domain (the standard library) only two or more parts.
-- Rust: ``crate::``, ``self::``, ``super::`` paths and ``mod`` declarations to ``x.rs`` / ``x/mod.rs``.
+- Rust: ``crate::``, ``self::``, ``super::`` paths and ``mod`` declarations to ``x.rs`` / ``x/mod.rs``; an
+  item of the crate root or of a parent module (``crate::Error``, ``super::Walker``) to that module's file
+  (``lib.rs`` / ``main.rs``, ``x.rs`` / ``x/mod.rs``).
 - Java: the class file ending in the dotted path (members of static imports and nested classes dropped).
 - C / C++: quoted includes next to the importer, then from the root, then by path suffix; ``<…>`` by suffix.
 - Ruby: ``require_relative`` next to the importer; ``require`` by path suffix.
@@ -227,7 +229,19 @@ class PathIndex:
             found = self._first([f"{stem}.rs", f"{stem}/mod.rs"]) if stem else []
             if found:
                 return found
-        return []
+        # `crate::Item`, `super::Item`: an item (or a re-export) of that module, defined in its own file.
+        if head not in ("crate", "super"):
+            return []
+        return [path for path in self._rust_module_file(base or "", crate) if path != importer]
+
+    def _rust_module_file(self, directory: str, crate: str) -> list[str]:
+        """The file of the module whose children live in ``directory``: the crate root's ``lib.rs`` or
+        ``main.rs``, else ``directory.rs`` or ``directory/mod.rs`` (nothing outside the crate)."""
+        if directory == crate:
+            return self._first(posixpath.join(crate, root) for root in ("lib.rs", "main.rs"))
+        if not directory.startswith(f"{crate}/" if crate else ""):
+            return []
+        return self._first([f"{directory}.rs", f"{directory}/mod.rs"])
 
     def _java(self, importer: str, spec: str) -> list[str]:
         parts = spec.removesuffix(".*").split(".")
