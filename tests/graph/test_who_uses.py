@@ -162,3 +162,26 @@ def test_references_are_spelled_with_their_receiver_and_read_back() -> None:
     assert parse_reference("push") is None  # a plain-name use (ranking) is no reference
     for ref in spelled:
         assert parse_reference(ref.spelled()) == ref
+
+
+def test_a_call_of_a_private_javascript_method_through_this_is_a_dependent(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/ky.ts": """
+                export class Ky {
+                  #handler = (n: number): number => n;
+                  #retry(): number {
+                    return this.#handler(1);
+                  }
+                  fetch(): number {
+                    return this.#retry();
+                  }
+                }
+                """
+        },
+    )
+    found = _dependents(tmp_path, "Ky.#retry")
+    assert (found["src/ky.ts:Ky.fetch"]["found_by"], found["src/ky.ts:Ky.fetch"]["line"]) == ("call", 7)
+    handler = _dependents(tmp_path, "Ky.#handler")
+    assert handler["src/ky.ts:Ky.#retry"]["found_by"] == "call"

@@ -143,6 +143,7 @@ _JS_COMMON = """
   left: (member_expression property: (property_identifier))
   right: [(arrow_function) (function_expression)]) @def
 (call_expression function: [(identifier) @use (member_expression property: (property_identifier) @use)])
+(call_expression function: (member_expression property: (private_property_identifier) @use))
 (new_expression constructor: [(identifier) @use (member_expression property: (property_identifier) @use)])
 (import_statement source: (string) @import)
 (export_statement source: (string) @import)
@@ -154,7 +155,8 @@ _JS_COMMON = """
 _JS_QUERY = (
     _JS_COMMON
     + """
-(field_definition property: (property_identifier) value: [(arrow_function) (function_expression)]) @def
+(field_definition property: [(property_identifier) (private_property_identifier)]
+  value: [(arrow_function) (function_expression)]) @def
 (class_heritage (identifier) @use)
 (jsx_opening_element name: (identifier) @use)
 (jsx_self_closing_element name: (identifier) @use)
@@ -171,7 +173,8 @@ _TS_QUERY = (
 (function_signature) @def
 (method_signature) @def
 (abstract_method_signature) @def
-(public_field_definition name: (property_identifier) value: [(arrow_function) (function_expression)]) @def
+(public_field_definition name: [(property_identifier) (private_property_identifier)]
+  value: [(arrow_function) (function_expression)]) @def
 (internal_module) @def
 (module) @def
 (type_identifier) @use

@@ -118,7 +118,8 @@ for who-uses, common names included; 9: a section's chunk window of blank lines 
 Python a symbol's range starts at its leading doc comment, a Ruby body's first definition keeps its comment and
 a C++ specialization is named without its template arguments; a JavaScript function assigned in a chain covers the
 whole statement, and one assigned to ``module.exports`` is named by its own name; a Rust ``use crate::Item``
-resolves to the crate root's file)."""
+resolves to the crate root's file; a call of a private ``#method`` is a use and a private arrow-function field a
+method)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
