@@ -172,3 +172,19 @@ def test_a_cpp_template_specialization_is_named_without_its_arguments() -> None:
         ("parse_number", "parse_number"),
         ("operator()", "parse_number.operator()"),
     ]
+
+
+def test_a_typescript_method_range_holds_its_decorators_and_the_doc_comment_above_them() -> None:
+    text = _code("""
+        export class Panel {
+          /** Closes on escape. */
+          @HostListener("keydown.escape")
+          @Other()
+          onEscape() {
+            return 1;
+          }
+        }
+    """)
+    node = _symbol(extract("src/panel.ts", text), "Panel.onEscape")
+    assert (node.start_line, node.end_line, node.docstring) == (2, 7, "Closes on escape.")
+    assert node.signature == "onEscape()"

@@ -73,6 +73,8 @@ _C_NAMES = frozenset(
     }
 )
 _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
+_SIBLING_PREFIXES = frozenset({"attribute_item", "decorator"})
+"""Nodes before a definition, outside it, that belong to its range: Rust attributes, class member decorators."""
 _TYPE_NAMES = frozenset({"type_identifier", "identifier", "primitive_type", "constant"})
 _FUNCTION = "function"
 _METHOD = "method"
@@ -336,10 +338,11 @@ def _outer(node: TSNode) -> tuple[TSNode, TSNode]:
 
 
 def _first_node(outer: TSNode) -> TSNode:
-    """First node of a symbol: Rust ``#[attributes]`` directly above an item belong to it, like decorators."""
+    """First node of a symbol: Rust ``#[attributes]`` directly above an item belong to it, like decorators, and
+    so do the decorators of a JavaScript / TypeScript class member (siblings of the member in the class body)."""
     first = outer
     prev = first.prev_named_sibling
-    while prev is not None and prev.type == "attribute_item" and end_line(prev) >= first.start_point.row:
+    while prev is not None and prev.type in _SIBLING_PREFIXES and end_line(prev) >= first.start_point.row:
         first = prev
         prev = first.prev_named_sibling
     return first
