@@ -188,3 +188,20 @@ def test_a_typescript_method_range_holds_its_decorators_and_the_doc_comment_abov
     node = _symbol(extract("src/panel.ts", text), "Panel.onEscape")
     assert (node.start_line, node.end_line, node.docstring) == (2, 7, "Closes on escape.")
     assert node.signature == "onEscape()"
+
+
+def test_a_cpp_conversion_operator_is_named_operator_and_its_type() -> None:
+    text = _code("""
+        struct A {
+          operator bool() const { return true; }
+          explicit operator const std::string&() const { return s; }
+        };
+        A::operator int() const { return 1; }
+    """)
+    graph = extract("src/a.cpp", text)
+    assert [(n.name, n.qualname) for n in graph.nodes if n.kind == NODE_SYMBOL] == [
+        ("A", "A"),
+        ("operator bool", "A.operator bool"),
+        ("operator const std::string&", "A.operator const std::string&"),
+        ("operator int", "A.operator int"),
+    ]

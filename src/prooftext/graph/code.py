@@ -224,6 +224,22 @@ def _c_declarator_name(node: TSNode) -> TSNode | None:
     return None
 
 
+def _c_function_name(declared: TSNode | None, data: bytes) -> tuple[tuple[str, ...], str]:
+    """(scope, name) of a C/C++ declarator name; a conversion operator (``A::operator const T&() const``)
+    is named ``operator const T&``: its parameters and qualifiers left out, its type never read as a scope."""
+    cast = declared
+    for _ in range(_NAME_DEPTH):
+        if cast is None or cast.type != "qualified_identifier":
+            break
+        cast = cast.child_by_field_name("name")
+    if declared is None or cast is None or cast.type != "operator_cast":
+        return _split_scope(_strip_template(_text(data, declared)), "::")
+    spelled = _text(data, cast).partition("(")[0]  # `operator T&() const` less its parameters and qualifiers
+    prefix = data[declared.start_byte : cast.start_byte].decode("utf-8", "replace")
+    scope, _ = _split_scope(_strip_template(prefix) + "_", "::")
+    return scope, " ".join(spelled.split())
+
+
 def _strip_template(text: str) -> str:
     if text.startswith("operator") or "<" not in text:
         return text
@@ -267,8 +283,7 @@ def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], st
     if kind == "method_declaration" and language == L.GO:
         return _go_receiver(node, data), _text(data, node.child_by_field_name("name"))
     if kind in ("function_definition", "type_definition") and language in (L.C, L.CPP):
-        declared = _c_declarator_name(node)
-        return _split_scope(_strip_template(_text(data, declared)), "::")
+        return _c_function_name(_c_declarator_name(node), data)
     name_node = node.child_by_field_name("name")
     if name_node is not None and name_node.type == "template_type":  # C++ `struct S<T, U>` specialization
         name_node = name_node.child_by_field_name("name")
