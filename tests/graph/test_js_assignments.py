@@ -25,3 +25,30 @@ def test_a_function_assigned_to_module_exports_is_named_by_its_own_name() -> Non
         ("createApp", "createApp"),
         ("parse", "parse"),
     ]
+
+
+def test_a_top_level_component_wrapped_in_a_call_is_a_function_and_a_local_value_is_not() -> None:
+    text = (
+        "export const Button = React.forwardRef<HTMLButtonElement, Props>((props, ref) => {\n"
+        "  const onClick = useCallback(() => go(), []);\n"
+        "  return <button ref={ref} onClick={onClick} />;\n"
+        "});\n"
+        "const Row = memo(function Row({ item }) {\n"
+        "  return <li>{item}</li>;\n"
+        "});\n"
+        "const Card = memo(forwardRef((props, ref) => <div ref={ref} />));\n"
+        "const router = express.Router();\n"
+    )
+    graph = extract("ui/button.tsx", text)
+    assert [
+        (n.qualname, n.symbol_kind, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SYMBOL
+    ] == [
+        ("Button", "function", 1, 4),
+        ("Row", "function", 5, 7),
+        ("Card", "function", 8, 8),
+    ]
+
+
+def test_a_top_level_value_computed_with_a_callback_is_no_function() -> None:
+    text = "const names = list.map((x) => x.name);\nexport const total = sum(items, (a) => a.n);\n"
+    assert [n for n in extract("a.js", text).nodes if n.kind == NODE_SYMBOL] == []

@@ -112,7 +112,10 @@ def language_for(path: str) -> str | None:
 
 # --- Queries -------------------------------------------------------------------------------------------
 # Only *which* nodes are definitions is decided here; names, kinds and ranges are read in code.py, because
-# several grammars need a small walk (C declarators, Go receivers, JS `const f = () => …`).
+# several grammars need a small walk (C declarators, Go receivers, JS `const f = () => …`). A top-level
+# `const Button = forwardRef((props, ref) => …)` (or `memo(function Row() …)`, one call deeper too) defines a
+# function: React components are written so, with a capital. `const names = list.map((x) => …)` is a value,
+# and so is a call with a callback inside a function.
 
 _PY_QUERY = """
 (class_definition) @def
@@ -139,6 +142,16 @@ _JS_COMMON = """
 (generator_function_declaration) @def
 (method_definition) @def
 (variable_declarator name: (identifier) value: [(arrow_function) (function_expression) (class)]) @def
+(program (lexical_declaration (variable_declarator name: (identifier) @_component value: (call_expression
+  arguments: [
+    (arguments [(arrow_function) (function_expression)])
+    (arguments (call_expression arguments: (arguments [(arrow_function) (function_expression)])))])) @def)
+  (#match? @_component "^[A-Z]"))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @_component
+  value: (call_expression arguments: [
+    (arguments [(arrow_function) (function_expression)])
+    (arguments (call_expression arguments: (arguments [(arrow_function) (function_expression)])))])) @def))
+  (#match? @_component "^[A-Z]"))
 (assignment_expression
   left: (member_expression property: (property_identifier))
   right: [(arrow_function) (function_expression)]) @def

@@ -120,7 +120,7 @@ a C++ specialization is named without its template arguments; a JavaScript funct
 whole statement, and one assigned to ``module.exports`` is named by its own name; a Rust ``use crate::Item``
 resolves to the crate root's file; a call of a private ``#method`` is a use and a private arrow-function field a
 method; a JavaScript / TypeScript class member's range holds its decorators; a C++ conversion operator is
-named ``operator T``)."""
+named ``operator T``; a top-level ``const Button = forwardRef((props) => …)`` is a function)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
