@@ -170,7 +170,7 @@ class _Def:
     body: TSNode | None
     sig_start: int
     sig_limit: int
-    sig_end: int | None  # where the signature stops before the body (a comment opening a Ruby body)
+    sig_end: int | None  # Ruby: where the comments that open the body start, which end the signature
     doc_node: TSNode  # leading comments are the previous siblings of this node
     py_body: TSNode | None  # Python: the block whose first statement may be a docstring
 
@@ -405,7 +405,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         body=_body(node),
         sig_start=sig_start,
         sig_limit=outer.end_byte,
-        sig_end=None if language == L.PYTHON else _comment_before_body(node, sig_start),
+        sig_end=_comment_before_body(node, sig_start) if language == L.RUBY else None,
         doc_node=first,
         py_body=node.child_by_field_name("body") if language == L.PYTHON else None,
     )
