@@ -16,7 +16,7 @@ from prooftext.select.signals import is_test_code
 from prooftext.store.queries import NodeIdentity
 from under_policy import ranked_under
 
-COLUMNS = """/// Lines longer than the column limit are cut.
+COLUMNS = """/// Whether a line is too wide.
 pub fn exceeds_max_columns(line: &[u8], max_columns: u64) -> bool {
     line.len() as u64 > max_columns
 }
