@@ -57,3 +57,15 @@ def test_a_key_path_from_the_environment_in_the_working_directory_is_still_refus
     monkeypatch.setenv("PROOFTEXT_KEY", "signing.key")
     status, out = _run(capsys, "key", "init", "--json")
     assert status == 1 and json.loads(out)["error"]["code"] == "signing_key_invalid"
+
+
+def test_key_init_writes_a_control_character_of_its_path_in_visible_form(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line that names the new key is printed as the notes on stderr are: a line feed or an escape in
+    the path cannot forge a second line or drive the terminal."""
+    keys = tmp_path / "keys"
+    status, out = _run(capsys, "key", "init", "--key", str(keys / "a\nb\x1b[2J.key"))
+    assert status == 0
+    assert out.count("\n") == 1 and "\x1b" not in out
+    assert out.endswith("a\u2424b\u241b[2J.key\n")

@@ -65,3 +65,11 @@ def test_an_empty_packet_from_a_root_with_nothing_left_out_has_no_note(
     err = capsys.readouterr().err
     assert err.startswith("packet: 0 excerpts")
     assert err.count("\n") == 1
+
+
+def test_one_file_left_out_is_counted_as_one_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "blob.bin").write_bytes(b"\x00\x01\x02binary\x00")
+    assert main(["pack", "hello", "--root", str(root)]) == 0
+    assert "the index left out 1 file: 1 binary (" in capsys.readouterr().err

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 import prooftext
-from prooftext.cli.common import app, emit_json, note, root_option, write_out
+from prooftext.cli.common import app, emit_json, note, root_option, shown, write_out
 from prooftext.errors import RequestError
 
 _QUERY = prooftext.Query("")
@@ -127,7 +127,7 @@ def key_init_command(
     if as_json:
         emit_json({"key_id": created.key_id, "path": str(created.path)})
     else:
-        write_out(f"key {created.key_id} written to {created.path}\n")
+        write_out(shown(f"key {created.key_id} written to {created.path}") + "\n")
 
 
 def _summary(text: str) -> None:
@@ -158,8 +158,9 @@ def _left_out(index: prooftext.Index, packet: prooftext.Packet) -> str | None:
     if not counts:
         return None
     reasons = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
+    total = sum(counts.values())
     return (
-        f"no excerpts; the index left out {sum(counts.values())} files: {reasons}"
+        f"no excerpts; the index left out {total} file{'' if total == 1 else 's'}: {reasons}"
         " (list them: prooftext index --excluded [--reason R])"
     )
 
