@@ -319,3 +319,25 @@ def test_a_symbol_is_quoted_by_its_signature_line_not_its_doc_comment_or_attribu
     )
     quoted = {e.qualname: (e.line, e.start_line) for e in _map(root).entries if e.kind != "file"}
     assert quoted == {"Walk": (22, 1), "A": (2, 1), "A.equals": (4, 3), "Run": (4, 3)}
+
+
+def test_a_map_of_another_version_is_refused_as_a_map(sample_repo: Path) -> None:
+    """Not as a packet missing its query: the error names the map's own version field."""
+    value = _saved(sample_repo)
+    value["version"] = "prooftext.map/v9"
+    with pytest.raises(ArtifactError) as caught:
+        prooftext.verify(value, sample_repo)
+    assert caught.value.details["field"] == "map.version"
+
+
+def test_the_problems_of_a_map_speak_of_a_map_not_of_a_packet(sample_repo: Path, tmp_path: Path) -> None:
+    key = prooftext.SigningKey.generate(tmp_path / "key")
+    value = prooftext.sign(_saved(sample_repo), key)
+    _relabel(value)
+    _raise_ceiling_claim(value)
+    report = prooftext.verify(value, sample_repo, key=key)
+    assert {"labels", "ceiling", "signature"} <= {p["kind"] for p in report.problems}
+    details = " ".join(p["detail"] for p in report.problems)
+    assert "packet" not in details and "query" not in details and "settings declare," in details
+    unsigned = prooftext.verify(_saved(sample_repo), sample_repo, key=key)
+    assert unsigned.problems[0]["detail"] == "a key was given, but the map is not signed"

@@ -228,3 +228,10 @@ def test_a_malformed_signature_member_is_refused_as_artifact_invalid_naming_it(
     with pytest.raises(ArtifactError) as caught:
         prooftext.verify(value, sample_repo, key=key if with_key else None)
     assert caught.value.code == "artifact_invalid" and "signature" in caught.value.message
+
+
+def test_an_adaptive_result_that_breaks_its_schema_names_the_field_at_fault(sample_repo: Path) -> None:
+    """As a packet's or a map's refusal does: the member's place, under the ``packet`` parameter."""
+    with pytest.raises(ArtifactError) as caught:
+        prooftext.verify({**_adaptive(sample_repo), "stop_reason": "bogus"}, sample_repo)
+    assert caught.value.details["field"] == "packet.stop_reason"

@@ -113,6 +113,10 @@ KIND_BASIS = "basis"
 KIND_CEILING = "ceiling"
 KIND_CLEARANCE = "clearance"
 KIND_TRUNCATION = "truncation"
+PACKET = "packet"
+MAP = "map"
+DECLARES = {PACKET: "the packet's query declares", MAP: "the map's settings declare"}
+"""Where each kind of artifact declares its limits, as its problems say it."""
 
 
 @dataclass
@@ -123,6 +127,13 @@ class VerifyReport:
     signature: str | None = None
     """How the value's signature checked out (:mod:`prooftext.pack.signing`): ``valid``, ``forged``,
     ``other_key``, ``unsigned`` or ``not_checked``; None for an unsigned value verified without a key."""
+    artifact: str = PACKET
+    """What is verified (:data:`PACKET` or :data:`MAP`), as its problems name it."""
+
+    @property
+    def declares(self) -> str:
+        """Where the artifact declares its limits, as its problems say it (``the packet's query declares``)."""
+        return DECLARES[self.artifact]
 
     @property
     def ok(self) -> bool:
@@ -189,13 +200,13 @@ def _refuse_first_error(validator: Any, value: object, what: str, schema: str) -
     )
 
 
-def _label_mismatch(item: dict[str, Any], config: CorpusConfig) -> str | None:
+def _label_mismatch(item: dict[str, Any], config: CorpusConfig, artifact: str = PACKET) -> str | None:
     """Why an excerpt's labels are not the ones the indexer gives its path now, or None when they are."""
     expected = labels_for(item["path"], config)
     if (item["authority"], item["sensitivity"]) == (expected.authority, expected.sensitivity):
         return None
     return (
-        f"the packet claims authority {item['authority']!r}, sensitivity {item['sensitivity']!r};"
+        f"the {artifact} claims authority {item['authority']!r}, sensitivity {item['sensitivity']!r};"
         f" the root's configuration gives this path authority {expected.authority!r},"
         f" sensitivity {expected.sensitivity!r}"
     )
@@ -222,8 +233,10 @@ def _check_adaptive_shape(value: dict[str, Any]) -> None:
 
     problems = [p for p in result_problems(ADAPTIVE_SCHEMA_FILE, value) if not p.startswith("/packet")]
     if problems:
+        place = [part for part in problems[0].split(":", 1)[0].split("/") if part]
         raise ArtifactError(
             f"adaptive result does not match its schema: {problems[0][:_MESSAGE_CHARS]}",
+            field=".".join([PACKET, *place])[:_MESSAGE_CHARS],
             schema=ADAPTIVE_RESULT_SCHEMA,
         )
 
@@ -262,7 +275,7 @@ def verify_value(
     to_dict = None if isinstance(value, dict) else getattr(value, "to_dict", None)
     if callable(to_dict):
         value = to_dict()
-    if isinstance(value, dict) and value.get("version") == repomap.MAP_VERSION:
+    if isinstance(value, dict) and str(value.get("version")).startswith(MAP_VERSION_PREFIX):
         report = verify_map(value, root, config)
         _check_signature(report, value, key)
         return report
@@ -277,12 +290,15 @@ def _check_signature(report: VerifyReport, value: dict[str, Any], key: SigningKe
     state = signing.signature_state(value, key)
     report.signature = None if key is None and state == signing.UNSIGNED else state
     if state == signing.UNSIGNED and key is not None:
-        report.add(BIT_UNSIGNED, kind=KIND_UNSIGNED, detail="a key was given, but the packet is not signed")
+        detail = f"a key was given, but the {report.artifact} is not signed"
+        report.add(BIT_UNSIGNED, kind=KIND_UNSIGNED, detail=detail)
     elif state == signing.OTHER_KEY and key is not None:
         detail = f"signed by key {value[signing.SIGNATURE].get('key_id')!r}, not by this key {key.key_id!r}"
         report.add(BIT_FORGED, kind=KIND_KEY_MISMATCH, detail=detail)
     elif state == signing.FORGED:
-        detail = "the signature does not match the packet under this key: it was changed after signing"
+        detail = (
+            f"the signature does not match the {report.artifact} under this key: it was changed after signing"
+        )
         report.add(BIT_FORGED, kind=KIND_SIGNATURE, detail=detail)
 
 
@@ -374,12 +390,12 @@ def _check_count(
     basis = declared_basis(query)
     if basis is None:
         named = f"{query.get('unit')!r}, {query.get('tokenizer')!r}"
-        detail = f"the packet's query declares no known unit and tokenizer: {named}"
+        detail = f"{report.declares} no known unit and tokenizer: {named}"
         report.add(BIT_DIGEST, kind=KIND_BASIS, detail=detail)
         return None
     count = get_counter(basis).count(prompt)
     if claimed["basis"] != basis:
-        detail = f"prompt_tokens counts in {claimed['basis']!r}; the packet's query counts in {basis!r}"
+        detail = f"prompt_tokens counts in {claimed['basis']!r}; {report.declares} {basis!r}"
         report.add(BIT_DIGEST, kind=KIND_BASIS, detail=detail)
     elif claimed["count"] != count:
         report.add(
@@ -391,9 +407,9 @@ def _check_count(
 def _check_ceiling(report: VerifyReport, query: dict[str, Any], name: str, used: int) -> None:
     ceiling = query.get(name)
     if isinstance(ceiling, bool) or not isinstance(ceiling, int):
-        report.add(BIT_DIGEST, kind=KIND_CEILING, field=name, detail=f"the packet's query declares no {name}")
+        report.add(BIT_DIGEST, kind=KIND_CEILING, field=name, detail=f"{report.declares} no {name}")
     elif used > ceiling:
-        detail = f"the packet uses {used}, above the {name} its query declares, {ceiling}"
+        detail = f"the {report.artifact} uses {used}, above the {name} {report.declares}, {ceiling}"
         report.add(BIT_DIGEST, kind=KIND_CEILING, field=name, detail=detail)
 
 
@@ -404,13 +420,14 @@ def _check_clearance(report: VerifyReport, clearance: object, evidence: list[dic
     """Every excerpt's claimed sensitivity within the query's clearance (the labels check ties the claim
     to the root's configuration)."""
     if not isinstance(clearance, str) or clearance not in _LEVELS:
-        detail = f"the packet's query declares no known clearance: {clearance!r}"
+        detail = f"{report.declares} no known clearance: {clearance!r}"
         report.add(BIT_DIGEST, kind=KIND_CLEARANCE, detail=detail)
         return
     for item in evidence:
         # An unknown label ranks above every clearance, as the selector ranks it.
         if _LEVELS.get(item["sensitivity"], len(SENSITIVITIES)) > _LEVELS[clearance]:
-            detail = f"sensitivity {item['sensitivity']!r} is above the packet's clearance {clearance!r}"
+            sensitivity = item["sensitivity"]
+            detail = f"sensitivity {sensitivity!r} is above the {report.artifact}'s clearance {clearance!r}"
             report.add(
                 BIT_DIGEST, kind=KIND_CLEARANCE, path=item["path"], lines=list(item["lines"]), detail=detail
             )
@@ -521,6 +538,8 @@ def _check_nonce(report: VerifyReport, nonce: str, query: str, blocks: list[Bloc
 # -- repository maps -------------------------------------------------------------------------------------------
 
 MAP_SCHEMA = "rpc-context.map.result.schema.json"
+MAP_VERSION_PREFIX = repomap.MAP_VERSION.rsplit("/", 1)[0] + "/"
+"""A value whose version starts so is a map (of this version or another), checked as a map."""
 
 
 @functools.cache
@@ -547,7 +566,7 @@ def verify_map(value: dict[str, Any], root: Path, config: CorpusConfig | None = 
     builder's record, neither digested nor re-derived."""
     check_map(value)
     config = config if config is not None else load_config(root)
-    report = VerifyReport()
+    report = VerifyReport(artifact=MAP)
     prompt: str = value["prompt"]
     if digest(prompt) != value["blake3"]:
         report.add(BIT_DIGEST, kind="digest", detail="BLAKE3 of the prompt does not match")
@@ -592,7 +611,7 @@ class _MapRebuild:
                 self.report.add(seen.bit, **seen.problem(), lines=lines)
         seen = self.read[key]
         if not isinstance(seen, Unread):  # every entry claims its labels, a symbol's as its file's
-            mismatch = _label_mismatch(item, self.config)
+            mismatch = _label_mismatch(item, self.config, MAP)
             if mismatch is not None:
                 self.report.add(BIT_DIGEST, kind="labels", path=path, lines=lines, detail=mismatch)
         return seen
