@@ -237,6 +237,7 @@ def first_rung(ladder: Ladder, kernel_tokens: int, kernel_nodes: int = 0) -> tup
     if kernel_tokens > ladder.max_tokens:
         raise BudgetError(
             f"the minimum context kernel needs {kernel_tokens} tokens, above max_tokens {ladder.max_tokens}",
+            field="max_tokens",
             kernel=kernel_tokens,
             max_tokens=ladder.max_tokens,
         )

@@ -198,6 +198,7 @@ def _take_required(
             # The kernel, not only what was required: with nothing required, the header and query alone.
             f"the packet's header, query and required evidence need {sel.total_cost} {sel.query.basis},"
             f" above the ceiling {ceiling}",
+            field="max_tokens",
             needed=sel.total_cost,
             ceiling=ceiling,
         )

@@ -27,7 +27,7 @@ def _portable(path: str) -> str:
     It must also be spelled exactly as the index spells it: ``./a.py`` or ``a//b`` would be a second
     spelling of a source, and provenance must name one path."""
     if path.startswith("/") or "\\" in path or ".." in path.split("/"):
-        raise PathOutsideRootError(f"required path is outside the root: {path}", path=path)
+        raise PathOutsideRootError(f"required path is outside the root: {path}", field="required", path=path)
     if "" in path.split("/") or "." in path.split("/"):
         raise RequestError(
             f"required path {path!r} is not in canonical form (no '.' or empty components)", field="required"

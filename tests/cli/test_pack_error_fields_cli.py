@@ -1,0 +1,44 @@
+"""A packet refused for its budget, or for a required path outside the root, names the field and the option
+at fault with ``--json``, as the map's refusal of its budget does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prooftext.cli import main
+
+
+def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main(list(argv)) == 1
+    error: dict[str, Any] = json.loads(capsys.readouterr().out)["error"]
+    return error
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "app.py").write_text("def frobnicate():\n    return 1\n")
+    return folder
+
+
+@pytest.mark.parametrize("command", ["pack", "adaptive-pack", "map"])
+def test_a_budget_too_small_names_max_tokens(
+    root: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    query = ["--query"] if command == "map" else []
+    error = _error(capsys, command, *query, "frobnicate", "--root", str(root), "--max-tokens", "5", "--json")
+    assert error["code"] == "budget_exceeded"
+    assert (error["details"]["field"], error["details"]["option"]) == ("max_tokens", "--max-tokens")
+
+
+def test_a_required_path_outside_the_root_names_require(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = _error(capsys, "pack", "frobnicate", "--root", str(root), "--require", "../app.py", "--json")
+    assert error["code"] == "path_outside_root"
+    assert (error["details"]["field"], error["details"]["option"]) == ("required", "--require")
