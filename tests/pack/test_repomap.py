@@ -341,3 +341,17 @@ def test_the_problems_of_a_map_speak_of_a_map_not_of_a_packet(sample_repo: Path,
     assert "packet" not in details and "query" not in details and "settings declare," in details
     unsigned = prooftext.verify(_saved(sample_repo), sample_repo, key=key)
     assert unsigned.problems[0]["detail"] == "a key was given, but the map is not signed"
+
+
+def test_the_methods_of_a_class_whose_first_line_is_too_long_to_quote_are_still_named(tmp_path: Path) -> None:
+    """The class itself is named by no entry (a map never quotes part of a line); its methods still are,
+    below its file, and the map still verifies."""
+    bases = ", ".join(f"Base{i}" for i in range(40))
+    classes = "".join(f"class Base{i}:\n    pass\n\n\n" for i in range(40))
+    body = f"class Wide({bases}):\n    def glorp_one(self):\n        return 1\n"
+    root = write_tree(tmp_path / "r", {"wide.py": classes + body})
+    built = _map(root, max_tokens=4096, identifiers=("glorp_one",))
+    assert "Wide" not in {e.qualname for e in built.entries}
+    assert "Wide.glorp_one" in {e.qualname for e in built.entries}
+    assert "def glorp_one(self):" in built.prompt
+    assert prooftext.verify(built, root).ok

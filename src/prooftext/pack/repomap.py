@@ -742,10 +742,12 @@ class _Filler:
         for index in self.order:
             if index in taken:
                 continue
-            group = [r for r in self.items[index].requires if r not in taken] + [index]
-            costs = [self._cost(i) for i in group]
-            if costs[0] is None or costs[-1] is None:
+            needs = self.items[index].requires
+            if self._cost(needs[0] if needs else index) is None or self._cost(index) is None:
                 continue  # its file drifted, or its line is too long to quote whole
+            group = [r for r in needs if r not in taken] + [index]
+            costs = [self._cost(i) for i in group]
+            # A scope whose line is too long is left out; what it holds is still named, below the file.
             group = [i for i, c in zip(group, costs, strict=True) if c is not None]
             cost = sum(c for c in costs if c is not None)
             if used + cost <= budget:
