@@ -235,3 +235,18 @@ def test_an_adaptive_result_that_breaks_its_schema_names_the_field_at_fault(samp
     with pytest.raises(ArtifactError) as caught:
         prooftext.verify({**_adaptive(sample_repo), "stop_reason": "bogus"}, sample_repo)
     assert caught.value.details["field"] == "packet.stop_reason"
+
+
+def test_a_signature_can_be_checked_from_the_documented_canonical_json(
+    sample_repo: Path, key: prooftext.SigningKey
+) -> None:
+    """Another tool holding the key checks a MAC as the README says: keyed BLAKE3 of ``json.dumps`` with
+    sorted keys and no whitespace; the key id is BLAKE3 in key-derivation mode over the key."""
+    import blake3
+
+    signed = prooftext.sign(_packet(sample_repo), key)
+    signature = signed.pop("signature")
+    body = json.dumps(signed, sort_keys=True, separators=(",", ":")).encode()
+    assert blake3.blake3(body, key=key.secret).hexdigest() == signature["mac"]
+    derived = blake3.blake3(key.secret, derive_key_context="prooftext packet signing key id v1")
+    assert derived.hexdigest()[:16] == signature["key_id"]
