@@ -81,3 +81,8 @@ def test_verify_help_counts_an_excluded_source_in_bit_2(capsys: pytest.CaptureFi
     assert main(["verify", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.replace("│", " ").split())
     assert "2 missing, stale or excluded source" in out
+
+
+def test_the_verify_argument_says_it_takes_a_saved_map_too() -> None:
+    packet = next(p for where, p in _parameters() if where == "prooftext verify" and p.name == "packet")
+    assert "map --json" in packet.help

@@ -329,7 +329,11 @@ def _problem_lines(problems: list[dict[str, Any]]) -> list[str]:
 @app.command("verify")
 def verify_command(
     packet: Annotated[
-        Path, typer.Argument(help="A packet saved by `pack --json` (or an adaptive result).", readable=False)
+        Path,
+        typer.Argument(
+            help="A packet saved by `pack --json`, an adaptive result or a map saved by `map --json`.",
+            readable=False,
+        ),
     ],
     root: RootOpt = Path("."),
     as_json: VerifyJsonOpt = False,
