@@ -69,3 +69,17 @@ def test_key_init_writes_a_control_character_of_its_path_in_visible_form(
     assert status == 0
     assert out.count("\n") == 1 and "\x1b" not in out
     assert out.endswith("a\u2424b\u241b[2J.key\n")
+
+
+@pytest.mark.parametrize(("make", "code"), [(False, "root_missing"), (True, "root_not_directory")])
+def test_a_root_that_is_no_directory_is_refused_before_the_key_is_written(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], make: bool, code: str
+) -> None:
+    """A mistyped --root would otherwise check the key against nothing, as every other command refuses it."""
+    root = tmp_path / "proj"
+    if make:
+        root.write_text("a file\n")
+    key = tmp_path / "keys" / "signing.key"
+    status, out = _run(capsys, "key", "init", "--key", str(key), "--root", str(root), "--json")
+    assert status == 1 and json.loads(out)["error"]["code"] == code
+    assert not key.exists()

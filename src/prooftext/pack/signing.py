@@ -29,7 +29,7 @@ import blake3
 
 import prooftext.canonical as canonical
 from prooftext.corpus.ignore import GIT_DIR
-from prooftext.corpus.safeio import SYMLINK_ERRNOS
+from prooftext.corpus.safeio import SYMLINK_ERRNOS, existing_directory
 from prooftext.errors import OutputExistsError, SigningKeyError
 
 ALG = "blake3-keyed"
@@ -101,9 +101,11 @@ class KeyFile:
 
 
 def _refuse_inside(key: KeyFile, root: Path | str | None) -> None:
+    """A key inside ``root`` is refused; a root that is no existing directory is refused as every command
+    refuses it (``root_missing``, ``root_not_directory``), not taken as a place the key is outside of."""
     if root is None:
         return
-    base = Path(root).resolve()
+    base = existing_directory(root)
     where = key.path.parent.resolve() / key.path.name
     if where == base or base in where.parents:
         raise SigningKeyError(
