@@ -109,3 +109,12 @@ def test_verify_passes_an_untouched_packet_and_flags_tampering(sample_repo: Path
         assert index.verify(forged).status & BIT_DIGEST
         (sample_repo / "modeling" / "separable.py").write_text("changed = True\n")
         assert index.verify(packet).status & BIT_SOURCE
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_a_source_required_twice_is_quoted_once(sample_repo: Path, adaptive: bool) -> None:
+    query = Query("slugify", required=("util/strings.py", "util/strings.py"))
+    with prooftext.open(sample_repo) as index:
+        packet = index.adaptive_pack(query).packet if adaptive else index.pack(query)
+    assert [e.path for e in packet.evidence].count("util/strings.py") == 1
+    assert prooftext.verify(packet, sample_repo).ok

@@ -181,6 +181,17 @@ def excerpt_floor(text: LineText, start: int, end: int) -> tuple[int, int]:
     return redacted_floor(lines), sum(map(len, lines)) + len(lines) - 1 if lines else 0
 
 
+def _distinct(candidates: list[Candidate]) -> list[Candidate]:
+    """Each node once, where it first comes: a source that ``required`` names twice is quoted once."""
+    seen: set[str] = set()
+    out: list[Candidate] = []
+    for cand in candidates:
+        if cand.node_id not in seen:
+            seen.add(cand.node_id)
+            out.append(cand)
+    return out
+
+
 def _refuse_drift(bad: dict[str, Observation], required: set[str], drifted: dict[str, Observation]) -> None:
     """A required source that failed verification is an error; so is one a fill took again after it had
     drifted (a broken invariant: an error, never a selection loop that cannot end)."""
@@ -221,7 +232,7 @@ class Compiler:
             self.ranked: RankResult = rank(conn, self.query, analyze(self.query.text), policy)
             prepared = prepare(conn, self.query, self.ranked.candidates, policy)
         self.required, self.optional, self.traversal = (
-            prepared.required,
+            _distinct(prepared.required),
             prepared.optional,
             prepared.traversal,
         )
