@@ -170,7 +170,9 @@ def _write_all(out: Any, text: str) -> None:
         out.write(text)
         return
     out.flush()
-    data = memoryview(text.encode(out.encoding or "utf-8", out.errors or "strict"))
+    # UTF-8 whatever the locale says: a packet's digest and counts are of its UTF-8 bytes, and another
+    # encoding would fail on the first character it cannot hold.
+    data = memoryview(text.encode("utf-8", out.errors or "strict"))
     while data:
         try:
             written = binary.write(data)
