@@ -17,7 +17,10 @@ the second argument of a call whose first is the key (``define('DB_PASSWORD', '�
 ``os.environ.get("API_TOKEN", "…")``, ``props.put("mail.smtp.password", "…")``), the ``value`` of an
 ``<add key="…">`` element, the argument of a flag (``--password …``) or of a setter (``setPassword("…")``),
 or, when the assigned value is an expression, a literal fallback later on the line
-(``os.getenv("P") or "…"``, ``process.env.API_KEY || "…"``). An unquoted value in code is an expression,
+(``os.getenv("P") or "…"``, ``process.env.API_KEY || "…"``). The quotes may be the escaped ones of code held
+in a JSON string (a notebook cell), and a Dockerfile's ``ENV KEY VALUE`` needs no ``=``. A name/value pair
+(:func:`find_named_values`: Kubernetes' and ECS's ``env`` entries, CloudFormation's parameters) gives its
+``value`` to the key its ``name`` holds, on the same line or the next. An unquoted value in code is an expression,
 except in shell and after ``;``, ``?`` or ``&`` (a parameter inside a connection string); a key right after
 ``:`` is a segment of an ARN, not a key. A value is credible unless
 it is a placeholder or template, prose (quoted text with spaces), a path or URL, a reference (an unquoted
@@ -31,6 +34,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from prooftext.corpus.kinds import KIND_CODE, kind_for
 from prooftext.text import identifier_parts
@@ -170,6 +174,8 @@ _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 
 STRONG = "strong"
 WEAK = "weak"
+KEY_CACHE_SIZE = 4096
+"""Keys whose strength is remembered: a configuration names the same few keys again and again."""
 
 
 def _word_strength(words: list[str], at: int) -> str | None:
@@ -181,6 +187,7 @@ def _word_strength(words: list[str], at: int) -> str | None:
     return WEAK if words == ["auth"] else None
 
 
+@lru_cache(maxsize=KEY_CACHE_SIZE)
 def key_strength(key: str) -> str | None:
     """``strong`` or ``weak`` when ``key`` names a credential, else ``None``: the first credential word
     decides, unless a word after it says the key is *about* the credential (``PASSWORD_RESET_TIMEOUT``;
@@ -325,10 +332,14 @@ def credible_unquoted(value: str, strength: str, path: str, *, literal: bool = F
 # --- the scan ---------------------------------------------------------------------------------------------
 
 _V = f"{{0,{MAX_VALUE_CHARS}}}"
-_QUOTED = rf"""[rbuRBUfF]{{0,2}}(?:"([^"\n]{_V})"|'([^'\n]{_V})'|`([^`\n]{_V})`)"""
+_QUOTED = rf"""[rbuRBUfF]{{0,2}}(?:"([^"\n]{_V})"|'([^'\n]{_V})'|`([^`\n]{_V})`|\\"([^"\\\n]{_V})\\")"""
+"""A literal in double, single or back quotes, or in the escaped double quotes of code held in a JSON
+string (a notebook cell's ``"api_key = \\"…\\"\\n"``): four groups, the value in the one that matched."""
+_QUOTES = 4
 _BARE = rf"""([^\s'"`,;]{{1,{MAX_VALUE_CHARS}}})"""
 _ASSIGN = re.compile(
-    r"""['"`]?[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|:=|=>|\?\?=|\|\|=|={1,3}|:(?!:))[ \t]*"""
+    r"""\\?['"`]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|:=|=>|\?\?=|\|\|=|={1,3}"""
+    r"""|:(?!:))[ \t]*"""
     r"(?:" + _QUOTED + "|" + _BARE + ")"
 )
 _CALL_OPEN = re.compile(
@@ -375,7 +386,7 @@ def _key_span(text: str, at: int, anchor_len: int) -> tuple[int, int] | None:
 
 
 def _quoted_span(match: re.Match[str], first: int) -> tuple[int, int] | None:
-    for group in range(first, first + 3):
+    for group in range(first, first + _QUOTES):
         if match.group(group) is not None:
             return match.span(group)
     return None
@@ -388,6 +399,19 @@ def _called(text: str, key_start: int) -> bool:
     return _CALL_OPEN.search(text, max(0, key_start - 60), key_start - 1) is not None
 
 
+_ENV_INSTRUCTION = re.compile(r"(?i)[ \t]*env[ \t]+")
+"""A Dockerfile's ``ENV KEY VALUE``, the form without ``=``: the key is the instruction's first word."""
+_ENV_REACH = 40
+
+
+def _after_env(text: str, key_start: int) -> bool:
+    floor = max(0, key_start - _ENV_REACH - 1)  # the line feed before a line of _ENV_REACH characters
+    line_start = text.rfind("\n", floor, key_start) + 1
+    if line_start == 0 and floor > 0:
+        return False  # the line starts further back: more than an indented ENV before the key
+    return _ENV_INSTRUCTION.fullmatch(text, line_start, key_start) is not None
+
+
 def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
     """The separator and value after the key, in the first form that fits."""
     start, end = key
@@ -396,7 +420,7 @@ def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
         found = _CALL_ARGUMENT.match(text, end)
     if found is None:
         found = _XML_VALUE.match(text, end)
-    if found is None and text[start] == "-":
+    if found is None and (text[start] == "-" or _after_env(text, start)):
         found = _FLAG_VALUE.match(text, end)
     words = identifier_parts(text[start:end].rsplit(".", 1)[-1])  # ``ds.setPassword``: the method's words
     if found is None and words and words[0] in _SETTERS:
@@ -416,8 +440,9 @@ def _value(text: str, key: tuple[int, int], strength: str, path: str) -> Assignm
             value = text[span[0] : span[1]]
             return Assignment(*span) if credible_quoted(value, strength, path) else None
         literal = before in (";", "?", "&")  # ``;Password=…;`` inside a connection string
-        if assigned.lastindex == 4 and credible_unquoted(assigned.group(4), strength, path, literal=literal):
-            return Assignment(*assigned.span(4))
+        bare = assigned.group(_QUOTES + 1)  # the unquoted value, when there are no quotes
+        if bare is not None and credible_unquoted(bare, strength, path, literal=literal):
+            return Assignment(*assigned.span(_QUOTES + 1))
     line_end = text.find("\n", end)
     stop = min(len(text) if line_end < 0 else line_end, end + FALLBACK_REACH)
     fallback = _FALLBACK.search(text, end, stop)
@@ -442,3 +467,60 @@ def find_assignments(text: str, folded: str, path: str) -> Iterator[Assignment]:
                     if found is not None:
                         yield found
             at = folded.find(anchor, at + 1)
+
+
+# --- name/value pairs ------------------------------------------------------------------------------------
+
+_NAME_FIELD = re.compile(
+    r"""(?:name|Name|NAME|key|Key|ParameterKey)['"]?[ \t]*[:=][ \t]*['"]?"""
+    r"""([A-Za-z_][\w.-]{0,63})['"]?[ \t]*(?=[,}\r\n]|$)"""
+)
+"""The name of a name/value pair: Kubernetes' and ECS's ``env`` entries, CloudFormation's parameters. The
+field's own name must not follow a word character (:func:`_field_start`), checked apart: a pattern that
+starts with its literal is searched many times faster."""
+_VALUE_FIELD = re.compile(r"""(?:value|Value|VALUE|ParameterValue)['"]?[ \t]*[:=][ \t]*""")
+_VALUE = re.compile("(?:" + _QUOTED + "|" + _BARE + ")")
+PAIR_REACH = 300
+"""How far after its name a pair's value field may start (in a long line of names, each looks this far)."""
+_FLOW_END = ")]},"
+"""What ends a bare value inside a flow collection (``{name: K, value: V}``), not part of the value."""
+
+
+def _pair_value(text: str, name_end: int, strength: str, path: str) -> Assignment | None:
+    """The credible value of the pair whose name ends at ``name_end``: on the same line or the next."""
+    line_end = text.find("\n", name_end)
+    next_end = -1 if line_end < 0 else text.find("\n", line_end + 1)
+    stop = len(text) if line_end < 0 or next_end < 0 else next_end
+    fields = _VALUE_FIELD.finditer(text, name_end, min(stop, name_end + PAIR_REACH))
+    field = next((f for f in fields if _field_start(text, f.start())), None)
+    found = None if field is None else _VALUE.match(text, field.end(), stop)
+    if found is None:
+        return None
+    span = _quoted_span(found, 1)
+    if span is not None:
+        value = text[span[0] : span[1]]
+        return Assignment(*span) if credible_quoted(value, strength, path) else None
+    value = found.group(_QUOTES + 1).rstrip(_FLOW_END)
+    start = found.start(_QUOTES + 1)
+    if value and credible_unquoted(value, strength, path):
+        return Assignment(start, start + len(value))
+    return None
+
+
+def _field_start(text: str, at: int) -> bool:
+    """Whether a field name found at ``at`` starts a word (``name``, ``"name"``, not ``username``)."""
+    before = text[at - 1] if at else ""
+    if before in ("'", '"'):
+        before = text[at - 2] if at > 1 else ""
+    return not (before.isalnum() or before in "_-")
+
+
+def find_named_values(text: str, path: str) -> Iterator[Assignment]:
+    """Every credible value paired with a credential name (``- name: DB_PASSWORD`` then ``value: …``, or
+    ``{"name": "API_TOKEN", "value": "…"}``), the value on the name's line or the next."""
+    for match in _NAME_FIELD.finditer(text):
+        strength = key_strength(match.group(1)) if _field_start(text, match.start()) else None
+        if strength is not None:
+            found = _pair_value(text, match.end(), strength, path)
+            if found is not None:
+                yield found

@@ -14,9 +14,12 @@ happens next is the ``[scan] secrets`` policy (see :mod:`prooftext.corpus.config
 
 Rendering (``pack/render.py``) applies :func:`redact_text` to every excerpt as a second, policy-free line
 of defence, so a value never reaches a prompt even when a source slipped past the scan (an inline
-allowlist pragma, an index built by an older version). Every rule is *line-local* (no pattern crosses a
-``\\n``), which makes redacting an excerpt equal to redacting the whole file and then slicing it: the
-prompt, its exact token cost and ``prooftext verify`` all agree.
+allowlist pragma, an index built by an older version). Every rule but one is *line-local* (no pattern
+crosses a ``\\n``); the name/value pair rule finds a value on the line after its name, and its values are
+redacted wherever they recur, however short, so an excerpt that leaves the name's line out still redacts
+the value. Redacting an excerpt is therefore equal to redacting the whole file and then slicing it: the
+prompt, its exact token cost and ``prooftext verify`` all agree. A private key (PEM, OpenSSH or PuTTY)
+spans lines; its file is always left out.
 
 Two kinds of rule:
 
@@ -37,9 +40,10 @@ Two kinds of rule:
 Inline allowlist pragmas (``pragma: allowlist secret``, ``gitleaks:allow``) are honoured only when
 ``[scan] secrets_allow_pragma = true``; even then the value is still redacted in prompts.
 
-Known gaps (``tests/reliability/GAPS.md``): a secret split over two lines, or wrapped in base64 or
-another encoding, is not recognised (the high-entropy label may still mark it); walk-time exclusions
-(ignored or oversized files) keep their raw path.
+Known gaps (``tests/reliability/GAPS.md``, ``docs/SECRETS_NOTES.md``): a value on another line than its key
+(other than a name/value pair: a YAML block scalar, a TOML multi-line string, a netrc entry spread over
+lines outside a netrc file), a secret split over two lines, or wrapped in base64 or another encoding, is not
+recognised (the high-entropy label may still mark it), nor is a password in prose (``the password is …``).
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ from prooftext.corpus.assignments import (
     STRONG,
     credible_quoted,
     find_assignments,
+    find_named_values,
     is_placeholder,
     key_strength,
 )
@@ -75,6 +80,7 @@ DEFAULT_POLICY = POLICY_REDACT
 
 RULE_PRIVATE_KEY = "private-key"
 RULE_ASSIGNMENT = "password-assignment"
+RULE_NAME_VALUE = "name-value-pair"
 ALWAYS_EXCLUDED: frozenset[str] = frozenset({RULE_PRIVATE_KEY})
 """Rules whose findings exclude the file even under the redact policy (multi-line values)."""
 
@@ -369,6 +375,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(r"(?m)^[^:\s#]{1,255}:[^:\s]{1,16}:[^:\s]{1,255}:[^:\s]{1,255}:(\S{3,200})$"),
         applies=_pgpass_file,
     ),
+    Rule(RULE_NAME_VALUE, "a value paired with a credential name (name: …, value: …)", re.compile("(?!)")),
     Rule(RULE_ASSIGNMENT, "a literal assigned to a credential-named key", re.compile("(?!)")),
 )
 RULE_IDS: tuple[str, ...] = (*(rule.id for rule in RULES), RULE_PRIVATE_KEY)
@@ -437,6 +444,7 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
     "credentials-call": ("auth", "login", "credential"),
     "xml-password": ("</",),
     "pgpass-password": (":",),
+    RULE_NAME_VALUE: ("value",),
     RULE_ASSIGNMENT: ANCHORS,
 }
 """The same, matched against the lowercased text (case-insensitive rules)."""
@@ -572,9 +580,36 @@ class _Lines:
         return found
 
 
-def _private_keys(text: str, starts: list[int]) -> list[Finding]:
-    """A BEGIN ... PRIVATE KEY marker followed by at least 64 characters of key body (not just the marker)."""
+_PUTTY_HEADER = re.compile(r"PuTTY-User-Key-File-[0-9]{1,2}:")
+_PUTTY_PRIVATE = re.compile(r"\nPrivate-Lines:[ \t]*([0-9]{1,4})[ \t]*\r?\n")
+
+
+def _enough_key_body(body: str) -> bool:
+    # Counting stops at the threshold: a file of back-to-back BEGIN markers otherwise lists every
+    # base64 character of a 16 KiB window once per marker.
+    enough = itertools.islice(_BASE64_CHARS.finditer(body), _MIN_KEY_BODY_CHARS - 1, None)
+    return next(enough, None) is not None
+
+
+def _putty_keys(text: str, starts: list[int]) -> list[Finding]:
+    """A PuTTY key file (``.ppk``): its header through the last of its ``Private-Lines``."""
     found: list[Finding] = []
+    for match in _PUTTY_HEADER.finditer(text):
+        window = text[match.end() : match.end() + _MAX_KEY_SCAN_CHARS]
+        private = _PUTTY_PRIVATE.search(window)
+        if private is None:
+            continue
+        lines = window[private.end() :].split("\n", int(private.group(1)))[: int(private.group(1))]
+        if _enough_key_body("".join(lines)):
+            stop = match.end() + private.end() + len("\n".join(lines))
+            found.append(Finding(RULE_PRIVATE_KEY, _line_of(starts, match.start()), match.start(), stop))
+    return found
+
+
+def _private_keys(text: str, starts: list[int]) -> list[Finding]:
+    """A BEGIN ... PRIVATE KEY marker followed by at least 64 characters of key body (not just the marker),
+    or a PuTTY key file's private lines."""
+    found: list[Finding] = _putty_keys(text, starts) if "PuTTY-User-Key-File-" in text else []
     if "PRIVATE KEY" not in text:
         return found
     for match in _PEM_BEGIN.finditer(text):
@@ -582,10 +617,7 @@ def _private_keys(text: str, starts: list[int]) -> list[Finding]:
         end = _PEM_END.search(window)
         body = window[: end.start()] if end else window
         body = body.replace("\\n", "\n").replace("\\r", "")
-        # Counting stops at the threshold: a file of back-to-back BEGIN markers otherwise lists every
-        # base64 character of a 16 KiB window once per marker.
-        enough = itertools.islice(_BASE64_CHARS.finditer(body), _MIN_KEY_BODY_CHARS - 1, None)
-        if next(enough, None) is not None:
+        if _enough_key_body(body):
             stop = match.end() + (end.end() if end else len(window))
             found.append(Finding(RULE_PRIVATE_KEY, _line_of(starts, match.start()), match.start(), stop))
     return found
@@ -672,8 +704,9 @@ def _line_scoped(rule: Rule, text: str, folded: str) -> Iterator[re.Match[str]]:
 
 def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[int, int]]:
     """The spans of the rule's values; the assignment rule looks at each key (see :mod:`.assignments`)."""
-    if rule.id == RULE_ASSIGNMENT:
-        for found in find_assignments(text, folded, path):
+    if rule.id in (RULE_ASSIGNMENT, RULE_NAME_VALUE):
+        pairs = rule.id == RULE_NAME_VALUE
+        for found in find_named_values(text, path) if pairs else find_assignments(text, folded, path):
             yield found.start, found.end
         return
     anchor = _RUN_ANCHORS.get(rule.id)
@@ -788,7 +821,8 @@ def redact(text: str, findings: Iterable[Finding]) -> str:
 
 
 MIN_REPEAT_CHARS = 8
-"""A credential this long is redacted wherever else it occurs in its text (shorter ones are too common)."""
+"""A credential this long is redacted wherever else it occurs in its text (shorter ones are too common),
+and so is the value of a name/value pair, however short (see :func:`repeats_of`)."""
 Repeats = tuple[tuple[str, str], ...]
 """(value, rule) pairs, longest value first: a text's credentials, to redact where they recur unflagged
 (documentation that assigns a key, then shows the same key alone as a command's output)."""
@@ -799,7 +833,9 @@ def repeats_of(text: str, findings: Iterable[Finding]) -> Repeats:
     by_value: dict[str, str] = {}
     for f in sorted(findings, key=lambda f: (_PRIORITY[f.rule], f.start)):
         value = text[f.start : f.end]
-        if len(value) >= MIN_REPEAT_CHARS and "\n" not in value:
+        # A pair's value is found from the line above it, which an excerpt may leave out: redacting it
+        # wherever it recurs, however short, keeps an excerpt redacted as its whole file is.
+        if (len(value) >= MIN_REPEAT_CHARS or f.rule == RULE_NAME_VALUE) and "\n" not in value:
             by_value.setdefault(value, f.rule)
     return tuple(sorted(by_value.items(), key=lambda item: (-len(item[0]), item[0])))
 

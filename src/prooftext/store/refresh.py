@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 10
+READING_REVISION = 11
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -120,7 +120,9 @@ a C++ specialization is named without its template arguments; a JavaScript funct
 whole statement, and one assigned to ``module.exports`` is named by its own name; a Rust ``use crate::Item``
 resolves to the crate root's file; a call of a private ``#method`` is a use and a private arrow-function field a
 method; a JavaScript / TypeScript class member's range holds its decorators; a C++ conversion operator is
-named ``operator T``; a top-level ``const Button = forwardRef((props) => …)`` is a function)."""
+named ``operator T``; a top-level ``const Button = forwardRef((props) => …)`` is a function;
+11: a value in the escaped quotes of code held in a JSON string, a Dockerfile ``ENV KEY VALUE``, a Rust ``&str``
+constant, a PuTTY private key and the value of a credential-named name/value pair are credentials)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
