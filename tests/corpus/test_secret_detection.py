@@ -302,3 +302,57 @@ def test_an_excerpt_holding_only_the_value_line_of_a_pair_is_redacted_as_the_who
 )
 def test_a_pair_whose_value_is_a_reference_a_path_or_absent_is_not_a_credential(text: str) -> None:
     assert find_secrets(text, path="k8s/deploy.yaml") == []
+
+
+_BEGIN = "-----BEGIN RSA " + "PRIVATE KEY-----"
+_END = "-----END RSA " + "PRIVATE KEY-----"
+_BODY = [
+    "MIIEowIBAAKCAQEAq7Zw9K2vN9pL4x8RWq7zK2vN9pL4x8RWq7zK2vN9pL4x8RWq",
+    "Zm9vYmFyYmF6cXV4cXV1eA9K2vN9pL4x8RWq7zK2vN9pL4x8RWq7zK2vN9pL4x8R",
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (
+            "keys.py",
+            f'def is_pem(text):\n    return text.startswith("{_BEGIN}")\n\n\n'
+            'def load_private_key_from_environment_variable(name):\n    """Load the deploy key."""\n'
+            "    return os.environ[name]\n",
+        ),
+        (
+            "docs/keys.md",
+            f"# Keys\n\nA key file starts with `{_BEGIN}` and ends with the matching END line.\n"
+            "Never commit such a file: keep it in the secrets manager and name it in the deployment.\n",
+        ),
+    ],
+)
+def test_a_source_that_only_names_the_private_key_marker_is_kept_whole(path: str, text: str) -> None:
+    assert find_secrets(text, path=path) == []
+    assert redact_text(text, path) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join([_BEGIN, *_BODY, _END]) + "\n",
+        "\r\n".join([_BEGIN, *_BODY, _END]) + "\r\n",
+        "\n".join([_BEGIN, "Proc-Type: 4,ENCRYPTED", "DEK-Info: AES-128-CBC,0A1B2C3D", "", *_BODY, _END]),
+        'KEY = ("'
+        + _BEGIN
+        + '\\n"\n'
+        + "".join(f'       "{line}\\n"\n' for line in _BODY)
+        + f'       "{_END}")\n',
+        'String key = "'
+        + _BEGIN
+        + '" + "\\n" +\n'
+        + "".join(f'    "{line}" + "\\n" +\n' for line in _BODY)
+        + "    null;\n",
+        '{"private_key": "' + _BEGIN + "\\n" + "\\n".join(_BODY) + "\\n" + _END + '\\n"}\n',
+        "tls:\n  key: |\n    " + "\n    ".join([_BEGIN, *_BODY, _END]) + "\n",
+    ],
+    ids=["pem", "crlf", "encrypted", "python", "java", "json", "yaml"],
+)
+def test_a_private_key_is_found_in_a_file_and_inside_code(text: str) -> None:
+    assert [f.rule for f in find_secrets(text, path="k.txt")] == ["private-key"]

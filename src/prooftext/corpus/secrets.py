@@ -540,6 +540,30 @@ _PEM_BODY_LINE = re.compile(r"[ \t'\"]*+[A-Za-z0-9+/=]{16,}+[ \t'\",]*+(?:\\n?|n
 _BASE64_CHARS = re.compile(r"[A-Za-z0-9+/=]")
 _MIN_KEY_BODY_CHARS = 64
 _MAX_KEY_SCAN_CHARS = 16_384
+_KEY_START = re.compile(r"[ \t'\"]*+[A-Za-z0-9+/=]{16}")
+"""How the first line of key material after a BEGIN marker starts: a run of base64, perhaps quoted."""
+_KEY_LEAD = re.compile(r"[\s'\"`,+();]*+|[ \t'\"]*+[A-Za-z][A-Za-z0-9-]{1,30}:[^\n]*")
+"""What may come between a BEGIN marker and its key material: quotes and joins of code, blank lines, PEM
+headers (``Proc-Type: 4,ENCRYPTED``, ``DEK-Info: …``)."""
+_MAX_KEY_LEAD_LINES = 32
+"""How many lines of lead (:data:`_KEY_LEAD`) a BEGIN marker may have before its key material."""
+
+
+def _key_follows(after: str) -> bool:
+    """Whether key material follows a BEGIN marker (``after``: the rest of its line, then the next lines, with
+    escaped line feeds already made real): the first line that is not lead (:data:`_KEY_LEAD`) starts as a key
+    body line does. Code that tests for the marker (``text.startswith("-----BEGIN …")``) and prose that
+    names it are not a key, and their files are not left out."""
+    start = 0
+    for _ in range(_MAX_KEY_LEAD_LINES):
+        stop = after.find("\n", start)
+        line = after[start : len(after) if stop < 0 else stop].rstrip("\r")
+        if _KEY_START.match(line):
+            return True
+        if stop < 0 or not _KEY_LEAD.fullmatch(line):
+            return False
+        start = stop + 1
+    return False
 
 
 def _line_starts(text: str) -> list[int]:
@@ -617,7 +641,7 @@ def _private_keys(text: str, starts: list[int]) -> list[Finding]:
         end = _PEM_END.search(window)
         body = window[: end.start()] if end else window
         body = body.replace("\\n", "\n").replace("\\r", "")
-        if _enough_key_body(body):
+        if _key_follows(body) and _enough_key_body(body):
             stop = match.end() + (end.end() if end else len(window))
             found.append(Finding(RULE_PRIVATE_KEY, _line_of(starts, match.start()), match.start(), stop))
     return found
@@ -863,8 +887,10 @@ def _pem_fragment_lines(lines: list[str]) -> set[int]:
     hit: set[int] = set()
     inside = False
     for number, line in enumerate(lines):
-        if _PEM_BEGIN.search(line) and not _PEM_END.search(line):
-            inside = True
+        begin = _PEM_BEGIN.search(line)
+        if begin is not None and not _PEM_END.search(line):
+            following = lines[number + 1 : number + 1 + _MAX_KEY_LEAD_LINES]
+            inside = _key_follows("\n".join([line[begin.end() :], *following]).replace("\\n", "\n"))
             continue
         if _PEM_END.search(line):
             if not inside:  # the block began before this excerpt: the key body lines just above it

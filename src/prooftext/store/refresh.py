@@ -122,7 +122,8 @@ resolves to the crate root's file; a call of a private ``#method`` is a use and 
 method; a JavaScript / TypeScript class member's range holds its decorators; a C++ conversion operator is
 named ``operator T``; a top-level ``const Button = forwardRef((props) => …)`` is a function;
 11: a value in the escaped quotes of code held in a JSON string, a Dockerfile ``ENV KEY VALUE``, a Rust ``&str``
-constant, a PuTTY private key and the value of a credential-named name/value pair are credentials)."""
+constant, a PuTTY private key and the value of a credential-named name/value pair are credentials, and a
+private-key marker that no key material follows, as code that tests for it, no longer leaves its file out)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
