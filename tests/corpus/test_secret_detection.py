@@ -356,3 +356,22 @@ def test_a_source_that_only_names_the_private_key_marker_is_kept_whole(path: str
 )
 def test_a_private_key_is_found_in_a_file_and_inside_code(text: str) -> None:
     assert [f.rule for f in find_secrets(text, path="k.txt")] == ["private-key"]
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("nginx/site.conf", 'proxy_set_header Authorization "Basic {v}";'),
+        ("apache/site.conf", 'RequestHeader set Authorization "Bearer {v}"'),
+    ],
+)
+def test_an_authorization_header_set_by_a_server_directive_is_found(path: str, line: str) -> None:
+    value = "ZGVwbG95Olpx" + "OHJUMnZMeDlwSzR3"
+    assert value not in redact_text(line.format(v=value), path)
+
+
+def test_prose_about_the_authorization_header_is_not_a_credential() -> None:
+    text = (
+        "Send the Authorization Basic authentication header, or set Authorization bearer tokens per user.\n"
+    )
+    assert find_secrets(text, path="docs/auth.md") == []

@@ -324,7 +324,9 @@ RULES: tuple[Rule, ...] = (
         "authorization-header",
         "credentials in an Authorization header",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])authorization['\"]?\]?[ \t]*[:=,][ \t]*[rbuf]{0,2}['\"`]?[ \t]*"
+            # After ``:``, ``=`` or ``,`` (code, HTTP, ``curl -H``), or a blank and a quote (nginx's
+            # ``proxy_set_header Authorization "Basic …"``, Apache's ``RequestHeader set``).
+            r"(?i)(?<![A-Za-z0-9])authorization['\"]?\]?(?:[ \t]*[:=,][ \t]*[rbuf]{0,2}['\"`]?|[ \t]+['\"])[ \t]*"
             r"(?:bearer|basic|token|bot)[ \t]+([A-Za-z0-9._~+/-]{8,}=*)"
         ),
         _not_placeholder,
