@@ -375,3 +375,38 @@ def test_prose_about_the_authorization_header_is_not_a_credential() -> None:
         "Send the Authorization Basic authentication header, or set Authorization bearer tokens per user.\n"
     )
     assert find_secrets(text, path="docs/auth.md") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("notebook.py", 'os.environ["API_KEY"] = "{v}"'),
+        ("app.py", "config['password'] = '{v}'"),
+        ("boot.rb", "ENV['API_KEY'] = '{v}'"),
+        ("boot.php", "$_ENV['DB_PASSWORD'] = '{v}';"),
+        ("client.js", 'headers["X-Api-Key"] = "{v}";'),
+        ("client.go", 'req.Header.Set("X-Api-Key", "{v}")'),
+        ("Makefile", "DEPLOY_TOKEN ?= {v}"),
+        ("init.sql", "CREATE USER app IDENTIFIED BY '{v}';"),
+        ("init.sql", "ALTER ROLE app WITH LOGIN PASSWORD '{v}';"),
+    ],
+)
+def test_a_literal_given_by_subscript_call_make_or_sql_is_found(path: str, line: str) -> None:
+    value = "Zq8" + "rT2vLx9" + "pK4w"
+    assert value not in redact_text(line.format(v=value), path)
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("app.py", 'password = request.form["password"]'),
+        ("app.py", 'if config["password"] == "":'),
+        ("app.py", 'fields["password"] = forms.CharField(widget=forms.PasswordInput)'),
+        ("init.sql", "ALTER ROLE app WITH LOGIN PASSWORD NULL;"),
+        ("docs/db.md", "Run `ALTER ROLE app PASSWORD '<password>'` with your own value."),
+        ("client.go", 'req.Header.Set("Authorization", "Bearer "+token)'),
+        ("fonts/name.py", '"""Set the string for the name record identified by \'nameID\'."""'),
+    ],
+)
+def test_a_subscript_a_form_field_or_an_sql_placeholder_is_not_a_credential(path: str, line: str) -> None:
+    assert find_secrets(line, path=path) == []

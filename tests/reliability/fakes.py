@@ -98,6 +98,7 @@ def fake_secrets(seed: int = 7) -> dict[str, str]:
         "mailchimp-api-key": _pick(rng, HEX, 32) + "-u" + "s12",
         "private-key": "\n".join(_pick(rng, ALNUM + "+/", 64) for _ in range(6)),
         "name-value-pair": _pick(rng, ALNUM, 14) + "#7",
+        "sql-password": _pick(rng, ALNUM, 14) + "%3",
     }
 
 
@@ -131,6 +132,8 @@ def plant(rule: str, value: str) -> str:
         return f"db.internal:5432:billing:deploy:{value}\n"
     if rule == "xml-password":
         return f"<password>{value}</password>\n"
+    if rule == "sql-password":
+        return f"SQL = \"CREATE USER app IDENTIFIED BY '{value}'\"\n"
     if rule == "name-value-pair":
         return f'ENVIRONMENT = [{{"name": "DB_PASSWORD", "value": "{value}"}}]\n'
     if rule == "azure-storage-key":

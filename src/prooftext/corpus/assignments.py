@@ -338,12 +338,12 @@ string (a notebook cell's ``"api_key = \\"…\\"\\n"``): four groups, the value 
 _QUOTES = 4
 _BARE = rf"""([^\s'"`,;]{{1,{MAX_VALUE_CHARS}}})"""
 _ASSIGN = re.compile(
-    r"""\\?['"`]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|:=|=>|\?\?=|\|\|=|={1,3}"""
+    r"""\\?['"`]?\]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|:=|=>|\?\??=|\|\|=|={1,3}"""
     r"""|:(?!:))[ \t]*"""
     r"(?:" + _QUOTED + "|" + _BARE + ")"
 )
 _CALL_OPEN = re.compile(
-    r"(?<![\w])(?:[\w.]*\.)?(?:define|getenv|get|fetch|setdefault|env|setenv|putenv|put|set|setProperty)"
+    r"(?<![\w])(?:[\w.]*\.)?(?i:define|getenv|get|fetch|setdefault|env|setenv|putenv|put|set|setProperty|add)"
     r"\([ \t]*$"
 )
 """A call that names a setting and its value just before the key (``define(``, ``environ.get(``)."""

@@ -350,6 +350,14 @@ RULES: tuple[Rule, ...] = (
         _not_placeholder,
     ),
     Rule(
+        "sql-password",
+        "a password in SQL (IDENTIFIED BY '…', PASSWORD '…')",
+        re.compile(
+            r"(?i)\b(?:user|role|grant)\b[^\n]{0,200}?[ \t](?:identified[ \t]+by|password)[ \t]+'([^'\n]{1,200})'"
+        ),
+        _credible_password,
+    ),
+    Rule(
         "netrc-password",
         "netrc password",
         re.compile(r"(?i)(?<![A-Za-z0-9_-])password[ \t]+['\"]?([^\s'\"]{3,128})"),
@@ -442,6 +450,7 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
         "requirepass",
         "masterauth",
     ),
+    "sql-password": ("user", "role", "grant"),
     "netrc-password": ("password",),
     "credentials-call": ("auth", "login", "credential"),
     "xml-password": ("</",),
@@ -706,7 +715,7 @@ def _url_anchored(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]
         at = text.find("://", max(at + 1, cursor + least))
 
 
-_LINE_SCOPED: frozenset[str] = frozenset({"command-line-password", "credentials-call"})
+_LINE_SCOPED: frozenset[str] = frozenset({"command-line-password", "credentials-call", "sql-password"})
 """Rules whose pattern, an alternation tried at every position, runs only on the lines holding one of their
 trigger fragments (a tool's name, a call's): many times faster on text that has none."""
 
