@@ -410,3 +410,16 @@ def test_a_literal_given_by_subscript_call_make_or_sql_is_found(path: str, line:
 )
 def test_a_subscript_a_form_field_or_an_sql_placeholder_is_not_a_credential(path: str, line: str) -> None:
     assert find_secrets(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "docs/xoxb-token-setup-guide.md",
+        "docs/glpat-rotation-howto-guide.md",
+        "notes/xoxp-exporter-for-slack.txt",
+    ],
+)
+def test_a_file_named_with_a_token_prefix_then_plain_words_is_not_a_credential(name: str) -> None:
+    assert path_findings(name) == []
+    assert find_secrets(f"See {name} first.\n", path="README.md") == []
