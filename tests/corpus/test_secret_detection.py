@@ -423,3 +423,20 @@ def test_a_subscript_a_form_field_or_an_sql_placeholder_is_not_a_credential(path
 def test_a_file_named_with_a_token_prefix_then_plain_words_is_not_a_credential(name: str) -> None:
     assert path_findings(name) == []
     assert find_secrets(f"See {name} first.\n", path="README.md") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("main.go", 'var dbPassword string = "{v}"'),
+        ("wifi.h", '#define WIFI_PASSWORD "{v}"'),
+        ("config.c", '#  define API_KEY "{v}"'),
+    ],
+)
+def test_a_go_typed_var_and_a_c_define_are_found(path: str, line: str) -> None:
+    value = "Zq8" + "rT2vLx9" + "pK4w"
+    assert value not in redact_text(line.format(v=value), path)
+
+
+def test_a_c_define_naming_another_macro_is_not_a_credential() -> None:
+    assert find_secrets("#define API_KEY_HEADER API_KEY_NAME\n#define PASSWORD_LEN 64\n", path="a.h") == []

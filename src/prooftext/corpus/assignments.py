@@ -18,7 +18,8 @@ the second argument of a call whose first is the key (``define('DB_PASSWORD', '�
 ``<add key="…">`` element, the argument of a flag (``--password …``) or of a setter (``setPassword("…")``),
 or, when the assigned value is an expression, a literal fallback later on the line
 (``os.getenv("P") or "…"``, ``process.env.API_KEY || "…"``). The quotes may be the escaped ones of code held
-in a JSON string (a notebook cell), and a Dockerfile's ``ENV KEY VALUE`` needs no ``=``. A name/value pair
+in a JSON string (a notebook cell); a Dockerfile's ``ENV KEY VALUE`` and C's ``#define KEY "…"`` need no
+``=``, and Go's ``var key string = "…"`` names a type before it. A name/value pair
 (:func:`find_named_values`: Kubernetes' and ECS's ``env`` entries, CloudFormation's parameters) gives its
 ``value`` to the key its ``name`` holds, on the same line or the next. An unquoted value in code is an expression,
 except in shell and after ``;``, ``?`` or ``&`` (a parameter inside a connection string); a key right after
@@ -338,7 +339,7 @@ string (a notebook cell's ``"api_key = \\"…\\"\\n"``): four groups, the value 
 _QUOTES = 4
 _BARE = rf"""([^\s'"`,;]{{1,{MAX_VALUE_CHARS}}})"""
 _ASSIGN = re.compile(
-    r"""\\?['"`]?\]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|:=|=>|\?\??=|\|\|=|={1,3}"""
+    r"""\\?['"`]?\]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|[ \t]+string[ \t]*=(?!=)|:=|=>|\?\??=|\|\|=|={1,3}"""
     r"""|:(?!:))[ \t]*"""
     r"(?:" + _QUOTED + "|" + _BARE + ")"
 )
@@ -399,17 +400,18 @@ def _called(text: str, key_start: int) -> bool:
     return _CALL_OPEN.search(text, max(0, key_start - 60), key_start - 1) is not None
 
 
-_ENV_INSTRUCTION = re.compile(r"(?i)[ \t]*env[ \t]+")
-"""A Dockerfile's ``ENV KEY VALUE``, the form without ``=``: the key is the instruction's first word."""
-_ENV_REACH = 40
+_DIRECTIVE = re.compile(r"[ \t]*(?:(?i:env)|#[ \t]*define)[ \t]+")
+"""A Dockerfile's ``ENV KEY VALUE`` and C's ``#define KEY "…"``, forms without ``=``: the key is the
+instruction's first word."""
+_DIRECTIVE_REACH = 40
 
 
-def _after_env(text: str, key_start: int) -> bool:
-    floor = max(0, key_start - _ENV_REACH - 1)  # the line feed before a line of _ENV_REACH characters
+def _after_directive(text: str, key_start: int) -> bool:
+    floor = max(0, key_start - _DIRECTIVE_REACH - 1)  # the line feed before a line of the most characters
     line_start = text.rfind("\n", floor, key_start) + 1
     if line_start == 0 and floor > 0:
         return False  # the line starts further back: more than an indented ENV before the key
-    return _ENV_INSTRUCTION.fullmatch(text, line_start, key_start) is not None
+    return _DIRECTIVE.fullmatch(text, line_start, key_start) is not None
 
 
 def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
@@ -420,7 +422,7 @@ def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
         found = _CALL_ARGUMENT.match(text, end)
     if found is None:
         found = _XML_VALUE.match(text, end)
-    if found is None and (text[start] == "-" or _after_env(text, start)):
+    if found is None and (text[start] == "-" or _after_directive(text, start)):
         found = _FLAG_VALUE.match(text, end)
     words = identifier_parts(text[start:end].rsplit(".", 1)[-1])  # ``ds.setPassword``: the method's words
     if found is None and words and words[0] in _SETTERS:
