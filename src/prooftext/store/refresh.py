@@ -121,9 +121,12 @@ whole statement, and one assigned to ``module.exports`` is named by its own name
 resolves to the crate root's file; a call of a private ``#method`` is a use and a private arrow-function field a
 method; a JavaScript / TypeScript class member's range holds its decorators; a C++ conversion operator is
 named ``operator T``; a top-level ``const Button = forwardRef((props) => …)`` is a function;
-11: a value in the escaped quotes of code held in a JSON string, a Dockerfile ``ENV KEY VALUE``, a Rust ``&str``
-constant, a PuTTY private key and the value of a credential-named name/value pair are credentials, and a
-private-key marker that no key material follows, as code that tests for it, no longer leaves its file out)."""
+11: a value in the escaped quotes of code held in a JSON string, a Dockerfile ``ENV KEY VALUE``, a C
+``#define``, a Go ``var key string``, a Rust ``&str`` constant, a PuTTY private key, an Authorization header a
+server directive sets, a literal given by subscript (``os.environ["API_KEY"] = …``), by ``?=`` or to
+``Header.Set``, an SQL password and the value of a credential-named name/value pair are credentials, and a
+private-key marker that no key material follows, as code that tests for it, or a token prefix followed by
+lowercase words in a file name, no longer leaves its file out)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
