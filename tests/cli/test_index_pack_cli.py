@@ -113,7 +113,7 @@ def test_the_summary_counts_the_nodes_a_joined_excerpt_quotes(
     (tmp_path / "w.py").write_text("def alpha_widget():\n    return 1\n\ndef beta_widget():\n    return 2\n")
     status, _, err = _run(capsys, "pack", "alpha_widget beta_widget", "--root", str(tmp_path))
     assert status == 0
-    assert "packet: 1 excerpts quoting 2 nodes," in err
+    assert "packet: 1 excerpt quoting 2 nodes," in err
 
 
 def test_the_summary_counts_a_function_quoted_as_head_and_tail_as_one_node(
@@ -123,7 +123,7 @@ def test_the_summary_counts_a_function_quoted_as_head_and_tail_as_one_node(
     (tmp_path / "w.py").write_text(nested)
     status, _, err = _run(capsys, "pack", "outer_widget outer_widget_value", "--root", str(tmp_path))
     assert status == 0
-    assert "packet: 1 excerpts," in err
+    assert "packet: 1 excerpt," in err
 
 
 @pytest.mark.parametrize(
@@ -297,3 +297,12 @@ def test_adaptive_pack_still_refuses_a_first_rung_given_above_the_ceiling(
     args = ("adaptive-pack", "separability_matrix", "--root", str(sample_repo), "--json")
     status, out, _ = _run(capsys, *args, "--max-tokens", "1000", "--min-tokens", "2000")
     assert status == 1 and json.loads(out)["error"]["code"] == "value_out_of_range"
+
+
+def test_the_adaptive_summary_counts_one_round_and_one_excerpt_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "w.py").write_text("def alpha_widget():\n    return 1\n")
+    status, _, err = _run(capsys, "adaptive-pack", "alpha_widget", "--root", str(tmp_path))
+    assert status == 0
+    assert err.startswith("adaptive: 1 round, ") and ", 1 excerpt" in err and "excerpts" not in err

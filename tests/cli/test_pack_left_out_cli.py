@@ -51,7 +51,7 @@ def test_a_packet_with_excerpts_has_no_note(tmp_path: Path, capsys: pytest.Captu
     (root / "app.py").write_text("def hello():\n    return 1\n")
     assert main(["pack", "hello", "--root", str(root)]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("packet: 1 excerpts")
+    assert err.startswith("packet: 1 excerpt,")
     assert "left out" not in err
 
 

@@ -201,6 +201,11 @@ def shown(text: str) -> str:
     return visible.replace("\n", "\u2424")
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 excerpt``, ``2 excerpts``: a count with its noun in the number it takes."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def note(text: str) -> None:
     """One line on stderr, written as :func:`shown` gives it."""
     sys.stderr.write(shown(text) + "\n")

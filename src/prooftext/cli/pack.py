@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 import prooftext
-from prooftext.cli.common import app, emit_json, note, root_option, shown, write_out
+from prooftext.cli.common import app, counted, emit_json, note, root_option, shown, write_out
 from prooftext.errors import RequestError
 
 _QUERY = prooftext.Query("")
@@ -160,14 +160,14 @@ def _left_out(index: prooftext.Index, packet: prooftext.Packet) -> str | None:
     reasons = ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
     total = sum(counts.values())
     return (
-        f"no excerpts; the index left out {total} file{'' if total == 1 else 's'}: {reasons}"
+        f"no excerpts; the index left out {counted(total, 'file')}: {reasons}"
         " (list them: prooftext index --excluded [--reason R])"
     )
 
 
 def _excerpts(packet: prooftext.Packet) -> str:
     nodes = len({i for e in packet.evidence for i in e.node_ids})  # a head and a tail are one node
-    count = f"{len(packet.evidence)} excerpts"
+    count = counted(len(packet.evidence), "excerpt")
     return count if nodes == len(packet.evidence) else f"{count} quoting {nodes} nodes"
 
 
@@ -236,7 +236,7 @@ def _print_adaptive(result: prooftext.AdaptiveResult, left_out: str | None) -> N
     write_out(result.prompt)
     tokens = result.packet.prompt_tokens
     _summary(
-        f"adaptive: {len(result.rounds)} rounds, stop {result.stop_reason}, selected round"
+        f"adaptive: {counted(len(result.rounds), 'round')}, stop {result.stop_reason}, selected round"
         f" {result.selected_round}, {tokens.count} {tokens.basis}, {_excerpts(result.packet)}"
     )
     _unused_seeds(result.packet)
