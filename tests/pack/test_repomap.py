@@ -58,6 +58,14 @@ def test_a_path_puts_its_file_first(sample_repo: Path) -> None:
     assert built.trace["ranking"] == "personalized"
 
 
+@pytest.mark.parametrize("spelled", ["./util/strings.py", "util//strings.py", "util/./strings.py", "./util/"])
+def test_a_path_spelled_with_dot_or_doubled_slashes_names_the_same_file(
+    sample_repo: Path, spelled: str
+) -> None:
+    built = _map(sample_repo, paths=(spelled,))
+    assert built.paths[0] == "util/strings.py" and built.trace["unmatched_paths"] == []
+
+
 def test_an_identifier_puts_the_file_defining_it_first(sample_repo: Path) -> None:
     assert _map(sample_repo, identifiers=("slugify",)).paths[0] == "util/strings.py"
 

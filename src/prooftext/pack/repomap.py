@@ -25,6 +25,7 @@ integers (each entry's rank position).
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 import sqlite3
 from collections import defaultdict
@@ -443,7 +444,7 @@ def _restart_paths(facts: IndexFacts, paths: Sequence[str]) -> tuple[dict[int, f
     weights: dict[int, float] = defaultdict(float)
     unmatched = []
     for given in paths:
-        wanted = given.strip("/")
+        wanted = posixpath.normpath(given).strip("/")  # `./src/`, `src//app.py` name what `src/app.py` names
         ids = (
             [by_path[wanted]]
             if wanted in by_path
