@@ -135,3 +135,16 @@ def test_without_inotify_every_status_walks_and_stays_correct(
     index.refresh()
     assert counter.walks == 3
     index.close()
+
+
+def test_an_edit_of_the_prooftext_ignore_file_is_seen_by_the_very_next_status_call(
+    watched: prooftext.Index, sample_repo: Path
+) -> None:
+    victim = sorted(p for p in sample_repo.rglob("*.py") if ".prooftext" not in p.parts)[0]
+    rule = sample_repo / ".prooftext" / "ignore"
+    rule.write_text(victim.relative_to(sample_repo).as_posix() + "\n", encoding="utf-8")
+    assert watched.status().removed == 1
+    watched.refresh()
+    assert watched.status().fresh
+    rule.unlink()
+    assert watched.status().added == 1

@@ -1,7 +1,9 @@
-"""The server context: closing it while the startup refresh still runs stops that refresh cleanly."""
+"""The server context: closing it while the startup refresh still runs stops that refresh cleanly, and a
+watching server answers each request from the files and rules on disk when it arrives."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +12,7 @@ import pytest
 
 import prooftext
 from prooftext.server.context import ServerContext
+from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.limits import Limits
 
 FILES = 300
@@ -76,3 +79,29 @@ def test_a_startup_refresh_that_fails_logs_one_line_without_a_traceback(
     assert thread_failures == []
     assert [r.getMessage() for r in caplog.records] == ["initial index refresh failed: disk gone"]
     assert all(r.exc_info is None for r in caplog.records)
+
+
+def _call(dispatcher: Dispatcher, method: str, params: dict[str, object]) -> dict[str, object]:
+    out = dispatcher.handle(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    )
+    assert out is not None
+    reply: dict[str, object] = json.loads(out)
+    return reply
+
+
+def test_a_watching_server_applies_a_new_prooftext_ignore_rule_at_the_next_request(sample_repo: Path) -> None:
+    ctx = ServerContext.open(sample_repo)
+    dispatcher = Dispatcher(ctx)
+    read = {"path": "modeling/separable.py"}
+    try:
+        for _ in range(2):  # the first request's walk installs the watches; the second is trusted
+            assert "result" in _call(dispatcher, "context.read", read)
+        rule = sample_repo / ".prooftext" / "ignore"
+        rule.write_text("modeling/separable.py\n", encoding="utf-8")
+        refused = _call(dispatcher, "context.read", read)
+        assert refused["error"]["data"]["code"] == "source_excluded"  # type: ignore[index]
+        rule.write_text("", encoding="utf-8")
+        assert "result" in _call(dispatcher, "context.read", read)
+    finally:
+        ctx.close()

@@ -13,7 +13,9 @@ log cannot vouch for (an overflow, an event on a directory, an unknown watch, a 
 makes ``events_since`` answer None, and the caller walks. Directories that appear
 are watched only after a walk listed them, so a walk that added watches is not trusted either (a file
 created between its listing and the new watch would be missed); the next walk, with the watch in place,
-is. Where inotify is unavailable (other systems, or the per-user watch limit is reached) the watcher
+is. ``.prooftext/ignore`` lies in a directory no walk lists: its stat
+data is compared at every :meth:`~DirectoryWatcher.epoch` instead, as ``prooftext.toml``'s is by the index.
+Where inotify is unavailable (other systems, or the per-user watch limit is reached) the watcher
 reports itself inactive and callers walk every time, as before.
 """
 
@@ -29,7 +31,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from prooftext.corpus.ignore import is_internal
+from prooftext.corpus.ignore import PROOFTEXT_IGNORE, is_internal
 
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
@@ -64,6 +66,16 @@ Event = tuple[str, str, int]
 """One logged event: the watched directory (relative, ``""`` for the root), the entry's name, the mask."""
 _UNKNOWN: Event = ("", "", -1)
 """A logged event that says nothing usable about what changed."""
+Stamp = tuple[int, int, int, int] | None
+"""A file's (size, mtime_ns, inode, ctime_ns), or None when there is none."""
+
+
+def _stamp(path: Path) -> Stamp:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -91,6 +103,7 @@ class DirectoryWatcher:
         self._log: list[tuple[int, Event]] = []
         self._log_floor = 0
         """Events are logged for every epoch above this one."""
+        self._ignore_stamp = _stamp(root / PROOFTEXT_IGNORE)
         self._libc = _libc()
         self._fd = -1
         self.reason = "inotify is not available on this system"
@@ -131,11 +144,17 @@ class DirectoryWatcher:
                 except OSError as exc:
                     self._deactivate(f"reading inotify events failed: {exc.strerror}")
                     break
-                events = self._events(data)
-                if events:
-                    self._epoch += 1
-                    self._remember(events)
+                self._note(self._events(data))
+            stamp = _stamp(self.root / PROOFTEXT_IGNORE)
+            if stamp != self._ignore_stamp:  # the walk's own ignore rules changed: no event says so
+                self._ignore_stamp = stamp
+                self._note([_UNKNOWN])
             return self._epoch
+
+    def _note(self, events: list[Event]) -> None:
+        if events:
+            self._epoch += 1
+            self._remember(events)
 
     def events_since(self, epoch: int) -> list[Event] | None:
         """What happened after ``epoch`` (call :meth:`epoch` first), or None when the log cannot say."""
