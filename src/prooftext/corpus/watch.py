@@ -13,7 +13,9 @@ log cannot vouch for (an overflow, an event on a directory, an unknown watch, a 
 makes ``events_since`` answer None, and the caller walks. Directories that appear
 are watched only after a walk listed them, so a walk that added watches is not trusted either (a file
 created between its listing and the new watch would be missed); the next walk, with the watch in place,
-is. ``.prooftext/ignore`` lies in a directory no walk lists: its stat
+is. After the queue overflowed, the watches themselves are in doubt (the end of a removed directory's
+watch may be among the dropped events), so every walk's ``sync`` asks the kernel again for each directory's
+watch instead of trusting its own table. ``.prooftext/ignore`` lies in a directory no walk lists: its stat
 data is compared at every :meth:`~DirectoryWatcher.epoch` instead, as ``prooftext.toml``'s is by the index.
 Where inotify is unavailable (other systems, or the per-user watch limit is reached) the watcher
 reports itself inactive and callers walk every time, as before.
@@ -194,17 +196,19 @@ class DirectoryWatcher:
             del self._by_path[path]
 
     def sync(self, directories: Iterable[str]) -> int:
-        """Watch exactly ``directories`` (relative, ``""`` for the root); returns how many watches are new."""
-        wanted = set(directories)
-        added = 0
+        """Watch exactly ``directories`` (relative, ``""`` for the root); returns how many were not watched
+        under that name before (new, renamed, replaced, or gone since the walk listed them).
+
+        Every directory's watch is asked for again (the kernel answers an inode it watches with the watch it
+        has): after an overflow the table may name a watch the kernel has ended, or a directory that is
+        another one now."""
+        wanted = sorted(set(directories))
         with self._lock:
             if self._fd < 0 or self._libc is None:
                 return 0
-            for path in sorted(set(self._by_path) - wanted):
-                wd = self._by_path.pop(path)
-                self._by_wd.pop(wd, None)
-                self._libc.inotify_rm_watch(self._fd, wd)
-            for path in sorted(wanted - set(self._by_path)):
+            by_path: dict[str, int] = {}
+            added = 0
+            for path in wanted:
                 wd = int(self._libc.inotify_add_watch(self._fd, os.fsencode(self.root / path), WATCH_MASK))
                 if wd < 0:
                     code = ctypes.get_errno()
@@ -213,10 +217,11 @@ class DirectoryWatcher:
                         continue
                     self._deactivate(f"inotify_add_watch failed: {os.strerror(code)}")
                     return 0
-                previous = self._by_wd.get(wd)
-                if previous is not None and previous != path:
-                    del self._by_path[previous]  # the same directory, renamed: one watch, the new name
-                self._by_wd[wd] = path
-                self._by_path[path] = wd
-                added += 1
+                if self._by_wd.get(wd) != path:
+                    added += 1
+                by_path[path] = wd
+            for wd in sorted(set(self._by_wd) - set(by_path.values())):
+                self._libc.inotify_rm_watch(self._fd, wd)  # an ended watch is refused: nothing to undo
+            self._by_path = by_path
+            self._by_wd = {wd: path for path, wd in by_path.items()}
         return added
