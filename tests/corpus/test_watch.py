@@ -3,6 +3,8 @@ walk when nothing changed, and falls back to walking where inotify is unavailabl
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import shutil
 import sys
@@ -181,3 +183,50 @@ def test_a_directory_removed_and_made_again_while_the_event_queue_overflowed_is_
     assert watched.status().fresh and watched.status().fresh
     (victim / "two.py").write_text("TWO = 2\n", encoding="utf-8")
     assert watched.status().added == 1
+
+
+class _LimitedLibc:
+    """The C library with inotify's per-user limits reached: ``inotify_add_watch`` (or with ``instances``,
+    ``inotify_init1``) fails as the kernel fails it."""
+
+    def __init__(self, real: object, instances: bool = False) -> None:
+        self._real = real
+        self._instances = instances
+
+    def inotify_init1(self, flags: int) -> int:
+        if self._instances:
+            ctypes.set_errno(errno.EMFILE)
+            return -1
+        return int(self._real.inotify_init1(flags))  # type: ignore[attr-defined]
+
+    def inotify_add_watch(self, fd: int, path: bytes, mask: int) -> int:
+        ctypes.set_errno(errno.ENOSPC)
+        return -1
+
+    def inotify_rm_watch(self, fd: int, wd: int) -> int:
+        return 0
+
+
+def test_a_reached_watch_limit_falls_back_to_walking_and_names_the_limit_not_a_full_disk(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = watch_module._libc()
+    monkeypatch.setattr(watch_module, "_libc", lambda: _LimitedLibc(real))
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        assert index.watch()
+        assert index.status().fresh
+        check = index.freshness_check
+        assert check["mode"] == "walk"
+        assert "fs.inotify.max_user_watches" in str(check["reason"])
+        assert "No space left on device" not in str(check["reason"])
+        (sample_repo / "added.py").write_text("ADDED = 1\n", encoding="utf-8")
+        assert index.status().added == 1
+
+
+def test_a_reached_instance_limit_names_the_limit(sample_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = watch_module._libc()
+    monkeypatch.setattr(watch_module, "_libc", lambda: _LimitedLibc(real, instances=True))
+    with prooftext.open(sample_repo) as index:
+        assert not index.watch()
+        assert "fs.inotify.max_user_instances" in str(index.freshness_check["reason"])

@@ -80,6 +80,23 @@ def _stamp(path: Path) -> Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
+_INSTANCES_REACHED = (
+    "the per-user limit of inotify instances (fs.inotify.max_user_instances) or this process's limit of "
+    "open files is reached"
+)
+_WATCHES_REACHED = "the per-user limit of inotify watches (fs.inotify.max_user_watches) is reached"
+LIMIT_HINTS = {
+    ("inotify_init1", errno.EMFILE): _INSTANCES_REACHED,
+    ("inotify_add_watch", errno.ENOSPC): _WATCHES_REACHED,
+}
+"""What a failure means when its system message would mislead (ENOSPC reads "No space left on device")."""
+
+
+def _failure(call: str, code: int) -> str:
+    """Why watching stopped, for ``freshness_check``: the call, and the limit reached or the system's message."""
+    return f"{call} failed: {LIMIT_HINTS.get((call, code)) or os.strerror(code)}"
+
+
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
@@ -114,7 +131,7 @@ class DirectoryWatcher:
             if fd >= 0:
                 self._fd, self.reason = fd, ""
             else:
-                self.reason = f"inotify_init1 failed: {os.strerror(ctypes.get_errno())}"
+                self.reason = _failure("inotify_init1", ctypes.get_errno())
 
     @property
     def active(self) -> bool:
@@ -215,7 +232,7 @@ class DirectoryWatcher:
                     if code in (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP):
                         added += 1  # gone or swapped since the walk: the next walk decides
                         continue
-                    self._deactivate(f"inotify_add_watch failed: {os.strerror(code)}")
+                    self._deactivate(_failure("inotify_add_watch", code))
                     return 0
                 if self._by_wd.get(wd) != path:
                     added += 1
