@@ -134,6 +134,12 @@ def require_index(value: object) -> None:
         )
 
 
+def _vouched(walked: WalkResult) -> bool:
+    """Whether directory events can vouch for every file ``walked`` lists: a file with another hard link
+    changes without an event in its directory when it is written through that link."""
+    return all(stat.links == 1 for stat in walked.stats)
+
+
 class Index:
     """A repository's index: refresh it, ask its status, and (see other methods) select and pack from it."""
 
@@ -248,7 +254,8 @@ class Index:
         or the last one patched when the events since were edits or deletions of files it listed.
 
         The epoch is read before walking, so an event during the walk makes the next call walk again; a
-        walk that added watches is not reused (a file made before its directory was watched is unseen)."""
+        walk that added watches is not reused (a file made before its directory was watched is unseen), nor
+        one that lists a file with several hard links (a write through another link is no event here)."""
         watcher = self._watcher
         if watcher is None or not watcher.active:
             return walk(self.root, self.config)
@@ -261,10 +268,13 @@ class Index:
             None if walked is None or events is None else patch(self.root, self.config, walked[1], events)
         )
         if patched is not None:
-            self._walked = (epoch, patched)
+            self._walked = (epoch, patched) if _vouched(patched) else None
             return patched
         result = walk(self.root, self.config)
-        if not watcher.sync(result.directories) and watcher.active:
+        added = watcher.sync(result.directories)
+        if not _vouched(result):
+            self._walked = None
+        elif not added and watcher.active:
             self._walked = (epoch, result)
         return result
 

@@ -230,3 +230,18 @@ def test_a_reached_instance_limit_names_the_limit(sample_repo: Path, monkeypatch
     with prooftext.open(sample_repo) as index:
         assert not index.watch()
         assert "fs.inotify.max_user_instances" in str(index.freshness_check["reason"])
+
+
+def test_an_edit_through_a_hard_link_from_outside_the_root_is_seen_by_the_very_next_status_call(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    victim = sorted(p for p in sample_repo.rglob("*.py") if ".prooftext" not in p.parts)[0]
+    elsewhere = tmp_path / "elsewhere.py"
+    os.link(victim, elsewhere)  # a write through it is no event in the victim's directory
+    with prooftext.open(sample_repo) as index:
+        index.refresh()
+        assert index.watch()
+        assert index.status().fresh and index.status().fresh
+        with elsewhere.open("a", encoding="utf-8") as out:
+            out.write("# edited through the other link\n")
+        assert index.status().changed == 1
