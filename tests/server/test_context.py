@@ -105,3 +105,17 @@ def test_a_watching_server_applies_a_new_prooftext_ignore_rule_at_the_next_reque
         assert "result" in _call(dispatcher, "context.read", read)
     finally:
         ctx.close()
+
+
+def test_the_process_of_a_pool_leaves_watching_the_root_to_its_workers(sample_repo: Path) -> None:
+    pool = Limits(processes=2)
+    parent = ServerContext.open(sample_repo, pool)
+    worker = ServerContext.open(sample_repo, pool, worker=True)
+    single = ServerContext.open(sample_repo)
+    try:  # the pool's own process answers no request: events queued for it would only pile up
+        assert parent.index.freshness_check["mode"] == "walk"
+        assert worker.index.freshness_check == single.index.freshness_check
+        assert worker.index.watch() == single.index.watch()
+    finally:
+        for ctx in (parent, worker, single):
+            ctx.close()

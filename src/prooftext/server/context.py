@@ -93,9 +93,12 @@ class ServerContext:
     signing_key: SigningKey | None = None
     """The server's key: packets and adaptive results it returns are signed, and ``context.verify`` checks
     signatures with it (see ``prooftext serve --sign-key``)."""
+    worker: bool = False
+    """Whether this context answers requests in a worker process of a pool (``Limits.processes`` above 1)."""
 
     def __post_init__(self) -> None:
-        if self.limits.watch:
+        if self.limits.watch and (self.limits.processes == 1 or self.worker):
+            # A pool's own process answers no request: only its workers drain events; its own would pile up.
             self.index.watch()
         max_age_s = self.limits.fresh_ms / 1000
         self.closing = threading.Event()
@@ -113,9 +116,11 @@ class ServerContext:
         limits: Limits | None = None,
         interface: str = "rpc",
         signing_key: SigningKey | None = None,
+        *,
+        worker: bool = False,
     ) -> ServerContext:
         index = open_index(root)
-        return cls(index.root, index, limits or Limits(), interface, signing_key=signing_key)
+        return cls(index.root, index, limits or Limits(), interface, signing_key=signing_key, worker=worker)
 
     def _refresh_when_stale(self) -> None:
         """Refresh when anything changed on disk (or nothing was ever indexed), telling every listener of

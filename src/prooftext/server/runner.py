@@ -72,7 +72,7 @@ def _start_child(
     watch_parent(parent)  # a killed server must not leave its workers holding the index open
     # Ctrl-C reaches the whole process group; the server ends its workers once its requests are answered.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _child = Dispatcher(ServerContext.open(root, limits, interface, key), methods=methods)
+    _child = Dispatcher(ServerContext.open(root, limits, interface, key, worker=True), methods=methods)
 
 
 QUEUED_CALLS = 16
