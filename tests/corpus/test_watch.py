@@ -245,3 +245,35 @@ def test_an_edit_through_a_hard_link_from_outside_the_root_is_seen_by_the_very_n
         with elsewhere.open("a", encoding="utf-8") as out:
             out.write("# edited through the other link\n")
         assert index.status().changed == 1
+
+
+def _mounted(root: Path, kind: str) -> str:
+    """A ``/proc/self/mountinfo`` in which the file system holding ``root`` is of type ``kind``."""
+    st = os.stat(root)
+    device = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    return (
+        "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+        f"27 1 {device} / /mnt/c\\040drive rw,relatime shared:1 - {kind} C:\\134 rw,aname=drvfs\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["9p", "nfs4", "cifs", "virtiofs", "fuse.sshfs", "vboxsf"])
+def test_a_root_on_a_shared_or_network_file_system_is_walked_since_changes_made_elsewhere_raise_no_event(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setattr(watch_module, "_mountinfo", lambda: _mounted(sample_repo, kind))
+    with prooftext.open(sample_repo) as index:
+        assert not index.watch()
+        reason = str(index.freshness_check["reason"])
+        assert index.freshness_check["mode"] == "walk" and kind in reason, reason
+
+
+@pytest.mark.parametrize(
+    "kind", ["ext4", "btrfs", "xfs", "tmpfs", "overlay", "fuseblk", "fuse.fuse-overlayfs"]
+)
+def test_a_root_on_a_local_file_system_is_watched(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setattr(watch_module, "_mountinfo", lambda: _mounted(sample_repo, kind))
+    with prooftext.open(sample_repo) as index:
+        assert index.watch()

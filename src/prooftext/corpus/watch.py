@@ -17,8 +17,9 @@ is. After the queue overflowed, the watches themselves are in doubt (the end of 
 watch may be among the dropped events), so every walk's ``sync`` asks the kernel again for each directory's
 watch instead of trusting its own table. ``.prooftext/ignore`` lies in a directory no walk lists: its stat
 data is compared at every :meth:`~DirectoryWatcher.epoch` instead, as ``prooftext.toml``'s is by the index.
-Where inotify is unavailable (other systems, or the per-user watch limit is reached) the watcher
-reports itself inactive and callers walk every time, as before.
+Where inotify is unavailable (other systems, or the per-user watch limit is reached), or cannot see every
+change (a root on a network, FUSE or shared-folder file system, which another machine writes without an
+event here), the watcher reports itself inactive and callers walk every time, as before.
 """
 
 from __future__ import annotations
@@ -97,6 +98,53 @@ def _failure(call: str, code: int) -> str:
     return f"{call} failed: {LIMIT_HINTS.get((call, code)) or os.strerror(code)}"
 
 
+UNWATCHED_FILE_SYSTEMS = frozenset(
+    {"9p", "afs", "ceph", "cifs", "fuse", "gpfs", "lustre", "nfs", "nfs4", "prl_fs", "smb3", "smbfs"}
+    | {"vboxsf", "vmhgfs", "virtiofs"}
+)
+"""File systems shared with another machine or a host (network mounts, a VM's or container's shared
+folders, WSL's Windows drives, FUSE): a change made on the other side raises no inotify event here."""
+LOCAL_FUSE_FILE_SYSTEMS = frozenset({"fuse.fuse-overlayfs"})
+"""FUSE file systems that only this machine writes (a rootless container's own files): watched."""
+MOUNTINFO = "/proc/self/mountinfo"
+
+
+def _mountinfo() -> str:
+    try:
+        with open(MOUNTINFO, encoding="utf-8", errors="surrogateescape") as lines:
+            return lines.read()
+    except OSError:
+        return ""
+
+
+def _file_system(root: Path) -> str | None:
+    """The type of the mounted file system holding ``root`` (matched by device), or None when not known."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    device = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    for line in _mountinfo().splitlines():
+        fields, _, rest = line.partition(" - ")
+        parts = fields.split()
+        if len(parts) > 2 and parts[2] == device and rest.split():
+            return rest.split()[0]
+    return None
+
+
+def _unwatched_reason(root: Path) -> str:
+    """Why inotify cannot vouch for changes under ``root`` (its file system is shared), or ``""``."""
+    kind = _file_system(root)
+    if kind is None:
+        return ""
+    shared = kind in UNWATCHED_FILE_SYSTEMS or (
+        kind.startswith("fuse.") and kind not in LOCAL_FUSE_FILE_SYSTEMS
+    )
+    if not shared:
+        return ""
+    return f"the root is on a {kind} file system, where a change made from elsewhere raises no inotify event"
+
+
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
@@ -127,6 +175,8 @@ class DirectoryWatcher:
         self._fd = -1
         self.reason = "inotify is not available on this system"
         if self._libc is not None:
+            self.reason = _unwatched_reason(root)
+        if self._libc is not None and not self.reason:
             fd = int(self._libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
             if fd >= 0:
                 self._fd, self.reason = fd, ""
