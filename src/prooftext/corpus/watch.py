@@ -14,8 +14,8 @@ makes ``events_since`` answer None, and the caller walks. Directories that appea
 are watched only after a walk listed them, so a walk that added watches is not trusted either (a file
 created between its listing and the new watch would be missed); the next walk, with the watch in place,
 is. After the queue overflowed, the watches themselves are in doubt (the end of a removed directory's
-watch may be among the dropped events), so every walk's ``sync`` asks the kernel again for each directory's
-watch instead of trusting its own table. ``.prooftext/ignore`` lies in a directory no walk lists: its stat
+watch may be among the dropped events), so the next walk's ``sync`` asks the kernel again for each
+directory's watch instead of trusting its own table. ``.prooftext/ignore`` lies in a directory no walk lists: its stat
 data is compared at every :meth:`~DirectoryWatcher.epoch` instead, as ``prooftext.toml``'s is by the index.
 Where inotify is unavailable (other systems, or the per-user watch limit is reached), or cannot see every
 change (a root on a network, FUSE or shared-folder file system, which another machine writes without an
@@ -171,6 +171,8 @@ class DirectoryWatcher:
         self._log_floor = 0
         """Events are logged for every epoch above this one."""
         self._ignore_stamp = _stamp(root / PROOFTEXT_IGNORE)
+        self._in_doubt = False
+        """Set by a queue overflow: the next :meth:`sync` asks the kernel for every watch again."""
         self._libc = _libc()
         self._fd = -1
         self.reason = "inotify is not available on this system"
@@ -249,6 +251,8 @@ class DirectoryWatcher:
             if mask & IN_IGNORED:
                 self._forget(wd)
                 continue
+            if mask & IN_Q_OVERFLOW:
+                self._in_doubt = True  # the end of a watch may be among the events dropped
             decoded = os.fsdecode(name)
             if name and is_internal(decoded):
                 continue
@@ -264,31 +268,63 @@ class DirectoryWatcher:
 
     def sync(self, directories: Iterable[str]) -> int:
         """Watch exactly ``directories`` (relative, ``""`` for the root); returns how many were not watched
-        under that name before (new, renamed, replaced, or gone since the walk listed them).
-
-        Every directory's watch is asked for again (the kernel answers an inode it watches with the watch it
-        has): after an overflow the table may name a watch the kernel has ended, or a directory that is
-        another one now."""
-        wanted = sorted(set(directories))
+        under that name before (new, renamed, replaced, or gone since the walk listed them)."""
+        wanted = set(directories)
         with self._lock:
             if self._fd < 0 or self._libc is None:
                 return 0
-            by_path: dict[str, int] = {}
+            if self._in_doubt:
+                self._in_doubt = False
+                return self._rewatch(sorted(wanted))
+            for path in sorted(set(self._by_path) - wanted):
+                gone = self._by_path.pop(path)
+                self._by_wd.pop(gone, None)
+                self._libc.inotify_rm_watch(self._fd, gone)
             added = 0
-            for path in wanted:
-                wd = int(self._libc.inotify_add_watch(self._fd, os.fsencode(self.root / path), WATCH_MASK))
-                if wd < 0:
-                    code = ctypes.get_errno()
-                    if code in (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP):
-                        added += 1  # gone or swapped since the walk: the next walk decides
-                        continue
-                    self._deactivate(_failure("inotify_add_watch", code))
+            for path in sorted(wanted - set(self._by_path)):
+                wd = self._add(path)
+                if wd is None:
                     return 0
-                if self._by_wd.get(wd) != path:
-                    added += 1
-                by_path[path] = wd
-            for wd in sorted(set(self._by_wd) - set(by_path.values())):
-                self._libc.inotify_rm_watch(self._fd, wd)  # an ended watch is refused: nothing to undo
-            self._by_path = by_path
-            self._by_wd = {wd: path for path, wd in by_path.items()}
+                added += 1
+                if wd < 0:
+                    continue
+                previous = self._by_wd.get(wd)
+                if previous is not None and previous != path:
+                    del self._by_path[previous]  # the same directory, renamed: one watch, the new name
+                self._by_wd[wd] = path
+                self._by_path[path] = wd
         return added
+
+    def _rewatch(self, wanted: list[str]) -> int:
+        """After an overflow, ask the kernel for every directory's watch again (it answers an inode it
+        watches with the watch it has): the table may name a watch the kernel has ended (its end was among
+        the dropped events), or a directory that is another one now. Returns what :meth:`sync` returns."""
+        by_path: dict[str, int] = {}
+        added = 0
+        for path in wanted:
+            wd = self._add(path)
+            if wd is None:
+                return 0
+            if wd < 0 or self._by_wd.get(wd) != path:
+                added += 1
+            if wd >= 0:
+                by_path[path] = wd
+        assert self._libc is not None
+        for wd in sorted(set(self._by_wd) - set(by_path.values())):
+            self._libc.inotify_rm_watch(self._fd, wd)  # an ended watch is refused: nothing to undo
+        self._by_path = by_path
+        self._by_wd = {wd: path for path, wd in by_path.items()}
+        return added
+
+    def _add(self, path: str) -> int | None:
+        """The watch of directory ``path``: its descriptor, -1 when the directory is gone or swapped since
+        the walk (the next walk decides), None when watching had to stop (a limit reached)."""
+        assert self._libc is not None
+        wd = int(self._libc.inotify_add_watch(self._fd, os.fsencode(self.root / path), WATCH_MASK))
+        if wd >= 0:
+            return wd
+        code = ctypes.get_errno()
+        if code in (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP):
+            return -1
+        self._deactivate(_failure("inotify_add_watch", code))
+        return None
