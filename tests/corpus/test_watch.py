@@ -257,7 +257,9 @@ def _mounted(root: Path, kind: str) -> str:
     )
 
 
-@pytest.mark.parametrize("kind", ["9p", "nfs4", "cifs", "virtiofs", "fuse.sshfs", "vboxsf"])
+@pytest.mark.parametrize(
+    "kind", ["9p", "drvfs", "nfs4", "cifs", "virtiofs", "fakeowner", "fuse.sshfs", "fuse.grpcfuse", "vboxsf"]
+)
 def test_a_root_on_a_shared_or_network_file_system_is_walked_since_changes_made_elsewhere_raise_no_event(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:

@@ -100,7 +100,7 @@ def _failure(call: str, code: int) -> str:
 
 UNWATCHED_FILE_SYSTEMS = frozenset(
     {"9p", "afs", "ceph", "cifs", "fuse", "gpfs", "lustre", "nfs", "nfs4", "prl_fs", "smb3", "smbfs"}
-    | {"vboxsf", "vmhgfs", "virtiofs"}
+    | {"drvfs", "fakeowner", "vboxsf", "vmhgfs", "virtiofs"}
 )
 """File systems shared with another machine or a host (network mounts, a VM's or container's shared
 folders, WSL's Windows drives, FUSE): a change made on the other side raises no inotify event here."""
