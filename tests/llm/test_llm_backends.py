@@ -16,7 +16,13 @@ from prooftext.errors import (
     RequestError,
     UnknownNameError,
 )
-from prooftext.llm.backends import OLLAMA_TIMING_FIELDS, OllamaBackend, OpenAIBackend, make_backend
+from prooftext.llm.backends import (
+    OLLAMA_TIMING_FIELDS,
+    OllamaBackend,
+    OpenAIBackend,
+    make_backend,
+    shown_endpoint,
+)
 from prooftext.llm.messages import ChatMessage
 
 MESSAGES: list[ChatMessage] = [
@@ -132,3 +138,27 @@ def test_bad_requests_fail_before_any_network_call(server: FakeChatServer) -> No
         OllamaBackend("ftp://example")
     with pytest.raises(UnknownNameError):
         make_backend("llamafile-9000")
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "shown"),
+    [
+        ("http://user:sk-123@127.0.0.1:9", "http://[REDACTED]@127.0.0.1:9"),
+        ("https://sk-123@example.test/v1", "https://[REDACTED]@example.test/v1"),
+        ("http://127.0.0.1:9/a@b", "http://127.0.0.1:9/a@b"),
+        ("http://127.0.0.1:9", "http://127.0.0.1:9"),
+    ],
+)
+def test_an_endpoint_is_shown_without_the_credentials_it_holds(endpoint: str, shown: str) -> None:
+    assert shown_endpoint(endpoint) == shown
+
+
+@pytest.mark.parametrize("backend_cls", [OllamaBackend, OpenAIBackend])
+def test_credentials_in_the_endpoint_reach_no_error_message_or_detail(backend_cls: type) -> None:
+    with FakeChatServer(fault="500") as server:
+        up = server.url.replace("http://", "http://user:sk-123@")
+        for endpoint in (up, "http://user:sk-123@127.0.0.1:9"):
+            with backend_cls(endpoint) as client, pytest.raises(BackendError) as caught:
+                client.chat(MESSAGES, model="tiny", max_output_tokens=8)
+            assert "sk-123" not in caught.value.message + repr(caught.value.details)
+            assert "[REDACTED]@127.0.0.1" in caught.value.message

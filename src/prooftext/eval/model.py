@@ -23,7 +23,7 @@ from typing import Any
 
 from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError
 from prooftext.eval.common import MS_PER_S, error_record, probe_writable
-from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend
+from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend, shown_endpoint
 from prooftext.tokens import get_counter
 
 NS_PER_MS = 1_000_000
@@ -117,7 +117,7 @@ class ModelSettings:
         return {
             "model": self.model,
             "backend": self.backend,
-            "endpoint": self.endpoint,
+            "endpoint": None if self.endpoint is None else shown_endpoint(self.endpoint),
             "repeats": self.repeats,
             "temperature": self.temperature,
             "seed": self.seed,
@@ -176,7 +176,7 @@ def answer_key(plan: ModelPlan, task: str, arm: str, repeat: int, prompt_sha256:
         "repeat": repeat,
         "model": s.model,
         "backend": s.backend,
-        "endpoint": s.endpoint,
+        "endpoint": None if s.endpoint is None else shown_endpoint(s.endpoint),
         "temperature": s.temperature,
         "seed": s.seed,
         "max_output_tokens": plan.instruction.max_output_tokens,
@@ -202,9 +202,9 @@ class AnswerCache:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None  # absent, or unreadable: asked again
-        return data if isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA else None
+        return data if _well_formed(data) else None
 
     def check_writable(self) -> None:
         """Create the directory and write a file in it (removed at once), before a run asks anything: an
@@ -234,6 +234,30 @@ class AnswerCache:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def _counts(value: Any) -> bool:
+    """Whether ``value`` is a mapping of names to counts or nulls, as a reply's timings and usage are."""
+    return isinstance(value, dict) and all(
+        v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in value.values()
+    )
+
+
+def _well_formed(data: Any) -> bool:
+    """Whether a cached record is an answer as :func:`_raw` writes it; any other (a file damaged or edited
+    by hand) is no answer, so it is asked again and replaced."""
+    if not isinstance(data, dict) or data.get("schema") != CACHE_SCHEMA:
+        return False
+    wall = data.get("wall_ms")
+    return (
+        isinstance(data.get("text"), str)
+        and all(isinstance(data.get(k), str | None) for k in ("model", "backend", "done_reason"))
+        and _counts(data.get("timings"))
+        and _counts(data.get("usage"))
+        and isinstance(wall, int | float)
+        and not isinstance(wall, bool)
+        and math.isfinite(wall)
+    )
 
 
 def _ms(value: int | None) -> float | None:

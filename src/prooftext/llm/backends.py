@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Self
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -69,6 +70,23 @@ class ChatResult:
     timings: dict[str, int | None] = field(default_factory=dict)
     usage: dict[str, int | None] = field(default_factory=dict)
     served_model: str | None = None
+
+
+REDACTED_USERINFO = "[REDACTED]"
+
+
+def shown_endpoint(endpoint: str) -> str:
+    """``endpoint`` as messages and records show it: a user name or password in it (``http://user:key@host``,
+    which the request still sends) becomes ``[REDACTED]``, so no credential reaches an error, a log or a
+    report."""
+    try:
+        parts = urlsplit(endpoint)
+    except ValueError:  # not a URL httpx could send to either; shown only if it holds no "@" at all
+        return endpoint if "@" not in endpoint else REDACTED_USERINFO
+    if "@" not in parts.netloc:
+        return endpoint
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{REDACTED_USERINFO}@{host}"))
 
 
 def _decode(data: bytes, what: str) -> str:
@@ -151,12 +169,14 @@ class ChatBackend:
         if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
             raise RequestError("the endpoint must be an http:// or https:// URL", field="endpoint")
         self._endpoint = endpoint.rstrip("/")
+        self._shown = shown_endpoint(self._endpoint)
         timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=None)
         self._client = httpx.Client(timeout=timeout, headers=headers or {}, trust_env=False)
 
     @property
     def endpoint(self) -> str:
-        return self._endpoint
+        """The endpoint as shown (:func:`shown_endpoint`): without the credentials it may hold."""
+        return self._shown
 
     def close(self) -> None:
         self._client.close()
@@ -211,7 +231,8 @@ class ChatBackend:
         if _says_model_missing(status, answer):
             return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
         said = answer.message if answer is not None and answer.message else _snippet(body)
-        return BackendError(f"backend answered HTTP {status} for {url}: {said}", status=status, url=url)
+        shown = self._shown + url[len(self._endpoint) :]
+        return BackendError(f"backend answered HTTP {status} for {shown}: {said}", status=status, url=shown)
 
     @contextmanager
     def _transport_errors(self) -> Iterator[None]:
@@ -220,13 +241,13 @@ class ChatBackend:
             yield
         except httpx.ConnectError as exc:
             raise BackendUnavailableError(
-                f"cannot connect to {self._endpoint}: {exc}", endpoint=self._endpoint
+                f"cannot connect to {self._shown}: {exc}", endpoint=self._shown
             ) from None
         except httpx.TimeoutException:
-            raise BackendUnavailableError(f"{self._endpoint} timed out", endpoint=self._endpoint) from None
+            raise BackendUnavailableError(f"{self._shown} timed out", endpoint=self._shown) from None
         except httpx.HTTPError as exc:
             raise BackendProtocolError(
-                f"HTTP failure talking to {self._endpoint}: {type(exc).__name__}"
+                f"HTTP failure talking to {self._shown}: {type(exc).__name__}"
             ) from None
 
     def _post(self, path: str, payload: dict[str, Any], model: str) -> Any:
