@@ -5,7 +5,7 @@ It is a real HTTP server (``ThreadingHTTPServer`` on 127.0.0.1, an ephemeral por
 (OpenAI-compatible: JSON or server-sent events). ``fault`` makes it misbehave on purpose: ``"500"``,
 ``"malformed"`` (invalid JSON), ``"bad_utf8"`` (invalid UTF-8 bytes), ``"truncated_stream"`` (a stream that
 stops before it is done). An unknown model gets each API's own not-found error. Every request body is
-recorded in ``requests`` so tests can check what was sent.
+recorded in ``requests`` (with its ``Authorization`` header, or None) so tests can check what was sent.
 
 For evaluations: ``responder(body)`` computes each reply from the request (deterministically from the
 prompt), ``fail_requests`` names the chat requests (1-based, in arrival order) answered with HTTP 500, as a
@@ -96,10 +96,10 @@ class FakeChatServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _record(self, path: str, body: dict[str, Any]) -> int:
+    def _record(self, path: str, body: dict[str, Any], authorization: str | None = None) -> int:
         """Record a request; its number among the chat requests (1-based)."""
         with self._lock:
-            self.requests.append({"path": path, "body": body})
+            self.requests.append({"path": path, "body": body, "authorization": authorization})
             self.chats += 1
             return self.chats
 
@@ -167,7 +167,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if api is None or api not in state.apis:
             self._send(404, b'{"error":"not found"}')
             return
-        number = state._record(self.path, body)
+        number = state._record(self.path, body, self.headers.get("Authorization"))
         if number in state.fail_requests:
             self._send(500, b'{"error":"internal server error"}')
             return

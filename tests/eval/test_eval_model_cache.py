@@ -75,3 +75,21 @@ def test_credentials_in_the_endpoint_reach_the_server_and_no_output_or_error(
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
     declared = json.loads((tmp_path / "up" / "declaration.json").read_text(encoding="utf-8"))
     assert declared["model"]["endpoint"] == ollama.url.replace("http://", "http://[REDACTED]@")
+
+
+def test_an_api_key_from_the_environment_reaches_an_openai_server_and_no_output(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROOFTEXT_API_KEY", SECRET)
+    argv = ["eval", "locomo", "--data", str(locomo_file), "--budgets", "4096", "--arms", "full"]
+    argv += ["--tokenizer", "bytes", "--model", MODEL, "--questions", "1", "--quality-metric", "answer_f1"]
+    argv += ["--quality-threshold", "0.5", "--permitted-regression", "0.2", "--reference-arm", "full"]
+    argv += ["--backend", "openai", "--json"]
+    with FakeChatServer(models=(MODEL,), apis=("openai",), fault="500") as server:
+        assert main([*argv, "--endpoint", server.url, "--out", str(tmp_path / "out")]) == 1
+    printed = capsys.readouterr()
+    assert {r["authorization"] for r in server.requests} == {f"Bearer {SECRET}"}
+    assert SECRET not in printed.out + printed.err
+    for path in (tmp_path / "out").rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path

@@ -162,3 +162,13 @@ def test_credentials_in_the_endpoint_reach_no_error_message_or_detail(backend_cl
                 client.chat(MESSAGES, model="tiny", max_output_tokens=8)
             assert "sk-123" not in caught.value.message + repr(caught.value.details)
             assert "[REDACTED]@127.0.0.1" in caught.value.message
+
+
+@pytest.mark.parametrize("key", ["ké-secret", "a\nb-secret", "two words-secret"])
+def test_an_api_key_a_header_cannot_carry_is_refused_without_repeating_it(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROOFTEXT_API_KEY", key)
+    with pytest.raises(RequestError) as caught:
+        make_backend("openai", "http://127.0.0.1:9")
+    assert caught.value.field == "api_key" and "secret" not in caught.value.message

@@ -19,6 +19,7 @@ Local models can take minutes to load and answer, so reads have no timeout by de
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -53,6 +54,10 @@ OLLAMA_TIMING_FIELDS: tuple[str, ...] = (
     "total_duration",
 )
 BACKENDS: tuple[str, ...] = ("ollama", "openai")
+API_KEY_ENV = "PROOFTEXT_API_KEY"
+"""The environment variable whose value the ``openai`` backend sends as ``Authorization: Bearer`` (a hosted
+API's key). It is read where the backend is made and kept only in the client's headers: never in an option,
+a message, a record or a cache key."""
 
 DeltaCallback = Callable[[str], None]
 
@@ -429,6 +434,11 @@ class OpenAIBackend(ChatBackend):
         connect_timeout: float = CONNECT_TIMEOUT_S,
         read_timeout: float | None = READ_TIMEOUT_S,
     ) -> None:
+        if api_key and not all("!" <= char <= "~" for char in api_key):
+            raise RequestError(
+                f"the API key ({API_KEY_ENV}) must be printable ASCII without spaces; its value is not shown",
+                field="api_key",
+            )
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
         super().__init__(
             endpoint, connect_timeout=connect_timeout, read_timeout=read_timeout, headers=headers
@@ -539,9 +549,11 @@ def _delta_content(choice: dict[str, Any]) -> str | None:
 
 
 def make_backend(kind: str, endpoint: str | None = None, **options: Any) -> OllamaBackend | OpenAIBackend:
-    """``ollama`` or ``openai`` (OpenAI-compatible), at ``endpoint`` or the local default."""
+    """``ollama`` or ``openai`` (OpenAI-compatible), at ``endpoint`` or the local default; ``openai`` sends the
+    key in :data:`API_KEY_ENV` when it is set and no ``api_key`` is given."""
     if kind == "ollama":
         return OllamaBackend(endpoint or DEFAULT_OLLAMA_ENDPOINT, **options)
     if kind == "openai":
+        options.setdefault("api_key", os.environ.get(API_KEY_ENV) or None)
         return OpenAIBackend(endpoint or DEFAULT_OPENAI_ENDPOINT, **options)
     raise UnknownNameError(f"unknown backend {kind!r}; known: {', '.join(BACKENDS)}", field="backend")
