@@ -8,7 +8,7 @@ import pytest
 
 from llm.canned_server import CannedServer
 from prooftext.errors import BackendError, BackendProtocolError, ModelNotFoundError
-from prooftext.llm.backends import OllamaBackend, OpenAIBackend
+from prooftext.llm.backends import OllamaBackend, OpenAIBackend, make_backend
 from prooftext.llm.messages import ChatMessage
 
 MESSAGES: list[ChatMessage] = [{"role": "user", "content": "Say hello."}]
@@ -129,3 +129,18 @@ def test_a_servers_own_answer_that_the_model_is_unknown_is_model_not_found(
     ):
         backend.chat(MESSAGES, model="tiny", max_output_tokens=5, stream=stream)
     assert exc.value.details == {"model": "tiny"}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_server_that_echoes_the_credentials_it_refused_has_them_redacted_in_the_error(
+    stream: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROOFTEXT_API_KEY", "sk-echoed-key")
+    body = b'{"error": {"message": "bad key sk-echoed-key for alice with password hunter2-pw"}}'
+    with CannedServer(401, body) as server:
+        endpoint = server.url.replace("http://", "http://alice:hunter2-pw@")
+        with make_backend("openai", endpoint) as client, pytest.raises(BackendError) as caught:
+            client.chat(MESSAGES, model="tiny", max_output_tokens=8, stream=stream)
+    said = caught.value.message + repr(caught.value.details)
+    assert "sk-echoed-key" not in said and "hunter2-pw" not in said and "alice" not in said
+    assert caught.value.details["status"] == 401 and "bad key" in said

@@ -78,6 +78,9 @@ class ChatResult:
 
 
 REDACTED_USERINFO = "[REDACTED]"
+MIN_SCRUBBED_CHARS = 4
+"""A credential this long or longer is cut out of a server's error message that repeats it; a shorter user
+name (``u``) would only garble the message."""
 
 
 def shown_endpoint(endpoint: str) -> str:
@@ -92,6 +95,16 @@ def shown_endpoint(endpoint: str) -> str:
         return endpoint
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{REDACTED_USERINFO}@{host}"))
+
+
+def _userinfo(endpoint: str) -> tuple[str, ...]:
+    """The user name and password ``endpoint`` holds, as written (both, either or none)."""
+    try:
+        parts = urlsplit(endpoint)
+    except ValueError:
+        return ()
+    userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else ""
+    return tuple(piece for piece in userinfo.split(":", 1) if piece)
 
 
 def _decode(data: bytes, what: str) -> str:
@@ -175,6 +188,8 @@ class ChatBackend:
             raise RequestError("the endpoint must be an http:// or https:// URL", field="endpoint")
         self._endpoint = endpoint.rstrip("/")
         self._shown = shown_endpoint(self._endpoint)
+        given = _userinfo(self._endpoint) + tuple(v.split(" ", 1)[-1] for v in (headers or {}).values())
+        self._secrets = tuple(v for v in given if len(v) >= MIN_SCRUBBED_CHARS)
         timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=None)
         self._client = httpx.Client(timeout=timeout, headers=headers or {}, trust_env=False)
 
@@ -236,6 +251,8 @@ class ChatBackend:
         if _says_model_missing(status, answer):
             return ModelNotFoundError(f"model {model!r} not found on {self.endpoint}", model=model)
         said = answer.message if answer is not None and answer.message else _snippet(body)
+        for secret in self._secrets:  # a server or proxy that echoes the credential it refused
+            said = said.replace(secret, REDACTED_USERINFO)
         shown = self._shown + url[len(self._endpoint) :]
         return BackendError(f"backend answered HTTP {status} for {shown}: {said}", status=status, url=shown)
 
