@@ -11,6 +11,7 @@ from tests.fake_chat_server import FakeChatServer
 from tests.fake_eval_model import EvalModel, LocomoModel
 
 from prooftext.cli import main
+from prooftext.errors import ArtifactError
 from prooftext.eval.common import RunOptions
 from prooftext.eval.model import ModelSettings
 from prooftext.eval.run import evaluate
@@ -93,3 +94,15 @@ def test_an_api_key_from_the_environment_reaches_an_openai_server_and_no_output(
     for path in (tmp_path / "out").rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_a_cached_answer_that_cannot_be_replaced_fails_the_run_naming_the_file(
+    locomo_file: Path, ollama: FakeChatServer, tmp_path: Path
+) -> None:
+    evaluate(_run(locomo_file, ollama.url), RunOptions(out_dir=tmp_path))
+    blocked = sorted((tmp_path / "answers").glob("*/*.json"))[0]
+    blocked.unlink()
+    blocked.mkdir()
+    with pytest.raises(ArtifactError) as caught:
+        evaluate(_run(locomo_file, ollama.url), RunOptions(out_dir=tmp_path))
+    assert caught.value.details["path"] == str(blocked)

@@ -231,6 +231,9 @@ class AnswerCache:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(record, handle, sort_keys=True)
             os.replace(temp, path)
+        except OSError as exc:
+            Path(temp).unlink(missing_ok=True)
+            raise ArtifactError(f"cannot write {path}: {exc.strerror}", path=str(path)) from None
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
