@@ -1,4 +1,5 @@
-"""The answer cache and the endpoint a model run records, against real HTTP servers on 127.0.0.1."""
+"""The answer cache, the endpoint a model run records and answers the parser refuses, against real HTTP
+servers on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tests.fake_eval_model import EvalModel, LocomoModel
 
 from prooftext.cli import main
 from prooftext.errors import ArtifactError
+from prooftext.eval.answers import swe_score
 from prooftext.eval.common import RunOptions
 from prooftext.eval.model import ModelSettings
 from prooftext.eval.run import evaluate
@@ -106,3 +108,11 @@ def test_a_cached_answer_that_cannot_be_replaced_fails_the_run_naming_the_file(
     with pytest.raises(ArtifactError) as caught:
         evaluate(_run(locomo_file, ollama.url), RunOptions(out_dir=tmp_path))
     assert caught.value.details["path"] == str(blocked)
+
+
+def test_an_answer_the_json_parser_refuses_for_its_size_or_depth_is_unparseable_not_a_crash() -> None:
+    long_integer = '{"files": ["a.py"], "n": ' + "1" * 5000 + "}"
+    deep = '{"files": ["a.py"], "n": ' + "[" * 100_000 + "}"
+    for answer in (long_integer, deep):
+        score = swe_score(answer, ["a.py"], {})
+        assert (score["parsed"], score["success"]) == (False, False)

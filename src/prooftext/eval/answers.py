@@ -258,7 +258,7 @@ def parse_localization(text: str) -> Localization | None:
         body = fenced.group(1).strip()
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, or an integer too long or nesting too deep to read
         return None
     if not isinstance(data, dict):
         return None
