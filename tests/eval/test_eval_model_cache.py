@@ -98,16 +98,20 @@ def test_an_api_key_from_the_environment_reaches_an_openai_server_and_no_output(
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
 
 
-def test_a_cached_answer_that_cannot_be_replaced_fails_the_run_naming_the_file(
+def test_a_cached_answer_that_cannot_be_replaced_fails_the_run_naming_the_file_and_no_old_report_stays(
     locomo_file: Path, ollama: FakeChatServer, tmp_path: Path
 ) -> None:
     evaluate(_run(locomo_file, ollama.url), RunOptions(out_dir=tmp_path))
+    assert (tmp_path / "summary.json").exists() and (tmp_path / "report.html").exists()
     blocked = sorted((tmp_path / "answers").glob("*/*.json"))[0]
     blocked.unlink()
     blocked.mkdir()
     with pytest.raises(ArtifactError) as caught:
         evaluate(_run(locomo_file, ollama.url), RunOptions(out_dir=tmp_path))
     assert caught.value.details["path"] == str(blocked)
+    # the stopped run's declaration and rows are there; the earlier run's summary and report are not
+    assert (tmp_path / "declaration.json").exists() and (tmp_path / "tasks.jsonl").exists()
+    assert not (tmp_path / "summary.json").exists() and not (tmp_path / "report.html").exists()
 
 
 def test_an_answer_the_json_parser_refuses_for_its_size_or_depth_is_unparseable_not_a_crash() -> None:

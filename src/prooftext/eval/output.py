@@ -47,11 +47,14 @@ class RunOutput:
             raise ArtifactError(f"cannot write {path}: {exc.strerror}") from None
 
     def start(self, declaration: dict[str, Any]) -> None:
-        """Create the directory, write the declaration, and open a fresh rows file."""
+        """Create the directory, write the declaration, and open a fresh rows file. An earlier run's summary
+        and report are removed first, so a run that stops early never leaves them beside its own rows."""
         if self.out_dir is None:
             return
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
+            for stale in (SUMMARY_FILE, REPORT_FILE):
+                (self.out_dir / stale).unlink(missing_ok=True)
             self._write(DECLARATION_FILE, _document(declaration))
             self._rows = (self.out_dir / ROWS_FILE).open("w", encoding="utf-8")
         except OSError as exc:
