@@ -148,3 +148,17 @@ def test_turn_says_nothing_on_stderr_when_the_server_answers_as_the_model_reques
     with CannedServer(200, _reply_body(OllamaBackend, False, model="llama3.2:latest")) as s:
         status, out, err = _turn(s.url, tmp_path, capsys, "--json")
     assert status == 0 and err == "" and json.loads(out)["signal"]["model_switched"] is False
+
+
+def test_an_openai_reply_whose_content_is_null_is_an_empty_reply_with_its_finish_reason() -> None:
+    """The API spells a message without text (the output limit spent on reasoning, a refusal) as null."""
+    choice = {"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "length"}
+    with CannedServer.json(200, {"model": "tiny", "choices": [choice]}) as server:
+        result = OpenAIBackend(server.url).chat(MESSAGES, model="tiny", max_output_tokens=8)
+    assert (result.text, result.done_reason) == ("", "length")
+    choice["message"] = {"role": "assistant", "content": 7}
+    with (
+        CannedServer.json(200, {"model": "tiny", "choices": [choice]}) as server,
+        pytest.raises(BackendProtocolError),
+    ):
+        OpenAIBackend(server.url).chat(MESSAGES, model="tiny", max_output_tokens=8)

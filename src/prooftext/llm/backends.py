@@ -486,13 +486,14 @@ class OpenAIBackend(ChatBackend):
         data = self._post("/v1/chat/completions", payload, model)
         choice = self._choice(data, "the reply")
         message = choice.get("message")
-        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+        if not isinstance(message, dict) or "content" not in message:
             raise BackendProtocolError("the reply has no message content")
+        text = (
+            _text_field(message, "content", "the reply's message") or ""
+        )  # null: no text (a refusal, the limit spent)
         reason = _text_field(choice, "finish_reason", "the reply's choice")
         served = _text_field(data, "model", "the reply")
-        return ChatResult(
-            message["content"], model, self.name, False, reason, {}, self._usage(data), served_model=served
-        )
+        return ChatResult(text, model, self.name, False, reason, {}, self._usage(data), served_model=served)
 
     def _streamed(self, payload: dict[str, Any], model: str, on_delta: DeltaCallback | None) -> ChatResult:
         """One completion as server-sent events, each delta passed to ``on_delta``, up to ``[DONE]``."""
