@@ -172,3 +172,16 @@ def test_an_api_key_a_header_cannot_carry_is_refused_without_repeating_it(
     with pytest.raises(RequestError) as caught:
         make_backend("openai", "http://127.0.0.1:9")
     assert caught.value.field == "api_key" and "secret" not in caught.value.message
+
+
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+@pytest.mark.parametrize(
+    "endpoint",
+    ["http://", "http://:80", "https:///v1", "http://[bad", "http://127.0.0.1:99999", "http://h o st"],
+)
+def test_an_endpoint_without_a_usable_host_or_port_is_refused_before_any_request(
+    backend: str, endpoint: str
+) -> None:
+    with pytest.raises(RequestError) as caught:
+        make_backend(backend, endpoint)
+    assert caught.value.field == "endpoint"

@@ -97,6 +97,18 @@ def shown_endpoint(endpoint: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{REDACTED_USERINFO}@{host}"))
 
 
+def _usable_endpoint(endpoint: object) -> bool:
+    """Whether ``endpoint`` is an http(s) URL a request can be sent to: a host without spaces, a valid port."""
+    if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
+        return False
+    try:
+        parts = urlsplit(endpoint)
+        host, port = parts.hostname, parts.port
+    except ValueError:  # an unclosed IPv6 bracket, a port out of range or not a number
+        return False
+    return bool(host) and not any(c.isspace() for c in parts.netloc) and port != 0
+
+
 def _userinfo(endpoint: str) -> tuple[str, ...]:
     """The user name and password ``endpoint`` holds, as written (both, either or none)."""
     try:
@@ -184,8 +196,11 @@ class ChatBackend:
         read_timeout: float | None = READ_TIMEOUT_S,
         headers: dict[str, str] | None = None,
     ) -> None:
-        if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")):
-            raise RequestError("the endpoint must be an http:// or https:// URL", field="endpoint")
+        if not _usable_endpoint(endpoint):
+            raise RequestError(
+                "the endpoint must be an http:// or https:// URL with a host (and a port from 1 to 65535)",
+                field="endpoint",
+            )
         self._endpoint = endpoint.rstrip("/")
         self._shown = shown_endpoint(self._endpoint)
         given = _userinfo(self._endpoint) + tuple(v.split(" ", 1)[-1] for v in (headers or {}).values())
