@@ -58,6 +58,7 @@ class FakeChatServer:
         fail_requests: Collection[int] = (),
         apis: tuple[str, ...] = ("ollama", "openai"),
         usage: bool = True,
+        served_as: str | None = None,
     ) -> None:
         self.reply = reply
         self.models = models
@@ -67,6 +68,8 @@ class FakeChatServer:
         self.fail_requests = frozenset(fail_requests)
         self.apis = apis
         self.usage = usage
+        self.served_as = served_as
+        """The model name every reply gives (another model than the one asked for), else the one asked for."""
         self.chats = 0
         """Chat requests received so far (the ones ``fail_requests`` counts)."""
         self.requests: list[dict[str, Any]] = []
@@ -177,6 +180,9 @@ class _ChatHandler(BaseHTTPRequestHandler):
         else:
             self._openai(body)
 
+    def _served(self, model: str) -> str:
+        return self.server_state.served_as or model
+
     def _common_fault(self) -> bool:
         """Answer with the configured fault, if it is one both APIs share; whether it did."""
         fault = self.server_state.fault
@@ -212,7 +218,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
             return
         timings = self._ollama_timings(body)
         if not body.get("stream", True):
-            self._send(200, json.dumps(self._ollama_reply(model, timings)).encode())
+            self._send(200, json.dumps(self._ollama_reply(self._served(model), timings)).encode())
             return
         lines = [_ndjson(_ollama_chunk(model, w, done=False)) for w in self._words()]
         final = _ollama_chunk(model, "", done=True)
@@ -247,7 +253,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
             return
         usage = self._openai_usage(body)
         if not body.get("stream", False):
-            self._send(200, json.dumps(self._openai_reply(model, usage)).encode())
+            self._send(200, json.dumps(self._openai_reply(self._served(model), usage)).encode())
             return
         events = [_sse(_openai_chunk(model, {"content": w}, None)) for w in self._words()]
         events.append(_sse(_openai_chunk(model, {}, "stop")))

@@ -3,6 +3,7 @@ servers on 127.0.0.1."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,3 +121,25 @@ def test_an_answer_the_json_parser_refuses_for_its_size_or_depth_is_unparseable_
     for answer in (long_integer, deep):
         score = swe_score(answer, ["a.py"], {})
         assert (score["parsed"], score["success"]) == (False, False)
+
+
+def test_answers_a_server_gave_as_another_model_are_counted_and_said_in_the_notes_and_report(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    responder = EvalModel(LocomoModel([CONVERSATION]), None)
+    argv = ["eval", "locomo", "--data", str(locomo_file), "--budgets", "4096", "--arms", "full"]
+    argv += ["--tokenizer", "bytes", "--model", MODEL, "--questions", "2", "--quality-metric", "answer_f1"]
+    argv += ["--quality-threshold", "0.5", "--permitted-regression", "0.2", "--reference-arm", "full"]
+    with FakeChatServer(
+        models=(MODEL,), responder=responder, apis=("ollama",), served_as="mistral"
+    ) as server:
+        assert main([*argv, "--endpoint", server.url, "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    model = summary["arms"]["full"]["model"]
+    assert model["served_models"] == {"mistral": model["answered"]} and model["switched"] == model["answered"]
+    row = json.loads((tmp_path / "out" / "tasks.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert row["arms"]["full"]["model"]["repeats"][0]["served_model"] == "mistral"
+    said = f"answered {model['switched']} of {model['answered']} answers as another model than '{MODEL}'"
+    assert said in printed
+    assert said in html.unescape((tmp_path / "out" / "report.html").read_text(encoding="utf-8"))

@@ -24,6 +24,7 @@ from typing import Any
 from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError
 from prooftext.eval.common import MS_PER_S, error_record, probe_writable
 from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend, shown_endpoint
+from prooftext.llm.signal import model_switched
 from prooftext.tokens import get_counter
 
 NS_PER_MS = 1_000_000
@@ -254,7 +255,9 @@ def _well_formed(data: Any) -> bool:
     wall = data.get("wall_ms")
     return (
         isinstance(data.get("text"), str)
-        and all(isinstance(data.get(k), str | None) for k in ("model", "backend", "done_reason"))
+        and all(
+            isinstance(data.get(k), str | None) for k in ("model", "backend", "done_reason", "served_model")
+        )
         and _counts(data.get("timings"))
         and _counts(data.get("usage"))
         and isinstance(wall, int | float)
@@ -274,6 +277,7 @@ def _raw(result: ChatResult, wall_ms: float) -> dict[str, Any]:
         "model": result.model,
         "backend": result.backend,
         "done_reason": result.done_reason,
+        "served_model": result.served_model,
         "timings": dict(result.timings),
         "usage": dict(result.usage),
         "wall_ms": wall_ms,
@@ -357,9 +361,12 @@ class ModelClient:
             if s.priced()
             else None
         )
+        served = raw.get("served_model")
         return {
             "text": text,
             "done_reason": raw.get("done_reason"),
+            "served_model": served,
+            "model_switched": model_switched(s.model, served if isinstance(served, str) else None),
             "server_prompt_tokens": server_prompt if isinstance(server_prompt, int) else None,
             "output_tokens": output,
             "output_tokens_source": "server" if isinstance(server_output, int) else "ours",

@@ -114,6 +114,8 @@ def model_arm_summary(results: Sequence[Result], scores: Mapping[str, str]) -> d
         "errors": len(answers) - len(ok),
         "error_codes": frequencies(a["error"]["code"] for a in answers if not a.get("ok")),
         "done_reasons": frequencies(a.get("done_reason") for a in ok),
+        "served_models": frequencies(a["served_model"] for a in ok if a.get("served_model") is not None),
+        "switched": sum(1 for a in ok if a.get("model_switched")),
         "prompt_tokens_mean": mean_or_none([float(r["prompt_tokens"]) for r in sent]),
         "server_prompt_tokens_mean": mean_or_none(
             [float(a["server_prompt_tokens"]) for a in ok if a.get("server_prompt_tokens") is not None]
@@ -446,6 +448,24 @@ def _narrow(table: Table) -> list[Table]:
     ]
 
 
+def switch_sentence(arms: Arms, requested: object) -> str | None:
+    """What to say when the server answered as another model than the one requested; None when it never did."""
+    models = [s.get("model") or {} for s in arms.values()]
+    switched = sum(int(m.get("switched") or 0) for m in models)
+    if not switched:
+        return None
+    answered = sum(int(m.get("answered") or 0) for m in models)
+    served: dict[str, int] = {}
+    for m in models:
+        for name, n in (m.get("served_models") or {}).items():
+            served[name] = served.get(name, 0) + int(n)
+    names = ", ".join(f"{name!r} {n}" for name, n in sorted(served.items()))
+    return (
+        f"Warning: the server answered {switched} of {answered} answers as another model than {requested!r}"
+        f" (served: {names}); the scores are that model's."
+    )
+
+
 def model_notes(summary: Mapping[str, Any], benchmark: str = "swebench") -> list[str]:
     """The terminal's model sentences: what won, the spread, the cost, the verdict and the answers had."""
     arms = summary.get("arms") or {}
@@ -454,7 +474,9 @@ def model_notes(summary: Mapping[str, Any], benchmark: str = "swebench") -> list
     repeats = int((summary.get("model") or {}).get("repeats") or 1)
     answers = summary.get("answers") or {}
     unit = unit_of(benchmark)
+    switch = switch_sentence(arms, (summary.get("model") or {}).get("model"))
     return [
+        *([switch] if switch else []),
         success_sentence(arms, unit=unit),
         variance_sentence(arms, repeats, unit),
         cost_sentence(arms, unit),
@@ -542,6 +564,9 @@ def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark
         f" {settings.get('seed') if settings.get('seed') is not None else 'none'}; {repeats} repeat(s)."
         f" Success: the share of {unit}s answered right (a failed, unparseable or unsent answer is a miss)."
     )
+    switch = switch_sentence(arms, settings.get("model"))
+    if switch:
+        report.finding(switch)
     report.finding(success_sentence(arms, unit=unit))
     _, headers, rows = model_table(arms, benchmark, repeats)
     report.table(headers, rows)
