@@ -267,15 +267,23 @@ def variance_sentence(arms: Arms, repeats: int, unit: str = "task") -> str:
     )
 
 
-def cost_sentence(arms: Arms, unit: str = "task") -> str:
-    """The cheapest arm among those with the highest success, and what the most expensive one costs."""
-    priced = {
+def declared_prices(summary: Mapping[str, Any]) -> bool:
+    """Whether the run declared its prices (``--price-input``, ``--price-output``)."""
+    return (summary.get("model") or {}).get("price_input_usd_per_mtok") is not None
+
+
+def cost_sentence(arms: Arms, unit: str = "task", *, priced: bool = False) -> str:
+    """The cheapest arm among those with the highest success, and what the most expensive one costs;
+    ``priced`` says whether prices were declared, for a run in which no answer arrived to be priced."""
+    costed = {
         a: s for a, s in arms.items() if isinstance((s.get("model") or {}).get("cost_usd_per_task"), float)
     }
-    if not priced:
+    if not costed:
         out = {a: (s.get("model") or {}).get("output_tokens_mean") for a, s in arms.items()}
         order = ranked(out)
         if not order:
+            if priced:
+                return "Prices were declared but no answer arrived, so no cost is computed."
             return "No prices were declared and no answer arrived, so no cost is computed."
         low, high = tokens(order[-1][1]), tokens(order[0][1])
         spread = (
@@ -287,14 +295,14 @@ def cost_sentence(arms: Arms, unit: str = "task") -> str:
             "No prices were declared (--price-input, --price-output), so cost is not computed; mean output"
             f" tokens {spread}."
         )
-    cheap = min(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
-    dear = max(priced, key=lambda a: float(priced[a]["model"]["cost_usd_per_task"]))
+    cheap = min(costed, key=lambda a: float(costed[a]["model"]["cost_usd_per_task"]))
+    dear = max(costed, key=lambda a: float(costed[a]["model"]["cost_usd_per_task"]))
     text = (
-        f"At the declared prices {cheap} is the cheapest arm ({_cost_text(priced[cheap], unit)},"
-        f" success {percent(float(priced[cheap].get('success') or 0.0))})"
+        f"At the declared prices {cheap} is the cheapest arm ({_cost_text(costed[cheap], unit)},"
+        f" success {percent(float(costed[cheap].get('success') or 0.0))})"
     )
     if dear != cheap:
-        text += f" and {dear} the most expensive ({_cost_text(priced[dear], unit)}, success {percent(float(priced[dear].get('success') or 0.0))})"
+        text += f" and {dear} the most expensive ({_cost_text(costed[dear], unit)}, success {percent(float(costed[dear].get('success') or 0.0))})"
     return text + "."
 
 
@@ -479,7 +487,7 @@ def model_notes(summary: Mapping[str, Any], benchmark: str = "swebench") -> list
         *([switch] if switch else []),
         success_sentence(arms, unit=unit),
         variance_sentence(arms, repeats, unit),
-        cost_sentence(arms, unit),
+        cost_sentence(arms, unit, priced=declared_prices(summary)),
         model_verdict_sentence(summary, unit),
         f"answers: {answers.get('asked', 0)} asked, {answers.get('cached', 0)} from the cache,"
         f" {answers.get('errors', 0)} failed{_codes(failed_answers(arms))};"
@@ -528,8 +536,9 @@ def success_plot(arms: Arms, unit: str = "task") -> Figure:
     return fig
 
 
-def cost_plot(arms: Arms, unit: str = "task") -> Figure:
-    """Cost per ``unit`` (declared prices) per arm; without prices, the mean prompt and output tokens."""
+def cost_plot(arms: Arms, unit: str = "task", *, priced: bool = False) -> Figure:
+    """Cost per ``unit`` (declared prices) per arm; without prices (or, with ``priced``, without an answer
+    to price), the mean prompt and output tokens."""
     fig = html.new_figure(8.0, 3.4)
     ax = fig.add_subplot()
     names_ = list(arms)
@@ -544,7 +553,7 @@ def cost_plot(arms: Arms, unit: str = "task") -> Figure:
         ax.bar(names_, prompt, label="prompt", color="#4c72b0")
         ax.bar(names_, output, bottom=prompt, label="output", color="#dd8452")
         ax.set_ylabel("tokens per answer")
-        ax.set_title("Tokens per answer (no prices declared)")
+        ax.set_title(f"Tokens per answer ({'no answer to price' if priced else 'no prices declared'})")
         html.legend_outside(ax)
     ax.tick_params(axis="x", labelrotation=30)
     return fig
@@ -573,11 +582,11 @@ def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark
     report.finding(variance_sentence(arms, repeats, unit))
     report.figure(success_plot(arms, unit), f"model {unit} success vs prompt tokens")
     report.heading("Cost and latency", 3)
-    report.finding(cost_sentence(arms, unit))
+    report.finding(cost_sentence(arms, unit, priced=declared_prices(summary)))
     _, headers, rows = cost_table(arms, unit)
     report.table(headers, rows)
     report.finding(latency_sentence(arms))
-    report.figure(cost_plot(arms, unit), f"cost per {unit} per arm")
+    report.figure(cost_plot(arms, unit, priced=declared_prices(summary)), f"cost per {unit} per arm")
     stops = stop_table(arms)
     if stops is not None:
         report.heading("How the answers ended", 3)
