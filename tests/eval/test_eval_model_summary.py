@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prooftext.eval.model_summary import cost_sentence, model_notes
+from prooftext.eval.model_summary import cost_sentence, model_notes, variance_sentence
 
 FAILED = {"answered": 0, "error_codes": {"backend_unavailable": 2}, "output_tokens_mean": None}
 
@@ -25,3 +25,11 @@ def test_a_run_with_declared_prices_and_no_answer_does_not_say_no_prices_were_de
         "declaration": {"metric": "success", "threshold": 0.5, "permitted_regression": 0.1},
     }
     assert said in model_notes(summary, "locomo")
+
+
+def test_repeats_in_which_no_answer_arrived_are_not_called_agreeing() -> None:
+    arms = {
+        "bm25": {"success": 0.0, "success_std": 0.0, "agreement": 1.0, "model": {**FAILED}},
+        "fixed": {"success": 0.0, "success_std": 0.0, "agreement": 1.0, "model": {**FAILED}},
+    }
+    assert variance_sentence(arms, 3, "question") == "Over 3 repeats no arm was answered."

@@ -246,7 +246,11 @@ def _tokens(summary: Mapping[str, Any]) -> str:
 def variance_sentence(arms: Arms, repeats: int, unit: str = "task") -> str:
     if repeats < 2:
         return "One repeat: no spread over repeats is measured (run with --repeats N for it)."
-    spread = {a: float(s["success_std"]) for a, s in arms.items() if isinstance(s.get("success_std"), float)}
+    spread = {
+        a: float(s["success_std"])
+        for a, s in arms.items()
+        if isinstance(s.get("success_std"), float) and (s.get("model") or {}).get("answered")
+    }
     if not spread:
         return f"Over {repeats} repeats no arm was answered."
     widest = max(spread.items(), key=lambda kv: kv[1])
