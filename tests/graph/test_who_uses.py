@@ -24,6 +24,9 @@ PACKAGE = {
     "pkg/helpers.py": """
         def url_for(endpoint):
             return current_app.url_for(endpoint)
+
+        def never_called():
+            return 0
         """,
     "pkg/app.py": """
         class Base:
@@ -185,3 +188,136 @@ def test_a_call_of_a_private_javascript_method_through_this_is_a_dependent(tmp_p
     assert (found["src/ky.ts:Ky.fetch"]["found_by"], found["src/ky.ts:Ky.fetch"]["line"]) == ("call", 7)
     handler = _dependents(tmp_path, "Ky.#handler")
     assert handler["src/ky.ts:Ky.#retry"]["found_by"] == "call"
+
+
+GO_MODULE = {
+    "go.mod": "module example.com/shop\n\ngo 1.22\n",
+    "shop.go": """
+        package shop
+
+        import "example.com/shop/render"
+
+        type Engine struct{ name string }
+
+        func New() *Engine { return &Engine{} }
+
+        func (engine *Engine) trusted() bool { return render.Ok() }
+
+        func (engine *Engine) Serve() bool {
+            return engine.trusted()
+        }
+
+        func Default() *Engine { return New() }
+        """,
+    "build.go": """
+        package shop
+
+        func Build() *Engine { return New() }
+        """,
+    "render/a.go": "package render\n\nfunc Ok() bool { return true }\n",
+    "render/json.go": 'package render\n\nfunc JSON() string { return "{}" }\n',
+    "cmd/main.go": """
+        package main
+
+        import (
+            "errors"
+
+            "example.com/shop"
+        )
+
+        func main() { shop.New() }
+
+        func fail() error { return errors.New("x") }
+        """,
+}
+
+
+def test_a_go_method_called_through_its_receiver_inside_another_method_of_its_type_is_a_call(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, GO_MODULE)
+    found = _dependents(tmp_path, "Engine.trusted")
+    assert (found["shop.go:Engine.Serve"]["found_by"], found["shop.go:Engine.Serve"]["line"]) == ("call", 12)
+
+
+def test_a_go_function_is_called_by_name_from_its_package_and_through_its_import_from_another(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, GO_MODULE)
+    found = _dependents(tmp_path, "New")
+    assert found["build.go:Build"]["found_by"] == "call"  # another file of the same package
+    assert found["cmd/main.go:main"]["found_by"] == "call"  # `shop.New()`: the module root, named in go.mod
+    assert "cmd/main.go:fail" not in found  # `errors.New()`: another package's New
+
+
+def test_a_go_file_is_imported_by_every_file_that_imports_its_package(tmp_path: Path) -> None:
+    _write(tmp_path, GO_MODULE)
+    assert _dependents(tmp_path, "render/json.go")["shop.go:shop.go"]["found_by"] == "import"
+    assert _dependents(tmp_path, "build.go")["cmd/main.go:cmd/main.go"]["found_by"] == "import"
+
+
+def test_a_name_re_exported_by_a_package_is_found_under_the_package_s_name(tmp_path: Path) -> None:
+    _write(tmp_path, PACKAGE)
+    result = _risk(tmp_path, "pkg.url_for")  # defined in pkg/helpers.py, imported by pkg/__init__.py
+    assert [(m["path"], m["qualname"]) for t in result["targets"] for m in t["matches"]] == [
+        ("pkg/helpers.py", "url_for")
+    ]
+    assert result["unresolved"] == []
+    assert any(d["qualname"] == "through_package" for d in result["dependents"])
+
+
+def test_a_method_named_through_a_subclass_that_inherits_it_is_the_base_class_s_method(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, PACKAGE)
+    result = _risk(tmp_path, "AppContext.run")
+    assert [m["qualname"] for t in result["targets"] for m in t["matches"]] == ["Base.run"]
+    assert any("AppContext.run" in note and "Base.run" in note for note in result["notes"])
+
+
+def test_a_definition_nothing_references_says_so_in_the_notes(tmp_path: Path) -> None:
+    _write(tmp_path, PACKAGE)
+    result = _risk(tmp_path, "never_called")
+    assert result["dependents"] == []
+    assert [n for n in result["notes"] if n.startswith("never_called:")] == [
+        "never_called: no reference to it was found in the indexed files (the name never_called appears"
+        " nowhere else); a use the index cannot see (another repository, a string, reflection) is not counted"
+    ]
+
+
+def test_a_name_that_matches_no_definition_is_unresolved_with_a_note(tmp_path: Path) -> None:
+    _write(tmp_path, PACKAGE)
+    result = _risk(tmp_path, "no_such_thing")
+    assert result["unresolved"] == ["no_such_thing"]
+    assert result["notes"] == [
+        "no_such_thing: names no indexed definition (as a name, a qualified name, module.name or an"
+        " inherited member)"
+    ]
+
+
+def test_constructing_a_class_depends_on_its_init(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "shapes.py": "class Point:\n    def __init__(self, x):\n        self.x = x\n",
+            "use.py": "from shapes import Point\n\ndef origin():\n    return Point(0)\n\ndef kind():\n    return Point\n",
+            "web/point.js": "class Dot {\n  constructor(x) { this.x = x; }\n}\nfunction make() { return new Dot(1); }\n",
+        },
+    )
+    found = _dependents(tmp_path, "Point.__init__")
+    assert (found["use.py:origin"]["found_by"], found["use.py:origin"]["line"]) == ("call", 4)
+    assert "use.py:kind" not in found  # names the class without constructing it
+    assert _dependents(tmp_path, "Dot.constructor")["web/point.js:make"]["found_by"] == "call"
+
+
+def test_a_dependent_of_one_of_two_same_named_definitions_says_which_file_s_it_uses(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "a.py": "def _make(v):\n    return v\n",
+            "b.py": "def _make(v):\n    return v\n\ndef build():\n    return _make(1)\n",
+        },
+    )
+    result = _risk(tmp_path, "_make")
+    assert [(d["qualname"], d["via"]) for d in result["dependents"]] == [("build", "references _make in b.py")]
+    assert [n for n in result["notes"] if n.startswith("_make:")] == []  # one of the two is used

@@ -3,9 +3,10 @@ decisions, constraints and documentation cover them."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,14 +34,17 @@ from prooftext.store.db import store_errors
 from prooftext.store.queries import exclusion_of
 from prooftext.store.risk_queries import (
     file_and_symbol_nodes,
+    file_imports,
     file_node_id,
     file_symbols,
     files_under,
+    go_module_files,
     import_uses,
     importers,
     indexed_paths,
     is_indexed_file,
     member_symbols,
+    module_importers,
     nodes_by_ids,
     sections_mentioning,
     spelled_uses,
@@ -131,7 +135,8 @@ def _unresolved_path_note(conn: sqlite3.Connection, ref: str) -> str:
     return f"{ref}: left out of the index ({left_out.reason}): {REMEDIES.get(left_out.reason, '')}"
 
 
-def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node], bool]:
+def _resolve_target(who: _WhoUses, ref: str) -> tuple[str, list[_Node], bool]:
+    conn = who.conn
     if not isinstance(ref, str) or not ref.strip():
         raise RequestError("every target must be a non-empty string", field="targets")
     if len(ref) > MAX_TARGET_CHARS:
@@ -140,11 +145,38 @@ def _resolve_target(conn: sqlite3.Connection, ref: str) -> tuple[str, list[_Node
         return _path_targets(conn, _checked_path(ref.rstrip("/") or ref))
     if is_indexed_file(conn, ref):
         return _path_targets(conn, ref)
-    symbols = _nodes(symbols_named(conn, ref)) or _module_symbols(conn, ref)
+    symbols = _nodes(symbols_named(conn, ref)) or _module_symbols(conn, ref) or _reached_symbols(who, ref)
     if symbols:
         return "symbol", symbols, False
     kind, nodes, truncated = _path_targets(conn, ref)  # a top-level directory named without a slash
     return (kind, nodes, truncated) if nodes else ("symbol", [], False)
+
+
+def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
+    """The definitions a dotted name reaches that are not spelled so where they are defined: a name a
+    package re-exports (``flask.url_for``, defined in ``flask/helpers.py``) or a member a class inherits
+    (``Flask.route``, defined on ``Scaffold``)."""
+    parts = ref.split(".")
+    if len(parts) < 2 or not all(parts):
+        return []
+    found: set[str] = set()
+    for cut in range(len(parts) - 1, 0, -1):
+        module = who.paths.resolve_import("", ".".join(parts[:cut]), L.PYTHON)
+        if module is not None:
+            found = {value for kind, value in who.resolve(module, parts[cut:]) if kind == "node"}
+            if found:
+                break
+    if not found:
+        for owner in _nodes(symbols_named(who.conn, ".".join(parts[:-1]))):
+            owner_sym = who.sym(owner.node_id)
+            member = (
+                who.lookup(owner.node_id, parts[-1])
+                if owner_sym and owner_sym.symbol_kind in _CLASS_KINDS
+                else None
+            )
+            if member is not None:
+                found.add(member)
+    return _nodes_by_id(who.conn, sorted(found))
 
 
 def _module_parts(path: str) -> list[str]:
@@ -179,6 +211,8 @@ type, a base class), an import of the target, a reference whose receiver cannot 
 MAX_IMPORT_HOPS = 4
 """Re-exports followed (``flask.url_for`` → ``flask/__init__.py`` → ``helpers.url_for``)."""
 _SELF_NAMES = frozenset({"self", "cls", "this"})
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor"})
+"""Methods that constructing their class runs: a call of the class depends on them."""
 _CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "record", "enum"})
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
 _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]")
@@ -225,6 +259,59 @@ def _split_bases(text: str) -> list[str]:
     return [b.split("[", 1)[0].strip() for b in out if b.strip() and "=" not in b and not b.startswith("*")]
 
 
+_GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
+_GO_RECEIVER = re.compile(r"^\s*func\s*\(\s*(\w+)\s")
+"""The receiver's name in a Go method's signature: ``func (engine *Engine) Run()`` gives ``engine``."""
+
+
+class _GoPackages:
+    """Go packages by import path: a directory is its nearest ``go.mod``'s module path plus the way down to
+    it (``github.com/gin-gonic/gin`` is the module root, ``…/gin/render`` its ``render`` directory)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._modules: dict[str, str] | None = None
+        self._imports: dict[str, list[tuple[str, str | None]]] = {}
+
+    def modules(self) -> dict[str, str]:
+        """The module path each indexed ``go.mod`` declares, by its directory."""
+        if self._modules is None:
+            self._modules = {}
+            for path, text in go_module_files(self.conn):
+                found = _GO_MODULE.search(text)
+                if found:
+                    self._modules[posixpath.dirname(path)] = found.group(1)
+        return self._modules
+
+    def import_path(self, path: str) -> str | None:
+        """The import path of the package holding the file at ``path``, or None without a ``go.mod`` above."""
+        directory = posixpath.dirname(path)
+        owners = [d for d in self.modules() if not d or directory == d or directory.startswith(d + "/")]
+        if not owners:
+            return None
+        root = max(owners, key=len)
+        below = directory[len(root) :].lstrip("/")
+        return f"{self.modules()[root]}/{below}" if below else self.modules()[root]
+
+    def imports(self, path: str) -> list[tuple[str, str | None]]:
+        if path not in self._imports:
+            self._imports[path] = file_imports(self.conn, path)
+        return self._imports[path]
+
+    def names_target(self, path: str, receiver: str, target_path: str) -> bool | None:
+        """Whether ``receiver`` in the file at ``path`` is the package of ``target_path`` as one of the file's
+        imports (named by its last part): True, False when it is another package, None when not known."""
+        want = self.import_path(target_path)
+        verdicts: set[bool | None] = set()
+        for module, resolved in self.imports(path):
+            if module.rsplit("/", 1)[-1] != receiver:
+                continue
+            if module == want or (resolved and posixpath.dirname(resolved) == posixpath.dirname(target_path)):
+                return True
+            verdicts.add(False if want is not None or resolved else None)
+        return False if verdicts == {False} else None
+
+
 class _WhoUses:
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository. Read lazily
@@ -239,6 +326,7 @@ class _WhoUses:
         self._children: dict[str, dict[str, list[str]]] = {}
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._file_nodes: dict[str, str | None] = {}
+        self.go = _GoPackages(conn)
 
     # --- store reads ----------------------------------------------------------------------------------
 
@@ -425,6 +513,8 @@ class _WhoUses:
             return FOUND_IMPORT if self.bound(path, ref, 0) == want else None
         if ref.how == HOW_IMPORT:
             return None
+        if target.language == L.GO and path.endswith(".go"):
+            return self._classify_go(target, ref, path, owner_id, exact)
         if not python:
             return self._classify_other(target, ref, path, owner_id, exact)
         if not ref.receiver:
@@ -473,6 +563,51 @@ class _WhoUses:
             return exact
         return FOUND_POSSIBLE
 
+    def _classify_go(self, target: _Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
+        """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
+        package, and ``recv.m()`` inside a method of the target's type with that receiver are exact;
+        ``pkg.Name`` through another package's import names something else; the rest is possible."""
+        same_package = posixpath.dirname(path) == posixpath.dirname(target.path)
+        top_level = target.parent_id == self.file_id(target.path) and target.symbol_kind != "method"
+        if not ref.receiver:
+            return exact if top_level and same_package else FOUND_POSSIBLE
+        method = self.go_method(owner_id)
+        if method is not None and ref.receiver == method[0] and same_package:
+            own = f"{method[1]}.{ref.name}"
+            if target.qualname == own:
+                return exact
+            if any(
+                posixpath.dirname(n.path) == posixpath.dirname(path)
+                for n in _nodes(symbols_named(self.conn, own))
+            ):
+                return None  # the receiver's type has its own member of that name
+            return FOUND_POSSIBLE  # a method promoted from an embedded type, or a field
+        names = self.go.names_target(path, ref.receiver, target.path)
+        if names is True:
+            return exact if top_level else None
+        return None if names is False else FOUND_POSSIBLE
+
+    def constructions(self, target: _Sym) -> list[_Found]:
+        """For a constructor (``__init__``, ``constructor``), the calls of its class: each one runs it."""
+        cls = self.sym(target.parent_id) if target.name in _CONSTRUCTORS and target.parent_id else None
+        if cls is None or cls.symbol_kind not in _CLASS_KINDS:
+            return []
+        return [
+            found
+            for found in self.dependents(cls)
+            if (ref := parse_reference(found.spelled)) is not None and ref.how == HOW_CALL
+        ]
+
+    def go_method(self, owner_id: str) -> tuple[str, str] | None:
+        """(receiver name, receiver type) of the Go method holding ``owner_id``, if any."""
+        current = self.sym(owner_id)
+        while current is not None:
+            found = _GO_RECEIVER.match(current.signature) if current.symbol_kind == "method" else None
+            if found and "." in current.qualname:
+                return found.group(1), current.qualname.rsplit(".", 1)[0]
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return None
+
     def spelled_uses(self, name: str, path: str | None = None) -> list[tuple[str, str, int, str]]:
         """(owner node id, spelled reference, line, path) of every spelled reference to ``name``."""
         return spelled_uses(self.conn, name, path)
@@ -504,6 +639,10 @@ class _WhoUses:
                 if owner_id not in best or entry < best[owner_id]:
                     best[owner_id] = entry
             rows = more
+        for made in self.constructions(target):
+            entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
+            if made.node.node_id not in best or entry < best[made.node.node_id]:
+                best[made.node.node_id] = entry
         nodes = {n.node_id: n for n in _nodes_by_id(self.conn, list(best))}
         found = [
             _Found(nodes[node_id], how, line, spelled)
@@ -517,11 +656,14 @@ def _nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[_Node]:
     return _nodes(nodes_by_ids(conn, ids))
 
 
-def _dependents_of(who: _WhoUses, node: _Node) -> list[tuple[_Node, str, str, int]]:
-    """Direct dependents of one node: (node, via, found_by, line)."""
+def _dependents_of(
+    who: _WhoUses, node: _Node, ambiguous: frozenset[str] = frozenset()
+) -> list[tuple[_Node, str, str, int]]:
+    """Direct dependents of one node: (node, via, found_by, line); ``via`` names the node's file too when
+    its qualified name is in ``ambiguous`` (another target has it)."""
     conn = who.conn
     if node.kind == NODE_FILE:
-        lines = importers(conn, node.path)
+        lines = _go_importers(who, node.path) if node.path.endswith(".go") else importers(conn, node.path)
         users = _nodes_by_id(conn, list(lines))
         return [
             (n, f"imports {node.path}", FOUND_IMPORT, lines[n.node_id])
@@ -536,19 +678,40 @@ def _dependents_of(who: _WhoUses, node: _Node) -> list[tuple[_Node, str, str, in
         FOUND_IMPORT: "imports",
         FOUND_POSSIBLE: "may reference",
     }
+    named = f"{target.qualname} in {target.path}" if target.qualname in ambiguous else target.qualname
     return [
-        (f.node, f"{verbs[f.found_by]} {target.qualname}", f.found_by, f.line)
+        (f.node, f"{verbs[f.found_by]} {named}", f.found_by, f.line)
         for f in who.dependents(target)
         if f.node.node_id != node.node_id
     ]
 
 
+def _go_importers(who: _WhoUses, path: str) -> dict[str, int]:
+    """The files importing a Go file's package: by its import path (from ``go.mod``), and through the
+    package's first file, the one an import is resolved to in the index."""
+    lines = importers(who.conn, path)
+    if path.endswith("_test.go"):
+        return lines
+    package = who.paths.go_package(posixpath.dirname(path))
+    found = [importers(who.conn, package[0])] if package else []
+    module = who.go.import_path(path)
+    if module is not None:
+        found.append(module_importers(who.conn, module, L.GO))
+    for more in found:
+        for node_id, line in more.items():
+            lines[node_id] = min(line, lines.get(node_id, line))
+    return lines
+
+
 def _walk_dependents(
-    conn: sqlite3.Connection, roots: list[_Node], depth: int, limit: int
-) -> tuple[list[dict[str, Any]], list[str], bool]:
+    who: _WhoUses, roots: list[_Node], depth: int, limit: int
+) -> tuple[list[dict[str, Any]], list[str], bool, set[str]]:
     """Breadth-first over "is used by" and "is imported by", each node once, at most ``limit`` found:
-    at each distance the resolved dependents come before the possible ones."""
-    who = _WhoUses(conn)
+    at each distance the resolved dependents come before the possible ones. Also the roots that have a
+    direct dependent."""
+    used: set[str] = set()
+    names = Counter(n.qualname for n in roots if n.kind == NODE_SYMBOL)
+    ambiguous = frozenset(name for name, count in names.items() if count > 1)
     seen = {n.node_id for n in roots}
     frontier = list(roots)
     found: list[dict[str, Any]] = []
@@ -559,14 +722,17 @@ def _walk_dependents(
             break
         level: list[tuple[_Node, str, str, int]] = []
         for node in frontier:
-            level.extend(_dependents_of(who, node))
+            direct = _dependents_of(who, node, ambiguous)
+            if direct and distance == 1:
+                used.add(node.node_id)
+            level.extend(direct)
         level.sort(key=lambda d: rank[d[2]])
         next_frontier: list[_Node] = []
         for dep, via, found_by, line in level:
             if dep.node_id in seen:
                 continue
             if len(found) >= limit:
-                return found, notes, True
+                return found, notes, True, used
             seen.add(dep.node_id)
             found.append(
                 {**dep.to_dict(), "distance": distance, "found_by": found_by, "line": line, "via": via}
@@ -577,7 +743,25 @@ def _walk_dependents(
         notes.append(
             "possible: a reference whose receiver's type is not known here (it may name another definition)"
         )
-    return found, notes, False
+    return found, notes, False, used
+
+
+def _unused_note(who: _WhoUses, ref: str, nodes: Sequence[_Node]) -> str:
+    """Why a target has no dependent: its name appears nowhere else, or every use of it names another
+    definition (or, for a file, nothing imports it either)."""
+    names = sorted({n.name for n in nodes if n.kind == NODE_SYMBOL})
+    ids = {n.node_id for n in nodes}
+    uses = sum(1 for name in names for row in who.spelled_uses(name) if row[0] not in ids)
+    if not names:
+        why = "no indexed file imports it"
+    elif uses == 0:
+        why = f"the name{'s' if len(names) > 1 else ''} {', '.join(names)} appear{'' if len(names) > 1 else 's'} nowhere else"
+    else:
+        why = f"{uses} use{'s' if uses > 1 else ''} of the name {', '.join(names)} name other definitions"
+    return (
+        f"{ref}: no reference to it was found in the indexed files ({why}); a use the index cannot see"
+        " (another repository, a string, reflection) is not counted"
+    )
 
 
 def _terms_of(ref: str, kind: str, nodes: Iterable[_Node]) -> list[str]:
@@ -685,22 +869,23 @@ def risk_of_changing(
 
 def _answer(index: Index, targets: list[str], depth: int, limit: int) -> dict[str, Any]:
     conn = index.conn
+    who = _WhoUses(conn)
     resolved: list[dict[str, Any]] = []
     roots: list[_Node] = []
     terms: list[str] = []
     symbol_names: list[str] = []
     truncated = False
+    found: list[tuple[str, str, list[_Node]]] = []
     for ref in targets:
-        kind, nodes, cut = _resolve_target(conn, ref)
+        kind, nodes, cut = _resolve_target(who, ref)
         truncated = truncated or cut
+        found.append((ref, kind, nodes))
         resolved.append({"kind": kind, "matches": [n.to_dict() for n in nodes], "ref": ref})
         roots.extend(n for n in nodes if n.node_id not in {r.node_id for r in roots})
         terms.extend(_terms_of(ref, kind, nodes))
         symbol_names.extend(_doc_terms(nodes))
-    dependents, notes, walk_cut = _walk_dependents(conn, roots, depth, limit)
-    notes.extend(
-        _unresolved_path_note(conn, t["ref"]) for t in resolved if t["kind"] == "path" and not t["matches"]
-    )
+    dependents, notes, walk_cut, used = _walk_dependents(who, roots, depth, limit)
+    notes.extend(_target_notes(who, found, used, truncated or walk_cut))
     files = sorted({d["path"] for d in dependents} | {n.path for n in roots})
     return {
         "dependents": dependents,
@@ -712,6 +897,34 @@ def _answer(index: Index, targets: list[str], depth: int, limit: int) -> dict[st
         "unresolved": [t["ref"] for t in resolved if not t["matches"]],
         **_memory_cover(index.root, list(dict.fromkeys(terms))),
     }
+
+
+def _target_notes(
+    who: _WhoUses, targets: list[tuple[str, str, list[_Node]]], used: set[str], cut: bool
+) -> list[str]:
+    """A note per target (ref, kind, nodes) that matched nothing (why), that reached a definition spelled
+    otherwise (which), or whose definitions nothing uses (why not; unless the walk was cut short)."""
+    notes: list[str] = []
+    for ref, kind, nodes in targets:
+        if not nodes:
+            notes.append(
+                _unresolved_path_note(who.conn, ref) if kind == "path" else _unresolved_name_note(ref)
+            )
+            continue
+        if kind == "symbol" and not any(_spells(ref, n.qualname) for n in nodes):
+            notes.append(f"{ref}: reaches " + ", ".join(f"{n.qualname} ({n.path})" for n in nodes))
+        if not cut and not any(n.node_id in used for n in nodes):
+            notes.append(_unused_note(who, ref, nodes))
+    return notes
+
+
+def _spells(ref: str, qualname: str) -> bool:
+    """Whether ``ref`` names ``qualname`` as written: itself, its last part, or with a module before it."""
+    return ref in (qualname, qualname.rsplit(".", 1)[-1]) or ref.endswith("." + qualname)
+
+
+def _unresolved_name_note(ref: str) -> str:
+    return f"{ref}: names no indexed definition (as a name, a qualified name, module.name or an inherited member)"
 
 
 def who_uses(index: Index, node_id: str) -> list[dict[str, Any]]:

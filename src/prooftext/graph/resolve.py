@@ -288,6 +288,10 @@ class PathIndex:
             return self._ruby(importer, module)
         return []
 
+    def go_package(self, directory: str) -> list[str]:
+        """The non-test Go files of the package in ``directory``, in path order (an import names the first)."""
+        return list(self._go_packages.get(directory, ()))
+
     def resolve_import(self, importer: str, module: str, language: str) -> str | None:
         found = self.resolve_import_all(importer, module, language)
         return found[0] if found else None

@@ -135,3 +135,28 @@ def sections_mentioning(conn: sqlite3.Connection, name: str, limit: int) -> list
         f"{_NODE} WHERE n.kind = ? AND n.rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)",
         (NODE_SECTION, "content:" + fts_quote(name), limit),
     ).fetchall()
+
+
+def go_module_files(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """``(path, text)`` of every indexed ``go.mod``."""
+    rows = conn.execute("SELECT path, text FROM files WHERE path = 'go.mod' OR path LIKE '%/go.mod'")
+    return [(str(a), str(b)) for a, b in rows]
+
+
+def file_imports(conn: sqlite3.Connection, path: str) -> list[tuple[str, str | None]]:
+    """``(module as written, resolved path or None)`` of each import of the file at ``path``."""
+    rows = conn.execute(
+        "SELECT i.module, i.resolved_path FROM imports i JOIN files f ON f.id = i.file_id WHERE f.path = ?",
+        (path,),
+    )
+    return [(str(a), None if b is None else str(b)) for a, b in rows]
+
+
+def module_importers(conn: sqlite3.Connection, module: str, language: str) -> dict[str, int]:
+    """Each node of a file in ``language`` that imports ``module`` as written, with the first line it does so."""
+    rows = conn.execute(
+        "SELECT i.node_id, min(i.line) FROM imports i JOIN files f ON f.id = i.file_id"
+        " WHERE i.module = ? AND f.language = ? GROUP BY i.node_id",
+        (module, language),
+    )
+    return {str(r[0]): int(r[1]) for r in rows}
