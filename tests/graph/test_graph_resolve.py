@@ -73,6 +73,15 @@ def test_javascript_relative_specifiers(module: str, expected: str | None) -> No
     assert resolve_import("web/app.js", module, "javascript", JS_TREE) == expected
 
 
+@pytest.mark.parametrize(
+    ("importer", "module"), [("test/app.js", ".."), ("test/app.js", "../"), ("test/a/b.js", "../..")]
+)
+def test_a_javascript_specifier_naming_the_repository_root_is_its_index_file(
+    importer: str, module: str
+) -> None:
+    assert resolve_import(importer, module, "javascript", {"index.js", importer}) == "index.js"
+
+
 def test_other_languages() -> None:
     go = PathIndex({"pkg/math/sqrt.go", "pkg/math/pow.go", "pkg/math/sqrt_test.go", "cmd/main.go"})
     assert go.resolve_import_all("cmd/main.go", "github.com/x/y/pkg/math", "go") == [

@@ -13,7 +13,8 @@ Import rules by language:
   bare ``import os`` would otherwise match any ``os.py`` — any path ending in the dotted path.
   ``from m import x`` also links ``m.x`` when that is a module.
 - JavaScript / TypeScript: relative specifiers (and ``@/`` / ``~/`` as ``src/``), probing extensions and
-  ``index`` files, and TypeScript sources for ``.js`` specifiers; bare package names are external.
+  ``index`` files (``..`` from a top-level directory is the root's ``index``), and TypeScript sources for
+  ``.js`` specifiers; bare package names are external.
 - Go: the package directory whose path ends the import path (every non-test file of it, up to
   ``MAX_PACKAGE_FILES``); for module paths without a domain (the standard library) only two or more parts.
 - Rust: ``crate::``, ``self::``, ``super::`` paths and ``mod`` declarations to ``x.rs`` / ``x/mod.rs``; an
@@ -181,6 +182,8 @@ class PathIndex:
             return []  # a package name: outside the repository
         if base is None:
             return []
+        if not base:  # `require('..')` from a top-level directory: the repository root's index file
+            return self._first(f"index{e}" for e in _JS_EXTENSIONS)
         stem, ext = posixpath.splitext(base)
         candidates = [
             base,
