@@ -321,3 +321,21 @@ def test_a_dependent_of_one_of_two_same_named_definitions_says_which_file_s_it_u
     result = _risk(tmp_path, "_make")
     assert [(d["qualname"], d["via"]) for d in result["dependents"]] == [("build", "references _make in b.py")]
     assert [n for n in result["notes"] if n.startswith("_make:")] == []  # one of the two is used
+
+
+def test_a_javascript_function_exported_under_another_name_has_its_file_s_importers_as_possible(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/express.js": "exports = module.exports = createApplication;\n\nfunction createApplication() {\n  return 1;\n}\n",
+            "index.js": "module.exports = require('./lib/express');\n",
+            "test/app.js": "var express = require('..');\n\nfunction start() {\n  return express();\n}\n",
+        },
+    )
+    result = _risk(tmp_path, "createApplication")
+    found = {f"{d['path']}:{d['qualname']}": d for d in result["dependents"]}
+    assert (found["index.js:index.js"]["found_by"], found["index.js:index.js"]["line"]) == ("possible", 1)
+    assert found["index.js:index.js"]["via"] == "may reference createApplication (imports lib/express.js)"
+    assert not [n for n in result["notes"] if n.startswith("createApplication:")]

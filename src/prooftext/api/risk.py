@@ -679,10 +679,25 @@ def _dependents_of(
         FOUND_POSSIBLE: "may reference",
     }
     named = f"{target.qualname} in {target.path}" if target.qualname in ambiguous else target.qualname
-    return [
+    found = [
         (f.node, f"{verbs[f.found_by]} {named}", f.found_by, f.line)
         for f in who.dependents(target)
         if f.node.node_id != node.node_id
+    ]
+    return found or _file_importers_as_possible(who, target, named)
+
+
+def _file_importers_as_possible(who: _WhoUses, target: _Sym, named: str) -> list[tuple[_Node, str, str, int]]:
+    """Outside Python, a top-level definition no reference names may still be used under another name (an
+    export renamed, ``module.exports = f``): the files importing its file are its possible dependents."""
+    if target.language == L.PYTHON or target.parent_id != who.file_id(target.path):
+        return []
+    lines = (
+        _go_importers(who, target.path) if target.path.endswith(".go") else importers(who.conn, target.path)
+    )
+    return [
+        (n, f"may reference {named} (imports {target.path})", FOUND_POSSIBLE, lines[n.node_id])
+        for n in _nodes_by_id(who.conn, list(lines))
     ]
 
 
@@ -741,7 +756,8 @@ def _walk_dependents(
         frontier = next_frontier
     if any(d["found_by"] == FOUND_POSSIBLE for d in found):
         notes.append(
-            "possible: a reference whose receiver's type is not known here (it may name another definition)"
+            "possible: a reference whose receiver's type is not known here (it may name another definition),"
+            " or, outside Python, a file importing the file of a definition that no reference names"
         )
     return found, notes, False, used
 
