@@ -339,3 +339,13 @@ def test_a_javascript_function_exported_under_another_name_has_its_file_s_import
     assert (found["index.js:index.js"]["found_by"], found["index.js:index.js"]["line"]) == ("possible", 1)
     assert found["index.js:index.js"]["via"] == "may reference createApplication (imports lib/express.js)"
     assert not [n for n in result["notes"] if n.startswith("createApplication:")]
+
+
+def test_a_dotted_name_that_matches_nothing_points_to_the_definitions_of_its_last_part(tmp_path: Path) -> None:
+    _write(tmp_path, {"web/h.js": "const handlers = {\n  onClick() {\n    return 1;\n  },\n};\n"})
+    result = _risk(tmp_path, "handlers.onClick")  # an object literal's method is not scoped by the object
+    assert result["unresolved"] == ["handlers.onClick"]
+    assert result["notes"] == [
+        "handlers.onClick: names no indexed definition (as a name, a qualified name, module.name or an"
+        " inherited member); 1 definition is named onClick: onClick (web/h.js)"
+    ]

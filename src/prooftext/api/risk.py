@@ -924,7 +924,9 @@ def _target_notes(
     for ref, kind, nodes in targets:
         if not nodes:
             notes.append(
-                _unresolved_path_note(who.conn, ref) if kind == "path" else _unresolved_name_note(ref)
+                _unresolved_path_note(who.conn, ref)
+                if kind == "path"
+                else _unresolved_name_note(who.conn, ref)
             )
             continue
         if kind == "symbol" and not any(_spells(ref, n.qualname) for n in nodes):
@@ -939,8 +941,22 @@ def _spells(ref: str, qualname: str) -> bool:
     return ref in (qualname, qualname.rsplit(".", 1)[-1]) or ref.endswith("." + qualname)
 
 
-def _unresolved_name_note(ref: str) -> str:
-    return f"{ref}: names no indexed definition (as a name, a qualified name, module.name or an inherited member)"
+MAX_NAMESAKES = 3
+"""Definitions named as a dotted target's last part that the note on an unmatched target lists."""
+
+
+def _unresolved_name_note(conn: sqlite3.Connection, ref: str) -> str:
+    """Why a name matched nothing, and for a dotted name the definitions named as its last part (an
+    object literal's method, ``handlers.onClick``, is indexed as ``onClick``)."""
+    note = f"{ref}: names no indexed definition (as a name, a qualified name, module.name or an inherited member)"
+    last = ref.rsplit(".", 1)[-1]
+    namesakes = [n for n in _nodes(symbols_named(conn, last)) if n.name == last] if last != ref else []
+    if not namesakes:
+        return note
+    listed = ", ".join(f"{n.qualname} ({n.path})" for n in namesakes[:MAX_NAMESAKES])
+    more = ", ..." if len(namesakes) > MAX_NAMESAKES else ""
+    count = f"{len(namesakes)} definition{' is' if len(namesakes) == 1 else 's are'}"
+    return f"{note}; {count} named {last}: {listed}{more}"
 
 
 def who_uses(index: Index, node_id: str) -> list[dict[str, Any]]:
