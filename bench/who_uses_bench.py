@@ -4,7 +4,8 @@ For each repository, 50 Python functions and methods (seed 27) are drawn from th
 ``get_references`` (a reference finder that infers types, imports and fixtures) gives the oracle's
 references, and prooftext's who-uses gives its dependents. Both sides are reduced to *callers*: the
 innermost indexed node (function, method, class, or the file for module-level code) enclosing a reference,
-the target itself excluded. Recall is the share of jedi's callers who-uses reports; the false-positive rate
+the target itself excluded; a constructor's (``__init__``) callers include the calls of its class, which jedi
+does not count as references of ``__init__``. Recall is the share of jedi's callers who-uses reports; the false-positive rate
 is the share of reported callers jedi does not find (jedi misses some real ones: a receiver whose type it
 cannot infer, a dynamic dispatch), printed for the resolved dependents and with the possible ones added.
 
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import prooftext
 from prooftext.api.risk import FOUND_POSSIBLE, who_uses
@@ -36,6 +38,7 @@ MIRRORS = {
 }
 DEFAULT_TREES = {"flask": Path("/tmp/flaskhead"), "requests": Path("/tmp/requestshead")}
 KINDS = ("function", "method")
+CONSTRUCTORS = ("__init__", "__new__")
 
 
 @dataclass(frozen=True)
@@ -114,37 +117,65 @@ def _targets(conn: object, n: int, seed: int) -> list[Target]:
     return random.Random(seed).sample(pool, min(n, len(pool)))
 
 
+def _position(
+    lines: list[str], first: int, last: int, marker: str, upward: bool = False
+) -> tuple[int, int] | None:
+    """(line, column) of the name after ``marker`` (``def x``, ``class X``) between two lines: the first one,
+    or the last one when ``upward`` (the class enclosing a method)."""
+    numbers = range(first, min(last, len(lines)) + 1)
+    for number in reversed(numbers) if upward else numbers:
+        if marker in lines[number - 1]:
+            return number, lines[number - 1].index(marker) + marker.index(" ") + 1
+    return None
+
+
 def _oracle(root: Path, target: Target, enclosing: Enclosing, project: object) -> set[str]:
+    """The callers of ``target`` jedi finds; for a constructor (``__init__``, ``__new__``), also the calls of
+    its class, since jedi does not count ``Point(0)`` as a reference of ``Point.__init__``."""
     import jedi
 
     path = root / target.path
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
-    for number in range(target.start_line, min(target.end_line, len(lines)) + 1):
-        line = lines[number - 1]
-        marker = f"def {target.name}"
-        if marker in line:
-            column = line.index(marker) + 4
-            break
-    else:
+    where = _position(lines, target.start_line, target.end_line, f"def {target.name}")
+    if where is None:
         return set()
     script = jedi.Script(text, path=str(path), project=project)
+    callers = _callers(root, target, enclosing, script.get_references(*where), where[0], calls_only=False)
+    owner = target.qualname.rsplit(".", 1)[0] if target.name in CONSTRUCTORS else ""
+    cls = _position(lines, 1, target.start_line, f"class {owner.rsplit('.', 1)[-1]}", True) if owner else None
+    if cls is not None:
+        callers |= _callers(root, target, enclosing, script.get_references(*cls), cls[0], calls_only=True)
+    return callers
+
+
+def _callers(
+    root: Path, target: Target, enclosing: Enclosing, refs: list[Any], own_line: int, calls_only: bool
+) -> set[str]:
+    """The innermost indexed nodes enclosing ``refs`` (only the calls, ``name(``, when ``calls_only``)."""
     callers: set[str] = set()
-    for ref in script.get_references(number, column):
+    for ref in refs:
         if ref.module_path is None or ref.line is None:
             continue
         try:
             rel = Path(ref.module_path).resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             continue  # outside the repository (an installed package)
-        if rel == target.path and ref.line == number:
+        if rel == target.path and ref.line == own_line:
             continue  # the definition itself
-        if ref.is_definition() and ref.type == "function":
+        if ref.is_definition() and ref.type in ("function", "class"):
             continue  # another definition of the name (an overload, an override): not a caller
+        if calls_only and not _is_call(root / rel, ref.line, ref.column, ref.name):
+            continue
         caller = enclosing(rel, ref.line)
         if caller is not None and caller != target.node_id:
             callers.add(caller)
     return callers
+
+
+def _is_call(path: Path, line: int, column: int, name: str) -> bool:
+    text = path.read_text(encoding="utf-8").splitlines()[line - 1]
+    return text[column + len(name) :].lstrip().startswith("(")
 
 
 def _bench(name: str, tree: Path, n: int, seed: int, verbose: bool) -> Tally:
