@@ -349,3 +349,11 @@ def test_a_dotted_name_that_matches_nothing_points_to_the_definitions_of_its_las
         "handlers.onClick: names no indexed definition (as a name, a qualified name, module.name or an"
         " inherited member); 1 definition is named onClick: onClick (web/h.js)"
     ]
+
+
+def test_a_python_module_named_by_its_dotted_name_is_its_file(tmp_path: Path) -> None:
+    _write(tmp_path, PACKAGE)
+    result = _risk(tmp_path, "pkg.helpers")
+    assert [(t["kind"], t["matches"][0]["path"]) for t in result["targets"]] == [("path", "pkg/helpers.py")]
+    found = {f"{d['path']}:{d['qualname']}": d for d in result["dependents"]}
+    assert found["pkg/views.py:through_module"]["found_by"] == "call"

@@ -66,6 +66,8 @@ MAX_DOC_HITS = 20
 MAX_TARGET_CHARS = 4096
 """A risk target is at most this long (Linux's ``PATH_MAX``): no indexed path or name is longer, and a longer
 pattern would pass SQLite's limit on LIKE patterns."""
+_DOTTED = re.compile(r"\w+(?:\.\w+)*")
+"""A Python module's dotted name (``flask.helpers``): a target that names no definition may name a module."""
 MIN_BASENAME_CHARS = 4
 """A path's file name is matched in memory text only when it is at least this long (``a.py`` is noise)."""
 
@@ -149,7 +151,10 @@ def _resolve_target(who: _WhoUses, ref: str) -> tuple[str, list[_Node], bool]:
     if symbols:
         return "symbol", symbols, False
     kind, nodes, truncated = _path_targets(conn, ref)  # a top-level directory named without a slash
-    return (kind, nodes, truncated) if nodes else ("symbol", [], False)
+    if nodes:
+        return kind, nodes, truncated
+    module = who.paths.resolve_import("", ref, L.PYTHON) if _DOTTED.fullmatch(ref) else None
+    return _path_targets(conn, module) if module is not None else ("symbol", [], False)
 
 
 def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
