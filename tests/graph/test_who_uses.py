@@ -319,7 +319,9 @@ def test_a_dependent_of_one_of_two_same_named_definitions_says_which_file_s_it_u
         },
     )
     result = _risk(tmp_path, "_make")
-    assert [(d["qualname"], d["via"]) for d in result["dependents"]] == [("build", "references _make in b.py")]
+    assert [(d["qualname"], d["via"]) for d in result["dependents"]] == [
+        ("build", "references _make in b.py")
+    ]
     assert [n for n in result["notes"] if n.startswith("_make:")] == []  # one of the two is used
 
 
@@ -341,7 +343,9 @@ def test_a_javascript_function_exported_under_another_name_has_its_file_s_import
     assert not [n for n in result["notes"] if n.startswith("createApplication:")]
 
 
-def test_a_dotted_name_that_matches_nothing_points_to_the_definitions_of_its_last_part(tmp_path: Path) -> None:
+def test_a_dotted_name_that_matches_nothing_points_to_the_definitions_of_its_last_part(
+    tmp_path: Path,
+) -> None:
     _write(tmp_path, {"web/h.js": "const handlers = {\n  onClick() {\n    return 1;\n  },\n};\n"})
     result = _risk(tmp_path, "handlers.onClick")  # an object literal's method is not scoped by the object
     assert result["unresolved"] == ["handlers.onClick"]
@@ -357,3 +361,28 @@ def test_a_python_module_named_by_its_dotted_name_is_its_file(tmp_path: Path) ->
     assert [(t["kind"], t["matches"][0]["path"]) for t in result["targets"]] == [("path", "pkg/helpers.py")]
     found = {f"{d['path']}:{d['qualname']}": d for d in result["dependents"]}
     assert found["pkg/views.py:through_module"]["found_by"] == "call"
+
+
+def test_a_property_s_getter_and_setter_share_their_dependents_without_naming_their_file(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "m.py": """
+                class C:
+                    @property
+                    def value(self):
+                        return 1
+
+                    @value.setter
+                    def value(self, v):
+                        pass
+
+                    def show(self):
+                        return self.value
+                """
+        },
+    )
+    result = _risk(tmp_path, "C.value")
+    assert [(d["qualname"], d["via"]) for d in result["dependents"]] == [("C.show", "references C.value")]

@@ -730,8 +730,8 @@ def _walk_dependents(
     at each distance the resolved dependents come before the possible ones. Also the roots that have a
     direct dependent."""
     used: set[str] = set()
-    names = Counter(n.qualname for n in roots if n.kind == NODE_SYMBOL)
-    ambiguous = frozenset(name for name, count in names.items() if count > 1)
+    names = Counter(name for name, _ in {(n.qualname, n.path) for n in roots if n.kind == NODE_SYMBOL})
+    ambiguous = frozenset(name for name, files in names.items() if files > 1)
     seen = {n.node_id for n in roots}
     frontier = list(roots)
     found: list[dict[str, Any]] = []
