@@ -386,3 +386,49 @@ def test_a_property_s_getter_and_setter_share_their_dependents_without_naming_th
     )
     result = _risk(tmp_path, "C.value")
     assert [(d["qualname"], d["via"]) for d in result["dependents"]] == [("C.show", "references C.value")]
+
+
+def test_a_javascript_function_assigned_to_an_object_s_property_is_named_through_that_object(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/response.js": """
+                var res = {};
+                res.contentType = res.type = function contentType(t) {
+                  return t;
+                };
+                res.send = function send(body) {
+                  return this.type(body);
+                };
+                """
+        },
+    )
+    for target in ("res.send", "res.type", "res.contentType"):
+        result = _risk(tmp_path, target)
+        assert result["unresolved"] == [], target
+        assert [m["path"] for t in result["targets"] for m in t["matches"]] == ["lib/response.js"]
+    assert [d["qualname"] for d in _risk(tmp_path, "res.type")["dependents"]] == ["send"]
+
+
+def test_a_bare_name_is_not_a_resolved_call_of_a_function_assigned_to_a_property_of_the_same_name(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/response.js": """
+                var send = require('send');
+                var res = {};
+                res.send = function send(body) {
+                  return body;
+                };
+                res.sendFile = function sendFile(path) {
+                  return send(path);
+                };
+                """
+        },
+    )
+    found = _dependents(tmp_path, "res.send")
+    assert found["lib/response.js:sendFile"]["found_by"] == "possible"  # `send` is the required module here

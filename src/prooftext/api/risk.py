@@ -50,6 +50,7 @@ from prooftext.store.risk_queries import (
     spelled_uses,
     symbol_row,
     symbols_named,
+    symbols_spelling,
 )
 
 RISK_DEFAULT_DEPTH = 1
@@ -172,6 +173,8 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
             if found:
                 break
     if not found:
+        found = {n.node_id for n in _assigned_as(who, ref)}
+    if not found:
         for owner in _nodes(symbols_named(who.conn, ".".join(parts[:-1]))):
             owner_sym = who.sym(owner.node_id)
             member = (
@@ -182,6 +185,18 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
             if member is not None:
                 found.add(member)
     return _nodes_by_id(who.conn, sorted(found))
+
+
+def _assigned_as(who: _WhoUses, ref: str) -> list[_Node]:
+    """Definitions outside Python whose statement assigns them to ``ref`` (JavaScript ``res.send = function
+    send()``, ``res.contentType = res.type = function contentType()``): indexed by their own name."""
+    assigned = re.compile(rf"(?:^|=)\s*{re.escape(ref)}\s*=(?!=)")
+    found = []
+    for node in _nodes(symbols_spelling(who.conn, ref)):
+        sym = who.sym(node.node_id)
+        if sym is not None and sym.language != L.PYTHON and assigned.search(sym.signature):
+            found.append(node)
+    return found
 
 
 def _module_parts(path: str) -> list[str]:
@@ -264,6 +279,8 @@ def _split_bases(text: str) -> list[str]:
     return [b.split("[", 1)[0].strip() for b in out if b.strip() and "=" not in b and not b.startswith("*")]
 
 
+_PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
+"""A definition assigned to a property (``res.send = function send()``, ``Foo.prototype.bar = …``)."""
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
 _GO_RECEIVER = re.compile(r"^\s*func\s*\(\s*(\w+)\s")
 """The receiver's name in a Go method's signature: ``func (engine *Engine) Run()`` gives ``engine``."""
@@ -564,8 +581,8 @@ class _WhoUses:
             cls = self.enclosing_class(owner_id)
             if cls is not None and target.parent_id == cls.node_id:
                 return exact
-        if not ref.receiver and path == target.path:
-            return exact
+        if not ref.receiver and path == target.path and not _PROPERTY_ASSIGNED.search(target.signature):
+            return exact  # not `res.send = function send()`: that name is bound inside the function only
         return FOUND_POSSIBLE
 
     def _classify_go(self, target: _Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:

@@ -55,6 +55,13 @@ def symbols_named(conn: sqlite3.Connection, name: str) -> list[Row]:
     ).fetchall()
 
 
+def symbols_spelling(conn: sqlite3.Connection, text: str) -> list[Row]:
+    """The node rows of the symbols whose signature holds ``text`` (a scan: for a target nothing else names)."""
+    return conn.execute(
+        f"{_NODE} WHERE n.kind = ? AND instr(n.signature, ?) > 0", (NODE_SYMBOL, text)
+    ).fetchall()
+
+
 def nodes_by_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> list[Row]:
     """The node rows of ``ids`` (those that exist), in no particular order."""
     out: list[Row] = []
