@@ -432,3 +432,36 @@ def test_a_bare_name_is_not_a_resolved_call_of_a_function_assigned_to_a_property
     )
     found = _dependents(tmp_path, "res.send")
     assert found["lib/response.js:sendFile"]["found_by"] == "possible"  # `send` is the required module here
+
+
+def test_a_definition_no_reference_names_has_the_code_that_spells_its_name_as_possible_dependents(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "recovery.go": """
+                package gin
+
+                type H map[string]any
+
+                func Recovery() func() {
+                    return wrap(defaultHandle)
+                }
+
+                func Reply() H {
+                    return H{"a": 1}
+                }
+
+                func defaultHandle() {
+                    defaultHandle()
+                }
+                """
+        },
+    )
+    found = _dependents(tmp_path, "defaultHandle")  # passed as a value: the grammar records no use
+    assert found["recovery.go:Recovery"]["found_by"] == "possible"
+    assert found["recovery.go:Recovery"]["via"] == "may reference defaultHandle (its name is in the text)"
+    assert list(found) == ["recovery.go:Recovery"]  # not its own recursive call
+    assert found["recovery.go:Recovery"]["line"] == 6
+    assert "recovery.go:Reply" in _dependents(tmp_path, "H")  # a one-letter name's uses are not recorded

@@ -33,6 +33,7 @@ from prooftext.select.query import redacted_all
 from prooftext.store.db import store_errors
 from prooftext.store.queries import exclusion_of
 from prooftext.store.risk_queries import (
+    code_files_spelling,
     file_and_symbol_nodes,
     file_imports,
     file_node_id,
@@ -706,13 +707,49 @@ def _dependents_of(
         for f in who.dependents(target)
         if f.node.node_id != node.node_id
     ]
-    return found or _file_importers_as_possible(who, target, named)
+    if found or target.language == L.PYTHON:
+        return found
+    return _spelled_in_text(who, node, target, named) + _file_importers_as_possible(who, target, named)
+
+
+MAX_TEXT_FILES = 200
+"""Code files searched for the name of a definition no reference names (the first ones by path)."""
+
+
+def _spelled_in_text(
+    who: _WhoUses, node: _Node, target: _Sym, named: str
+) -> list[tuple[_Node, str, str, int]]:
+    """Outside Python, a definition no recorded reference names may still be used where the reading keeps no
+    reference (a Go function passed as a value, a one-letter name): the code whose text spells its name,
+    outside the definition itself, is a possible dependent, at the first such line."""
+    word = re.compile(rf"(?<![\w$]){re.escape(target.name)}(?![\w$])")
+    found: dict[str, tuple[_Node, int]] = {}
+    for path, text in code_files_spelling(who.conn, target.name, MAX_TEXT_FILES):
+        spans = _nodes(file_and_symbol_nodes(who.conn, path))
+        for number, line in enumerate(text.splitlines(), 1):
+            own = path == node.path and node.start_line <= number <= node.end_line
+            if own or not word.search(line):
+                continue
+            holder = min(
+                (n for n in spans if n.start_line <= number <= n.end_line),
+                key=lambda n: n.end_line - n.start_line,
+                default=None,
+            )
+            if holder is not None and holder.node_id not in found:
+                found[holder.node_id] = (holder, number)
+    return [
+        (holder, f"may reference {named} (its name is in the text)", FOUND_POSSIBLE, line)
+        for holder, line in found.values()
+    ]
 
 
 def _file_importers_as_possible(who: _WhoUses, target: _Sym, named: str) -> list[tuple[_Node, str, str, int]]:
-    """Outside Python, a top-level definition no reference names may still be used under another name (an
-    export renamed, ``module.exports = f``): the files importing its file are its possible dependents."""
-    if target.language == L.PYTHON or target.parent_id != who.file_id(target.path):
+    """A top-level definition no reference names may still be used under another name (an export renamed,
+    ``module.exports = f``): the files importing its file are its possible dependents (for Go, only when the
+    name is exported)."""
+    if target.parent_id != who.file_id(target.path) or (
+        target.language == L.GO and not target.name[:1].isupper()
+    ):
         return []
     lines = (
         _go_importers(who, target.path) if target.path.endswith(".go") else importers(who.conn, target.path)
@@ -779,7 +816,8 @@ def _walk_dependents(
     if any(d["found_by"] == FOUND_POSSIBLE for d in found):
         notes.append(
             "possible: a reference whose receiver's type is not known here (it may name another definition),"
-            " or, outside Python, a file importing the file of a definition that no reference names"
+            " or, outside Python, for a definition no reference names, code that spells its name or a file"
+            " importing its file"
         )
     return found, notes, False, used
 

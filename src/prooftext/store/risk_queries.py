@@ -167,3 +167,12 @@ def module_importers(conn: sqlite3.Connection, module: str, language: str) -> di
         (module, language),
     )
     return {str(r[0]): int(r[1]) for r in rows}
+
+
+def code_files_spelling(conn: sqlite3.Connection, text: str, limit: int) -> list[tuple[str, str]]:
+    """``(path, text)`` of at most ``limit`` code files whose text holds ``text``, in path order (a scan)."""
+    rows = conn.execute(
+        "SELECT path, text FROM files WHERE kind = 'code' AND instr(text, ?) > 0 ORDER BY path LIMIT ?",
+        (text, limit),
+    )
+    return [(str(a), str(b)) for a, b in rows]
