@@ -36,6 +36,7 @@ from prooftext.store.risk_queries import (
     code_files_spelling,
     file_and_symbol_nodes,
     file_imports,
+    file_lines,
     file_node_id,
     file_symbols,
     files_under,
@@ -350,6 +351,8 @@ class _WhoUses:
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._file_nodes: dict[str, str | None] = {}
         self.go = _GoPackages(conn)
+        self._spans: dict[str, list[_Node]] = {}
+        self._lines: dict[str, list[str]] = {}
 
     # --- store reads ----------------------------------------------------------------------------------
 
@@ -375,6 +378,17 @@ class _WhoUses:
                 out[found.qualname].append(found)
             self._file_defs[path] = out
         return self._file_defs[path]
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            self._lines[path] = file_lines(self.conn, path)
+        return self._lines[path]
+
+    def spans(self, path: str) -> list[_Node]:
+        """The file's own node and its symbols' nodes."""
+        if path not in self._spans:
+            self._spans[path] = _nodes(file_and_symbol_nodes(self.conn, path))
+        return self._spans[path]
 
     def file_id(self, path: str) -> str | None:
         """The node id of a file's own node (the parent of its top-level definitions)."""
@@ -724,9 +738,11 @@ def _spelled_in_text(
     outside the definition itself, is a possible dependent, at the first such line."""
     word = re.compile(rf"(?<![\w$]){re.escape(target.name)}(?![\w$])")
     found: dict[str, tuple[_Node, int]] = {}
-    for path, text in code_files_spelling(who.conn, target.name, MAX_TEXT_FILES):
-        spans = _nodes(file_and_symbol_nodes(who.conn, path))
-        for number, line in enumerate(text.splitlines(), 1):
+    for path in code_files_spelling(who.conn, target.name, MAX_TEXT_FILES):
+        spans = who.spans(path)
+        for number, line in enumerate(who.lines(path), 1):
+            if target.name not in line:
+                continue
             own = path == node.path and node.start_line <= number <= node.end_line
             if own or not word.search(line):
                 continue

@@ -8,6 +8,7 @@ qualname, symbol_kind, parent_id, path, signature, language)``.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -169,10 +170,24 @@ def module_importers(conn: sqlite3.Connection, module: str, language: str) -> di
     return {str(r[0]): int(r[1]) for r in rows}
 
 
-def code_files_spelling(conn: sqlite3.Connection, text: str, limit: int) -> list[tuple[str, str]]:
-    """``(path, text)`` of at most ``limit`` code files whose text holds ``text``, in path order (a scan)."""
-    rows = conn.execute(
-        "SELECT path, text FROM files WHERE kind = 'code' AND instr(text, ?) > 0 ORDER BY path LIMIT ?",
-        (text, limit),
-    )
-    return [(str(a), str(b)) for a, b in rows]
+def code_files_spelling(conn: sqlite3.Connection, name: str, limit: int) -> list[str]:
+    """The paths of at most ``limit`` code files whose indexed text holds the word ``name`` (through the
+    full-text index when ``name`` is one of its tokens, else a scan), in path order."""
+    if re.fullmatch(r"\w+", name):
+        rows = conn.execute(
+            "SELECT DISTINCT f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.kind = 'code'"
+            " AND n.rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?) ORDER BY f.path LIMIT ?",
+            ("content:" + fts_quote(name), limit),
+        )
+    else:
+        rows = conn.execute(
+            "SELECT path FROM files WHERE kind = 'code' AND instr(text, ?) > 0 ORDER BY path LIMIT ?",
+            (name, limit),
+        )
+    return [str(r[0]) for r in rows]
+
+
+def file_lines(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The lines of the indexed file at ``path`` as the index holds them (none when it is not indexed)."""
+    row = conn.execute("SELECT text FROM files WHERE path = ?", (path,)).fetchone()
+    return str(row[0]).splitlines() if row else []
