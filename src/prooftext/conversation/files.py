@@ -60,13 +60,10 @@ def turn_files(attachments: object, active_files: object) -> list[TurnFile]:
     files += [TurnFile(ACTIVE_FILE, p, i) for i, p in enumerate(_check_paths(active_files, "active_files"))]
     if len(files) > MAX_TURN_FILES:
         raise RequestError(f"at most {MAX_TURN_FILES} attachments and active files per turn", field="files")
-    seen: set[str] = set()
-    unique: list[TurnFile] = []
+    first: dict[str, TurnFile] = {}
     for f in files:
-        if f.path not in seen:
-            seen.add(f.path)
-            unique.append(f)
-    return unique
+        first.setdefault(f.path, f)
+    return list(first.values())
 
 
 def read_turn_file(root: Path, file: TurnFile, *, thread: str) -> ContextItem:

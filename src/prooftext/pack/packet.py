@@ -183,13 +183,10 @@ def excerpt_floor(text: LineText, start: int, end: int) -> tuple[int, int]:
 
 def _distinct(candidates: list[Candidate]) -> list[Candidate]:
     """Each node once, where it first comes: a source that ``required`` names twice is quoted once."""
-    seen: set[str] = set()
-    out: list[Candidate] = []
+    first: dict[str, Candidate] = {}
     for cand in candidates:
-        if cand.node_id not in seen:
-            seen.add(cand.node_id)
-            out.append(cand)
-    return out
+        first.setdefault(cand.node_id, cand)
+    return list(first.values())
 
 
 def _refuse_drift(bad: dict[str, Observation], required: set[str], drifted: dict[str, Observation]) -> None:
