@@ -42,3 +42,15 @@ def test_a_required_path_outside_the_root_names_require(
     error = _error(capsys, "pack", "frobnicate", "--root", str(root), "--require", "../app.py", "--json")
     assert error["code"] == "path_outside_root"
     assert (error["details"]["field"], error["details"]["option"]) == ("required", "--require")
+
+
+def test_a_required_source_above_the_clearance_names_require(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (root / "prooftext.toml").write_text(
+        '[[labels]]\nglob = "app.py"\nsensitivity = "secret-or-prohibited"\n', encoding="utf-8"
+    )
+    error = _error(capsys, "pack", "frobnicate", "--root", str(root), "--require", "app.py", "--json")
+    assert error["code"] == "sensitivity_violation"
+    assert (error["details"]["field"], error["details"]["option"]) == ("required", "--require")
+    assert error["details"]["path"] == "app.py"

@@ -118,3 +118,29 @@ def test_a_source_required_twice_is_quoted_once(sample_repo: Path, adaptive: boo
         packet = index.adaptive_pack(query).packet if adaptive else index.pack(query)
     assert [e.path for e in packet.evidence].count("util/strings.py") == 1
     assert prooftext.verify(packet, sample_repo).ok
+
+
+def _node_id(root: Path, query: str, qualname: str) -> str:
+    with prooftext.open(root) as index:
+        packet = index.pack(Query(query))
+    return next(e.node_id for e in packet.evidence if e.qualname == qualname)
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+@pytest.mark.parametrize("file_first", [True, False])
+def test_a_file_and_a_node_inside_it_both_required_quote_the_file_once(
+    sample_repo: Path, adaptive: bool, file_first: bool
+) -> None:
+    node = _node_id(sample_repo, "separability_matrix", "separability_matrix")
+    path = "modeling/separable.py"
+    required = (path, node) if file_first else (node, path)
+    query = Query("separability_matrix", required=required)
+    with prooftext.open(sample_repo) as index:
+        packet = index.adaptive_pack(query).packet if adaptive else index.pack(query)
+        alone = index.pack(Query("separability_matrix", required=(path,), max_tokens=100_000))
+    quoting = [e for e in packet.evidence if e.path == path]
+    assert len(quoting) == 1
+    whole = next(e for e in alone.evidence if e.path == path)
+    assert (quoting[0].start_line, quoting[0].end_line) == (whole.start_line, whole.end_line)
+    assert node in quoting[0].node_ids
+    assert prooftext.verify(packet, sample_repo).ok

@@ -40,7 +40,15 @@ from prooftext.select.candidates import Candidate
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
 from prooftext.select.query import Query, validate
 from prooftext.select.rank import RankResult, rank
-from prooftext.select.selector import Choice, Selection, choice_records, cut_records, fill, prepare
+from prooftext.select.selector import (
+    Choice,
+    Selection,
+    choice_records,
+    cut_records,
+    fill,
+    prepare,
+    required_blocks,
+)
 from prooftext.select.terms import analyze
 from prooftext.store.db import read_snapshot
 from prooftext.tokens import BYTES_BASIS, Counter, TokenCount, count_floor, get_counter
@@ -391,7 +399,7 @@ class Compiler:
         if self._kernel is None:
             blocks = [
                 self._block(c, c.start_line, c.end_line, self.texts.get(c.path, c.file_sha256), False)
-                for c in self.required
+                for c, _joined in required_blocks(self.required)
             ]
             self._kernel = self._render(blocks)[2]
         return self._kernel
@@ -450,7 +458,7 @@ class Compiler:
         nodes = self.query.max_nodes if max_nodes is None else max_nodes
         sel, texts, drift_excluded = self._select_verified(ceiling, nodes)
         chosen = list(sel.chosen)
-        n_required = len(self.required)
+        n_required = len(required_blocks(self.required))
         while True:
             blocks = [self._read_block(c, texts[c.candidate.path]) for c in chosen]
             nonce, prompt, count = self._render(blocks)

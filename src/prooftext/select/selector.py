@@ -182,15 +182,51 @@ def _exclude(sel: Selection, cand: Candidate, reason: str) -> None:
     sel.excluded.append(_record(cand, reason))
 
 
+def _inside(inner: Candidate, outer: Candidate) -> bool:
+    """Whether ``outer``'s excerpt quotes every line of ``inner``'s (the same file at the same digest)."""
+    return (
+        (inner.path, inner.file_sha256) == (outer.path, outer.file_sha256)
+        and outer.start_line <= inner.start_line
+        and inner.end_line <= outer.end_line
+    )
+
+
+def required_blocks(required: Sequence[Candidate]) -> list[tuple[Candidate, list[Candidate]]]:
+    """The required excerpts, each quoted once: a required node whose lines another required excerpt
+    quotes (a function inside a required file) joins the widest one, which takes the place of the first
+    of them; the others keep their order. Each block lists the nodes it quotes besides its own."""
+    blocks: list[tuple[Candidate, list[Candidate]]] = []
+    for cand in required:
+        host = next((b for b in blocks if _inside(cand, b[0])), None)
+        if host is not None:
+            host[1].append(cand)
+            continue
+        inner = [i for i, b in enumerate(blocks) if _inside(b[0], cand)]
+        members = [m for i in inner for m in (blocks[i][0], *blocks[i][1])]
+        block = (cand, members)
+        if inner:
+            blocks[inner[0]] = block
+            blocks = [b for i, b in enumerate(blocks) if i not in inner[1:]]
+        else:
+            blocks.append(block)
+    return blocks
+
+
 def _take_required(
     sel: Selection, required: list[Candidate], cost: CostFn, ceiling: int, kernel: int | None
 ) -> None:
     for cand in required:
         if _over_clearance(cand, sel.query):
             raise SensitivityError(
-                f"required source {cand.path} is above the clearance {sel.query.clearance}"
+                f"required source {cand.path} is above the clearance {sel.query.clearance}",
+                field="required",
+                path=cand.path,
+                clearance=sel.query.clearance,
+                sensitivity=cand.sensitivity,
             )
-        sel.take(Choice(cand, cand.start_line, cand.end_line, cost(cand, cand.start_line, cand.end_line)))
+    for cand, joined in required_blocks(required):
+        start, end = cand.start_line, cand.end_line
+        sel.take(Choice(cand, start, end, cost(cand, start, end), joined=joined))
     if kernel is not None:  # the exact kernel: what it needs is reported exactly, and the room is exact
         sel.header_cost = kernel - sel.evidence_cost
     if sel.total_cost > ceiling:
@@ -331,7 +367,7 @@ class PacketLedger:
 
     def require(self, required: Sequence[Candidate]) -> None:
         _take_required(self.sel, list(required), self.cost, self.sel.query.max_tokens, self.kernel)
-        self.optional_from = len(required)
+        self.optional_from = len(self.sel.chosen)
         for chosen in self.sel.chosen:
             cand = chosen.candidate
             self.taken.setdefault(cand.path, []).append((chosen.start_line, chosen.end_line))
