@@ -19,7 +19,14 @@ import typer.main
 from typer.exceptions import TyperException
 
 import prooftext
-from prooftext.errors import OutputUnwritableError, ProoftextError, RequestError, RootError
+from prooftext.errors import (
+    NotFoundError,
+    OutputUnwritableError,
+    ProoftextError,
+    RequestError,
+    RootError,
+    SigningKeyError,
+)
 
 
 def _print_version(value: bool) -> None:
@@ -437,6 +444,23 @@ def root_path(value: str | Path) -> Path:
 
 
 root_path.__name__ = "path"  # the help shows ``<path>``, as for every other path
+
+
+def packet_path(value: str | Path) -> Path:
+    """A packet file as ``verify`` takes it: an empty path names no file (a path reads ``''`` as ``.``)."""
+    if isinstance(value, str) and not value:
+        raise NotFoundError("packet path is empty: give a packet file", field="packet")
+    return Path(value)
+
+
+def key_path(value: str | Path) -> Path:
+    """A signing key file (``--key``, ``--sign-key``): an empty path is refused, not read as ``.``."""
+    if isinstance(value, str) and not value:
+        raise SigningKeyError("key is empty: give a key file", field="key")
+    return Path(value)
+
+
+packet_path.__name__ = key_path.__name__ = "path"
 
 
 def root_option(help_text: str) -> Any:

@@ -8,7 +8,17 @@ from typing import Annotated, Any
 import typer
 
 import prooftext
-from prooftext.cli.common import app, counted, emit_json, note, root_option, shown, write_out
+from prooftext.cli.common import (
+    app,
+    counted,
+    emit_json,
+    key_path,
+    note,
+    packet_path,
+    root_option,
+    shown,
+    write_out,
+)
 from prooftext.errors import RequestError
 
 _QUERY = prooftext.Query("")
@@ -78,7 +88,7 @@ KeyOpt = Annotated[
     typer.Option(
         "--key",
         help="The signing key file (default $PROOFTEXT_KEY, else $XDG_CONFIG_HOME/prooftext/signing.key).",
-        readable=False,
+        parser=key_path,
     ),
 ]
 
@@ -332,7 +342,7 @@ def verify_command(
         Path,
         typer.Argument(
             help="A packet saved by `pack --json`, an adaptive result or a map saved by `map --json`.",
-            readable=False,
+            parser=packet_path,
         ),
     ],
     root: RootOpt = Path("."),
@@ -340,7 +350,7 @@ def verify_command(
     key: Annotated[
         Path | None,
         typer.Option(
-            "--key", help="Check the packet's signature with this signing key file.", readable=False
+            "--key", help="Check the packet's signature with this signing key file.", parser=key_path
         ),
     ] = None,
 ) -> None:

@@ -9,7 +9,7 @@ import click
 import typer
 
 import prooftext
-from prooftext.cli.common import app, root_option
+from prooftext.cli.common import app, key_path, root_option
 from prooftext.errors import RangeError, UnknownNameError
 from prooftext.server import limits as limits_defaults
 from prooftext.server.limits import TOKEN_ENV, Limits
@@ -82,7 +82,7 @@ def serve_command(
             "--sign-key",
             help="Sign every packet and adaptive result with this key (prooftext key init); "
             "context.verify checks signatures with it.",
-            readable=False,
+            parser=key_path,
         ),
     ] = None,
     as_json: JsonOpt = False,
