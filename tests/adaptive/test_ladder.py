@@ -118,8 +118,28 @@ def test_a_maximum_lowered_below_the_default_minimum_names_both_values() -> None
     with pytest.raises(RangeError) as caught:
         _validate(query="x1", max_tokens=100)
     assert caught.value.message == (
-        "min_tokens (2000) must not exceed max_tokens (100); set min_tokens too when lowering max_tokens"
+        "min_tokens (2000, its default) must not exceed max_tokens (100): set min_tokens too when lowering"
+        " max_tokens"
     )
+
+
+def test_a_minimum_raised_above_the_default_maximum_says_to_raise_the_maximum_not_that_it_was_lowered() -> (
+    None
+):
+    """``adaptive-pack --min-evidence 1000``: nothing was lowered; the maximum is the default."""
+    with pytest.raises(RangeError) as caught:
+        _validate(query="x1", min_evidence=1000)
+    assert (
+        caught.value.message
+        == "min_evidence (1000) must not exceed max_nodes (64, its default): raise max_nodes too"
+    )
+    assert caught.value.field == "min_evidence"
+
+
+def test_a_minimum_above_a_maximum_both_given_names_both_values() -> None:
+    with pytest.raises(RangeError) as caught:
+        _validate(query="x1", min_tokens=9000, max_tokens=8500)
+    assert caught.value.message == "min_tokens (9000) must not exceed max_tokens (8500)"
 
 
 @pytest.mark.parametrize(
@@ -247,15 +267,15 @@ def test_a_ladder_is_refused_exactly_when_it_would_climb_more_than_the_maximum_r
     [
         (
             {"min_tokens": 99_999_999},
-            "min_tokens (99999999) must not exceed max_tokens (8000); set min_tokens too when lowering max_tokens",
+            "min_tokens (99999999) must not exceed max_tokens (8000, its default): raise max_tokens too",
         ),
         (
             {"min_nodes": 5000},
-            "min_nodes (5000) must not exceed max_nodes (64); set min_nodes too when lowering max_nodes",
+            "min_nodes (5000) must not exceed max_nodes (64, its default): raise max_nodes too",
         ),
         (
             {"min_evidence": 5000},
-            "min_evidence (5000) must not exceed max_nodes (64); set min_evidence too when lowering max_nodes",
+            "min_evidence (5000) must not exceed max_nodes (64, its default): raise max_nodes too",
         ),
         ({"min_tokens": 0}, "min_tokens must be at least 1, got 0"),
         ({"token_step": 0}, "token_step must be at least 1, got 0"),

@@ -17,6 +17,7 @@ from prooftext.adaptive.estimator import BPS, Estimate, Thresholds, describe, es
 from prooftext.adaptive.ladder import (
     Ladder,
     at_hard_limit,
+    check_basis,
     default_rungs,
     first_rung,
     next_rung,
@@ -26,7 +27,7 @@ from prooftext.adaptive.ladder import (
 from prooftext.pack.packet import REASON_EXACT_OVERFLOW, Compiler, Packet
 from prooftext.select.candidates import PHASE_IDENTIFIER, PHASE_LEXICAL, Candidate
 from prooftext.select.policy import DEFAULT_POLICY, RankingPolicy
-from prooftext.select.query import Query, check_ceiling
+from prooftext.select.query import Query
 from prooftext.select.selector import REASON_NODE_CEILING, REASON_OVER_BUDGET
 
 SCHEMA_ID = "prooftext.adaptive-context/v1"
@@ -210,7 +211,7 @@ def adaptive_compile(
     """Climb ``ladder`` for ``base`` (its text, tokenizer, required sources, seeds and clearance; the ladder
     sets each rung's ceilings) over the index behind ``conn``, ranked under ``policy``."""
     validate_query_text(base.text)
-    check_ceiling(ladder.max_tokens, base.basis)  # the bound of what it counts, not the ladder's widest
+    check_basis(ladder, base.basis)  # the bounds of what it counts, not the ladder's widest
     validate_ladder(ladder)
     thresholds = Thresholds(
         ladder.min_coverage_bps,

@@ -7,9 +7,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from prooftext.corpus.lines import require_utf8
-from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError
-from prooftext.select.query import MAX_BYTES, MAX_QUERY_CHARS, MAX_TOKENS
+from prooftext.errors import BudgetError, EmptyQueryError, RangeError, RequestError, whole_number
+from prooftext.select.query import (
+    MAX_BYTES,
+    MAX_QUERY_CHARS,
+    MAX_TOKENS,
+    MIN_BYTES,
+    check_ceiling,
+)
 from prooftext.text import lexical_terms
+from prooftext.tokens import BYTES_BASIS
 
 DEFAULT_MIN_TOKENS = 2000
 DEFAULT_MAX_TOKENS = 8000
@@ -149,10 +156,7 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     ):
         below, above = getattr(ladder, low), getattr(ladder, high)
         if below > above:
-            raise RangeError(
-                f"{low} ({below}) must not exceed {high} ({above}); set {low} too when lowering {high}",
-                field=low,
-            )
+            raise RangeError(_order_message(low, below, high, above), field=low)
     _check_rungs(ladder)
     for name in ("min_coverage_bps", "strong_share_bps"):
         bps = getattr(ladder, name)
@@ -166,6 +170,26 @@ def validate_ladder(ladder: Ladder) -> Ladder:
     if not isinstance(ladder.allow_truncated, bool):
         raise RequestError("allow_truncated must be a boolean", field="allow_truncated")
     return ladder
+
+
+def _order_message(low: str, below: int, high: str, above: int) -> str:
+    """Why ``low`` may not be ``below`` while ``high`` is ``above``, saying which of the two is a default
+    (the caller did not set it) and what to change: a default maximum is raised, and a minimum left at its
+    default is lowered along with its maximum."""
+    if above == getattr(DEFAULT_LADDER, high):
+        return f"{low} ({below}) must not exceed {high} ({above}, its default): raise {high} too"
+    if below == getattr(DEFAULT_LADDER, low):
+        return f"{low} ({below}, its default) must not exceed {high} ({above}): set {low} too when lowering {high}"
+    return f"{low} ({below}) must not exceed {high} ({above})"
+
+
+def check_basis(ladder: Ladder, basis: str) -> None:
+    """Every rung's token ceiling in the range of what ``basis`` counts, as a packet's ceiling is (see
+    :func:`~prooftext.select.query.check_ceiling`): the hard maximum, and the first rung, from which every
+    other rung rises (a byte ceiling is at least :data:`~prooftext.select.query.MIN_BYTES`)."""
+    check_ceiling(ladder.max_tokens, basis)
+    if basis == BYTES_BASIS:
+        whole_number("min_tokens", ladder.min_tokens, MIN_BYTES, MAX_BYTES, " bytes")
 
 
 def _counted(name: str, value: object, most: int | None = None) -> int:

@@ -7,6 +7,7 @@ import errno
 import io
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -335,20 +336,30 @@ def _name_option(error: dict[str, Any], options: frozenset[str], as_json: bool) 
     field = details.get("field")
     if not isinstance(field, str) or "input" in details:  # a field of an input file: no option names it
         return error
-    spellings = FIELD_OPTIONS.get(field, ("--" + field.replace("_", "-"),))
-    option = next((o for o in spellings if o in options), None)
+    option = _option_of(field, options)
     if option is None:
         return error
     if as_json:
         return {**error, "details": {**details, "option": option}}
-    message = str(error["message"])
+    message = _FIELD_WORD.sub(lambda m: _option_of(m[0], options) or m[0], str(error["message"]))
     if option in message:
-        return error
+        return {**error, "message": message}
     if message.startswith(field + " "):
         message = option + message.removeprefix(field)
     else:
         message = f"{option}: {message}"
     return {**error, "message": message}
+
+
+_FIELD_WORD = re.compile(r"(?<![\w/'\"`-])(?<!\w\.)[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/'\"`-]|\.\w)")
+"""A field name a message mentions besides its own (``max_nodes``): a word with an underscore, not part of
+a path, a file name or a quoted value."""
+
+
+def _option_of(field: str, options: frozenset[str]) -> str | None:
+    """The option of this command that gives ``field``, if any."""
+    spellings = FIELD_OPTIONS.get(field, ("--" + field.replace("_", "-"),))
+    return next((o for o in spellings if o in options), None)
 
 
 def _leaf(exc: BaseException) -> BaseException:
