@@ -16,7 +16,9 @@ def test_an_empty_packet_path_is_refused_as_empty(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["verify", ""]) == 1
-    assert capsys.readouterr().err == "prooftext: error [not_found]: packet path is empty: give a packet file\n"
+    assert (
+        capsys.readouterr().err == "prooftext: error [not_found]: packet path is empty: give a packet file\n"
+    )
 
 
 @pytest.mark.parametrize(
