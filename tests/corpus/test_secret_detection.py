@@ -440,3 +440,21 @@ def test_a_go_typed_var_and_a_c_define_are_found(path: str, line: str) -> None:
 
 def test_a_c_define_naming_another_macro_is_not_a_credential() -> None:
     assert find_secrets("#define API_KEY_HEADER API_KEY_NAME\n#define PASSWORD_LEN 64\n", path="a.h") == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sales/ASIAPACIFICSALES2024.csv", "reports/AKIA0123456789ABCDEF.txt", "data/ASIA1980S_MUSIC_CHART.md"],
+)
+def test_an_aws_prefix_then_a_body_that_is_not_base32_is_not_an_access_key_id(name: str) -> None:
+    """Access key ids are base32 after their prefix (``A-Z`` and ``2-7``, as gitleaks reads them): a ``0``,
+    ``1``, ``8`` or ``9`` in the body says it is a word or a number, not a key."""
+    assert path_findings(name) == []
+    stem = name.rsplit("/", 1)[1].split(".")[0]
+    assert [f.rule for f in find_secrets(f"id = {stem}\n", path="notes.txt")] == []
+
+
+def test_an_access_key_id_with_a_base32_body_is_still_found() -> None:
+    key = "ASIA" + "QWERTYUIOPASDF27"
+    assert [f.rule for f in find_secrets(f"key = {key}\n", path="notes.txt")] == ["aws-access-key-id"]
+    assert [f.rule for f in path_findings(f"backup_{key}.txt")] == ["aws-access-key-id"]

@@ -12,6 +12,8 @@ import random
 import string
 
 UPPER_DIGITS = string.ascii_uppercase + string.digits
+BASE32 = string.ascii_uppercase + "234567"
+"""The alphabet of an AWS access key id's body."""
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "-_"
 HEX = "0123456789abcdef"
@@ -31,7 +33,7 @@ def fake_secrets(seed: int = 7) -> dict[str, str]:
     header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
     payload = _b64url(json.dumps({"sub": _pick(rng, string.digits, 10), "name": "fake"}).encode())
     return {
-        "aws-access-key-id": "AK" + "IA" + _pick(rng, UPPER_DIGITS, 16),
+        "aws-access-key-id": "AK" + "IA" + _pick(rng, BASE32, 16),
         "aws-secret-access-key": _pick(rng, ALNUM + "/+", 40),
         "github-token": "gh" + "p_" + _pick(rng, ALNUM, 36),
         "github-fine-grained-token": "github" + "_pat_" + _pick(rng, ALNUM + "_", 82),

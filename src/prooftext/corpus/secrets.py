@@ -264,7 +264,7 @@ RULES: tuple[Rule, ...] = (
     _token(
         "aws-access-key-id",
         "AWS access key id",
-        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",
+        r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}",  # base32 after the prefix, as gitleaks reads it
         _not_example,
     ),
     Rule(
