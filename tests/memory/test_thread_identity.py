@@ -32,7 +32,7 @@ def test_a_schema_one_store_is_migrated_on_open_keeping_its_messages(tmp_path: P
     db.commit()
     db.close()
     with MemoryStore.open(tmp_path) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 2
+        assert store.schema_version() == SCHEMA_VERSION == 3
         assert [m.text for m in store.history("main")] == ["hello"]
         store.set_thread_identity("main", "You are careful.")
         assert store.thread_identity("main") == "You are careful."

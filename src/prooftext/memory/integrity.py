@@ -79,6 +79,8 @@ def _state_problems(record: Mapping[str, Any]) -> list[str]:
         out.append(f"record {rid} is a {kind} with the strength {strength!r}")
     if (record["resolved_ms"] is not None) != (status == STATUS_RESOLVED):
         out.append(f"record {rid} is {status} but its resolved_ms is {record['resolved_ms']!r}")
+    if record.get("resolved_by") is not None and status != STATUS_RESOLVED:
+        out.append(f"record {rid} is {status} but names who resolved it")
     return out
 
 

@@ -48,7 +48,7 @@ from prooftext.errors import (
 )
 from prooftext.sqlite import is_disk_full, open_wal
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
 LOCK_SUFFIX = ".lock"
 
@@ -95,7 +95,8 @@ CREATE TABLE records (
     supersedes INTEGER REFERENCES records(id),
     superseded_by INTEGER REFERENCES records(id),
     resolved_ms INTEGER,
-    resolution TEXT
+    resolution TEXT,
+    resolved_by TEXT
 );
 CREATE INDEX records_kind_status ON records(kind, status);
 CREATE TABLE threads (
@@ -128,6 +129,9 @@ CREATE TABLE IF NOT EXISTS thread_settings (
 """
 """Schema 1 → 2: each thread may keep its own identity (the chosen AI's system voice)."""
 
+MIGRATION_3_SQL = "ALTER TABLE records ADD COLUMN resolved_by TEXT"
+"""Schema 2 → 3: who resolved a failure is kept apart from its note (a failure resolved before holds none)."""
+
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -148,12 +152,17 @@ class MemoryRecord:
     superseded_by: int | None
     resolved_ms: int | None
     resolution: str | None
+    resolved_by: str | None = None
+    """Who resolved the failure (the resolve's ``source``); None before it resolves, or when it resolved
+    in a store older than schema 3."""
 
     @property
     def redactions(self) -> int:
         """How many credentials were redacted from this record when it was written (the values were never
         stored)."""
-        return sum(redaction_count(t or "") for t in (self.text, self.source, self.resolution))
+        return sum(
+            redaction_count(t or "") for t in (self.text, self.source, self.resolution, self.resolved_by)
+        )
 
     @property
     def is_candidate(self) -> bool:
@@ -166,6 +175,7 @@ class MemoryRecord:
             "id": self.id,
             "kind": self.kind,
             "resolution": self.resolution,
+            "resolved_by": self.resolved_by,
             "redactions": self.redactions,
             "resolved_ms": self.resolved_ms,
             "source": self.source,
@@ -295,6 +305,7 @@ RECORD_COLUMNS: dict[str, tuple[type, ...]] = {
     "superseded_by": _OPT_INT,
     "resolved_ms": _OPT_INT,
     "resolution": _OPT_TEXT,
+    "resolved_by": _OPT_TEXT,
 }
 """The Python type of every record column. SQLite's column types are only affinities: a file written by
 hand may hold a BLOB or a number where the schema says TEXT, and such a row must not reach a caller."""
@@ -591,8 +602,12 @@ class MemoryStore:
             # write lock decides, or both would create the tables and one fail on "already exists".
             if not self._needs_schema():
                 return
-            if int(db.execute("PRAGMA user_version").fetchone()[0]) == 1:
-                db.execute(MIGRATION_2_SQL)
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if version in (1, 2):
+                if version == 1:
+                    db.execute(MIGRATION_2_SQL)
+                if "resolved_by" not in {row[1] for row in db.execute("PRAGMA table_info(records)")}:
+                    db.execute(MIGRATION_3_SQL)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 return
             for statement in SCHEMA_SQL.split(";"):
@@ -712,8 +727,16 @@ class MemoryStore:
             if row["status"] == STATUS_RESOLVED:
                 raise RequestError(f"failure {record_id} is already resolved", field="id")
             db.execute(
-                "UPDATE records SET status = ?, resolved_ms = ?, resolution = ?, updated_ms = ? WHERE id = ?",
-                (STATUS_RESOLVED, now, note if note is not None else f"resolved by {source}", now, record_id),
+                "UPDATE records SET status = ?, resolved_ms = ?, resolution = ?, resolved_by = ?, updated_ms = ?"
+                " WHERE id = ?",
+                (
+                    STATUS_RESOLVED,
+                    now,
+                    note if note is not None else f"resolved by {source}",
+                    source,
+                    now,
+                    record_id,
+                ),
             )
         return self.get(record_id)
 

@@ -230,6 +230,8 @@ def _parse_line(number: int, line: bytes) -> tuple[str, dict[str, Any]]:
         if not isinstance(value, dict) or kind not in LINE_TYPES:
             raise RequestError("not a record or message line of a memory export", field="file")
         columns = LINE_TYPES[kind]
+        if kind == "record":
+            value.setdefault("resolved_by", None)  # an export written before stores kept the resolver
         if set(value) != set(columns):
             raise RequestError(f"a {kind} has exactly the fields type, {', '.join(columns)}", field="file")
         problem = column_problem(value, columns, kind)
@@ -257,6 +259,8 @@ def _checked(number: int, kind: str, row: dict[str, Any]) -> dict[str, Any]:
         row["source"] = check_text(row["source"], "source", MAX_SOURCE_BYTES)
         if row["resolution"] is not None:
             row["resolution"] = check_text(row["resolution"], "resolution", MAX_RECORD_BYTES)
+        if row["resolved_by"] is not None:
+            row["resolved_by"] = check_text(row["resolved_by"], "resolved_by", MAX_SOURCE_BYTES)
         return row
 
 
