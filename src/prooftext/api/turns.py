@@ -86,7 +86,8 @@ def index_retriever_for(
             before()
         result = opened.adaptive_pack(
             Query(query, tokenizer=basis),
-            ladder=Ladder(max_tokens=max_tokens, min_tokens=step, token_step=step),
+            # The first rung is a pack ceiling too, so it is never below the smallest one (bytes: 1024).
+            ladder=Ladder(max_tokens=max_tokens, min_tokens=max(step, least), token_step=step),
             refresh=before is None,
         )
         packet = result.packet
