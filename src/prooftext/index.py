@@ -459,4 +459,4 @@ def verify(packet: object, root: Path | str = ".", key: SigningKey | None = None
 
 def _packet_value(packet: object) -> object:
     """A packet as given, or the one saved in the file a path names."""
-    return read_packet_file(Path(packet)) if isinstance(packet, (str, Path)) else packet
+    return read_packet_file(packet) if isinstance(packet, (str, Path)) else packet

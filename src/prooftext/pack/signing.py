@@ -79,6 +79,8 @@ class KeyFile:
     @classmethod
     def of(cls, path: object) -> KeyFile:
         if isinstance(path, (str, os.PathLike)):
+            if not os.fspath(path):  # `Path("")` would be the working directory
+                raise SigningKeyError("key is empty: give a key file", field="key")
             return cls(Path(path).expanduser())
         if path is not None:
             raise SigningKeyError(f"key must be a path to a key file, not {type(path).__name__}", field="key")

@@ -78,7 +78,7 @@ from prooftext.corpus.model import (
 from prooftext.corpus.read import read_source_at
 from prooftext.corpus.safeio import Refusal, display_name, open_root, read_bounded, split_portable
 from prooftext.corpus.walk import walk
-from prooftext.errors import ArtifactError
+from prooftext.errors import ArtifactError, NotFoundError
 from prooftext.pack.render import Block, derive_nonce, digest, render
 from prooftext.pack.signing import SigningKey
 from prooftext.pack.sources import file_repeats, observe
@@ -259,11 +259,14 @@ def packet_of(value: object) -> dict[str, Any]:
     return value
 
 
-def read_packet_file(path: Path) -> Any:
+def read_packet_file(path: Path | str) -> Any:
     """The value saved in ``path`` (by ``pack --json`` or ``adaptive-pack --json``): a regular file of at
-    most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON. A path that names no file (nor a link to one)
-    raises :class:`~prooftext.errors.NotFoundError`, not the error of a malformed packet."""
-    return canonical.load(read_bounded(path, MAX_PACKET_FILE_BYTES, "packet file"))
+    most :data:`MAX_PACKET_FILE_BYTES` holding strict JSON. A path that names no file (nor a link to one),
+    the empty path included, raises :class:`~prooftext.errors.NotFoundError`, not the error of a malformed
+    packet."""
+    if not str(path):
+        raise NotFoundError("packet path is empty: give a packet file", field="packet")
+    return canonical.load(read_bounded(Path(path), MAX_PACKET_FILE_BYTES, "packet file"))
 
 
 def verify_value(
