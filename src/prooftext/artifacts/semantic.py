@@ -24,6 +24,7 @@ from prooftext.artifacts.models import (
     Graph,
     GraphNode,
     GraphSource,
+    HostSummary,
     HostSummaryProposal,
     Manifest,
     ManifestSource,
@@ -377,6 +378,21 @@ def _compaction_bytes(c: Compaction) -> None:
         raise _violation("compaction cannot account for more bytes than its snapshot used")
 
 
+def _check_adopted_summary(c: Compaction, summary: HostSummary) -> None:
+    """An adopted summary is the proposal it names: that proposal's id recomputes from the claims and
+    labels the Compaction carries, so no claim can be edited, added or relabelled after adoption."""
+    proposal = {
+        "schema_version": c.schema_version,
+        "artifact_type": "host-summary-proposal",
+        "snapshot_id": c.snapshot_id,
+        "candidate": c.candidate.model_dump(mode="json"),
+        "authority": summary.authority,
+        "sensitivity": summary.sensitivity,
+        "claims": [claim.model_dump(mode="json") for claim in summary.claims],
+    }
+    _check_id(summary.proposal_id, canonical.artifact_id(proposal), "adopted host summary proposal")
+
+
 def _compaction(c: Compaction) -> None:
     sources = _check_derived_sources(c.sources, c.candidate.source_spec_sha256, "compaction")
     unique([e.node_id for e in c.retained] + [d.node_id for d in c.digests], "node_id")
@@ -393,6 +409,7 @@ def _compaction(c: Compaction) -> None:
     _compaction_bytes(c)
     levels = [e.sensitivity for e in c.retained] + [d.sensitivity for d in c.digests]
     if c.host_summary is not None:
+        _check_adopted_summary(c, c.host_summary)
         levels.append(c.host_summary.sensitivity)
         known = {e.node_id: (e.text_sha256, e.authority) for e in c.retained}
         known.update({d.node_id: (d.text_sha256, d.authority) for d in c.digests})
