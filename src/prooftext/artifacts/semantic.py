@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
-from typing import Any
+from typing import Any, Protocol
 
 import prooftext.artifacts.governance as gov
 import prooftext.canonical as canonical
@@ -216,14 +216,35 @@ def check_embedded_query(q: Query, candidate: Any, as_of: str | None) -> None:
         raise _violation("candidate and as_of must equal the embedded query's", field="query")
 
 
-def check_components(components: Sequence[Component], members: set[str]) -> None:
+class Member(Protocol):
+    """A selected node or an extract, as a contradiction component sees it."""
+
+    @property
+    def node_id(self) -> str: ...
+    @property
+    def component_id(self) -> str | None: ...
+    @property
+    def required(self) -> bool: ...
+
+
+def check_components(components: Sequence[Component], members: Sequence[Member]) -> None:
+    """Sorted components whose ids recompute, each included whole, each member naming it, and required when a
+    member is; every component a member names is listed, so no contradiction can be dropped from the list."""
+    by_id = {m.node_id: m for m in members}
     strictly_increasing([c.component_id for c in components], "contradictions")
     for comp in components:
         strictly_increasing(comp.node_ids, "contradictions.node_ids")
         strictly_increasing(comp.edge_ids, "contradictions.edge_ids")
         _check_id(comp.component_id, component_id(comp.node_ids, comp.edge_ids), "contradiction component")
-        if not set(comp.node_ids) <= members:
+        if not set(comp.node_ids) <= set(by_id):
             raise _violation("a contradiction component is only partly included", field="contradictions")
+        if any(by_id[n].component_id != comp.component_id for n in comp.node_ids):
+            raise _violation("a contradiction member does not name its component", field="contradictions")
+        if comp.required != any(by_id[n].required for n in comp.node_ids):
+            raise _violation("a contradiction component is required exactly when a member is")
+    named = {m.component_id for m in members if m.component_id is not None}
+    if not named <= {c.component_id for c in components}:
+        raise _violation("a contradiction component a member names is not listed", field="contradictions")
 
 
 def _check_clearance(levels: Iterable[str], clearance: str) -> None:
@@ -261,7 +282,7 @@ def _selection(s: Selection) -> None:
     required = {n.node_id for n in s.nodes if n.required}
     if not set(s.query.required) <= required:
         raise _violation("every required reference of the query must be selected as required")
-    check_components(s.contradictions, {n.node_id for n in s.nodes})
+    check_components(s.contradictions, s.nodes)
 
 
 # --- snapshot and compaction ---------------------------------------------------------------------------
@@ -346,7 +367,7 @@ def _snapshot(s: Snapshot) -> None:
     b = s.budget
     if (b.used_bytes, b.max_bytes) != (used, s.query.limits.max_bytes) or used > b.max_bytes:
         raise _violation("snapshot byte use must be the exact sum of its extract and edge costs")
-    check_components(s.contradictions, node_ids)
+    check_components(s.contradictions, s.extracts)
 
 
 def check_claims(claims: Sequence[Any], extracts: Mapping[str, tuple[str, str]]) -> None:
@@ -416,7 +437,7 @@ def _compaction(c: Compaction) -> None:
         check_claims(c.host_summary.claims, known)
     if gov.sensitivity_rank(c.sensitivity) < gov.sensitivity_rank(gov.highest_sensitivity(levels)):
         raise SensitivityError("compaction sensitivity cannot be lower than anything it includes")
-    check_components(c.contradictions, {e.node_id for e in c.retained})
+    check_components(c.contradictions, c.retained)
 
 
 def _proposal(p: HostSummaryProposal) -> None:
