@@ -41,6 +41,8 @@ from prooftext.errors import (
     SchemaViolationError,
     SensitivityError,
 )
+from prooftext.graph.extract import extract as extract_file
+from prooftext.graph.resolve import PathIndex
 from prooftext.text import ascii_tokens
 
 NODE_FILE = "file"
@@ -181,6 +183,34 @@ def check_edges(edges: Sequence[Any], node_ids: set[str], what: str) -> None:
             raise _violation(f"edge {edge.edge_id[:12]} does not join two known nodes", field="edges")
 
 
+def _declared_contradictions(g: Graph) -> set[str]:
+    """The ids of the contradicts edges the Graph's file nodes declare in their front matter, resolved as
+    indexing resolves them: among the sources of the declaring file's own root scope."""
+    paths: dict[str, set[str]] = {}
+    for source in g.sources:
+        paths.setdefault(source.locator.root_scope, set()).add(source.locator.path)
+    files = {(n.root_scope, n.path): n for n in g.nodes if n.kind == NODE_FILE}
+    indexes = {scope: PathIndex(scope_paths) for scope, scope_paths in paths.items()}
+    out: set[str] = set()
+    for (scope, path), node in files.items():
+        if not node.text.startswith("---"):
+            continue  # front matter opens the file
+        for declared in extract_file(path, node.text).contradicts:
+            other = files.get((scope, indexes[scope].resolve_declared(path, declared) or ""))
+            if other is not None and other.node_id != node.node_id:
+                out.add(edge_value(EDGE_CONTRADICTS, node.node_id, other.node_id)["edge_id"])
+    return out
+
+
+def _check_contradictions(g: Graph) -> None:
+    recorded = {e.edge_id for e in g.edges if e.type == EDGE_CONTRADICTS}
+    if recorded != _declared_contradictions(g):
+        raise _violation(
+            "the graph's contradicts edges are not the ones its documents' front matter declares",
+            field="edges",
+        )
+
+
 def _graph(g: Graph) -> None:
     spec = g.candidate.source_spec_sha256
     sources = check_graph_sources(g.sources, "graph")
@@ -195,6 +225,7 @@ def _graph(g: Graph) -> None:
         _check_node(node, sources.get(node.source_id))
     _check_required_sources(g, sources)
     check_edges(g.edges, {n.node_id for n in g.nodes}, "graph")
+    _check_contradictions(g)
 
 
 # --- query and selection -------------------------------------------------------------------------------
