@@ -125,6 +125,7 @@ def check_graph_sources(sources: Sequence[GraphSource], what: str) -> dict[str, 
 
 def _manifest(m: Manifest) -> None:
     strictly_increasing([_source_key(s) for s in m.sources], "sources")
+    strictly_increasing([(x.path, x.reason, x.detail) for x in m.excluded], "excluded")
     spec = m.candidate.source_spec_sha256
     _check_specification(m.sources, spec)
     for source in m.sources:
