@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import prooftext.canonical as canonical
+from prooftext.artifacts.fields import Envelope
 from prooftext.artifacts.limits import MAX_ARTIFACT_BYTES
+from prooftext.artifacts.lineage import lineage_problem
 from prooftext.artifacts.loader import parse_artifact
 from prooftext.artifacts.observe import over_limit
 from prooftext.artifacts.recheck import ALTERED, STALE, UNREADABLE, Recheck, SourceCache, recheck_sources
@@ -197,7 +199,15 @@ def _check_named_sources(result: Recheck, shown: str, report: FsckReport) -> Non
         report.note(kind=NOTICE_OWNER_SOURCES, path=shown, detail=detail)
 
 
-def _check_artifact(path: Path, root: Path, report: FsckReport, cache: SourceCache) -> dict[str, Any] | None:
+@dataclass
+class _Stored:
+    """What the checks of the stored artifacts share: the source cache and every sound model by path."""
+
+    cache: SourceCache = field(default_factory=dict)
+    models: dict[str, Envelope] = field(default_factory=dict)
+
+
+def _check_artifact(path: Path, root: Path, report: FsckReport, stored: _Stored) -> dict[str, Any] | None:
     """Check one file; the artifact's value (for the reference check) when it parses as a JSON object.
 
     A file that names an artifact key anywhere, or that is not even well-formed JSON (a truncation, a BOM),
@@ -216,7 +226,8 @@ def _check_artifact(path: Path, root: Path, report: FsckReport, cache: SourceCac
     except ProoftextError as exc:
         report.add(BIT_DIGEST, kind="artifact", path=shown, code=exc.code, detail=exc.message[:300])
     else:
-        _check_named_sources(recheck_sources(model, root, cache), shown, report)
+        stored.models[shown] = model
+        _check_named_sources(recheck_sources(model, root, stored.cache), shown, report)
     try:
         value = canonical.load(data)
     except ProoftextError:
@@ -238,6 +249,15 @@ def _check_references(artifacts: list[dict[str, Any]], report: FsckReport) -> No
                     path=artifact["_path"],
                     detail=f"{name} {ref} is not a stored artifact",
                 )
+
+
+def _check_lineage(models: dict[str, Envelope], report: FsckReport) -> None:
+    """Every sound derived artifact whose parents are stored must be what they derive (bit 1 otherwise)."""
+    by_id = {model.artifact_id: model for model in models.values()}
+    for shown, model in models.items():
+        problem = lineage_problem(model, by_id)
+        if problem is not None:
+            report.add(BIT_DIGEST, kind="lineage", path=shown, detail=problem[:300])
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
@@ -343,9 +363,10 @@ def fsck(root: Path) -> FsckReport:
         report.note(kind=NOTICE_LINKED_DIR, path=STORE_DIR, detail="not followed: no stored artifact checked")
     elif store_dir.is_dir():
         found = _artifact_files(store_dir)
-        cache: SourceCache = {}
-        checked = [_check_artifact(path, root, report, cache) for path in found.files]
+        stored = _Stored()
+        checked = [_check_artifact(path, root, report, stored) for path in found.files]
         _check_references([a for a in checked if a is not None], report)
+        _check_lineage(stored.models, report)
         for linked in found.linked_dirs:
             report.note(
                 kind=NOTICE_LINKED_DIR,
