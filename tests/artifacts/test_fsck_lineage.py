@@ -51,3 +51,30 @@ def test_an_edited_quality_report_is_not_what_its_graph_and_snapshot_give(run: R
     _store_edit(run, "quality", lambda v: v.update(unresolved_contradictions=0))
     (problem,) = _lineage(run)
     assert problem["path"].endswith("quality.json") and "quality report" in problem["detail"]
+
+
+def _compacted(run: Run) -> None:
+    run.snapshot()
+    lc.run_compact(run.out("snapshot"), run.repo, run.owner, run.out("compaction"), None)
+
+
+def test_a_compaction_of_the_stored_snapshot_has_a_sound_lineage(run: Run) -> None:
+    _compacted(run)
+    assert fsck(run.repo).status == 0
+
+
+def test_a_compaction_with_a_dropped_digest_is_not_its_snapshot_compacted(run: Run) -> None:
+    _compacted(run)
+
+    def edit(value: dict[str, Any]) -> None:
+        gone = value["digests"].pop()
+        value["bytes"]["digest_cost_bytes"] -= gone["cost_bytes"]
+        value["sources"] = [
+            s
+            for s in value["sources"]
+            if any(s["source_id"] == x["source_id"] for x in value["retained"] + value["digests"])
+        ]
+
+    _store_edit(run, "compaction", edit)
+    (problem,) = _lineage(run)
+    assert problem["path"].endswith("compaction.json") and "compacted" in problem["detail"]

@@ -114,9 +114,15 @@ def build_compaction(
         round_trip(proposal)
     preflight(snapshot, proposal)
     _reobserve(snapshot, roots)
+    return assemble_compaction(snapshot, _host_summary(proposal))
+
+
+def assemble_compaction(snapshot: Snapshot, summary: dict[str, Any] | None) -> dict[str, Any]:
+    """The Compaction of ``snapshot`` adopting the host ``summary`` (or none): pure, so a stored Compaction
+    can be checked against its stored Snapshot without roots."""
     retained = [e for e in snapshot.extracts if e.required or e.component_id is not None]
     digested = [e for e in snapshot.extracts if not (e.required or e.component_id is not None)]
-    levels = [snapshot.sensitivity] + ([proposal.sensitivity] if proposal else [])
+    levels = [snapshot.sensitivity] + ([summary["sensitivity"]] if summary else [])
     body = {
         **artifact_head(
             ARTIFACT_TYPE,
@@ -137,6 +143,6 @@ def build_compaction(
         "retained": [e.model_dump(mode="json") for e in retained],
         "digests": [_digest(e) for e in digested],
         "contradictions": [c.model_dump(mode="json") for c in snapshot.contradictions],
-        "host_summary": _host_summary(proposal),
+        "host_summary": summary,
     }
     return canonical.with_artifact_id(body)

@@ -3,7 +3,8 @@
 A hand-edited artifact whose ids were recomputed is well formed and self-consistent, so it validates alone.
 Where its parents are stored beside it, the pure steps of the lifecycle are replayed: a Selection must be
 what its Graph selects for its Query, a Snapshot its Selection's extracts less its recorded observation
-exclusions, a Quality Report what its Graph and Snapshot give. (Whether an observation failure really
+exclusions, a Compaction its Snapshot compacted (adopting the summary it carries, whose proposal id the
+Compaction's own validation recomputes), a Quality Report what its Graph and Snapshot give. (Whether an observation failure really
 happened, or a compaction's sources, needs the roots: ``snapshot`` and ``compact`` re-observe them.)
 """
 
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from prooftext.artifacts.compaction import assemble_compaction
 from prooftext.artifacts.fields import Envelope
-from prooftext.artifacts.models import Graph, QualityReport, Selection, Snapshot
+from prooftext.artifacts.models import Compaction, Graph, QualityReport, Selection, Snapshot
 from prooftext.artifacts.quality import build_quality_report
 from prooftext.artifacts.selector import select
 from prooftext.artifacts.snapshot import check_against_selection
@@ -36,6 +38,16 @@ def _snapshot(s: Snapshot, stored: Mapping[str, Envelope]) -> str | None:
     return None
 
 
+def _compaction(c: Compaction, stored: Mapping[str, Envelope]) -> str | None:
+    snapshot = stored.get(c.snapshot_id)
+    if not isinstance(snapshot, Snapshot):
+        return None
+    summary = c.host_summary.model_dump(mode="json") if c.host_summary is not None else None
+    if assemble_compaction(snapshot, summary)["artifact_id"] != c.artifact_id:
+        return "the compaction is not its stored snapshot compacted (with its adopted summary)"
+    return None
+
+
 def _quality(r: QualityReport, stored: Mapping[str, Envelope]) -> str | None:
     graph, snapshot = stored.get(r.graph_id), stored.get(r.snapshot_id)
     if not (isinstance(graph, Graph) and isinstance(snapshot, Snapshot)):
@@ -53,6 +65,8 @@ def lineage_problem(model: Envelope, stored: Mapping[str, Envelope]) -> str | No
             return _selection(model, stored)
         if isinstance(model, Snapshot):
             return _snapshot(model, stored)
+        if isinstance(model, Compaction):
+            return _compaction(model, stored)
         if isinstance(model, QualityReport):
             return _quality(model, stored)
     except ProoftextError as exc:
