@@ -4,8 +4,9 @@ A hand-edited artifact whose ids were recomputed is well formed and self-consist
 Where its parents are stored beside it, the pure steps of the lifecycle are replayed: a Selection must be
 what its Graph selects for its Query, a Snapshot its Selection's extracts less its recorded observation
 exclusions, a Compaction its Snapshot compacted (adopting the summary it carries, whose proposal id the
-Compaction's own validation recomputes), a Quality Report what its Graph and Snapshot give. (Whether an observation failure really
-happened, or a compaction's sources, needs the roots: ``snapshot`` and ``compact`` re-observe them.)
+Compaction's own validation recomputes), a Quality Report what its Graph and Snapshot give. (Whether an
+observation failure really happened, or a compaction's sources, needs the roots: ``snapshot`` and
+``compact`` re-observe them.)
 """
 
 from __future__ import annotations
