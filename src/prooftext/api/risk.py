@@ -847,7 +847,10 @@ def _unused_note(who: _WhoUses, ref: str, nodes: Sequence[_Node]) -> str:
     if not names:
         why = "no indexed file imports it"
     elif uses == 0:
-        why = f"the name{'s' if len(names) > 1 else ''} {', '.join(names)} appear{'' if len(names) > 1 else 's'} nowhere else"
+        several = len(names) > 1
+        why = (
+            f"the name{'s' if several else ''} {', '.join(names)} appear{'' if several else 's'} nowhere else"
+        )
     else:
         why = f"{uses} use{'s' if uses > 1 else ''} of the name {', '.join(names)} name other definitions"
     return (

@@ -9,9 +9,9 @@ never silently. Every repository source a sound artifact names is re-hashed agai
 lines each node, extract or compacted digest claims against its text digest
 (:mod:`prooftext.artifacts.recheck`): a missing or changed source is bit 2 (so is one now linked or not a
 regular file), text its unchanged source does not hold is a damaged artifact (bit 1); each problem names
-the artifact. A selection, snapshot, compaction or quality report whose parents are stored must be what they derive
-(:mod:`prooftext.artifacts.lineage`; bit 1 otherwise). The index store gets ``PRAGMA integrity_check`` (read-only) and must hold every table its
-schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
+the artifact. A selection, snapshot, compaction or quality report whose parents are stored must be what
+they derive (:mod:`prooftext.artifacts.lineage`; bit 1 otherwise). The index store gets ``PRAGMA
+integrity_check`` (read-only) and must hold every table its schema version creates (the FTS5 index included: an integrity check passes a store whose table was dropped
 whole, which no search can use), and every file the store records is re-read and re-hashed (one grown
 past :data:`MAX_SOURCE_BYTES` is ``limit_exceeded``, naming its size and the limit, bit 2); a store that
 cannot be opened or read (a read-only file system, a permission, a failing disk) is an I/O error, not
