@@ -145,3 +145,11 @@ def test_chat_refuses_a_file_when_it_is_named_and_the_next_messages_still_go(
         assert code in result.output
     assert "attached to the next message" not in result.output and "active files: ../etc" not in result.output
     assert len(server.requests) == 1 and "passwd" not in str(server.requests[0]["body"])
+
+
+def test_a_dry_run_refuses_an_empty_identity_as_the_sent_turn_does(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = run_app(["turn", "hi", "--root", str(root), "--identity", " ", "--dry-run", "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert status != 0 and error["code"] == "invalid_request" and error["details"]["field"] == "identity"

@@ -225,3 +225,10 @@ def test_a_transcript_of_repeated_identical_replies_keeps_every_turn_of_its_cap(
     assert sent[-1] == text and len(sent) == past + 1
     assert sent[:-1] == [i.text for i in history[-past:]]
     assert [d for d in plan.pipeline.drops if d.stage == "dedup"] == []
+
+
+@pytest.mark.parametrize("identity", ["", "  \n\t "])
+def test_an_empty_or_whitespace_identity_is_refused_as_a_sent_turn_refuses_it(identity: str) -> None:
+    with pytest.raises(RequestError) as exc:
+        plan_turn(TurnRequest("main", "hi", identity=identity))
+    assert exc.value.code == "invalid_request" and exc.value.field == "identity"

@@ -493,6 +493,8 @@ def _check_inputs(request: TurnRequest) -> Mode:
         if not isinstance(value, str):
             raise RequestError(f"{name} must be a string", field=name)
         require_utf8(value, name)
+    if request.identity is not None and not request.identity.strip():
+        raise RequestError("identity must be non-empty text", field="identity")  # as a kept identity
     the_mode = parse_mode(request.mode)
     check_window(request.window_tokens)
     _check_members(request)
