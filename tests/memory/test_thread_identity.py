@@ -9,6 +9,7 @@ import pytest
 
 from prooftext.errors import RequestError
 from prooftext.memory import SCHEMA_VERSION, MemoryStore
+from prooftext.memory.transfer import export_memory, import_memory
 
 
 def test_a_thread_keeps_its_identity_and_other_threads_do_not_share_it(tmp_path: Path) -> None:
@@ -36,3 +37,21 @@ def test_a_schema_one_store_is_migrated_on_open_keeping_its_messages(tmp_path: P
         assert [m.text for m in store.history("main")] == ["hello"]
         store.set_thread_identity("main", "You are careful.")
         assert store.thread_identity("main") == "You are careful."
+
+
+def test_an_export_and_import_keep_when_a_thread_given_its_identity_first_was_created(
+    tmp_path: Path,
+) -> None:
+    ticks = iter(range(100, 10_000, 100))
+    (tmp_path / "a").mkdir()
+    with MemoryStore.open(tmp_path / "a", clock=lambda: next(ticks)) as store:
+        store.set_thread_identity("garden", "You are Luminos.")  # the thread starts here, before any message
+        store.append_message("garden", "user", "hello", tier="surface")
+        store.append_message("garden", "assistant", "Hello.", tier="surface")
+        store.set_thread_identity("quiet", "You say little.")  # a thread with an identity and no message
+        before = [t.to_dict() for t in store.threads()]
+        data = "\n".join(export_memory(store.path).lines()).encode()
+    (tmp_path / "b").mkdir()
+    with MemoryStore.open(tmp_path / "b") as copy:
+        import_memory(copy, data)
+        assert [t.to_dict() for t in copy.threads()] == before

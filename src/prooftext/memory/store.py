@@ -778,14 +778,15 @@ class MemoryStore:
     ) -> None:
         """Write exported records, messages and thread settings, ids, states, timestamps and links as they
         are, into this store, which must hold none of them (one transaction: all or nothing). The caller has
-        checked them; each thread's times are those of its first and last message (of its settings when it
-        has no message)."""
+        checked them; each thread was created at its first message or its identity, whichever came first,
+        and last updated at its last message (at its identity when it has no message)."""
         threads: dict[str, tuple[int, int]] = {}
         for m in messages:
             first, last = threads.get(m["thread"], (m["created_ms"], m["created_ms"]))
             threads[m["thread"]] = (min(first, m["created_ms"]), max(last, m["created_ms"]))
         for setting in settings:
-            threads.setdefault(setting["thread"], (setting["updated_ms"], setting["updated_ms"]))
+            first, last = threads.get(setting["thread"], (setting["updated_ms"], setting["updated_ms"]))
+            threads[setting["thread"]] = (min(first, setting["updated_ms"]), last)
         with self._write() as db:
             held = db.execute(
                 "SELECT (SELECT count(*) FROM records) + (SELECT count(*) FROM messages)"
