@@ -303,3 +303,26 @@ def test_an_import_refuses_a_record_id_no_write_could_give(tmp_path: Path, recor
     assert caught.value.field == "id" and caught.value.details["line"] == 1
     with MemoryStore.open(tmp_path / "b") as store:
         assert store.records() == []
+
+
+@pytest.mark.parametrize(
+    ("version", "edits"),
+    [
+        (2, ("ALTER TABLE records DROP COLUMN resolved_by",)),
+        (1, ("ALTER TABLE records DROP COLUMN resolved_by", "DROP TABLE thread_settings")),
+    ],
+)
+def test_fsck_passes_a_sound_store_an_earlier_prooftext_wrote_and_still_checks_its_records(
+    tmp_path: Path, version: int, edits: tuple[str, ...]
+) -> None:
+    path = filled_memory(tmp_path, 5)
+    _hand_edit(path, *edits, f"PRAGMA user_version = {version}")
+    report = prooftext.fsck(tmp_path)
+    assert report.status == 0 and report.memory == "ok" and not report.problems, report.problems
+    _hand_edit(path, "UPDATE records SET status = 'resolved' WHERE id = 1")
+    report = prooftext.fsck(tmp_path)
+    assert report.status == BIT_MEMORY and "with the status 'resolved'" in report.problems[0]["detail"]
+    _hand_edit(path, "UPDATE records SET status = 'active' WHERE id = 1")
+    with MemoryStore.open(tmp_path) as store:  # opening it still migrates it
+        assert store.schema_version() == 3
+    assert prooftext.fsck(tmp_path).status == 0

@@ -1,6 +1,7 @@
 """Checking the memory store whole, read-only: SQLite's integrity check, then prooftext's own invariants.
 
-The invariants are those every write keeps: the schema version and tables, the type of every column, each
+The invariants are those every write keeps: the schema version and tables (an earlier version's are checked
+as that version holds them, since opening the store migrates it), the type of every column, each
 record's status and strength allowed for its kind, and the supersede links agreeing in both directions.
 A superseded decision whose successor is not stored is allowed: that is what an import keeps of a decision
 whose successor was lost to damage. Messages hold their types, a known role and an existing thread.
@@ -144,14 +145,29 @@ def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return {n: [c[1] for c in conn.execute(f'PRAGMA table_info("{n}")')] for n in names}
 
 
-def schema_problems(conn: sqlite3.Connection) -> list[str]:
-    """The tables and columns the schema creates that the store lacks or holds differently."""
+EARLIER_VERSIONS = (1, 2)
+"""Schemas an earlier prooftext wrote: sound as they are, and migrated when a store is next opened."""
+
+
+def _expected_columns(version: int) -> dict[str, list[str]]:
+    """The tables and columns of schema ``version``: the current schema less what later migrations add
+    (2: the thread_settings table, 3: the records' resolved_by column)."""
     expected_db = sqlite3.connect(":memory:")
     try:
         expected_db.executescript(SCHEMA_SQL)
         expected = _columns(expected_db)
     finally:
         expected_db.close()
+    if version < 3:
+        expected["records"] = [c for c in expected["records"] if c != "resolved_by"]
+    if version < 2:
+        del expected["thread_settings"]
+    return expected
+
+
+def schema_problems(conn: sqlite3.Connection, version: int = SCHEMA_VERSION) -> list[str]:
+    """The tables and columns schema ``version`` creates that the store lacks or holds differently."""
+    expected = _expected_columns(version)
     found = _columns(conn)
     return [
         f"table {name} is missing" if name not in found else f"table {name} has the columns {found[name]}"
@@ -168,9 +184,9 @@ def _invariants(conn: sqlite3.Connection, check: MemoryCheck) -> list[str]:
     tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
     if version == 0 and not tables:
         return []  # an empty file: the first write creates the schema
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION and version not in EARLIER_VERSIONS:
         return [f"schema version {version}, expected {SCHEMA_VERSION}"]
-    missing = schema_problems(conn)
+    missing = schema_problems(conn, version)
     if missing:
         return missing
     records = {int(r["id"]): dict(r) for r in conn.execute("SELECT * FROM records ORDER BY id")}
