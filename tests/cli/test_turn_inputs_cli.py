@@ -153,3 +153,12 @@ def test_a_dry_run_refuses_an_empty_identity_as_the_sent_turn_does(
     status = run_app(["turn", "hi", "--root", str(root), "--identity", " ", "--dry-run", "--json"])
     error = json.loads(capsys.readouterr().out)["error"]
     assert status != 0 and error["code"] == "invalid_request" and error["details"]["field"] == "identity"
+
+
+def test_a_sent_turn_given_an_identity_reports_its_thread_as_keeping_one(
+    root: Path, server: FakeChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--root", str(root), "--model", "tiny", "--endpoint", server.url, "--thread", "garden", "--json"]
+    assert run_app(["turn", "hi", *base, "--identity", VOICE]) == 0
+    thread = json.loads(capsys.readouterr().out.splitlines()[-1])["thread"]
+    assert thread["identity_kept"] is True and thread["note"] == "new thread: no history"

@@ -310,8 +310,7 @@ def turn_command(
             _print_plan(plan, info, as_json)
             return
         with prooftext.make_backend(backend, endpoint) as client:
-            if identity is not None:
-                conversation.keep_identity(thread, identity)
+            info = _keep_identity(conversation, thread, identity, info)
             if not as_json:
                 echo(f"[{plan.status_label}]")
             reply = _answer(
@@ -323,6 +322,16 @@ def turn_command(
         )
     else:
         echo("" if stream else reply.text)
+
+
+def _keep_identity(
+    conversation: prooftext.Conversation, thread: str, identity: str | None, info: dict[str, Any]
+) -> dict[str, Any]:
+    """Keep a sent turn's ``identity`` with its thread; ``info`` (the thread as planned) then says it is kept."""
+    if identity is None:
+        return info
+    conversation.keep_identity(thread, identity)
+    return {**info, "identity_kept": True}
 
 
 def _print_plan(plan: prooftext.TurnPlan, thread_info: dict[str, Any], as_json: bool) -> None:
