@@ -13,16 +13,8 @@ import pytest
 from prooftext.cli import main
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    folder = tmp_path / "repo"
-    folder.mkdir()
-    (folder / "app.py").write_text("def frobnicate():\n    return 1\n")
-    return folder
-
-
-def _err(capsys: pytest.CaptureFixture[str], root: Path, *options: str) -> str:
-    assert main(["adaptive-pack", "frobnicate", "--root", str(root), *options]) == 1
+def _err(capsys: pytest.CaptureFixture[str], frobnicate_root: Path, *options: str) -> str:
+    assert main(["adaptive-pack", "frobnicate", "--root", str(frobnicate_root), *options]) == 1
     return capsys.readouterr().err
 
 
@@ -50,15 +42,28 @@ def _err(capsys: pytest.CaptureFixture[str], root: Path, *options: str) -> str:
     ],
 )
 def test_a_ladder_refusal_names_every_field_as_its_option(
-    root: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+    frobnicate_root: Path, capsys: pytest.CaptureFixture[str], options: list[str], message: str
 ) -> None:
-    assert _err(capsys, root, *options) == f"prooftext: error [value_out_of_range]: {message}\n"
+    assert _err(capsys, frobnicate_root, *options) == f"prooftext: error [value_out_of_range]: {message}\n"
 
 
 def test_with_json_the_message_keeps_the_field_names_and_the_details_add_the_option(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    frobnicate_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["adaptive-pack", "frobnicate", "--root", str(root), "--min-evidence", "1000", "--json"]) == 1
+    assert (
+        main(
+            [
+                "adaptive-pack",
+                "frobnicate",
+                "--root",
+                str(frobnicate_root),
+                "--min-evidence",
+                "1000",
+                "--json",
+            ]
+        )
+        == 1
+    )
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["code"] == "value_out_of_range"
     assert (error["details"]["field"], error["details"]["option"]) == ("min_evidence", "--min-evidence")
@@ -69,10 +74,10 @@ def test_with_json_the_message_keeps_the_field_names_and_the_details_add_the_opt
 
 
 def test_a_byte_ladder_whose_first_rung_is_below_the_byte_floor_is_refused(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    frobnicate_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``pack --tokenizer bytes --max-tokens 500`` is refused; so is a ladder's first rung of 500 bytes."""
-    err = _err(capsys, root, "--tokenizer", "bytes", "--min-tokens", "500")
+    err = _err(capsys, frobnicate_root, "--tokenizer", "bytes", "--min-tokens", "500")
     assert (
         err
         == "prooftext: error [value_out_of_range]: --min-tokens must be between 1024 and 8388608 bytes, got 500\n"
@@ -80,7 +85,7 @@ def test_a_byte_ladder_whose_first_rung_is_below_the_byte_floor_is_refused(
 
 
 def test_a_byte_ladder_from_the_byte_floor_is_accepted(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    frobnicate_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert (
         main(
@@ -88,7 +93,7 @@ def test_a_byte_ladder_from_the_byte_floor_is_accepted(
                 "adaptive-pack",
                 "frobnicate",
                 "--root",
-                str(root),
+                str(frobnicate_root),
                 "--tokenizer",
                 "bytes",
                 "--min-tokens",
