@@ -13,8 +13,12 @@ import pytest
 from prooftext.cli import main
 
 
-def _err(capsys: pytest.CaptureFixture[str], frobnicate_root: Path, *options: str) -> str:
-    assert main(["adaptive-pack", "frobnicate", "--root", str(frobnicate_root), *options]) == 1
+def _argv(root: Path, *options: str) -> list[str]:
+    return ["adaptive-pack", "frobnicate", "--root", str(root), *options]
+
+
+def _err(capsys: pytest.CaptureFixture[str], root: Path, *options: str) -> str:
+    assert main(_argv(root, *options)) == 1
     return capsys.readouterr().err
 
 
@@ -50,20 +54,7 @@ def test_a_ladder_refusal_names_every_field_as_its_option(
 def test_with_json_the_message_keeps_the_field_names_and_the_details_add_the_option(
     frobnicate_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert (
-        main(
-            [
-                "adaptive-pack",
-                "frobnicate",
-                "--root",
-                str(frobnicate_root),
-                "--min-evidence",
-                "1000",
-                "--json",
-            ]
-        )
-        == 1
-    )
+    assert main(_argv(frobnicate_root, "--min-evidence", "1000", "--json")) == 1
     error = json.loads(capsys.readouterr().out)["error"]
     assert error["code"] == "value_out_of_range"
     assert (error["details"]["field"], error["details"]["option"]) == ("min_evidence", "--min-evidence")
@@ -87,18 +78,4 @@ def test_a_byte_ladder_whose_first_rung_is_below_the_byte_floor_is_refused(
 def test_a_byte_ladder_from_the_byte_floor_is_accepted(
     frobnicate_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert (
-        main(
-            [
-                "adaptive-pack",
-                "frobnicate",
-                "--root",
-                str(frobnicate_root),
-                "--tokenizer",
-                "bytes",
-                "--min-tokens",
-                "1024",
-            ]
-        )
-        == 0
-    )
+    assert main(_argv(frobnicate_root, "--tokenizer", "bytes", "--min-tokens", "1024")) == 0
