@@ -4,7 +4,8 @@ It is a real HTTP server (``ThreadingHTTPServer`` on 127.0.0.1, an ephemeral por
 ``POST /api/chat`` (Ollama: JSON or NDJSON stream with timing fields) and ``POST /v1/chat/completions``
 (OpenAI-compatible: JSON or server-sent events). ``fault`` makes it misbehave on purpose: ``"500"``,
 ``"malformed"`` (invalid JSON), ``"bad_utf8"`` (invalid UTF-8 bytes), ``"truncated_stream"`` (a stream that
-stops before it is done). An unknown model gets each API's own not-found error. Every request body is
+stops before it is done), ``"silent"`` (a request read and never answered: not a byte back until the server
+stops) and ``"stalled_stream"`` (a stream that sends its first line, then nothing). An unknown model gets each API's own not-found error. Every request body is
 recorded in ``requests`` (with its ``Authorization`` header, or None) so tests can check what was sent.
 
 For evaluations: ``responder(body)`` computes each reply from the request (deterministically from the
@@ -73,6 +74,8 @@ class FakeChatServer:
         self.chats = 0
         """Chat requests received so far (the ones ``fail_requests`` counts)."""
         self.requests: list[dict[str, Any]] = []
+        self.released = threading.Event()
+        """Set when the server stops: a silent or stalled handler then lets its connection go."""
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -89,6 +92,7 @@ class FakeChatServer:
         return self
 
     def stop(self) -> None:
+        self.released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
@@ -146,7 +150,7 @@ class _ChatHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _send_stream(self, ctype: str, lines: list[bytes]) -> None:
+    def _send_stream(self, ctype: str, lines: list[bytes], *, end: bool = True) -> None:
         # Chunked by hand, a flush per chunk, so a client sees each piece as a real server would send it.
         self.send_response(200)
         self.send_header("Content-Type", ctype)
@@ -155,7 +159,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
         for line in lines:
             self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
             self.wfile.flush()
-        self.wfile.write(b"0\r\n\r\n")
+        if end:
+            self.wfile.write(b"0\r\n\r\n")
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -173,6 +178,9 @@ class _ChatHandler(BaseHTTPRequestHandler):
         number = state._record(self.path, body, self.headers.get("Authorization"))
         if number in state.fail_requests:
             self._send(500, b'{"error":"internal server error"}')
+            return
+        if state.fault == "silent":
+            state.released.wait()
             return
         self.reply = state.reply_to(body)
         if api == "ollama":
@@ -206,6 +214,9 @@ class _ChatHandler(BaseHTTPRequestHandler):
         """Send the stream, or only its first line when the fault is a truncated stream."""
         if self.server_state.fault == "truncated_stream":
             self._send_stream(ctype, lines[:1])
+        elif self.server_state.fault == "stalled_stream":
+            self._send_stream(ctype, lines[:1], end=False)
+            self.server_state.released.wait()
         else:
             self._send_stream(ctype, lines)
 

@@ -42,6 +42,20 @@ EndpointOpt = Annotated[str | None, typer.Option("--endpoint", help="Backend bas
 ModelOpt = Annotated[
     str | None, typer.Option("--model", help="Model name; never chosen or switched for you.")
 ]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout", help="Seconds a reply may go with nothing received from the server (default 600)."
+    ),
+]
+
+
+def _backend(backend: str, endpoint: str | None, timeout: float | None) -> prooftext.ChatBackend:
+    """The chat client; an unknown backend, a malformed endpoint or a timeout that is not a positive number
+    fails here, before anything is sent."""
+    options = {} if timeout is None else {"read_timeout": timeout}
+    return prooftext.make_backend(backend, endpoint, **options)
+
 
 CHAT_HELP = (
     "commands: /signal (last signal report), /mode smart|full|minimal, /identity TEXT (kept with the thread), "
@@ -281,6 +295,7 @@ def turn_command(
     backend: BackendOpt = "ollama",
     endpoint: EndpointOpt = None,
     model: ModelOpt = None,
+    timeout: TimeoutOpt = None,
     stream: Annotated[bool, typer.Option("--stream/--no-stream", help="Stream the reply.")] = False,
     identity: IdentityOpt = None,
     summary: SummaryOpt = None,
@@ -302,14 +317,14 @@ def turn_command(
     prooftext.check_turn(root, turn)
     if not dry_run:
         _require_model(model)
-    prooftext.make_backend(backend).close()  # an unknown backend fails here (a dry run too), before any work
+    _backend(backend, None, timeout).close()  # an unknown backend fails here (a dry run too), before any work
     with prooftext.Conversation(root, tokenizer, create=not dry_run) as conversation:
         info = conversation.thread_info(thread)
         plan = conversation.plan(turn)
         if dry_run:
             _print_plan(plan, info, as_json)
             return
-        with prooftext.make_backend(backend, endpoint) as client:
+        with _backend(backend, endpoint, timeout) as client:
             info = _keep_identity(conversation, thread, identity, info)
             if not as_json:
                 echo(f"[{plan.status_label}]")
@@ -372,6 +387,7 @@ def chat_command(
     model: ModelOpt = None,
     endpoint: EndpointOpt = None,
     backend: BackendOpt = "ollama",
+    timeout: TimeoutOpt = None,
     mode: ModeOpt = _TURN.mode,
     root: RootOpt = Path("."),
     window_tokens: WindowOpt = _TURN.window_tokens,
@@ -402,8 +418,8 @@ def chat_command(
     the_model = _require_model(model)
     read_line = _line_reader(as_json)
     with (
+        _backend(backend, endpoint, timeout) as client,
         prooftext.Conversation(root, tokenizer) as conversation,
-        prooftext.make_backend(backend, endpoint) as client,
     ):
         if not as_json:
             _aside(f"prooftext chat · thread {thread} · model {the_model} · {CHAT_HELP}")

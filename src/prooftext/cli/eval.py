@@ -89,6 +89,19 @@ PriceInOpt = Annotated[
 PriceOutOpt = Annotated[
     float | None, typer.Option("--price-output", help="Declared price of output tokens, USD per million.")
 ]
+InstanceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--instance", help="Only the task with this instance id; repeat it or separate ids by commas."
+    ),
+]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Seconds a request waits with nothing received from the model server (default 600).",
+    ),
+]
 AnswersOpt = Annotated[
     Path | None,
     typer.Option("--answers", help="Answer cache directory (default OUT/answers).", readable=False),
@@ -105,6 +118,7 @@ def _model(
     price_input: float | None,
     price_output: float | None,
     answers: Path | None,
+    timeout: float | None,
 ) -> prooftext.ModelSettings | None:
     """The model settings, or None without ``--model``; a model option given without it is refused (it
     would do nothing)."""
@@ -118,6 +132,7 @@ def _model(
             "--price-input": price_input,
             "--price-output": price_output,
             "--answers": answers,
+            "--timeout": timeout,
         }
         given = [name for name, value in options.items() if value is not None]
         if given:
@@ -138,6 +153,7 @@ def _model(
         price_input,
         price_output,
         answers,
+        prooftext.ModelSettings.timeout if timeout is None else timeout,
     )
 
 
@@ -241,12 +257,7 @@ def swebench_command(
             help="Only the tasks of this repository (owner/name); repeat it or separate names by commas.",
         ),
     ] = None,
-    instance: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--instance", help="Only the task with this instance id; repeat it or separate ids by commas."
-        ),
-    ] = None,
+    instance: InstanceOpt = None,
     limit: Annotated[
         int | None, typer.Option("--limit", help="Only the first N tasks (after --repo and --instance).")
     ] = None,
@@ -265,13 +276,16 @@ def swebench_command(
     price_input: PriceInOpt = None,
     price_output: PriceOutOpt = None,
     answers: AnswersOpt = None,
+    timeout: TimeoutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Full, BM25, fixed and adaptive packets on SWE-bench tasks (with --model: files to change)."""
     bar = prooftext.QualityBar(
         declare, quality_metric, quality_threshold, permitted_regression, reference_arm
     )
-    llm = _model(model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers)
+    llm = _model(
+        model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers, timeout
+    )
     run = prooftext.SwebenchRun(
         tasks, repo_map, arms, budget, tokenizer, bar, tuple(repo or ()), tuple(instance or ()), llm
     )
@@ -312,6 +326,7 @@ def locomo_command(
     price_input: PriceInOpt = None,
     price_output: PriceOutOpt = None,
     answers: AnswersOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle; with
     --model, the model answers each question from each arm's context (LoCoMo's F1)."""
@@ -319,7 +334,7 @@ def locomo_command(
         declare, quality_metric, quality_threshold, permitted_regression, reference_arm
     )
     settings = _model(
-        model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers
+        model, backend, endpoint, repeats, temperature, seed, price_input, price_output, answers, timeout
     )
     run = prooftext.LocomoRun(data, budgets, arms, tokenizer, questions, allow_truncated, bar, settings)
     _evaluate(run, prooftext.RunOptions(out, None, workers, executor, scheduler, limit), "questions", as_json)

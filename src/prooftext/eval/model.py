@@ -23,7 +23,15 @@ from typing import Any
 
 from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError
 from prooftext.eval.common import MS_PER_S, error_record, probe_writable
-from prooftext.llm.backends import BACKENDS, ChatBackend, ChatResult, make_backend, shown_endpoint
+from prooftext.llm.backends import (
+    BACKENDS,
+    READ_TIMEOUT_S,
+    ChatBackend,
+    ChatResult,
+    check_timeout,
+    make_backend,
+    shown_endpoint,
+)
 from prooftext.llm.signal import model_switched
 from prooftext.tokens import get_counter
 
@@ -67,8 +75,9 @@ SWE_INSTRUCTION = Instruction(
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """Which model answers, and how: backend (``ollama`` or ``openai``), endpoint, repeats, sampling and the
-    declared prices (US dollars per million input and output tokens; both or neither)."""
+    """Which model answers, and how: backend (``ollama`` or ``openai``), endpoint, repeats, sampling, the
+    declared prices (US dollars per million input and output tokens; both or neither) and the reply timeout
+    (seconds a request waits with nothing received from the server)."""
 
     model: str
     backend: str = "ollama"
@@ -80,6 +89,7 @@ class ModelSettings:
     price_output: float | None = None
     answers_dir: Path | str | None = None
     """Where answers are cached; by default OUT/answers (no cache without an output directory)."""
+    timeout: float = READ_TIMEOUT_S
 
     def check(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
@@ -88,6 +98,7 @@ class ModelSettings:
             raise UnknownNameError(
                 f"unknown backend {self.backend!r}; known: {', '.join(BACKENDS)}", field="backend"
             )
+        check_timeout(self.timeout)
         make_backend(
             self.backend, self.endpoint
         ).close()  # a malformed endpoint fails here, before any answer
@@ -124,6 +135,7 @@ class ModelSettings:
             "seed": self.seed,
             "price_input_usd_per_mtok": self.price_input,
             "price_output_usd_per_mtok": self.price_output,
+            "timeout_s": self.timeout,
         }
 
 
@@ -304,7 +316,7 @@ class ModelClient:
     def _chat(self, prompt: str) -> tuple[ChatResult, float]:
         s = self.plan.settings
         if self._backend is None:
-            self._backend = make_backend(s.backend, s.endpoint)
+            self._backend = make_backend(s.backend, s.endpoint, read_timeout=s.timeout)
         started = time.perf_counter()
         result = self._backend.chat(
             [

@@ -13,12 +13,15 @@ Every failure is a :class:`BackendError` subclass: connection refused or a timeo
 other HTTP error status (a 404 for a path the server does not serve among them) → ``backend_error`` with the
 status and the URL requested.
 
-Local models can take minutes to load and answer, so reads have no timeout by default (connecting does).
+Local models can take minutes to load and answer, so the reply timeout bounds the wait between bytes, not a
+whole reply: a request fails as ``backend_unavailable`` once the server has sent nothing for ``read_timeout``
+seconds (:data:`READ_TIMEOUT_S` unless told; ``--timeout`` on the commands that take ``--model``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,6 +36,7 @@ from prooftext.errors import (
     BackendProtocolError,
     BackendUnavailableError,
     ModelNotFoundError,
+    RangeError,
     RequestError,
     UnknownNameError,
 )
@@ -41,8 +45,10 @@ from prooftext.llm.messages import ChatMessage
 DEFAULT_OLLAMA_ENDPOINT = "http://127.0.0.1:11434"
 DEFAULT_OPENAI_ENDPOINT = "http://127.0.0.1:8000"
 CONNECT_TIMEOUT_S = 10.0
-READ_TIMEOUT_S: float | None = None
-"""No read timeout: a local model may legitimately take many minutes; cancelling is the caller's call."""
+READ_TIMEOUT_S = 600.0
+"""Seconds a request waits with nothing received from the server (the time between bytes, not for a whole
+reply): long enough for a local model to load and answer a prompt whole, short enough that a server that
+accepts a request and never answers does not hang a run."""
 
 MAX_ERROR_BODY_BYTES = 4096
 OLLAMA_TIMING_FIELDS: tuple[str, ...] = (
@@ -169,6 +175,13 @@ def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield buf
 
 
+def check_timeout(value: object) -> float:
+    """``value`` as a reply timeout in seconds: a finite number above zero, else ``value_out_of_range``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+        raise RangeError(f"--timeout must be a number of seconds above 0, not {value!r}", field="timeout")
+    return float(value)
+
+
 def _check_request(model: str, max_output_tokens: int, messages: Sequence[ChatMessage]) -> None:
     if not isinstance(model, str) or not model.strip():
         raise RequestError("a model name is required", field="model")
@@ -193,9 +206,10 @@ class ChatBackend:
         endpoint: str,
         *,
         connect_timeout: float = CONNECT_TIMEOUT_S,
-        read_timeout: float | None = READ_TIMEOUT_S,
+        read_timeout: float = READ_TIMEOUT_S,
         headers: dict[str, str] | None = None,
     ) -> None:
+        self.read_timeout = check_timeout(read_timeout)
         if not _usable_endpoint(endpoint):
             raise RequestError(
                 "the endpoint must be an http:// or https:// URL with a host (and a port from 1 to 65535)",
@@ -205,7 +219,9 @@ class ChatBackend:
         self._shown = shown_endpoint(self._endpoint)
         given = _userinfo(self._endpoint) + tuple(v.split(" ", 1)[-1] for v in (headers or {}).values())
         self._secrets = tuple(v for v in given if len(v) >= MIN_SCRUBBED_CHARS)
-        timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=None)
+        timeout = httpx.Timeout(
+            connect=connect_timeout, read=self.read_timeout, write=connect_timeout, pool=None
+        )
         self._client = httpx.Client(timeout=timeout, headers=headers or {}, trust_env=False)
 
     @property
@@ -279,6 +295,13 @@ class ChatBackend:
         except httpx.ConnectError as exc:
             raise BackendUnavailableError(
                 f"cannot connect to {self._shown}: {exc}", endpoint=self._shown
+            ) from None
+        except httpx.ReadTimeout:
+            raise BackendUnavailableError(
+                f"{self._shown} sent nothing for {self.read_timeout:g} s (the reply timeout);"
+                " a slower model needs a larger --timeout SECONDS",
+                endpoint=self._shown,
+                timeout_s=self.read_timeout,
             ) from None
         except httpx.TimeoutException:
             raise BackendUnavailableError(f"{self._shown} timed out", endpoint=self._shown) from None
@@ -382,7 +405,7 @@ class OllamaBackend(ChatBackend):
         *,
         num_ctx: int | None = None,
         connect_timeout: float = CONNECT_TIMEOUT_S,
-        read_timeout: float | None = READ_TIMEOUT_S,
+        read_timeout: float = READ_TIMEOUT_S,
     ) -> None:
         super().__init__(endpoint, connect_timeout=connect_timeout, read_timeout=read_timeout)
         self.num_ctx = num_ctx
@@ -464,7 +487,7 @@ class OpenAIBackend(ChatBackend):
         *,
         api_key: str | None = None,
         connect_timeout: float = CONNECT_TIMEOUT_S,
-        read_timeout: float | None = READ_TIMEOUT_S,
+        read_timeout: float = READ_TIMEOUT_S,
     ) -> None:
         if api_key and not all("!" <= char <= "~" for char in api_key):
             raise RequestError(
