@@ -46,7 +46,7 @@ from prooftext.canonical import MAX_SAFE_INTEGER
 from prooftext.corpus.ignore import PATTERN_ERRORS, pattern_problem
 from prooftext.corpus.labels import LabelRule, check_rule
 from prooftext.corpus.model import REASON_SYMLINK
-from prooftext.corpus.safeio import Refusal, open_root, read_below, split_portable
+from prooftext.corpus.safeio import Refusal, Stamp, open_root, read_below, split_portable, stat_stamp
 from prooftext.corpus.secrets import DEFAULT_POLICY, POLICIES
 from prooftext.errors import ConfigError, ProoftextError
 
@@ -264,18 +264,9 @@ def _parse(data: bytes) -> dict[str, Any]:
         raise ConfigError(f"{CONFIG_FILE} is not valid TOML: {exc}", file=CONFIG_FILE) from None
 
 
-ConfigStamp = tuple[int, int, int, int] | None
-"""(size, mtime_ns, inode, ctime_ns) of ``ROOT/prooftext.toml``, or None when there is none (the ctime
-catches an edit that keeps size and mtime, as a source's stat signature does)."""
-
-
-def config_stamp(root: Path) -> ConfigStamp:
+def config_stamp(root: Path) -> Stamp:
     """What a long-lived handle compares to notice an edit of the configuration (stat data, no read)."""
-    try:
-        st = os.stat(Path(root) / CONFIG_FILE, follow_symlinks=False)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+    return stat_stamp(Path(root) / CONFIG_FILE)
 
 
 def load_config(root: Path) -> CorpusConfig:

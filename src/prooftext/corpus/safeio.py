@@ -40,6 +40,20 @@ from prooftext.errors import (
     SourceUnreadableError,
 )
 
+Stamp = tuple[int, int, int, int] | None
+"""A file's (size, mtime_ns, inode, ctime_ns), or None when there is none: what a long-lived reader compares
+to notice an edit without reading (the ctime catches one that keeps size and mtime)."""
+
+
+def stat_stamp(path: Path) -> Stamp:
+    """The :data:`Stamp` of ``path`` (a link's own, not its target's)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 ROOT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
 """The explicit root is a command argument: a symlinked root is the caller's choice, so it is followed."""

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from prooftext.corpus.ignore import PROOFTEXT_IGNORE, is_internal
+from prooftext.corpus.safeio import stat_stamp
 
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
@@ -69,18 +70,6 @@ Event = tuple[str, str, int]
 """One logged event: the watched directory (relative, ``""`` for the root), the entry's name, the mask."""
 _UNKNOWN: Event = ("", "", -1)
 """A logged event that says nothing usable about what changed."""
-Stamp = tuple[int, int, int, int] | None
-"""A file's (size, mtime_ns, inode, ctime_ns), or None when there is none."""
-
-
-def _stamp(path: Path) -> Stamp:
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
-
-
 _INSTANCES_REACHED = (
     "the per-user limit of inotify instances (fs.inotify.max_user_instances) or this process's limit of "
     "open files is reached"
@@ -170,7 +159,7 @@ class DirectoryWatcher:
         self._log: list[tuple[int, Event]] = []
         self._log_floor = 0
         """Events are logged for every epoch above this one."""
-        self._ignore_stamp = _stamp(root / PROOFTEXT_IGNORE)
+        self._ignore_stamp = stat_stamp(root / PROOFTEXT_IGNORE)
         self._in_doubt = False
         """Set by a queue overflow: the next :meth:`sync` asks the kernel for every watch again."""
         self._libc = _libc()
@@ -216,7 +205,7 @@ class DirectoryWatcher:
                     self._deactivate(f"reading inotify events failed: {exc.strerror}")
                     break
                 self._note(self._events(data))
-            stamp = _stamp(self.root / PROOFTEXT_IGNORE)
+            stamp = stat_stamp(self.root / PROOFTEXT_IGNORE)
             if stamp != self._ignore_stamp:  # the walk's own ignore rules changed: no event says so
                 self._ignore_stamp = stamp
                 self._note([_UNKNOWN])
