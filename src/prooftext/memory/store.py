@@ -399,6 +399,16 @@ def _record(row: sqlite3.Row, path: Path) -> MemoryRecord:
     return MemoryRecord(**_typed_row(row, RECORD_COLUMNS, "record", path))
 
 
+def _record_row(db: sqlite3.Connection, record_id: int, kind: str, only: str) -> sqlite3.Row:
+    """Record ``record_id``'s row, which must be of ``kind`` (``only`` says what may be done, for the error)."""
+    row: sqlite3.Row | None = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no memory record {record_id}", id=record_id)
+    if row["kind"] != kind:
+        raise RequestError(f"record {record_id} is a {row['kind']}; only {only}", field="id")
+    return row
+
+
 def _message(row: sqlite3.Row, path: Path) -> StoredMessage:
     return StoredMessage(**_typed_row(row, MESSAGE_COLUMNS, "message", path))
 
@@ -717,13 +727,7 @@ class MemoryStore:
         source = check_text(source, "source", MAX_SOURCE_BYTES)
         now = self._clock()
         with self._write() as db:
-            row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
-            if row is None:
-                raise NotFoundError(f"no memory record {record_id}", id=record_id)
-            if row["kind"] != "failure":
-                raise RequestError(
-                    f"record {record_id} is a {row['kind']}; only failures resolve", field="id"
-                )
+            row = _record_row(db, record_id, "failure", "failures resolve")
             if row["status"] == STATUS_RESOLVED:
                 raise RequestError(f"failure {record_id} is already resolved", field="id")
             db.execute(
@@ -747,13 +751,7 @@ class MemoryStore:
         source = check_text(source, "source", MAX_SOURCE_BYTES)
         now = self._clock()
         with self._write() as db:
-            row = db.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
-            if row is None:
-                raise NotFoundError(f"no memory record {record_id}", id=record_id)
-            if row["kind"] != "decision":
-                raise RequestError(
-                    f"record {record_id} is a {row['kind']}; only decisions supersede", field="id"
-                )
+            row = _record_row(db, record_id, "decision", "decisions supersede")
             if row["status"] != STATUS_ACTIVE:
                 raise RequestError(
                     f"decision {record_id} is already superseded by {row['superseded_by']}", field="id"
