@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import blake3
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import prooftext
 import prooftext.pack.packet as packet_module
-from helpers import adaptive_fields, write_tree
+from helpers import SAMPLE_FILES, adaptive_fields, write_tree
+from prooftext.adaptive.compile import STOP_REASONS, AdaptiveResult, Round
 from prooftext.adaptive.estimator import Thresholds, estimate
 from prooftext.schema_registry import validate_against
+from prooftext.text import lexical_terms
 from prooftext.tokens import get_counter
 from sacp_requirements import SACP_REQUIREMENTS
 
@@ -28,13 +32,32 @@ def _run(root: Path, **kw: object) -> prooftext.AdaptiveResult:
 
 
 def test_every_round_is_verified_counted_digested_and_estimated(sample_repo: Path) -> None:
-    """Requirement: sacp.round.steps, sacp.ladder.round-one"""
-    result = _run(sample_repo, min_tokens=150, token_step=100, max_tokens=2000, min_coverage_bps=10_000)
+    """Each round's packet verifies, its count is the exact count of its prompt, its digest is the BLAKE3 of
+    its prompt, its estimate is the estimator's on its evidence, and it is appended to the trace as it is
+    made, the first numbered one.
+
+    Requirement: sacp.round.steps, sacp.ladder.round-one"""
+    appended: list[tuple[int, dict[str, object]]] = []
+    result = _run(
+        sample_repo,
+        min_tokens=150,
+        token_step=100,
+        max_tokens=2000,
+        min_coverage_bps=10_000,
+        strong_share_bps=0,
+        on_round=lambda number, record: appended.append((number, record)),
+    )
     counter = get_counter("o200k_base")
+    thresholds = Thresholds(10_000, result.ladder.min_evidence, True)
+    assert len(result.rounds) > 1
     assert [r.number for r in result.rounds] == list(range(1, len(result.rounds) + 1))
+    assert appended == [(r.number, r.to_dict()) for r in result.rounds]
     for rnd in result.rounds:
         assert rnd.packet.prompt_tokens.count == counter.count(rnd.packet.prompt) <= rnd.token_ceiling
+        assert rnd.packet.blake3 == blake3.blake3(rnd.packet.prompt.encode()).hexdigest()
         assert len(rnd.packet.evidence) <= rnd.node_ceiling
+        again = estimate(result.query.text, rnd.packet.evidence_texts, rnd.packet.truncated_count, thresholds)
+        assert rnd.estimate == again
         with prooftext.open(sample_repo) as index:
             assert index.verify(rnd.packet.to_dict()).ok
 
@@ -70,10 +93,66 @@ def test_the_first_passing_round_is_selected(sample_repo: Path) -> None:
         min_coverage_bps=5000,
         min_evidence=1,
     )
-    assert result.stop_reason == "estimated_sufficient"
+    assert result.stop_reason == "estimated_sufficient" and len(result.rounds) > 1
     assert result.selected_round == len(result.rounds)
     assert all(not r.estimate.estimated_sufficient for r in result.rounds[:-1])
-    assert result.to_dict()["stop_reason"] in {"estimated_sufficient"}
+    assert result.rounds[-1].estimate.estimated_sufficient and result.estimated_sufficient
+    assert result.packet is result.rounds[-1].packet
+
+
+def _members(value: object) -> Iterator[tuple[str, object]]:
+    """Every member of every object in ``value``, however deep."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key, item
+            yield from _members(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _members(item)
+
+
+def _stops_met(result: AdaptiveResult, rnd: Round) -> set[str]:
+    """The stop reasons whose condition (SACP §6, read from the round's own record) ``rnd`` meets."""
+    if rnd.estimate.estimated_sufficient:
+        return {"estimated_sufficient"}
+    if rnd.packet.omitted == 0 and rnd.packet.truncated_count == 0:
+        return {"candidate_exhausted"}
+    maxima = (result.ladder.max_tokens, result.ladder.max_nodes)
+    return {"hard_limit_reached"} if (rnd.token_ceiling, rnd.node_ceiling) == maxima else set()
+
+
+EXHAUSTED = {"query": "slugify zebra quantum", "min_coverage_bps": 10_000}
+STOPPING = {
+    "estimated_sufficient": (
+        "estimated_sufficient",
+        {"min_coverage_bps": 5000, "min_evidence": 1, "min_nodes": 1, "node_step": 1},
+    ),
+    "candidate_exhausted": ("candidate_exhausted", EXHAUSTED),
+    # Nothing left out at the last rung: the candidates are exhausted, whatever the ceilings.
+    "candidate_exhausted_at_the_maxima": (
+        "candidate_exhausted",
+        {**EXHAUSTED, "min_tokens": 8000, "min_nodes": 64},
+    ),
+    "hard_limit_reached": (
+        "hard_limit_reached",
+        {"max_tokens": 260, "token_step": 50, "min_nodes": 1, "max_nodes": 2, "node_step": 1},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STOPPING))
+def test_the_one_stop_reason_recorded_is_the_one_the_final_round_meets_and_no_earlier_round_met_any(
+    sample_repo: Path, case: str
+) -> None:
+    """Requirement: sacp.stop.exactly-one"""
+    reason, fields = STOPPING[case]
+    result = _run(sample_repo, **{"min_tokens": 150, "token_step": 150, **fields})
+    data = result.to_dict()
+    assert data["stop_reason"] == result.stop_reason == reason and reason in STOP_REASONS
+    assert [key for key, _ in _members(data) if key == "stop_reason"] == ["stop_reason"]
+    assert _stops_met(result, result.rounds[-1]) == {reason}
+    assert all(_stops_met(result, r) == set() for r in result.rounds[:-1])
+    assert data["selected_round"] == len(data["rounds"])
 
 
 def test_candidate_exhausted_when_nothing_remains_omitted(sample_repo: Path) -> None:
@@ -99,9 +178,13 @@ def test_hard_limit_selects_the_final_round(sample_repo: Path) -> None:
         min_coverage_bps=10_000,
     )
     assert result.stop_reason == "hard_limit_reached"
-    assert result.selected_round == len(result.rounds)
+    assert result.selected_round == len(result.rounds) > 1
     last = result.rounds[-1]
     assert (last.token_ceiling, last.node_ceiling) == (260, 2)
+    assert not last.estimate.estimated_sufficient and last.packet.omitted > 0
+    assert result.packet is last.packet
+    data = result.to_dict()
+    assert data["packet"]["blake3"] == data["digests"][-1] == last.packet.blake3
 
 
 def test_a_raised_first_rung_is_recorded_in_round_one(sample_repo: Path) -> None:
@@ -112,6 +195,23 @@ def test_a_raised_first_rung_is_recorded_in_round_one(sample_repo: Path) -> None
     assert not any(r.raised_to_kernel for r in result.rounds[1:])
 
 
+def test_a_required_source_above_max_tokens_fails_with_a_token_budget_error_before_any_round(
+    sample_repo: Path,
+) -> None:
+    """Requirement: sacp.ladder.kernel-over-max-fails"""
+    rounds: list[int] = []
+    with pytest.raises(prooftext.errors.BudgetError) as caught:
+        _run(
+            sample_repo,
+            required=("modeling/separable.py",),
+            min_tokens=50,
+            max_tokens=100,
+            on_round=lambda number, _record: rounds.append(number),
+        )
+    assert caught.value.code == "budget_exceeded" and caught.value.details["max_tokens"] == 100
+    assert caught.value.details["kernel"] > 100 and rounds == []
+
+
 def test_the_estimator_ignores_the_header_that_holds_the_query(sample_repo: Path) -> None:
     """Requirement: sacp.estimator.evidence-only"""
     result = _run(sample_repo, query="separability xylophone", min_coverage_bps=10_000)
@@ -120,7 +220,10 @@ def test_the_estimator_ignores_the_header_that_holds_the_query(sample_repo: Path
 
 
 def test_the_estimator_formula_and_conditions() -> None:
-    """Requirement: sacp.estimator.formula"""
+    """Coverage is floor(10000 * matched / unique) over case-insensitive alphanumeric terms, stop words
+    removed; the estimate passes only when all three conditions hold, and names each one that fails.
+
+    Requirement: sacp.estimator.formula"""
     thresholds = Thresholds(min_coverage_bps=6666, min_evidence=2, require_untruncated=True)
     est = estimate("alpha beta gamma", ["alpha here", "and beta"], truncated=1, thresholds=thresholds)
     assert est.term_coverage_bps == 6666
@@ -129,29 +232,68 @@ def test_the_estimator_formula_and_conditions() -> None:
     assert estimate("alpha beta gamma", ["alpha beta"], 0, thresholds).failed_conditions == (
         "evidence_count_below_minimum",
     )
+    passing = estimate("alpha beta gamma", ["alpha", "beta"], 0, thresholds)
+    assert passing.failed_conditions == () and passing.estimated_sufficient
+    above = Thresholds(min_coverage_bps=6667, min_evidence=2, require_untruncated=False)
+    assert estimate("alpha beta gamma", ["alpha", "beta"], 1, above).failed_conditions == (
+        "term_coverage_below_threshold",
+    )
+    # "The", "of" and "is" are stop words; ALPHA and Alpha are one term; the repeat counts once.
+    words = estimate("The ALPHA of beta, Alpha is", ["alpha+BETA"], 0, Thresholds(10_000, 1, True))
+    assert (words.matched_terms, words.missing_terms, words.term_coverage_bps) == (
+        ("alpha", "beta"),
+        (),
+        10_000,
+    )
+    assert estimate("alpha beta gamma", ["ALPHA"], 0, Thresholds(0, 1, True)).term_coverage_bps == 3333
 
 
 def test_the_result_names_its_estimate_estimated_sufficient_and_claims_nothing_more(
     sample_repo: Path,
 ) -> None:
     """Requirement: sacp.estimator.field-name"""
-    text = str(_run(sample_repo).to_dict())
-    assert "estimated_sufficient" in text
-    assert not re.search(r"verified_quality|'complete'", text)
+    data = _run(sample_repo).to_dict()
+    keys = {key for key, _ in _members(data)}
+    assert isinstance(data["estimated_sufficient"], bool)
+    assert all(isinstance(r["estimate"]["estimated_sufficient"], bool) for r in data["rounds"])
+    claims = {k for k in keys if re.search(r"quality|complete|correct|verified|accura", k)}
+    assert claims == set()
 
 
 def test_the_result_records_everything_sacp_section_7_lists_and_validates(sample_repo: Path) -> None:
-    """Requirement: sacp.result.fields, sacp.result.schema"""
-    data = _run(sample_repo, min_tokens=150, token_step=200).to_dict()
+    """The exact request and thresholds, the stop and selected round, every attempted ceiling and digest,
+    and per round its tokens, evidence, new evidence, paths and terms, each as the round had them.
+
+    Requirement: sacp.result.fields, sacp.result.schema"""
+    result = _run(sample_repo, min_tokens=150, token_step=200, min_coverage_bps=10_000, strong_share_bps=0)
+    data = result.to_dict()
     validate_against(SCHEMA, data)
-    assert data["request"]["query"] == QUESTION
-    assert {"min_query_term_coverage_bps", "min_evidence", "require_untruncated_evidence"} <= set(
-        data["estimator"]
+    assert len(result.rounds) > 1
+    assert data["request"] == {"query": QUESTION, **result.ladder.to_dict()}
+    assert (
+        prooftext.Ladder.from_dict({k: v for k, v in data["request"].items() if k != "query"})
+        == result.ladder
     )
-    assert len(data["attempted_ceilings"]) == len(data["rounds"]) == len(data["digests"])
-    for rnd in data["rounds"]:
-        assert {"prompt_tokens", "evidence_count", "new_evidence", "evidence_paths", "blake3"} <= set(rnd)
-        assert {"matched_terms", "missing_terms", "failed_conditions"} <= set(rnd["estimate"])
+    estimator = data["estimator"]
+    assert estimator["min_query_term_coverage_bps"] == 10_000 and estimator["min_evidence"] == 2
+    assert estimator["require_untruncated_evidence"] is True
+    assert data["stop_reason"] == result.stop_reason and data["selected_round"] == result.selected_round
+    assert data["attempted_ceilings"] == [[r.token_ceiling, r.node_ceiling] for r in result.rounds]
+    assert (
+        data["digests"] == [r.packet.blake3 for r in result.rounds] == [r["blake3"] for r in data["rounds"]]
+    )
+    terms = set(lexical_terms(QUESTION))
+    for rnd, record in zip(result.rounds, data["rounds"], strict=True):
+        assert record["prompt_tokens"] == rnd.packet.prompt_tokens.to_dict()
+        assert record["evidence_count"] == len(rnd.packet.evidence)
+        assert record["evidence_paths"] == sorted({e.path for e in rnd.packet.evidence})
+        assert record["new_evidence_count"] == len(record["new_evidence"])
+        estimate_record = record["estimate"]
+        assert set(estimate_record["matched_terms"]) | set(estimate_record["missing_terms"]) == terms
+        assert not set(estimate_record["matched_terms"]) & set(estimate_record["missing_terms"])
+        failed = "term_coverage_below_threshold" in estimate_record["failed_conditions"]
+        assert failed == bool(estimate_record["missing_terms"])
+    assert data["packet"] == result.packet.to_dict()
     assert data["packet"]["blake3"] == data["digests"][data["selected_round"] - 1]
 
 
@@ -162,27 +304,61 @@ def test_models_receive_only_the_prompt(sample_repo: Path) -> None:
     assert "stop_reason" not in result.prompt and "term_coverage" not in result.prompt
 
 
-def test_path_seeds_never_bring_in_what_the_index_does_not_hold(sample_repo: Path) -> None:
-    """Requirement: sacp.request.path-seeds-are-hints"""
-    result = _run(sample_repo, path_seeds=("../outside.py", "missing.py"))
-    assert {e.path for e in result.packet.evidence} <= {
-        "modeling/separable.py",
-        "modeling/core.py",
-        "modeling/__init__.py",
-        "docs/guide.md",
-        "util/strings.py",
+HIDDEN = "separability matrix compound model " * 20 + "\n"
+"""Text that answers the question better than anything the index may quote."""
+POLICY = '[[labels]]\nglob = "private/**"\nsensitivity = "secret-or-prohibited"\n'
+
+
+def _guarded_repo(parent: Path) -> Path:
+    """The sample repository beside a file outside it, with an ignored file and a file above the default
+    clearance inside it, each holding the question's words many times over."""
+    write_tree(parent, {"outside.py": HIDDEN})
+    extra = {
+        ".gitignore": "ignored.py\n",
+        "ignored.py": HIDDEN,
+        "private/notes.md": HIDDEN,
+        "prooftext.toml": POLICY,
     }
+    return write_tree(parent / "repo", {**SAMPLE_FILES, **extra})
 
 
-def test_estimator_success_changes_no_policy(sample_repo: Path) -> None:
+def test_path_seeds_never_bring_in_what_the_index_does_not_hold(tmp_path: Path) -> None:
+    """A seed naming a file outside the root, an ignored file or a file above the clearance ranks nothing
+    into the packet, at any round; the packet still verifies.
+
+    Requirement: sacp.request.path-seeds-are-hints"""
+    root = _guarded_repo(tmp_path)
+    seeds = ("../outside.py", "ignored.py", "private/notes.md", "missing.py")
+    result = _run(root, path_seeds=seeds, min_tokens=150, token_step=300, max_tokens=4000)
+    for rnd in result.rounds:
+        assert {e.path for e in rnd.packet.evidence} <= set(SAMPLE_FILES)
+        assert "compound model separability matrix" not in rnd.packet.prompt
+    unused = {u["path"] for u in result.packet.trace["ranking"]["unused_seeds"]}
+    assert {"../outside.py", "ignored.py", "missing.py"} <= unused
+    excluded = {x["path"]: x["reason"] for x in result.packet.excluded}
+    assert excluded.get("private/notes.md") == "over_clearance"
+    with prooftext.open(root) as index:
+        assert index.verify(result.to_dict()).ok
+
+
+def test_estimator_success_changes_no_policy(tmp_path: Path) -> None:
     """Requirement: sacp.security.no-authorization
 
-    A passing estimate cannot lift clearance: the same request gives the same exclusions either way."""
+    A passing estimate cannot lift clearance or relabel a source: a file above the clearance that holds
+    every word of the question stays out at every round, passing or not, and each quoted excerpt carries the
+    labels the configuration gives its path."""
+    root = _guarded_repo(tmp_path)
     query = QUESTION + " xylophone"
-    strict = _run(sample_repo, query=query, min_coverage_bps=0, min_evidence=1)
-    loose = _run(sample_repo, query=query, min_coverage_bps=10_000)
+    strict = _run(root, query=query, min_coverage_bps=0, min_evidence=1)
+    loose = _run(root, query=query, min_coverage_bps=10_000)
     assert strict.estimated_sufficient and not loose.estimated_sufficient
-    assert strict.query.clearance == loose.query.clearance
+    assert strict.query.clearance == loose.query.clearance == prooftext.Query("x").clearance
+    for rnd in [*strict.rounds, *loose.rounds]:
+        assert "private/notes.md" not in {e.path for e in rnd.packet.evidence}
+        assert ("private/notes.md", "over_clearance") in {
+            (x["path"], x["reason"]) for x in rnd.packet.excluded
+        }
+        assert all(e.sensitivity == "repository-private" for e in rnd.packet.evidence)
     assert {e.path for e in strict.packet.evidence} <= {e.path for e in loose.packet.evidence}
 
 

@@ -220,6 +220,11 @@ def test_require_sufficient_exits_2_when_the_estimate_fails(
     status, out, _ = _run(capsys, *argv, "--require-sufficient")
     assert status == 2 and out  # the packet is still printed
     assert _run(capsys, *argv)[0] == 0
+    status, out, _ = _run(capsys, *argv, "--require-sufficient", "--json")
+    assert status == 2 and json.loads(out)["estimated_sufficient"] is False
+    passing = [*argv[:4], "--min-evidence", "1", "--require-sufficient", "--json"]
+    status, out, _ = _run(capsys, *passing)  # a passing estimate exits 0
+    assert status == 0 and json.loads(out)["estimated_sufficient"] is True
 
 
 def test_verify_exit_status_is_a_bitmask(
