@@ -86,13 +86,14 @@ class IndexStatus:
 
 
 _LADDER_FIELDS = ("max_tokens", "max_nodes", "allow_truncated")
-"""What the ladder decides in an adaptive compilation, and a query may not set."""
+"""What the ladder decides in an adaptive compilation, and a query may set only to the ladder's own value (as
+a saved result's ``query`` holds it) or leave at its default."""
 
 
-def _ladder_base(query: Query) -> Query:
+def _ladder_base(query: Query, ladder: Ladder) -> Query:
     default = Query(query.text)
     for name in _LADDER_FIELDS:
-        if getattr(query, name) != getattr(default, name):
+        if getattr(query, name) not in (getattr(default, name), getattr(ladder, name)):
             raise RequestError(
                 f"{name} of an adaptive compilation is the ladder's, not the query's", field=name
             )
@@ -375,9 +376,11 @@ class Index:
         """Adaptive compilation (SACP): climb ``ladder`` until the estimator passes. A :class:`Query` gives the
         text, tokenizer, required sources, seeds and clearance; the ladder sets every rung's ceilings and
         whether excerpts may be shortened, so a query that sets those itself is refused."""
-        base = _query_of(query) if isinstance(query, str) else _ladder_base(_query_of(query))
+        base = _query_of(query)
         if not isinstance(ladder, Ladder):
             raise RequestError("ladder must be a prooftext.Ladder", field="ladder")
+        if not isinstance(query, str):
+            base = _ladder_base(base, ladder)
         if on_round is not None and not callable(on_round):
             raise RequestError("on_round must be a function of one round, or None", field="on_round")
         check_flag("refresh", refresh)

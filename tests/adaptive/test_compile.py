@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import prooftext
+import prooftext.canonical as canonical
 import prooftext.pack.packet as packet_module
 from helpers import SAMPLE_FILES, adaptive_fields, write_tree
 from prooftext.adaptive.compile import STOP_REASONS, AdaptiveResult, Round
@@ -455,3 +456,32 @@ def test_a_credential_in_the_question_is_redacted_in_the_whole_result(sample_rep
     assert secret.lower() not in text.lower()
     assert result.to_dict()["request"]["query"] == result.query.text == result.packet.query.text
     assert "[REDACTED:aws-access-key-id]" in result.query.text
+
+
+def test_a_saved_result_compiles_again_from_its_query_and_request_to_the_same_bytes(
+    sample_repo: Path,
+) -> None:
+    """As the README's Python section says: a saved result's ``query`` (``Query.from_dict``) and its
+    ``request`` without the query (``Ladder.from_dict``) compile the same result again, byte for byte,
+    whatever the ladder's maxima; a query whose ceilings differ from the ladder's is still refused."""
+    ladder = prooftext.Ladder(
+        min_tokens=150,
+        token_step=150,
+        max_tokens=1200,
+        min_nodes=2,
+        node_step=2,
+        max_nodes=12,
+        allow_truncated=True,
+    )
+    query = prooftext.Query(QUESTION, tokenizer="cl100k_base", path_seeds=("docs/guide.md",))
+    with prooftext.open(sample_repo) as index:
+        first = canonical.encode(index.adaptive_pack(query, ladder=ladder).to_dict())
+        saved = json.loads(first)
+        request = {k: v for k, v in saved["request"].items() if k != "query"}
+        again = index.adaptive_pack(
+            prooftext.Query.from_dict(saved["query"]), ladder=prooftext.Ladder.from_dict(request)
+        )
+        assert canonical.encode(again.to_dict()) == first
+        with pytest.raises(prooftext.errors.RequestError) as caught:
+            index.adaptive_pack(prooftext.Query(QUESTION, max_tokens=1000), ladder=ladder)
+    assert caught.value.details["field"] == "max_tokens"
