@@ -178,3 +178,27 @@ def test_the_text_summary_of_adaptive_pack_states_the_numbers_of_its_json_result
     assert (int(count), basis) == (tokens["count"], tokens["basis"])
     assert int(excerpts) == len(data["packet"]["evidence"])
     assert int(nodes or excerpts) == len(_ids(data["packet"])[0])
+
+
+def _cut(packet: prooftext.Packet) -> int:
+    return sum(1 for x in packet.excluded if x["reason"] == "below_rank_cutoff")
+
+
+def test_the_rank_cutoff_keeps_the_best_max_200_ceiling_over_40_and_an_adaptive_ceiling_is_the_ladders(
+    tmp_path: Path,
+) -> None:
+    """As "Why this excerpt?" says: a packet considers the best ``max(200, ceiling / 40)`` candidates, and
+    every rung of a ladder considers as many as its hard maximum allows."""
+    lines = "".join(f"def gauge_{j}(x):\n    return x.gauge + {j}\n\n\n" for j in range(10))
+    root = write_tree(tmp_path / "many", {f"m{i:02d}.py": lines for i in range(30)})
+    with prooftext.open(root) as index:
+        ranked = len(index.search("gauge reading", limit=1000))
+        assert ranked > 200
+        assert _cut(index.pack(prooftext.Query("gauge reading", max_tokens=2000))) == ranked - 200
+        wide = prooftext.Ladder(min_tokens=2000, token_step=7000, max_tokens=40 * ranked)
+        rounds = index.adaptive_pack("gauge reading", ladder=wide).rounds
+        assert rounds[0].token_ceiling == 2000 and {_cut(r.packet) for r in rounds} == {0}
+        narrow = prooftext.Ladder(min_tokens=2000, token_step=2000, max_tokens=4000)
+        assert {_cut(r.packet) for r in index.adaptive_pack("gauge reading", ladder=narrow).rounds} == {
+            ranked - 200
+        }
