@@ -17,6 +17,7 @@ from prooftext.adaptive.compile import strong_candidates, top_files, unquoted, w
 from prooftext.adaptive.estimator import (
     COND_STRONG,
     COND_TOP_FILES,
+    ESTIMATOR_NAME,
     ESTIMATOR_VERSION,
     MEASURED,
     MEASURED_AT,
@@ -25,6 +26,7 @@ from prooftext.adaptive.estimator import (
 )
 from prooftext.adaptive.ladder import DEFAULT_MIN_TOP_FILES, DEFAULT_STRONG_SHARE_BPS
 from prooftext.select.candidates import PHASE_LEXICAL, PHASE_TRAVERSAL
+from prooftext.text import STOPWORDS_VERSION
 
 QUERY = "gauge calibration drift offset"
 SLACK = 32
@@ -95,6 +97,30 @@ def test_the_estimator_and_its_thresholds_are_declared_in_the_result(sample_repo
     for rnd in data["rounds"]:
         assert set(rnd["estimate"]["unquoted_top_files"]) <= set(rnd["estimate"]["top_files"])
         assert rnd["estimate"]["unquoted_strong_candidates"] <= rnd["estimate"]["strong_candidates"]
+
+
+def test_every_threshold_the_ladder_sets_is_declared_with_the_estimators_name_and_version(
+    sample_repo: Path,
+) -> None:
+    """Requirement: prooftext.estimator.declared"""
+    ladder = Ladder(min_coverage_bps=1234, min_evidence=3, min_top_files=2, strong_share_bps=4321)
+    with prooftext.open(sample_repo) as index:
+        data = index.adaptive_pack("separability_matrix of a compound model", ladder=ladder).to_dict()
+    declared = data["estimator"]
+    assert (declared["name"], declared["version"]) == (ESTIMATOR_NAME, ESTIMATOR_VERSION)
+    assert declared["stopwords"] == STOPWORDS_VERSION
+    request = data["request"]
+    for name in (
+        "min_query_term_coverage_bps",
+        "min_evidence",
+        "min_top_files",
+        "strong_candidate_share_bps",
+    ):
+        assert declared[name] == request[name] == ladder.to_dict()[name]
+    assert declared["require_untruncated_evidence"] is (not ladder.allow_truncated) is True
+    with prooftext.open(sample_repo) as index:
+        truncating = index.adaptive_pack("separability", ladder=Ladder(allow_truncated=True)).to_dict()
+    assert truncating["estimator"]["require_untruncated_evidence"] is False
 
 
 def test_the_default_ladder_declares_how_often_a_sufficient_stop_was_right(sample_repo: Path) -> None:

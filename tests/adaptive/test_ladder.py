@@ -96,11 +96,13 @@ def test_min_top_files_outside_0_to_its_maximum_is_refused(count: int) -> None:
 
 def test_min_evidence_must_be_positive_and_not_above_max_nodes() -> None:
     """Requirement: sacp.request.min-evidence-positive, sacp.request.min-evidence-not-above-max-nodes"""
-    with pytest.raises(RangeError):
+    with pytest.raises(RangeError) as zero:
         _validate(query="x1", min_evidence=0)
+    assert zero.value.field == "min_evidence"
     with pytest.raises(RangeError) as caught:
         _validate(query="x1", min_evidence=9, max_nodes=8, min_nodes=2)
     assert caught.value.field == "min_evidence"
+    _validate(query="x1", min_evidence=8, max_nodes=8, min_nodes=2)  # equal is allowed
 
 
 @pytest.mark.parametrize(
