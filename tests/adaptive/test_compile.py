@@ -213,6 +213,23 @@ def test_a_required_source_above_max_tokens_fails_with_a_token_budget_error_befo
     assert caught.value.details["kernel"] > 100 and rounds == []
 
 
+@pytest.mark.parametrize("allowed", [False, True])
+def test_excerpts_are_shortened_at_no_round_unless_the_request_permits_it(
+    sample_repo: Path, allowed: bool
+) -> None:
+    """Requirement: sacp.request.truncation-declared"""
+    result = _run(sample_repo, min_tokens=120, token_step=40, max_tokens=320, allow_truncated=allowed)
+    data = result.to_dict()
+    assert data["request"]["allow_truncated_evidence"] is allowed
+    assert data["estimator"]["require_untruncated_evidence"] is not allowed
+    assert all(r.packet.query.allow_truncated is allowed for r in result.rounds)
+    truncated = [r.packet.truncated_count for r in result.rounds]
+    assert any(truncated) if allowed else not any(truncated)
+    with pytest.raises(prooftext.errors.RequestError) as caught:
+        _run(sample_repo, allow_truncated="no")
+    assert caught.value.details["field"] == "allow_truncated"
+
+
 def test_the_estimator_ignores_the_header_that_holds_the_query(sample_repo: Path) -> None:
     """Requirement: sacp.estimator.evidence-only"""
     result = _run(sample_repo, query="separability xylophone", min_coverage_bps=10_000)
@@ -224,7 +241,7 @@ def test_the_estimator_formula_and_conditions() -> None:
     """Coverage is floor(10000 * matched / unique) over case-insensitive alphanumeric terms, stop words
     removed; the estimate passes only when all three conditions hold, and names each one that fails.
 
-    Requirement: sacp.estimator.formula"""
+    Requirement: sacp.estimator.formula, sacp.estimator.terms"""
     thresholds = Thresholds(min_coverage_bps=6666, min_evidence=2, require_untruncated=True)
     est = estimate("alpha beta gamma", ["alpha here", "and beta"], truncated=1, thresholds=thresholds)
     assert est.term_coverage_bps == 6666
