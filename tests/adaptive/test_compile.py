@@ -56,7 +56,7 @@ def test_every_round_is_verified_counted_digested_and_estimated(sample_repo: Pat
     for rnd in result.rounds:
         assert rnd.packet.prompt_tokens.count == counter.count(rnd.packet.prompt) <= rnd.token_ceiling
         assert rnd.packet.blake3 == blake3.blake3(rnd.packet.prompt.encode()).hexdigest()
-        assert len(rnd.packet.evidence) <= rnd.node_ceiling
+        assert sum(1 + len(e.joined) for e in rnd.packet.evidence) <= rnd.node_ceiling  # joined nodes count
         again = estimate(result.query.text, rnd.packet.evidence_texts, rnd.packet.truncated_count, thresholds)
         assert rnd.estimate == again
         with prooftext.open(sample_repo) as index:
