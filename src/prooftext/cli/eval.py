@@ -328,8 +328,7 @@ def locomo_command(
     answers: AnswersOpt = None,
     timeout: TimeoutOpt = None,
 ) -> None:
-    """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle; with
-    --model, the model answers each question from each arm's context (LoCoMo's F1)."""
+    """Evidence-turn recall vs prompt tokens on LoCoMo: full, last-N, BM25, fixed, adaptive, oracle; with --model, the model answers each question from each arm's context (LoCoMo's F1)."""
     bar = prooftext.QualityBar(
         declare, quality_metric, quality_threshold, permitted_regression, reference_arm
     )
@@ -376,8 +375,7 @@ def depth_command(
     quality_threshold: ThresholdOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Surface-tier precision and recall on CLINC150, LoCoMo questions wrongly classified surface, and how
-    often memory search and retrieval run (LoCoMo questions as turns; SWE-bench titles with --swebench)."""
+    """Surface-tier precision and recall on CLINC150, LoCoMo questions wrongly classified surface, and how often memory search and retrieval run (LoCoMo questions as turns; SWE-bench titles with --swebench)."""
     bar = prooftext.QualityBar(declare, quality_metric, quality_threshold)
     run = prooftext.DepthRun(clinc, locomo, bar, swebench, repo_map)
     with progress_bar(not as_json, "steps") as progress:  # each repository indexed is a step

@@ -142,8 +142,8 @@ def manifest_section(report: HtmlReport, manifest: dict[str, Any]) -> None:
         [
             [
                 code.get("prooftext"),
-                code.get("git_head"),
-                code.get("git_dirty"),
+                _value_text(code.get("git_head")),  # none when prooftext runs from outside a checkout
+                yes_no(code.get("git_dirty")),
                 code.get("python"),
                 manifest.get("tokenizer"),
                 manifest.get("cpus"),

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from prooftext.eval.locomo_data import CATEGORY_NAMES
-from prooftext.eval.prose import leaders, names, percent, points, ranked, tokens
+from prooftext.eval.prose import count, leaders, names, percent, points, ranked, tokens
+from prooftext.eval.swe_findings import failure_reasons
 
 Arms = Mapping[str, Mapping[str, Any]]
 FILLED = 0.9
@@ -51,6 +52,20 @@ def _mean_tokens(summary: Mapping[str, Any] | None) -> str:
     return tokens(float(value)) if isinstance(value, int | float) else "no"
 
 
+def _tokens_or_inf(summary: Mapping[str, Any]) -> float:
+    value = summary.get("prompt_tokens_mean")
+    return float(value) if isinstance(value, int | float) else float("inf")
+
+
+def run_note(summary: Mapping[str, Any]) -> str:
+    """What the run covered: questions, those with evidence, conversations and wall time."""
+    return (
+        f"{count(int(summary['questions']), 'question')} ({summary['questions_with_evidence']:,} with evidence)"
+        f" from {count(int(summary['conversations']), 'conversation')}; wall time"
+        f" {float(summary.get('wall_s') or 0.0):,.1f} s."
+    )
+
+
 def summary_sentence(arms: Arms) -> str:
     """The table of arms: the leader at each budget and its margin, and the unbudgeted references."""
     parts = []
@@ -62,9 +77,11 @@ def summary_sentence(arms: Arms) -> str:
         if len(top) == len(order):
             parts.append(f"{budget:,}: a tie at {percent(order[0][1])}")
             continue
-        runner = order[len(top)]
+        rest = order[len(top) :]
+        runners = leaders(rest)
         parts.append(
-            f"{budget:,}: {names(top)} {percent(order[0][1])}, {points(order[0][1] - runner[1])} above {runner[0]}"
+            f"{budget:,}: {names(top)} {percent(order[0][1])}, {points(order[0][1] - rest[0][1])} above"
+            f" {names(runners)}"
         )
     sentence = f"Highest evidence recall per budget — {'; '.join(parts)}." if parts else NO_BUDGETED_ARM
     fixed = [
@@ -139,7 +156,7 @@ def category_sentence(arms: Arms) -> str:
     order = [] if last is None else ranked(at_budget(arms, last))
     if last is None or not order:
         return NO_BUDGETED_ARM
-    key = f"{order[0][0]}@{last}"
+    key = min((f"{name}@{last}" for name in leaders(order)), key=lambda k: _tokens_or_inf(arms[k]))
     cats = ranked(
         {
             c: s.get("evidence_recall")
@@ -160,20 +177,26 @@ def category_sentence(arms: Arms) -> str:
 
 
 def verdict_sentence(summary: Mapping[str, Any]) -> str:
-    """Which reference the verdict measures from (and why), then which arms pass, grouped by arm with their
-    budgets."""
+    """Which reference the verdict measures from (and why), then which arms pass and which fail and why,
+    grouped by arm with their budgets."""
     verdict: Mapping[str, Any] = summary.get("verdict", {})
-    passing: dict[str, list[str]] = {}
-    failing: dict[str, list[str]] = {}
+    declaration: Mapping[str, Any] = summary.get("declaration", {})
+    reference = (summary.get("reference") or {}).get("arm")
+    passing: dict[tuple[str, str], list[str]] = {}
+    failing: dict[tuple[str, str], list[str]] = {}
     for key, v in verdict.items():
         name, budget = split_key(key)
-        (passing if v.get("passes") else failing).setdefault(name, []).append(
-            f"{budget:,}" if budget is not None else "unbudgeted"
-        )
+        shown = f"{budget:,}" if budget is not None else ""
+        if v.get("passes"):
+            passing.setdefault((name, ""), []).append(shown)
+        else:
+            reasons = failure_reasons(v, declaration, reference, "questions")
+            failing.setdefault((name, reasons), []).append(shown)
 
-    def grouped(groups: Mapping[str, Sequence[str]]) -> str:
+    def grouped(groups: Mapping[tuple[str, str], Sequence[str]]) -> str:
         return names(
-            f"{name} at {', '.join(bs)}" if bs != ["unbudgeted"] else name for name, bs in groups.items()
+            f"{name}{f' at {names(bs)}' if any(bs) else ''}{f' ({reasons})' if reasons else ''}"
+            for (name, reasons), bs in groups.items()
         )
 
     why = (summary.get("reference") or {}).get("why")

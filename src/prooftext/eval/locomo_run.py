@@ -366,9 +366,8 @@ def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     arms = summary["arms"]
     report = HtmlReport("prooftext evaluation: LoCoMo")
     report.note(
-        f"{summary['questions']} questions ({summary['questions_with_evidence']} with evidence) from"
-        f" {summary['conversations']} conversations; wall time {num(summary.get('wall_s'), 1)} s."
-        " Recall averages over questions with evidence; a failed arm counts as 0. arm@B: at a budget of B"
+        find.run_note(summary)
+        + " Recall averages over questions with evidence; a failed arm counts as 0. arm@B: at a budget of B"
         " tokens (for adaptive, a ceiling)."
     )
     report.finding(find.summary_sentence(arms))

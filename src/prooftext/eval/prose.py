@@ -58,6 +58,11 @@ def tokens(value: float) -> str:
     return f"{round(value):,}"
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 task``, ``3 tasks``, ``1,024 questions``: a count with its noun in the right number."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def names(items: Iterable[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     words = list(items)

@@ -17,6 +17,8 @@ from prooftext.eval.arms import ARM_FULL
 from prooftext.eval.declare import Declaration
 from prooftext.eval.metrics import ACC_KS, median_or_none
 from prooftext.eval.prose import (
+    TIE_POINTS,
+    count,
     counted,
     is_tie,
     leaders,
@@ -166,11 +168,15 @@ def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) 
     return out
 
 
-def _failure_reasons(entry: Mapping[str, Any], declaration: Mapping[str, Any], reference: str | None) -> str:
+def failure_reasons(
+    entry: Mapping[str, Any], declaration: Mapping[str, Any], reference: str | None, unit: str = "tasks"
+) -> str:
+    """Why an arm's verdict entry fails: errors (counted per ``unit``), over the budget, an undefined
+    metric, below the threshold, more than the permitted regression below ``reference``."""
     reasons = []
     if entry.get("failures"):  # an error, not a prompt too large: say which
         codes = entry.get("failure_codes") or {"an error": int(entry["failures"])}
-        reasons.append(f"failed with {counted(codes, int(entry.get('tasks') or 0), 'tasks')}")
+        reasons.append(f"failed with {counted(codes, int(entry.get('tasks') or 0), unit)}")
     if not entry.get("fits_budget") and (not entry.get("failures") or entry.get("over_budget")):
         reasons.append("over the budget")
     if entry.get("value") is None:
@@ -194,7 +200,7 @@ def verdict_sentence(summary: Mapping[str, Any]) -> str:
     parts = [said_reference] if said_reference else []
     passed = [a for a, v in verdict.items() if v.get("passes")]
     failed = [
-        f"{a} ({_failure_reasons(v, declaration, ref)})" for a, v in verdict.items() if not v.get("passes")
+        f"{a} ({failure_reasons(v, declaration, ref)})" for a, v in verdict.items() if not v.get("passes")
     ]
     outcome = [f"passing: {names(passed)}" if passed else "no arm passes"]
     if failed:
@@ -415,24 +421,37 @@ def task_losses(rows: Sequence[Row], arms: Sequence[str], budget: int) -> list[d
 
 
 def losses_sentence(losses: Sequence[Mapping[str, Any]]) -> str:
+    """Where the packed arms fell below the best arm within the budget: on how many tasks (either arm, then
+    each), and the largest loss; without a loss, how many tasks they quoted no gold line on."""
     if not losses or not losses[0]["losses"]:
         return "Neither fixed nor adaptive ran, so no task is ranked by loss."
-    lost = [t for t in losses if t["loss"] * 100 >= 0.05]
+    packed = list(losses[0]["losses"])
+    total = len(losses)
+    lost = [t for t in losses if _lost(t["loss"])]
     if not lost:
         missed = sum(1 for t in losses if t["packed_value"] == 0)
+        every = "the one task" if total == 1 else f"all {total} tasks"
+        who = names(packed)
         return (
-            f"Fixed and adaptive matched the best arm within the budget on all {len(losses)} tasks, so the"
-            f" table lists the tasks where they quoted the fewest gold lines first; they quoted none on"
-            f" {missed} of {len(losses)}."
+            f"{who[0].upper()}{who[1:]} matched the best arm within the budget on {every}, so the table lists"
+            f" the tasks where {'they' if len(packed) > 1 else 'it'} quoted the fewest gold lines first;"
+            f" {'they' if len(packed) > 1 else 'it'} quoted none on {missed} of {total}."
         )
+    each = ", ".join(f"{a} on {sum(1 for t in lost if _lost(t['losses'][a]))}" for a in packed)
     worst = lost[0]
     arm = max(worst["losses"], key=lambda a: worst["losses"][a])
     return (
-        f"{names(worst['losses'])} fell below the best arm within the budget on {len(lost)} of {len(losses)}"
-        f" tasks; the largest loss is {points(worst['loss'])} on {worst['instance_id']}, where {arm} quoted"
+        f"{' or '.join(packed)} fell below the best arm within the budget on {len(lost)} of {count(total, 'task')}"
+        + (f" ({each})" if len(packed) > 1 else "")
+        + f"; the largest loss is {points(worst['loss'])} on {worst['instance_id']}, where {arm} quoted"
         f" {percent(worst['best_value'] - worst['losses'][arm])} of the gold lines and"
         f" {names(worst['best'])} {percent(worst['best_value'])}."
     )
+
+
+def _lost(loss: float) -> bool:
+    """A loss that shows as at least 0.1 point (a smaller one prints as 0.0)."""
+    return loss * 100 >= TIE_POINTS
 
 
 def index_sentence(index: Mapping[str, Mapping[str, Any]]) -> str:
@@ -442,6 +461,6 @@ def index_sentence(index: Mapping[str, Mapping[str, Any]]) -> str:
     refreshes = sum(int(i.get("refreshes") or 0) for i in index.values())
     slow = max(index.items(), key=lambda kv: float(kv[1].get("refresh_s_total") or 0.0))
     return (
-        f"Keeping the indexes fresh took {total:,.1f} s over {refreshes} refreshes;"
+        f"Keeping the indexes fresh took {total:,.1f} s over {count(refreshes, 'refresh', 'refreshes')};"
         f" {slow[0]} took the most ({float(slow[1].get('refresh_s_total') or 0.0):,.1f} s)."
     )

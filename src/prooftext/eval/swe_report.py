@@ -11,6 +11,7 @@ import prooftext.eval.html as html
 from prooftext.eval import swe_findings as find
 from prooftext.eval.metrics import ACC_KS
 from prooftext.eval.model_summary import has_model, model_notes, model_section, model_verdict_sentence
+from prooftext.eval.prose import count
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -75,7 +76,7 @@ TERMINAL_KEY = (
 
 def _quality_table(summary: Mapping[str, Any]) -> Table:
     return (
-        f"SWE-bench, {summary['tasks']} tasks: quality, %",
+        f"SWE-bench, {count(int(summary['tasks']), 'task')}: quality, %",
         ["arm", *[f"Acc@{k}" for k in ACC_KS], "files", "all files", "lines"],
         [
             [
@@ -402,7 +403,7 @@ def _index_table(report: html.HtmlReport, index: Mapping[str, Mapping[str, Any]]
                 i.get("tasks"),
                 i.get("shards"),
                 i.get("refreshes"),
-                i.get("files_indexed_total"),
+                html.num(i.get("files_indexed_total")),
                 html.num(i.get("refresh_s_total"), 1),
                 html.num(i.get("refresh_s_median"), 2),
                 html.num(i.get("refresh_s_max"), 1),
@@ -418,7 +419,7 @@ def _selection_text(summary: Mapping[str, Any]) -> str:
     if selection.get("repos"):
         parts.append(f"repositories {', '.join(selection['repos'])}")
     if selection.get("instances"):
-        parts.append(f"{len(selection['instances'])} named instances")
+        parts.append(count(len(selection["instances"]), "named instance"))
     if selection.get("limit"):
         parts.append(f"the first {selection['limit']}")
     return f" Selected: {'; '.join(parts)}." if parts else ""
@@ -432,7 +433,7 @@ def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Seq
     anchors = summary.get("anchors", [])
     report = html.HtmlReport("prooftext evaluation: SWE-bench")
     report.note(
-        f"{summary['tasks']} tasks, budget {budget:,} tokens, wall time {html.num(summary.get('wall_s'), 1)} s."
+        f"{count(int(summary['tasks']), 'task')}, budget {budget:,} tokens, wall time {html.num(summary.get('wall_s'), 1)} s."
         + _selection_text(summary)
         + " Rates use every task as the denominator (a failed arm is a miss). Acc@k: every gold file among"
         " the top k files. Fits budget: tasks whose prompt is within the budget."

@@ -1,0 +1,145 @@
+"""What the evaluation's help, sentences and tables say is true of one item as of many, of tied arms as of
+one, and of the figures beside them: counts agree in number, a loss is attributed to the arm that lost,
+every failing arm says why, and no Python value (None, False) reaches a reader."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typer.testing import CliRunner
+
+from prooftext.cli.eval import eval_app
+from prooftext.eval import locomo_findings
+from prooftext.eval.declare import Declaration
+from prooftext.eval.html import HtmlReport, manifest_section
+from prooftext.eval.swe_findings import index_sentence, losses_sentence, task_losses
+from prooftext.eval.swe_report import _selection_text, terminal_tables
+
+ARMS = ["bm25", "fixed", "adaptive"]
+DECLARED = Declaration("gold_line_recall", 0.5, 0.1, "flags")
+
+
+def _row(instance: str, **arms: tuple[float, int]) -> dict[str, Any]:
+    return {
+        "instance_id": instance,
+        "repo": "demo/demo",
+        "arms": {a: {"ok": True, "gold_line_recall": r, "prompt_tokens": t} for a, (r, t) in arms.items()},
+    }
+
+
+def test_the_eval_command_list_shows_each_command_summary_unbroken() -> None:
+    shown = CliRunner().invoke(eval_app, ["--help"], prog_name="prooftext eval", terminal_width=240)
+    assert shown.exit_code == 0
+    lines = shown.output.splitlines()
+    assert any("oracle; with --model, the model answers" in line for line in lines)
+    assert any("classified surface, and how often memory search" in line for line in lines)
+
+
+def test_the_loss_sentence_says_fixed_or_adaptive_and_counts_each_arm_that_lost() -> None:
+    rows = [
+        _row("t-both", bm25=(1.0, 7900), fixed=(0.0, 7900), adaptive=(0.0, 4000)),
+        _row("t-adaptive", bm25=(0.2, 7900), fixed=(0.4, 7900), adaptive=(0.2, 4000)),
+        _row("t-even", bm25=(0.5, 7900), fixed=(0.5, 7900), adaptive=(0.5, 4000)),
+    ]
+    said = losses_sentence(task_losses(rows, ARMS, 8000))
+    assert said.startswith(
+        "fixed or adaptive fell below the best arm within the budget on 2 of 3 tasks (fixed on 1, adaptive"
+        " on 2); the largest loss is 100.0 points on t-both"
+    )
+
+
+def test_a_one_task_run_speaks_of_one_task_one_refresh_and_one_named_instance() -> None:
+    rows = [_row("t-1", bm25=(0.5, 7900), fixed=(0.5, 7900), adaptive=(0.5, 4000))]
+    said = losses_sentence(task_losses(rows, ARMS, 8000))
+    assert "on the one task" in said and "all 1 tasks" not in said
+    index = {"demo/demo": {"refreshes": 1, "refresh_s_total": 2.0}}
+    assert "over 1 refresh;" in index_sentence(index)
+    summary = {"tasks": 1, "budget": 8000, "arms": {}, "by_repo": {}}
+    assert terminal_tables(summary)[0][0] == "SWE-bench, 1 task: quality, %"
+    assert _selection_text({"selection": {"instances": ["t-1"]}}) == " Selected: 1 named instance."
+
+
+def test_the_declared_code_version_reads_as_words_not_python_values() -> None:
+    report = HtmlReport("t")
+    manifest = {
+        "declaration": DECLARED.to_dict(),
+        "declared_at": "2026-01-01T00:00:00Z",
+        "tokenizer": "o200k_base",
+        "cpus": 2,
+        "code": {"prooftext": "0.1.0", "git_head": None, "git_dirty": None, "python": "3.11.7"},
+    }
+    manifest_section(report, manifest)
+    page = report.render()
+    assert "<td>None</td>" not in page and "<td>False</td>" not in page
+    report = HtmlReport("t")
+    manifest_section(report, {"code": {"git_head": "abc", "git_dirty": False}})
+    assert "<td>no</td>" in report.render()
+
+
+LOCOMO_ARMS: dict[str, dict[str, Any]] = {
+    "full": {"evidence_recall": 1.0, "prompt_tokens_mean": 21_000.0},
+    "fixed@512": {"evidence_recall": 0.319, "prompt_tokens_mean": 476.0},
+    "adaptive@512": {"evidence_recall": 0.319, "prompt_tokens_mean": 476.0},
+    "bm25@512": {"evidence_recall": 0.647, "prompt_tokens_mean": 500.0},
+    "fixed@4096": {
+        "evidence_recall": 0.931,
+        "prompt_tokens_mean": 3212.0,
+        "by_category": {
+            "1": {"questions": 3, "evidence_recall": 0.5},
+            "2": {"questions": 2, "evidence_recall": 1.0},
+        },
+    },
+    "adaptive@4096": {
+        "evidence_recall": 0.931,
+        "prompt_tokens_mean": 3209.0,
+        "by_category": {
+            "1": {"questions": 3, "evidence_recall": 0.6},
+            "2": {"questions": 2, "evidence_recall": 1.0},
+        },
+    },
+}
+
+
+def test_the_locomo_headline_names_every_arm_tied_for_second() -> None:
+    said = locomo_findings.summary_sentence(LOCOMO_ARMS)
+    assert "512: bm25 64.7%, 32.8 points above fixed and adaptive;" in said
+
+
+def test_the_locomo_category_sentence_describes_the_arm_the_verdict_calls_best() -> None:
+    said = locomo_findings.category_sentence(LOCOMO_ARMS)
+    assert said.startswith("For adaptive@4096, the best arm at the largest budget")
+
+
+def test_the_locomo_verdict_sentence_says_why_each_failing_arm_fails() -> None:
+    verdict = {
+        "full": {"fits_budget": False, "value": 1.0, "meets_threshold": True, "within_regression": True},
+        "last_n@512": {
+            "fits_budget": True,
+            "value": 0.0,
+            "meets_threshold": False,
+            "within_regression": False,
+        },
+        "last_n@4096": {
+            "fits_budget": True,
+            "value": 0.2,
+            "meets_threshold": False,
+            "within_regression": False,
+        },
+        "fixed@512": {"fits_budget": True, "value": 0.3, "meets_threshold": False, "within_regression": True},
+        "fixed@4096": {"fits_budget": True, "value": 0.9, "passes": True},
+    }
+    summary = {
+        "verdict": verdict,
+        "declaration": {"metric": "evidence_recall", "threshold": 0.5, "permitted_regression": 0.5},
+        "reference": {"arm": "fixed@4096", "why": "full context does not fit the budget on every question"},
+    }
+    said = locomo_findings.verdict_sentence(summary)
+    assert said.endswith(
+        "Passing: fixed at 4,096; failing: full (over the budget), last_n at 512 and 4,096 (below the threshold"
+        " 50.0% and more than 50.0 points below fixed@4096) and fixed at 512 (below the threshold 50.0%)."
+    )
+
+
+def test_the_locomo_note_counts_one_conversation_in_the_singular() -> None:
+    summary = {"questions": 3, "questions_with_evidence": 3, "conversations": 1, "wall_s": 1.0}
+    assert locomo_findings.run_note(summary).startswith("3 questions (3 with evidence) from 1 conversation;")
