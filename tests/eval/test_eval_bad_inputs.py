@@ -139,7 +139,7 @@ def test_a_fix_spans_key_outside_the_patch_is_refused_before_the_run_naming_the_
 def test_json_a_task_line_cannot_hold_is_refused_with_its_line(tmp_path: Path, line: str) -> None:
     path = _jsonl(tmp_path, _task(instance_id="demo-0"), line)
     error = _refused(ArtifactError, load_tasks, path)
-    assert error.details == {"path": str(path), "line": 2}
+    assert error.details == {"path": str(path), "line": 2, "input": "tasks"}
 
 
 def test_tasks_that_are_not_utf8_duplicated_or_absent_are_refused(tmp_path: Path) -> None:

@@ -54,15 +54,16 @@ def _lone_surrogate(value: Any) -> bool:
 
 
 def read_text(path: Path, what: str, error: type[ProoftextError]) -> str:
-    """The UTF-8 text of ``path``; ``what`` names the file in the error (``"tasks"``, ``"repo map"``)."""
+    """The UTF-8 text of ``path``; ``what`` names the file in the error (``"tasks"``, ``"repo map"``) and is
+    its ``details.input``."""
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise error(f"cannot read {what} {path}: {exc.strerror}", path=str(path)) from None
+        raise error(f"cannot read {what} {path}: {exc.strerror}", path=str(path), input=what) from None
     except UnicodeDecodeError as exc:
-        raise error(f"{what} {path} is not UTF-8 (byte {exc.start})", path=str(path)) from None
+        raise error(f"{what} {path} is not UTF-8 (byte {exc.start})", path=str(path), input=what) from None
     except ValueError as exc:  # a path holding a NUL byte
-        raise error(f"cannot read {what} {path!r}: {exc}", path=repr(path)) from None
+        raise error(f"cannot read {what} {path!r}: {exc}", path=repr(path), input=what) from None
 
 
 def parse_json(text: str, where: str, error: type[ProoftextError], **details: Any) -> Any:
@@ -72,7 +73,9 @@ def parse_json(text: str, where: str, error: type[ProoftextError], **details: An
     except RecursionError:
         raise error(f"{where}: JSON nested too deeply", **details) from None
     except json.JSONDecodeError as exc:
-        raise error(f"{where}: not JSON ({exc.msg} at column {exc.colno})", **details) from None
+        # Some of the decoder's messages end in "at" ("Unterminated string starting at"): say it once.
+        said = exc.msg.removesuffix(" at")
+        raise error(f"{where}: not JSON ({said} at column {exc.colno})", **details) from None
     except ValueError as exc:  # the hooks above, or an integer too long for Python to convert
         raise error(f"{where}: {str(exc)[:200]}", **details) from None
     if _lone_surrogate(value):
@@ -82,4 +85,4 @@ def parse_json(text: str, where: str, error: type[ProoftextError], **details: An
 
 def load_json(path: Path, what: str, error: type[ProoftextError]) -> Any:
     """The JSON value of a whole file (see :func:`read_text` and :func:`parse_json`)."""
-    return parse_json(read_text(path, what, error), f"{what} {path}", error, path=str(path))
+    return parse_json(read_text(path, what, error), f"{what} {path}", error, path=str(path), input=what)

@@ -113,6 +113,10 @@ def plan_gates(tasks_path: Path, repo_map_path: Path, work_dir: Path) -> GatePla
     return GatePlan(tasks_path, tasks, repo_map, work_dir)
 
 
+CLINC_INPUT = "CLINC150 data"
+"""``details.input`` of an error about a CLINC150 file (no command-line option names its fields)."""
+
+
 def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
     """CLINC150 ``data_full.json``: split name → (utterance, intent) pairs.
 
@@ -120,19 +124,24 @@ def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
     (without it a run would score nothing and still pass); otherwise an :class:`ArtifactError` names the
     file, the split and the item.
     """
-    data = load_json(path, "CLINC150 data", ArtifactError)
+    data = load_json(path, CLINC_INPUT, ArtifactError)
     if not isinstance(data, dict):
-        raise ArtifactError(f"{path}: CLINC150 data is a JSON object of splits", path=str(path))
+        raise ArtifactError(
+            f"{path}: CLINC150 data is a JSON object of splits", path=str(path), input=CLINC_INPUT
+        )
     if CLINC_SPLIT not in data:
         raise ArtifactError(
             f"{path}: no {CLINC_SPLIT!r} split (splits: {', '.join(sorted(data))[:200] or 'none'})",
             path=str(path),
             field=CLINC_SPLIT,
+            input=CLINC_INPUT,
         )
     splits: dict[str, list[tuple[str, str]]] = {}
     for split, items in data.items():
         if not isinstance(items, list):
-            raise ArtifactError(f"{path}: split {split!r} must be a list", path=str(path), field=split)
+            raise ArtifactError(
+                f"{path}: split {split!r} must be a list", path=str(path), field=split, input=CLINC_INPUT
+            )
         pairs: list[tuple[str, str]] = []
         for number, item in enumerate(items):
             if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
@@ -140,11 +149,17 @@ def load_clinc(path: Path) -> dict[str, list[tuple[str, str]]]:
                     f"{path}: {split}[{number}] must be an [utterance, intent] pair of strings",
                     path=str(path),
                     field=f"{split}[{number}]",
+                    input=CLINC_INPUT,
                 )
             pairs.append((item[0], item[1]))
         splits[split] = pairs
     if not splits[CLINC_SPLIT]:
-        raise ArtifactError(f"{path}: the {CLINC_SPLIT!r} split is empty", path=str(path), field=CLINC_SPLIT)
+        raise ArtifactError(
+            f"{path}: the {CLINC_SPLIT!r} split is empty",
+            path=str(path),
+            field=CLINC_SPLIT,
+            input=CLINC_INPUT,
+        )
     return splits
 
 

@@ -278,7 +278,9 @@ def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
     """
     data = load_json(path, "LoCoMo data", ArtifactError)
     if not isinstance(data, list):
-        raise ArtifactError(f"{path}: a LoCoMo file is a JSON list of conversations", path=str(path))
+        raise ArtifactError(
+            f"{path}: a LoCoMo file is a JSON list of conversations", path=str(path), input=LOCOMO_INPUT
+        )
     stats = EvidenceStats()
     conversations: list[Conversation] = []
     dirs: dict[str, str] = {}
@@ -304,7 +306,7 @@ def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
         dirs[folded] = conv.sample_id
         conversations.append(conv)
     if not any(c.questions for c in conversations):
-        raise ArtifactError(f"{path}: no questions to evaluate", path=str(path))
+        raise ArtifactError(f"{path}: no questions to evaluate", path=str(path), input=LOCOMO_INPUT)
     return conversations, stats
 
 

@@ -277,7 +277,7 @@ def load_tasks(path: Path) -> list[SweTask]:
         if not line.strip():
             continue
         where = f"{path}:{number}"
-        data = parse_json(line, where, ArtifactError, path=str(path), line=number)
+        data = parse_json(line, where, ArtifactError, path=str(path), line=number, input=TASKS_INPUT)
         try:
             task = parse_task(data)
         except TaskFieldError as exc:
@@ -297,7 +297,7 @@ def load_tasks(path: Path) -> list[SweTask]:
         first_line[task.instance_id] = number
         tasks.append(task)
     if not tasks:
-        raise ArtifactError(f"{path}: no tasks", path=str(path))
+        raise ArtifactError(f"{path}: no tasks", path=str(path), input=TASKS_INPUT)
     return tasks
 
 
@@ -356,7 +356,9 @@ def load_repo_map(path: Path) -> dict[str, Path]:
     data = load_json(path, "repo map", ConfigError)
     if not isinstance(data, dict):
         raise ConfigError(
-            f'repo map {path}: a repo map is a JSON object {{"owner/name": "path"}}', path=str(path)
+            f'repo map {path}: a repo map is a JSON object {{"owner/name": "path"}}',
+            path=str(path),
+            input=REPO_MAP_INPUT,
         )
     out: dict[str, Path] = {}
     for repo, target in data.items():
