@@ -12,6 +12,7 @@ from prooftext.cli.eval import eval_app
 from prooftext.eval import locomo_findings
 from prooftext.eval.declare import Declaration
 from prooftext.eval.html import HtmlReport, manifest_section
+from prooftext.eval.model_summary import model_verdict_sentence, settings_note
 from prooftext.eval.swe_findings import index_sentence, losses_sentence, task_losses
 from prooftext.eval.swe_report import _selection_text, terminal_tables
 
@@ -143,3 +144,31 @@ def test_the_locomo_verdict_sentence_says_why_each_failing_arm_fails() -> None:
 def test_the_locomo_note_counts_one_conversation_in_the_singular() -> None:
     summary = {"questions": 3, "questions_with_evidence": 3, "conversations": 1, "wall_s": 1.0}
     assert locomo_findings.run_note(summary).startswith("3 questions (3 with evidence) from 1 conversation;")
+
+
+def test_the_model_verdict_sentence_says_why_each_failing_arm_fails() -> None:
+    summary = {
+        "declaration": {"metric": "answer_f1", "threshold": 0.4, "permitted_regression": 0.1},
+        "reference": {"arm": "bm25@4096", "why": "the declared reference full does not fit the budget"},
+        "verdict": {
+            "full": {"fits_budget": False, "value": 1.0, "meets_threshold": True, "within_regression": True},
+            "bm25_top5": {
+                "fits_budget": True,
+                "value": 0.47,
+                "meets_threshold": True,
+                "within_regression": False,
+            },
+            "bm25@4096": {"fits_budget": True, "value": 0.77, "passes": True},
+        },
+    }
+    said = model_verdict_sentence(summary, "question")
+    assert said.endswith(
+        "Passing on answer F1: bm25@4096; failing: full (over the budget) and bm25_top5 (more than 10.0 points"
+        " below bm25@4096)."
+    )
+
+
+def test_the_model_settings_note_counts_one_repeat_in_the_singular() -> None:
+    said = settings_note({"model": "m", "backend": "ollama", "repeats": 1}, "question")
+    assert "; 1 repeat." in said and "repeat(s)" not in said
+    assert "; 3 repeats." in settings_note({"model": "m", "repeats": 3}, "question")

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import prooftext.eval.html as html
 from prooftext.eval.metrics import frequencies, mean_or_none, percentile
-from prooftext.eval.prose import leaders, metric_label, names, percent, points, ranked, tokens
+from prooftext.eval.prose import count, leaders, metric_label, names, percent, points, ranked, tokens
+from prooftext.eval.swe_findings import failure_reasons
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -203,9 +204,9 @@ def failed_answers(arms: Arms) -> str:
     """The error codes of the answers that failed, over every arm (``backend_unavailable 6``), or ""."""
     counts: dict[str, int] = {}
     for summary in arms.values():
-        for code, count in ((summary.get("model") or {}).get("error_codes") or {}).items():
-            counts[code] = counts.get(code, 0) + int(count)
-    return ", ".join(f"{code} {count}" for code, count in sorted(counts.items()))
+        for code, n in ((summary.get("model") or {}).get("error_codes") or {}).items():
+            counts[code] = counts.get(code, 0) + int(n)
+    return ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
 
 
 def _codes(failed: str) -> str:
@@ -334,7 +335,11 @@ def model_verdict_sentence(summary: Mapping[str, Any], unit: str = "task") -> st
     declaration = summary["declaration"]
     verdict: Mapping[str, Any] = summary.get("verdict", {})
     passed = [a for a, v in verdict.items() if v.get("passes")]
-    failed = [a for a, v in verdict.items() if not v.get("passes")]
+    failed = [
+        f"{a} ({failure_reasons(v, declaration, reference.get('arm'), unit + 's')})"
+        for a, v in verdict.items()
+        if not v.get("passes")
+    ]
     head = str(reference.get("why") or "there is no reference")
     head = head[0].upper() + head[1:]
     metric = metric_label(declaration["metric"], unit)
@@ -563,6 +568,18 @@ def cost_plot(arms: Arms, unit: str = "task", *, priced: bool = False) -> Figure
     return fig
 
 
+def settings_note(settings: Mapping[str, Any], unit: str) -> str:
+    """The model's settings as the report states them, and what success means per ``unit``."""
+    repeats = int(settings.get("repeats") or 1)
+    return (
+        f"Model {settings.get('model')} on {settings.get('backend')} at {settings.get('endpoint') or 'the default endpoint'};"
+        f" instruction {(settings.get('instruction') or {}).get('version')}; temperature"
+        f" {settings.get('temperature') if settings.get('temperature') is not None else 'server default'}, seed"
+        f" {settings.get('seed') if settings.get('seed') is not None else 'none'}; {count(repeats, 'repeat')}."
+        f" Success: the share of {unit}s answered right (a failed, unparseable or unsent answer is a miss)."
+    )
+
+
 def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark: str) -> None:
     """The report's model section: settings, a verdict sentence, the tables and the two plots."""
     arms = summary["arms"]
@@ -570,13 +587,7 @@ def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark
     repeats = int(settings.get("repeats") or 1)
     unit = unit_of(benchmark)
     report.heading("Model in the loop")
-    report.note(
-        f"Model {settings.get('model')} on {settings.get('backend')} at {settings.get('endpoint') or 'the default endpoint'};"
-        f" instruction {(settings.get('instruction') or {}).get('version')}; temperature"
-        f" {settings.get('temperature') if settings.get('temperature') is not None else 'server default'}, seed"
-        f" {settings.get('seed') if settings.get('seed') is not None else 'none'}; {repeats} repeat(s)."
-        f" Success: the share of {unit}s answered right (a failed, unparseable or unsent answer is a miss)."
-    )
+    report.note(settings_note(settings, unit))
     switch = switch_sentence(arms, settings.get("model"))
     if switch:
         report.finding(switch)
