@@ -13,7 +13,14 @@ from prooftext.eval import locomo_findings
 from prooftext.eval.declare import Declaration
 from prooftext.eval.html import HtmlReport, manifest_section
 from prooftext.eval.model_summary import model_verdict_sentence, settings_note
-from prooftext.eval.swe_findings import index_sentence, losses_sentence, task_losses
+from prooftext.eval.swe_findings import (
+    index_sentence,
+    losses_sentence,
+    rounds_sentence,
+    stops_sentence,
+    summary_sentence,
+    task_losses,
+)
 from prooftext.eval.swe_report import _selection_text, terminal_tables
 
 ARMS = ["bm25", "fixed", "adaptive"]
@@ -172,3 +179,17 @@ def test_the_model_settings_note_counts_one_repeat_in_the_singular() -> None:
     said = settings_note({"model": "m", "backend": "ollama", "repeats": 1}, "question")
     assert "; 1 repeat." in said and "repeat(s)" not in said
     assert "; 3 repeats." in settings_note({"model": "m", "repeats": 3}, "question")
+
+
+def test_a_count_out_of_one_speaks_of_one_task_or_question() -> None:
+    assert stops_sentence({"hard_limit_reached": 1}) == (
+        "The adaptive packet stopped as hard_limit_reached on 1 of 1 task."
+    )
+    assert rounds_sentence({"4": 1}).startswith("The adaptive packet kept round 4 most often (1 of 1 task);")
+    over = {"tasks": 1, "failures": 0, "over_budget": 1, "prompt_tokens_median": 9000.0}
+    fits = {"tasks": 1, "failures": 0, "over_budget": 0, "gold_line_recall": 1.0, "prompt_tokens_mean": 10.0}
+    said = summary_sentence({"full": over, "fixed": fits}, "gold_line_recall", 8000)
+    assert said.endswith("Over the budget: full on 1 of 1 task (median 9,000 tokens).")
+    arms = {"adaptive@1024": {"prompt_tokens_mean": 300.0, "stop_reasons": {"estimated_sufficient": 1}}}
+    (note,) = locomo_findings.short_of_budget(arms)
+    assert "stopped before the ceiling on 1 of 1 question " in note

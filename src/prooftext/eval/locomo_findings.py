@@ -123,7 +123,7 @@ def short_of_budget(arms: Arms) -> list[str]:
             early = total - int(stops.get(CEILING_STOP, 0))
             note += (
                 " ceiling: the adaptive packet climbs its ladder only until it estimates the evidence"
-                f" sufficient, and stopped before the ceiling on {early} of {total} questions"
+                f" sufficient, and stopped before the ceiling on {early} of {count(total, 'question')}"
                 f" (stop reasons: {', '.join(f'{k} {v}' for k, v in sorted(stops.items()))})."
             )
         else:
@@ -190,7 +190,7 @@ def verdict_sentence(summary: Mapping[str, Any]) -> str:
         if v.get("passes"):
             passing.setdefault((name, ""), []).append(shown)
         else:
-            reasons = failure_reasons(v, declaration, reference, "questions")
+            reasons = failure_reasons(v, declaration, reference, "question")
             failing.setdefault((name, reasons), []).append(shown)
 
     def grouped(groups: Mapping[tuple[str, str], Sequence[str]]) -> str:

@@ -336,7 +336,7 @@ def model_verdict_sentence(summary: Mapping[str, Any], unit: str = "task") -> st
     verdict: Mapping[str, Any] = summary.get("verdict", {})
     passed = [a for a, v in verdict.items() if v.get("passes")]
     failed = [
-        f"{a} ({failure_reasons(v, declaration, reference.get('arm'), unit + 's')})"
+        f"{a} ({failure_reasons(v, declaration, reference.get('arm'), unit)})"
         for a, v in verdict.items()
         if not v.get("passes")
     ]
@@ -478,7 +478,7 @@ def switch_sentence(arms: Arms, requested: object) -> str | None:
             served[name] = served.get(name, 0) + int(n)
     names = ", ".join(f"{name!r} {n}" for name, n in sorted(served.items()))
     return (
-        f"Warning: the server answered {switched} of {answered} answers as another model than {requested!r}"
+        f"Warning: the server answered {switched} of {count(answered, 'answer')} as another model than {requested!r}"
         f" (served: {names}); the scores are that model's."
     )
 
@@ -620,4 +620,4 @@ def done_sentence(arms: Arms) -> str:
     top = max(totals.items(), key=lambda kv: kv[1])
     cut = totals.get("length", 0)
     tail = f"; {cut} hit the output limit" if cut else "; none hit the output limit"
-    return f"The model ended {top[1]} of {total} answers with {top[0]}{tail}."
+    return f"The model ended {top[1]} of {count(total, 'answer')} with {top[0]}{tail}."

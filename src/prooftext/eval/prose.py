@@ -72,12 +72,13 @@ def names(items: Iterable[str]) -> str:
 
 
 def counted(counts: Mapping[str, int], total: int, unit: str) -> str:
-    """``estimated_sufficient on 4 of 9 tasks and hard_limit_reached on 5``, most frequent first."""
+    """``estimated_sufficient on 4 of 9 tasks and hard_limit_reached on 5``, most frequent first; ``unit``
+    is the singular noun (``task``)."""
     ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if not ordered:
-        return f"no {unit}"
+        return f"no {unit}s"
     (first, n), rest = ordered[0], ordered[1:]
-    head = f"{first} on {n} of {total} {unit}"
+    head = f"{first} on {n} of {count(total, unit)}"
     return names([head, *(f"{k} on {v}" for k, v in rest)])
 
 

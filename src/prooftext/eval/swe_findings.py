@@ -169,7 +169,7 @@ def budget_verdict(declaration: Declaration, arms: Arms, reference: str | None) 
 
 
 def failure_reasons(
-    entry: Mapping[str, Any], declaration: Mapping[str, Any], reference: str | None, unit: str = "tasks"
+    entry: Mapping[str, Any], declaration: Mapping[str, Any], reference: str | None, unit: str = "task"
 ) -> str:
     """Why an arm's verdict entry fails: errors (counted per ``unit``), over the budget, an undefined
     metric, below the threshold, more than the permitted regression below ``reference``."""
@@ -225,7 +225,7 @@ def _reference_sentence(
             return f"{fit}; {why}" if declared else f"{fit}, so it is the reference"
         median = full.get("prompt_tokens_median")
         median_text = f", median {tokens(float(median))} tokens" if median is not None else ""
-        fit = f"Full context fits the {budget:,}-token budget on {inside} of {answered} tasks{median_text}"
+        fit = f"Full context fits the {budget:,}-token budget on {inside} of {count(answered, 'task')}{median_text}"
         if declared:
             return f"{fit}; {why}"
         if not ref:
@@ -270,7 +270,7 @@ def summary_sentence(arms: Arms, metric: str, budget: int) -> str:
             if score is not None:
                 details.append(f"{label} {percent(score)}")
             shown = f" ({', '.join(details)})" if details else ""
-            over.append(f"{arm} on {s['over_budget']} of {answered} tasks{shown}")
+            over.append(f"{arm} on {s['over_budget']} of {count(answered, 'task')}{shown}")
     tail = f" Over the budget: {names(over)}." if over else ""
     return "; ".join(parts) + "." + tail
 
@@ -309,7 +309,7 @@ def scatter_sentence(rows: Sequence[Row], arms: Arms, budget: int) -> str:
         else:
             losses += 1
     sentence = (
-        f"Per task, {best} quotes more gold lines than {rival} on {wins} of {len(rows)} tasks, as many on"
+        f"Per task, {best} quotes more gold lines than {rival} on {wins} of {count(len(rows), 'task')}, as many on"
         f" {ties} and fewer on {losses}; the dashed line marks the {budget:,}-token budget"
     )
     over = [a for a, s in arms.items() if s.get("over_budget")]
@@ -358,7 +358,7 @@ def anchors_sentence(arms: Arms, anchors: Sequence[Mapping[str, Any]]) -> str:
 
 def stops_sentence(stop_reasons: Mapping[str, int]) -> str:
     total = sum(stop_reasons.values())
-    return f"The adaptive packet stopped as {counted(stop_reasons, total, 'tasks')}."
+    return f"The adaptive packet stopped as {counted(stop_reasons, total, 'task')}."
 
 
 def rounds_sentence(selected: Mapping[str, int]) -> str:
@@ -368,7 +368,7 @@ def rounds_sentence(selected: Mapping[str, int]) -> str:
     mean = sum(int(k) * v for k, v in selected.items()) / total
     top = max(selected.items(), key=lambda kv: (kv[1], -int(kv[0])))
     return (
-        f"The adaptive packet kept round {top[0]} most often ({top[1]} of {total} tasks);"
+        f"The adaptive packet kept round {top[0]} most often ({top[1]} of {count(total, 'task')});"
         f" the mean selected round is {mean:.1f}."
     )
 
