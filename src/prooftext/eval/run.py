@@ -143,6 +143,7 @@ def evaluate(run: Run, options: RunOptions | None = None, progress: Progress | N
 
 def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dict[str, Any]:
     declaration = run.bar.resolve(DEFAULT_DEPTH_DECLARATION, DEPTH_METRICS)
+    _threshold_alone(declaration, run.bar)
     clinc, locomo = required_path(run.clinc, "clinc"), optional_path(run.locomo, "locomo")
     tasks, repo_map = optional_path(run.swebench, "swebench"), optional_path(run.repo_map, "repo_map")
     if (tasks is None) != (repo_map is None):
@@ -155,6 +156,25 @@ def _depth(run: DepthRun, options: RunOptions, progress: Progress | None) -> dic
         work = options.work_root(scratch)
         gates = plan_gates(tasks, repo_map, work.resolve())
         return run_depth(clinc, locomo, declaration, options, progress, swebench=gates)
+
+
+def _threshold_alone(declaration: Declaration, bar: QualityBar) -> None:
+    """``eval depth`` checks its threshold alone: it has no reference arm, so a declared reference or
+    permitted regression would be recorded and never checked; either is refused, naming the file that gave
+    it."""
+    declared = {
+        "reference_arm": (declaration.reference_arm, bar.reference_arm),
+        "permitted_regression": (declaration.permitted_regression, bar.permitted_regression),
+    }
+    for key, (value, flag) in declared.items():
+        if value is not None:
+            where = file_field(optional_path(bar.file), flag, key)
+            prefix, details = where or ("", {"field": key})
+            raise RequestError(
+                f"{prefix}eval depth checks its threshold alone (no arm is a reference), so it takes no"
+                f" {key.replace('_', ' ')}",
+                **details,
+            )
 
 
 def _check_budgets(budgets: Sequence[object], tokenizer: str, field: str) -> None:
