@@ -41,6 +41,8 @@ def test_the_eval_command_list_shows_each_command_summary_unbroken() -> None:
     lines = shown.output.splitlines()
     assert any("oracle; with --model, the model answers" in line for line in lines)
     assert any("classified surface, and how often memory search" in line for line in lines)
+    shown = CliRunner().invoke(eval_app, ["swebench", "--help"], terminal_width=240)
+    assert '"reference_arm"' in shown.output  # a declaration file may name the reference arm
 
 
 def test_the_loss_sentence_says_fixed_or_adaptive_and_counts_each_arm_that_lost() -> None:

@@ -44,7 +44,8 @@ DeclareOpt = Annotated[
     Path | None,
     typer.Option(
         "--declare",
-        help='JSON {"metric", "threshold", "permitted_regression"} declared up front.',
+        help='JSON declaring the bar up front: {"metric", "threshold"}, and "permitted_regression" and'
+        ' "reference_arm" where the command has those options.',
         readable=False,
     ),
 ]
