@@ -62,6 +62,7 @@ def test_a_one_task_run_speaks_of_one_task_one_refresh_and_one_named_instance() 
     rows = [_row("t-1", bm25=(0.5, 7900), fixed=(0.5, 7900), adaptive=(0.5, 4000))]
     said = losses_sentence(task_losses(rows, ARMS, 8000))
     assert "on the one task" in said and "all 1 tasks" not in said
+    assert "on both tasks" in losses_sentence(task_losses(rows + rows, ARMS, 8000))
     index = {"demo/demo": {"refreshes": 1, "refresh_s_total": 2.0}}
     assert "over 1 refresh;" in index_sentence(index)
     summary = {"tasks": 1, "budget": 8000, "arms": {}, "by_repo": {}}

@@ -430,7 +430,7 @@ def losses_sentence(losses: Sequence[Mapping[str, Any]]) -> str:
     lost = [t for t in losses if _lost(t["loss"])]
     if not lost:
         missed = sum(1 for t in losses if t["packed_value"] == 0)
-        every = "the one task" if total == 1 else f"all {total} tasks"
+        every = {1: "the one task", 2: "both tasks"}.get(total, f"all {total} tasks")
         who = names(packed)
         return (
             f"{who[0].upper()}{who[1:]} matched the best arm within the budget on {every}, so the table lists"
