@@ -13,6 +13,7 @@ from prooftext.eval import locomo_findings
 from prooftext.eval.declare import Declaration
 from prooftext.eval.html import HtmlReport, manifest_section
 from prooftext.eval.model_summary import model_verdict_sentence, settings_note
+from prooftext.eval.summary import arm_summary
 from prooftext.eval.swe_findings import (
     index_sentence,
     losses_sentence,
@@ -21,7 +22,8 @@ from prooftext.eval.swe_findings import (
     summary_sentence,
     task_losses,
 )
-from prooftext.eval.swe_report import _selection_text, terminal_tables
+from prooftext.eval.swe_findings import latency_sentence as swe_latency_sentence
+from prooftext.eval.swe_report import SUMMARY_HEADERS, _selection_text, summary_rows, terminal_tables
 
 ARMS = ["bm25", "fixed", "adaptive"]
 DECLARED = Declaration("gold_line_recall", 0.5, 0.1, "flags")
@@ -196,3 +198,16 @@ def test_a_count_out_of_one_speaks_of_one_task_or_question() -> None:
     arms = {"adaptive@1024": {"prompt_tokens_mean": 300.0, "stop_reasons": {"estimated_sufficient": 1}}}
     (note,) = locomo_findings.short_of_budget(arms)
     assert "stopped before the ceiling on 1 of 1 question " in note
+
+
+def test_the_latency_sentence_gives_the_p50_the_table_shows() -> None:
+    rows = [
+        {"instance_id": f"t-{n}", "repo": "demo/demo", "arms": {"bm25": {"ok": True, "latency_ms": ms}}}
+        for n, ms in enumerate([10.0, 20.0])
+    ]
+    summary = arm_summary(rows, "bm25")
+    shown = summary_rows({"bm25": summary})[0][SUMMARY_HEADERS.index("latency p50 ms")]
+    assert shown == "10"
+    assert swe_latency_sentence({"bm25": summary}).startswith(
+        f"Median (p50) compile latency: bm25 {shown} ms"
+    )

@@ -15,7 +15,7 @@ from typing import Any
 
 from prooftext.eval.arms import ARM_FULL
 from prooftext.eval.declare import Declaration
-from prooftext.eval.metrics import ACC_KS, median_or_none
+from prooftext.eval.metrics import ACC_KS
 from prooftext.eval.prose import (
     TIE_POINTS,
     count,
@@ -373,18 +373,19 @@ def rounds_sentence(selected: Mapping[str, int]) -> str:
     )
 
 
-def latency_sentence(rows: Sequence[Row], arms: Sequence[str]) -> str:
-    medians = {}
-    for arm in arms:
-        values = [float(r["arms"][arm]["latency_ms"]) for r in rows if "latency_ms" in r["arms"].get(arm, {})]
-        median = median_or_none(values)
-        if median is not None:
-            medians[arm] = median
+def latency_sentence(arms: Arms) -> str:
+    """The latency plot: each arm's p50 compile latency, as the table gives it (nearest rank), fastest
+    first."""
+    medians = {
+        a: float(s["latency_ms_p50"])
+        for a, s in arms.items()
+        if isinstance(s.get("latency_ms_p50"), int | float)
+    }
     if not medians:
         return "No arm measured a latency."
     order = sorted(medians.items(), key=lambda kv: kv[1])
     listed = names(f"{a} {v:,.0f} ms" for a, v in order)
-    return f"Median compile latency: {listed}; {order[0][0]} is the fastest."
+    return f"Median (p50) compile latency: {listed}; {order[0][0]} is the fastest."
 
 
 def task_losses(rows: Sequence[Row], arms: Sequence[str], budget: int) -> list[dict[str, Any]]:

@@ -462,7 +462,7 @@ def swebench_report(manifest: dict[str, Any], summary: dict[str, Any], rows: Seq
         )
     latency = _latency(rows, names)
     if latency is not None:
-        report.finding(find.latency_sentence(rows, names))
+        report.finding(find.latency_sentence(arms))
         report.figure(latency, "latency per arm")
     _task_table(report, rows, names, budget)
     _repo_tables(report, summary)
