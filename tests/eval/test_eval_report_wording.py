@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from prooftext.cli.eval import eval_app
 from prooftext.eval import locomo_findings
 from prooftext.eval.declare import Declaration
+from prooftext.eval.depth_report import small_talk_note
 from prooftext.eval.html import HtmlReport, manifest_section
 from prooftext.eval.model_summary import model_verdict_sentence, settings_note
 from prooftext.eval.summary import arm_summary
@@ -210,4 +211,17 @@ def test_the_latency_sentence_gives_the_p50_the_table_shows() -> None:
     assert shown == "10"
     assert swe_latency_sentence({"bm25": summary}).startswith(
         f"Median (p50) compile latency: bm25 {shown} ms"
+    )
+
+
+def test_the_small_talk_note_says_which_names_and_roots_were_known() -> None:
+    summary = {"small_talk_gates": {"names_known": 34, "per_root": {"a/b": {}, "c/d": {}}}}
+    assert small_talk_note(summary) == (
+        "CLINC150 small talk asked as turns, with the 34 names of the LoCoMo conversations known and each"
+        " repository open in turn:"
+    )
+    summary = {"small_talk_gates": {"names_known": 0, "per_root": {"(no repository)": {}}}}
+    assert (
+        small_talk_note(summary)
+        == "CLINC150 small talk asked as turns, with no names known and no repository open:"
     )

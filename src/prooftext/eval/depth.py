@@ -99,7 +99,7 @@ class GatePlan:
                 terms[repo] = repository_terms_of(index)
             if progress is not None:
                 progress(number, len(first))
-        note = "indexes built once per repository, at the base commit of its first task: " + ", ".join(
+        note = "Indexes built once per repository, at the base commit of its first task: " + ", ".join(
             f"{repo}@{commit[:12]}" for repo, commit in sorted(first.items())
         )
         return GateRepositories(self.tasks, titles, terms, note)

@@ -14,6 +14,7 @@ from typing import Any
 
 from prooftext.depth import Tier
 from prooftext.eval.html import HtmlReport, manifest_section, num, pct, verdict_section
+from prooftext.eval.prose import count as count_of
 from prooftext.eval.prose import names, percent
 
 Block = Mapping[str, Any]
@@ -369,6 +370,16 @@ def small_talk_rows(summary: Mapping[str, Any]) -> list[list[str]]:
     ]
 
 
+def small_talk_note(summary: Mapping[str, Any]) -> str:
+    """What the small-talk turns were asked with: the LoCoMo names known, and the repositories open."""
+    gates = summary.get("small_talk_gates") or {}
+    known = int(gates.get("names_known") or 0)
+    names_said = f"the {count_of(known, 'name')} of the LoCoMo conversations" if known else "no names"
+    roots = [r for r in gates.get("per_root") or {} if not str(r).startswith("(")]
+    opened = "each repository open in turn" if roots else "no repository open"
+    return f"CLINC150 small talk asked as turns, with {names_said} known and {opened}:"
+
+
 def _gates_section(report: HtmlReport, summary: Mapping[str, Any]) -> None:
     bars = gate_bar_rows(summary)
     if not bars:
@@ -378,7 +389,7 @@ def _gates_section(report: HtmlReport, summary: Mapping[str, Any]) -> None:
     report.table(["bar", "measured %", "target (share)", "met"], bars)
     talk = small_talk_rows(summary)
     if talk:
-        report.note("CLINC150 small talk asked as turns, with each repository (or conversation) open:")
+        report.note(small_talk_note(summary))
         report.table(["open root", "turns", "memory search ran %", "retrieval ran %"], talk)
     note = (summary.get("swebench_gates") or {}).get("note")
     if note:
