@@ -159,6 +159,13 @@ def test_the_locomo_note_counts_one_conversation_in_the_singular() -> None:
     assert locomo_findings.run_note(summary).startswith("3 questions (3 with evidence) from 1 conversation;")
 
 
+def test_the_locomo_note_says_tokens_and_stops_count_every_question_asked() -> None:
+    summary = {"questions": 30, "questions_with_evidence": 29, "conversations": 1, "wall_s": 1.0}
+    said = locomo_findings.run_note(summary)
+    assert "Recall averages over the 29 questions with evidence" in said
+    assert "tokens, latency and stop reasons count all 30 questions asked" in said
+
+
 def test_the_model_verdict_sentence_says_why_each_failing_arm_fails() -> None:
     summary = {
         "declaration": {"metric": "answer_f1", "threshold": 0.4, "permitted_regression": 0.1},

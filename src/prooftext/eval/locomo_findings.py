@@ -58,11 +58,16 @@ def _tokens_or_inf(summary: Mapping[str, Any]) -> float:
 
 
 def run_note(summary: Mapping[str, Any]) -> str:
-    """What the run covered: questions, those with evidence, conversations and wall time."""
+    """What the run covered (questions, those with evidence, conversations, wall time) and what each
+    figure averages over: recall over the questions with evidence, the rest over every question asked."""
+    asked, scored = int(summary["questions"]), int(summary["questions_with_evidence"])
     return (
-        f"{count(int(summary['questions']), 'question')} ({summary['questions_with_evidence']:,} with evidence)"
-        f" from {count(int(summary['conversations']), 'conversation')}; wall time"
-        f" {float(summary.get('wall_s') or 0.0):,.1f} s."
+        f"{count(asked, 'question')} ({scored:,} with evidence) from"
+        f" {count(int(summary['conversations']), 'conversation')}; wall time"
+        f" {float(summary.get('wall_s') or 0.0):,.1f} s. Recall averages over the"
+        f" {count(scored, 'question')} with evidence (a failed arm counts as 0); tokens, latency and stop"
+        f" reasons count {'the' if asked == 1 else 'all'} {count(asked, 'question')} asked. arm@B: at a budget"
+        " of B tokens (for adaptive, a ceiling)."
     )
 
 

@@ -365,11 +365,7 @@ def _stops(arms: Mapping[str, Mapping[str, Any]]) -> Figure | None:
 def locomo_report(record: dict[str, Any], summary: dict[str, Any]) -> str:
     arms = summary["arms"]
     report = HtmlReport("prooftext evaluation: LoCoMo")
-    report.note(
-        find.run_note(summary)
-        + " Recall averages over questions with evidence; a failed arm counts as 0. arm@B: at a budget of B"
-        " tokens (for adaptive, a ceiling)."
-    )
+    report.note(find.run_note(summary))
     report.finding(find.summary_sentence(arms))
     report.table(LOCOMO_HEADERS, locomo_rows(arms))
     anchor_section(
