@@ -158,6 +158,9 @@ def test_locomo_answers_are_scored_priced_timed_and_a_rerun_sends_nothing(
     html = (tmp_path / "report.html").read_text()
     assert "Model task success vs prompt tokens" not in html  # figure titles live inside the PNGs
     assert html.count("<img") == 3 and "Model in the loop" in html and "Cost and latency" in html
+    before_cost_plot = html[: html.index('alt="cost per question per arm"')]
+    said = before_cost_plot[before_cost_plot.rindex('<p class="finding">') :]
+    assert "Median model wall time" not in said  # the cost plot opens with the cost sentence
 
     again = evaluate(run, RunOptions(out_dir=tmp_path)).to_dict()
     assert len(ollama.requests) == 4 * 6 * 2  # every answer came from the cache

@@ -598,10 +598,10 @@ def model_section(report: html.HtmlReport, summary: Mapping[str, Any], benchmark
     report.figure(success_plot(arms, unit), f"model {unit} success vs prompt tokens")
     report.heading("Cost and latency", 3)
     report.finding(cost_sentence(arms, unit, priced=declared_prices(summary)))
-    _, headers, rows = cost_table(arms, unit)
-    report.table(headers, rows)
-    report.finding(latency_sentence(arms))
     report.figure(cost_plot(arms, unit, priced=declared_prices(summary)), f"cost per {unit} per arm")
+    report.finding(latency_sentence(arms))
+    _, headers, rows = cost_table(arms, unit)  # its columns: cost, then the answers' timing
+    report.table(headers, rows)
     stops = stop_table(arms)
     if stops is not None:
         report.heading("How the answers ended", 3)
