@@ -48,6 +48,12 @@ def test_the_eval_command_list_shows_each_command_summary_unbroken() -> None:
     assert '"reference_arm"' in shown.output  # a declaration file may name the reference arm
 
 
+def test_the_locomo_arms_help_names_every_arm_at_80_columns() -> None:
+    shown = CliRunner().invoke(eval_app, ["locomo", "--help"], terminal_width=80)
+    text = " ".join(shown.output.split())
+    assert "adaptive, oracle (all by default)" in text.replace("│ ", "").replace(" │", "")
+
+
 def test_the_loss_sentence_says_fixed_or_adaptive_and_counts_each_arm_that_lost() -> None:
     rows = [
         _row("t-both", bm25=(1.0, 7900), fixed=(0.0, 7900), adaptive=(0.0, 4000)),

@@ -239,7 +239,10 @@ def swebench_command(
     repo_map: Annotated[
         Path, typer.Option("--repo-map", help='JSON {"owner/name": "git dir or clone"}.', readable=False)
     ],
-    arms: Annotated[str, typer.Option("--arms", help="Comma-separated arms.")] = _joined(_SWE.arms),
+    arms: Annotated[
+        str,
+        typer.Option("--arms", help="Comma-separated arms: full, bm25, fixed, adaptive (all by default)."),
+    ] = _joined(_SWE.arms),
     budget: Annotated[int, typer.Option("--budget", help="Token budget of the packed arms.")] = _SWE.budget,
     workers: Annotated[int, typer.Option("--workers", help="Parallel shards (process pool).")] = 1,
     executor: ExecutorOpt = _OPTIONS.executor,
@@ -299,7 +302,14 @@ def locomo_command(
     budgets: Annotated[str, typer.Option("--budgets", help="Comma-separated token budgets.")] = _joined(
         _LOCOMO.budgets
     ),
-    arms: Annotated[str, typer.Option("--arms", help="Comma-separated arms.")] = _joined(_LOCOMO.arms),
+    arms: Annotated[
+        str,
+        typer.Option(
+            "--arms",
+            help="Comma-separated arms: full, last_n, bm25 (with bm25_top5), fixed, adaptive, oracle (all by"
+            " default).",
+        ),
+    ] = _joined(_LOCOMO.arms),
     questions: Annotated[
         int | None, typer.Option("--questions", help="At most N questions per conversation (evenly spaced).")
     ] = None,
