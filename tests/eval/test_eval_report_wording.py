@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from prooftext.cli.eval import eval_app
+from prooftext.errors import RangeError, RequestError
 from prooftext.eval import locomo_findings
-from prooftext.eval.declare import Declaration
+from prooftext.eval.declare import Declaration, parse_ints, parse_list
 from prooftext.eval.depth_report import small_talk_note
 from prooftext.eval.html import HtmlReport, manifest_section
 from prooftext.eval.model_summary import model_verdict_sentence, settings_note
@@ -238,3 +240,12 @@ def test_the_small_talk_note_says_which_names_and_roots_were_known() -> None:
         small_talk_note(summary)
         == "CLINC150 small talk asked as turns, with no names known and no repository open:"
     )
+
+
+def test_a_bad_arm_or_budget_list_names_the_item_at_fault() -> None:
+    with pytest.raises(RequestError) as caught:
+        parse_list("full,nope", ("full", "bm25"), "arms")
+    assert caught.value.message == "arms must be a comma-separated subset of full, bm25; unknown: nope"
+    with pytest.raises(RangeError) as out_of_range:
+        parse_ints("512,0", "budgets")
+    assert out_of_range.value.message == "budgets must each be at least 1, got 0"

@@ -307,7 +307,10 @@ def parse_list(text: str, allowed: tuple[str, ...], field: str) -> tuple[str, ..
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     unknown = [n for n in names if n not in allowed]
     if unknown or not names:
-        raise RequestError(f"{field} must be a comma-separated subset of {', '.join(allowed)}", field=field)
+        said = f"; unknown: {', '.join(unknown)}" if unknown else ""
+        raise RequestError(
+            f"{field} must be a comma-separated subset of {', '.join(allowed)}{said}", field=field
+        )
     return names
 
 
@@ -322,7 +325,7 @@ def parse_ints(text: str, field: str) -> tuple[int, ...]:
         ) from None
     for value in values:
         if value <= 0:
-            raise RangeError(f"each of {field} must be at least 1, got {value}", field=field)
+            raise RangeError(f"{field} must each be at least 1, got {value}", field=field)
     return values
 
 
