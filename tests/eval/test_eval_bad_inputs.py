@@ -322,6 +322,9 @@ def test_locomo_that_is_not_utf8_duplicated_or_empty_is_refused(tmp_path: Path) 
     assert "not UTF-8" in _refused(ArtifactError, load_locomo, path).message
     clash = _refused(ArtifactError, load_locomo, _locomo(tmp_path, _sample(), _sample(sample_id="CONV-T")))
     assert clash.details["field"] == "sample_id"
+    assert "differs only in case from conversation 0's 'conv-t'" in clash.message
+    twice = _refused(ArtifactError, load_locomo, _locomo(tmp_path, _sample(), _sample()))
+    assert twice.message.endswith("sample_id 'conv-t' is given twice (also by conversation 0)")
     assert _refused(ArtifactError, load_locomo, _locomo(tmp_path)).message.endswith(
         "no questions to evaluate"
     )

@@ -283,7 +283,7 @@ def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
         )
     stats = EvidenceStats()
     conversations: list[Conversation] = []
-    dirs: dict[str, str] = {}
+    dirs: dict[str, tuple[str, int]] = {}
     for number, sample in enumerate(data):
         named = sample.get("sample_id") if isinstance(sample, dict) else None
         where = f"{path}: conversation {number}" + (f" ({named[:80]})" if isinstance(named, str) else "")
@@ -296,14 +296,21 @@ def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceStats]:
         # Case-folded: two ids differing only in case share a directory on a case-insensitive file system.
         folded = work_dir_name(conv.sample_id).casefold()
         if folded in dirs:
+            other, first = dirs[folded]
+            clash = (
+                f"sample_id {other[:80]!r} is given twice (also by conversation {first})"
+                if other == conv.sample_id
+                else f"sample_id {conv.sample_id[:80]!r} differs only in case from conversation {first}'s"
+                f" {other[:80]!r} (the two would share a work directory)"
+            )
             raise ArtifactError(
-                f"{where}: sample_id {conv.sample_id[:80]!r} clashes with {dirs[folded][:80]!r}",
+                f"{where}: {clash}",
                 path=str(path),
                 conversation=number,
                 field="sample_id",
                 input=LOCOMO_INPUT,
             )
-        dirs[folded] = conv.sample_id
+        dirs[folded] = (conv.sample_id, number)
         conversations.append(conv)
     if not any(c.questions for c in conversations):
         raise ArtifactError(f"{path}: no questions to evaluate", path=str(path), input=LOCOMO_INPUT)
