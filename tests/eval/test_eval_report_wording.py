@@ -13,7 +13,7 @@ from prooftext.cli.eval import eval_app
 from prooftext.errors import RangeError, RequestError
 from prooftext.eval import locomo_findings
 from prooftext.eval.declare import Declaration, parse_ints, parse_list
-from prooftext.eval.depth_report import small_talk_note
+from prooftext.eval.depth_report import datasets_sentence, small_talk_note
 from prooftext.eval.html import HtmlReport, manifest_section
 from prooftext.eval.model_summary import model_verdict_sentence, settings_note
 from prooftext.eval.summary import arm_summary
@@ -249,3 +249,16 @@ def test_a_bad_arm_or_budget_list_names_the_item_at_fault() -> None:
     with pytest.raises(RangeError) as out_of_range:
         parse_ints("512,0", "budgets")
     assert out_of_range.value.message == "budgets must each be at least 1, got 0"
+
+
+def test_a_depth_run_without_locomo_or_swebench_does_not_say_it_recorded_no_gate() -> None:
+    summary = {
+        "clinc": {"utterances": 10, "gold_surface": 2, "predicted_surface": 2, "surface_precision": 1.0},
+        "small_talk_gates": {"names_known": 0, "per_root": {"(no repository)": {}}, "memory_share_max": 0.0},
+    }
+    said = datasets_sentence(summary)
+    assert "did not record" not in said
+    assert said.endswith(
+        "no data set here records how often memory search and retrieval ran (--locomo and --swebench add"
+        " them; small talk is measured below)."
+    )

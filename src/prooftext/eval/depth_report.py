@@ -188,7 +188,10 @@ def datasets_sentence(summary: Mapping[str, Any]) -> str:
         ]
         parts.append(f"{GATES[g]} on {names(ran)}")
     if not gates:
-        parts.append("this run did not record how often memory search and retrieval ran")
+        parts.append(
+            "no data set here records how often memory search and retrieval ran (--locomo and --swebench add"
+            f" them{'; small talk is measured below' if summary.get('small_talk_gates') else ''})"
+        )
     text = "; ".join(parts) or "No data set was evaluated"
     return text[0].upper() + text[1:] + "."
 
