@@ -260,5 +260,5 @@ def test_a_depth_run_without_locomo_or_swebench_does_not_say_it_recorded_no_gate
     assert "did not record" not in said
     assert said.endswith(
         "no data set here records how often memory search and retrieval ran (--locomo and --swebench add"
-        " them; small talk is measured below)."
+        " them; small talk is measured on its own)."
     )

@@ -190,7 +190,7 @@ def datasets_sentence(summary: Mapping[str, Any]) -> str:
     if not gates:
         parts.append(
             "no data set here records how often memory search and retrieval ran (--locomo and --swebench add"
-            f" them{'; small talk is measured below' if summary.get('small_talk_gates') else ''})"
+            f" them{'; small talk is measured on its own' if summary.get('small_talk_gates') else ''})"
         )
     text = "; ".join(parts) or "No data set was evaluated"
     return text[0].upper() + text[1:] + "."
