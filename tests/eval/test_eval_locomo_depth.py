@@ -140,3 +140,11 @@ def test_the_adaptive_arm_climbs_a_bounded_ladder_at_the_largest_budget(
     rows = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
     arms = [row["arms"]["adaptive@8388608"] for row in rows]
     assert arms and all(arm["ok"] for arm in arms), arms
+
+
+def test_every_latency_of_a_locomo_row_is_rounded_to_the_microsecond(locomo_run: dict[str, Any]) -> None:
+    for row in locomo_run["rows"].values():
+        for name, arm in row["arms"].items():
+            latency = arm.get("latency_ms")
+            if latency is not None:
+                assert latency == round(latency, 3), (name, latency)

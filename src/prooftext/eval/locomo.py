@@ -175,7 +175,10 @@ def _lexical_arms(
             present, tokens, taken = lex.pack(q.text, ranked, budget, skip=True)
             if prompts is not None:
                 kept[f"bm25@{budget}"] = lex.prompt(q.text, taken)
-            out[f"bm25@{budget}"] = {"prompt_tokens": tokens, "latency_ms": rank_ms + elapsed_ms(started)}
+            out[f"bm25@{budget}"] = {
+                "prompt_tokens": tokens,
+                "latency_ms": round(rank_ms + elapsed_ms(started), 3),
+            }
             out[f"bm25@{budget}"].update(_recall(q.evidence, present))
     return out
 
