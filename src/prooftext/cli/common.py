@@ -97,6 +97,7 @@ app = new_app()
 OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
 """Errors of a device that cannot take more output (a closed pipe or descriptor, a full disk, a failing
 device)."""
+STDIN_FD = 0
 STDOUT_FD = 1
 STDERR_FD = 2
 
@@ -146,6 +147,9 @@ def _hold_closed_descriptor(fd: int) -> None:
 
 
 def _stand_in_for_closed_streams() -> None:
+    if sys.stdin is None:  # a closed stdin reads as an empty one: the servers and ``chat`` end at once
+        _hold_closed_descriptor(STDIN_FD)
+        sys.stdin = open(STDIN_FD, encoding="utf-8", closefd=False)  # noqa: SIM115 - kept for the process
     if sys.stdout is None:
         _hold_closed_descriptor(STDOUT_FD)
         sys.stdout = _ClosedStdout()
