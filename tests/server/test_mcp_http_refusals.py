@@ -157,3 +157,13 @@ def test_a_protocol_version_header_the_server_does_not_speak_is_refused_naming_t
     assert (status, data["code"], data["field"]) == (400, "invalid_request", "mcp-protocol-version")
     message = reply.json()["error"]["message"]
     assert "unsupported MCP-Protocol-Version '1999-01-01'" in message and "2025-06-18" in message
+
+
+def test_a_request_refused_before_a_session_opens_names_no_session(mcp_url: str) -> None:
+    """The SDK discards the session it made for a refused first request; the answer must not name it."""
+    with httpx.Client(timeout=30) as client:
+        no_session = client.post(mcp_url, json=SEARCH, headers=HEADERS)
+        malformed = client.post(mcp_url, content=b"{", headers=HEADERS)
+    assert (no_session.status_code, malformed.status_code) == (400, 400)
+    assert SESSION not in no_session.headers
+    assert SESSION not in malformed.headers

@@ -1034,12 +1034,13 @@ class CodedRefusals:
         start, status = held[0], int(held[0]["status"])
         said = _Said.read(start, b"".join(m.get("body", b"") for m in held[1:]))
         if said.coded:
-            for message in held:
+            await send({**start, "headers": _kept_headers(scope, start)})
+            for message in held[1:]:
                 await send(message)
             return
         error, extra = self._error(scope, status, said)
         body = wire.dump({"jsonrpc": "2.0", "id": said.id, "error": error})
-        kept = [(k, v) for k, v in start.get("headers", []) if k.lower() not in _REPLACED_HEADERS]
+        kept = [(k, v) for k, v in _kept_headers(scope, start) if k.lower() not in _REPLACED_HEADERS]
         added = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
         length = str(len(body)).encode("ascii")
         headers = [*kept, *added, (b"content-type", JSON_TYPE.encode()), (b"content-length", length)]
@@ -1104,6 +1105,16 @@ class CodedRefusals:
 
     def too_large(self, scope: Scope, said: _Said) -> ProoftextError:
         return too_large_error(self.body_limit)
+
+
+def _kept_headers(scope: Scope, start: Message) -> list[tuple[bytes, bytes]]:
+    """The headers of a refusal without the ``Mcp-Session-Id`` of a session the request did not name: the SDK
+    makes one for a request without that header and discards it again when the request is refused, so an
+    answer naming it would send the client to a session that does not exist."""
+    headers: list[tuple[bytes, bytes]] = list(start.get("headers", []))
+    if SESSION_HEADER in Headers(scope=scope):
+        return headers
+    return [(k, v) for k, v in headers if k.lower() != SESSION_HEADER.encode()]
 
 
 def _invalid_request(said: _Said) -> bool:
