@@ -62,3 +62,18 @@ def test_a_host_that_is_no_address_of_this_machine_is_told_to_change_the_host_an
         port = str(taken.getsockname()[1])
         status, error = _error(capsys, [*base, "--host", "127.0.0.1", "--port", port])
     assert status == 1 and "choose another port, or 0 for a free one" in str(error["message"])
+
+
+@pytest.mark.parametrize("workers", ["0", "-3", "1025"])
+def test_a_workers_count_out_of_range_is_refused_naming_the_workers_option(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], workers: str
+) -> None:
+    argv = ["serve", "--stdio", "--root", str(sample_repo), "--no-warm", "--workers", workers]
+    status, error = _error(capsys, [*argv, "--json"])
+    assert status == 1
+    assert error["code"] == "value_out_of_range"
+    assert error["details"] == {"field": "max_workers", "option": "--workers"}
+    assert main(argv) == 1
+    message = capsys.readouterr().err
+    assert message.startswith("prooftext: error [value_out_of_range]: --workers ")
+    assert "max_workers" not in message

@@ -316,6 +316,7 @@ FIELD_OPTIONS: dict[str, tuple[str, ...]] = {
     "attachments": ("--attach",),
     "active_files": ("--active-file",),
     "key": ("--key", "--sign-key"),
+    "max_workers": ("--workers",),
 }
 """A request field whose option is not its own name spelled with dashes (``max_tokens`` is ``--max-tokens``),
 with every spelling a command may give it; the first the command has names it."""
