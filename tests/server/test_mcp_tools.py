@@ -246,6 +246,39 @@ def test_integers_sent_as_strings_or_floats_are_read_when_unambiguous(mcp_ctx: S
     assert _error(knob)["data"] == {"code": "invalid_request", "field": "min_tokens"}
 
 
+def test_an_integer_beyond_2_53_sent_as_a_string_or_a_float_is_refused_as_one_naming_the_argument(
+    mcp_ctx: ServerContext,
+) -> None:
+    """However many digits it has: past 4,300, Python would not even read it as an integer."""
+
+    async def session(c: Client) -> list[CallToolResult]:
+        return [
+            await c.call_tool("search", {"query": "slugify", "limit": "9" * 5000}),
+            await c.call_tool("search", {"query": "slugify", "limit": "-" + "9" * 30}),
+            await c.call_tool("read", {"path": "util/strings.py", "start": str(2**53)}),
+            await c.call_tool("search", {"query": "slugify", "limit": 1e300}),
+        ]
+
+    for refused in _run(mcp_ctx, session, tools="lean"):
+        error = _error(refused)
+        assert error["code"] == -32602
+        assert error["data"]["code"] == "json_integer_range"
+        assert error["data"]["field"] in ("limit", "start")
+        assert len(error["message"]) < 200
+
+
+def test_an_integer_spelled_with_digits_other_than_ascii_ones_is_not_read_as_one(
+    mcp_ctx: ServerContext,
+) -> None:
+    arabic_indic_three = "\u0663"
+
+    async def session(c: Client) -> CallToolResult:
+        return await c.call_tool("search", {"query": "slugify", "limit": arabic_indic_three})
+
+    refused = _error(_run(mcp_ctx, session, tools="lean"))
+    assert refused["data"] == {"code": "invalid_request", "field": "limit"}
+
+
 def test_required_sufficiency_fails_with_its_code_when_the_estimator_does_not_pass(
     mcp_ctx: ServerContext,
 ) -> None:

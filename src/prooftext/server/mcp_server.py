@@ -119,7 +119,7 @@ _REFUSAL: Final = object()
 """The key :class:`InFlight` counts answers to refused lines under: no client's id can equal it."""
 PROGRESS_STEPS = 50
 """An index build or refresh is reported in at most about this many ``notifications/progress``."""
-_INTEGRAL = re.compile(r"\s*[+-]?\d+(\.0*)?\s*")
+_INTEGRAL = re.compile(r"\s*(?P<sign>[+-]?)0*(?P<digits>[0-9]+)(\.0*)?\s*")
 """An integer spelled as a string (``"3000"``, ``"3000.0"``): unambiguous, so accepted where one belongs."""
 BATCH_VERSIONS = frozenset({"2025-03-26"})
 """The MCP versions that require accepting JSON-RPC batches, which the server does not serve: it does not
@@ -428,14 +428,21 @@ def output_schema(method: str, depth: int | None = None) -> dict[str, Any]:
 # -- arguments, results and progress
 
 
-def _integral(value: Any) -> Any:
+def _integral(value: Any, name: str) -> Any:
     """An integer sent as a string or a float, as the integer; anything else as it was (and refused later
-    by the schema when it is not an integer, naming the field)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _INTEGRAL.fullmatch(value):
-        return int(value.strip().split(".")[0])
-    return value
+    by the schema when it is not an integer, naming the field). One beyond ±(2^53 - 1) is refused as such a
+    number in the arguments is, before any digit is read (Python reads no more than 4,300)."""
+    spelled = _INTEGRAL.fullmatch(value) if isinstance(value, str) else None
+    if spelled is not None:
+        token = ("-" if spelled["sign"] == "-" else "") + spelled["digits"]
+    elif isinstance(value, float) and value.is_integer():
+        token = str(int(value))
+    else:
+        return value
+    beyond = wire.range_error(token)
+    if beyond is not None:
+        raise out_of_range_params(beyond, field=name)
+    return int(token)
 
 
 def prepare(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -451,7 +458,7 @@ def prepare(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     out = dict(arguments)
     for name, value in arguments.items():
         if properties.get(name, {}).get("type") == "integer":
-            out[name] = _integral(value)
+            out[name] = _integral(value, name)
     return out
 
 

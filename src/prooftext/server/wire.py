@@ -39,7 +39,7 @@ def load(data: bytes) -> Any:
     return load_json(data, floats=True)
 
 
-def _range_error(token: str) -> JSONIntegerRangeError | None:
+def range_error(token: str) -> JSONIntegerRangeError | None:
     """The loader's error for a number token beyond the safe range; None for any other token."""
     if len(token) < _SHORTEST_BEYOND or not token.lstrip("-").isdigit():
         return None  # a string, a float, or too few digits to pass the range
@@ -55,10 +55,10 @@ def _range_error(token: str) -> JSONIntegerRangeError | None:
 def _marked(text: str) -> Any:
     """The message with an :class:`OutOfRange` for each integer beyond the range; a canonical JSON error if
     it has any other fault (checked on the text with those integers made 0)."""
-    load(_TOKEN.sub(lambda m: "0" if _range_error(m.group()) else m.group(), text).encode())
+    load(_TOKEN.sub(lambda m: "0" if range_error(m.group()) else m.group(), text).encode())
 
     def integer(token: str) -> int | OutOfRange:
-        error = _range_error(token)
+        error = range_error(token)
         return int(token) if error is None else OutOfRange(error)
 
     return json.loads(text, parse_int=integer)
