@@ -104,6 +104,12 @@ def _bounded(text: str) -> str:
     return text[: MAX_MESSAGE_CHARS - 1] + "…"
 
 
+def bounded(text: str) -> str:
+    """``text`` as an error message carries it: credentials redacted, at most :data:`MAX_MESSAGE_CHARS`
+    characters (for messages the interfaces make of their own, such as a command line's usage error)."""
+    return _bounded(text)
+
+
 class ProoftextError(Exception):
     """Base of every prooftext error: a stable ``code``, a JSON-RPC code and bounded details."""
 

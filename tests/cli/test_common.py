@@ -16,6 +16,7 @@ import pytest
 
 from prooftext.cli import main
 from prooftext.cli.common import EXIT_IO, write_out
+from prooftext.errors import MAX_MESSAGE_CHARS
 
 WRITABLE_FD = 1
 """What a full pipe is waited on for: the test's stdout, writable at once."""
@@ -192,3 +193,27 @@ def test_a_field_the_command_has_no_option_for_is_left_as_it_is(
     assert error["code"] == "query_empty" and "option" not in error["details"]
     assert main(["pack", "q", "--root", str(sample_repo), "--sign"]) == 1
     assert capsys.readouterr().err.count("--sign") == 1  # the message names the option already
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_a_usage_error_quoting_a_huge_value_is_bounded_as_every_error_message_is(
+    capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    huge = "9" * 100_000
+    assert main(["pack", "q", "--max-tokens", huge, *(["--json"] if as_json else [])]) == 64
+    out, err = capsys.readouterr()
+    if as_json:
+        error = json.loads(out)["error"]
+        assert error["code"] == "usage" and "--max-tokens" in error["message"]
+        assert len(error["message"]) <= MAX_MESSAGE_CHARS
+    else:
+        assert err.startswith("prooftext: error [usage]: ") and len(err) <= MAX_MESSAGE_CHARS + 100
+
+
+def test_a_usage_error_quoting_a_credential_redacts_it_as_every_error_message_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    token = "gh" + "p_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2dF4gH6"  # split so no scanner takes this file for a leak
+    assert main(["pack", "q", "--max-tokens", token, "--json"]) == 64
+    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert token not in message and "REDACTED" in message

@@ -27,6 +27,7 @@ from prooftext.errors import (
     RequestError,
     RootError,
     SigningKeyError,
+    bounded,
 )
 
 
@@ -422,7 +423,7 @@ def _classify(exc: BaseException) -> tuple[dict[str, Any] | None, int]:
 
 
 def _cli_error(code: str, message: str) -> tuple[dict[str, Any], int]:
-    return {"code": code, "message": message}, CLI_CODES[code]
+    return {"code": code, "message": bounded(message)}, CLI_CODES[code]
 
 
 EXTRA_ARGUMENT = "unexpected extra argument"
