@@ -154,7 +154,8 @@ def load(data: bytes | str, *, floats: bool = False) -> Any:
     except RecursionError:
         raise JSONDepthError(f"nesting deeper than {MAX_DEPTH}") from None
     except json.JSONDecodeError as exc:
-        raise JSONSyntaxError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        what = exc.msg.removesuffix(" at")  # "Invalid control character at": the place follows
+        raise JSONSyntaxError(f"invalid JSON: {what} at line {exc.lineno} column {exc.colno}") from None
     _check_tree(value, 0, floats)
     return value
 

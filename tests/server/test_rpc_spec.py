@@ -147,3 +147,20 @@ def test_too_many_positional_params_is_invalid_params_naming_params(ctx: ServerC
     out = dispatcher.handle(b'{"jsonrpc": "2.0", "method": "subtract", "params": [1, 2, 3], "id": 1}')
     error = json.loads(out or b"null")["error"]
     assert error["code"] == -32602 and error["data"]["field"] == "params"
+
+
+@pytest.mark.parametrize(
+    ("payload", "said"),
+    [
+        (
+            b'{"jsonrpc": "2.0", "method": "a\x1bb", "id": 1}',
+            "invalid JSON: Invalid control character at line 1",
+        ),
+        (b'{"jsonrpc": "2.0", "method": "nope', "invalid JSON: Unterminated string starting at line 1"),
+    ],
+    ids=["control character", "unterminated string"],
+)
+def test_a_parse_error_says_where_the_fault_is_once(ctx: ServerContext, payload: bytes, said: str) -> None:
+    error = json.loads(Dispatcher(ctx, methods=SPEC_METHODS).handle(payload) or b"null")["error"]
+    assert error["code"] == PARSE and error["data"]["code"] == "json_syntax"
+    assert said in error["message"] and "at at" not in error["message"]
