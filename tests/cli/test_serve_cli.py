@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -77,3 +78,34 @@ def test_a_workers_count_out_of_range_is_refused_naming_the_workers_option(
     message = capsys.readouterr().err
     assert message.startswith("prooftext: error [value_out_of_range]: --workers ")
     assert "max_workers" not in message
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["mcp", "--port", "9000"], "--port"),
+        (["mcp", "--host", "0.0.0.0"], "--host"),
+        (["mcp", "--token", "t"], "--token"),
+        (["serve", "--stdio", "--port", "9000"], "--port"),
+        (["serve", "--stdio", "--host", "127.0.0.1"], "--host"),
+        (["serve", "--stdio", "--token", "t"], "--token"),
+    ],
+)
+def test_an_option_of_the_http_transport_given_to_a_server_on_stdio_is_refused_before_serving(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], option: str
+) -> None:
+    """Not ignored: ``mcp --port 9000`` without ``--http`` would otherwise wait on stdin, silently."""
+    status, error = _error(capsys, [*argv, "--root", str(sample_repo), "--no-warm", "--json"])
+    assert status == 1
+    assert error["code"] == "invalid_request"
+    assert error["details"] == {"field": option.removeprefix("--"), "option": option}
+    assert "--http" in str(error["message"])
+
+
+def test_a_token_from_the_environment_does_not_keep_a_server_from_stdio(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROOFTEXT_TOKEN", "t")
+    monkeypatch.setattr("sys.stdin", open(os.devnull, encoding="utf-8"))  # noqa: SIM115 - closed by the process
+    assert main(["serve", "--stdio", "--root", str(sample_repo), "--no-warm", "--no-watch", "--json"]) == 0
+    assert capsys.readouterr().out == ""

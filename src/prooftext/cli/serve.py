@@ -10,7 +10,7 @@ import typer
 
 import prooftext
 from prooftext.cli.common import app, key_path, root_option
-from prooftext.errors import RangeError, UnknownNameError
+from prooftext.errors import RangeError, RequestError, UnknownNameError
 from prooftext.server import limits as limits_defaults
 from prooftext.server.limits import TOKEN_ENV, Limits
 
@@ -42,6 +42,22 @@ WatchOpt = Annotated[
 ]
 
 
+HTTP_ONLY = ("host", "port", "token")
+"""The parameters of the HTTP transport alone: given on the command line to a server on stdio, they are
+refused rather than ignored (a token from the environment is not refused)."""
+
+
+def _check_http_only(ctx: typer.Context, use_http: bool) -> None:
+    if use_http:
+        return
+    for name in HTTP_ONLY:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name == "COMMANDLINE":
+            raise RequestError(
+                f"--{name} applies to the HTTP transport only: add --http, or leave --{name} out", field=name
+            )
+
+
 def _check_port(port: int) -> None:
     # Checked here, like the limits, so that a bad value is a coded error at startup rather than the
     # OverflowError the socket layer raises while binding.
@@ -51,6 +67,7 @@ def _check_port(port: int) -> None:
 
 @app.command("serve")
 def serve_command(
+    ctx: typer.Context,
     root: RootOpt = Path("."),
     stdio: Annotated[bool, typer.Option("--stdio", help="Newline-delimited JSON on stdin/stdout.")] = False,
     use_http: Annotated[bool, typer.Option("--http", help="HTTP: POST /rpc and GET /health.")] = False,
@@ -91,6 +108,7 @@ def serve_command(
     if stdio == use_http:
         raise click.UsageError("choose one transport: --stdio or --http")
     _check_port(port)
+    _check_http_only(ctx, use_http)
     limits = Limits(
         max_body_bytes=max_body_bytes,
         timeout_s=timeout,
@@ -111,6 +129,7 @@ def serve_command(
 
 @app.command("mcp")
 def mcp_command(
+    ctx: typer.Context,
     root: RootOpt = Path("."),
     use_http: Annotated[
         bool, typer.Option("--http", help="Streamable HTTP at /mcp instead of stdio.")
@@ -134,6 +153,7 @@ def mcp_command(
 ) -> None:
     """Serve ROOT to coding agents over MCP (stdio by default): context, search, map, read, who_uses, verify."""
     _check_port(port)
+    _check_http_only(ctx, use_http)
     if tools not in MCP_PROFILES:
         raise UnknownNameError(
             f"unknown tool profile {tools[:40]!r}; known: {', '.join(MCP_PROFILES)}", field="tools"
