@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from prooftext.errors import ProoftextError
+from prooftext.errors import NotFoundError, ProoftextError
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -58,6 +58,8 @@ def read_text(path: Path, what: str, error: type[ProoftextError]) -> str:
     its ``details.input``."""
     try:
         return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotFoundError(f"{what} not found: {path}", path=str(path)) from None
     except OSError as exc:
         raise error(f"cannot read {what} {path}: {exc.strerror}", path=str(path), input=what) from None
     except UnicodeDecodeError as exc:
