@@ -150,3 +150,21 @@ def test_a_key_loaded_from_the_environment_names_the_variable(
     with pytest.raises(SigningKeyError) as wrong_type:
         SigningKey.load(5)  # type: ignore[arg-type]
     assert wrong_type.value.details == {"field": "key"}
+
+
+@pytest.mark.parametrize(
+    "command", [("pack", QUERY), ("adaptive-pack", QUERY), ("map",)], ids=["pack", "adaptive-pack", "map"]
+)
+def test_a_key_without_sign_is_refused_before_any_work_not_left_unused(
+    sample_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    """Else the result comes out unsigned, and only a later ``verify --key`` says so."""
+    key = tmp_path / "signing.key"
+    _run(capsys, "key", "init", "--key", str(key))
+    status, out = _run(capsys, *command, "--root", str(sample_repo), "--json", "--key", str(key))
+    assert status == 1
+    error = json.loads(out)["error"]
+    assert error["code"] == "invalid_request"
+    assert error["details"] == {"field": "key", "option": "--key"}
+    assert "--sign" in error["message"]
+    assert not (sample_repo / ".prooftext").exists()

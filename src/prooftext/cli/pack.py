@@ -97,8 +97,13 @@ app.add_typer(key_app, name="key")
 
 
 def signing_key_for(sign: bool, as_json: bool, key: Path | None, root: Path) -> prooftext.SigningKey | None:
-    """The key ``--sign`` signs with, loaded before any work; a signature travels only in JSON."""
+    """The key ``--sign`` signs with, loaded before any work; a signature travels only in JSON. A ``--key``
+    without ``--sign`` is refused rather than left unused, which would give an unsigned result."""
     if not sign:
+        if key is not None:
+            raise RequestError(
+                "--key names the key --sign signs with: add --sign, or leave --key out", field="key"
+            )
         return None
     if not as_json:
         raise RequestError("--sign signs the JSON result: add --json", field="sign")
