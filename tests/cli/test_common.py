@@ -217,3 +217,14 @@ def test_a_usage_error_quoting_a_credential_redacts_it_as_every_error_message_do
     assert main(["pack", "q", "--max-tokens", token, "--json"]) == 64
     message = json.loads(capsys.readouterr().out)["error"]["message"]
     assert token not in message and "REDACTED" in message
+
+
+def test_a_field_two_commands_give_by_options_spelled_apart_is_named_by_the_one_typed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``active_files``: ``depth --active-files`` (a count) and ``turn --active-file`` (a file, repeated)."""
+    assert main(["depth", "hi", "--active-files", "-5", "--json"]) == 1
+    details = json.loads(capsys.readouterr().out)["error"]["details"]
+    assert details == {"field": "active_files", "option": "--active-files"}
+    assert main(["depth", "hi", "--active-files", "-5"]) == 1
+    assert capsys.readouterr().err.startswith("prooftext: error [value_out_of_range]: --active-files ")

@@ -315,7 +315,7 @@ FIELD_OPTIONS: dict[str, tuple[str, ...]] = {
     "identifiers": ("--identifier",),
     "required": ("--require",),
     "attachments": ("--attach",),
-    "active_files": ("--active-file",),
+    "active_files": ("--active-file", "--active-files"),
     "key": ("--key", "--sign-key"),
     "max_workers": ("--workers",),
 }
