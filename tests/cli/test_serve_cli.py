@@ -109,3 +109,15 @@ def test_a_token_from_the_environment_does_not_keep_a_server_from_stdio(
     monkeypatch.setattr("sys.stdin", open(os.devnull, encoding="utf-8"))  # noqa: SIM115 - closed by the process
     assert main(["serve", "--stdio", "--root", str(sample_repo), "--no-warm", "--no-watch", "--json"]) == 0
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("size", [str(2**30 + 1), str(10**30)])
+def test_a_request_size_limit_above_a_gibibyte_is_refused_at_startup(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], size: str
+) -> None:
+    argv = ["serve", "--stdio", "--root", str(sample_repo), "--no-warm", "--max-body-bytes", size, "--json"]
+    status, error = _error(capsys, argv)
+    assert status == 1
+    assert error["code"] == "value_out_of_range"
+    assert error["details"] == {"field": "max_body_bytes", "option": "--max-body-bytes"}
+    assert str(2**30) in str(error["message"])

@@ -15,6 +15,9 @@ TOKEN_ENV = "PROOFTEXT_TOKEN"
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 """Largest request accepted (one HTTP body or one stdio line); larger ones are refused unread."""
+MAX_BODY_BYTES = 1024 * 1024 * 1024
+"""The largest request size limit accepted (1 GiB): a request is held in memory whole, and a larger limit
+(a typo such as 10**30) would overflow the reads it bounds."""
 DEFAULT_MAX_BATCH = 64
 """Most calls accepted in one JSON-RPC batch."""
 DEFAULT_TIMEOUT_S = 60.0
@@ -62,7 +65,11 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise RangeError(f"{name} must be a positive integer", field=name)
-        for name, most in (("processes", MAX_PROCESSES), ("max_workers", MAX_WORKERS)):
+        for name, most in (
+            ("processes", MAX_PROCESSES),
+            ("max_workers", MAX_WORKERS),
+            ("max_body_bytes", MAX_BODY_BYTES),
+        ):
             if getattr(self, name) > most:
                 raise RangeError(f"{name} must be at most {most}", field=name)
         if isinstance(self.fresh_ms, bool) or not isinstance(self.fresh_ms, int) or self.fresh_ms < 0:
