@@ -121,3 +121,15 @@ def test_a_request_size_limit_above_a_gibibyte_is_refused_at_startup(
     assert error["code"] == "value_out_of_range"
     assert error["details"] == {"field": "max_body_bytes", "option": "--max-body-bytes"}
     assert str(2**30) in str(error["message"])
+
+
+@pytest.mark.parametrize("fresh_ms", [str(86_400_001), str(10**30)])
+def test_a_freshness_reuse_longer_than_a_day_is_refused_at_startup(
+    sample_repo: Path, capsys: pytest.CaptureFixture[str], fresh_ms: str
+) -> None:
+    """Else ``server.info`` would report a limit beyond the integers JSON readers all read exactly."""
+    argv = ["serve", "--stdio", "--root", str(sample_repo), "--no-warm", "--fresh-ms", fresh_ms, "--json"]
+    status, error = _error(capsys, argv)
+    assert status == 1
+    assert error["code"] == "value_out_of_range"
+    assert error["details"] == {"field": "fresh_ms", "option": "--fresh-ms"}

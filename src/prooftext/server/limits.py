@@ -44,6 +44,8 @@ DEFAULT_FRESH_MS = 0
 
 Packets stay verified either way (every excerpt's source is re-hashed before it is served); a positive
 value only delays when a just-edited file is re-indexed, in exchange for fewer tree walks under load."""
+MAX_FRESH_MS = 86_400_000
+"""The oldest freshness check a request may be allowed to reuse: a day, as the longest deadline."""
 DEFAULT_WATCH = True
 """Learn of changes on disk from kernel events (inotify) rather than a tree walk per check, where available.
 Events are queued before the modifying call returns, so no change that precedes a request is missed."""
@@ -74,6 +76,8 @@ class Limits:
                 raise RangeError(f"{name} must be at most {most}", field=name)
         if isinstance(self.fresh_ms, bool) or not isinstance(self.fresh_ms, int) or self.fresh_ms < 0:
             raise RangeError("fresh_ms must be a non-negative integer", field="fresh_ms")
+        if self.fresh_ms > MAX_FRESH_MS:
+            raise RangeError(f"fresh_ms must be at most {MAX_FRESH_MS} (a day)", field="fresh_ms")
         # Written as one negated range so that NaN, which fails every comparison, is refused too.
         if not 0 < self.timeout_s <= MAX_TIMEOUT_S:
             raise RangeError(
