@@ -257,3 +257,45 @@ def test_the_validate_line_counts_sources_in_plain_words(checked: int, skipped: 
         "owner_sources_skipped": skipped,
     }
     assert _validated(result) == f"valid compaction x; {line}"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "code"),
+    [
+        ("--max-bytes", "1023", "value_out_of_range"),
+        ("--max-bytes", str(10**30), "value_out_of_range"),
+        ("--max-nodes", "0", "value_out_of_range"),
+        ("--max-nodes", "4097", "value_out_of_range"),
+        ("--max-edges", "-1", "value_out_of_range"),
+        ("--max-depth", "9", "value_out_of_range"),
+        ("--clearance", "secret-or-prohibited", "unknown_name"),
+        ("--clearance", "nope", "unknown_name"),
+    ],
+)
+def test_a_query_option_out_of_its_range_is_refused_naming_the_option(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path], option: str, value: str, code: str
+) -> None:
+    """As every other command's options are: not as a schema violation of the artifact nobody wrote."""
+    repo, owner = roots
+    graph = lifecycle(capsys, repo, owner)["graph"]
+    out = repo / OUT / "q-refused.json"
+    argv = ["context", "query", str(graph), "budget", "--output", str(out), option, value]
+    status, body = cli(capsys, *argv, "--json")
+    assert status == 1 and not out.exists()
+    field = option.removeprefix("--").replace("-", "_")
+    assert body["error"]["code"] == code
+    assert body["error"]["details"] == {"field": field, "option": option}
+    assert run_app(argv) == 1
+    assert capsys.readouterr().err.startswith(f"prooftext: error [{code}]: {option} ")
+
+
+def test_a_required_reference_the_graph_lacks_is_named_by_the_required_option(
+    capsys: pytest.CaptureFixture[str], roots: tuple[Path, Path]
+) -> None:
+    repo, owner = roots
+    graph = lifecycle(capsys, repo, owner)["graph"]
+    out = repo / OUT / "q-required.json"
+    argv = ["context", "query", str(graph), "budget", "--output", str(out), "--required", "nope.md", "--json"]
+    status, body = cli(capsys, *argv)
+    assert status == 1 and body["error"]["code"] == "not_found"
+    assert body["error"]["details"] == {"field": "required", "option": "--required"}

@@ -24,13 +24,27 @@ from prooftext.artifacts.models import Graph
 from prooftext.artifacts.models import Query as WireQuery
 from prooftext.artifacts.semantic import NODE_FILE
 from prooftext.corpus.secrets import redact_text
-from prooftext.errors import NotFoundError, RangeError, RequestError
-from prooftext.select.query import MAX_QUERY_CHARS, UNIT_BYTES, Query
+from prooftext.errors import NotFoundError, RangeError, RequestError, UnknownNameError, whole_number
+from prooftext.select.query import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_EDGES,
+    MAX_NODES,
+    MAX_QUERY_CHARS,
+    MIN_BYTES,
+    MIN_DEPTH,
+    MIN_EDGES,
+    MIN_NODES,
+    UNIT_BYTES,
+    Query,
+)
 from prooftext.select.view import is_node_id
 
 ARTIFACT_TYPE = "query"
 UNIT = "canonical_utf8_bytes"
 UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+CLEARANCES = (gov.PUBLIC, "repository-private", gov.OWNER_PRIVATE)
+"""The clearances an artifact query may carry (secret text never enters an artifact)."""
 
 
 def resolve_required(graph: Graph, refs: tuple[str, ...]) -> list[str]:
@@ -61,6 +75,17 @@ def _utc_instant(value: object) -> bool:
     return True
 
 
+def _check_limits(query: Query) -> None:
+    """The limits and clearance, each named by its field (the schema's error would name a path of the
+    artifact, not what the caller gave)."""
+    whole_number("max_bytes", query.max_tokens, MIN_BYTES, MAX_BYTES, " bytes")
+    whole_number("max_nodes", query.max_nodes, MIN_NODES, MAX_NODES)
+    whole_number("max_edges", query.max_edges, MIN_EDGES, MAX_EDGES)
+    whole_number("max_depth", query.max_depth, MIN_DEPTH, MAX_DEPTH)
+    if query.clearance not in CLEARANCES:
+        raise UnknownNameError(f"clearance must be one of {', '.join(CLEARANCES)}", field="clearance")
+
+
 def _check_inputs(query: Query) -> None:
     """The caller's inputs a schema error would describe poorly: over-long text (the schema's message
     quotes the text and is cut before its reason), an ``as_of`` in another spelling, and a lone string of
@@ -69,6 +94,7 @@ def _check_inputs(query: Query) -> None:
         raise RequestError("an artifact query counts canonical UTF-8 bytes (unit bytes)", field="unit")
     if isinstance(query.text, str) and len(query.text) > MAX_QUERY_CHARS:
         raise RangeError(f"query text is longer than {MAX_QUERY_CHARS} characters", field="text")
+    _check_limits(query)
     if query.as_of is not None and not _utc_instant(query.as_of):
         raise RequestError("as_of must be a UTC instant YYYY-MM-DDTHH:MM:SSZ", field="as_of")
     if isinstance(query.required, (str, bytes)) or not isinstance(query.required, (tuple, list)):

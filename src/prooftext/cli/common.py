@@ -313,7 +313,7 @@ FIELD_OPTIONS: dict[str, tuple[str, ...]] = {
     "path_seeds": ("--seed",),
     "paths": ("--path",),
     "identifiers": ("--identifier",),
-    "required": ("--require",),
+    "required": ("--require", "--required"),
     "attachments": ("--attach",),
     "active_files": ("--active-file", "--active-files"),
     "key": ("--key", "--sign-key"),
