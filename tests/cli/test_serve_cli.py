@@ -133,3 +133,29 @@ def test_a_freshness_reuse_longer_than_a_day_is_refused_at_startup(
     assert status == 1
     assert error["code"] == "value_out_of_range"
     assert error["details"] == {"field": "fresh_ms", "option": "--fresh-ms"}
+
+
+@pytest.mark.parametrize(
+    "token", [" ", "secret\n", " secret", "sec\x1bret"], ids=["blank", "newline", "space", "escape"]
+)
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_a_token_no_client_can_send_in_a_header_is_refused_at_startup(
+    sample_repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    token: str,
+    command: str,
+) -> None:
+    """A header's value loses the blanks at its ends and holds no control character: such a token would be
+    refused as wrong on every request."""
+
+    def served(*args: object) -> None:
+        raise AssertionError("the server was started")
+
+    monkeypatch.setattr("prooftext.server.http.serve", served)
+    argv = [command, "--http", "--root", str(sample_repo), "--no-warm", "--port", "0", "--token", token]
+    status, error = _error(capsys, [*argv, "--json"])
+    assert status == 1
+    assert error["code"] == "config_invalid"
+    assert error["details"] == {"field": "token", "option": "--token"}
+    assert token.strip() not in str(error["message"]).split()  # the token is not echoed

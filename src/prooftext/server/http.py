@@ -83,6 +83,8 @@ LOOPBACK_SHOWN = "127.0.0.1, localhost or [::1]"
 LISTEN_BACKLOG = 128
 AUTHORIZATION = b"authorization"
 BEARER = b"bearer"
+HEADER_BLANKS = " \t\r\n\v\f"
+"""What a header's value loses at its ends (a bearer token is compared without them)."""
 TOKEN_MISSING = "missing"
 TOKEN_WRONG = "wrong"
 REALM = "prooftext"
@@ -138,13 +140,26 @@ def loopback_origin(value: str) -> bool:
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to serve a non-loopback address without a bearer token (a clear error, before binding)."""
+    """Refuse to serve a non-loopback address without a bearer token, or with a token no client can send
+    (a clear error, before binding)."""
+    if token and not _sendable(token):
+        raise ConfigError(
+            f"the bearer token (--token or ${TOKEN_ENV}) cannot be sent in an Authorization header: it has "
+            "blanks at its ends or a control character",
+            field="token",
+        )
     if not token and not is_loopback(host):
         raise AuthError(
             f"binding to {host} exposes the server beyond this machine: set a bearer token with --token or "
             f"the {TOKEN_ENV} environment variable (or bind to 127.0.0.1)",
             host=host,
         )
+
+
+def _sendable(token: str) -> bool:
+    """Whether a header can carry ``token`` as it is: a header's value loses the blanks at its ends and
+    holds no control character."""
+    return token.strip(HEADER_BLANKS) == token and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in token)
 
 
 def token_problem(header: bytes | None, token: str | None) -> str | None:
