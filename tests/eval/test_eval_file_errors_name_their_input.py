@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from prooftext.errors import ArtifactError, ConfigError, ProoftextError
+from prooftext.errors import ArtifactError, ConfigError, NotFoundError, ProoftextError
 from prooftext.eval.declare import load_declaration
 from prooftext.eval.depth import load_clinc
 from prooftext.eval.locomo_data import load_locomo
@@ -37,7 +37,9 @@ CONTENTS = {
 def _refusal(tmp_path: Path, kind: str, content: bytes | None) -> ProoftextError:
     loader, error = LOADERS[kind]
     path = tmp_path / "input.json"
-    if content is not None:
+    if content is None:
+        error = NotFoundError  # a missing file is not_found, whatever the kind
+    else:
         path.write_bytes(content)
     with pytest.raises(error) as caught:
         loader(path)

@@ -59,7 +59,7 @@ def read_text(path: Path, what: str, error: type[ProoftextError]) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise NotFoundError(f"{what} not found: {path}", path=str(path)) from None
+        raise NotFoundError(f"{what} not found: {path}", path=str(path), input=what) from None
     except OSError as exc:
         raise error(f"cannot read {what} {path}: {exc.strerror}", path=str(path), input=what) from None
     except UnicodeDecodeError as exc:
