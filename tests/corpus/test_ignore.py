@@ -218,3 +218,26 @@ def test_ignore_decisions_agree_with_git_on_a_mixed_tree(make_tree: MakeTree) ->
     ).stdout
     git_files = sorted(name for name in listed.decode().split("\0") if name)
     assert adopted(root) == git_files
+
+
+def test_a_gitignore_starting_with_a_byte_order_mark_applies_its_first_pattern_as_git_does(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree(
+        {
+            ".gitignore": "\ufeff*.log\n",
+            "a.log": "",
+            "pkg/.gitignore": "\ufeffsecret.txt\r\n",
+            "pkg/secret.txt": "",
+            "keep.py": "",
+        }
+    )
+    assert adopted(root) == [".gitignore", "keep.py", "pkg/.gitignore"]
+    assert reasons(root) == {"a.log": "ignored", "pkg/secret.txt": "ignored"}
+
+
+def test_a_prooftext_ignore_starting_with_a_byte_order_mark_applies_its_first_pattern(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree({".prooftext/ignore": "\ufeffdrafts/\n", "drafts/a.md": "", "b.md": ""})
+    assert adopted(root) == ["b.md"]

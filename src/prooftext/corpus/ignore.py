@@ -65,8 +65,13 @@ def _strip_trailing_spaces(line: str) -> str:
     return stripped
 
 
+_BOM = "\ufeff"
+
+
 def _lines(text: str) -> list[str]:
-    return [_strip_trailing_spaces(line.removesuffix("\r")) for line in text.split("\n")]
+    # A leading byte order mark (an editor's UTF-8 signature) is not part of the first pattern: git skips it.
+    lines = text.removeprefix(_BOM).split("\n")
+    return [_strip_trailing_spaces(line.removesuffix("\r")) for line in lines]
 
 
 def _directory_form(line: str) -> str:
