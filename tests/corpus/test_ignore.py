@@ -241,3 +241,21 @@ def test_a_prooftext_ignore_starting_with_a_byte_order_mark_applies_its_first_pa
 ) -> None:
     root = make_tree({".prooftext/ignore": "\ufeffdrafts/\n", "drafts/a.md": "", "b.md": ""})
     assert adopted(root) == ["b.md"]
+
+
+def test_a_negated_directory_pattern_does_not_reinclude_the_files_inside_it_as_in_git(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree(
+        {".gitignore": "*.txt\n", "sub/.gitignore": "!keep/\n", "sub/keep/a.txt": "", "b.py": ""}
+    )
+    assert adopted(root) == [".gitignore", "b.py", "sub/.gitignore"]
+    assert reasons(root) == {"sub/keep/a.txt": "ignored"}
+
+
+def test_a_file_in_a_reincluded_directory_is_not_ignored_through_that_directory_as_in_git(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree({".gitignore": "*/a\n", "q/.gitignore": "!*/\n", "q/a/f.txt": "", "r/a/g.txt": ""})
+    assert adopted(root) == [".gitignore", "q/.gitignore", "q/a/f.txt"]
+    assert reasons(root) == {"r/a": "ignored"}

@@ -464,16 +464,17 @@ class Globs:
             return True
         return any(glob.at_start(path) for glob in self.programs)
 
-    def decide(self, path: str) -> bool | None:
+    def decide(self, path: str, *, through_directories: bool = True) -> bool | None:
         """True included (ignored), False negated, None when no pattern matches: pathspec's
         ``check_file(path).include``. From the last pattern back, the first one matching the path
-        itself decides; failing that, the last one matching through a directory mark."""
+        itself decides; failing that (unless not ``through_directories``), the last one matching through
+        a directory mark."""
         if path.startswith("/"):
             path = path[1:]
         elif path.startswith("./"):
             path = path[2:]
         decided: bool | None = None
-        rank = NO_MATCH
+        rank = NO_MATCH if through_directories else DIRECTORY_MATCH
         for glob in reversed(self.globs):
             found = glob.search(path)
             if found > rank:
@@ -556,11 +557,16 @@ class PatternSet:
         return cls(Globs.compile(patterns), Globs.compile([_directory_form(line) for line in patterns]))
 
     def check(self, rel_path: str, is_dir: bool) -> bool | None:
-        """True ignored, False re-included by a negation, None when no pattern matches."""
+        """True ignored, False re-included by a negation, None when no pattern matches the path itself.
+
+        As in git, a pattern that matches only a directory above the path takes no part: the walk asked
+        about that directory before entering it, and a directory it entered was not ignored (a deeper
+        ``.gitignore`` or a negation re-included it), so nothing inside is ignored through it, and a
+        negated directory (``!keep/``) re-includes the directory, not the files a shallower rule ignores."""
         globs = self.directories if is_dir else self.files
         if not globs.any_at_start(rel_path):
             return None
-        return globs.decide(rel_path)
+        return globs.decide(rel_path, through_directories=False)
 
 
 def _first_invalid(lines: list[str]) -> str:
