@@ -1,8 +1,8 @@
 """Ignore rules with git's semantics, plus prooftext's own excludes.
 
 * ``.gitignore`` files at every directory level, each relative to its own directory. For a path, the deepest
-  ``.gitignore`` with a matching pattern decides, and inside one file the last matching pattern wins, so a
-  ``!negation`` re-includes. As in git, nothing below an ignored directory can be re-included: the walk
+  ``.gitignore`` with a pattern matching that path decides, and inside one file the last matching pattern
+  wins, so a ``!negation`` re-includes. A leading UTF-8 byte order mark is skipped, as git skips it. As in git, nothing below an ignored directory can be re-included: the walk
   records the directory as one exclusion and does not descend. Like git, a symlinked ``.gitignore`` is
   not followed (and so not used).
 * ``ROOT/.prooftext/ignore`` and the configured ``exclude`` patterns, relative to the root. These only add
