@@ -113,6 +113,7 @@ def test_only_one_leading_bom_is_forgiven_and_other_bad_bytes_stay_config_errors
         ("[scan]\nexclude = [1]\n", "scan.exclude"),
         ("[scan]\nexclude = ['*.py', '\\']\n", "scan.exclude[1]"),
         ("[scan]\nexclude = ['*.py', '[z-a]']\n", "scan.exclude[1]"),
+        ("[scan]\nexclude = ['*.py', '[[:vowel:]]*']\n", "scan.exclude[1]"),
         ("[scan]\nspecification = '../SPEC.md'\n", "scan.specification"),
         ("[scan]\nspecification = '/abs/SPEC.md'\n", "scan.specification"),
         ("[scan]\nmax_files = 3\n", "scan.max_files"),

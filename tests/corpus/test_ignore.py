@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,43 @@ def test_a_file_in_a_reincluded_directory_is_not_ignored_through_that_directory_
     root = make_tree({".gitignore": "*/a\n", "q/.gitignore": "!*/\n", "q/a/f.txt": "", "r/a/g.txt": ""})
     assert adopted(root) == [".gitignore", "q/.gitignore", "q/a/f.txt"]
     assert reasons(root) == {"r/a": "ignored"}
+
+
+def test_posix_character_classes_in_a_gitignore_match_as_in_git(make_tree: MakeTree) -> None:
+    root = make_tree(
+        {
+            ".gitignore": "[[:digit:]]*.log\n*.[[:upper:]]\n[![:alnum:]]*.md\n",
+            "1a.log": "",
+            "a.log": "",
+            "x.Z": "",
+            "x.z": "",
+            "_draft.md": "",
+            "notes.md": "",
+        }
+    )
+    assert adopted(root) == [".gitignore", "a.log", "notes.md", "x.z"]
+    assert reasons(root) == {"1a.log": "ignored", "_draft.md": "ignored", "x.Z": "ignored"}
+
+
+def test_an_unknown_character_class_in_a_nested_gitignore_excludes_its_directory_naming_the_line(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree({"pkg/.gitignore": "*.tmp\n[[:vowel:]]*\n", "pkg/a.py": "", "b.py": ""})
+    result = walk(root, CorpusConfig())
+    assert [(e.path, e.reason) for e in result.excluded] == [("pkg", "ignore_invalid")]
+    assert "line 2" in result.excluded[0].detail
+
+
+def test_a_pattern_that_python_would_read_as_a_nested_set_prints_no_warning(make_tree: MakeTree) -> None:
+    root = make_tree({".gitignore": "walk-[[.x.]]-once\nwalk-[a&&b]-once\n", "a.py": ""})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert adopted(root) == [".gitignore", "a.py"]
+
+
+def test_classes_that_span_punctuation_match_as_in_git(make_tree: MakeTree) -> None:
+    root = make_tree(
+        {".gitignore": "[[:punct:]]*\n[[:alnum:][:graph:]]\n", "#c": "", "_x.py": "", "ab.py": "", "b": ""}
+    )
+    assert adopted(root) == ["ab.py"]
+    assert reasons(root) == {"#c": "ignored", ".gitignore": "ignored", "_x.py": "ignored", "b": "ignored"}

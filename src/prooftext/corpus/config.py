@@ -40,10 +40,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from pathspec import GitIgnoreSpec
-
 from prooftext.canonical import MAX_SAFE_INTEGER
-from prooftext.corpus.ignore import PATTERN_ERRORS, pattern_problem
+from prooftext.corpus.ignore import PATTERN_ERRORS, Globs, pattern_problem, posix_classes
 from prooftext.corpus.labels import LabelRule, check_rule
 from prooftext.corpus.model import REASON_SYMLINK
 from prooftext.corpus.safeio import Refusal, Stamp, open_root, read_below, split_portable, stat_stamp
@@ -103,7 +101,7 @@ def _check_patterns(patterns: tuple[str, ...], key: str) -> None:
         if not isinstance(pattern, str) or "\n" in pattern or "\0" in pattern:
             raise ConfigError(f"{key}[{index}] must be a one-line string", key=f"{key}[{index}]")
         try:
-            GitIgnoreSpec.from_lines([pattern])
+            Globs.compile([posix_classes(pattern)])
         except PATTERN_ERRORS as exc:
             raise ConfigError(
                 f"{key}[{index}] is not a valid pattern: {pattern_problem(exc)}", key=f"{key}[{index}]"

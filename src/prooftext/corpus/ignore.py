@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -447,7 +448,15 @@ class Globs:
     @classmethod
     def compile(cls, lines: Iterable[str]) -> Globs:
         """Raises one of PATTERN_ERRORS for an invalid pattern, as pathspec does."""
-        spec = GitIgnoreSpec.from_lines(list(lines))
+        with warnings.catch_warnings():
+            # A "[[" or "&&" in a bracket expression is literal, in git as in this Python; a FutureWarning
+            # that a later Python may read it otherwise would only reach the user's terminal.
+            warnings.simplefilter("ignore", FutureWarning)
+            return cls._compile(list(lines))
+
+    @classmethod
+    def _compile(cls, lines: list[str]) -> Globs:
+        spec = GitIgnoreSpec.from_lines(lines)
         globs: list[_Glob] = []
         for pattern in spec.patterns:
             # A pattern without an outcome (a comment, a blank line) takes no part, as in pathspec.
@@ -544,6 +553,76 @@ def _any_of(regexes: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
         return None
 
 
+_POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "blank": " \t",
+    "cntrl": "\x01-\x1f\x7f",
+    "digit": "0-9",
+    "graph": "0-~!-.",
+    "lower": "a-z",
+    "print": " -.0-~",
+    "punct": ":-@!-.[-`{-~",
+    "space": " \t\n\r\x0b\x0c",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+}
+"""git's character classes (``[[:digit:]]``), as the ASCII ranges its wildmatch tests: pathspec would end the
+bracket expression at the class's own ``]``, so ``[[:digit:]]*.log`` ignored nothing. No range holds ``/``,
+which no name holds and which would cut the pattern into two segments, and none starts with ``!``, which
+would negate a bracket it opens."""
+
+
+def _bracket_end(line: str, start: int) -> int:
+    """The index of the ``]`` closing the bracket expression opened at ``start``, or -1 (a literal ``[``)."""
+    j = start + 1
+    if j < len(line) and line[j] in "!^":
+        j += 1
+    if j < len(line) and line[j] == "]":
+        j += 1
+    while j < len(line) and line[j] != "]":
+        if line.startswith("[:", j):
+            close = line.find(":]", j + 2)
+            if close < 0:
+                return -1
+            j = close + 2
+        else:
+            j += 2 if line[j] == "\\" else 1
+    return j if j < len(line) else -1
+
+
+def _with_classes(expression: str) -> str:
+    """A bracket expression with each ``[:name:]`` written as its ranges; ValueError for an unknown one."""
+
+    def ranges(found: re.Match[str]) -> str:
+        name = found.group(1)
+        if name not in _POSIX_CLASSES:
+            raise ValueError(f"unknown character class [:{name}:]")
+        return _POSIX_CLASSES[name]
+
+    return re.sub(r"\[:([^:\]]*):\]", ranges, expression)
+
+
+def posix_classes(line: str) -> str:
+    """``line`` with the character classes of its bracket expressions written out (see
+    :data:`_POSIX_CLASSES`); an unknown class is a ValueError, an invalid pattern like ``[z-a]``."""
+    if "[:" not in line:
+        return line
+    out: list[str] = []
+    i = 0
+    while i < len(line):
+        char = line[i]
+        end = _bracket_end(line, i) if char == "[" else -1
+        if end < 0:
+            step = 2 if char == "\\" else 1
+            out.append(line[i : i + step])
+            i += step
+            continue
+        out.append(_with_classes(line[i : end + 1]))
+        i = end + 1
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class PatternSet:
     """The patterns of one ignore source, compiled once for files and once for directories."""
@@ -553,7 +632,7 @@ class PatternSet:
 
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> PatternSet:
-        patterns = list(lines)
+        patterns = [posix_classes(line) for line in lines]
         return cls(Globs.compile(patterns), Globs.compile([_directory_form(line) for line in patterns]))
 
     def check(self, rel_path: str, is_dir: bool) -> bool | None:
