@@ -47,7 +47,7 @@ def test_a_nested_gitignore_applies_relative_to_its_directory_and_negation_reinc
 def test_an_ignored_directory_is_one_exclusion_and_is_not_descended(make_tree: MakeTree) -> None:
     root = make_tree({".gitignore": "build/\n", "build/a.py": "", "build/deep/b.py": "", "src/build": "file"})
     result = walk(root, CorpusConfig())
-    assert result.excluded == [Exclusion("build", "ignored")]
+    assert result.excluded == [Exclusion("build", "ignored", ".gitignore line 1: build/")]
     assert [s.path for s in result.stats] == [".gitignore", "src/build"]
 
 
@@ -300,3 +300,34 @@ def test_classes_that_span_punctuation_match_as_in_git(make_tree: MakeTree) -> N
     )
     assert adopted(root) == ["ab.py"]
     assert reasons(root) == {"#c": "ignored", ".gitignore": "ignored", "_x.py": "ignored", "b": "ignored"}
+
+
+def test_an_ignored_path_names_the_file_line_and_pattern_that_ignore_it(make_tree: MakeTree) -> None:
+    root = make_tree(
+        {
+            ".gitignore": "# build output\n\n*.log\n",
+            "pkg/.gitignore": "\n!keep.log\nlocal/\n",
+            ".prooftext/ignore": "drafts/\n",
+            "a.log": "",
+            "pkg/keep.log": "",
+            "pkg/local/x.py": "",
+            "drafts/a.md": "",
+            "vendor.min.js": "",
+        }
+    )
+    details = {e.path: e.detail for e in walk(root, CorpusConfig(exclude=("*.min.js",))).excluded}
+    assert details == {
+        ".prooftext": "",
+        "a.log": ".gitignore line 3: *.log",
+        "drafts": ".prooftext/ignore line 1: drafts/",
+        "pkg/local": "pkg/.gitignore line 3: local/",
+        "vendor.min.js": "[scan] exclude: *.min.js",
+    }
+
+
+def test_an_ignore_pattern_that_spells_a_credential_is_redacted_in_the_detail(make_tree: MakeTree) -> None:
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    root = make_tree({".gitignore": f"{token}.txt\n", f"{token}.txt": ""})
+    (excluded,) = walk(root, CorpusConfig()).excluded
+    assert excluded.reason == "ignored" and token not in excluded.detail
+    assert excluded.detail.startswith(".gitignore line 1: [REDACTED:")

@@ -119,7 +119,9 @@ def test_a_specification_inside_an_ignored_directory_fails_closed_naming_that_di
     make_tree: MakeTree,
 ) -> None:
     root = make_tree({".gitignore": "docs/\n", "docs/SPEC.md": "# Spec\n", "a.py": ""})
-    with pytest.raises(ConfigError, match=r"excluded \(ignored via its directory 'docs'\)"):
+    with pytest.raises(
+        ConfigError, match=r"excluded \(ignored via its directory 'docs': \.gitignore line 1: docs/\)"
+    ):
         scan(root, CorpusConfig(specification="docs/SPEC.md"))
 
 

@@ -26,9 +26,9 @@ def _refusal(root: Path) -> str:
 @pytest.mark.parametrize(
     ("setup", "reason"),
     [
-        ({".gitignore": "SPEC.md\n"}, "excluded (ignored)"),
-        ({".gitignore": "docs/\n"}, "excluded (ignored via its directory 'docs')"),
-        ({"scan": 'exclude = ["*.md"]\n'}, "excluded (ignored)"),
+        ({".gitignore": "SPEC.md\n"}, "excluded (ignored: .gitignore line 1: SPEC.md)"),
+        ({".gitignore": "docs/\n"}, "excluded (ignored via its directory 'docs': .gitignore line 1: docs/)"),
+        ({"scan": 'exclude = ["*.md"]\n'}, "excluded (ignored: [scan] exclude: *.md)"),
         ({"scan": "max_file_bytes = 8\n"}, "excluded (size: "),
         ({"content": "\0binary"}, "excluded (binary: "),
         ({"content": None}, "not found"),
@@ -56,7 +56,9 @@ def test_packs_keep_failing_until_the_specification_is_indexed_again(sample_repo
         index.refresh()
         (sample_repo / ".gitignore").write_text("SPEC.md\n")
         for _ in range(2):  # the second pack finds the store in line with the files, and still refuses
-            with pytest.raises(ConfigError, match=r"'SPEC.md' is excluded \(ignored\)"):
+            with pytest.raises(
+                ConfigError, match=r"'SPEC.md' is excluded \(ignored: \.gitignore line 1: SPEC\.md\)"
+            ):
                 index.pack("ledger")
         (sample_repo / ".gitignore").write_text("")
         assert "The ledger must balance." in index.pack("ledger").prompt

@@ -20,12 +20,12 @@ import os
 import re
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pathspec import GitIgnoreSpec
 
 from prooftext.corpus.model import REASON_IGNORE_INVALID, REASON_SYMLINK
-from prooftext.corpus.safeio import GITIGNORE, Refusal, open_dir_at, read_below, read_regular_at
+from prooftext.corpus.safeio import GITIGNORE, Refusal, open_dir_at, printable, read_below, read_regular_at
 from prooftext.corpus.stores import STORE_DIR
 from prooftext.errors import ConfigError
 
@@ -400,6 +400,8 @@ class _Glob:
     regex: re.Pattern[str]
     program: tuple[_Instruction, ...] | None = None
     literals: tuple[str, ...] = ()
+    line: int = 0
+    """The pattern's index among the lines it was compiled from."""
 
     @classmethod
     def of(cls, include: bool, regex: re.Pattern[str]) -> _Glob:
@@ -456,12 +458,13 @@ class Globs:
 
     @classmethod
     def _compile(cls, lines: list[str]) -> Globs:
-        spec = GitIgnoreSpec.from_lines(lines)
+        # pathspec drops an empty line; a comment in its place keeps one pattern per line (see _Glob.line).
+        spec = GitIgnoreSpec.from_lines([line or "#" for line in lines])
         globs: list[_Glob] = []
-        for pattern in spec.patterns:
+        for line, pattern in enumerate(spec.patterns):
             # A pattern without an outcome (a comment, a blank line) takes no part, as in pathspec.
             if pattern.include is not None and isinstance(pattern.regex, re.Pattern):
-                globs.append(_Glob.of(pattern.include, pattern.regex))
+                globs.append(replace(_Glob.of(pattern.include, pattern.regex), line=line))
         on_re = [glob.regex for glob in globs if glob.program is None]
         quick = _any_of(on_re)
         programs = tuple(glob for glob in globs if glob.program is not None)
@@ -478,16 +481,21 @@ class Globs:
         ``check_file(path).include``. From the last pattern back, the first one matching the path
         itself decides; failing that (unless not ``through_directories``), the last one matching through
         a directory mark."""
+        glob = self.deciding(path, through_directories=through_directories)
+        return None if glob is None else glob.include
+
+    def deciding(self, path: str, *, through_directories: bool = True) -> _Glob | None:
+        """The pattern that :meth:`decide` goes by, or None."""
         if path.startswith("/"):
             path = path[1:]
         elif path.startswith("./"):
             path = path[2:]
-        decided: bool | None = None
+        decided: _Glob | None = None
         rank = NO_MATCH if through_directories else DIRECTORY_MATCH
         for glob in reversed(self.globs):
             found = glob.search(path)
             if found > rank:
-                decided, rank = glob.include, found
+                decided, rank = glob, found
             if found == PATH_MATCH:
                 break
         return decided
@@ -629,14 +637,21 @@ class PatternSet:
 
     files: Globs
     directories: Globs
+    lines: tuple[str, ...] = ()
+    """The patterns as written, for the detail of an exclusion (see :meth:`describe`)."""
+    where: tuple[str, ...] = ()
+    """Where each line comes from (``pkg/.gitignore line 3``), aligned with :attr:`lines`."""
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str]) -> PatternSet:
-        patterns = [posix_classes(line) for line in lines]
-        return cls(Globs.compile(patterns), Globs.compile([_directory_form(line) for line in patterns]))
+    def from_lines(cls, lines: Iterable[str], where: Sequence[str] = ()) -> PatternSet:
+        written = tuple(lines)
+        patterns = [posix_classes(line) for line in written]
+        directories = Globs.compile([_directory_form(line) for line in patterns])
+        return cls(Globs.compile(patterns), directories, written, tuple(where))
 
-    def check(self, rel_path: str, is_dir: bool) -> bool | None:
-        """True ignored, False re-included by a negation, None when no pattern matches the path itself.
+    def deciding(self, rel_path: str, is_dir: bool) -> _Glob | None:
+        """The pattern that ignores (``include``) or re-includes the path, None when none matches the path
+        itself.
 
         As in git, a pattern that matches only a directory above the path takes no part: the walk asked
         about that directory before entering it, and a directory it entered was not ignored (a deeper
@@ -645,7 +660,24 @@ class PatternSet:
         globs = self.directories if is_dir else self.files
         if not globs.any_at_start(rel_path):
             return None
-        return globs.decide(rel_path, through_directories=False)
+        return globs.deciding(rel_path, through_directories=False)
+
+    def check(self, rel_path: str, is_dir: bool) -> bool | None:
+        """True ignored, False re-included by a negation, None when no pattern matches the path itself."""
+        glob = self.deciding(rel_path, is_dir)
+        return None if glob is None else glob.include
+
+    def describe(self, glob: _Glob) -> str:
+        """Which line of which file ``glob`` is, and its pattern (shown printable, cut at 80 characters)."""
+        where = self.where[glob.line] if glob.line < len(self.where) else f"line {glob.line + 1}"
+        return f"{where}: {printable(self.lines[glob.line])[:_SHOWN_PATTERN_CHARS]}"
+
+
+_SHOWN_PATTERN_CHARS = 80
+
+
+def _numbered(source: str, count: int) -> list[str]:
+    return [f"{source} line {number}" for number in range(1, count + 1)]
 
 
 def _first_invalid(lines: list[str]) -> str:
@@ -670,19 +702,25 @@ class IgnoreMatcher:
         prefix = f"{directory}/" if directory else ""
         lines = _lines(text)
         try:
-            patterns = PatternSet.from_lines(lines)
+            patterns = PatternSet.from_lines(lines, _numbered(f"{prefix}{GITIGNORE}", len(lines)))
         except PATTERN_ERRORS:
             raise Refusal(REASON_IGNORE_INVALID, f"{prefix}{GITIGNORE}: {_first_invalid(lines)}") from None
         return IgnoreMatcher(self.extra, (*self.frames, (prefix, patterns)))
 
     def is_ignored(self, path: str, is_dir: bool) -> bool:
-        if self.extra is not None and self.extra.check(path, is_dir):
-            return True
+        return self.why_ignored(path, is_dir) is not None
+
+    def why_ignored(self, path: str, is_dir: bool) -> str | None:
+        """The file, line and pattern that ignore ``path``; None when it is not ignored."""
+        if self.extra is not None:
+            glob = self.extra.deciding(path, is_dir)
+            if glob is not None and glob.include:
+                return self.extra.describe(glob)
         for prefix, patterns in reversed(self.frames):
-            decided = patterns.check(path[len(prefix) :], is_dir)
-            if decided is not None:
-                return decided
-        return False
+            glob = patterns.deciding(path[len(prefix) :], is_dir)
+            if glob is not None:
+                return patterns.describe(glob) if glob.include else None
+        return None
 
 
 def load_gitignore(dir_fd: int, directory: str) -> str | None:
@@ -748,8 +786,9 @@ def root_matcher(root_fd: int, exclude: Iterable[str]) -> IgnoreMatcher:
     lines = [*own, *exclude]
     if not any(line.strip() for line in lines):
         return IgnoreMatcher()
+    where = [*_numbered(PROOFTEXT_IGNORE, len(own)), *(["[scan] exclude"] * (len(lines) - len(own)))]
     try:
-        return IgnoreMatcher(extra=PatternSet.from_lines(lines))
+        return IgnoreMatcher(extra=PatternSet.from_lines(lines, where))
     except PATTERN_ERRORS:
         # The configured excludes were checked when the configuration loaded: the file holds the culprit.
         raise ConfigError(

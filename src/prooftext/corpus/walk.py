@@ -5,7 +5,8 @@ with ``os.scandir`` on that descriptor; entries are classified from ``lstat`` da
 followed (to a file or a directory, inside or outside the root, or in a loop). Nothing is read except
 ``.gitignore`` files. Per entry, in order: ``internal`` (``.git``, ``.prooftext``), ``ignored``,
 ``path_not_portable``, ``cross_device`` (a directory on another file system), ``symlink``, ``not_regular``,
-``size``; unreadable directories get ``unreadable``.
+``size``; unreadable directories get ``unreadable``. An ignored entry's detail names the ignore file, line and
+pattern that decided it.
 An excluded directory is one exclusion; the walk does not descend into it.
 
 Candidates come back sorted by portable path. The total limit is then applied in that order: a file is
@@ -134,8 +135,10 @@ class _Walker:
             self.exclude(_shown(rel_dir, name), REASON_UNREADABLE, refusal_from(exc).detail)
             return
         is_dir = stat_module.S_ISDIR(st.st_mode)
-        if matcher.is_ignored(path, is_dir):
-            self.exclude(_shown(rel_dir, name), REASON_IGNORED)
+        why = matcher.why_ignored(path, is_dir)
+        if why is not None:
+            # The pattern names what it ignores: a credential it spells is redacted as a path's would be.
+            self.exclude(_shown(rel_dir, name), REASON_IGNORED, redact_path(why))
             return
         problem = None if _plain_name(name) else name_problem(name)
         # A character is at most 4 UTF-8 bytes: only a path this long can pass the limit.
