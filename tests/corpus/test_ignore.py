@@ -331,3 +331,20 @@ def test_an_ignore_pattern_that_spells_a_credential_is_redacted_in_the_detail(ma
     (excluded,) = walk(root, CorpusConfig()).excluded
     assert excluded.reason == "ignored" and token not in excluded.detail
     assert excluded.detail.startswith(".gitignore line 1: [REDACTED:")
+
+
+def test_a_lone_exclamation_mark_in_a_gitignore_is_a_pattern_that_matches_nothing_as_in_git(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree(
+        {
+            ".gitignore": "*.log\n!\n",
+            "sub/.gitignore": "!\n*.tmp\n",
+            "a.log": "",
+            "!": "",
+            "sub/c.tmp": "",
+            "b.py": "",
+        }
+    )
+    assert adopted(root) == ["!", ".gitignore", "b.py", "sub/.gitignore"]
+    assert reasons(root) == {"a.log": "ignored", "sub/c.tmp": "ignored"}

@@ -645,7 +645,7 @@ class PatternSet:
     @classmethod
     def from_lines(cls, lines: Iterable[str], where: Sequence[str] = ()) -> PatternSet:
         written = tuple(lines)
-        patterns = [posix_classes(line) for line in written]
+        patterns = [_git_pattern(line) for line in written]
         directories = Globs.compile([_directory_form(line) for line in patterns])
         return cls(Globs.compile(patterns), directories, written, tuple(where))
 
@@ -674,6 +674,14 @@ class PatternSet:
 
 
 _SHOWN_PATTERN_CHARS = 80
+
+_NEGATION = "!"
+
+
+def _git_pattern(line: str) -> str:
+    """``line`` as pathspec should read it to decide as git does: its character classes written out, and a
+    lone ``!`` (a negation of nothing, which git takes for a pattern matching nothing) as a comment."""
+    return "#" if line == _NEGATION else posix_classes(line)
 
 
 def _numbered(source: str, count: int) -> list[str]:
