@@ -437,7 +437,7 @@ class _WhoUses:
         named, stars = self.bindings(path)
         ref = named.get(head)
         if ref is not None:
-            return self.member_chain(self.bound(path, ref, hops), rest, hops)
+            return set().union(*(self.member_chain(t, rest, hops) for t in self.bound(path, ref, hops)))
         found: set[_Target] = set()
         for star in stars:
             target = self.module(path, star)
@@ -445,21 +445,21 @@ class _WhoUses:
                 found |= {t for t in self.resolve(target, parts, hops + 1) if t != _UNKNOWN}
         return found or {_UNKNOWN}  # a variable, a builtin, or a name this index does not define
 
-    def bound(self, path: str, ref: Reference, hops: int) -> _Target:
-        """What one import binding names."""
+    def bound(self, path: str, ref: Reference, hops: int) -> set[_Target]:
+        """What one import binding names: a module, or the definitions of the name in its module (several
+        when they share it: ``@overload`` stubs and their implementation, a definition in each branch)."""
         if ref.how == HOW_IMPORT:
             module = ref.name if ref.alias else ref.name.split(".", 1)[0]
             target = self.module(path, module)
-            return ("module", target) if target is not None else _UNKNOWN
+            return {("module", target) if target is not None else _UNKNOWN}
         joiner = "" if ref.receiver.endswith(".") else "."
         submodule = self.module(path, ref.receiver + joiner + ref.name)
         if submodule is not None:
-            return ("module", submodule)
+            return {("module", submodule)}
         source = self.module(path, ref.receiver)
         if source is None:
-            return _UNKNOWN
-        found = self.resolve(source, [ref.name], hops + 1)
-        return next(iter(sorted(found))) if len(found) == 1 else _UNKNOWN
+            return {_UNKNOWN}
+        return self.resolve(source, [ref.name], hops + 1)
 
     def member_chain(self, start: _Target, rest: Sequence[str], hops: int) -> set[_Target]:
         """Follow attribute names from a module or class; unknown where the chain leaves what is defined."""
@@ -547,7 +547,7 @@ class _WhoUses:
         want: _Target = ("node", target.node_id)
         python = path.endswith((".py", ".pyi"))
         if ref.how == HOW_FROM:
-            return FOUND_IMPORT if self.bound(path, ref, 0) == want else None
+            return FOUND_IMPORT if want in self.bound(path, ref, 0) else None
         if ref.how == HOW_IMPORT:
             return None
         if target.language == L.GO and path.endswith(".go"):
