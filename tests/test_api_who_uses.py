@@ -56,3 +56,60 @@ def test_an_overloaded_function_imported_elsewhere_keeps_its_callers(tmp_path: P
     assert found["pkg/models.py:encode"] == "call"
     assert found["pkg/models.py:through_module"] == "call"
     assert found["pkg/models.py:pkg/models.py"] == "import"
+
+
+def test_a_class_attribute_assigned_a_method_is_a_reference_from_the_class(tmp_path: Path) -> None:
+    """``tag = to_json`` in a class body names the class's own method: it used to be looked up at the top
+    level of the file only, and was lost."""
+    _write(
+        tmp_path,
+        {
+            "tags.py": """
+                def to_json(value):
+                    return value
+
+                class PassList:
+                    def to_json(self, value):
+                        return list(value)
+
+                    tag = to_json
+                """
+        },
+    )
+    assert _dependents(tmp_path, "PassList.to_json") == {"tags.py:PassList": "reference"}
+    assert "tags.py:PassList" not in _dependents(tmp_path, "tags.to_json")
+
+
+SHADOWED = {
+    "views.py": """
+        def result(task_id):
+            return task_id
+
+        def add(a, b):
+            result = a + b
+            return {"id": result}
+
+        def show(result):
+            return result
+
+        def nested(items):
+            def bar(bar):
+                return str(bar)
+
+            def foo(bar, baz):
+                return f"{bar}/{baz}"
+
+            return bar(items), foo(1, 2)
+
+        def uses(task_id):
+            return result(task_id)
+        """
+}
+
+
+def test_a_parameter_or_local_variable_named_like_a_function_does_not_use_it(tmp_path: Path) -> None:
+    """A name a function binds itself (a parameter, an assignment) is local there: ``result = a + b`` and
+    ``def show(result)`` used to make ``add`` and ``show`` callers of the top-level ``result``."""
+    _write(tmp_path, SHADOWED)
+    assert _dependents(tmp_path, "views.result") == {"views.py:uses": "call"}
+    assert _dependents(tmp_path, "nested.bar") == {"views.py:nested": "call"}

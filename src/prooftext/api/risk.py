@@ -3,9 +3,11 @@ decisions, constraints and documentation cover them."""
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import sqlite3
+import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -281,6 +283,53 @@ def _split_bases(text: str) -> list[str]:
     return [b.split("[", 1)[0].strip() for b in out if b.strip() and "=" not in b and not b.startswith("*")]
 
 
+_FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NEW_SCOPES = (
+    *_FUNCTION_DEFS,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _bound_locally(text: str) -> frozenset[str]:
+    """The names the Python function whose text this is binds in its own scope: its parameters and the
+    names its body assigns or defines (not inside a nested scope; not an import, which who-uses resolves;
+    not a name declared ``global`` or ``nonlocal``)."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return frozenset()
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, _FUNCTION_DEFS):
+        return frozenset()
+    arguments = function.args
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    names = {a.arg for a in every if a is not None}
+    declared: set[str] = set()
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        if isinstance(node, (*_FUNCTION_DEFS, ast.ClassDef)):
+            names.add(node.name)
+        if not isinstance(node, _NEW_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    return frozenset(names - declared)
+
+
 _PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
 """A definition assigned to a property (``res.send = function send()``, ``Foo.prototype.bar = …``)."""
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
@@ -353,6 +402,7 @@ class _WhoUses:
         self.go = _GoPackages(conn)
         self._spans: dict[str, list[_Node]] = {}
         self._lines: dict[str, list[str]] = {}
+        self._locals: dict[str, frozenset[str]] = {}
 
     # --- store reads ----------------------------------------------------------------------------------
 
@@ -530,6 +580,39 @@ class _WhoUses:
             current = self.sym(current.parent_id) if current.parent_id else None
         return False
 
+    def class_body_members(self, owner_id: str, name: str) -> list[str]:
+        """The members named ``name`` of the class ``owner_id``: a bare name in a class body (``tag =
+        to_json``) names them before anything at the top level."""
+        owner = self.sym(owner_id)
+        if owner is None or owner.symbol_kind not in _CLASS_KINDS or owner.language != L.PYTHON:
+            return []
+        return self.children(owner_id).get(name, [])
+
+    def shadowed(self, name: str, owner_id: str, scope_id: str | None) -> bool:
+        """Whether a function from ``owner_id`` up to (not including) ``scope_id``, where the target is
+        defined, binds ``name`` itself (a parameter, an assignment): a bare ``name`` there is that local."""
+        current = self.sym(owner_id)
+        while current is not None and current.node_id != scope_id:
+            if current.symbol_kind not in _CLASS_KINDS and name in self.local_names(current):
+                return True
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return False
+
+    def local_names(self, function: _Sym) -> frozenset[str]:
+        """The names a Python function binds in its own scope (read from its indexed text), none when its
+        text cannot be read as a function."""
+        if function.node_id not in self._locals:
+            found: frozenset[str] = frozenset()
+            node = self.node(function)
+            if node is not None and function.language == L.PYTHON:
+                text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line])
+                found = _bound_locally(text)
+            self._locals[function.node_id] = found
+        return self._locals[function.node_id]
+
+    def node(self, found: _Sym) -> _Node | None:
+        return next((n for n in self.spans(found.path) if n.node_id == found.node_id), None)
+
     def enclosing_class(self, node_id: str) -> _Sym | None:
         current = self.sym(node_id)
         while current is not None:
@@ -555,6 +638,11 @@ class _WhoUses:
         if not python:
             return self._classify_other(target, ref, path, owner_id, exact)
         if not ref.receiver:
+            if self.shadowed(ref.name, owner_id, target.parent_id):
+                return None  # a parameter or local variable of that name
+            members = self.class_body_members(owner_id, ref.name)
+            if members:
+                return exact if target.node_id in members else None
             if self.encloses(target.parent_id, owner_id):
                 return exact  # a nested function named in its enclosing function (or deeper)
             found = self.resolve(path, [ref.name])
