@@ -113,3 +113,76 @@ def test_a_parameter_or_local_variable_named_like_a_function_does_not_use_it(tmp
     _write(tmp_path, SHADOWED)
     assert _dependents(tmp_path, "views.result") == {"views.py:uses": "call"}
     assert _dependents(tmp_path, "nested.bar") == {"views.py:nested": "call"}
+
+
+FIXTURES = {
+    "tests/conftest.py": """
+        import pytest
+
+        @pytest.fixture
+        def app():
+            return object()
+
+        @pytest.fixture
+        def client(app):
+            return app
+
+        def helper(app):
+            return app
+        """,
+    "tests/sub/test_views.py": """
+        def test_index(client, app):
+            # a comment the indexed signature keeps
+            assert app is client
+
+        class TestViews:
+            def test_method(self, app):
+                assert app
+        """,
+    "tests/other/test_override.py": """
+        from pytest import fixture
+
+        @fixture
+        def app():
+            return 1
+
+        def test_own(app):
+            assert app == 1
+        """,
+    "elsewhere/test_outside.py": """
+        def test_outside(app):
+            assert app
+        """,
+}
+
+
+def test_a_pytest_fixture_is_used_by_the_tests_and_fixtures_that_request_it(tmp_path: Path) -> None:
+    """A fixture is requested by a parameter of its name, never called: its users used to be none, so
+    changing a conftest fixture looked safe. A nearer fixture of the name overrides it."""
+    _write(tmp_path, FIXTURES)
+    found = _dependents(tmp_path, "tests.conftest.app")
+    assert found == {
+        "tests/conftest.py:client": "reference",
+        "tests/sub/test_views.py:test_index": "reference",
+        "tests/sub/test_views.py:TestViews.test_method": "reference",
+    }
+    assert _dependents(tmp_path, "test_override.app") == {
+        "tests/other/test_override.py:test_own": "reference"
+    }
+
+
+def test_a_fixture_renamed_by_its_decorator_is_used_under_that_name(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "tests/conftest.py": """
+                import pytest
+
+                @pytest.fixture(name="app")
+                def make_app():
+                    return object()
+                """,
+            "tests/test_views.py": "def test_index(app):\n    assert app\n",
+        },
+    )
+    assert _dependents(tmp_path, "make_app") == {"tests/test_views.py:test_index": "reference"}

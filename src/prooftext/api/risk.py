@@ -295,6 +295,34 @@ _NEW_SCOPES = (
 )
 
 
+def _argument_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    arguments = function.args
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    return [a.arg for a in every if a is not None]
+
+
+def _parameters(signature: str) -> list[str]:
+    """The parameter names of a Python ``def`` signature as indexed (none when it does not read as one)."""
+    for body in ("\n    pass", " ..."):  # after a comment line the signature may hold; or after its colon
+        try:
+            tree = ast.parse(textwrap.dedent(signature).strip() + body)
+        except (SyntaxError, ValueError):
+            continue
+        function = tree.body[0] if tree.body else None
+        return _argument_names(function) if isinstance(function, _FUNCTION_DEFS) else []
+    return []
+
+
+_FIXTURE = re.compile(r"^\s*@(?:pytest\.)?fixture\b")
+_FIXTURE_NAME = re.compile(r"\bname\s*=\s*[\"'](\w+)[\"']")
+
+
 def _bound_locally(text: str) -> frozenset[str]:
     """The names the Python function whose text this is binds in its own scope: its parameters and the
     names its body assigns or defines (not inside a nested scope; not an import, which who-uses resolves;
@@ -306,15 +334,7 @@ def _bound_locally(text: str) -> frozenset[str]:
     function = tree.body[0] if tree.body else None
     if not isinstance(function, _FUNCTION_DEFS):
         return frozenset()
-    arguments = function.args
-    every = [
-        *arguments.posonlyargs,
-        *arguments.args,
-        *arguments.kwonlyargs,
-        arguments.vararg,
-        arguments.kwarg,
-    ]
-    names = {a.arg for a in every if a is not None}
+    names = set(_argument_names(function))
     declared: set[str] = set()
     pending: list[ast.AST] = list(function.body)
     while pending:
@@ -723,6 +743,73 @@ class _WhoUses:
             if (ref := parse_reference(found.spelled)) is not None and ref.how == HOW_CALL
         ]
 
+    def fixture_name(self, found: _Sym) -> str | None:
+        """The name a pytest fixture is requested by (its own, or the decorator's ``name=``), None when a
+        Python function is no fixture (no decorator line above its ``def`` says so)."""
+        node = self.node(found) if found.language == L.PYTHON else None
+        if node is None or found.symbol_kind in _CLASS_KINDS:
+            return None
+        for line in self.lines(found.path)[node.start_line - 1 : node.end_line]:
+            if line.lstrip().startswith(("def ", "async def ")):
+                return None
+            if _FIXTURE.match(line):
+                renamed = _FIXTURE_NAME.search(line)
+                return renamed.group(1) if renamed else found.name
+        return None
+
+    @staticmethod
+    def nearest_fixture(fixtures: Sequence[_Node], path: str, requester: str) -> str | None:
+        """Which of ``fixtures`` (of one name) a test or fixture in ``path`` gets: one in its own file, else
+        the one in the nearest ``conftest.py`` above it (a fixture requesting its own name gets the one it
+        overrides)."""
+        best: tuple[int, str] | None = None
+        directory = posixpath.dirname(path)
+        for node in fixtures:
+            home = posixpath.dirname(node.path)
+            if node.node_id == requester:
+                continue
+            if node.path == path:
+                rank = 1 << 16
+            elif posixpath.basename(node.path) == "conftest.py" and (
+                not home or directory == home or directory.startswith(home + "/")
+            ):
+                rank = home.count("/") + bool(home)
+            else:
+                continue
+            if best is None or rank > best[0]:
+                best = (rank, node.node_id)
+        return best[1] if best else None
+
+    def fixture_users(self, target: _Sym) -> list[_Found]:
+        """For a pytest fixture, the tests and fixtures that request it by a parameter of its name, in its
+        own file or under its ``conftest.py``'s directory, unless a nearer fixture of that name overrides it."""
+        name = self.fixture_name(target)
+        if name is None:
+            return []
+        fixtures = [
+            node
+            for node in _nodes(symbols_named(self.conn, name)) + _nodes_by_id(self.conn, [target.node_id])
+            if (other := self.sym(node.node_id)) is not None and self.fixture_name(other) == name
+        ]
+        found: list[_Found] = []
+        for node in _nodes(symbols_spelling(self.conn, name)):
+            user = self.sym(node.node_id)
+            if user is None or user.language != L.PYTHON or name not in _parameters(user.signature):
+                continue
+            if not (user.name.startswith("test") or self.fixture_name(user)):
+                continue
+            if self.nearest_fixture(fixtures, node.path, node.node_id) == target.node_id:
+                found.append(_Found(node, FOUND_REFERENCE, self.def_line(node), ""))
+        return found
+
+    def def_line(self, node: _Node) -> int:
+        """The line of a function's ``def`` (after its decorators)."""
+        lines = self.lines(node.path)
+        for number in range(node.start_line, node.end_line + 1):
+            if number <= len(lines) and not lines[number - 1].lstrip().startswith("@"):
+                return number
+        return node.start_line
+
     def go_method(self, owner_id: str) -> tuple[str, str] | None:
         """(receiver name, receiver type) of the Go method holding ``owner_id``, if any."""
         current = self.sym(owner_id)
@@ -764,7 +851,7 @@ class _WhoUses:
                 if owner_id not in best or entry < best[owner_id]:
                     best[owner_id] = entry
             rows = more
-        for made in self.constructions(target):
+        for made in [*self.constructions(target), *self.fixture_users(target)]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:
                 best[made.node.node_id] = entry
