@@ -149,6 +149,20 @@ FIXTURES = {
         def test_own(app):
             assert app == 1
         """,
+    "tests/test_classes.py": """
+        import pytest
+
+        class TestRoutes:
+            @pytest.fixture
+            def app(self):
+                return 2
+
+            def test_in_class(self, app):
+                assert app == 2
+
+        def test_at_top(app):
+            assert app
+        """,
     "elsewhere/test_outside.py": """
         def test_outside(app):
             assert app
@@ -165,6 +179,10 @@ def test_a_pytest_fixture_is_used_by_the_tests_and_fixtures_that_request_it(tmp_
         "tests/conftest.py:client": "reference",
         "tests/sub/test_views.py:test_index": "reference",
         "tests/sub/test_views.py:TestViews.test_method": "reference",
+        "tests/test_classes.py:test_at_top": "reference",
+    }
+    assert _dependents(tmp_path, "TestRoutes.app") == {
+        "tests/test_classes.py:TestRoutes.test_in_class": "reference"
     }
     assert _dependents(tmp_path, "test_override.app") == {
         "tests/other/test_override.py:test_own": "reference"
@@ -186,3 +204,50 @@ def test_a_fixture_renamed_by_its_decorator_is_used_under_that_name(tmp_path: Pa
         },
     )
     assert _dependents(tmp_path, "make_app") == {"tests/test_views.py:test_index": "reference"}
+
+
+RECEIVERS = {
+    "cli.py": """
+        import click
+
+        @click.command("run")
+        def run_command():
+            pass
+
+        run_command.params.insert(0, None)
+
+        def make_group():
+            @click.group()
+            def subgroup():
+                pass
+
+            @subgroup.command()
+            def test2():
+                pass
+
+            return test2
+        """,
+    "test_cli.py": """
+        from cli import run_command
+
+        def test_run():
+            run_command.make_context("run", [])
+
+        def test_other(run_command):
+            run_command.make_context("run", [])
+        """,
+}
+
+
+def test_a_definition_used_as_the_receiver_of_an_attribute_has_that_code_as_a_dependent(
+    tmp_path: Path,
+) -> None:
+    """``run_command.make_context()`` and ``@subgroup.command()`` read the definition: they used to be found
+    only as a reference to ``make_context`` or ``command``, so the definition looked unused."""
+    _write(tmp_path, RECEIVERS)
+    assert _dependents(tmp_path, "cli.run_command") == {
+        "cli.py:cli.py": "reference",
+        "test_cli.py:test_run": "reference",
+        "test_cli.py:test_cli.py": "import",
+    }
+    assert _dependents(tmp_path, "make_group.subgroup") == {"cli.py:make_group.test2": "reference"}

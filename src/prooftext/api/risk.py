@@ -23,6 +23,7 @@ from prooftext.graph.model import (
     HOW_CALL,
     HOW_FROM,
     HOW_IMPORT,
+    HOW_READ,
     NODE_FILE,
     NODE_SYMBOL,
     Reference,
@@ -50,6 +51,7 @@ from prooftext.store.risk_queries import (
     member_symbols,
     module_importers,
     nodes_by_ids,
+    receiver_uses,
     sections_mentioning,
     spelled_uses,
     symbol_row,
@@ -758,18 +760,19 @@ class _WhoUses:
         return None
 
     @staticmethod
-    def nearest_fixture(fixtures: Sequence[_Node], path: str, requester: str) -> str | None:
-        """Which of ``fixtures`` (of one name) a test or fixture in ``path`` gets: one in its own file, else
-        the one in the nearest ``conftest.py`` above it (a fixture requesting its own name gets the one it
-        overrides)."""
+    def nearest_fixture(fixtures: Sequence[_Node], user: _Node) -> str | None:
+        """Which of ``fixtures`` (of one name) a test or fixture gets: one in its own class, else one at the
+        top of its file, else the one in the nearest ``conftest.py`` above it (a fixture requesting its own
+        name gets the one it overrides)."""
         best: tuple[int, str] | None = None
-        directory = posixpath.dirname(path)
+        directory = posixpath.dirname(user.path)
         for node in fixtures:
             home = posixpath.dirname(node.path)
-            if node.node_id == requester:
+            owner = node.qualname.rpartition(".")[0]
+            if node.node_id == user.node_id or (owner and not user.qualname.startswith(owner + ".")):
                 continue
-            if node.path == path:
-                rank = 1 << 16
+            if node.path == user.path:
+                rank = 1 << (17 if owner else 16)
             elif posixpath.basename(node.path) == "conftest.py" and (
                 not home or directory == home or directory.startswith(home + "/")
             ):
@@ -798,8 +801,24 @@ class _WhoUses:
                 continue
             if not (user.name.startswith("test") or self.fixture_name(user)):
                 continue
-            if self.nearest_fixture(fixtures, node.path, node.node_id) == target.node_id:
+            if self.nearest_fixture(fixtures, node) == target.node_id:
                 found.append(_Found(node, FOUND_REFERENCE, self.def_line(node), ""))
+        return found
+
+    def receiver_reads(self, target: _Sym) -> list[_Found]:
+        """For a Python definition that is no method, the code reading it as the head of a receiver
+        (``run_command.make_context()``, ``@subgroup.command()``) where that name resolves to it."""
+        if target.language != L.PYTHON or target.symbol_kind == "method":
+            return []
+        read = Reference(target.name, HOW_READ)
+        found: list[_Found] = []
+        for owner_id, spelled, line, path in receiver_uses(self.conn, target.name):
+            ref = parse_reference(spelled)
+            if ref is None or ref.how in (HOW_FROM, HOW_IMPORT) or ref.receiver.split(".")[0] != target.name:
+                continue
+            how = self.classify(target, read, path, owner_id) if path.endswith((".py", ".pyi")) else None
+            if how == FOUND_REFERENCE:
+                found.extend(_Found(n, how, line, "") for n in _nodes_by_id(self.conn, [owner_id]))
         return found
 
     def def_line(self, node: _Node) -> int:
@@ -851,7 +870,7 @@ class _WhoUses:
                 if owner_id not in best or entry < best[owner_id]:
                     best[owner_id] = entry
             rows = more
-        for made in [*self.constructions(target), *self.fixture_users(target)]:
+        for made in [*self.constructions(target), *self.fixture_users(target), *self.receiver_reads(target)]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:
                 best[made.node.node_id] = entry

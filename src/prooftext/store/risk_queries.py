@@ -191,3 +191,22 @@ def file_lines(conn: sqlite3.Connection, path: str) -> list[str]:
     """The lines of the indexed file at ``path`` as the index holds them (none when it is not indexed)."""
     row = conn.execute("SELECT text FROM files WHERE path = ?", (path,)).fetchone()
     return str(row[0]).splitlines() if row else []
+
+
+def receiver_uses(conn: sqlite3.Connection, name: str) -> list[tuple[str, str, int, str]]:
+    """``(owner node id, spelled use, line, path)`` of the spelled uses whose receiver starts with ``name``
+    (``make_context call run_command``, ``x read name.y``), read in the files whose text holds the word (through
+    the full-text index when ``name`` is one of its tokens, else every file)."""
+    sql = (
+        "SELECT u.node_id, u.name, u.line, f.path FROM uses u JOIN files f ON f.id = u.file_id"
+        " WHERE (u.name LIKE ? ESCAPE '\\' OR u.name LIKE ? ESCAPE '\\')"
+    )
+    escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    args: tuple[Any, ...] = (f"% {escaped}", f"% {escaped}.%")
+    if re.fullmatch(r"\w+", name):
+        sql += (
+            " AND u.file_id IN (SELECT n.file_id FROM nodes n WHERE n.rowid IN"
+            " (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?))"
+        )
+        args = (*args, "content:" + fts_quote(name))
+    return [(str(a), str(b), int(c), str(d)) for a, b, c, d in conn.execute(sql, args)]
