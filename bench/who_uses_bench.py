@@ -7,7 +7,10 @@ innermost indexed node (function, method, class, or the file for module-level co
 the target itself excluded; a constructor's (``__init__``) callers include the calls of its class, which jedi
 does not count as references of ``__init__``. Recall is the share of jedi's callers who-uses reports; the false-positive rate
 is the share of reported callers jedi does not find (jedi misses some real ones: a receiver whose type it
-cannot infer, a dynamic dispatch), printed for the resolved dependents and with the possible ones added.
+cannot infer, a dynamic dispatch, most tests requesting a pytest fixture by a parameter, a call through an
+alias import), printed for the resolved dependents and with the possible ones added. With ``--n`` above the
+pool (every function), a fixture-heavy test suite makes the resolved false-positive rate mostly fixture
+requests jedi does not report.
 
 Usage: python bench/who_uses_bench.py [--flask DIR] [--requests DIR] [--n 50] [--seed 27] [--verbose]
 A directory is copied to a temporary one first, so the index never lands in the source tree. Needs
