@@ -251,3 +251,32 @@ def test_a_definition_used_as_the_receiver_of_an_attribute_has_that_code_as_a_de
         "test_cli.py:test_cli.py": "import",
     }
     assert _dependents(tmp_path, "make_group.subgroup") == {"cli.py:make_group.test2": "reference"}
+
+
+def test_a_plugin_s_fixture_is_possibly_used_by_every_test_requesting_its_name(tmp_path: Path) -> None:
+    """A fixture outside any ``conftest.py`` or test module comes from a plugin (``pytest_plugins``, an
+    entry point) that may be loaded for any test: its requests used to be dropped, as if nothing used it."""
+    _write(
+        tmp_path,
+        {
+            "src/plug/tmpdir.py": """
+                import pytest
+
+                @pytest.fixture
+                def tmp_dir():
+                    return "/tmp"
+                """,
+            "testing/test_paths.py": "def test_write(tmp_dir):\n    assert tmp_dir\n",
+            "testing/test_own.py": """
+                import pytest
+
+                @pytest.fixture
+                def tmp_dir():
+                    return "."
+
+                def test_local(tmp_dir):
+                    assert tmp_dir
+                """,
+        },
+    )
+    assert _dependents(tmp_path, "plug.tmpdir.tmp_dir") == {"testing/test_paths.py:test_write": "possible"}

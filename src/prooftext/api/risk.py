@@ -322,6 +322,8 @@ def _parameters(signature: str) -> list[str]:
 
 
 _FIXTURE = re.compile(r"^\s*@(?:pytest\.)?fixture\b")
+_TEST_MODULE = re.compile(r"^(?:test_\w*|\w*_test)\.py$")
+"""A pytest test module's file name: the fixtures it defines serve its own tests only."""
 _FIXTURE_NAME = re.compile(r"\bname\s*=\s*[\"'](\w+)[\"']")
 
 
@@ -760,10 +762,11 @@ class _WhoUses:
         return None
 
     @staticmethod
-    def nearest_fixture(fixtures: Sequence[_Node], user: _Node) -> str | None:
-        """Which of ``fixtures`` (of one name) a test or fixture gets: one in its own class, else one at the
-        top of its file, else the one in the nearest ``conftest.py`` above it (a fixture requesting its own
-        name gets the one it overrides)."""
+    def nearest_fixture(fixtures: Sequence[_Node], user: _Node) -> tuple[int, str] | None:
+        """Which of ``fixtures`` (of one name) a test or fixture gets, with its rank: one in its own class,
+        else one at the top of its file, else the one in the nearest ``conftest.py`` above it, else a
+        plugin's (negative: whether the plugin is loaded is not known here). A fixture requesting its own
+        name gets the one it overrides."""
         best: tuple[int, str] | None = None
         directory = posixpath.dirname(user.path)
         for node in fixtures:
@@ -773,15 +776,17 @@ class _WhoUses:
                 continue
             if node.path == user.path:
                 rank = 1 << (17 if owner else 16)
-            elif posixpath.basename(node.path) == "conftest.py" and (
-                not home or directory == home or directory.startswith(home + "/")
-            ):
+            elif posixpath.basename(node.path) == "conftest.py":
+                if home and directory != home and not directory.startswith(home + "/"):
+                    continue  # another directory's
                 rank = home.count("/") + bool(home)
+            elif not _TEST_MODULE.match(posixpath.basename(node.path)):
+                rank = -1  # a plugin's (``pytest_plugins``, an entry point): any test may get it
             else:
                 continue
             if best is None or rank > best[0]:
                 best = (rank, node.node_id)
-        return best[1] if best else None
+        return best
 
     def fixture_users(self, target: _Sym) -> list[_Found]:
         """For a pytest fixture, the tests and fixtures that request it by a parameter of its name, in its
@@ -801,8 +806,10 @@ class _WhoUses:
                 continue
             if not (user.name.startswith("test") or self.fixture_name(user)):
                 continue
-            if self.nearest_fixture(fixtures, node) == target.node_id:
-                found.append(_Found(node, FOUND_REFERENCE, self.def_line(node), ""))
+            nearest = self.nearest_fixture(fixtures, node)
+            if nearest is not None and nearest[1] == target.node_id:
+                how = FOUND_REFERENCE if nearest[0] >= 0 else FOUND_POSSIBLE
+                found.append(_Found(node, how, self.def_line(node), ""))
         return found
 
     def receiver_reads(self, target: _Sym) -> list[_Found]:
