@@ -1,6 +1,7 @@
 """The CLI's one error place also covers Ctrl-C (the ``interrupted`` error object and exit status 130), a
-standard stream closed before the process started (exit status 4, never a traceback), a failure a task
-group wraps, and a path the user cannot read (the project's coded error, not a usage error)."""
+standard stream closed before the process started (exit status 4, never a traceback; a closed standard
+input reads as an empty one), a failure a task group wraps, and a path the user cannot read (the project's
+coded error, not a usage error)."""
 
 from __future__ import annotations
 
@@ -216,3 +217,22 @@ def test_dash_h_is_help_and_version_prints_the_version(capsys: pytest.CaptureFix
     assert main(["-h"]) == 0 and "Usage: prooftext" in capsys.readouterr().out
     assert main(["index", "-h"]) == 0 and "Usage: prooftext index" in capsys.readouterr().out
     assert main(["--version"]) == 0 and capsys.readouterr().out == f"prooftext {prooftext.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--stdio", "--no-warm", "--no-watch"],
+        ["mcp", "--no-warm", "--no-watch"],
+        ["chat", "--model", "m", "--endpoint", "http://127.0.0.1:9"],
+    ],
+    ids=["serve", "mcp", "chat"],
+)
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_closed_stdin_ends_a_command_that_reads_it_as_an_empty_input_does(
+    frobnicate_root: Path, argv: list[str], as_json: bool
+) -> None:
+    done = _closed("<&-", [*argv, "--root", str(frobnicate_root), *(["--json"] if as_json else [])])
+    assert "internal_error" not in done.stdout + done.stderr
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
