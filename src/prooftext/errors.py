@@ -97,17 +97,13 @@ def set_scrubber(scrub: Callable[[str], str]) -> None:
     _scrub = scrub
 
 
-def _bounded(text: str) -> str:
+def bounded(text: str) -> str:
+    """``text`` as an error message carries it: credentials redacted, at most :data:`MAX_MESSAGE_CHARS`
+    characters (also for messages the interfaces make of their own, such as a command line's usage error)."""
     text = _scrub(text)
     if len(text) <= MAX_MESSAGE_CHARS:
         return text
     return text[: MAX_MESSAGE_CHARS - 1] + "…"
-
-
-def bounded(text: str) -> str:
-    """``text`` as an error message carries it: credentials redacted, at most :data:`MAX_MESSAGE_CHARS`
-    characters (for messages the interfaces make of their own, such as a command line's usage error)."""
-    return _bounded(text)
 
 
 class ProoftextError(Exception):
@@ -117,7 +113,7 @@ class ProoftextError(Exception):
     rpc_code: ClassVar[int] = -32000
 
     def __init__(self, message: str, **details: Any) -> None:
-        self.message = _bounded(message)
+        self.message = bounded(message)
         self.details: dict[str, Any] = details
         super().__init__(self.message)
 
@@ -125,7 +121,7 @@ class ProoftextError(Exception):
         """The bounded error object that every interface emits."""
         out: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.details:
-            out["details"] = {k: _bounded(v) if isinstance(v, str) else v for k, v in self.details.items()}
+            out["details"] = {k: bounded(v) if isinstance(v, str) else v for k, v in self.details.items()}
         return out
 
 

@@ -21,12 +21,12 @@ import prooftext.canonical as canonical
 from prooftext.artifacts.fields import artifact_head
 from prooftext.artifacts.ids import edge_value, with_id
 from prooftext.artifacts.limits import (
-    MAX_DETAIL_CHARS,
     MAX_LABEL_CHARS,
     MAX_NAME_CHARS,
     MAX_SOURCE_BYTES,
     MAX_TEXT_CHARS,
     MAX_TOTAL_SOURCE_BYTES,
+    shortened_detail,
 )
 from prooftext.artifacts.models import GraphSource, Manifest, ManifestSource
 from prooftext.artifacts.observe import LabelRules, Roots, observe_source, require_candidate
@@ -71,10 +71,6 @@ def graph_source(source: ManifestSource) -> dict[str, Any]:
     return with_id(value, "source_id")
 
 
-def _bounded(message: str) -> str:
-    return message if len(message) <= MAX_DETAIL_CHARS else message[: MAX_DETAIL_CHARS - 1] + "…"
-
-
 def _adopt(source: ManifestSource, roots: Roots, rules: LabelRules, total: int) -> _Adopted:
     value = graph_source(source)
     loc = source.locator
@@ -95,7 +91,12 @@ def _exclusion(source: ManifestSource, exc: ProoftextError) -> dict[str, Any]:
     """The exact exclusion of an optional source, its path and detail redacted like the scan's."""
     loc = source.locator
     path, detail = gov.redacted_record(loc.path, exc.message)
-    return {"root_scope": loc.root_scope, "path": path, "reason": exc.code, "detail": _bounded(detail)}
+    return {
+        "root_scope": loc.root_scope,
+        "path": path,
+        "reason": exc.code,
+        "detail": shortened_detail(detail),
+    }
 
 
 def adopt_sources(manifest: Manifest, roots: Roots) -> tuple[list[_Adopted], list[dict[str, Any]]]:

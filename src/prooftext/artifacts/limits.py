@@ -56,3 +56,8 @@ ARTIFACT_MAX_BYTES: dict[str, int] = {
 """Whole-artifact byte ceilings of the canonical file, independent of the text limits."""
 
 MAX_ARTIFACT_BYTES = max(ARTIFACT_MAX_BYTES.values())
+
+
+def shortened_detail(message: str) -> str:
+    """``message`` cut to :data:`MAX_DETAIL_CHARS` characters, as an artifact's ``detail`` field holds it."""
+    return message if len(message) <= MAX_DETAIL_CHARS else message[: MAX_DETAIL_CHARS - 1] + "…"

@@ -18,7 +18,7 @@ import prooftext.canonical as canonical
 from prooftext.artifacts import governance as gov
 from prooftext.artifacts.fields import CandidateModel, artifact_head
 from prooftext.artifacts.indexer import ADOPTION_ERRORS, spec_source
-from prooftext.artifacts.limits import MAX_DETAIL_CHARS
+from prooftext.artifacts.limits import shortened_detail
 from prooftext.artifacts.loader import dump
 from prooftext.artifacts.models import (
     Graph,
@@ -45,10 +45,6 @@ ARTIFACT_TYPE = "snapshot"
 STAGE_SELECTION = "selection"
 STAGE_OBSERVATION = "observation"
 REASON_COMPONENT = "contradiction_component"
-
-
-def _bounded(message: str) -> str:
-    return message if len(message) <= MAX_DETAIL_CHARS else message[: MAX_DETAIL_CHARS - 1] + "…"
 
 
 def replay_selection(graph: Graph, selection: Selection, view: GraphView | None = None) -> None:
@@ -114,7 +110,7 @@ def _observation_exclusions(
         if error is None:
             reason, detail = REASON_COMPONENT, ""
         else:  # the message names the source's path: redacted, like every exclusion record
-            reason, detail = error.code, _bounded(redact_path(error.message))
+            reason, detail = error.code, shortened_detail(redact_path(error.message))
         out[entry.node_id] = {
             "node_id": entry.node_id,
             "stage": STAGE_OBSERVATION,
