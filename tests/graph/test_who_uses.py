@@ -465,3 +465,63 @@ def test_a_definition_no_reference_names_has_the_code_that_spells_its_name_as_po
     assert list(found) == ["recovery.go:Recovery"]  # not its own recursive call
     assert found["recovery.go:Recovery"]["line"] == 6
     assert "recovery.go:Reply" in _dependents(tmp_path, "H")  # a one-letter name's uses are not recorded
+
+
+GO_EMBEDDED = {
+    "go.mod": "module example.com/web\n\ngo 1.22\n",
+    "group.go": """
+        package web
+
+        type RouterGroup struct {
+            prefix string
+        }
+
+        func (group *RouterGroup) GET(path string) bool { return group.combine(path) }
+
+        func (group *RouterGroup) combine(path string) bool { return path != "" }
+
+        func (group *RouterGroup) Use() bool { return true }
+        """,
+    "engine.go": """
+        package web
+
+        import "sync"
+
+        type Engine struct {
+            RouterGroup
+            *sync.Mutex
+            trees []string // routes
+        }
+
+        func (engine *Engine) rebuild() bool {
+            return engine.combine("x")
+        }
+
+        func (engine *Engine) Use() bool {
+            return engine.RouterGroup.Use()
+        }
+
+        func (engine *Engine) serve() bool {
+            return engine.Use()
+        }
+        """,
+}
+
+
+def test_a_go_method_promoted_through_an_embedded_struct_is_called_through_the_outer_type_s_receiver(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, GO_EMBEDDED)
+    assert _dependents(tmp_path, "RouterGroup.combine")["engine.go:Engine.rebuild"]["found_by"] == "call"
+    uses = _dependents(tmp_path, "RouterGroup.Use")
+    assert uses["engine.go:Engine.Use"]["found_by"] == "call"  # `engine.RouterGroup.Use()`
+    assert "engine.go:Engine.serve" not in uses  # `engine.Use()`: Engine's own Use
+
+
+def test_a_go_method_named_through_a_struct_that_embeds_its_type_is_the_embedded_type_s_method(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, GO_EMBEDDED)
+    result = _risk(tmp_path, "Engine.GET")
+    assert [m["qualname"] for t in result["targets"] for m in t["matches"]] == ["RouterGroup.GET"]
+    assert any(note.startswith("Engine.GET: reaches RouterGroup.GET") for note in result["notes"])

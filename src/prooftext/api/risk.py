@@ -183,6 +183,9 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
     if not found:
         for owner in _nodes(symbols_named(who.conn, ".".join(parts[:-1]))):
             owner_sym = who.sym(owner.node_id)
+            if owner_sym is not None and owner_sym.language == L.GO:
+                found.update(_go_promoted_ids(who, owner_sym, parts[-1]))
+                continue
             member = (
                 who.lookup(owner.node_id, parts[-1])
                 if owner_sym and owner_sym.symbol_kind in _CLASS_KINDS
@@ -191,6 +194,18 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
             if member is not None:
                 found.add(member)
     return _nodes_by_id(who.conn, sorted(found))
+
+
+def _go_promoted_ids(who: _WhoUses, owner: _Sym, name: str) -> set[str]:
+    """The node ids of the definitions ``name`` finds on the Go type ``owner`` through the types it embeds
+    (``Engine.GET`` is ``RouterGroup.GET``), in its package."""
+    directory = posixpath.dirname(owner.path)
+    return {
+        n.node_id
+        for qualname in who.go.promoted(owner.qualname, name, directory)
+        for n in _nodes(symbols_named(who.conn, qualname))
+        if posixpath.dirname(n.path) == directory
+    }
 
 
 def _assigned_as(who: _WhoUses, ref: str) -> list[_Node]:
@@ -359,6 +374,8 @@ _PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
 _GO_RECEIVER = re.compile(r"^\s*func\s*\(\s*(\w+)\s")
 """The receiver's name in a Go method's signature: ``func (engine *Engine) Run()`` gives ``engine``."""
+_GO_EMBEDDED = re.compile(r"^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:`[^`]*`)?\s*(?://.*)?$")
+"""A line of a Go struct's body that embeds a type (``RouterGroup``, ``*sync.Mutex``, a tag or comment after)."""
 
 
 class _GoPackages:
@@ -369,6 +386,7 @@ class _GoPackages:
         self.conn = conn
         self._modules: dict[str, str] | None = None
         self._imports: dict[str, list[tuple[str, str | None]]] = {}
+        self._embedded: dict[tuple[str, str], list[str]] = {}
 
     def modules(self) -> dict[str, str]:
         """The module path each indexed ``go.mod`` declares, by its directory."""
@@ -394,6 +412,50 @@ class _GoPackages:
         if path not in self._imports:
             self._imports[path] = file_imports(self.conn, path)
         return self._imports[path]
+
+    def embedded(self, type_name: str, directory: str) -> list[str]:
+        """The types the Go struct ``type_name`` of the package at ``directory`` embeds, as written (``T``,
+        ``pkg.T``)."""
+        key = (type_name, directory)
+        if key in self._embedded:
+            return self._embedded[key]
+        out: list[str] = []
+        for row in symbols_named(self.conn, type_name):
+            node = _Node(*row)
+            row_sym = symbol_row(self.conn, node.node_id)
+            if row_sym is None or posixpath.dirname(node.path) != directory or node.qualname != type_name:
+                continue
+            if row_sym[3] == "struct" and row_sym[7] == L.GO:
+                body = file_lines(self.conn, node.path)[node.start_line : node.end_line - 1]
+                out.extend(m.group(1) for line in body if (m := _GO_EMBEDDED.match(line)))
+        self._embedded[key] = out
+        return out
+
+    def has_member(self, qualname: str, directory: str) -> bool:
+        return any(posixpath.dirname(n[4]) == directory for n in symbols_named(self.conn, qualname))
+
+    def promoted(self, type_name: str, name: str, directory: str) -> list[str]:
+        """The qualified names of the definitions ``name`` finds on the Go type ``type_name`` (of the package
+        at ``directory``): its own member, else those of the shallowest types it embeds from that package."""
+        level, seen = [type_name], {type_name}
+        while level:
+            found = [f"{t}.{name}" for t in level if self.has_member(f"{t}.{name}", directory)]
+            if found:
+                return found
+            inner = [e for t in level for e in self.embedded(t, directory) if "." not in e and e not in seen]
+            seen.update(inner)
+            level = list(dict.fromkeys(inner))
+        return []
+
+    def field_type(self, type_name: str, fields: Sequence[str], directory: str) -> str | None:
+        """The type reached from ``type_name`` through fields that name embedded types of the package
+        (``engine.RouterGroup``), None through any other field."""
+        current = type_name
+        for field in fields:
+            if field not in self.embedded(current, directory):
+                return None
+            current = field
+        return current
 
     def names_target(self, path: str, receiver: str, target_path: str) -> bool | None:
         """Whether ``receiver`` in the file at ``path`` is the package of ``target_path`` as one of the file's
@@ -721,16 +783,14 @@ class _WhoUses:
         if not ref.receiver:
             return exact if top_level and same_package else FOUND_POSSIBLE
         method = self.go_method(owner_id)
-        if method is not None and ref.receiver == method[0] and same_package:
-            own = f"{method[1]}.{ref.name}"
-            if target.qualname == own:
-                return exact
-            if any(
-                posixpath.dirname(n.path) == posixpath.dirname(path)
-                for n in _nodes(symbols_named(self.conn, own))
-            ):
-                return None  # the receiver's type has its own member of that name
-            return FOUND_POSSIBLE  # a method promoted from an embedded type, or a field
+        parts = ref.receiver.split(".")
+        if method is not None and parts[0] == method[0] and same_package:
+            directory = posixpath.dirname(path)
+            held = self.go.field_type(method[1], parts[1:], directory)
+            found = self.go.promoted(held, ref.name, directory) if held is not None else []
+            if found:  # the receiver's type's own member, or one promoted from a type it embeds
+                return exact if target.qualname in found else None
+            return FOUND_POSSIBLE  # a field, or a member of a type from another package
         names = self.go.names_target(path, ref.receiver, target.path)
         if names is True:
             return exact if top_level else None
