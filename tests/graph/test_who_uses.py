@@ -525,3 +525,29 @@ def test_a_go_method_named_through_a_struct_that_embeds_its_type_is_the_embedded
     result = _risk(tmp_path, "Engine.GET")
     assert [m["qualname"] for t in result["targets"] for m in t["matches"]] == ["RouterGroup.GET"]
     assert any(note.startswith("Engine.GET: reaches RouterGroup.GET") for note in result["notes"])
+
+
+def test_a_go_call_through_an_import_alias_is_resolved_through_the_aliased_package(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            **GO_MODULE,
+            "cmd/alias.go": """
+                package main
+
+                import (
+                    e "errors"
+                    s "example.com/shop"
+                )
+
+                func viaAlias() { s.New() }
+
+                func stdAlias() error { return e.New("x") }
+                """,
+            "cmd/single.go": 'package main\n\nimport "example.com/shop"\n\nfunc single() { shop.New() }\n',
+        },
+    )
+    found = _dependents(tmp_path, "New")
+    assert found["cmd/alias.go:viaAlias"]["found_by"] == "call"
+    assert found["cmd/single.go:single"]["found_by"] == "call"  # `import "…"` on one line binds its last part
+    assert "cmd/alias.go:stdAlias" not in found  # `e.New()`: the errors package's New

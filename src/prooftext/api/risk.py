@@ -374,6 +374,8 @@ _PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
 _GO_RECEIVER = re.compile(r"^\s*func\s*\(\s*(\w+)\s")
 """The receiver's name in a Go method's signature: ``func (engine *Engine) Run()`` gives ``engine``."""
+_GO_IMPORT_ALIAS = re.compile(r"^\s*(?:import\s+)?(?!import\s)(\w+|\.)\s+\"([^\"]+)\"")
+"""A Go import that names its package (``e "errors"``, ``import e "errors"``): the alias and the path."""
 _GO_EMBEDDED = re.compile(r"^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:`[^`]*`)?\s*(?://.*)?$")
 """A line of a Go struct's body that embeds a type (``RouterGroup``, ``*sync.Mutex``, a tag or comment after)."""
 
@@ -385,7 +387,7 @@ class _GoPackages:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._modules: dict[str, str] | None = None
-        self._imports: dict[str, list[tuple[str, str | None]]] = {}
+        self._imports: dict[str, list[tuple[str, str, str | None]]] = {}
         self._embedded: dict[tuple[str, str], list[str]] = {}
 
     def modules(self) -> dict[str, str]:
@@ -408,9 +410,17 @@ class _GoPackages:
         below = directory[len(root) :].lstrip("/")
         return f"{self.modules()[root]}/{below}" if below else self.modules()[root]
 
-    def imports(self, path: str) -> list[tuple[str, str | None]]:
+    def imports(self, path: str) -> list[tuple[str, str, str | None]]:
+        """``(name it binds, import path, resolved path or None)`` of each import of the Go file at ``path``:
+        its alias (``e "errors"``) as its line in the file spells it, else its path's last part."""
         if path not in self._imports:
-            self._imports[path] = file_imports(self.conn, path)
+            lines = file_lines(self.conn, path)
+            found = []
+            for module, resolved, line in file_imports(self.conn, path):
+                alias = _GO_IMPORT_ALIAS.match(lines[line - 1]) if 0 < line <= len(lines) else None
+                bound = alias.group(1) if alias and alias.group(2) == module else module.rsplit("/", 1)[-1]
+                found.append((bound, module, resolved))
+            self._imports[path] = found
         return self._imports[path]
 
     def embedded(self, type_name: str, directory: str) -> list[str]:
@@ -459,11 +469,12 @@ class _GoPackages:
 
     def names_target(self, path: str, receiver: str, target_path: str) -> bool | None:
         """Whether ``receiver`` in the file at ``path`` is the package of ``target_path`` as one of the file's
-        imports (named by its last part): True, False when it is another package, None when not known."""
+        imports (by its alias, else its path's last part): True, False when it is another package, None when
+        not known."""
         want = self.import_path(target_path)
         verdicts: set[bool | None] = set()
-        for module, resolved in self.imports(path):
-            if module.rsplit("/", 1)[-1] != receiver:
+        for bound, module, resolved in self.imports(path):
+            if bound != receiver:
                 continue
             if module == want or (resolved and posixpath.dirname(resolved) == posixpath.dirname(target_path)):
                 return True

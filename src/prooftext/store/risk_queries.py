@@ -151,13 +151,14 @@ def go_module_files(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return [(str(a), str(b)) for a, b in rows]
 
 
-def file_imports(conn: sqlite3.Connection, path: str) -> list[tuple[str, str | None]]:
-    """``(module as written, resolved path or None)`` of each import of the file at ``path``."""
+def file_imports(conn: sqlite3.Connection, path: str) -> list[tuple[str, str | None, int]]:
+    """``(module as written, resolved path or None, line)`` of each import of the file at ``path``."""
     rows = conn.execute(
-        "SELECT i.module, i.resolved_path FROM imports i JOIN files f ON f.id = i.file_id WHERE f.path = ?",
+        "SELECT i.module, i.resolved_path, i.line FROM imports i JOIN files f ON f.id = i.file_id"
+        " WHERE f.path = ?",
         (path,),
     )
-    return [(str(a), None if b is None else str(b)) for a, b in rows]
+    return [(str(a), None if b is None else str(b), int(c)) for a, b, c in rows]
 
 
 def module_importers(conn: sqlite3.Connection, module: str, language: str) -> dict[str, int]:
