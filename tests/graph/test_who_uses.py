@@ -325,7 +325,7 @@ def test_a_dependent_of_one_of_two_same_named_definitions_says_which_file_s_it_u
     assert [n for n in result["notes"] if n.startswith("_make:")] == []  # one of the two is used
 
 
-def test_a_javascript_function_exported_under_another_name_has_its_file_s_importers_as_possible(
+def test_a_javascript_function_exported_as_its_module_is_called_through_a_require_of_a_file_re_exporting_it(
     tmp_path: Path,
 ) -> None:
     _write(
@@ -338,9 +338,24 @@ def test_a_javascript_function_exported_under_another_name_has_its_file_s_import
     )
     result = _risk(tmp_path, "createApplication")
     found = {f"{d['path']}:{d['qualname']}": d for d in result["dependents"]}
+    assert (found["index.js:index.js"]["found_by"], found["index.js:index.js"]["line"]) == ("import", 1)
+    assert found["test/app.js:start"]["found_by"] == "call"
+    assert not [n for n in result["notes"] if n.startswith("createApplication:")]
+
+
+def test_a_javascript_function_exported_in_a_way_not_followed_has_its_file_s_importers_as_possible(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/express.js": "module.exports = { create: createApplication };\n\nfunction createApplication() {\n  return 1;\n}\n",
+            "index.js": "module.exports = require('./lib/express');\n",
+        },
+    )
+    found = _dependents(tmp_path, "createApplication")
     assert (found["index.js:index.js"]["found_by"], found["index.js:index.js"]["line"]) == ("possible", 1)
     assert found["index.js:index.js"]["via"] == "may reference createApplication (imports lib/express.js)"
-    assert not [n for n in result["notes"] if n.startswith("createApplication:")]
 
 
 def test_a_dotted_name_that_matches_nothing_points_to_the_definitions_of_its_last_part(
@@ -551,3 +566,71 @@ def test_a_go_call_through_an_import_alias_is_resolved_through_the_aliased_packa
     assert found["cmd/alias.go:viaAlias"]["found_by"] == "call"
     assert found["cmd/single.go:single"]["found_by"] == "call"  # `import "…"` on one line binds its last part
     assert "cmd/alias.go:stdAlias" not in found  # `e.New()`: the errors package's New
+
+
+JS_MODULES = {
+    "src/utils/delay.ts": "export default async function delay(ms: number) {\n  return ms;\n}\n",
+    "src/utils/merge.ts": "export function merge(a: number) {\n  return a;\n}\n",
+    "src/index.ts": (
+        "export { merge as deepMerge } from './utils/merge.js';\n"
+        "export { default as wait } from './utils/delay.js';\n"
+    ),
+    "src/core.ts": """
+        import delay from './utils/delay.js';
+        import {
+          merge as combine,
+        } from './utils/merge.js';
+
+        export function run() {
+          return delay(1) + combine(2);
+        }
+        """,
+    "test/main.ts": """
+        import { deepMerge, wait } from '../src/index.js';
+        import delay from 'delay';
+
+        function viaIndex() {
+          return deepMerge(1) + wait(2);
+        }
+
+        function other() {
+          return delay(3);
+        }
+        """,
+    "lib/cjs.js": "module.exports = start;\n\nfunction start() {\n  return 1;\n}\n",
+    "lib/use.js": "const begin = require('./cjs');\n\nfunction go() {\n  return begin();\n}\n",
+    "lib/ns.ts": "import * as merging from '../src/utils/merge.js';\n\nexport function viaNamespace() {\n  return merging.merge(1);\n}\n",
+}
+
+
+def test_a_javascript_call_through_an_import_of_the_definition_s_file_is_a_call(tmp_path: Path) -> None:
+    _write(tmp_path, JS_MODULES)
+    delay = _dependents(tmp_path, "delay")
+    assert (delay["src/core.ts:run"]["found_by"], delay["src/core.ts:run"]["line"]) == ("call", 7)
+    assert delay.get("test/main.ts:other", {}).get("found_by") != "call"  # the `delay` package's
+
+
+def test_a_javascript_definition_imported_or_re_exported_under_another_name_keeps_its_callers(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, JS_MODULES)
+    merge = _dependents(tmp_path, "merge")
+    assert merge["src/core.ts:run"]["found_by"] == "call"  # `import { merge as combine }`
+    assert merge["test/main.ts:viaIndex"]["found_by"] == "call"  # `export { merge as deepMerge } from`
+    assert merge["lib/ns.ts:viaNamespace"]["found_by"] == "call"  # `import * as merging`
+    assert _dependents(tmp_path, "delay")["test/main.ts:viaIndex"]["found_by"] == "call"  # `default as wait`
+    assert _dependents(tmp_path, "start")["lib/use.js:go"]["found_by"] == "call"  # `module.exports = start`
+
+
+def test_a_javascript_file_importing_other_names_of_the_definition_s_file_does_not_import_it(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/utils.js": "exports.etag = function etag() {\n  return 1;\n};\n\nexports.other = function other() {\n  return 2;\n};\n",
+            "lib/app.js": "var other = require('./utils').other;\n\nfunction run() {\n  return other();\n}\n",
+        },
+    )
+    found = _dependents(tmp_path, "etag")
+    assert found["lib/app.js:lib/app.js"]["found_by"] == "possible"  # it imports the file, not `etag`

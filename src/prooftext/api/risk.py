@@ -482,6 +482,159 @@ class _GoPackages:
         return False if verdicts == {False} else None
 
 
+_JS_IMPORT = re.compile(
+    r"^[ \t]*import\s+(?:type\s+)?([\w$*{}\s,]+?)\s*from\s*['\"]([^'\"]+)['\"]", re.MULTILINE
+)
+"""A JavaScript import statement: its clause (``D, { a as b }``, ``* as ns``) and its module."""
+_JS_REQUIRE = re.compile(
+    r"\b(?:const|let|var)\s+([\w$]+|\{[^}]*\})\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)(?:\.([\w$]+))?"
+)
+"""``const D = require('m')``, ``const { a, b: c } = require('m')``, ``const a = require('m').a``."""
+_JS_REEXPORT = re.compile(
+    r"^[ \t]*export\s+(?:type\s+)?(\*|\{[^}]*\})\s*from\s*['\"]([^'\"]+)['\"]", re.MULTILINE
+)
+"""``export { a as b } from 'm'``, ``export * from 'm'``."""
+_JS_REEXPORT_ALL = re.compile(
+    r"^\s*(?:exports\s*=\s*)?module\.exports\s*=\s*(?:exports\s*=\s*)?require\(\s*['\"]([^'\"]+)['\"]\s*\)\s*;?\s*$",
+    re.MULTILINE,
+)
+"""``module.exports = require('./lib/express')``: a CommonJS file exporting another's exports as its own."""
+_JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
+DEFAULT_EXPORT = "default"
+MAX_REEXPORT_FILES = 200
+"""Files re-exporting a JavaScript definition followed per target (barrels of barrels)."""
+_Binding = tuple[str, str]
+"""A name a JavaScript file imports: (module as written, the name it has there: ``default``, ``*`` or a name)."""
+
+
+def _js_specifiers(text: str, separator: str) -> list[tuple[str, str]]:
+    """``(name there, name here)`` of ``{ a as b, c }`` (``separator`` ``as``) or ``{ a: b, c }`` (``:``)."""
+    out = []
+    for item in text.strip().strip("{}").split(","):
+        words = item.replace(separator, f" {separator} ").split()
+        words = [w for w in words if w != "type"] if len(words) not in (1, 3) else words
+        if len(words) == 1:
+            out.append((words[0], words[0]))
+        elif len(words) == 3 and words[1] == separator:
+            out.append((words[0], words[2]))
+    return out
+
+
+def _js_import_clause(clause: str) -> list[tuple[str, str]]:
+    """``(name there, name here)`` of an import clause: ``D`` is the default, ``* as ns`` the namespace."""
+    named = re.search(r"\{[^}]*\}", clause)
+    rest = clause.replace(named.group(0), "") if named else clause
+    out = _js_specifiers(named.group(0), "as") if named else []
+    for part in (p.strip() for p in rest.split(",")):
+        star = re.fullmatch(r"\*\s*as\s+([\w$]+)", part)
+        if star:
+            out.append(("*", star.group(1)))
+        elif re.fullmatch(r"[\w$]+", part):
+            out.append((DEFAULT_EXPORT, part))
+    return out
+
+
+def _js_bindings(text: str) -> dict[str, _Binding]:
+    """The names a JavaScript file's imports and ``require`` calls bind, each with its module and the name
+    it has there (a ``require`` of a whole module binds its default, ``module.exports``)."""
+    out: dict[str, _Binding] = {}
+    for found in _JS_IMPORT.finditer(text):
+        for there, here in _js_import_clause(found.group(1)):
+            out.setdefault(here, (found.group(2), there))
+    for found in _JS_REQUIRE.finditer(text):
+        target, module, member = found.groups()
+        if target.startswith("{"):
+            out.update((here, (module, there)) for there, here in _js_specifiers(target, ":"))
+        else:
+            out.setdefault(target, (module, member or DEFAULT_EXPORT))
+    return out
+
+
+def _js_exports_of(text: str, name: str) -> set[str]:
+    """The names a JavaScript file exports its top-level ``name`` under: its own (``export function name``,
+    ``export { name }``, ``exports.name =``), another (``export { name as other }``, ``exports.other =
+    name``) and ``default`` (``export default name``, ``module.exports = name``, ``name as default``)."""
+    word = re.escape(name)
+    out: set[str] = set()
+    declared = rf"\bexport\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\s*\*?|class|const|let|var|enum|namespace|interface|type)\s+{word}(?![\w$])"
+    if re.search(declared, text) or re.search(rf"(?<![\w$.])exports\.{word}\s*=(?!=)", text):
+        out.add(name)
+    default = rf"\bexport\s+default\s+(?:async\s+)?(?:(?:function\s*\*?|class)\s+)?{word}(?![\w$])"
+    if re.search(default, text) or re.search(
+        rf"\bmodule\.exports\s*=\s*(?:exports\s*=\s*)?{word}\s*;?\s*$", text, re.M
+    ):
+        out.add(DEFAULT_EXPORT)
+    for listed in re.finditer(r"\bexport\s*\{([^}]*)\}(?!\s*from)", text):
+        out.update(here for there, here in _js_specifiers(listed.group(1), "as") if there == name)
+    out.update(re.findall(rf"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=\s*{word}\s*;?\s*$", text, re.M))
+    return out
+
+
+class _JsModules:
+    """JavaScript and TypeScript files' imports, read from their indexed text: the name a file binds for a
+    definition of another file, directly or through files re-exporting it (``export { a as b } from``)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._bindings: dict[str, dict[str, _Binding]] = {}
+        self._resolved: dict[str, dict[str, str | None]] = {}
+
+    def resolved(self, path: str, module: str) -> str | None:
+        if path not in self._resolved:
+            self._resolved[path] = {m: r for m, r, _ in file_imports(self.conn, path)}
+        return self._resolved[path].get(module)
+
+    def bindings(self, path: str) -> dict[str, _Binding]:
+        if path not in self._bindings:
+            self._bindings[path] = _js_bindings("\n".join(file_lines(self.conn, path)))
+        return self._bindings[path]
+
+    def exported(self, target: _Sym, top_level: bool) -> dict[str, set[str]]:
+        """The names each file exports ``target`` under: its own file (when it is at the top level), and every
+        file re-exporting it (followed breadth-first)."""
+        names: dict[str, set[str]] = {}
+        if top_level:
+            names[target.path] = _js_exports_of("\n".join(file_lines(self.conn, target.path)), target.name)
+        pending = [target.path] if names.get(target.path) else []
+        while pending and len(names) <= MAX_REEXPORT_FILES:
+            source = pending.pop(0)
+            for path in self.importing_paths(source):
+                added = self.reexported(path, source, names[source]) - names.get(path, set())
+                if added:
+                    names[path] = names.get(path, set()) | added
+                    pending.append(path)
+        return {path: found for path, found in names.items() if found}
+
+    def importing_paths(self, path: str) -> list[str]:
+        lines = importers(self.conn, path)
+        return sorted({n.path for n in _nodes_by_id(self.conn, list(lines))} - {path})
+
+    def reexported(self, path: str, source: str, names: set[str]) -> set[str]:
+        """The names the file at ``path`` re-exports from ``source`` of those it exports as ``names``."""
+        out: set[str] = set()
+        text = "\n".join(file_lines(self.conn, path))
+        for whole in _JS_REEXPORT_ALL.finditer(text):
+            if self.resolved(path, whole.group(1)) == source:
+                out |= names
+        for found in _JS_REEXPORT.finditer(text):
+            if self.resolved(path, found.group(2)) != source:
+                continue
+            if found.group(1) == "*":
+                out |= names - {DEFAULT_EXPORT}
+            else:
+                out |= {here for there, here in _js_specifiers(found.group(1), "as") if there in names}
+        return out
+
+    def reaches(self, path: str, local: str, exported: dict[str, set[str]]) -> bool | None:
+        """Whether the name ``local`` in the file at ``path`` is the definition ``exported`` describes: True,
+        False when it imports another file's or another name, None when the file does not import it."""
+        binding = self.bindings(path).get(local)
+        if binding is None:
+            return None
+        source = self.resolved(path, binding[0])
+        return source is not None and binding[1] in exported.get(source, ())
+
+
 class _WhoUses:
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository. Read lazily
@@ -497,6 +650,8 @@ class _WhoUses:
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._file_nodes: dict[str, str | None] = {}
         self.go = _GoPackages(conn)
+        self.js = _JsModules(conn)
+        self._exported: dict[str, dict[str, set[str]]] = {}
         self._spans: dict[str, list[_Node]] = {}
         self._lines: dict[str, list[str]] = {}
         self._locals: dict[str, frozenset[str]] = {}
@@ -783,7 +938,63 @@ class _WhoUses:
                 return exact
         if not ref.receiver and path == target.path and not _PROPERTY_ASSIGNED.search(target.signature):
             return exact  # not `res.send = function send()`: that name is bound inside the function only
+        if target.language in _JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
+            return exact
         return FOUND_POSSIBLE
+
+    def js_exported(self, target: _Sym) -> dict[str, set[str]]:
+        """The names each file exports the JavaScript definition ``target`` under (see :class:`_JsModules`)."""
+        if target.node_id not in self._exported:
+            top_level = target.parent_id == self.file_id(target.path)
+            self._exported[target.node_id] = self.js.exported(target, top_level)
+        return self._exported[target.node_id]
+
+    def js_imports(self, target: _Sym, ref: Reference, path: str) -> bool:
+        """Whether ``ref`` in the file at ``path`` names ``target`` through one of the file's imports: a bare
+        name it imports (``import delay from``, ``import { a as b }``, ``require``), or ``ns.name`` through
+        a whole module (``import * as ns``, ``const ns = require(m)``)."""
+        exported = self.js_exported(target)
+        if not ref.receiver:
+            return self.js.reaches(path, ref.name, exported) is True
+        binding = self.js.bindings(path).get(ref.receiver)
+        whole = binding is not None and binding[1] in ("*", DEFAULT_EXPORT)  # `import * as ns`, `require(m)`
+        source = self.js.resolved(path, binding[0]) if binding is not None and whole else None
+        return source is not None and ref.name in exported.get(source, ())
+
+    def js_importing_files(self, target: _Sym) -> list[_Found]:
+        """The files importing ``target`` by a name their imports bind, or re-exporting it (``import``), at
+        the line of that import."""
+        if target.language not in _JS_SCRIPTS:
+            return []
+        exported = self.js_exported(target)
+        found: list[_Found] = []
+        for path in sorted({p for source in exported for p in self.js.importing_paths(source)}):
+            lines = [
+                line
+                for module, resolved, line in file_imports(self.conn, path)
+                if resolved in exported and resolved != path
+            ]
+            binds = path in exported or any(
+                self.js.reaches(path, local, exported) for local in self.js.bindings(path)
+            )
+            node = self.file_id(path)
+            if binds and lines and node is not None:
+                found.extend(_Found(n, FOUND_IMPORT, min(lines), "") for n in _nodes_by_id(self.conn, [node]))
+        return found
+
+    def js_alias_rows(self, target: _Sym) -> list[tuple[str, str, int, str]]:
+        """The spelled uses of the other names files import ``target`` under (``import { a as b }``, a
+        default import, a name a file re-exports it as), in those files."""
+        if target.language not in _JS_SCRIPTS:
+            return []
+        exported = self.js_exported(target)
+        rows: list[tuple[str, str, int, str]] = []
+        paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
+        for path in paths[:MAX_REEXPORT_FILES]:
+            for local in self.js.bindings(path):
+                if local != target.name and self.js.reaches(path, local, exported):
+                    rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
+        return rows
 
     def _classify_go(self, target: _Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
         """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
@@ -926,7 +1137,7 @@ class _WhoUses:
         possible), at its first line."""
         rank = {FOUND_CALL: 0, FOUND_REFERENCE: 1, FOUND_IMPORT: 2, FOUND_POSSIBLE: 3}
         best: dict[str, tuple[int, int, str, str]] = {}
-        rows = self.spelled_uses(target.name)
+        rows = self.spelled_uses(target.name) + self.js_alias_rows(target)
         aliases: set[tuple[str, str]] = set()
         seen_rows: set[tuple[str, str]] = set()
         while rows:
@@ -948,7 +1159,12 @@ class _WhoUses:
                 if owner_id not in best or entry < best[owner_id]:
                     best[owner_id] = entry
             rows = more
-        for made in [*self.constructions(target), *self.fixture_users(target), *self.receiver_reads(target)]:
+        for made in [
+            *self.constructions(target),
+            *self.fixture_users(target),
+            *self.receiver_reads(target),
+            *self.js_importing_files(target),
+        ]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:
                 best[made.node.node_id] = entry
