@@ -362,10 +362,10 @@ def test_a_dotted_name_that_matches_nothing_points_to_the_definitions_of_its_las
     tmp_path: Path,
 ) -> None:
     _write(tmp_path, {"web/h.js": "const handlers = {\n  onClick() {\n    return 1;\n  },\n};\n"})
-    result = _risk(tmp_path, "handlers.onClick")  # an object literal's method is not scoped by the object
-    assert result["unresolved"] == ["handlers.onClick"]
+    result = _risk(tmp_path, "buttons.onClick")  # `onClick` is a method of another object
+    assert result["unresolved"] == ["buttons.onClick"]
     assert result["notes"] == [
-        "handlers.onClick: names no indexed definition (as a name, a qualified name, module.name or an"
+        "buttons.onClick: names no indexed definition (as a name, a qualified name, module.name or an"
         " inherited member); 1 definition is named onClick: onClick (web/h.js)"
     ]
 
@@ -634,3 +634,33 @@ def test_a_javascript_file_importing_other_names_of_the_definition_s_file_does_n
     )
     found = _dependents(tmp_path, "etag")
     assert found["lib/app.js:lib/app.js"]["found_by"] == "possible"  # it imports the file, not `etag`
+
+
+OBJECT_LITERAL = {
+    "web/h.js": """
+        export const handlers = {
+          onClick() {
+            return 1;
+          },
+          onKey() {
+            return handlers.onClick();
+          },
+        };
+        """,
+    "web/use.js": "import { handlers } from './h.js';\n\nfunction press() {\n  return handlers.onClick();\n}\n",
+    "web/other.js": "const buttons = {\n  onClick() {\n    return 2;\n  },\n};\n",
+}
+
+
+def test_a_method_of_an_object_literal_is_named_and_called_through_the_object_it_is_assigned_to(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, OBJECT_LITERAL)
+    result = _risk(tmp_path, "handlers.onClick")
+    assert [(m["path"], m["qualname"]) for t in result["targets"] for m in t["matches"]] == [
+        ("web/h.js", "onClick")
+    ]
+    found = {f"{d['path']}:{d['qualname']}": d["found_by"] for d in result["dependents"]}
+    assert found["web/h.js:onKey"] == "call"
+    assert found["web/use.js:press"] == "call"  # through `import { handlers }`
+    assert _dependents(tmp_path, "buttons.onClick")["web/h.js:onKey"]["found_by"] == "possible"

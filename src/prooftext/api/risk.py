@@ -179,7 +179,7 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
             if found:
                 break
     if not found:
-        found = {n.node_id for n in _assigned_as(who, ref)}
+        found = {n.node_id for n in [*_assigned_as(who, ref), *_object_methods(who, ref)]}
     if not found:
         for owner in _nodes(symbols_named(who.conn, ".".join(parts[:-1]))):
             owner_sym = who.sym(owner.node_id)
@@ -206,6 +206,44 @@ def _go_promoted_ids(who: _WhoUses, owner: _Sym, name: str) -> set[str]:
         for n in _nodes(symbols_named(who.conn, qualname))
         if posixpath.dirname(n.path) == directory
     }
+
+
+MAX_LITERAL_LINES = 500
+"""Lines read back from a method for the opening of the object literal holding it."""
+_LITERAL_OWNER = re.compile(
+    r"(?:^|[\s;(,])(?:(?:export\s+)?(?:const|let|var)\s+)?([\w$]+(?:\.[\w$]+)*)\s*(?::[^=]+)?=\s*$"
+)
+"""What an object literal is assigned to, read before its ``{``: ``const handlers =``, ``app.hooks =``."""
+
+
+def _object_literal_name(lines: Sequence[str], start_line: int) -> str | None:
+    """The name the JavaScript object literal holding the method that starts at ``start_line`` is assigned to
+    (``const handlers = { onClick() {} }`` gives ``handlers``), None when it is held by no such literal."""
+    depth = 0
+    for number in range(start_line - 1, max(start_line - 1 - MAX_LITERAL_LINES, 0), -1):
+        line = lines[number - 1] if number <= len(lines) else ""
+        for column in range(len(line) - 1, -1, -1):
+            if line[column] == "}":
+                depth += 1
+            elif line[column] == "{" and depth:
+                depth -= 1
+            elif line[column] == "{":
+                owner = _LITERAL_OWNER.search(line[:column])
+                return owner.group(1) if owner else None
+    return None
+
+
+def _object_methods(who: _WhoUses, ref: str) -> list[_Node]:
+    """JavaScript methods of the object literal ``ref`` names (``handlers.onClick``): indexed by their own
+    name."""
+    owner, _, name = ref.rpartition(".")
+    found = []
+    for node in _nodes(symbols_named(who.conn, name)):
+        sym = who.sym(node.node_id)
+        scripted = sym is not None and sym.language in _JS_SCRIPTS and node.name == name
+        if scripted and _object_literal_name(who.lines(node.path), node.start_line) == owner:
+            found.append(node)
+    return found
 
 
 def _assigned_as(who: _WhoUses, ref: str) -> list[_Node]:
@@ -652,6 +690,7 @@ class _WhoUses:
         self.go = _GoPackages(conn)
         self.js = _JsModules(conn)
         self._exported: dict[str, dict[str, set[str]]] = {}
+        self._literals: dict[str, str | None] = {}
         self._spans: dict[str, list[_Node]] = {}
         self._lines: dict[str, list[str]] = {}
         self._locals: dict[str, frozenset[str]] = {}
@@ -940,7 +979,35 @@ class _WhoUses:
             return exact  # not `res.send = function send()`: that name is bound inside the function only
         if target.language in _JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
             return exact
+        if (
+            target.language in _JS_SCRIPTS
+            and ref.receiver
+            and self.js_object_named(target, ref.receiver, path)
+        ):
+            return exact
         return FOUND_POSSIBLE
+
+    def js_object_named(self, target: _Sym, receiver: str, path: str) -> bool:
+        """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:
+        its name in its own file, or a name another file imports it under."""
+        if target.node_id not in self._literals:
+            node = self.node(target)
+            found = (
+                _object_literal_name(self.lines(target.path), node.start_line) if node is not None else None
+            )
+            self._literals[target.node_id] = found
+        owner = self._literals[target.node_id]
+        if owner is None:
+            return False
+        if path == target.path:
+            return receiver == owner
+        binding = self.js.bindings(path).get(receiver)
+        exported = _js_exports_of("\n".join(self.lines(target.path)), owner)
+        return (
+            binding is not None
+            and self.js.resolved(path, binding[0]) == target.path
+            and binding[1] in exported
+        )
 
     def js_exported(self, target: _Sym) -> dict[str, set[str]]:
         """The names each file exports the JavaScript definition ``target`` under (see :class:`_JsModules`)."""
