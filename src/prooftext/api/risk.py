@@ -1580,8 +1580,8 @@ MAX_NAMESAKES = 3
 
 
 def _unresolved_name_note(conn: sqlite3.Connection, ref: str) -> str:
-    """Why a name matched nothing, and for a dotted name the definitions named as its last part (an
-    object literal's method, ``handlers.onClick``, is indexed as ``onClick``)."""
+    """Why a name matched nothing, and for a dotted name the definitions named as its last part (a method
+    of one object literal, ``onClick``, named through another, ``buttons.onClick``)."""
     note = f"{ref}: names no indexed definition (as a name, a qualified name, module.name or an inherited member)"
     last = ref.rsplit(".", 1)[-1]
     namesakes = [n for n in _nodes(symbols_named(conn, last)) if n.name == last] if last != ref else []
