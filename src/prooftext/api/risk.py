@@ -3,18 +3,33 @@ decisions, constraints and documentation cover them."""
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
 import sqlite3
-import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import prooftext.graph.languages as L
+from prooftext.api.who_uses_go import GO_RECEIVER, GoPackages
+from prooftext.api.who_uses_js import (
+    DEFAULT_EXPORT,
+    JS_SCRIPTS,
+    MAX_REEXPORT_FILES,
+    PROPERTY_ASSIGNED,
+    JsModules,
+    js_exports_of,
+)
+from prooftext.api.who_uses_model import UNKNOWN, Found, Node, Sym, Target, node_list, nodes_by_id
+from prooftext.api.who_uses_python import (
+    FIXTURE,
+    FIXTURE_NAME,
+    TEST_MODULE,
+    bound_locally,
+    parameters,
+    split_bases,
+)
 from prooftext.corpus.lines import require_utf8
 from prooftext.corpus.model import REMEDIES
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
@@ -43,14 +58,12 @@ from prooftext.store.risk_queries import (
     file_node_id,
     file_symbols,
     files_under,
-    go_module_files,
     import_uses,
     importers,
     indexed_paths,
     is_indexed_file,
     member_symbols,
     module_importers,
-    nodes_by_ids,
     receiver_uses,
     sections_mentioning,
     spelled_uses,
@@ -79,34 +92,6 @@ MIN_BASENAME_CHARS = 4
 """A path's file name is matched in memory text only when it is at least this long (``a.py`` is noise)."""
 
 
-@dataclass(frozen=True)
-class _Node:
-    node_id: str
-    kind: str
-    name: str
-    qualname: str
-    path: str
-    start_line: int
-    end_line: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "lines": [self.start_line, self.end_line],
-            "node_id": self.node_id,
-            "path": self.path,
-            "qualname": self.qualname,
-        }
-
-    @property
-    def order(self) -> tuple[str, int, str]:
-        return (self.path, self.start_line, self.node_id)
-
-
-def _nodes(rows: Sequence[Sequence[Any]]) -> list[_Node]:
-    return sorted((_Node(*r) for r in rows), key=lambda n: n.order)
-
-
 def _is_path_like(ref: str) -> bool:
     return "/" in ref or "\\" in ref or ref.startswith(".") or "\x00" in ref
 
@@ -123,16 +108,16 @@ def _checked_path(ref: str) -> str:
     return ref
 
 
-def _path_targets(conn: sqlite3.Connection, path: str) -> tuple[str, list[_Node], bool]:
+def _path_targets(conn: sqlite3.Connection, path: str) -> tuple[str, list[Node], bool]:
     """(kind, nodes, truncated): a file's own node and its symbols, or every file under a directory."""
-    found = _nodes(file_and_symbol_nodes(conn, path))
+    found = node_list(file_and_symbol_nodes(conn, path))
     if found:
         return "path", found, False
     files = files_under(conn, path.rstrip("/"), MAX_DIRECTORY_FILES + 1)
     truncated = len(files) > MAX_DIRECTORY_FILES
-    nodes: list[_Node] = []
+    nodes: list[Node] = []
     for file_path in files[:MAX_DIRECTORY_FILES]:
-        nodes.extend(_nodes(file_and_symbol_nodes(conn, file_path)))
+        nodes.extend(node_list(file_and_symbol_nodes(conn, file_path)))
     return ("directory" if files else "path"), nodes, truncated
 
 
@@ -144,7 +129,7 @@ def _unresolved_path_note(conn: sqlite3.Connection, ref: str) -> str:
     return f"{ref}: left out of the index ({left_out.reason}): {REMEDIES.get(left_out.reason, '')}"
 
 
-def _resolve_target(who: _WhoUses, ref: str) -> tuple[str, list[_Node], bool]:
+def _resolve_target(who: _WhoUses, ref: str) -> tuple[str, list[Node], bool]:
     conn = who.conn
     if not isinstance(ref, str) or not ref.strip():
         raise RequestError("every target must be a non-empty string", field="targets")
@@ -154,7 +139,7 @@ def _resolve_target(who: _WhoUses, ref: str) -> tuple[str, list[_Node], bool]:
         return _path_targets(conn, _checked_path(ref.rstrip("/") or ref))
     if is_indexed_file(conn, ref):
         return _path_targets(conn, ref)
-    symbols = _nodes(symbols_named(conn, ref)) or _module_symbols(conn, ref) or _reached_symbols(who, ref)
+    symbols = node_list(symbols_named(conn, ref)) or _module_symbols(conn, ref) or _reached_symbols(who, ref)
     if symbols:
         return "symbol", symbols, False
     kind, nodes, truncated = _path_targets(conn, ref)  # a top-level directory named without a slash
@@ -164,7 +149,7 @@ def _resolve_target(who: _WhoUses, ref: str) -> tuple[str, list[_Node], bool]:
     return _path_targets(conn, module) if module is not None else ("symbol", [], False)
 
 
-def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
+def _reached_symbols(who: _WhoUses, ref: str) -> list[Node]:
     """The definitions a dotted name reaches that are not spelled so where they are defined: a name a
     package re-exports (``flask.url_for``, defined in ``flask/helpers.py``) or a member a class inherits
     (``Flask.route``, defined on ``Scaffold``)."""
@@ -181,7 +166,7 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
     if not found:
         found = {n.node_id for n in [*_assigned_as(who, ref), *_object_methods(who, ref)]}
     if not found:
-        for owner in _nodes(symbols_named(who.conn, ".".join(parts[:-1]))):
+        for owner in node_list(symbols_named(who.conn, ".".join(parts[:-1]))):
             owner_sym = who.sym(owner.node_id)
             if owner_sym is not None and owner_sym.language == L.GO:
                 found.update(_go_promoted_ids(who, owner_sym, parts[-1]))
@@ -193,17 +178,17 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[_Node]:
             )
             if member is not None:
                 found.add(member)
-    return _nodes_by_id(who.conn, sorted(found))
+    return nodes_by_id(who.conn, sorted(found))
 
 
-def _go_promoted_ids(who: _WhoUses, owner: _Sym, name: str) -> set[str]:
+def _go_promoted_ids(who: _WhoUses, owner: Sym, name: str) -> set[str]:
     """The node ids of the definitions ``name`` finds on the Go type ``owner`` through the types it embeds
     (``Engine.GET`` is ``RouterGroup.GET``), in its package."""
     directory = posixpath.dirname(owner.path)
     return {
         n.node_id
         for qualname in who.go.promoted(owner.qualname, name, directory)
-        for n in _nodes(symbols_named(who.conn, qualname))
+        for n in node_list(symbols_named(who.conn, qualname))
         if posixpath.dirname(n.path) == directory
     }
 
@@ -233,25 +218,25 @@ def _object_literal_name(lines: Sequence[str], start_line: int) -> str | None:
     return None
 
 
-def _object_methods(who: _WhoUses, ref: str) -> list[_Node]:
+def _object_methods(who: _WhoUses, ref: str) -> list[Node]:
     """JavaScript methods of the object literal ``ref`` names (``handlers.onClick``): indexed by their own
     name."""
     owner, _, name = ref.rpartition(".")
     found = []
-    for node in _nodes(symbols_named(who.conn, name)):
+    for node in node_list(symbols_named(who.conn, name)):
         sym = who.sym(node.node_id)
-        scripted = sym is not None and sym.language in _JS_SCRIPTS and node.name == name
+        scripted = sym is not None and sym.language in JS_SCRIPTS and node.name == name
         if scripted and _object_literal_name(who.lines(node.path), node.start_line) == owner:
             found.append(node)
     return found
 
 
-def _assigned_as(who: _WhoUses, ref: str) -> list[_Node]:
+def _assigned_as(who: _WhoUses, ref: str) -> list[Node]:
     """Definitions outside Python whose statement assigns them to ``ref`` (JavaScript ``res.send = function
     send()``, ``res.contentType = res.type = function contentType()``): indexed by their own name."""
     assigned = re.compile(rf"(?:^|=)\s*{re.escape(ref)}\s*=(?!=)")
     found = []
-    for node in _nodes(symbols_spelling(who.conn, ref)):
+    for node in node_list(symbols_spelling(who.conn, ref)):
         sym = who.sym(node.node_id)
         if sym is not None and sym.language != L.PYTHON and assigned.search(sym.signature):
             found.append(node)
@@ -265,12 +250,12 @@ def _module_parts(path: str) -> list[str]:
     return parts[:-1] if parts[-1] == "__init__" else parts
 
 
-def _module_symbols(conn: sqlite3.Connection, ref: str) -> list[_Node]:
+def _module_symbols(conn: sqlite3.Connection, ref: str) -> list[Node]:
     """The definitions ``ref`` names as ``module.qualname`` (``helpers.url_for``, ``pkg.helpers.Flask.run``):
     symbols named as its last part whose qualified name ends ``ref`` after a module, in a file whose module
     path ends with that module (one indexed look-up, however many dots ``ref`` has)."""
-    found: list[_Node] = []
-    for node in _nodes(symbols_named(conn, ref.rsplit(".", 1)[-1])):
+    found: list[Node] = []
+    for node in node_list(symbols_named(conn, ref.rsplit(".", 1)[-1])):
         module = ref.removesuffix("." + node.qualname)
         parts = module.split(".")
         if module != ref and _module_parts(node.path)[-len(parts) :] == parts:
@@ -298,381 +283,6 @@ _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z
 """A name that is no plain word (an inner ``_``, a case change, a digit): matched in documentation alone."""
 
 
-@dataclass(frozen=True)
-class _Sym:
-    node_id: str
-    name: str
-    qualname: str
-    symbol_kind: str
-    parent_id: str | None
-    path: str
-    signature: str
-    language: str
-
-
-@dataclass(frozen=True)
-class _Found:
-    """One dependent: the node holding the reference, how it was found and where."""
-
-    node: _Node
-    found_by: str
-    line: int
-    spelled: str
-
-
-_Target = tuple[str, str]
-"""What a name resolves to: ("node", node id) or ("module", path)."""
-_UNKNOWN: _Target = ("unknown", "")
-
-
-def _split_bases(text: str) -> list[str]:
-    depth, start, out = 0, 0, []
-    for i, ch in enumerate(text + ","):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    return [b.split("[", 1)[0].strip() for b in out if b.strip() and "=" not in b and not b.startswith("*")]
-
-
-_FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_NEW_SCOPES = (
-    *_FUNCTION_DEFS,
-    ast.ClassDef,
-    ast.Lambda,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-)
-
-
-def _argument_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    arguments = function.args
-    every = [
-        *arguments.posonlyargs,
-        *arguments.args,
-        *arguments.kwonlyargs,
-        arguments.vararg,
-        arguments.kwarg,
-    ]
-    return [a.arg for a in every if a is not None]
-
-
-def _parameters(signature: str) -> list[str]:
-    """The parameter names of a Python ``def`` signature as indexed (none when it does not read as one)."""
-    for body in ("\n    pass", " ..."):  # after a comment line the signature may hold; or after its colon
-        try:
-            tree = ast.parse(textwrap.dedent(signature).strip() + body)
-        except (SyntaxError, ValueError):
-            continue
-        function = tree.body[0] if tree.body else None
-        return _argument_names(function) if isinstance(function, _FUNCTION_DEFS) else []
-    return []
-
-
-_FIXTURE = re.compile(r"^\s*@(?:pytest\.)?fixture\b")
-_TEST_MODULE = re.compile(r"^(?:test_\w*|\w*_test)\.py$")
-"""A pytest test module's file name: the fixtures it defines serve its own tests only."""
-_FIXTURE_NAME = re.compile(r"\bname\s*=\s*[\"'](\w+)[\"']")
-
-
-def _bound_locally(text: str) -> frozenset[str]:
-    """The names the Python function whose text this is binds in its own scope: its parameters and the
-    names its body assigns or defines (not inside a nested scope; not an import, which who-uses resolves;
-    not a name declared ``global`` or ``nonlocal``)."""
-    try:
-        tree = ast.parse(textwrap.dedent(text))
-    except (SyntaxError, ValueError):
-        return frozenset()
-    function = tree.body[0] if tree.body else None
-    if not isinstance(function, _FUNCTION_DEFS):
-        return frozenset()
-    names = set(_argument_names(function))
-    declared: set[str] = set()
-    pending: list[ast.AST] = list(function.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        if isinstance(node, (*_FUNCTION_DEFS, ast.ClassDef)):
-            names.add(node.name)
-        if not isinstance(node, _NEW_SCOPES):
-            pending.extend(ast.iter_child_nodes(node))
-    return frozenset(names - declared)
-
-
-_PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
-"""A definition assigned to a property (``res.send = function send()``, ``Foo.prototype.bar = …``)."""
-_GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
-_GO_RECEIVER = re.compile(r"^\s*func\s*\(\s*(\w+)\s")
-"""The receiver's name in a Go method's signature: ``func (engine *Engine) Run()`` gives ``engine``."""
-_GO_IMPORT_ALIAS = re.compile(r"^\s*(?:import\s+)?(?!import\s)(\w+|\.)\s+\"([^\"]+)\"")
-"""A Go import that names its package (``e "errors"``, ``import e "errors"``): the alias and the path."""
-_GO_EMBEDDED = re.compile(r"^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:`[^`]*`)?\s*(?://.*)?$")
-"""A line of a Go struct's body that embeds a type (``RouterGroup``, ``*sync.Mutex``, a tag or comment after)."""
-
-
-class _GoPackages:
-    """Go packages by import path: a directory is its nearest ``go.mod``'s module path plus the way down to
-    it (``github.com/gin-gonic/gin`` is the module root, ``…/gin/render`` its ``render`` directory)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self._modules: dict[str, str] | None = None
-        self._imports: dict[str, list[tuple[str, str, str | None]]] = {}
-        self._embedded: dict[tuple[str, str], list[str]] = {}
-
-    def modules(self) -> dict[str, str]:
-        """The module path each indexed ``go.mod`` declares, by its directory."""
-        if self._modules is None:
-            self._modules = {}
-            for path, text in go_module_files(self.conn):
-                found = _GO_MODULE.search(text)
-                if found:
-                    self._modules[posixpath.dirname(path)] = found.group(1)
-        return self._modules
-
-    def import_path(self, path: str) -> str | None:
-        """The import path of the package holding the file at ``path``, or None without a ``go.mod`` above."""
-        directory = posixpath.dirname(path)
-        owners = [d for d in self.modules() if not d or directory == d or directory.startswith(d + "/")]
-        if not owners:
-            return None
-        root = max(owners, key=len)
-        below = directory[len(root) :].lstrip("/")
-        return f"{self.modules()[root]}/{below}" if below else self.modules()[root]
-
-    def imports(self, path: str) -> list[tuple[str, str, str | None]]:
-        """``(name it binds, import path, resolved path or None)`` of each import of the Go file at ``path``:
-        its alias (``e "errors"``) as its line in the file spells it, else its path's last part."""
-        if path not in self._imports:
-            lines = file_lines(self.conn, path)
-            found = []
-            for module, resolved, line in file_imports(self.conn, path):
-                alias = _GO_IMPORT_ALIAS.match(lines[line - 1]) if 0 < line <= len(lines) else None
-                bound = alias.group(1) if alias and alias.group(2) == module else module.rsplit("/", 1)[-1]
-                found.append((bound, module, resolved))
-            self._imports[path] = found
-        return self._imports[path]
-
-    def embedded(self, type_name: str, directory: str) -> list[str]:
-        """The types the Go struct ``type_name`` of the package at ``directory`` embeds, as written (``T``,
-        ``pkg.T``)."""
-        key = (type_name, directory)
-        if key in self._embedded:
-            return self._embedded[key]
-        out: list[str] = []
-        for row in symbols_named(self.conn, type_name):
-            node = _Node(*row)
-            row_sym = symbol_row(self.conn, node.node_id)
-            if row_sym is None or posixpath.dirname(node.path) != directory or node.qualname != type_name:
-                continue
-            if row_sym[3] == "struct" and row_sym[7] == L.GO:
-                body = file_lines(self.conn, node.path)[node.start_line : node.end_line - 1]
-                out.extend(m.group(1) for line in body if (m := _GO_EMBEDDED.match(line)))
-        self._embedded[key] = out
-        return out
-
-    def has_member(self, qualname: str, directory: str) -> bool:
-        return any(posixpath.dirname(n[4]) == directory for n in symbols_named(self.conn, qualname))
-
-    def promoted(self, type_name: str, name: str, directory: str) -> list[str]:
-        """The qualified names of the definitions ``name`` finds on the Go type ``type_name`` (of the package
-        at ``directory``): its own member, else those of the shallowest types it embeds from that package."""
-        level, seen = [type_name], {type_name}
-        while level:
-            found = [f"{t}.{name}" for t in level if self.has_member(f"{t}.{name}", directory)]
-            if found:
-                return found
-            inner = [e for t in level for e in self.embedded(t, directory) if "." not in e and e not in seen]
-            seen.update(inner)
-            level = list(dict.fromkeys(inner))
-        return []
-
-    def field_type(self, type_name: str, fields: Sequence[str], directory: str) -> str | None:
-        """The type reached from ``type_name`` through fields that name embedded types of the package
-        (``engine.RouterGroup``), None through any other field."""
-        current = type_name
-        for field in fields:
-            if field not in self.embedded(current, directory):
-                return None
-            current = field
-        return current
-
-    def names_target(self, path: str, receiver: str, target_path: str) -> bool | None:
-        """Whether ``receiver`` in the file at ``path`` is the package of ``target_path`` as one of the file's
-        imports (by its alias, else its path's last part): True, False when it is another package, None when
-        not known."""
-        want = self.import_path(target_path)
-        verdicts: set[bool | None] = set()
-        for bound, module, resolved in self.imports(path):
-            if bound != receiver:
-                continue
-            if module == want or (resolved and posixpath.dirname(resolved) == posixpath.dirname(target_path)):
-                return True
-            verdicts.add(False if want is not None or resolved else None)
-        return False if verdicts == {False} else None
-
-
-_JS_IMPORT = re.compile(
-    r"^[ \t]*import\s+(?:type\s+)?([\w$*{}\s,]+?)\s*from\s*['\"]([^'\"]+)['\"]", re.MULTILINE
-)
-"""A JavaScript import statement: its clause (``D, { a as b }``, ``* as ns``) and its module."""
-_JS_REQUIRE = re.compile(
-    r"\b(?:const|let|var)\s+([\w$]+|\{[^}]*\})\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)(?:\.([\w$]+))?"
-)
-"""``const D = require('m')``, ``const { a, b: c } = require('m')``, ``const a = require('m').a``."""
-_JS_REEXPORT = re.compile(
-    r"^[ \t]*export\s+(?:type\s+)?(\*|\{[^}]*\})\s*from\s*['\"]([^'\"]+)['\"]", re.MULTILINE
-)
-"""``export { a as b } from 'm'``, ``export * from 'm'``."""
-_JS_REEXPORT_ALL = re.compile(
-    r"^\s*(?:exports\s*=\s*)?module\.exports\s*=\s*(?:exports\s*=\s*)?require\(\s*['\"]([^'\"]+)['\"]\s*\)\s*;?\s*$",
-    re.MULTILINE,
-)
-"""``module.exports = require('./lib/express')``: a CommonJS file exporting another's exports as its own."""
-_JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
-DEFAULT_EXPORT = "default"
-MAX_REEXPORT_FILES = 200
-"""Files re-exporting a JavaScript definition followed per target (barrels of barrels)."""
-_Binding = tuple[str, str]
-"""A name a JavaScript file imports: (module as written, the name it has there: ``default``, ``*`` or a name)."""
-
-
-def _js_specifiers(text: str, separator: str) -> list[tuple[str, str]]:
-    """``(name there, name here)`` of ``{ a as b, c }`` (``separator`` ``as``) or ``{ a: b, c }`` (``:``)."""
-    out = []
-    for item in text.strip().strip("{}").split(","):
-        words = item.replace(separator, f" {separator} ").split()
-        words = [w for w in words if w != "type"] if len(words) not in (1, 3) else words
-        if len(words) == 1:
-            out.append((words[0], words[0]))
-        elif len(words) == 3 and words[1] == separator:
-            out.append((words[0], words[2]))
-    return out
-
-
-def _js_import_clause(clause: str) -> list[tuple[str, str]]:
-    """``(name there, name here)`` of an import clause: ``D`` is the default, ``* as ns`` the namespace."""
-    named = re.search(r"\{[^}]*\}", clause)
-    rest = clause.replace(named.group(0), "") if named else clause
-    out = _js_specifiers(named.group(0), "as") if named else []
-    for part in (p.strip() for p in rest.split(",")):
-        star = re.fullmatch(r"\*\s*as\s+([\w$]+)", part)
-        if star:
-            out.append(("*", star.group(1)))
-        elif re.fullmatch(r"[\w$]+", part):
-            out.append((DEFAULT_EXPORT, part))
-    return out
-
-
-def _js_bindings(text: str) -> dict[str, _Binding]:
-    """The names a JavaScript file's imports and ``require`` calls bind, each with its module and the name
-    it has there (a ``require`` of a whole module binds its default, ``module.exports``)."""
-    out: dict[str, _Binding] = {}
-    for found in _JS_IMPORT.finditer(text):
-        for there, here in _js_import_clause(found.group(1)):
-            out.setdefault(here, (found.group(2), there))
-    for found in _JS_REQUIRE.finditer(text):
-        target, module, member = found.groups()
-        if target.startswith("{"):
-            out.update((here, (module, there)) for there, here in _js_specifiers(target, ":"))
-        else:
-            out.setdefault(target, (module, member or DEFAULT_EXPORT))
-    return out
-
-
-def _js_exports_of(text: str, name: str) -> set[str]:
-    """The names a JavaScript file exports its top-level ``name`` under: its own (``export function name``,
-    ``export { name }``, ``exports.name =``), another (``export { name as other }``, ``exports.other =
-    name``) and ``default`` (``export default name``, ``module.exports = name``, ``name as default``)."""
-    word = re.escape(name)
-    out: set[str] = set()
-    declared = rf"\bexport\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\s*\*?|class|const|let|var|enum|namespace|interface|type)\s+{word}(?![\w$])"
-    if re.search(declared, text) or re.search(rf"(?<![\w$.])exports\.{word}\s*=(?!=)", text):
-        out.add(name)
-    default = rf"\bexport\s+default\s+(?:async\s+)?(?:(?:function\s*\*?|class)\s+)?{word}(?![\w$])"
-    if re.search(default, text) or re.search(
-        rf"\bmodule\.exports\s*=\s*(?:exports\s*=\s*)?{word}\s*;?\s*$", text, re.M
-    ):
-        out.add(DEFAULT_EXPORT)
-    for listed in re.finditer(r"\bexport\s*\{([^}]*)\}(?!\s*from)", text):
-        out.update(here for there, here in _js_specifiers(listed.group(1), "as") if there == name)
-    out.update(re.findall(rf"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=\s*{word}\s*;?\s*$", text, re.M))
-    return out
-
-
-class _JsModules:
-    """JavaScript and TypeScript files' imports, read from their indexed text: the name a file binds for a
-    definition of another file, directly or through files re-exporting it (``export { a as b } from``)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self._bindings: dict[str, dict[str, _Binding]] = {}
-        self._resolved: dict[str, dict[str, str | None]] = {}
-
-    def resolved(self, path: str, module: str) -> str | None:
-        if path not in self._resolved:
-            self._resolved[path] = {m: r for m, r, _ in file_imports(self.conn, path)}
-        return self._resolved[path].get(module)
-
-    def bindings(self, path: str) -> dict[str, _Binding]:
-        if path not in self._bindings:
-            self._bindings[path] = _js_bindings("\n".join(file_lines(self.conn, path)))
-        return self._bindings[path]
-
-    def exported(self, target: _Sym, top_level: bool) -> dict[str, set[str]]:
-        """The names each file exports ``target`` under: its own file (when it is at the top level), and every
-        file re-exporting it (followed breadth-first)."""
-        names: dict[str, set[str]] = {}
-        if top_level:
-            names[target.path] = _js_exports_of("\n".join(file_lines(self.conn, target.path)), target.name)
-        pending = [target.path] if names.get(target.path) else []
-        while pending and len(names) <= MAX_REEXPORT_FILES:
-            source = pending.pop(0)
-            for path in self.importing_paths(source):
-                added = self.reexported(path, source, names[source]) - names.get(path, set())
-                if added:
-                    names[path] = names.get(path, set()) | added
-                    pending.append(path)
-        return {path: found for path, found in names.items() if found}
-
-    def importing_paths(self, path: str) -> list[str]:
-        lines = importers(self.conn, path)
-        return sorted({n.path for n in _nodes_by_id(self.conn, list(lines))} - {path})
-
-    def reexported(self, path: str, source: str, names: set[str]) -> set[str]:
-        """The names the file at ``path`` re-exports from ``source`` of those it exports as ``names``."""
-        out: set[str] = set()
-        text = "\n".join(file_lines(self.conn, path))
-        for whole in _JS_REEXPORT_ALL.finditer(text):
-            if self.resolved(path, whole.group(1)) == source:
-                out |= names
-        for found in _JS_REEXPORT.finditer(text):
-            if self.resolved(path, found.group(2)) != source:
-                continue
-            if found.group(1) == "*":
-                out |= names - {DEFAULT_EXPORT}
-            else:
-                out |= {here for there, here in _js_specifiers(found.group(1), "as") if there in names}
-        return out
-
-    def reaches(self, path: str, local: str, exported: dict[str, set[str]]) -> bool | None:
-        """Whether the name ``local`` in the file at ``path`` is the definition ``exported`` describes: True,
-        False when it imports another file's or another name, None when the file does not import it."""
-        binding = self.bindings(path).get(local)
-        if binding is None:
-            return None
-        source = self.resolved(path, binding[0])
-        return source is not None and binding[1] in exported.get(source, ())
-
-
 class _WhoUses:
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository. Read lazily
@@ -681,17 +291,17 @@ class _WhoUses:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._paths: PathIndex | None = None
-        self._syms: dict[str, _Sym | None] = {}
-        self._file_defs: dict[str, dict[str, list[_Sym]]] = {}
+        self._syms: dict[str, Sym | None] = {}
+        self._file_defs: dict[str, dict[str, list[Sym]]] = {}
         self._bindings: dict[str, tuple[dict[str, Reference], list[str]]] = {}
         self._children: dict[str, dict[str, list[str]]] = {}
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._file_nodes: dict[str, str | None] = {}
-        self.go = _GoPackages(conn)
-        self.js = _JsModules(conn)
+        self.go = GoPackages(conn)
+        self.js = JsModules(conn)
         self._exported: dict[str, dict[str, set[str]]] = {}
         self._literals: dict[str, str | None] = {}
-        self._spans: dict[str, list[_Node]] = {}
+        self._spans: dict[str, list[Node]] = {}
         self._lines: dict[str, list[str]] = {}
         self._locals: dict[str, frozenset[str]] = {}
 
@@ -703,18 +313,18 @@ class _WhoUses:
             self._paths = PathIndex(indexed_paths(self.conn))
         return self._paths
 
-    def sym(self, node_id: str) -> _Sym | None:
+    def sym(self, node_id: str) -> Sym | None:
         if node_id not in self._syms:
             row = symbol_row(self.conn, node_id)
-            self._syms[node_id] = _Sym(*row) if row else None
+            self._syms[node_id] = Sym(*row) if row else None
         return self._syms[node_id]
 
-    def defs(self, path: str) -> dict[str, list[_Sym]]:
+    def defs(self, path: str) -> dict[str, list[Sym]]:
         """Symbols of a file by qualified name."""
         if path not in self._file_defs:
-            out: dict[str, list[_Sym]] = defaultdict(list)
+            out: dict[str, list[Sym]] = defaultdict(list)
             for row in file_symbols(self.conn, path):
-                found = _Sym(*row)
+                found = Sym(*row)
                 self._syms[found.node_id] = found
                 out[found.qualname].append(found)
             self._file_defs[path] = out
@@ -725,10 +335,10 @@ class _WhoUses:
             self._lines[path] = file_lines(self.conn, path)
         return self._lines[path]
 
-    def spans(self, path: str) -> list[_Node]:
+    def spans(self, path: str) -> list[Node]:
         """The file's own node and its symbols' nodes."""
         if path not in self._spans:
-            self._spans[path] = _nodes(file_and_symbol_nodes(self.conn, path))
+            self._spans[path] = node_list(file_and_symbol_nodes(self.conn, path))
         return self._spans[path]
 
     def file_id(self, path: str) -> str | None:
@@ -766,10 +376,10 @@ class _WhoUses:
     def module(self, importer: str, module: str) -> str | None:
         return self.paths.resolve_import(importer, module, L.PYTHON)
 
-    def resolve(self, path: str, parts: Sequence[str], hops: int = 0) -> set[_Target]:
+    def resolve(self, path: str, parts: Sequence[str], hops: int = 0) -> set[Target]:
         """What the dotted name ``parts`` names at the top level of file ``path``."""
         if not parts or hops > MAX_IMPORT_HOPS:
-            return {_UNKNOWN}
+            return {UNKNOWN}
         head, rest = parts[0], list(parts[1:])
         # Only definitions at the file's top level bind a name there (not a method of the same name).
         local = [d for d in self.defs(path).get(head, ()) if d.parent_id == self.file_id(path)]
@@ -779,30 +389,30 @@ class _WhoUses:
         ref = named.get(head)
         if ref is not None:
             return set().union(*(self.member_chain(t, rest, hops) for t in self.bound(path, ref, hops)))
-        found: set[_Target] = set()
+        found: set[Target] = set()
         for star in stars:
             target = self.module(path, star)
             if target is not None:
-                found |= {t for t in self.resolve(target, parts, hops + 1) if t != _UNKNOWN}
-        return found or {_UNKNOWN}  # a variable, a builtin, or a name this index does not define
+                found |= {t for t in self.resolve(target, parts, hops + 1) if t != UNKNOWN}
+        return found or {UNKNOWN}  # a variable, a builtin, or a name this index does not define
 
-    def bound(self, path: str, ref: Reference, hops: int) -> set[_Target]:
+    def bound(self, path: str, ref: Reference, hops: int) -> set[Target]:
         """What one import binding names: a module, or the definitions of the name in its module (several
         when they share it: ``@overload`` stubs and their implementation, a definition in each branch)."""
         if ref.how == HOW_IMPORT:
             module = ref.name if ref.alias else ref.name.split(".", 1)[0]
             target = self.module(path, module)
-            return {("module", target) if target is not None else _UNKNOWN}
+            return {("module", target) if target is not None else UNKNOWN}
         joiner = "" if ref.receiver.endswith(".") else "."
         submodule = self.module(path, ref.receiver + joiner + ref.name)
         if submodule is not None:
             return {("module", submodule)}
         source = self.module(path, ref.receiver)
         if source is None:
-            return {_UNKNOWN}
+            return {UNKNOWN}
         return self.resolve(source, [ref.name], hops + 1)
 
-    def member_chain(self, start: _Target, rest: Sequence[str], hops: int) -> set[_Target]:
+    def member_chain(self, start: Target, rest: Sequence[str], hops: int) -> set[Target]:
         """Follow attribute names from a module or class; unknown where the chain leaves what is defined."""
         current = start
         for i, part in enumerate(rest):
@@ -810,15 +420,15 @@ class _WhoUses:
             if kind == "module":
                 return self.resolve(value, rest[i:], hops + 1)
             if kind != "node":
-                return {_UNKNOWN}
+                return {UNKNOWN}
             found = self.sym(value)
             if found is None or found.symbol_kind not in _CLASS_KINDS:
-                return {_UNKNOWN}
+                return {UNKNOWN}
             member = self.lookup(value, part)
-            current = ("node", member) if member is not None else _UNKNOWN
+            current = ("node", member) if member is not None else UNKNOWN
         return {current}
 
-    def bases(self, cls: _Sym) -> tuple[list[str], bool]:
+    def bases(self, cls: Sym) -> tuple[list[str], bool]:
         """The repository classes a class derives from, and whether any base lies outside the repository."""
         if cls.language != L.PYTHON:
             return [], True
@@ -827,7 +437,7 @@ class _WhoUses:
             return [], False
         out: list[str] = []
         unknown = False
-        for base in _split_bases(match.group(1)):
+        for base in split_bases(match.group(1)):
             targets = self.resolve(cls.path, base.split("."))
             nodes = [t[1] for t in targets if t[0] == "node"]
             out.extend(nodes)
@@ -889,7 +499,7 @@ class _WhoUses:
             current = self.sym(current.parent_id) if current.parent_id else None
         return False
 
-    def local_names(self, function: _Sym) -> frozenset[str]:
+    def local_names(self, function: Sym) -> frozenset[str]:
         """The names a Python function binds in its own scope (read from its indexed text), none when its
         text cannot be read as a function."""
         if function.node_id not in self._locals:
@@ -897,14 +507,14 @@ class _WhoUses:
             node = self.node(function)
             if node is not None and function.language == L.PYTHON:
                 text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line])
-                found = _bound_locally(text)
+                found = bound_locally(text)
             self._locals[function.node_id] = found
         return self._locals[function.node_id]
 
-    def node(self, found: _Sym) -> _Node | None:
+    def node(self, found: Sym) -> Node | None:
         return next((n for n in self.spans(found.path) if n.node_id == found.node_id), None)
 
-    def enclosing_class(self, node_id: str) -> _Sym | None:
+    def enclosing_class(self, node_id: str) -> Sym | None:
         current = self.sym(node_id)
         while current is not None:
             if current.symbol_kind in _CLASS_KINDS:
@@ -914,11 +524,11 @@ class _WhoUses:
 
     # --- classification -------------------------------------------------------------------------------
 
-    def classify(self, target: _Sym, ref: Reference, path: str, owner_id: str) -> str | None:
+    def classify(self, target: Sym, ref: Reference, path: str, owner_id: str) -> str | None:
         """How a reference in ``path`` inside ``owner_id`` depends on ``target``, or None when it names
         something else."""
         exact = FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
-        want: _Target = ("node", target.node_id)
+        want: Target = ("node", target.node_id)
         python = path.endswith((".py", ".pyi"))
         if ref.how == HOW_FROM:
             return FOUND_IMPORT if want in self.bound(path, ref, 0) else None
@@ -939,21 +549,21 @@ class _WhoUses:
             found = self.resolve(path, [ref.name])
             if want in found:
                 return exact
-            return FOUND_POSSIBLE if _UNKNOWN in found and self.bindings(path)[1] else None
+            return FOUND_POSSIBLE if UNKNOWN in found and self.bindings(path)[1] else None
         parts = ref.receiver.split(".")
         if parts[0] in _SELF_NAMES or parts[0] == "super()":
             return self._classify_self(target, ref, owner_id, parts, exact)
         found = self.resolve(path, [*parts, ref.name])
         if want in found:
             return exact
-        if found and found != {_UNKNOWN}:
-            return FOUND_POSSIBLE if _UNKNOWN in found else None
+        if found and found != {UNKNOWN}:
+            return FOUND_POSSIBLE if UNKNOWN in found else None
         if self.defs(path).get(parts[0]) or parts[0] in self.bindings(path)[0]:
-            return FOUND_POSSIBLE if _UNKNOWN in found else None
+            return FOUND_POSSIBLE if UNKNOWN in found else None
         return FOUND_POSSIBLE  # a local or an expression: its type is not known here
 
     def _classify_self(
-        self, target: _Sym, ref: Reference, owner_id: str, parts: list[str], exact: str
+        self, target: Sym, ref: Reference, owner_id: str, parts: list[str], exact: str
     ) -> str | None:
         cls = self.enclosing_class(owner_id)
         if cls is None or len(parts) > 1:
@@ -968,26 +578,26 @@ class _WhoUses:
         order, _ = self.mro(owner_class.node_id)
         return FOUND_POSSIBLE if cls.node_id in order and member != target.node_id else None
 
-    def _classify_other(self, target: _Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str:
+    def _classify_other(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str:
         """Other languages: a receiver naming the enclosing class, or a bare name in the target's file, is
         exact; anything else is possible."""
         if ref.receiver in _SELF_NAMES:
             cls = self.enclosing_class(owner_id)
             if cls is not None and target.parent_id == cls.node_id:
                 return exact
-        if not ref.receiver and path == target.path and not _PROPERTY_ASSIGNED.search(target.signature):
+        if not ref.receiver and path == target.path and not PROPERTY_ASSIGNED.search(target.signature):
             return exact  # not `res.send = function send()`: that name is bound inside the function only
-        if target.language in _JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
+        if target.language in JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
             return exact
         if (
-            target.language in _JS_SCRIPTS
+            target.language in JS_SCRIPTS
             and ref.receiver
             and self.js_object_named(target, ref.receiver, path)
         ):
             return exact
         return FOUND_POSSIBLE
 
-    def js_object_named(self, target: _Sym, receiver: str, path: str) -> bool:
+    def js_object_named(self, target: Sym, receiver: str, path: str) -> bool:
         """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:
         its name in its own file, or a name another file imports it under."""
         if target.node_id not in self._literals:
@@ -1002,21 +612,21 @@ class _WhoUses:
         if path == target.path:
             return receiver == owner
         binding = self.js.bindings(path).get(receiver)
-        exported = _js_exports_of("\n".join(self.lines(target.path)), owner)
+        exported = js_exports_of("\n".join(self.lines(target.path)), owner)
         return (
             binding is not None
             and self.js.resolved(path, binding[0]) == target.path
             and binding[1] in exported
         )
 
-    def js_exported(self, target: _Sym) -> dict[str, set[str]]:
-        """The names each file exports the JavaScript definition ``target`` under (see :class:`_JsModules`)."""
+    def js_exported(self, target: Sym) -> dict[str, set[str]]:
+        """The names each file exports the JavaScript definition ``target`` under (see :class:`JsModules`)."""
         if target.node_id not in self._exported:
             top_level = target.parent_id == self.file_id(target.path)
             self._exported[target.node_id] = self.js.exported(target, top_level)
         return self._exported[target.node_id]
 
-    def js_imports(self, target: _Sym, ref: Reference, path: str) -> bool:
+    def js_imports(self, target: Sym, ref: Reference, path: str) -> bool:
         """Whether ``ref`` in the file at ``path`` names ``target`` through one of the file's imports: a bare
         name it imports (``import delay from``, ``import { a as b }``, ``require``), or ``ns.name`` through
         a whole module (``import * as ns``, ``const ns = require(m)``)."""
@@ -1028,13 +638,13 @@ class _WhoUses:
         source = self.js.resolved(path, binding[0]) if binding is not None and whole else None
         return source is not None and ref.name in exported.get(source, ())
 
-    def js_importing_files(self, target: _Sym) -> list[_Found]:
+    def js_importing_files(self, target: Sym) -> list[Found]:
         """The files importing ``target`` by a name their imports bind, or re-exporting it (``import``), at
         the line of that import."""
-        if target.language not in _JS_SCRIPTS:
+        if target.language not in JS_SCRIPTS:
             return []
         exported = self.js_exported(target)
-        found: list[_Found] = []
+        found: list[Found] = []
         for path in sorted({p for source in exported for p in self.js.importing_paths(source)}):
             lines = [
                 line
@@ -1046,13 +656,13 @@ class _WhoUses:
             )
             node = self.file_id(path)
             if binds and lines and node is not None:
-                found.extend(_Found(n, FOUND_IMPORT, min(lines), "") for n in _nodes_by_id(self.conn, [node]))
+                found.extend(Found(n, FOUND_IMPORT, min(lines), "") for n in nodes_by_id(self.conn, [node]))
         return found
 
-    def js_alias_rows(self, target: _Sym) -> list[tuple[str, str, int, str]]:
+    def js_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
         """The spelled uses of the other names files import ``target`` under (``import { a as b }``, a
         default import, a name a file re-exports it as), in those files."""
-        if target.language not in _JS_SCRIPTS:
+        if target.language not in JS_SCRIPTS:
             return []
         exported = self.js_exported(target)
         rows: list[tuple[str, str, int, str]] = []
@@ -1063,7 +673,7 @@ class _WhoUses:
                     rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
         return rows
 
-    def _classify_go(self, target: _Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
+    def _classify_go(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
         """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
         package, and ``recv.m()`` inside a method of the target's type with that receiver are exact;
         ``pkg.Name`` through another package's import names something else; the rest is possible."""
@@ -1085,7 +695,7 @@ class _WhoUses:
             return exact if top_level else None
         return None if names is False else FOUND_POSSIBLE
 
-    def constructions(self, target: _Sym) -> list[_Found]:
+    def constructions(self, target: Sym) -> list[Found]:
         """For a constructor (``__init__``, ``constructor``), the calls of its class: each one runs it."""
         cls = self.sym(target.parent_id) if target.name in _CONSTRUCTORS and target.parent_id else None
         if cls is None or cls.symbol_kind not in _CLASS_KINDS:
@@ -1096,7 +706,7 @@ class _WhoUses:
             if (ref := parse_reference(found.spelled)) is not None and ref.how == HOW_CALL
         ]
 
-    def fixture_name(self, found: _Sym) -> str | None:
+    def fixture_name(self, found: Sym) -> str | None:
         """The name a pytest fixture is requested by (its own, or the decorator's ``name=``), None when a
         Python function is no fixture (no decorator line above its ``def`` says so)."""
         node = self.node(found) if found.language == L.PYTHON else None
@@ -1105,13 +715,13 @@ class _WhoUses:
         for line in self.lines(found.path)[node.start_line - 1 : node.end_line]:
             if line.lstrip().startswith(("def ", "async def ")):
                 return None
-            if _FIXTURE.match(line):
-                renamed = _FIXTURE_NAME.search(line)
+            if FIXTURE.match(line):
+                renamed = FIXTURE_NAME.search(line)
                 return renamed.group(1) if renamed else found.name
         return None
 
     @staticmethod
-    def nearest_fixture(fixtures: Sequence[_Node], user: _Node) -> tuple[int, str] | None:
+    def nearest_fixture(fixtures: Sequence[Node], user: Node) -> tuple[int, str] | None:
         """Which of ``fixtures`` (of one name) a test or fixture gets, with its rank: one in its own class,
         else one at the top of its file, else the one in the nearest ``conftest.py`` above it, else a
         plugin's (negative: whether the plugin is loaded is not known here). A fixture requesting its own
@@ -1129,7 +739,7 @@ class _WhoUses:
                 if home and directory != home and not directory.startswith(home + "/"):
                     continue  # another directory's
                 rank = home.count("/") + bool(home)
-            elif not _TEST_MODULE.match(posixpath.basename(node.path)):
+            elif not TEST_MODULE.match(posixpath.basename(node.path)):
                 rank = -1  # a plugin's (``pytest_plugins``, an entry point): any test may get it
             else:
                 continue
@@ -1137,7 +747,7 @@ class _WhoUses:
                 best = (rank, node.node_id)
         return best
 
-    def fixture_users(self, target: _Sym) -> list[_Found]:
+    def fixture_users(self, target: Sym) -> list[Found]:
         """For a pytest fixture, the tests and fixtures that request it by a parameter of its name, in its
         own file or under its ``conftest.py``'s directory, unless a nearer fixture of that name overrides it."""
         name = self.fixture_name(target)
@@ -1145,39 +755,39 @@ class _WhoUses:
             return []
         fixtures = [
             node
-            for node in _nodes(symbols_named(self.conn, name)) + _nodes_by_id(self.conn, [target.node_id])
+            for node in node_list(symbols_named(self.conn, name)) + nodes_by_id(self.conn, [target.node_id])
             if (other := self.sym(node.node_id)) is not None and self.fixture_name(other) == name
         ]
-        found: list[_Found] = []
-        for node in _nodes(symbols_spelling(self.conn, name)):
+        found: list[Found] = []
+        for node in node_list(symbols_spelling(self.conn, name)):
             user = self.sym(node.node_id)
-            if user is None or user.language != L.PYTHON or name not in _parameters(user.signature):
+            if user is None or user.language != L.PYTHON or name not in parameters(user.signature):
                 continue
             if not (user.name.startswith("test") or self.fixture_name(user)):
                 continue
             nearest = self.nearest_fixture(fixtures, node)
             if nearest is not None and nearest[1] == target.node_id:
                 how = FOUND_REFERENCE if nearest[0] >= 0 else FOUND_POSSIBLE
-                found.append(_Found(node, how, self.def_line(node), ""))
+                found.append(Found(node, how, self.def_line(node), ""))
         return found
 
-    def receiver_reads(self, target: _Sym) -> list[_Found]:
+    def receiver_reads(self, target: Sym) -> list[Found]:
         """For a Python definition that is no method, the code reading it as the head of a receiver
         (``run_command.make_context()``, ``@subgroup.command()``) where that name resolves to it."""
         if target.language != L.PYTHON or target.symbol_kind == "method":
             return []
         read = Reference(target.name, HOW_READ)
-        found: list[_Found] = []
+        found: list[Found] = []
         for owner_id, spelled, line, path in receiver_uses(self.conn, target.name):
             ref = parse_reference(spelled)
             if ref is None or ref.how in (HOW_FROM, HOW_IMPORT) or ref.receiver.split(".")[0] != target.name:
                 continue
             how = self.classify(target, read, path, owner_id) if path.endswith((".py", ".pyi")) else None
             if how == FOUND_REFERENCE:
-                found.extend(_Found(n, how, line, "") for n in _nodes_by_id(self.conn, [owner_id]))
+                found.extend(Found(n, how, line, "") for n in nodes_by_id(self.conn, [owner_id]))
         return found
 
-    def def_line(self, node: _Node) -> int:
+    def def_line(self, node: Node) -> int:
         """The line of a function's ``def`` (after its decorators)."""
         lines = self.lines(node.path)
         for number in range(node.start_line, node.end_line + 1):
@@ -1189,7 +799,7 @@ class _WhoUses:
         """(receiver name, receiver type) of the Go method holding ``owner_id``, if any."""
         current = self.sym(owner_id)
         while current is not None:
-            found = _GO_RECEIVER.match(current.signature) if current.symbol_kind == "method" else None
+            found = GO_RECEIVER.match(current.signature) if current.symbol_kind == "method" else None
             if found and "." in current.qualname:
                 return found.group(1), current.qualname.rsplit(".", 1)[0]
             current = self.sym(current.parent_id) if current.parent_id else None
@@ -1199,7 +809,7 @@ class _WhoUses:
         """(owner node id, spelled reference, line, path) of every spelled reference to ``name``."""
         return spelled_uses(self.conn, name, path)
 
-    def dependents(self, target: _Sym) -> list[_Found]:
+    def dependents(self, target: Sym) -> list[Found]:
         """Every node that references ``target``, best finding per node (call > reference > import >
         possible), at its first line."""
         rank = {FOUND_CALL: 0, FOUND_REFERENCE: 1, FOUND_IMPORT: 2, FOUND_POSSIBLE: 3}
@@ -1235,28 +845,24 @@ class _WhoUses:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:
                 best[made.node.node_id] = entry
-        nodes = {n.node_id: n for n in _nodes_by_id(self.conn, list(best))}
+        nodes = {n.node_id: n for n in nodes_by_id(self.conn, list(best))}
         found = [
-            _Found(nodes[node_id], how, line, spelled)
+            Found(nodes[node_id], how, line, spelled)
             for node_id, (_, line, how, spelled) in best.items()
             if node_id in nodes
         ]
         return sorted(found, key=lambda f: (rank[f.found_by], f.node.order))
 
 
-def _nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[_Node]:
-    return _nodes(nodes_by_ids(conn, ids))
-
-
 def _dependents_of(
-    who: _WhoUses, node: _Node, ambiguous: frozenset[str] = frozenset()
-) -> list[tuple[_Node, str, str, int]]:
+    who: _WhoUses, node: Node, ambiguous: frozenset[str] = frozenset()
+) -> list[tuple[Node, str, str, int]]:
     """Direct dependents of one node: (node, via, found_by, line); ``via`` names the node's file too when
     its qualified name is in ``ambiguous`` (another target has it)."""
     conn = who.conn
     if node.kind == NODE_FILE:
         lines = _go_importers(who, node.path) if node.path.endswith(".go") else importers(conn, node.path)
-        users = _nodes_by_id(conn, list(lines))
+        users = nodes_by_id(conn, list(lines))
         return [
             (n, f"imports {node.path}", FOUND_IMPORT, lines[n.node_id])
             for n in sorted(users, key=lambda n: n.order)
@@ -1285,14 +891,12 @@ MAX_TEXT_FILES = 200
 """Code files searched for the name of a definition no reference names (the first ones by path)."""
 
 
-def _spelled_in_text(
-    who: _WhoUses, node: _Node, target: _Sym, named: str
-) -> list[tuple[_Node, str, str, int]]:
+def _spelled_in_text(who: _WhoUses, node: Node, target: Sym, named: str) -> list[tuple[Node, str, str, int]]:
     """Outside Python, a definition no recorded reference names may still be used where the reading keeps no
     reference (a Go function passed as a value, a one-letter name): the code whose text spells its name,
     outside the definition itself, is a possible dependent, at the first such line."""
     word = re.compile(rf"(?<![\w$]){re.escape(target.name)}(?![\w$])")
-    found: dict[str, tuple[_Node, int]] = {}
+    found: dict[str, tuple[Node, int]] = {}
     for path in code_files_spelling(who.conn, target.name, MAX_TEXT_FILES):
         spans = who.spans(path)
         for number, line in enumerate(who.lines(path), 1):
@@ -1314,7 +918,7 @@ def _spelled_in_text(
     ]
 
 
-def _file_importers_as_possible(who: _WhoUses, target: _Sym, named: str) -> list[tuple[_Node, str, str, int]]:
+def _file_importers_as_possible(who: _WhoUses, target: Sym, named: str) -> list[tuple[Node, str, str, int]]:
     """A top-level definition no reference names may still be used under another name (an export renamed,
     ``module.exports = f``): the files importing its file are its possible dependents (for Go, only when the
     name is exported)."""
@@ -1327,7 +931,7 @@ def _file_importers_as_possible(who: _WhoUses, target: _Sym, named: str) -> list
     )
     return [
         (n, f"may reference {named} (imports {target.path})", FOUND_POSSIBLE, lines[n.node_id])
-        for n in _nodes_by_id(who.conn, list(lines))
+        for n in nodes_by_id(who.conn, list(lines))
     ]
 
 
@@ -1349,7 +953,7 @@ def _go_importers(who: _WhoUses, path: str) -> dict[str, int]:
 
 
 def _walk_dependents(
-    who: _WhoUses, roots: list[_Node], depth: int, limit: int
+    who: _WhoUses, roots: list[Node], depth: int, limit: int
 ) -> tuple[list[dict[str, Any]], list[str], bool, set[str]]:
     """Breadth-first over "is used by" and "is imported by", each node once, at most ``limit`` found:
     at each distance the resolved dependents come before the possible ones. Also the roots that have a
@@ -1365,14 +969,14 @@ def _walk_dependents(
     for distance in range(1, depth + 1):
         if not frontier:
             break
-        level: list[tuple[_Node, str, str, int]] = []
+        level: list[tuple[Node, str, str, int]] = []
         for node in frontier:
             direct = _dependents_of(who, node, ambiguous)
             if direct and distance == 1:
                 used.add(node.node_id)
             level.extend(direct)
         level.sort(key=lambda d: rank[d[2]])
-        next_frontier: list[_Node] = []
+        next_frontier: list[Node] = []
         for dep, via, found_by, line in level:
             if dep.node_id in seen:
                 continue
@@ -1393,7 +997,7 @@ def _walk_dependents(
     return found, notes, False, used
 
 
-def _unused_note(who: _WhoUses, ref: str, nodes: Sequence[_Node]) -> str:
+def _unused_note(who: _WhoUses, ref: str, nodes: Sequence[Node]) -> str:
     """Why a target has no dependent: its name appears nowhere else, or every use of it names another
     definition (or, for a file, nothing imports it either)."""
     names = sorted({n.name for n in nodes if n.kind == NODE_SYMBOL})
@@ -1414,7 +1018,7 @@ def _unused_note(who: _WhoUses, ref: str, nodes: Sequence[_Node]) -> str:
     )
 
 
-def _terms_of(ref: str, kind: str, nodes: Iterable[_Node]) -> list[str]:
+def _terms_of(ref: str, kind: str, nodes: Iterable[Node]) -> list[str]:
     """Words that name a target in free text: the reference itself, a path's file name, symbol names."""
     terms = [ref.rstrip("/")]
     if kind != "symbol":
@@ -1426,7 +1030,7 @@ def _terms_of(ref: str, kind: str, nodes: Iterable[_Node]) -> list[str]:
     return list(dict.fromkeys(t for t in terms if t))
 
 
-def _doc_terms(nodes: Iterable[_Node]) -> list[str]:
+def _doc_terms(nodes: Iterable[Node]) -> list[str]:
     """How documentation names symbols unambiguously: qualified names (``AppContext.push``), and bare names
     only when distinctive (``url_for``, ``AppContext``), never a plain word (``push``, ``get``)."""
     terms: list[str] = []
@@ -1464,7 +1068,7 @@ def _docs_mentioning(conn: sqlite3.Connection, names: Sequence[str]) -> list[dic
     hits: dict[str, dict[str, Any]] = {}
     for name in names:
         for row in sections_mentioning(conn, name, MAX_DOC_HITS):
-            node = _Node(*row)
+            node = Node(*row)
             entry = hits.setdefault(
                 node.node_id, {**node.to_dict(), "found_by": FOUND_MENTION, "mentions": []}
             )
@@ -1521,11 +1125,11 @@ def _answer(index: Index, targets: list[str], depth: int, limit: int) -> dict[st
     conn = index.conn
     who = _WhoUses(conn)
     resolved: list[dict[str, Any]] = []
-    roots: list[_Node] = []
+    roots: list[Node] = []
     terms: list[str] = []
     symbol_names: list[str] = []
     truncated = False
-    found: list[tuple[str, str, list[_Node]]] = []
+    found: list[tuple[str, str, list[Node]]] = []
     for ref in targets:
         kind, nodes, cut = _resolve_target(who, ref)
         truncated = truncated or cut
@@ -1550,7 +1154,7 @@ def _answer(index: Index, targets: list[str], depth: int, limit: int) -> dict[st
 
 
 def _target_notes(
-    who: _WhoUses, targets: list[tuple[str, str, list[_Node]]], used: set[str], cut: bool
+    who: _WhoUses, targets: list[tuple[str, str, list[Node]]], used: set[str], cut: bool
 ) -> list[str]:
     """A note per target (ref, kind, nodes) that matched nothing (why), that reached a definition spelled
     otherwise (which), or whose definitions nothing uses (why not; unless the walk was cut short)."""
@@ -1584,7 +1188,7 @@ def _unresolved_name_note(conn: sqlite3.Connection, ref: str) -> str:
     of one object literal, ``onClick``, named through another, ``buttons.onClick``)."""
     note = f"{ref}: names no indexed definition (as a name, a qualified name, module.name or an inherited member)"
     last = ref.rsplit(".", 1)[-1]
-    namesakes = [n for n in _nodes(symbols_named(conn, last)) if n.name == last] if last != ref else []
+    namesakes = [n for n in node_list(symbols_named(conn, last)) if n.name == last] if last != ref else []
     if not namesakes:
         return note
     listed = ", ".join(f"{n.qualname} ({n.path})" for n in namesakes[:MAX_NAMESAKES])

@@ -1,0 +1,89 @@
+"""Who-uses in Python: the names a function's text binds, its parameters, its bases, and pytest fixtures."""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+
+
+def split_bases(text: str) -> list[str]:
+    depth, start, out = 0, 0, []
+    for i, ch in enumerate(text + ","):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    return [b.split("[", 1)[0].strip() for b in out if b.strip() and "=" not in b and not b.startswith("*")]
+
+
+FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NEW_SCOPES = (
+    *FUNCTION_DEFS,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def argument_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    arguments = function.args
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    return [a.arg for a in every if a is not None]
+
+
+def parameters(signature: str) -> list[str]:
+    """The parameter names of a Python ``def`` signature as indexed (none when it does not read as one)."""
+    for body in ("\n    pass", " ..."):  # after a comment line the signature may hold; or after its colon
+        try:
+            tree = ast.parse(textwrap.dedent(signature).strip() + body)
+        except (SyntaxError, ValueError):
+            continue
+        function = tree.body[0] if tree.body else None
+        return argument_names(function) if isinstance(function, FUNCTION_DEFS) else []
+    return []
+
+
+FIXTURE = re.compile(r"^\s*@(?:pytest\.)?fixture\b")
+TEST_MODULE = re.compile(r"^(?:test_\w*|\w*_test)\.py$")
+"""A pytest test module's file name: the fixtures it defines serve its own tests only."""
+FIXTURE_NAME = re.compile(r"\bname\s*=\s*[\"'](\w+)[\"']")
+
+
+def bound_locally(text: str) -> frozenset[str]:
+    """The names the Python function whose text this is binds in its own scope: its parameters and the
+    names its body assigns or defines (not inside a nested scope; not an import, which who-uses resolves;
+    not a name declared ``global`` or ``nonlocal``)."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return frozenset()
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, FUNCTION_DEFS):
+        return frozenset()
+    names = set(argument_names(function))
+    declared: set[str] = set()
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        if isinstance(node, (*FUNCTION_DEFS, ast.ClassDef)):
+            names.add(node.name)
+        if not isinstance(node, _NEW_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    return frozenset(names - declared)
