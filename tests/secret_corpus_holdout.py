@@ -1420,6 +1420,70 @@ def holdout_positives() -> list[Case]:
     )
     v = "FwoGZXIvYXdzE" + draw("sts-old", B64, 300)
     add(_p("tok-aws-session-token", "scripts/assume.sh", f"export AWS_SESSION_TOKEN={v}\n", v))
+
+    # written before the rules for glued tokens, Kotlin/C#/PowerShell forms and lists ---------------------
+    v = "ghp_" + draw("glued-gh", ALNUM, 36)
+    add(_p("glued-github-token", "notes/deploy.txt", f"cloned with token{v} yesterday\n", v))
+    v = (
+        "xoxb-"
+        + draw("glued-slack-a", DIGITS, 11)
+        + "-"
+        + draw("glued-slack-b", DIGITS, 13)
+        + "-"
+        + draw("glued-slack-c", ALNUM, 24)
+    )
+    add(_p("glued-slack-token", "chat.log", f"[12:03] bob: here is the bot{v}\n", v))
+    v = "sk_live_" + draw("glued-stripe", ALNUM, 24)
+    add(_p("glued-stripe-key", "docs/billing.md", f"Use key{v} for production.\n", v))
+    v = "glpat-" + draw("glued-gitlab", ALNUM, 20)
+    add(_p("glued-gitlab-token", "ci.env.txt", f"GITLAB{v}\n", v))
+    v = password("kotlin-bearer", symbols="")
+    add(
+        _p(
+            "kotlin-mapof-bearer",
+            "app/src/main/kotlin/Api.kt",
+            f'val headers = mapOf("Accept" to "application/json", "Authorization" to "Bearer {v}")\n',
+            v,
+        )
+    )
+    v = password("kotlin-pw")
+    add(
+        _p(
+            "kotlin-mapof-password",
+            "src/Db.kt",
+            f'val props = mapOf("user" to "app", "password" to "{v}")\n',
+            v,
+        )
+    )
+    v = password("cs-config-secret", 32, 40, symbols="")
+    add(_p("csharp-configuration-secret", "Program.cs", f'builder.Configuration["Jwt:Secret"] = "{v}";\n', v))
+    v = password("cs-config-pw")
+    add(_p("csharp-configuration-password", "Startup.cs", f'Configuration["Smtp:Password"] = "{v}";\n', v))
+    v = password("ps-securestring")
+    add(
+        _p(
+            "powershell-securestring",
+            "deploy/connect.ps1",
+            f'$secure = ConvertTo-SecureString "{v}" -AsPlainText -Force\n',
+            v,
+        )
+    )
+    v = password("ps-securestring-2")
+    add(
+        _p(
+            "powershell-securestring-string",
+            "scripts/Setup.ps1",
+            f"$pw = ConvertTo-SecureString -String '{v}' -AsPlainText -Force\n",
+            v,
+        )
+    )
+    v = draw("list-keys-1", ALNUM, 32)
+    w = draw("list-keys-2", ALNUM, 32)
+    add(_p("py-list-api-keys", "settings.py", f'API_KEYS = ["{w}", "{v}"]\n', v))
+    v = password("list-pw-1")
+    add(_p("yaml-flow-list-passwords", "config/users.yml", f"passwords: [{v}]\n", v))
+    v = password("list-tokens-1", symbols="")
+    add(_p("json-list-tokens", "config/tokens.json", f'{{"tokens": ["{v}"]}}\n', v))
     return out
 
 
@@ -2740,6 +2804,44 @@ def holdout_negatives() -> list[Case]:
             'echo "$PGHOST:5432:*:$PGUSER:$PGPASSWORD" > ~/.pgpass && chmod 600 ~/.pgpass\n',
         )
     )
+
+    # written before the rules for glued tokens, Kotlin/C#/PowerShell forms and lists ---------------------
+    add(
+        _n(
+            "neg-glued-prefix-identifiers",
+            "src/layout.py",
+            "shelf_count = len(shelves)\nnetwork_test_case = 3\nbenchmark_test_results = []\n",
+        )
+    )
+    add(
+        _n(
+            "neg-kotlin-mapof-reference",
+            "src/Api.kt",
+            'val headers = mapOf("Authorization" to "Bearer $token", "password" to password)\n',
+        )
+    )
+    add(
+        _n(
+            "neg-csharp-configuration-read",
+            "Program.cs",
+            'var secret = builder.Configuration["Jwt:Secret"];\nvar pw = Configuration["Smtp:Password"] ?? "";\n',
+        )
+    )
+    add(
+        _n(
+            "neg-powershell-securestring-variable",
+            "deploy.ps1",
+            '$secure = ConvertTo-SecureString $env:DEPLOY_PASSWORD -AsPlainText -Force\n$s = ConvertTo-SecureString "$Password" -AsPlainText -Force\n',
+        )
+    )
+    add(
+        _n(
+            "neg-list-of-key-names",
+            "settings.py",
+            'SECRET_KEYS = ["SECRET_KEY", "API_TOKEN"]\napi_keys = [key for key in keys if key]\npasswords = []\n',
+        )
+    )
+    add(_n("neg-yaml-list-placeholder", "values.yaml", "passwords: [changeme, ${DB_PASSWORD}]\ntokens: []\n"))
     return out
 
 
