@@ -727,6 +727,16 @@ def positives() -> list[Case]:
     add(_p("glued-aws-key", "notes/rotate.sh", f"aws s3 cp s3://ops/backup_{v}.csv ./\n", v))
     v = aws_key_id("glued-2")
     add(_p("glued-aws-key", "ops.md", f"The old credential is archived as key_{v} in the vault.\n", v))
+    v = github_classic("glued-gh")
+    add(_p("glued-github-token", "notes/setup.txt", f"then paste it: import{v}\n", v))
+    v = slack_bot("glued-slack")
+    add(_p("glued-slack-token", "notes/bot.md", f"bot token: token{v}\n", v))
+    v = npm_token("glued-npm")
+    add(_p("glued-npm-token", "ci.log", f"npm config set authToken{v}\n", v))
+    v = hf_token("glued-hf")
+    add(_p("glued-hf-token", "README.txt", f"HF_TOKEN{v}\n", v))
+    v = stripe("glued-stripe")
+    add(_p("glued-stripe-key", "billing.txt", f"stripe key{v}\n", v))
     v = aws_key_id("path-1")
     add(_p("path-aws-key", f"keys/key_{v}.json", '{"note": "rotated"}\n', v, in_path=True))
     v = aws_key_id("path-2")
@@ -1403,6 +1413,14 @@ def negatives() -> list[Case]:
     )
     add(_n("neg-sql", "schema.sql", "CREATE TABLE users (id serial, password_hash text NOT NULL);\n"))
     add(_n("neg-path-in-path", "docs/rotating_AKIAIOSFODNN7EXAMPLE.md", "How to rotate keys.\n", AWS_DOCS))
+    add(
+        _n(
+            "neg-glued-prefix-name",
+            "src/shelves.py",
+            "shelf_ThisIsAVeryLongCamelCaseNamesXY = 1\nbenchmark_test_SomeLongCamelCaseName(x)\n"
+            "risk_live_PortfolioExposureSummary = {}\npnpm_lockfileVersionWithExtraWords1 = 9\n",
+        )
+    )
     add(_n("neg-test-name", "tests/test_auth.py", "def test_password_reset_token_expires():\n    pass\n"))
     return out
 

@@ -458,3 +458,42 @@ def test_an_access_key_id_with_a_base32_body_is_still_found() -> None:
     key = "ASIA" + "QWERTYUIOPASDF27"
     assert [f.rule for f in find_secrets(f"key = {key}\n", path="notes.txt")] == ["aws-access-key-id"]
     assert [f.rule for f in path_findings(f"backup_{key}.txt")] == ["aws-access-key-id"]
+
+
+_GLUED_BODY = "aB3dE5fG7hJ9" + "kL1mN3pQ5rS7" + "tU9vW1xY3zA5"
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("import" + "ghp_" + _GLUED_BODY, "github-token"),
+        ("token" + "xoxb-1234567890-1234567890123-" + _GLUED_BODY, "slack-token"),
+        ("key" + "sk_live_" + _GLUED_BODY, "stripe-secret-key"),
+        (
+            "HF_TOKEN"
+            + "hf_"
+            + _GLUED_BODY.replace("1", "q")
+            .replace("3", "W")
+            .replace("5", "e")
+            .replace("7", "R")
+            .replace("9", "t")[:34],
+            "huggingface-token",
+        ),
+    ],
+)
+def test_a_provider_token_glued_to_a_word_is_found(text: str, rule: str) -> None:
+    assert [f.rule for f in find_secrets(text + "\n", path="notes.txt")] == [rule]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "shelf_ThisIsAVeryLongCamelCaseNamesXY = 1",
+        "benchmark_test_SomeLongCamelCaseName(x)",
+        "risk_live_PortfolioExposureSummary = {}",
+        "AIza" + "AAAAAAAAAAAAAAAA",
+        "BASE64" + "AKIA" + "QWERTYUIOPASDF27",
+    ],
+)
+def test_a_name_after_a_word_or_an_alphanumeric_prefix_inside_a_run_is_not_a_token(line: str) -> None:
+    assert find_secrets(line + "\n", path="src/app.py") == []

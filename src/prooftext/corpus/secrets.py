@@ -671,6 +671,48 @@ _UNBOUNDED: frozenset[str] = frozenset(
 )
 """Rules whose match may follow a letter or digit (the others need another character before them: a key
 right after ``_``, as in ``backup_AKIA...``, is still found)."""
+_GLUABLE: frozenset[str] = frozenset(
+    {
+        "github-token",
+        "github-fine-grained-token",
+        "gitlab-token",
+        "slack-token",
+        "slack-app-token",
+        "stripe-secret-key",
+        "square-token",
+        "sendgrid-api-key",
+        "openai-api-key",
+        "anthropic-api-key",
+        "npm-token",
+        "pypi-token",
+        "huggingface-token",
+        "digitalocean-token",
+        "vault-token",
+        "heroku-api-key",
+        "pulumi-token",
+        "shopify-token",
+        "grafana-token",
+        "doppler-token",
+        "linear-api-key",
+        "postman-api-key",
+        "rubygems-token",
+        "age-secret-key",
+        "brevo-api-key",
+        "contentful-token",
+        "jwt",
+    }
+)
+"""Token rules whose prefix holds a separator (``ghp_``, ``xoxb-``, ``SG.``): their token is found glued to a
+word too (``tokenghp_…``, pasted without a blank), when the token looks random (:func:`_random_body`). A prefix of letters and digits only (AWS's
+``AKIA``, Google's ``AIza``, Twilio's ``SK``) may start inside any long run of base64 or capitals, so those
+rules still want a start of their own."""
+_DIGITS = re.compile(r"[0-9]")
+
+
+def _random_body(token: str) -> bool:
+    """A digit, or (a body of letters only, as Hugging Face's) a capital in every four characters: what a
+    random body all but always has and a name after a word rarely does (``benchmark_test_CaseName``)."""
+    return _DIGITS.search(token) is not None or sum(c.isupper() for c in token) * 4 >= len(token)
 
 
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_-]*")
@@ -762,8 +804,16 @@ def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[in
         matches = _run_anchored(rule.pattern, text, anchor)
     for match in matches:
         start = match.start()
-        if rule.id in _UNBOUNDED or start == 0 or text[start - 1] not in _ALNUM:
+        if _bounded(rule.id, text, start, match.end(1)):
             yield match.span(1)
+
+
+def _bounded(rule_id: str, text: str, start: int, end: int) -> bool:
+    """Whether a match at ``start`` may stand there: not glued to a letter or digit before it, unless the
+    rule allows that (:data:`_UNBOUNDED`, or :data:`_GLUABLE` with a random-looking token)."""
+    if rule_id in _UNBOUNDED or start == 0 or text[start - 1] not in _ALNUM:
+        return True
+    return rule_id in _GLUABLE and _random_body(text[start:end])
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
