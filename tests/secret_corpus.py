@@ -737,6 +737,45 @@ def positives() -> list[Case]:
     add(_p("glued-hf-token", "README.txt", f"HF_TOKEN{v}\n", v))
     v = stripe("glued-stripe")
     add(_p("glued-stripe-key", "billing.txt", f"stripe key{v}\n", v))
+    # Kotlin, Scala, C# and PowerShell forms
+    v = draw("kt-bearer", ALNUM, 32)
+    add(
+        _p(
+            "kotlin-mapof-bearer",
+            "src/Client.kt",
+            f'val headers = mapOf("Authorization" to "Bearer {v}")\n',
+            v,
+        )
+    )
+    v = password("kt-pw")
+    add(
+        _p(
+            "kotlin-mapof-password",
+            "src/Db.kt",
+            f'val props = mapOf("user" to "app", "password" to "{v}")\n',
+            v,
+        )
+    )
+    v = password("scala-pw")
+    add(
+        _p(
+            "scala-map-arrow-password",
+            "src/Db.scala",
+            f'val props = Map("user" -> "app", "password" -> "{v}")\n',
+            v,
+        )
+    )
+    v = password("cs-jwt", 32, 40, symbols="")
+    add(_p("csharp-configuration-secret", "Program.cs", f'builder.Configuration["Jwt:Secret"] = "{v}";\n', v))
+    v = password("ps-ss")
+    add(
+        _p(
+            "powershell-securestring",
+            "deploy.ps1",
+            f'$pw = ConvertTo-SecureString "{v}" -AsPlainText -Force\n',
+            v,
+        )
+    )
     v = aws_key_id("path-1")
     add(_p("path-aws-key", f"keys/key_{v}.json", '{"note": "rotated"}\n', v, in_path=True))
     v = aws_key_id("path-2")
@@ -1419,6 +1458,29 @@ def negatives() -> list[Case]:
             "src/shelves.py",
             "shelf_ThisIsAVeryLongCamelCaseNamesXY = 1\nbenchmark_test_SomeLongCamelCaseName(x)\n"
             "risk_live_PortfolioExposureSummary = {}\npnpm_lockfileVersionWithExtraWords1 = 9\n",
+        )
+    )
+    add(
+        _n(
+            "neg-kotlin-mapof-reference",
+            "src/Client.kt",
+            'val h = mapOf("Authorization" to "Bearer $token", "password" to password, "token" to "<token>")\n',
+        )
+    )
+    add(_n("neg-csharp-configuration-read", "Program.cs", 'var key = builder.Configuration["Jwt:Secret"];\n'))
+    add(
+        _n(
+            "neg-arn-in-subscript",
+            "infra/lambda.py",
+            'os.environ["SECRET_ARN"] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:db-password-Ab12Cd"\n',
+        )
+    )
+    add(
+        _n(
+            "neg-powershell-securestring-reference",
+            "deploy.ps1",
+            "$pw = ConvertTo-SecureString $env:DEPLOY_PASSWORD -AsPlainText -Force\n"
+            '$enc = ConvertTo-SecureString "$encrypted"\n',
         )
     )
     add(_n("neg-test-name", "tests/test_auth.py", "def test_password_reset_token_expires():\n    pass\n"))

@@ -497,3 +497,39 @@ def test_a_provider_token_glued_to_a_word_is_found(text: str, rule: str) -> None
 )
 def test_a_name_after_a_word_or_an_alphanumeric_prefix_inside_a_run_is_not_a_token(line: str) -> None:
     assert find_secrets(line + "\n", path="src/app.py") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("Client.kt", 'val h = mapOf("Accept" to "text/plain", "Authorization" to "Bearer {v}")'),
+        ("Db.kt", 'val props = mapOf("user" to "app", "password" to "{v}")'),
+        ("Db.scala", 'val props = Map("password" -> "{v}")'),
+        ("Program.cs", 'builder.Configuration["Jwt:Secret"] = "{v}";'),
+        ("Startup.cs", "Configuration['Smtp:Password'] = '{v}';"),
+        ("deploy.ps1", '$pw = ConvertTo-SecureString "{v}" -AsPlainText -Force'),
+        ("deploy.ps1", "$pw = convertto-securestring -String '{v}' -asplaintext -force"),
+    ],
+)
+def test_kotlin_pairs_dotnet_configuration_keys_and_plain_text_secure_strings_are_found(
+    path: str, line: str
+) -> None:
+    value = "Zq8" + "rT2vLx9" + "pK4w"
+    assert value not in redact_text(line.format(v=value), path)
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("Client.kt", 'val h = mapOf("Authorization" to "Bearer $token", "password" to password)'),
+        ("Program.cs", 'var secret = builder.Configuration["Jwt:Secret"];'),
+        ("lambda.py", 'env["SECRET_ARN"] = "arn:aws:secretsmanager:eu-west-1:1:secret:db-password-Ab12Cd"'),
+        ("deploy.ps1", "$pw = ConvertTo-SecureString $env:DEPLOY_PASSWORD -AsPlainText -Force"),
+        ("deploy.ps1", '$pw = ConvertTo-SecureString "$Password" -AsPlainText -Force'),
+        ("restore.ps1", '$enc = ConvertTo-SecureString "01000000d08c9ddf0115d1118c7a00c04fc297eb"'),
+    ],
+)
+def test_a_kotlin_reference_a_configuration_read_or_an_encrypted_secure_string_is_not_a_credential(
+    path: str, line: str
+) -> None:
+    assert find_secrets(line, path=path) == []

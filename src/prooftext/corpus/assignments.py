@@ -340,7 +340,7 @@ _QUOTES = 4
 _BARE = rf"""([^\s'"`,;]{{1,{MAX_VALUE_CHARS}}})"""
 _ASSIGN = re.compile(
     r"""\\?['"`]?\]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|[ \t]+string[ \t]*=(?!=)|:=|=>|\?\??=|\|\|=|={1,3}"""
-    r"""|:(?!:))[ \t]*"""
+    r"""|:(?!:)|(?<=")[ \t]+to(?=[ \t]+")|(?<=['"])[ \t]*->(?=[ \t]*['"]))[ \t]*"""
     r"(?:" + _QUOTED + "|" + _BARE + ")"
 )
 _CALL_OPEN = re.compile(
@@ -430,11 +430,16 @@ def _assigned(text: str, key: tuple[int, int]) -> re.Match[str] | None:
     return found
 
 
+_SUBSCRIPT_ENDS = frozenset({'"]', "']"})
+
+
 def _value(text: str, key: tuple[int, int], strength: str, path: str) -> Assignment | None:
     start, end = key
     before = text[start - 1] if start else ""
-    if before == ":" and text[start - 2 : start - 1] != "/":
-        return None  # a segment of an ARN or a URN (``arn:aws:…:secret:db-password``), not npm's ``/:_auth``
+    if before == ":" and text[start - 2 : start - 1] != "/" and text[end : end + 2] not in _SUBSCRIPT_ENDS:
+        # a segment of an ARN or a URN (``arn:aws:…:secret:db-password``), not npm's ``/:_auth`` nor the last
+        # section of a .NET configuration key (``Configuration["Jwt:Secret"] = …``)
+        return None
     assigned = _assigned(text, key)
     if assigned is not None:
         span = _quoted_span(assigned, 1)

@@ -331,9 +331,11 @@ RULES: tuple[Rule, ...] = (
         "authorization-header",
         "credentials in an Authorization header",
         re.compile(
-            # After ``:``, ``=`` or ``,`` (code, HTTP, ``curl -H``), or a blank and a quote (nginx's
-            # ``proxy_set_header Authorization "Basic …"``, Apache's ``RequestHeader set``).
-            r"(?i)(?<![A-Za-z0-9])authorization['\"]?\]?(?:[ \t]*[:=,][ \t]*[rbuf]{0,2}['\"`]?|[ \t]+['\"])[ \t]*"
+            # After ``:``, ``=`` or ``,`` (code, HTTP, ``curl -H``), Kotlin's ``"…" to`` and Scala's ``"…" ->``,
+            # or a blank and a quote (nginx's ``proxy_set_header Authorization "Basic …"``, Apache's
+            # ``RequestHeader set``).
+            r"(?i)(?<![A-Za-z0-9])authorization['\"]?\]?(?:[ \t]*(?:[:=,]|(?<=\")[ \t]to(?=[ \t])|(?<=['\"])[ \t]*->)"
+            r"[ \t]*[rbuf]{0,2}['\"`]?|[ \t]+['\"])[ \t]*"
             r"(?:bearer|basic|token|bot)[ \t]+([A-Za-z0-9._~+/-]{8,}=*)"
         ),
         _not_placeholder,
@@ -341,7 +343,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "command-line-password",
         "a password on a command line (curl -u, mysql -p, sshpass -p, mongosh -p, redis-cli -a, docker "
-        "login -p, keytool -storepass, redis requirepass)",
+        "login -p, keytool -storepass, redis requirepass, PowerShell's ConvertTo-SecureString -AsPlainText)",
         re.compile(
             r"(?:(?<!\S)(?:-u|--user)[ \t=]+['\"]?[^\s:'\"$]{1,64}:"
             r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport)\b[^\n]{0,200}?(?<!\S)-p['\"]?"
@@ -351,7 +353,8 @@ RULES: tuple[Rule, ...] = (
             r"|\bdocker[ \t]+login\b[^\n]{0,200}?(?<!\S)-p[ \t]+['\"]?"
             r"|\bredis-cli\b[^\n]{0,200}?(?<!\S)-a[ \t]+['\"]?"
             r"|\bkeytool\b[^\n]{0,300}?(?<!\S)-(?:dest|src)?(?:store|key)pass[ \t]+['\"]?"
-            r"|(?<![\w-])-{0,2}(?:requirepass|masterauth)[ \t]+['\"]?)"
+            r"|(?<![\w-])-{0,2}(?:requirepass|masterauth)[ \t]+['\"]?"
+            r"|(?i:\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?['\"](?=[^'\"\n]{1,128}['\"][^\n]*-AsPlainText)))"
             r"([^\s'\"-][^\s'\"]{2,127})"
         ),
         _not_placeholder,
@@ -456,6 +459,7 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
         "keytool",
         "requirepass",
         "masterauth",
+        "convertto-securestring",
     ),
     "sql-password": ("user", "role", "grant"),
     "netrc-password": ("password",),
