@@ -776,6 +776,15 @@ def positives() -> list[Case]:
             v,
         )
     )
+    # lists of literals under a credential name, on the name's line
+    v = draw("list-api-keys-1", ALNUM, 32)
+    w = draw("list-api-keys-2", ALNUM, 32)
+    add(_p("py-list-api-keys", "settings.py", f'API_KEYS = ["{w}", "{v}"]\n', v))
+    add(_p("py-list-api-keys", "settings.py", f'API_KEYS = ["{w}", "{v}"]\n', w))
+    v = password("list-yaml-pw")
+    add(_p("yaml-flow-list-passwords", "users.yml", f"admin_passwords: [{v}]\n", v))
+    v = draw("list-json-tokens", ALNUM, 40)
+    add(_p("json-list-access-tokens", "fixtures/auth.json", f'{{"accessTokens": ["{v}"], "ttl": 60}}\n', v))
     v = aws_key_id("path-1")
     add(_p("path-aws-key", f"keys/key_{v}.json", '{"note": "rotated"}\n', v, in_path=True))
     v = aws_key_id("path-2")
@@ -1481,6 +1490,31 @@ def negatives() -> list[Case]:
             "deploy.ps1",
             "$pw = ConvertTo-SecureString $env:DEPLOY_PASSWORD -AsPlainText -Force\n"
             '$enc = ConvertTo-SecureString "$encrypted"\n',
+        )
+    )
+    add(
+        _n(
+            "neg-list-of-names",
+            "settings.py",
+            'SECRET_KEYS = ["SECRET_KEY", "API_TOKEN"]\nsensitive = ["password", "api_key"]\n'
+            "api_keys = [key for key in keys if key]\npasswords = []\n"
+            "token_variants = ['+i6t-not-inline', '+i6t-inline']\n"
+            '_pass_through_attributes = ["Condition", "DeletionPolicy"]\n',
+        )
+    )
+    add(
+        _n(
+            "neg-tokenizer-token-list",
+            "tokenizer/test_vocab.py",
+            'stop_tokens = ["</s>", "<|endoftext|>"]\nspecial_tokens = ["[CLS]", "abc123def456ghi"]\n'
+            'tokens = ["hello", "world2024edition"]\n',
+        )
+    )
+    add(
+        _n(
+            "neg-list-placeholders",
+            "values.yaml",
+            "passwords: [changeme, ${DB_PASSWORD}]\napi_keys: [<key>]\n",
         )
     )
     add(_n("neg-test-name", "tests/test_auth.py", "def test_password_reset_token_expires():\n    pass\n"))

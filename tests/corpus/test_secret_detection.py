@@ -533,3 +533,36 @@ def test_a_kotlin_reference_a_configuration_read_or_an_encrypted_secure_string_i
     path: str, line: str
 ) -> None:
     assert find_secrets(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("settings.py", 'API_KEYS = ["{v}", "{w}"]'),
+        ("config.js", "const accessTokens = ['{v}', '{w}'];"),
+        ("users.yml", "admin_passwords: [{v}, {w}]"),
+        ("auth.json", '{{"apiKeys": ["{v}", "{w}"], "ttl": 60}}'),
+    ],
+)
+def test_every_literal_of_a_list_under_a_credential_name_is_found(path: str, line: str) -> None:
+    first, second = "Zq8" + "rT2vLx9" + "pK4w", "Hm3" + "yW7cNb2" + "qD9s"
+    redacted = redact_text(line.format(v=first, w=second), path)
+    assert first not in redacted
+    assert second not in redacted
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'SECRET_KEYS = ["SECRET_KEY", "API_TOKEN"]',
+        'sensitive_passwords = ["db-password", "apiKey"]',
+        "api_keys = [key for key in keys if key]",
+        'stop_tokens = ["</s>", "abc123def456ghi"]',
+        'tokens = ["hello", "world2024edition"]',
+        "token_variants = ['+i6t-not-inline', '+i6t-inline']",
+        '_pass_through_attributes = ["Condition", "DeletionPolicy"]',
+        'API_KEYS = ["Zq8rT2vLx9pK4w", os.environ["K"]]',
+    ],
+)
+def test_a_list_of_names_an_expression_or_a_tokenizers_tokens_is_not_a_credential(line: str) -> None:
+    assert find_secrets(line + "\n", path="settings.py") == []

@@ -338,11 +338,19 @@ _QUOTED = rf"""[rbuRBUfF]{{0,2}}(?:"([^"\n]{_V})"|'([^'\n]{_V})'|`([^`\n]{_V})`|
 string (a notebook cell's ``"api_key = \\"…\\"\\n"``): four groups, the value in the one that matched."""
 _QUOTES = 4
 _BARE = rf"""([^\s'"`,;]{{1,{MAX_VALUE_CHARS}}})"""
-_ASSIGN = re.compile(
+_SEPARATOR = (
     r"""\\?['"`]?\]?[ \t]*(?::[ \t]*(?:&(?:'\w+[ \t]+)?)?[A-Za-z_][\w.\[\]|, ]{0,60}?[ \t]*=(?!=)|[ \t]+string[ \t]*=(?!=)|:=|=>|\?\??=|\|\|=|={1,3}"""
     r"""|:(?!:)|(?<=")[ \t]+to(?=[ \t]+")|(?<=['"])[ \t]*->(?=[ \t]*['"]))[ \t]*"""
-    r"(?:" + _QUOTED + "|" + _BARE + ")"
 )
+_ASSIGN = re.compile(_SEPARATOR + "(?:" + _QUOTED + "|" + _BARE + ")")
+_LIST_OPEN = re.compile(_SEPARATOR + r"\[")
+"""A list given to the key: ``API_KEYS = ["…", "…"]``, ``passwords: [a, b]``."""
+_LIST_ITEM = re.compile(
+    r"[ \t]*(?:" + _QUOTED + r"""|([^\s'"`,\[\]{}()]{1,""" + str(MAX_VALUE_CHARS) + r"}))[ \t]*(,|\])"
+)
+"""One item of a list on its key's line and what follows it (``,`` or the closing ``]``)."""
+_CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""``SECRET_KEY``, ``API_TOKEN``: the name of a setting."""
 _CALL_OPEN = re.compile(
     r"(?<![\w])(?:[\w.]*\.)?(?i:define|getenv|get|fetch|setdefault|env|setenv|putenv|put|set|setProperty|add)"
     r"\([ \t]*$"
@@ -459,6 +467,56 @@ def _value(text: str, key: tuple[int, int], strength: str, path: str) -> Assignm
     return None
 
 
+def list_key_strength(key: str) -> str | None:
+    """Whether a key given a list names credentials: by its last word, singular or plural (``passwords``,
+    ``API_KEYS``, ``accessTokens``, ``credentials``), a token after a qualifier (``auth_tokens``, not
+    ``stop_tokens``); a list whose name only starts with a credential word (``token_variants``,
+    ``_pass_through_attributes``) is something else."""
+    words = list(identifier_parts(key))
+    if not words:
+        return None
+    last = words[-1]
+    singular = last[:-1] if last.endswith("s") and last not in _STRONG_WORDS else last
+    if singular == "token":
+        return WEAK if len(words) >= 2 and words[-2] in _KEY_QUALIFIERS else None
+    return _word_strength([*words[:-1], singular], len(words) - 1)
+
+
+def _list_values(text: str, key: tuple[int, int], at: int, path: str) -> Iterator[Assignment]:
+    """The credible items of a list of literals given to the key, opened at ``at`` and closed on the same
+    line; nothing when it holds anything else (``[key for key in keys]``) or is not closed there, nor when an
+    item is a name (``SECRET_KEYS = ["SECRET_KEY", "API_TOKEN"]`` lists settings, not their values)."""
+    strength = list_key_strength(text[key[0] : key[1]])
+    if strength is None or text[key[0] - 1 : key[0]] == ":":  # a segment of an ARN
+        return
+    found: list[Assignment] = []
+    while (item := _LIST_ITEM.match(text, at)) is not None:
+        span = _quoted_span(item, 1)
+        quoted = span is not None
+        start, end = span if span is not None else item.span(_QUOTES + 1)
+        value = text[start:end]
+        if _CONSTANT_NAME.fullmatch(value) or key_strength(value) is not None:
+            return
+        if credible_quoted(value, strength, path) if quoted else credible_unquoted(value, strength, path):
+            found.append(Assignment(start, end))
+        at = item.end()
+        if item.group(_QUOTES + 2) == "]":
+            yield from found
+            return
+
+
+def _key_values(text: str, key: tuple[int, int], path: str) -> Iterator[Assignment]:
+    """The credible values given to one key: a literal, or the items of a list."""
+    opened = _LIST_OPEN.match(text, key[1])
+    if opened is not None:
+        yield from _list_values(text, key, opened.end(), path)
+        return
+    strength = key_strength(text[key[0] : key[1]])
+    found = None if strength is None else _value(text, key, strength, path)
+    if found is not None:
+        yield found
+
+
 def find_assignments(text: str, folded: str, path: str) -> Iterator[Assignment]:
     """Every credible value for a credential-named key in ``text`` (``folded`` is its ASCII lowercase)."""
     seen: set[tuple[int, int]] = set()
@@ -468,11 +526,7 @@ def find_assignments(text: str, folded: str, path: str) -> Iterator[Assignment]:
             key = _key_span(text, at, len(anchor))
             if key is not None and key not in seen:
                 seen.add(key)
-                strength = key_strength(text[key[0] : key[1]])
-                if strength is not None:
-                    found = _value(text, key, strength, path)
-                    if found is not None:
-                        yield found
+                yield from _key_values(text, key, path)
             at = folded.find(anchor, at + 1)
 
 
