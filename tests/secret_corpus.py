@@ -785,6 +785,23 @@ def positives() -> list[Case]:
     add(_p("yaml-flow-list-passwords", "users.yml", f"admin_passwords: [{v}]\n", v))
     v = draw("list-json-tokens", ALNUM, 40)
     add(_p("json-list-access-tokens", "fixtures/auth.json", f'{{"accessTokens": ["{v}"], "ttl": 60}}\n', v))
+    # YAML values on the lines after their key
+    v = password("yaml-block-seq-1")
+    w = password("yaml-block-seq-2")
+    add(_p("yaml-block-list-passwords", "users.yml", f"admin_passwords:\n  - {w}\n  - '{v}'\nusers: 2\n", v))
+    v = draw("yaml-block-seq-keys", ALNUM, 32)
+    add(
+        _p(
+            "yaml-block-list-api-keys",
+            "config/keys.yaml",
+            f"service:\n  api_keys:\n  - {v}\n  timeout: 30\n",
+            v,
+        )
+    )
+    v = password("yaml-block-scalar")
+    add(_p("yaml-block-scalar-password", "values.yaml", f"db:\n  password: |\n    {v}\n  user: app\n", v))
+    v = password("yaml-folded-scalar")
+    add(_p("yaml-folded-scalar-secret", "app.yml", f"jwt_secret: >-\n  {v}\nissuer: shop\n", v))
     v = aws_key_id("path-1")
     add(_p("path-aws-key", f"keys/key_{v}.json", '{"note": "rotated"}\n', v, in_path=True))
     v = aws_key_id("path-2")
@@ -1515,6 +1532,15 @@ def negatives() -> list[Case]:
             "neg-list-placeholders",
             "values.yaml",
             "passwords: [changeme, ${DB_PASSWORD}]\napi_keys: [<key>]\n",
+        )
+    )
+    add(
+        _n(
+            "neg-yaml-block-names-and-scripts",
+            ".github/workflows/ci.yml",
+            "secrets:\n  - DB_PASSWORD\n  - API_TOKEN\npasswords:\n  - name: admin\n    value: ${{ secrets.ADMIN }}\n"
+            "tokens:\n  - Ab3dE5fG7hJ9kL1mN3pQ\nsecret_script: |\n  echo setting the password\n  vault kv get db\n"
+            "password: |\n  ${DB_PASSWORD}\n",
         )
     )
     add(_n("neg-test-name", "tests/test_auth.py", "def test_password_reset_token_expires():\n    pass\n"))

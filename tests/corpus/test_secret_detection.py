@@ -566,3 +566,39 @@ def test_every_literal_of_a_list_under_a_credential_name_is_found(path: str, lin
 )
 def test_a_list_of_names_an_expression_or_a_tokenizers_tokens_is_not_a_credential(line: str) -> None:
     assert find_secrets(line + "\n", path="settings.py") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("users.yml", "admin_passwords:\n  - {v}\n  - '{w}'\nusers: 2\n"),
+        ("keys.yaml", "service:\n  api_keys:\n  - {v}\n  - {w}\n  timeout: 30\n"),
+        ("values.yaml", "db:\n  password: |\n    {v}\n  secret: >-\n\n    {w}\n  user: app\n"),
+    ],
+)
+def test_a_yaml_value_on_the_lines_after_its_credential_key_is_found_and_redacted_in_any_excerpt(
+    path: str, text: str
+) -> None:
+    first, second = "Zq8" + "rT2vLx9" + "pK4w", "Hm3" + "yW7cNb2" + "qD9s"
+    whole = text.format(v=first, w=second)
+    redacted = redact_source(whole, find_secrets(whole, path=path)).split("\n")
+    repeats = repeats_in(whole, path)
+    for at in range(len(redacted)):  # an excerpt that leaves the key's line out is still redacted
+        assert redact_text("\n".join(whole.split("\n")[at:]), path, repeats) == "\n".join(redacted[at:])
+    assert first not in "\n".join(redacted)
+    assert second not in "\n".join(redacted)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "secrets:\n  - DB_PASSWORD\n  - API_TOKEN\n",
+        "passwords:\n  - name: admin\n    value: ${{ secrets.ADMIN }}\n",
+        "tokens:\n  - Ab3dE5fG7hJ9kL1mN3pQ\n",
+        "secret_script: |\n  echo setting the password\n  vault kv get db\n",
+        "password: |\n  ${DB_PASSWORD}\n",
+        "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231386263\n",
+    ],
+)
+def test_a_yaml_block_of_names_a_script_a_template_or_a_vault_is_not_a_credential(text: str) -> None:
+    assert find_secrets(text, path="config.yml") == []

@@ -585,3 +585,91 @@ def find_named_values(text: str, path: str) -> Iterator[Assignment]:
             found = _pair_value(text, match.end(), strength, path)
             if found is not None:
                 yield found
+
+
+# --- YAML blocks -----------------------------------------------------------------------------------------
+
+_YAML_SUFFIXES: tuple[str, ...] = (".yml", ".yaml")
+_YAML_KEY = re.compile(
+    r"""(?m)^([ \t]*)(?:-[ \t]+)?['"]?([A-Za-z_][\w.-]{0,63})['"]?[ \t]*:[ \t]*([|>][-+1-9]{0,2})?[ \t]*(?:#[^\n]*)?\r?$"""
+)
+"""A YAML key whose value starts on the next line: a block sequence (nothing after ``:``) or a block scalar
+(``|``, ``>``, with their chomping and indentation indicators)."""
+_YAML_ITEM = re.compile(
+    r"([ \t]*)-[ \t]+(?:"
+    + _QUOTED
+    + r"""|([^\s'"`#]{1,"""
+    + str(MAX_VALUE_CHARS)
+    + r"""}))[ \t]*(?:#[^\n]*)?\r?$"""
+)
+_YAML_LINE = re.compile(r"([ \t]*)(\S[^\n]*?)[ \t]*\r?$")
+
+
+def _lines_after(text: str, at: int) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each line after offset ``at``'s line, end excluding the line feed."""
+    start = text.find("\n", at)
+    while start >= 0:
+        start += 1
+        end = text.find("\n", start)
+        yield start, len(text) if end < 0 else end
+        start = end
+
+
+def _yaml_sequence(text: str, key_end: int, indent: int, strength: str, path: str) -> Iterator[Assignment]:
+    """The credible items of a block sequence of scalars under a key (``passwords:`` then ``- …`` lines);
+    nothing when an item is a name (a list of settings) or not a scalar."""
+    found: list[Assignment] = []
+    for start, end in _lines_after(text, key_end):
+        item = _YAML_ITEM.fullmatch(text, start, end)
+        if item is None or len(item.group(1)) < indent:
+            break
+        span = _quoted_span(item, 2)
+        quoted = span is not None
+        first, last = span if span is not None else item.span(_QUOTES + 2)
+        value = text[first:last]
+        if _CONSTANT_NAME.fullmatch(value) or key_strength(value) is not None:
+            return
+        if credible_quoted(value, strength, path) if quoted else credible_unquoted(value, strength, path):
+            found.append(Assignment(first, last))
+    yield from found
+
+
+def _yaml_block_scalar(text: str, key_end: int, indent: int, strength: str, path: str) -> Assignment | None:
+    """The value of a block scalar (``password: |``) that holds one line: a credential spelled on the line
+    after its key. A block of several lines (a script, a certificate) is not one value."""
+    value: tuple[int, int] | None = None
+    for start, end in _lines_after(text, key_end):
+        line = _YAML_LINE.fullmatch(text, start, end)
+        if line is None:
+            if text[start:end].strip():
+                break
+            continue  # a blank line inside the block
+        if len(line.group(1)) <= indent or value is not None:
+            if len(line.group(1)) > indent:
+                return None  # a second line
+            break
+        value = line.span(2)
+    if value is None or not credible_quoted(text[value[0] : value[1]], strength, path):
+        return None
+    return Assignment(*value)
+
+
+def find_yaml_blocks(text: str, path: str) -> Iterator[Assignment]:
+    """In a YAML file, the credible values of a credential-named key that start on the line after it: the
+    scalars of a block sequence (``api_keys:`` then ``- …``) and a one-line block scalar (``password: |``)."""
+    if not path.lower().endswith(_YAML_SUFFIXES):
+        return
+    for match in _YAML_KEY.finditer(text):
+        indent = len(match.group(1))
+        key = match.group(2)
+        if match.group(3) is not None:
+            strength = key_strength(key)
+            found = (
+                None if strength is None else _yaml_block_scalar(text, match.end(), indent, strength, path)
+            )
+            if found is not None:
+                yield found
+            continue
+        strength = list_key_strength(key)
+        if strength is not None:
+            yield from _yaml_sequence(text, match.end(), indent, strength, path)

@@ -66,6 +66,7 @@ from prooftext.corpus.assignments import (
     credible_quoted,
     find_assignments,
     find_named_values,
+    find_yaml_blocks,
     is_placeholder,
     key_strength,
 )
@@ -466,7 +467,7 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
     "credentials-call": ("auth", "login", "credential"),
     "xml-password": ("</",),
     "pgpass-password": (":",),
-    RULE_NAME_VALUE: ("value",),
+    RULE_NAME_VALUE: ("value", *ANCHORS),
     RULE_ASSIGNMENT: ANCHORS,
 }
 """The same, matched against the lowercased text (case-insensitive rules)."""
@@ -792,9 +793,12 @@ def _line_scoped(rule: Rule, text: str, folded: str) -> Iterator[re.Match[str]]:
 
 def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[int, int]]:
     """The spans of the rule's values; the assignment rule looks at each key (see :mod:`.assignments`)."""
-    if rule.id in (RULE_ASSIGNMENT, RULE_NAME_VALUE):
-        pairs = rule.id == RULE_NAME_VALUE
-        for found in find_named_values(text, path) if pairs else find_assignments(text, folded, path):
+    if rule.id == RULE_ASSIGNMENT:
+        yield from ((found.start, found.end) for found in find_assignments(text, folded, path))
+        return
+    if rule.id == RULE_NAME_VALUE:
+        named = find_named_values(text, path) if "value" in folded else ()
+        for found in itertools.chain(named, find_yaml_blocks(text, path)):
             yield found.start, found.end
         return
     anchor = _RUN_ANCHORS.get(rule.id)

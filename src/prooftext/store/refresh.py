@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 13
+READING_REVISION = 14
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -128,7 +128,10 @@ server directive sets, a literal given by subscript (``os.environ["API_KEY"] = â
 private-key marker that no key material follows, as code that tests for it, or a token prefix followed by
 lowercase words in a file name, no longer leaves its file out; 12: a JavaScript / TypeScript ``require('..')``
 that names the repository root resolves to its ``index`` file; 13: an AWS access key id's body is base32, so
-``ASIAPACIFICSALES2024.csv`` and other words or numbers after an AWS prefix are not credentials)."""
+``ASIAPACIFICSALES2024.csv`` and other words or numbers after an AWS prefix are not credentials; 14: a
+provider token glued to a word, a credential given by Kotlin's ``to`` or Scala's ``->``, under a .NET
+configuration key (``Jwt:Secret``) or to ``ConvertTo-SecureString -AsPlainText``, the literals of a list under a
+credential name and a YAML block sequence or one-line block scalar under one are credentials)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
