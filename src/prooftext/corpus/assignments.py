@@ -655,9 +655,10 @@ def _yaml_block_scalar(text: str, key_end: int, indent: int, strength: str, path
 
 
 def find_yaml_blocks(text: str, path: str) -> Iterator[Assignment]:
-    """In a YAML file, the credible values of a credential-named key that start on the line after it: the
-    scalars of a block sequence (``api_keys:`` then ``- …``) and a one-line block scalar (``password: |``)."""
-    if not path.lower().endswith(_YAML_SUFFIXES):
+    """In a YAML file, or free text (a memory record, a message: a pasted configuration), the credible values
+    of a credential-named key that start on the line after it: the scalars of a block sequence (``api_keys:``
+    then ``- …``) and a one-line block scalar (``password: |``)."""
+    if path and not path.lower().endswith(_YAML_SUFFIXES):
         return
     for match in _YAML_KEY.finditer(text):
         indent = len(match.group(1))
