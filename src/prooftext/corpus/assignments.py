@@ -349,6 +349,8 @@ _LIST_ITEM = re.compile(
     r"[ \t]*(?:" + _QUOTED + r"""|([^\s'"`,\[\]{}()]{1,""" + str(MAX_VALUE_CHARS) + r"}))[ \t]*(,|\])"
 )
 """One item of a list on its key's line and what follows it (``,`` or the closing ``]``)."""
+LIST_REACH = 80
+"""How far after its key a list's ``[`` may be (the separator, a type annotation): past it, none is tried."""
 _CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 """``SECRET_KEY``, ``API_TOKEN``: the name of a setting."""
 _CALL_OPEN = re.compile(
@@ -507,7 +509,8 @@ def _list_values(text: str, key: tuple[int, int], at: int, path: str) -> Iterato
 
 def _key_values(text: str, key: tuple[int, int], path: str) -> Iterator[Assignment]:
     """The credible values given to one key: a literal, or the items of a list."""
-    opened = _LIST_OPEN.match(text, key[1])
+    bracket = text.find("[", key[1], key[1] + LIST_REACH)
+    opened = None if bracket < 0 else _LIST_OPEN.match(text, key[1])
     if opened is not None:
         yield from _list_values(text, key, opened.end(), path)
         return

@@ -401,6 +401,8 @@ RULES: tuple[Rule, ...] = (
 )
 RULE_IDS: tuple[str, ...] = (*(rule.id for rule in RULES), RULE_PRIVATE_KEY)
 
+_PAIR_FIELD = "value"
+"""The field a name/value pair's value is under (any case): without it, only YAML blocks can pair."""
 _TRIGGERS: dict[str, tuple[str, ...]] = {
     "aws-access-key-id": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
@@ -467,7 +469,7 @@ _FOLDED_TRIGGERS: dict[str, tuple[str, ...]] = {
     "credentials-call": ("auth", "login", "credential"),
     "xml-password": ("</",),
     "pgpass-password": (":",),
-    RULE_NAME_VALUE: ("value", *ANCHORS),
+    RULE_NAME_VALUE: (_PAIR_FIELD, *ANCHORS),
     RULE_ASSIGNMENT: ANCHORS,
 }
 """The same, matched against the lowercased text (case-insensitive rules)."""
@@ -791,13 +793,14 @@ def _line_scoped(rule: Rule, text: str, folded: str) -> Iterator[re.Match[str]]:
         yield from rule.pattern.finditer(text, start, len(text) if end < 0 else end)
 
 
-def _matches(rule: Rule, text: str, folded: str, path: str) -> Iterable[tuple[int, int]]:
-    """The spans of the rule's values; the assignment rule looks at each key (see :mod:`.assignments`)."""
+def _matches(rule: Rule, text: str, folded: str, path: str, pairs: bool) -> Iterable[tuple[int, int]]:
+    """The spans of the rule's values; the assignment rule looks at each key (see :mod:`.assignments`), and
+    the name/value rule at each pair (when ``pairs``: the text holds a value field) and YAML block."""
     if rule.id == RULE_ASSIGNMENT:
         yield from ((found.start, found.end) for found in find_assignments(text, folded, path))
         return
     if rule.id == RULE_NAME_VALUE:
-        named = find_named_values(text, path) if "value" in folded else ()
+        named = find_named_values(text, path) if pairs else ()
         for found in itertools.chain(named, find_yaml_blocks(text, path)):
             yield found.start, found.end
         return
@@ -840,11 +843,12 @@ def _rule_findings(rules: Iterable[Rule], text: str, starts: list[int], path: st
     found: list[Finding] = []
     folded = fold(text)
     line_text = _Lines(text, starts)
-    may = _may_match_ids(_present(text, folded))
+    present = _present(text, folded)
+    may = _may_match_ids(present)
     for rule in rules:
         if rule.id not in may or (rule.applies is not None and not rule.applies(path)):
             continue
-        for start, end in _matches(rule, text, folded, path):
+        for start, end in _matches(rule, text, folded, path, _PAIR_FIELD in present[1]):
             line = _line_of(starts, start)
             if rule.check is not None and not rule.check(text[start:end], line_text(line), path):
                 continue
