@@ -21,9 +21,14 @@ or, when the assigned value is an expression, a literal fallback later on the li
 in a JSON string (a notebook cell); a Dockerfile's ``ENV KEY VALUE`` and C's ``#define KEY "…"`` need no
 ``=``, and Go's ``var key string = "…"`` names a type before it. A name/value pair
 (:func:`find_named_values`: Kubernetes' and ECS's ``env`` entries, CloudFormation's parameters) gives its
-``value`` to the key its ``name`` holds, on the same line or the next. An unquoted value in code is an expression,
+``value`` to the key its ``name`` holds, on the same line or the next; in YAML (:func:`find_yaml_blocks`) a
+block sequence's scalars and a one-line block scalar (``password: |``) are given to the key above them. The
+literals of a list on the key's line (``API_KEYS = ["…", "…"]``) are each a value when the key's last word
+names credentials (:func:`list_key_strength`), and Kotlin's ``"key" to "…"`` and Scala's ``"key" -> "…"``
+assign too. An unquoted value in code is an expression,
 except in shell and after ``;``, ``?`` or ``&`` (a parameter inside a connection string); a key right after
-``:`` is a segment of an ARN, not a key. A value is credible unless
+``:`` is a segment of an ARN, not a key, unless it closes a subscript (.NET's ``Configuration["Jwt:Secret"]``).
+A value is credible unless
 it is a placeholder or template, prose (quoted text with spaces), a path or URL, a reference (an unquoted
 value in code other than shell), an identifier-like constant in code, or, for weak keys, too short and
 plain. The finding covers the value only, never its quotes, so redaction keeps the syntax around it.

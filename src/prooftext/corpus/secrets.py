@@ -15,7 +15,8 @@ happens next is the ``[scan] secrets`` policy (see :mod:`prooftext.corpus.config
 Rendering (``pack/render.py``) applies :func:`redact_text` to every excerpt as a second, policy-free line
 of defence, so a value never reaches a prompt even when a source slipped past the scan (an inline
 allowlist pragma, an index built by an older version). Every rule but one is *line-local* (no pattern
-crosses a ``\\n``); the name/value pair rule finds a value on the line after its name, and its values are
+crosses a ``\\n``); the name/value pair rule finds a value on the line after its name (or, in YAML, the items
+and the one-line block scalar under a credential key), and its values are
 redacted wherever they recur, however short, so an excerpt that leaves the name's line out still redacts
 the value. Redacting an excerpt is therefore equal to redacting the whole file and then slicing it: the
 prompt, its exact token cost and ``prooftext verify`` all agree. A private key (PEM, OpenSSH or PuTTY)
@@ -41,9 +42,10 @@ Inline allowlist pragmas (``pragma: allowlist secret``, ``gitleaks:allow``) are 
 ``[scan] secrets_allow_pragma = true``; even then the value is still redacted in prompts.
 
 Known gaps (``tests/reliability/GAPS.md``, ``docs/SECRETS_NOTES.md``): a value on another line than its key
-(other than a name/value pair: a YAML block scalar, a TOML multi-line string, a netrc entry spread over
-lines outside a netrc file), a secret split over two lines, or wrapped in base64 or another encoding, is not
-recognised (the high-entropy label may still mark it), nor is a password in prose (``the password is …``).
+(other than a name/value pair, a YAML block sequence or one-line block scalar: a list continued over lines in
+code, a TOML multi-line string, a netrc entry spread over lines outside a netrc file), a secret split over two
+lines, or wrapped in base64 or another encoding, is not recognised (the high-entropy label may still mark it),
+nor is a password in prose (``the password is …``).
 """
 
 from __future__ import annotations
