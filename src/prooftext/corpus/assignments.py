@@ -489,6 +489,20 @@ def list_key_strength(key: str) -> str | None:
     return _word_strength([*words[:-1], singular], len(words) - 1)
 
 
+def _item_value(
+    text: str, item: re.Match[str], group: int, strength: str, path: str
+) -> tuple[bool, list[Assignment]]:
+    """Of one item of a list under a credential key (its value in ``group``, quoted or not): whether it is a
+    name, which makes the list one of settings, and the credential it holds, if any."""
+    span = _quoted_span(item, group)
+    start, end = span if span is not None else item.span(_QUOTES + group)
+    value = text[start:end]
+    if _CONSTANT_NAME.fullmatch(value) or key_strength(value) is not None:
+        return True, []
+    credible = credible_quoted if span is not None else credible_unquoted
+    return False, [Assignment(start, end)] if credible(value, strength, path) else []
+
+
 def _list_values(text: str, key: tuple[int, int], at: int, path: str) -> Iterator[Assignment]:
     """The credible items of a list of literals given to the key, opened at ``at`` and closed on the same
     line; nothing when it holds anything else (``[key for key in keys]``) or is not closed there, nor when an
@@ -498,14 +512,10 @@ def _list_values(text: str, key: tuple[int, int], at: int, path: str) -> Iterato
         return
     found: list[Assignment] = []
     while (item := _LIST_ITEM.match(text, at)) is not None:
-        span = _quoted_span(item, 1)
-        quoted = span is not None
-        start, end = span if span is not None else item.span(_QUOTES + 1)
-        value = text[start:end]
-        if _CONSTANT_NAME.fullmatch(value) or key_strength(value) is not None:
+        named, value = _item_value(text, item, 1, strength, path)
+        if named:
             return
-        if credible_quoted(value, strength, path) if quoted else credible_unquoted(value, strength, path):
-            found.append(Assignment(start, end))
+        found.extend(value)
         at = item.end()
         if item.group(_QUOTES + 2) == "]":
             yield from found
@@ -631,14 +641,10 @@ def _yaml_sequence(text: str, key_end: int, indent: int, strength: str, path: st
         item = _YAML_ITEM.fullmatch(text, start, end)
         if item is None or len(item.group(1)) < indent:
             break
-        span = _quoted_span(item, 2)
-        quoted = span is not None
-        first, last = span if span is not None else item.span(_QUOTES + 2)
-        value = text[first:last]
-        if _CONSTANT_NAME.fullmatch(value) or key_strength(value) is not None:
+        named, value = _item_value(text, item, 2, strength, path)
+        if named:
             return
-        if credible_quoted(value, strength, path) if quoted else credible_unquoted(value, strength, path):
-            found.append(Assignment(first, last))
+        found.extend(value)
     yield from found
 
 
