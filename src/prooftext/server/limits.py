@@ -22,6 +22,9 @@ DEFAULT_MAX_BATCH = 64
 """Most calls accepted in one JSON-RPC batch."""
 DEFAULT_TIMEOUT_S = 60.0
 """Per-request deadline; the caller gets ``limit_exceeded`` when it passes (the work is not interrupted)."""
+MIN_TIMEOUT_S = 0.001
+"""The shortest deadline accepted: a millisecond, the unit ``server.info`` and the ``limit_exceeded`` error
+state it in (a shorter one would be reported as 0 ms)."""
 MAX_TIMEOUT_S = 86_400.0
 """The longest deadline accepted: a day. A larger one (or infinity) is never a meaningful deadline, and it
 must stay a finite whole number of milliseconds for ``server.info`` and the ``limit_exceeded`` error."""
@@ -79,9 +82,10 @@ class Limits:
         if self.fresh_ms > MAX_FRESH_MS:
             raise RangeError(f"fresh_ms must be at most {MAX_FRESH_MS} (a day)", field="fresh_ms")
         # Written as one negated range so that NaN, which fails every comparison, is refused too.
-        if not 0 < self.timeout_s <= MAX_TIMEOUT_S:
+        if not MIN_TIMEOUT_S <= self.timeout_s <= MAX_TIMEOUT_S:
             raise RangeError(
-                f"the request timeout must be positive and at most {MAX_TIMEOUT_S:g} seconds", field="timeout"
+                f"the request timeout must be at least {MIN_TIMEOUT_S:g} and at most {MAX_TIMEOUT_S:g} seconds",
+                field="timeout",
             )
 
     def to_dict(self) -> dict[str, Any]:
