@@ -20,7 +20,13 @@ import prooftext.cli.eval
 import prooftext.eval.model_summary as model_summary
 from prooftext.cli import main
 from prooftext.cli.eval import print_tables
-from prooftext.errors import ArtifactError, DeclarationRequiredError, RequestError, UnknownNameError
+from prooftext.errors import (
+    ArtifactError,
+    DeclarationRequiredError,
+    RangeError,
+    RequestError,
+    UnknownNameError,
+)
 from prooftext.eval.answers import (
     locomo_score,
     multi_hop_f1,
@@ -367,6 +373,22 @@ def test_a_malformed_endpoint_is_refused_when_the_settings_are_checked_before_an
     with pytest.raises(RequestError) as caught:
         ModelSettings(MODEL, backend, "notaurl").check()
     assert caught.value.field == "endpoint"
+
+
+@pytest.mark.parametrize(
+    ("seed", "error"), [(10**30, RangeError), (-(2**53), RangeError), (True, RequestError)]
+)
+def test_a_seed_no_json_reader_reads_exactly_or_that_is_no_integer_is_refused_before_any_answer(
+    seed: object, error: type[RequestError]
+) -> None:
+    with pytest.raises(error) as caught:
+        ModelSettings(MODEL, "ollama", seed=seed).check()  # type: ignore[arg-type]
+    assert caught.value.field == "seed"
+
+
+def test_a_seed_within_the_exact_integers_of_json_is_accepted() -> None:
+    ModelSettings(MODEL, "ollama", seed=2**53 - 1).check()
+    ModelSettings(MODEL, "ollama", seed=-7).check()
 
 
 def test_when_no_answer_arrived_no_arm_wins_and_the_failures_are_named_by_code() -> None:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError
+from prooftext.canonical import MAX_SAFE_INTEGER
+from prooftext.errors import ArtifactError, RangeError, RequestError, UnknownNameError, whole_number
 from prooftext.eval.common import MS_PER_S, error_record, probe_writable
 from prooftext.llm.backends import (
     BACKENDS,
@@ -108,6 +109,8 @@ class ModelSettings:
             or not 1 <= self.repeats <= MAX_REPEATS
         ):
             raise RangeError(f"repeats must be from 1 to {MAX_REPEATS}, not {self.repeats}", field="repeats")
+        if self.seed is not None:  # sent as JSON, whose readers read integers exactly up to 2**53 - 1
+            whole_number("seed", self.seed, -MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
         if self.temperature is not None and not (math.isfinite(self.temperature) and self.temperature >= 0):
             raise RangeError(
                 f"temperature must be a finite number >= 0, not {self.temperature}", field="temperature"
