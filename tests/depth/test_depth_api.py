@@ -8,7 +8,7 @@ import pytest
 
 import prooftext
 from prooftext import TurnRequest
-from prooftext.errors import ProoftextError
+from prooftext.errors import ProoftextError, RequestError
 
 
 @pytest.mark.parametrize("bad", [2.5, "100"])
@@ -41,3 +41,10 @@ def test_turn_plan_over_the_prompt_budget_is_budget_exceeded(tmp_path: Path) -> 
     with pytest.raises(ProoftextError) as caught:
         prooftext.turn_plan(tmp_path, TurnRequest("main", "word " * 20000))
     assert caught.value.code == "budget_exceeded"
+
+
+def test_depth_report_refuses_text_with_an_undecodable_byte_as_a_turn_does() -> None:
+    undecodable = b"hi \xff".decode("utf-8", errors="surrogateescape")
+    with pytest.raises(RequestError) as caught:
+        prooftext.depth_report(undecodable)
+    assert caught.value.field == "text"

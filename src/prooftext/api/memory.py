@@ -18,6 +18,7 @@ from prooftext.conversation.turn import (
     select_memory,
     trigger_may_push,
 )
+from prooftext.corpus.lines import require_utf8
 from prooftext.depth.policy import DEFAULT_MODE, Mode, TurnPolicy, policy_for, should_recall_memory
 from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms, memory_terms_in, names_in
 from prooftext.depth.tiers import RecallSignal, TierDecision, classify_detailed, recall_signal
@@ -46,7 +47,10 @@ class DepthReport:
 
 
 def depth_report(text: str, *, attachment: bool = False, active_files: int = 0) -> DepthReport:
-    """The tier decision of ``text``, its policy under smart mode and its recall signal."""
+    """The tier decision of ``text``, its policy under smart mode and its recall signal. Text holding a byte
+    that is not UTF-8 (a lone surrogate from the command line) is refused, as a turn's text is."""
+    if isinstance(text, str):
+        require_utf8(text, "text")
     decision = classify_detailed(text, has_attachment=attachment, active_files=active_files)
     signal = recall_signal(text)
     return DepthReport(decision, policy_for(Mode.SMART, decision.tier, signal), signal)
