@@ -348,3 +348,30 @@ def test_a_lone_exclamation_mark_in_a_gitignore_is_a_pattern_that_matches_nothin
     )
     assert adopted(root) == ["!", ".gitignore", "b.py", "sub/.gitignore"]
     assert reasons(root) == {"a.log": "ignored", "sub/c.tmp": "ignored"}
+
+
+def test_escaped_characters_in_a_bracket_expression_match_as_in_git(make_tree: MakeTree) -> None:
+    names = ["a]b", "a-b", "c-d", "cxd", "cyd", "e]f", "eof", "g^h", "gxh"]
+    root = make_tree({".gitignore": "a[\\]]b\nc[x\\-]d\ne[!\\]]f\ng[\\^]h\n", **dict.fromkeys(names, "")})
+    assert adopted(root) == [".gitignore", "a-b", "cyd", "e]f", "gxh"]
+    assert reasons(root) == dict.fromkeys(["a]b", "c-d", "cxd", "eof", "g^h"], "ignored")
+
+
+def test_a_range_in_a_bracket_expression_may_end_in_an_escaped_character_as_in_git(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree(
+        {
+            ".gitignore": "n[Z-\\^]\nv[\\[:digit:]]\n",
+            **dict.fromkeys(["n[", "n]", "n_", "nY", "v[", "v:", "v1"], ""),
+        }
+    )
+    assert adopted(root) == [".gitignore", "nY", "n_", "v1", "v:", "v["]
+    assert reasons(root) == {"n[": "ignored", "n]": "ignored"}
+
+
+def test_an_open_bracket_and_colon_without_a_class_are_members_of_the_bracket_as_in_git(
+    make_tree: MakeTree,
+) -> None:
+    root = make_tree({".gitignore": "x[[:]y\n", **dict.fromkeys(["x[y", "x:y", "xay"], "")})
+    assert adopted(root) == [".gitignore", "xay"]

@@ -581,6 +581,14 @@ which no name holds and which would cut the pattern into two segments, and none 
 would negate a bracket it opens."""
 
 
+def _class_end(line: str, start: int) -> int:
+    """The index of the ``]`` closing the character class ``[:name:]`` opened at ``start``, or -1: as in
+    git, a class runs to the first ``]`` and is one only if a ``:`` and a name come before it; otherwise
+    its ``[`` is a member like any other."""
+    close = line.find("]", start + 2)
+    return close if close >= start + 3 and line[close - 1] == ":" else -1
+
+
 def _bracket_end(line: str, start: int) -> int:
     """The index of the ``]`` closing the bracket expression opened at ``start``, or -1 (a literal ``[``)."""
     j = start + 1
@@ -590,10 +598,8 @@ def _bracket_end(line: str, start: int) -> int:
         j += 1
     while j < len(line) and line[j] != "]":
         if line.startswith("[:", j):
-            close = line.find(":]", j + 2)
-            if close < 0:
-                return -1
-            j = close + 2
+            close = _class_end(line, j)
+            j = close + 1 if close > 0 else j + 1
         else:
             j += 2 if line[j] == "\\" else 1
     return j if j < len(line) else -1
@@ -608,13 +614,14 @@ def _with_classes(expression: str) -> str:
             raise ValueError(f"unknown character class [:{name}:]")
         return _POSIX_CLASSES[name]
 
-    return re.sub(r"\[:([^:\]]*):\]", ranges, expression)
+    return re.sub(r"\[:([^\]]*):\]", ranges, expression)
 
 
 def posix_classes(line: str) -> str:
-    """``line`` with the character classes of its bracket expressions written out (see
-    :data:`_POSIX_CLASSES`); an unknown class is a ValueError, an invalid pattern like ``[z-a]``."""
-    if "[:" not in line:
+    """``line`` with its bracket expressions written as pathspec reads them: character classes written out
+    (see :data:`_POSIX_CLASSES`), and a bracket holding a backslash rewritten without one (see
+    :func:`_unescaped_bracket`). An unknown class is a ValueError, an invalid pattern like ``[z-a]``."""
+    if "[:" not in line and not ("[" in line and "\\" in line):
         return line
     out: list[str] = []
     i = 0
@@ -626,9 +633,83 @@ def posix_classes(line: str) -> str:
             out.append(line[i : i + step])
             i += step
             continue
-        out.append(_with_classes(line[i : end + 1]))
+        expression = line[i : end + 1]
+        out.append(_unescaped_bracket(expression) if "\\" in expression else _with_classes(expression))
         i = end + 1
     return "".join(out)
+
+
+_BRACKET_SPECIALS = frozenset("]^!-[\\")
+"""Characters whose place in a bracket expression changes what pathspec or Python's ``re`` make of them."""
+_LAST_IN_BRACKET = "!^[-"
+"""Members written after every other one, in this order: ``!`` or ``^`` first would negate the bracket,
+``[`` before ``:`` would open a class, ``-`` anywhere but last would make a range."""
+
+
+def _bracket_members(body: str) -> tuple[set[str], list[tuple[str, str]]]:
+    """The single characters and ranges of a bracket expression's body, read as git's wildmatch reads it: a
+    backslash makes the next character a member, ``-`` between two members makes a range (an escaped end
+    included), ``[:name:]`` adds its class."""
+    singles: set[str] = set()
+    ranges: list[tuple[str, str]] = []
+    previous = ""
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "-" and previous and i + 1 < len(body):
+            i += 2 if body[i + 1] == "\\" else 1
+            ranges.append((previous, body[i]))
+            previous = ""
+        elif body.startswith("[:", i) and _class_end(body, i) > 0:
+            close = _class_end(body, i)
+            class_singles, class_ranges = _bracket_members(_with_classes(body[i : close + 1]))
+            singles |= class_singles
+            ranges.extend(class_ranges)
+            i = close
+            previous = ""
+        else:
+            i += 1 if char == "\\" else 0
+            previous = body[i]
+            singles.add(previous)
+        i += 1
+    return singles, ranges
+
+
+def _plain_range(low: str, high: str, singles: set[str]) -> str:
+    """The range ``low``-``high`` written with no special character at either end: those ends move to
+    ``singles``, and what is left of the range is returned ("" when nothing is)."""
+    while low <= high and low in _BRACKET_SPECIALS:
+        singles.add(low)
+        low = chr(ord(low) + 1)
+    while low <= high and high in _BRACKET_SPECIALS:
+        singles.add(high)
+        high = chr(ord(high) - 1)
+    return "" if low > high else f"{low}-{high}"
+
+
+def _unescaped_bracket(expression: str) -> str:
+    """A bracket expression holding backslashes written without them, since pathspec takes a backslash in
+    a bracket for a member where git takes it for an escape (``[\\]]`` is git's ``]``, and pathspec ended
+    the bracket at the escaped ``]``). A range ending in a character that means something in a bracket is
+    written without that end (see :func:`_plain_range`); one reversed is a ValueError, like ``[z-a]``."""
+    negated = expression[1] in "!^"
+    singles, ranges = _bracket_members(expression[2 if negated else 1 : -1])
+    plain: list[str] = []
+    for low, high in ranges:
+        if low > high:
+            raise ValueError(f"reversed range {low}-{high}")
+        plain.append(_plain_range(low, high, singles))
+    plain = [written for written in plain if written]
+    if not negated and not plain and len(singles) == 1:
+        return "\\" + next(iter(singles))
+    ordered = sorted(singles - {"]"}, key=lambda member: (_LAST_IN_BRACKET.find(member), member))
+    body = "".join((["]"] if "]" in singles else []) + plain + ordered)
+    if not negated and body[0] in "!^":
+        lead = next((member for member in "-[" if member in singles), "")
+        if not lead:
+            return expression  # only "!" and "^" are members: no order keeps pathspec from negating
+        body = lead + body.replace(lead, "")
+    return ("[!" if negated else "[") + body + "]"
 
 
 @dataclass(frozen=True)
