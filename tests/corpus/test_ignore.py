@@ -375,3 +375,9 @@ def test_an_open_bracket_and_colon_without_a_class_are_members_of_the_bracket_as
 ) -> None:
     root = make_tree({".gitignore": "x[[:]y\n", **dict.fromkeys(["x[y", "x:y", "xay"], "")})
     assert adopted(root) == [".gitignore", "xay"]
+
+
+def test_a_directory_named_gitignore_holds_no_patterns_and_is_walked_as_in_git(make_tree: MakeTree) -> None:
+    root = make_tree({".gitignore/inner.txt": "", "a.py": "", "sub/.gitignore/x.log": "", "sub/b.py": ""})
+    assert adopted(root) == [".gitignore/inner.txt", "a.py", "sub/.gitignore/x.log", "sub/b.py"]
+    assert reasons(root) == {}

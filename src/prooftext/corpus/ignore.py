@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -813,7 +814,8 @@ class IgnoreMatcher:
 
 
 def load_gitignore(dir_fd: int, directory: str) -> str | None:
-    """The text of ``directory/.gitignore`` read through ``dir_fd``; None when absent or a symlink.
+    """The text of ``directory/.gitignore`` read through ``dir_fd``; None when absent, a symlink or a
+    directory (as in git, a directory of that name holds no patterns, and the walk enters it).
 
     Any other failure raises :class:`Refusal`: adopting files that a ``.gitignore`` we could not read
     meant to hide (build output, local secrets) would fail open.
@@ -822,11 +824,18 @@ def load_gitignore(dir_fd: int, directory: str) -> str | None:
     try:
         data = read_regular_at(dir_fd, GITIGNORE, MAX_IGNORE_BYTES)
     except Refusal as refusal:
-        if refusal.missing or refusal.reason == REASON_SYMLINK:
+        if refusal.missing or refusal.reason == REASON_SYMLINK or _is_directory_at(dir_fd, GITIGNORE):
             return None
         raise Refusal(refusal.reason, f"{what}: {refusal.detail}", refusal.errno) from None
     # Undecodable bytes stay as surrogate escapes, so they can match only the equally undecodable names.
     return data.decode("utf-8", "surrogateescape")
+
+
+def _is_directory_at(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _prooftext_ignore_lines(root_fd: int) -> list[str]:
