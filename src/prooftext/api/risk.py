@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_go import GO_RECEIVER, GoPackages
+from prooftext.api.who_uses_go import GO_RECEIVER, OUTSIDE, GoLocals, GoPackages, GoType
 from prooftext.api.who_uses_js import (
     DEFAULT_EXPORT,
     JS_SCRIPTS,
@@ -298,6 +298,7 @@ class _WhoUses:
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._file_nodes: dict[str, str | None] = {}
         self.go = GoPackages(conn)
+        self.go_locals = GoLocals(self.go)
         self.js = JsModules(conn)
         self._exported: dict[str, dict[str, set[str]]] = {}
         self._literals: dict[str, str | None] = {}
@@ -524,9 +525,9 @@ class _WhoUses:
 
     # --- classification -------------------------------------------------------------------------------
 
-    def classify(self, target: Sym, ref: Reference, path: str, owner_id: str) -> str | None:
-        """How a reference in ``path`` inside ``owner_id`` depends on ``target``, or None when it names
-        something else."""
+    def classify(self, target: Sym, ref: Reference, path: str, owner_id: str, line: int = 0) -> str | None:
+        """How a reference in ``path`` inside ``owner_id`` (at ``line``, when known) depends on ``target``,
+        or None when it names something else."""
         exact = FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
         want: Target = ("node", target.node_id)
         python = path.endswith((".py", ".pyi"))
@@ -535,7 +536,7 @@ class _WhoUses:
         if ref.how == HOW_IMPORT:
             return None
         if target.language == L.GO and path.endswith(".go"):
-            return self._classify_go(target, ref, path, owner_id, exact)
+            return self._classify_go(target, ref, path, (owner_id, line), exact)
         if not python:
             return self._classify_other(target, ref, path, owner_id, exact)
         if not ref.receiver:
@@ -673,10 +674,13 @@ class _WhoUses:
                     rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
         return rows
 
-    def _classify_go(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
+    def _classify_go(
+        self, target: Sym, ref: Reference, path: str, where: tuple[str, int], exact: str
+    ) -> str | None:
         """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
         package, and ``recv.m()`` inside a method of the target's type with that receiver are exact;
         ``pkg.Name`` through another package's import names something else; the rest is possible."""
+        owner_id = where[0]
         same_package = posixpath.dirname(path) == posixpath.dirname(target.path)
         top_level = target.parent_id == self.file_id(target.path) and target.symbol_kind != "method"
         if not ref.receiver:
@@ -690,10 +694,48 @@ class _WhoUses:
             if found:  # the receiver's type's own member, or one promoted from a type it embeds
                 return exact if target.qualname in found else None
             return FOUND_POSSIBLE  # a field, or a member of a type from another package
+        typed = self._go_variable_type(where, parts[0])
+        if typed is not None:
+            how = self._classify_go_typed(target, typed, parts[1:], exact)
+            return FOUND_POSSIBLE if how is None and not self._go_one_type(where[0], parts[0]) else how
         names = self.go.names_target(path, ref.receiver, target.path)
         if names is True:
             return exact if top_level else None
         return None if names is False else FOUND_POSSIBLE
+
+    def _go_variable_type(self, where: tuple[str, int], name: str) -> GoType | None:
+        """The type of the variable ``name`` where a reference is (owner node id, line; line 0 unknown)."""
+        function = self.sym(where[0])
+        node = self.node(function) if function is not None else None
+        if function is None or node is None or not node.start_line <= where[1] <= node.end_line:
+            return None
+        body = self.lines(function.path)[node.start_line - 1 : node.end_line]
+        return self.go_locals.variable_type(function, body, name, where[1] - node.start_line)
+
+    def _go_one_type(self, owner_id: str, name: str) -> bool:
+        function = self.sym(owner_id)
+        node = self.node(function) if function is not None else None
+        if function is None or node is None:
+            return False
+        return self.go_locals.one_type(
+            function, self.lines(function.path)[node.start_line - 1 : node.end_line], name
+        )
+
+    def _classify_go_typed(self, target: Sym, kind: GoType, fields: Sequence[str], exact: str) -> str | None:
+        """``x.f.name()`` where the function declares ``x``'s type: exact when ``name`` on the type reached
+        is the target (its own or promoted), possible through an interface (any implementation may run) or
+        a field or member the package cannot tell, else something else."""
+        if target.symbol_kind != "method" or kind[0] == OUTSIDE:
+            return None  # a method call is no call of a function, and a type not indexed has no target
+        held = self.go.field_type(kind[1], fields, kind[0])
+        if held is None:
+            return FOUND_POSSIBLE
+        found = self.go.promoted(held, target.name, kind[0])
+        if kind[0] == posixpath.dirname(target.path) and target.qualname in found:
+            return exact
+        if self.go_locals.is_interface((kind[0], held)):
+            return FOUND_POSSIBLE
+        return None if found else FOUND_POSSIBLE
 
     def constructions(self, target: Sym) -> list[Found]:
         """For a constructor (``__init__``, ``constructor``), the calls of its class: each one runs it."""
@@ -824,7 +866,7 @@ class _WhoUses:
                 ref = parse_reference(spelled)
                 if ref is None:
                     continue
-                how = self.classify(target, ref, path, owner_id)
+                how = self.classify(target, ref, path, owner_id, line)
                 if how is None:
                     continue
                 if how == FOUND_IMPORT and ref.alias and (path, ref.alias) not in aliases:

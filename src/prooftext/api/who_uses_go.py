@@ -1,5 +1,5 @@
-"""Who-uses in Go: packages by import path (read from ``go.mod``), import aliases, and the types a struct
-embeds, whose methods it promotes."""
+"""Who-uses in Go: packages by import path (read from ``go.mod``), import aliases, the types a struct
+embeds, whose methods it promotes, and the types of a function's variables (:class:`GoLocals`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sqlite3
 from collections.abc import Sequence
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_model import Node
+from prooftext.api.who_uses_go_types import Scoped, declarations, in_scope, signature_parts, type_name
+from prooftext.api.who_uses_model import Node, Sym
 from prooftext.store.risk_queries import file_imports, file_lines, go_module_files, symbol_row, symbols_named
 
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
@@ -19,6 +20,13 @@ _GO_IMPORT_ALIAS = re.compile(r"^\s*(?:import\s+)?(?!import\s)(\w+|\.)\s+\"([^\"
 """A Go import that names its package (``e "errors"``, ``import e "errors"``): the alias and the path."""
 _GO_EMBEDDED = re.compile(r"^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:`[^`]*`)?\s*(?://.*)?$")
 """A line of a Go struct's body that embeds a type (``RouterGroup``, ``*sync.Mutex``, a tag or comment after)."""
+
+GoType = tuple[str, str]
+"""A Go type: the directory of its package and its name (``("render", "JSON")``); the directory is
+:data:`OUTSIDE` for a package the index does not hold (the standard library, a dependency)."""
+OUTSIDE = "\0outside"
+_MAX_CALL_DEPTH = 2
+"""How many calls deep a variable's type is followed (``cp := c.Copy()`` where ``c, _ := New()``)."""
 
 
 class GoPackages:
@@ -108,6 +116,24 @@ class GoPackages:
             current = field
         return current
 
+    def module_directory(self, import_path: str) -> str | None:
+        """The directory of the indexed package with this import path, None when no ``go.mod`` holds it."""
+        for directory, module in self.modules().items():
+            if import_path == module or import_path.startswith(module + "/"):
+                return posixpath.join(directory, import_path[len(module) :].lstrip("/")).rstrip("/")
+        return None
+
+    def package_dir(self, path: str, bound: str) -> str | None:
+        """The directory of the package the file at ``path`` imports as ``bound``: :data:`OUTSIDE` for a
+        package the index does not hold, None when the file imports nothing under that name."""
+        for name, module, resolved in self.imports(path):
+            if name == bound:
+                local = self.module_directory(module)
+                if local is not None:
+                    return local
+                return posixpath.dirname(resolved) if resolved else OUTSIDE
+        return None
+
     def names_target(self, path: str, receiver: str, target_path: str) -> bool | None:
         """Whether ``receiver`` in the file at ``path`` is the package of ``target_path`` as one of the file's
         imports (by its alias, else its path's last part): True, False when it is another package, None when
@@ -121,3 +147,88 @@ class GoPackages:
                 return True
             verdicts.add(False if want is not None or resolved else None)
         return False if verdicts == {False} else None
+
+
+class GoLocals:
+    """The types of the variables of Go functions (see :mod:`prooftext.api.who_uses_go_types`), resolved
+    against the index: a type named in a file is of that file's package, or of the package it imports
+    under the qualifier; a call's type is its function's or method's declared result."""
+
+    def __init__(self, packages: GoPackages) -> None:
+        self.packages = packages
+        self.conn = packages.conn
+        self._declared: dict[str, dict[str, list[Scoped]]] = {}
+
+    def variable_type(
+        self, function: Sym, body: list[str], name: str, at: int, depth: int = 0
+    ) -> GoType | None:
+        """The type of the variable or parameter ``name`` of ``function`` (whose lines are ``body``) at its
+        line ``at`` (an index into ``body``), None when the declaration holding there is not read, or two
+        declarations holding there disagree."""
+        if function.node_id not in self._declared:
+            self._declared[function.node_id] = declarations(function.signature, body)
+        scoped = self._declared[function.node_id].get(name)
+        if not scoped or depth > _MAX_CALL_DEPTH:
+            return None
+        kinds = {self._declared_type(function, body, found, depth) for found in in_scope(scoped, at)}
+        return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+    def one_type(self, function: Sym, body: list[str], name: str) -> bool:
+        """Whether every declaration of ``name`` in ``function`` gives it the same type: only then is one
+        spelled use (who-uses keeps a function's first of each spelling) every use of that name in it."""
+        scoped = self._declared.get(function.node_id, {}).get(name, [])
+        return len({self._declared_type(function, body, found, 0) for found in scoped}) == 1
+
+    def _declared_type(self, function: Sym, body: list[str], scoped: Scoped, depth: int) -> GoType | None:
+        declared = scoped.declared
+        if declared.type_text:
+            return self.resolve(function.path, declared.type_text)
+        if not declared.head:
+            return None
+        if not declared.member:
+            return self._result(posixpath.dirname(function.path), [declared.head], declared.index)
+        if declared.head in self._declared[function.node_id]:
+            held = self.variable_type(function, body, declared.head, scoped.first, depth + 1)
+            if held is None or held[0] == OUTSIDE:
+                return None
+            return self._result(
+                held[0], self.packages.promoted(held[1], declared.member, held[0]), declared.index
+            )
+        directory = self.packages.package_dir(function.path, declared.head)
+        if directory is None or directory == OUTSIDE:
+            return None
+        return self._result(directory, [declared.member], declared.index)
+
+    def resolve(self, path: str, text: str) -> GoType | None:
+        """The type that the type ``text`` written in the file at ``path`` names."""
+        name = type_name(text)
+        if name is None:
+            return None
+        qualifier, _, short = name.rpartition(".")
+        if not qualifier:
+            return posixpath.dirname(path), short
+        directory = self.packages.package_dir(path, qualifier)
+        return None if directory is None else (directory, short)
+
+    def _result(self, directory: str, qualnames: Sequence[str], index: int) -> GoType | None:
+        """The ``index``-th result type of the functions or methods ``qualnames`` of the package at
+        ``directory``, when they all declare the same one."""
+        kinds: set[GoType | None] = set()
+        for qualname in qualnames:
+            for row in symbols_named(self.conn, qualname):
+                node = Node(*row)
+                found = symbol_row(self.conn, node.node_id)
+                if found is None or posixpath.dirname(node.path) != directory or node.qualname != qualname:
+                    continue
+                results = signature_parts(Sym(*found).signature)[1]
+                kinds.add(self.resolve(node.path, results[index][1]) if index < len(results) else None)
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def is_interface(self, kind: GoType) -> bool:
+        """Whether the type is an interface (a call through it may run any implementation)."""
+        for row in symbols_named(self.conn, kind[1]):
+            node = Node(*row)
+            found = symbol_row(self.conn, node.node_id) if posixpath.dirname(node.path) == kind[0] else None
+            if found is not None and node.qualname == kind[1] and Sym(*found).symbol_kind == "interface":
+                return True
+        return False

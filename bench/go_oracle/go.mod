@@ -1,0 +1,3 @@
+module goracle
+
+go 1.19

@@ -1,0 +1,157 @@
+"""Who-uses on Go: a method called through a variable is resolved through the type the function declares for
+it (a parameter, a literal, a call's declared result), in the scope the call is in."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import prooftext
+from prooftext.api.risk import risk_of_changing
+
+WEB = {
+    "go.mod": "module example.com/web\n\ngo 1.22\n",
+    "context.go": """
+        package web
+
+        type Context struct{ Keys map[string]any }
+
+        func (c *Context) GetInt32(key string) int32 { return 0 }
+
+        func (c *Context) Copy() *Context { return c }
+
+        func (c *Context) Reset() {}
+
+        type Recorder struct{}
+
+        func (r *Recorder) Reset() {}
+
+        type Resetter interface{ Reset() }
+
+        func CreateTestContext(w any) (c *Context, r *Engine) { return &Context{}, nil }
+        """,
+    "engine.go": """
+        package web
+
+        type Engine struct{}
+
+        func (engine *Engine) Handle(path string, handler func(*Context)) {}
+
+        func New() *Engine { return &Engine{} }
+        """,
+    "context_test.go": """
+        package web
+
+        func TestGetInt32() {
+            c, _ := CreateTestContext(nil)
+            c.GetInt32("key")
+        }
+
+        func TestCopy() {
+            c, _ := CreateTestContext(nil)
+            cp := c.Copy()
+            cp.GetInt32("key")
+        }
+
+        func TestLiteral() {
+            var plain Context
+            plain.Reset()
+        }
+
+        func TestOtherType() {
+            rec := &Recorder{}
+            rec.Reset()
+        }
+
+        func TestInterface(r Resetter) {
+            r.Reset()
+        }
+
+        func TestHandler() {
+            engine := New()
+            engine.Handle("/", func(c *Context) {
+                c.Reset()
+            })
+        }
+
+        func TestShadowed() {
+            r := New()
+            r.Handle("/", func(r *Recorder) {
+                r.Reset()
+            })
+        }
+        """,
+    "cmd/main.go": """
+        package main
+
+        import "example.com/web"
+
+        func main() {
+            engine := web.New()
+            engine.Handle("/", func(c *web.Context) {
+                c.GetInt32("n")
+            })
+        }
+        """,
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _dependents(root: Path, target: str) -> dict[str, str]:
+    with prooftext.open(root) as index:
+        index.refresh()
+        result: dict[str, Any] = risk_of_changing(index, [target])
+    return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in result["dependents"]}
+
+
+def test_a_method_called_through_a_variable_a_function_s_declared_result_types_is_a_call(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, WEB)
+    found = _dependents(tmp_path, "Context.GetInt32")
+    assert found["context_test.go:TestGetInt32"] == "call"  # c, _ := CreateTestContext(nil)
+    assert found["context_test.go:TestCopy"] == "call"  # cp := c.Copy(), a method's declared result
+
+
+def test_a_function_literal_s_parameter_types_the_calls_inside_it_in_its_package_and_through_an_import(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, WEB)
+    assert _dependents(tmp_path, "Context.GetInt32")["cmd/main.go:main"] == "call"  # func(c *web.Context)
+    assert _dependents(tmp_path, "Context.Reset")["context_test.go:TestHandler"] == "call"
+
+
+def test_a_variable_declared_with_a_type_calls_that_type_s_method_and_not_another_s(tmp_path: Path) -> None:
+    _write(tmp_path, WEB)
+    context_reset = _dependents(tmp_path, "Context.Reset")
+    assert context_reset["context_test.go:TestLiteral"] == "call"  # var plain Context
+    assert "context_test.go:TestOtherType" not in context_reset  # rec := &Recorder{}: Recorder's Reset
+    assert _dependents(tmp_path, "Recorder.Reset")["context_test.go:TestOtherType"] == "call"
+
+
+def test_a_call_through_an_interface_is_the_interface_s_method_and_possibly_any_implementation(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, WEB)
+    assert _dependents(tmp_path, "Resetter.Reset")["context_test.go:TestInterface"] == "call"
+    assert _dependents(tmp_path, "Context.Reset")["context_test.go:TestInterface"] == "possible"
+
+
+def test_a_parameter_of_a_function_literal_shadows_a_variable_of_its_name_only_inside_the_literal(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, WEB)
+    assert _dependents(tmp_path, "Engine.Handle")["context_test.go:TestShadowed"] == "call"  # r := New()
+    assert (
+        _dependents(tmp_path, "Recorder.Reset")["context_test.go:TestShadowed"] == "call"
+    )  # func(r *Recorder)
+    # Another method of that name stays possible: only the first r.Reset() of a function is kept, and the
+    # outer r has another type.
+    assert _dependents(tmp_path, "Resetter.Reset")["context_test.go:TestShadowed"] == "possible"
