@@ -155,3 +155,36 @@ def test_a_parameter_of_a_function_literal_shadows_a_variable_of_its_name_only_i
     # Another method of that name stays possible: only the first r.Reset() of a function is kept, and the
     # outer r has another type.
     assert _dependents(tmp_path, "Resetter.Reset")["context_test.go:TestShadowed"] == "possible"
+
+
+VERSIONED = {
+    "go.mod": "module example.com/shop/v2\n\ngo 1.22\n",
+    "shop.go": "package shop\n\nfunc New() int { return 1 }\n",
+    "internal/jsonx/codec.go": "package json\n\nfunc Marshal() int { return 2 }\n",
+    "cmd/main.go": """
+        package main
+
+        import (
+            "example.com/shop/v2"
+            "example.com/shop/v2/internal/jsonx"
+        )
+
+        func main() { shop.New(); json.Marshal() }
+        """,
+    "cmd/config.go": """
+        package main
+
+        import "gopkg.in/yaml.v3"
+
+        func save() { yaml.Marshal() }
+        """,
+}
+
+
+def test_an_import_binds_its_package_s_own_name_not_a_major_version_or_its_directory(tmp_path: Path) -> None:
+    """``example.com/shop/v2`` binds ``shop``; a package in ``jsonx/`` declaring ``package json`` binds ``json``."""
+    _write(tmp_path, VERSIONED)
+    assert _dependents(tmp_path, "New")["cmd/main.go:main"] == "call"
+    marshal = _dependents(tmp_path, "Marshal")
+    assert marshal["cmd/main.go:main"] == "call"
+    assert "cmd/config.go:save" not in marshal  # gopkg.in/yaml.v3 binds yaml: another package's Marshal

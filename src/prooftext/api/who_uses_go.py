@@ -11,7 +11,14 @@ from collections.abc import Sequence
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_go_types import Scoped, declarations, in_scope, signature_parts, type_name
 from prooftext.api.who_uses_model import Node, Sym
-from prooftext.store.risk_queries import file_imports, file_lines, go_module_files, symbol_row, symbols_named
+from prooftext.store.risk_queries import (
+    file_imports,
+    file_lines,
+    go_module_files,
+    go_package_clause,
+    symbol_row,
+    symbols_named,
+)
 
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.MULTILINE)
 GO_RECEIVER = re.compile(r"^\s*func\s*\(\s*(\w+)\s")
@@ -20,6 +27,8 @@ _GO_IMPORT_ALIAS = re.compile(r"^\s*(?:import\s+)?(?!import\s)(\w+|\.)\s+\"([^\"
 """A Go import that names its package (``e "errors"``, ``import e "errors"``): the alias and the path."""
 _GO_EMBEDDED = re.compile(r"^\s*\*?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*(?:`[^`]*`)?\s*(?://.*)?$")
 """A line of a Go struct's body that embeds a type (``RouterGroup``, ``*sync.Mutex``, a tag or comment after)."""
+
+_GO_MAJOR_VERSION = re.compile(r"(?:/v\d+|\.v\d+)$")
 
 GoType = tuple[str, str]
 """A Go type: the directory of its package and its name (``("render", "JSON")``); the directory is
@@ -38,6 +47,7 @@ class GoPackages:
         self._modules: dict[str, str] | None = None
         self._imports: dict[str, list[tuple[str, str, str | None]]] = {}
         self._embedded: dict[tuple[str, str], list[str]] = {}
+        self._clauses: dict[str, str | None] = {}
 
     def modules(self) -> dict[str, str]:
         """The module path each indexed ``go.mod`` declares, by its directory."""
@@ -67,10 +77,28 @@ class GoPackages:
             found = []
             for module, resolved, line in file_imports(self.conn, path):
                 alias = _GO_IMPORT_ALIAS.match(lines[line - 1]) if 0 < line <= len(lines) else None
-                bound = alias.group(1) if alias and alias.group(2) == module else module.rsplit("/", 1)[-1]
+                bound = (
+                    alias.group(1)
+                    if alias and alias.group(2) == module
+                    else self.package_name(module, resolved)
+                )
                 found.append((bound, module, resolved))
             self._imports[path] = found
         return self._imports[path]
+
+    def package_name(self, import_path: str, resolved: str | None) -> str:
+        """The name an import of ``import_path`` binds without an alias: the ``package`` clause of the
+        indexed package, else the path's last element without its major version (``/v5``, ``.v3``) and a
+        ``go-`` prefix, as Go's tools guess it."""
+        directory = self.module_directory(import_path)
+        if directory is None and resolved:
+            directory = posixpath.dirname(resolved)
+        if directory is not None:
+            if directory not in self._clauses:
+                self._clauses[directory] = go_package_clause(self.conn, directory)
+            if self._clauses[directory]:
+                return str(self._clauses[directory])
+        return _GO_MAJOR_VERSION.sub("", import_path).rsplit("/", 1)[-1].removeprefix("go-")
 
     def embedded(self, type_name: str, directory: str) -> list[str]:
         """The types the Go struct ``type_name`` of the package at ``directory`` embeds, as written (``T``,

@@ -29,6 +29,11 @@ ID_CHUNK = 500
 """Node ids looked up per statement (well under SQLite's limit on bound parameters)."""
 
 
+def like_escape(text: str) -> str:
+    """``text`` as a LIKE pattern matching it literally (with ``ESCAPE '\\'``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def file_and_symbol_nodes(conn: sqlite3.Connection, path: str) -> list[Row]:
     """The node rows of the file at ``path`` and of its symbols."""
     return conn.execute(
@@ -38,7 +43,7 @@ def file_and_symbol_nodes(conn: sqlite3.Connection, path: str) -> list[Row]:
 
 def files_under(conn: sqlite3.Connection, directory: str, limit: int) -> list[str]:
     """The paths of at most ``limit`` indexed files under ``directory``, in path order."""
-    pattern = directory.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+    pattern = like_escape(directory) + "/%"
     rows = conn.execute(
         "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY path LIMIT ?", (pattern, limit)
     )
@@ -151,6 +156,27 @@ def go_module_files(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return [(str(a), str(b)) for a, b in rows]
 
 
+def go_package_clause(conn: sqlite3.Connection, directory: str) -> str | None:
+    """The name in the ``package`` clause of the first indexed Go file (not a test's) directly in
+    ``directory``, None when it holds none."""
+    prefix = f"{directory}/" if directory else ""
+    rows = conn.execute(
+        "SELECT path, text FROM files WHERE path LIKE ? ESCAPE '\\' AND path LIKE '%.go' ORDER BY path",
+        (like_escape(prefix) + "%",),
+    )
+    for path, text in rows:
+        rest = str(path)[len(prefix) :]
+        if "/" in rest or rest.endswith("_test.go"):
+            continue
+        found = _GO_PACKAGE.search(str(text))
+        if found:
+            return found.group(1)
+    return None
+
+
+_GO_PACKAGE = re.compile(r"^package\s+([A-Za-z_]\w*)", re.MULTILINE)
+
+
 def file_imports(conn: sqlite3.Connection, path: str) -> list[tuple[str, str | None, int]]:
     """``(module as written, resolved path or None, line)`` of each import of the file at ``path``."""
     rows = conn.execute(
@@ -202,7 +228,7 @@ def receiver_uses(conn: sqlite3.Connection, name: str) -> list[tuple[str, str, i
         "SELECT u.node_id, u.name, u.line, f.path FROM uses u JOIN files f ON f.id = u.file_id"
         " WHERE (u.name LIKE ? ESCAPE '\\' OR u.name LIKE ? ESCAPE '\\')"
     )
-    escaped = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    escaped = like_escape(name)
     args: tuple[Any, ...] = (f"% {escaped}", f"% {escaped}.%")
     if re.fullmatch(r"\w+", name):
         sql += (
