@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 import operator
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from tree_sitter import Node as TSNode
@@ -90,6 +91,7 @@ _KINDS: dict[str, str] = {
     "interface_declaration": "interface",
     "enum_declaration": "enum",
     "type_alias_declaration": "type",
+    "type_alias_statement": "type",
     "function_signature": _FUNCTION,
     "method_signature": _FUNCTION,
     "abstract_method_signature": _FUNCTION,
@@ -280,6 +282,8 @@ def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], st
         return (), _text(data, node.child_by_field_name("property"))
     if kind == "impl_item":
         return (), _base_type(node.child_by_field_name("type"), data)
+    if kind == "type_alias_statement":  # Python `type Pairs[T] = list[tuple[T, T]]`
+        return (), _base_type(node.child_by_field_name("left"), data)
     if kind == "method_declaration" and language == L.GO:
         return _go_receiver(node, data), _text(data, node.child_by_field_name("name"))
     if kind in ("function_definition", "type_definition") and language in (L.C, L.CPP):
@@ -413,7 +417,25 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
 
 # --- Docstrings and signatures -----------------------------------------------------------------------
 
-_PY_STRING_START = re.compile(r"^[A-Za-z]*(\"\"\"|'''|\"|')")
+_PY_STRING_START = re.compile(r"^([A-Za-z]*)(\"\"\"|'''|\"|')")
+_PY_ESCAPE = re.compile(
+    r"\\(\n|[\\'\"abfnrtv]|[0-7]{1,3}|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|N\{[^}\n]*\})"
+)
+_PY_SIMPLE_ESCAPES = {
+    "\n": "",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
+_MAX_CODE_POINT = 0x10FFFF
+_SURROGATES = range(0xD800, 0xE000)
 
 
 def _bounded(text: str, limit: int) -> str:
@@ -421,7 +443,8 @@ def _bounded(text: str, limit: int) -> str:
 
 
 def python_docstring(block: TSNode | None, data: bytes) -> str:
-    """The docstring of a Python block (a body or the module): its first statement, if a plain string."""
+    """The docstring of a Python block (a body or the module) as ``ast.get_docstring`` gives it: its first
+    statement, if a string literal that is neither an f-string nor bytes, escapes decoded unless raw, cleaned."""
     child = _first_named(block) if block is not None else None
     while child is not None and child.type == "comment":
         child = child.next_named_sibling
@@ -434,12 +457,33 @@ def python_docstring(block: TSNode | None, data: bytes) -> str:
     complete = string.end_byte <= limit
     text = data[string.start_byte : min(string.end_byte, limit)].decode("utf-8", "ignore")
     match = _PY_STRING_START.match(text)
-    if match is None:
-        return ""
+    prefix = match.group(1).lower() if match is not None else ""
+    if match is None or "f" in prefix or "b" in prefix:
+        return ""  # an f-string or bytes literal is not a docstring
     body = text[match.end() :].replace("\r\n", "\n")
     if complete:
-        body = body.removesuffix(match.group(1))
+        body = body.removesuffix(match.group(2))
+    if "r" not in prefix:
+        body = _PY_ESCAPE.sub(_unescape, body)
     return _bounded(inspect.cleandoc(body), MAX_DOCSTRING_CHARS)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    """The character one escape sequence of a Python string stands for; an escape whose value no stored text
+    can hold (a NUL, a lone surrogate) or that Python refuses (an unknown ``\\N{name}``) stays as written."""
+    code = match.group(1)
+    simple = _PY_SIMPLE_ESCAPES.get(code)
+    if simple is not None:
+        return simple
+    if code.startswith("N"):
+        try:
+            return unicodedata.lookup(code[2:-1])
+        except KeyError:
+            return match.group(0)
+    value = int(code[1:], 16) if code[0] in "xuU" else int(code, 8)
+    if value == 0 or value > _MAX_CODE_POINT or value in _SURROGATES:
+        return match.group(0)
+    return chr(value)
 
 
 _COMMENT_MARKERS = ("///", "//!", "//", "/**", "/*!", "/*", "#")
@@ -682,12 +726,27 @@ def _py_member(node: TSNode, parent: TSNode, data: bytes) -> _Ref:
     return _ref(_text(data, node), HOW_CALL if called else HOW_READ, receiver)
 
 
+def _names_type_alias(node: TSNode, parent: TSNode) -> bool:
+    """Whether ``node`` is the name a ``type Name[T] = …`` statement defines."""
+    left = parent.parent if parent.type == "generic_type" else parent
+    if left is None or left.type != "type" or left.parent is None:
+        return False
+    statement = left.parent
+    return (
+        statement.type == "type_alias_statement"
+        and _same(statement.child_by_field_name("left"), left)
+        and _same(_first_named(parent), node)
+    )
+
+
 def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> _Ref | None:
     """What one Python identifier references, or None when it defines or binds a name, or is local."""
     parent = node.parent
     if parent is None or parent.type in _PY_BINDING_PARENTS:
         return None
     if parent.type in _PY_NAMING_PARENTS and _same(parent.child_by_field_name("name"), node):
+        return None
+    if _names_type_alias(node, parent):
         return None
     if parent.type == "attribute":
         if not _same(parent.child_by_field_name("attribute"), node):

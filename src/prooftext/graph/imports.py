@@ -4,6 +4,7 @@ Spelling conventions (what ``ImportRef.module`` holds):
 
 - Python: the dotted module with its relative prefix as written (``a.b``, ``..x``, ``.``); ``import a, b``
   gives one reference per module; ``from m import x, y`` gives module ``m`` with names ``("x", "y")``.
+  ``from __future__ import …`` is a compiler directive, not an import of a module: it is not read.
 - JavaScript / TypeScript: the specifier string (``./x``, ``react``), from ``import``, ``export … from``,
   ``require("…")`` and ``import("…")``.
 - Go: the import path. Java: the imported name (``a.b.C``, ``a.b.*``; ``static`` dropped).

@@ -116,10 +116,15 @@ def language_for(path: str) -> str | None:
 # `const Button = forwardRef((props, ref) => …)` (or `memo(function Row() …)`, one call deeper too) defines a
 # function: React components are written so, with a capital. `const names = list.map((x) => …)` is a value,
 # and so is a call with a callback inside a function.
+#
+# Python's `type Name[T] = …` is a definition; the grammar also reads the assignment `type(x).a = 1` as one, so
+# only a plain or generic name counts (two patterns: an alternation of the two also matched the attribute).
 
 _PY_QUERY = """
 (class_definition) @def
 (function_definition) @def
+(type_alias_statement left: (type (identifier))) @def
+(type_alias_statement left: (type (generic_type))) @def
 (call function: [(identifier) @use (attribute attribute: (identifier) @use)])
 (type [(identifier) @use (attribute attribute: (identifier) @use)])
 (generic_type [(identifier) @use (attribute attribute: (identifier) @use)])

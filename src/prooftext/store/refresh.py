@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 14
+READING_REVISION = 15
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -131,7 +131,9 @@ that names the repository root resolves to its ``index`` file; 13: an AWS access
 ``ASIAPACIFICSALES2024.csv`` and other words or numbers after an AWS prefix are not credentials; 14: a
 provider token glued to a word, a credential given by Kotlin's ``to`` or Scala's ``->``, under a .NET
 configuration key (``Jwt:Secret``) or to ``ConvertTo-SecureString -AsPlainText``, the literals of a list under a
-credential name and a YAML block sequence or one-line block scalar under one are credentials)."""
+credential name and a YAML block sequence or one-line block scalar under one are credentials; 15: a Python
+docstring is the value Python gives it (escape sequences decoded unless raw; an f-string or bytes literal is
+none), and a Python ``type Name[T] = …`` statement is a ``type`` symbol)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
