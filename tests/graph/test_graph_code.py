@@ -105,6 +105,16 @@ def test_python_uses_are_attributed_to_the_innermost_symbol() -> None:
     assert not any(q == n for q, n, _ in uses)  # never a symbol's own name
 
 
+def test_python_generic_base_classes_are_uses_of_the_class_they_name() -> None:
+    text = _code("""
+        class Proxy(Mixin[Flask], base.Model[int], Plain, metaclass=Meta):
+            pass
+    """)
+    graph = extract("pkg/mod.py", text)
+    uses = {u.name for u in graph.uses if u.reference is None}
+    assert {"Mixin", "Model", "Plain", "Flask"} <= uses
+
+
 def test_python_imports_keep_relative_levels() -> None:
     text = "import a.b as ab, c\nfrom ..pkg import x, y as z\nfrom . import mod\nfrom .m import *\n"
     graph = extract("p/q/r.py", text)

@@ -35,12 +35,13 @@ identifier that names something defined elsewhere: a called function, an attribu
 ``@import`` (a node naming an imported module). One query means one traversal of the tree per file, which
 matters: walking the tree costs about as much as a third of parsing it.
 
-Uses are names in *calls*, *types*, decorators, base classes and exception clauses, not every attribute
-read: ``self.shape`` or ``obj.name`` name data far more often than a definition, and would tie a function
-to every method called ``name``. Those plain-name uses feed ranking. Who-uses needs more, and Python
-captures every identifier as ``@ref`` besides: code.py keeps each call, each attribute with its receiver
-(``callback=self.run`` included) and each read of a name the file defines or imports, as a spelled
-:class:`~prooftext.graph.model.Reference`. Other languages spell their ``@use`` captures the same way.
+Uses are names in *calls*, *types*, decorators, base classes (a generic base ``Mixin[App]`` names both) and
+exception clauses, not every attribute read: ``self.shape`` or ``obj.name`` name data far more often than a
+definition, and would tie a function to every method called ``name``. Those plain-name uses feed ranking.
+Who-uses needs more, and Python captures every identifier as ``@ref`` besides: code.py keeps each call, each
+attribute with its receiver (``callback=self.run`` included) and each read of a name the file defines or
+imports, as a spelled :class:`~prooftext.graph.model.Reference`. Other languages spell their ``@use`` captures
+the same way.
 """
 
 from __future__ import annotations
@@ -117,8 +118,8 @@ def language_for(path: str) -> str | None:
 # function: React components are written so, with a capital. `const names = list.map((x) => …)` is a value,
 # and so is a call with a callback inside a function.
 #
-# Python's `type Name[T] = …` is a definition; the grammar also reads the assignment `type(x).a = 1` as one, so
-# only a plain or generic name counts (two patterns: an alternation of the two also matched the attribute).
+# Python's `type Name[T] = …` is a definition; the grammar also reads the assignment `type(x).a = 1` as
+# one, so only a plain or generic name counts (two patterns: an alternation of the two matched the attribute).
 
 _PY_QUERY = """
 (class_definition) @def
@@ -130,6 +131,10 @@ _PY_QUERY = """
 (generic_type [(identifier) @use (attribute attribute: (identifier) @use)])
 (decorator [(identifier) @use (attribute attribute: (identifier) @use)])
 (class_definition superclasses: (argument_list [(identifier) @use (attribute attribute: (identifier) @use)]))
+(class_definition superclasses: (argument_list (subscript
+  value: [(identifier) @use (attribute attribute: (identifier) @use)])))
+(class_definition superclasses: (argument_list (subscript
+  subscript: [(identifier) @use (attribute attribute: (identifier) @use)])))
 (except_clause [(identifier) @use (attribute attribute: (identifier) @use)])
 (except_clause (as_pattern . [(identifier) @use (attribute attribute: (identifier) @use)]))
 (call function: (identifier) @_isa arguments: (argument_list (identifier) @use)
