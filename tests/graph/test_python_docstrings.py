@@ -110,3 +110,27 @@ def test_an_escape_no_text_field_can_hold_stays_as_written(escape: str, kept: st
 def test_escapes_of_a_docstring_in_a_crlf_file_are_decoded() -> None:
     source = 'def f():\r\n    """Say \\"x\\" \\\r\n    here."""\r\n'
     assert _docstrings(source) == _python_docstrings(source) == {"f": 'Say "x"     here.'}
+
+
+CONCATENATED = textwrap.dedent(
+    """\
+    def adjacent():
+        "One, " 'two.'
+
+    def parenthesized():
+        ("Wrapped "
+         r"\\raw.")
+
+    def in_parentheses():
+        ("Alone.")
+
+    def with_formatted_part():
+        "One, " f"{two}."
+    """
+)
+
+
+def test_a_concatenated_or_parenthesized_string_first_is_a_docstring_as_in_python() -> None:
+    found = _docstrings(CONCATENATED)
+    assert found == _python_docstrings(CONCATENATED)
+    assert found["parenthesized"] == "Wrapped \\raw."

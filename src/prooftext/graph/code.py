@@ -444,28 +444,45 @@ def _bounded(text: str, limit: int) -> str:
 
 def python_docstring(block: TSNode | None, data: bytes) -> str:
     """The docstring of a Python block (a body or the module) as ``ast.get_docstring`` gives it: its first
-    statement, if a string literal that is neither an f-string nor bytes, escapes decoded unless raw, cleaned."""
+    statement, if string literals (concatenated, parenthesized) that are neither f-strings nor bytes, escapes
+    decoded unless raw, cleaned."""
     child = _first_named(block) if block is not None else None
     while child is not None and child.type == "comment":
         child = child.next_named_sibling
     if child is None or child.type != "expression_statement" or child.named_child_count != 1:
         return ""
-    string = _first_named(child)
-    if string is None or string.type != "string":
+    value = _first_named(child)
+    while value is not None and value.type == "parenthesized_expression" and value.named_child_count == 1:
+        value = _first_named(value)
+    if value is None or value.type not in ("string", "concatenated_string"):
         return ""
-    limit = string.start_byte + MAX_DOCSTRING_CHARS * _BYTES_PER_CHAR
+    parts = [value] if value.type == "string" else value.named_children
+    texts: list[str] = []
+    budget = MAX_DOCSTRING_CHARS * _BYTES_PER_CHAR
+    for part in parts:
+        text = _py_string(part, data, budget) if part.type == "string" else None
+        if text is None:
+            return ""  # an f-string or bytes literal is not a docstring
+        texts.append(text)
+        budget -= part.end_byte - part.start_byte
+        if budget <= 0:
+            break
+    return _bounded(inspect.cleandoc("".join(texts)), MAX_DOCSTRING_CHARS)
+
+
+def _py_string(string: TSNode, data: bytes, budget: int) -> str | None:
+    """The value of one string literal, read from at most ``budget`` bytes; None for an f-string or bytes."""
+    limit = string.start_byte + max(budget, 0)
     complete = string.end_byte <= limit
     text = data[string.start_byte : min(string.end_byte, limit)].decode("utf-8", "ignore")
     match = _PY_STRING_START.match(text)
     prefix = match.group(1).lower() if match is not None else ""
     if match is None or "f" in prefix or "b" in prefix:
-        return ""  # an f-string or bytes literal is not a docstring
+        return None
     body = text[match.end() :].replace("\r\n", "\n")
     if complete:
         body = body.removesuffix(match.group(2))
-    if "r" not in prefix:
-        body = _PY_ESCAPE.sub(_unescape, body)
-    return _bounded(inspect.cleandoc(body), MAX_DOCSTRING_CHARS)
+    return body if "r" in prefix else _PY_ESCAPE.sub(_unescape, body)
 
 
 def _unescape(match: re.Match[str]) -> str:

@@ -132,8 +132,9 @@ that names the repository root resolves to its ``index`` file; 13: an AWS access
 provider token glued to a word, a credential given by Kotlin's ``to`` or Scala's ``->``, under a .NET
 configuration key (``Jwt:Secret``) or to ``ConvertTo-SecureString -AsPlainText``, the literals of a list under a
 credential name and a YAML block sequence or one-line block scalar under one are credentials; 15: a Python
-docstring is the value Python gives it (escape sequences decoded unless raw; an f-string or bytes literal is
-none), and a Python ``type Name[T] = …`` statement is a ``type`` symbol)."""
+docstring is the value Python gives it (escape sequences decoded unless raw, concatenated or parenthesized
+strings read, an f-string or bytes literal none), a Python ``type Name[T] = …`` statement is a ``type`` symbol
+and a generic base class ``Mixin[App]`` is a use of both names)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
