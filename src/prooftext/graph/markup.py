@@ -2,8 +2,21 @@
 
 A section runs from its heading (the first line of a setext title, or an RST overline) to the line before
 the next heading of the same or a higher level, or to the last line of the file. Its ``qualname`` is the
-chain of enclosing headings joined by `` > ``. Headings inside fenced code blocks and front matter are
-not headings.
+chain of enclosing headings joined by `` > ``. Lines before the first heading are no section: they are
+chunks of the file (see ``extract.py``), and so are a file's lines when it has no heading at all.
+
+Markdown headings follow CommonMark (ATX and setext) at the top level of the document: a heading inside a
+fenced code block, an HTML block (a comment, ``<details>``, ``<pre>``...), front matter or indented code is
+not one, nor is a heading inside a block quote or on a list item's line. A line that continues a list
+item's or a quote's paragraph lazily is no setext title, and an empty heading (a lone ``#``) is no
+section. Two deliberate departures: a line starting with ``|`` (a table row, as GitHub reads it) never
+starts a setext title, and a byte order mark before the first line is ignored.
+
+reStructuredText titles follow docutils: a title line starts a block (a line inside a paragraph or a
+doctest block is none, nor is a line that starts a list item, field, directive, line block or doctest),
+its underline is at least as wide as the title or four characters long, an overline must equal the
+underline, and levels are the order in which adornment styles first appear; a title that would skip a
+level is no section, so its lines stay in the enclosing one.
 
 Front matter is a ``---`` line at the very top, closed by ``---`` or ``...``. Only its ``contradicts`` key
 is read, by hand (no YAML dependency), in the two simple list forms::
@@ -47,21 +60,69 @@ MAX_FRONT_MATTER_LINES = 200
 SECTION_SEPARATOR = " > "
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BOM = "\ufeff"
 # Only the opening of a line is matched with a regex; its text is then trimmed with str methods. A lazy
 # ``(.*?)`` before a trailing ``[ \t]*$`` rescans the whitespace run at every step: quadratic in a line.
 _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _BLANKS = " \t"
 _CLOSING_HASHES = "#"
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-# Lines that cannot be the text of a setext heading: list items, quotes, tables, HTML, indented code.
-_NOT_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}[>|<])")
+_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_INDENTED = re.compile(r" {4}|\t")
+_TABLE_ROW = re.compile(r" {0,3}\|")
+# A list item (group 1: its number, if ordered) or a block quote (group 2), then its text (group 3).
+_CONTAINER = re.compile(r" {0,3}(?:(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)|(>))(.*)")
+# HTML blocks (CommonMark 0.31, kinds 1 to 7): an opening and what ends the block. Kinds 1 to 5 end at a
+# line holding their closing text, kinds 6 and 7 at a blank line; kind 7 cannot interrupt a paragraph.
+_HTML_BLOCK_NAMES = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|"
+    "dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h1|h2|h3|h4|h5|h6|head|header|hr|"
+    "html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|"
+    "summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
+_HTML_ATTRIBUTE = (
+    r"""(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>`]+|'[^']*'|"[^"]*"))?)"""
+)
+_HTML_ENDS_AT_BLANK = re.compile(r"^[ \t]*$")
+_HTML_BLOCKS: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = (
+    (
+        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[ \t>]|$)", re.IGNORECASE | re.ASCII),
+        re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE | re.ASCII),
+        True,
+    ),
+    (re.compile(r" {0,3}<!--"), re.compile(r"-->"), True),
+    (re.compile(r" {0,3}<\?"), re.compile(r"\?>"), True),
+    (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">"), True),
+    (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>"), True),
+    (
+        re.compile(rf" {{0,3}}</?(?:{_HTML_BLOCK_NAMES})(?=[ \t]|/?>|$)", re.IGNORECASE | re.ASCII),
+        _HTML_ENDS_AT_BLANK,
+        True,
+    ),
+    (
+        re.compile(
+            rf" {{0,3}}(?:<[A-Za-z][A-Za-z0-9-]*{_HTML_ATTRIBUTE}*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)"
+            r"[ \t]*$"
+        ),
+        _HTML_ENDS_AT_BLANK,
+        False,
+    ),
+)
 _MD_LINK = re.compile(
     r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 _MD_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
+_RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*[ \t]*$")
+_RST_SHORT_UNDERLINE = 4
+"""docutils takes an underline (or overline) narrower than its title when it is at least this long."""
+# docutils' block starts that a title line cannot be: bullet, doctest, line block, explicit markup,
+# anonymous target, field.
+_RST_BLOCK_START = re.compile(
+    r"(?:[-+*\u2022\u2023\u2043]|>>>|\||\.\.|__)(?: +|$)|:(?![: ])(?:[^:\\]|\\.|:(?!(?:[ `]|$)))*(?<! ):(?: +|$)"
+)
+_RST_DOCTEST = re.compile(r">>>(?: +|$)")
 _RST_LINK = re.compile(r"`[^`<\n]*<([^`>\n]+)>`__?")
 _RST_DOC = re.compile(r":doc:`(?:[^`<\n]*<([^`>\n]+)>|([^`<\n]+))`")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:include|literalinclude|image|figure)::\s*(\S+)")
@@ -221,39 +282,86 @@ def _front_matter(lines: list[str]) -> tuple[int, list[str]]:
     return 0, []
 
 
+def _opens_fence(line: str) -> str | None:
+    """The fence a line opens: three or more backticks (with no backtick after them) or tildes."""
+    fence = _FENCE.match(line)
+    if fence is None or (fence.group(1)[0] == "`" and "`" in line[fence.end() :]):
+        return None
+    return fence.group(1)
+
+
+def _opens_html(line: str, interrupting: bool) -> re.Pattern[str] | None:
+    """What ends the HTML block ``line`` opens (found in a later line, or in this one), None for no block.
+    ``interrupting``: a paragraph is open, which the seventh kind (a lone tag) cannot interrupt."""
+    if "<" not in line[:4]:
+        return None
+    for opening, closing, interrupts in _HTML_BLOCKS:
+        if (interrupts or not interrupting) and opening.match(line):
+            return closing
+    return None
+
+
 class _MarkdownScan:
-    """One pass over the lines: fences, ATX and setext headings, links."""
+    """One pass over the lines: fences, HTML blocks, ATX and setext headings, links."""
 
     def __init__(self) -> None:
         self.headings: list[tuple[int, str, int]] = []
         self.links: list[tuple[int, str]] = []
         self.fence: str | None = None
+        self.html: re.Pattern[str] | None = None  # what ends the open HTML block
         self.paragraph: int = 0  # first line of the open paragraph (a setext title candidate), 0 = none
+        self.lazy = False  # a list item's or a quote's paragraph is open: its lazy lines are no title
 
     def line(self, number: int, line: str, lines: list[str]) -> None:
         if self.fence is not None:
             if self._closes_fence(line, self.fence):
                 self.fence = None
             return
-        fence = _FENCE.match(line)
+        if self.html is not None:
+            self._in_html(line)
+        elif not line.strip():
+            self.paragraph, self.lazy = 0, False
+        elif not self._block(number, line, lines):
+            self._text(number, line)
+        if self.fence is None:  # a fence's opening line holds its info string, no link
+            self._links(number, line)
+
+    def _in_html(self, line: str) -> None:
+        if self.html is not None and self.html.search(line):
+            self.html = None
+
+    def _block(self, number: int, line: str, lines: list[str]) -> bool:
+        """Whether ``line`` opens a block that ends the open paragraph (a fence, a heading, HTML, a rule)."""
+        open_paragraph = bool(self.paragraph or self.lazy)
+        fence = _opens_fence(line)
         if fence is not None:
-            self.fence, self.paragraph = fence.group(1), 0
-            return
-        atx = _atx(line)
-        if atx is not None:
+            self.fence = fence
+        elif (atx := _atx(line)) is not None:
             self.headings.append(_heading(*atx, number))
-            self.paragraph = 0
-            return
-        if self.paragraph and _SETEXT.match(line):
+        elif self.paragraph and _SETEXT.match(line):
             title = " ".join(text.strip() for text in lines[self.paragraph - 1 : number - 1])
             self.headings.append(_heading(1 if line.lstrip()[0] == "=" else 2, title, self.paragraph))
-            self.paragraph = 0
-            return
-        if not line.strip() or _NOT_PARAGRAPH.match(line):
-            self.paragraph = 0
-        elif not self.paragraph:
+        elif (html := _opens_html(line, open_paragraph)) is not None:
+            self.html = html
+            self._in_html(line)  # kinds 1 to 5 may close on their first line
+        elif not _THEMATIC_BREAK.match(line):
+            return False
+        self.paragraph, self.lazy = 0, False
+        return True
+
+    def _text(self, number: int, line: str) -> None:
+        """A line that opens or continues a paragraph, or opens a list item or a block quote."""
+        container = _CONTAINER.match(line)
+        if _TABLE_ROW.match(line):
+            self.paragraph, self.lazy = 0, False
+        elif self.paragraph or self.lazy:
+            # Only a quote, or a list item with text (an ordered one numbered 1) interrupts a paragraph.
+            if container is not None and _interrupts(container):
+                self.paragraph, self.lazy = 0, _opens_paragraph(container.group(3))
+        elif container is not None:
+            self.lazy = _opens_paragraph(container.group(3))
+        elif not (_INDENTED.match(line) or _MD_REFERENCE.match(line)):
             self.paragraph = number
-        self._links(number, line)
 
     @staticmethod
     def _closes_fence(line: str, fence: str) -> bool:
@@ -274,8 +382,30 @@ class _MarkdownScan:
                 self.links.append((number, reference.group(1)))
 
 
+def _interrupts(container: re.Match[str]) -> bool:
+    """Whether a quote or list item can interrupt a paragraph: a quote, or an item with text (numbered 1
+    when ordered)."""
+    number = container.group(1)
+    return bool(container.group(2) or (container.group(3).strip() and (number is None or int(number) == 1)))
+
+
+def _opens_paragraph(text: str) -> bool:
+    """Whether a list item's or a quote's text opens a paragraph (lines after it may continue it lazily)."""
+    return bool(text.strip()) and not (
+        _atx(text)
+        or _opens_fence(text)
+        or _THEMATIC_BREAK.match(text)
+        or _opens_html(text, interrupting=False)
+    )
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines without their ``\\r``; a byte order mark before the first line is dropped."""
+    return [line.removesuffix("\r") for line in text.removeprefix(_BOM).split("\n")]
+
+
 def extract_markdown(text: str, line_count: int) -> Drafts:
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    lines = _split_lines(text)
     drafts = Drafts()
     front_end, drafts.contradicts = _front_matter(lines)
     scan = _MarkdownScan()
@@ -290,18 +420,75 @@ def extract_markdown(text: str, line_count: int) -> Drafts:
 # --- reStructuredText -----------------------------------------------------------------------------------
 
 
-def _rst_title(lines: list[str], index: int) -> tuple[str, bool] | None:
-    """(adornment style, has overline) when ``lines[index]`` is a section title, else None."""
+def _width(text: str) -> int:
+    """Columns ``text`` takes as docutils counts them: wide characters two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        for char in text
+    )
+
+
+def _rst_title(lines: list[str], index: int, overline: str | None) -> tuple[str, bool] | None:
+    """(adornment style, has overline) when ``lines[index]`` is a section title, else None.
+    ``overline``: the adornment line just before, when that line starts a block."""
     title = lines[index].rstrip()
     if not title.strip() or index + 1 >= len(lines) or _RST_ADORNMENT.match(title):
         return None
-    under = _RST_ADORNMENT.match(lines[index + 1])
-    if under is None or len(lines[index + 1].rstrip()) < len(title.strip()):
+    under = lines[index + 1].rstrip()
+    if not _RST_ADORNMENT.match(under) or _RST_BLOCK_START.match(title.lstrip()):
         return None
-    over = index > 0 and lines[index - 1].rstrip() == lines[index + 1].rstrip()
-    if title[0] in " \t" and not over:
+    if overline is None and title[0] in _BLANKS:
         return None  # an indented line under a rule is a block quote, unless an overline frames it
-    return under.group(1), over
+    if overline is not None and overline != under:
+        return None  # docutils reports the mismatch and makes no title
+    if _width(title if overline else title.strip()) > len(under) and len(under) < _RST_SHORT_UNDERLINE:
+        return None
+    return under[0], overline is not None
+
+
+def _rst_state(line: str, block: str) -> tuple[str | None, str]:
+    """After ``line``: (the line, when it is an adornment that starts a block, a possible overline; the
+    text block still open: ``"doctest"`` and ``"text"`` run to a blank line, ``""`` is none)."""
+    stripped = line.rstrip()
+    if not stripped:
+        return None, ""
+    if stripped[0] in _BLANKS:
+        return None, block if block == "doctest" else ""  # the body of a list, directive or quote
+    if block:
+        return None, block
+    if _RST_BLOCK_START.match(stripped):  # tried before a rule, as docutils does: ``-`` is a bullet
+        return None, "doctest" if _RST_DOCTEST.match(stripped) else ""
+    return (stripped, "") if _RST_ADORNMENT.match(stripped) else (None, "text")
+
+
+def _rst_level(styles: list[tuple[str, bool]], depth: int, style: tuple[str, bool]) -> int | None:
+    """The level of a title of ``style`` under a section at ``depth``, as docutils decides: a known style
+    at most one level deeper, a new style only below the deepest known one; None for an inconsistent one."""
+    if style in styles:
+        level = styles.index(style) + 1
+        return level if level <= depth + 1 else None
+    if len(styles) != depth:
+        return None
+    styles.append(style)
+    return depth + 1
+
+
+def _rst_headings(lines: list[str]) -> list[tuple[int, str, int]]:
+    styles: list[tuple[str, bool]] = []  # RST levels are the order in which adornment styles first appear
+    headings: list[tuple[int, str, int]] = []
+    depth, overline, block, index = 0, None, "", 0
+    while index < len(lines):
+        style = None if block else _rst_title(lines, index, overline)
+        if style is None:
+            overline, block = _rst_state(lines[index], block)
+            index += 1
+            continue
+        level = _rst_level(styles, depth, style)
+        if level is not None:
+            depth = level
+            headings.append(_heading(level, lines[index], index if style[1] else index + 1))
+        overline, block, index = None, "", index + 2
+    return headings
 
 
 def _rst_links(number: int, line: str, found: list[tuple[int, str]]) -> None:
@@ -314,20 +501,12 @@ def _rst_links(number: int, line: str, found: list[tuple[int, str]]) -> None:
 
 
 def extract_rst(text: str, line_count: int) -> Drafts:
-    lines = [line.removesuffix("\r") for line in text.split("\n")][:line_count]
-    styles: list[tuple[str, bool]] = []  # RST levels are the order in which adornment styles first appear
-    headings: list[tuple[int, str, int]] = []
+    lines = _split_lines(text)[:line_count]
     found: list[tuple[int, str]] = []
     for index, line in enumerate(lines):
-        style = _rst_title(lines, index)
-        if style is not None:
-            if style not in styles:
-                styles.append(style)
-            start = index if style[1] else index + 1
-            headings.append(_heading(styles.index(style) + 1, line, start))
         _rst_links(index + 1, line, found)
     drafts = Drafts()
-    owners = _sections(headings, line_count, drafts)
+    owners = _sections(_rst_headings(lines), line_count, drafts)
     _attach_links([(line, target) for line, target in found if not target.endswith("_")], owners, drafts)
     _section_windows(drafts, lines)
     return drafts

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 15
+READING_REVISION = 16
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -134,7 +134,11 @@ configuration key (``Jwt:Secret``) or to ``ConvertTo-SecureString -AsPlainText``
 credential name and a YAML block sequence or one-line block scalar under one are credentials; 15: a Python
 docstring is the value Python gives it (escape sequences decoded unless raw, concatenated or parenthesized
 strings read, an f-string or bytes literal none), a Python ``type Name[T] = …`` statement is a ``type`` symbol
-and a generic base class ``Mixin[App]`` is a use of both names)."""
+and a generic base class ``Mixin[App]`` is a use of both names; 16: Markdown
+headings inside HTML blocks are not headings, a backtick line with a backtick after its fence opens no fence,
+lazy and interrupting lines decide setext titles as CommonMark does, a link on a heading's line is kept,
+reStructuredText titles, underlines, overlines and levels follow docutils, and a byte order mark hides no
+heading)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
