@@ -77,6 +77,7 @@ MARKDOWN_CASES = {
     "lazy list item line": ("- item\ncontinuation\n---\n", []),
     "lazy list item line before equals": ("- item\ncontinuation\n===\n", []),
     "lazy quote line": ("> quote\nmore\n---\n", []),
+    "a dash line is never lazy: it ends the quote": ("> quote\n-\n<span>\n# no\n\n--\n--\n", [("--", 6, 7)]),
     "after a blank the quote is over": ("> quote\n\nmore\n---\n", [("more", 3, 4)]),
     "an item holding a heading has no lazy line": ("- # L\ncont\n---\n", [("cont", 2, 3)]),
     "an empty item has no lazy line": ("-\nfoo\n---\n", [("foo", 2, 3)]),
@@ -140,6 +141,12 @@ RST_CASES = {
     "overline and underline differ": ("=====\nTitle\n-----\n\nx\n", []),
     "block starts are no titles": ("- Title\n=======\n\n:Title:\n=======\n\n.. Title\n========\n", []),
     "nor a doctest or line block": (">>> Title\n=========\n\n| Title\n=======\n", []),
+    "an overline frames any text as a title": (
+        "=====\n__ x\n=====\n\n=====\n.. x\n=====\n",
+        [("__ x", 1, 4), (".. x", 5, 7)],
+    ),
+    "a table's top border is no title": ("=====  =====\n-----\n\n+---+\n=====\n", []),
+    "a table runs past an indented line": ("=====  =====\n  a\nTitle\n=====\n", []),
     "an enumerated line can be a title": ("1. Title\n========\n", [("1. Title", 1, 2)]),
     "a code block's body": (
         "Top\n===\n\n.. code-block:: rst\n\n   Inner\n   =====\n\nSec\n---\n",

@@ -117,12 +117,15 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*[ \t]*$")
 _RST_SHORT_UNDERLINE = 4
 """docutils takes an underline (or overline) narrower than its title when it is at least this long."""
-# docutils' block starts that a title line cannot be: bullet, doctest, line block, explicit markup,
-# anonymous target, field.
+# docutils' block starts that a line under no overline cannot be the title of: bullet, doctest, line block,
+# explicit markup, anonymous target, field, table.
 _RST_BLOCK_START = re.compile(
     r"(?:[-+*\u2022\u2023\u2043]|>>>|\||\.\.|__)(?: +|$)|:(?![: ])(?:[^:\\]|\\.|:(?!(?:[ `]|$)))*(?<! ):(?: +|$)"
+    r"|=+(?: +=+)+ *$|\+-[-+]*-\+ *$"
 )
-_RST_DOCTEST = re.compile(r">>>(?: +|$)")
+_RST_RUNS_TO_BLANK = re.compile(r">>>(?: +|$)|=+(?: +=+)+ *$|\+-[-+]*-\+ *$")
+"""A doctest block or a table: only a blank line ends it, an indented line does not."""
+_RST_TEXT, _RST_RUN = "text", "run"
 _RST_LINK = re.compile(r"`[^`<\n]*<([^`>\n]+)>`__?")
 _RST_DOC = re.compile(r":doc:`(?:[^`<\n]*<([^`>\n]+)>|([^`<\n]+))`")
 _RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:include|literalinclude|image|figure)::\s*(\S+)")
@@ -351,6 +354,8 @@ class _MarkdownScan:
 
     def _text(self, number: int, line: str) -> None:
         """A line that opens or continues a paragraph, or opens a list item or a block quote."""
+        if self.lazy and _SETEXT.match(line) and "-" in line:
+            self.lazy = False  # an underline is never lazy: it ends the item or the quote
         container = _CONTAINER.match(line)
         if _TABLE_ROW.match(line):
             self.paragraph, self.lazy = 0, False
@@ -435,9 +440,9 @@ def _rst_title(lines: list[str], index: int, overline: str | None) -> tuple[str,
     if not title.strip() or index + 1 >= len(lines) or _RST_ADORNMENT.match(title):
         return None
     under = lines[index + 1].rstrip()
-    if not _RST_ADORNMENT.match(under) or _RST_BLOCK_START.match(title.lstrip()):
+    if not _RST_ADORNMENT.match(under):
         return None
-    if overline is None and title[0] in _BLANKS:
+    if overline is None and (title[0] in _BLANKS or _RST_BLOCK_START.match(title)):
         return None  # an indented line under a rule is a block quote, unless an overline frames it
     if overline is not None and overline != under:
         return None  # docutils reports the mismatch and makes no title
@@ -448,17 +453,18 @@ def _rst_title(lines: list[str], index: int, overline: str | None) -> tuple[str,
 
 def _rst_state(line: str, block: str) -> tuple[str | None, str]:
     """After ``line``: (the line, when it is an adornment that starts a block, a possible overline; the
-    text block still open: ``"doctest"`` and ``"text"`` run to a blank line, ``""`` is none)."""
+    block still open, in which no line is a title: :data:`_RST_TEXT` (a paragraph) runs to a blank or an
+    indented line, :data:`_RST_RUN` (a doctest block or a table) to a blank line, ``""`` is none)."""
     stripped = line.rstrip()
     if not stripped:
         return None, ""
     if stripped[0] in _BLANKS:
-        return None, block if block == "doctest" else ""  # the body of a list, directive or quote
+        return None, block if block == _RST_RUN else ""  # the body of a list, directive or quote
     if block:
         return None, block
     if _RST_BLOCK_START.match(stripped):  # tried before a rule, as docutils does: ``-`` is a bullet
-        return None, "doctest" if _RST_DOCTEST.match(stripped) else ""
-    return (stripped, "") if _RST_ADORNMENT.match(stripped) else (None, "text")
+        return None, _RST_RUN if _RST_RUNS_TO_BLANK.match(stripped) else ""
+    return (stripped, "") if _RST_ADORNMENT.match(stripped) else (None, _RST_TEXT)
 
 
 def _rst_level(styles: list[tuple[str, bool]], depth: int, style: tuple[str, bool]) -> int | None:
