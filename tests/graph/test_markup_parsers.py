@@ -208,3 +208,9 @@ def test_a_link_in_a_heading_belongs_to_its_section_and_a_fence_info_string_hold
         ("See [guide](guide.md)", "guide.md", 1),
         ("See [guide](guide.md) > Sub [api](api.md)", "api.md", 5),
     ]
+
+
+def test_rst_front_matter_declares_contradicts_and_holds_no_title() -> None:
+    graph = extract("docs/a.rst", "---\nab: c\ncontradicts: [docs/b.rst]\n---\nTitle\n=====\n")
+    assert graph.contradicts == ["docs/b.rst"]
+    assert sections(graph) == [("Title", 5, 6)]

@@ -18,8 +18,8 @@ its underline is at least as wide as the title or four characters long, an overl
 underline, and levels are the order in which adornment styles first appear; a title that would skip a
 level is no section, so its lines stay in the enclosing one.
 
-Front matter is a ``---`` line at the very top, closed by ``---`` or ``...``. Only its ``contradicts`` key
-is read, by hand (no YAML dependency), in the two simple list forms::
+Front matter, in Markdown and reStructuredText alike, is a ``---`` line at the very top, closed by ``---``
+or ``...``; no heading is read inside it. Only its ``contradicts`` key is read, by hand (no YAML dependency), in the two simple list forms::
 
     contradicts: [docs/a.md, "docs/b.md"]
     contradicts:
@@ -512,7 +512,9 @@ def extract_rst(text: str, line_count: int) -> Drafts:
     for index, line in enumerate(lines):
         _rst_links(index + 1, line, found)
     drafts = Drafts()
-    owners = _sections(_rst_headings(lines), line_count, drafts)
+    front_end, drafts.contradicts = _front_matter(lines)
+    headings = [(level, title, start + front_end) for level, title, start in _rst_headings(lines[front_end:])]
+    owners = _sections(headings, line_count, drafts)
     _attach_links([(line, target) for line, target in found if not target.endswith("_")], owners, drafts)
     _section_windows(drafts, lines)
     return drafts

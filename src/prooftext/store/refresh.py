@@ -137,8 +137,8 @@ strings read, an f-string or bytes literal none), a Python ``type Name[T] = …`
 and a generic base class ``Mixin[App]`` is a use of both names; 16: Markdown
 headings inside HTML blocks are not headings, a backtick line with a backtick after its fence opens no fence,
 lazy and interrupting lines decide setext titles as CommonMark does, a link on a heading's line is kept,
-reStructuredText titles, underlines, overlines and levels follow docutils, and a byte order mark hides no
-heading)."""
+reStructuredText titles, underlines, overlines and levels follow docutils and its front matter declares
+``contradicts`` as Markdown's does, and a byte order mark hides no heading)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
