@@ -67,6 +67,8 @@ _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _BLANKS = " \t"
 _CLOSING_HASHES = "#"
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_BLOCK_MARKS = frozenset("#`~=-<*_")
+"""First characters of a line that can open a fence, a heading, an HTML block or a rule, or underline."""
 _THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _INDENTED = re.compile(r" {4}|\t")
 _TABLE_ROW = re.compile(r" {0,3}\|")
@@ -115,6 +117,8 @@ _MD_LINK = re.compile(
 _MD_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1*[ \t]*$")
+_RST_MARKS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+"""The characters an adornment is made of (``_RST_ADORNMENT``'s class)."""
 _RST_SHORT_UNDERLINE = 4
 """docutils takes an underline (or overline) narrower than its title when it is at least this long."""
 # docutils' block starts that a line under no overline cannot be the title of: bullet, doctest, line block,
@@ -324,6 +328,8 @@ class _MarkdownScan:
             self._in_html(line)
         elif not line.strip():
             self.paragraph, self.lazy = 0, False
+        elif line.lstrip(" ")[0].isalpha() and not _INDENTED.match(line):
+            self.paragraph = self.paragraph or (0 if self.lazy else number)  # plain text: no block opens
         elif not self._block(number, line, lines):
             self._text(number, line)
         if self.fence is None:  # a fence's opening line holds its info string, no link
@@ -335,6 +341,8 @@ class _MarkdownScan:
 
     def _block(self, number: int, line: str, lines: list[str]) -> bool:
         """Whether ``line`` opens a block that ends the open paragraph (a fence, a heading, HTML, a rule)."""
+        if line.lstrip(" ")[0] not in _BLOCK_MARKS:
+            return False
         open_paragraph = bool(self.paragraph or self.lazy)
         fence = _opens_fence(line)
         if fence is not None:
@@ -436,12 +444,16 @@ def _width(text: str) -> int:
 def _rst_title(lines: list[str], index: int, overline: str | None) -> tuple[str, bool] | None:
     """(adornment style, has overline) when ``lines[index]`` is a section title, else None.
     ``overline``: the adornment line just before, when that line starts a block."""
+    if (
+        index + 1 >= len(lines)
+        or lines[index + 1][:1] not in _RST_MARKS
+        or not _RST_ADORNMENT.match(lines[index + 1])
+    ):
+        return None
     title = lines[index].rstrip()
-    if not title.strip() or index + 1 >= len(lines) or _RST_ADORNMENT.match(title):
+    if not title.strip() or _RST_ADORNMENT.match(title):
         return None
     under = lines[index + 1].rstrip()
-    if not _RST_ADORNMENT.match(under):
-        return None
     if overline is None and (title[0] in _BLANKS or _RST_BLOCK_START.match(title)):
         return None  # an indented line under a rule is a block quote, unless an overline frames it
     if overline is not None and overline != under:
