@@ -88,8 +88,18 @@ MARKDOWN_CASES = {
     ),
     "an empty item cannot interrupt a paragraph": ("Foo\n*\nbar\n---\n", [("Foo * bar", 1, 4)]),
     "an item numbered 1 interrupts a paragraph": ("The year\n1. thing\n===\n", []),
+    # List items: a line indented to an item's text is the item's, and its headings are the item's too.
+    "headings under a list item": ("- item\n\n  # In\n\n  Sub\n  ---\n\n# A\n", [("A", 8, 8)]),
+    "an unindented heading ends the item": ("1. step\n\n   ## In\n# Out\n", [("Out", 4, 4)]),
+    "an item opening with code has no lazy line": ("-     code\npara\n---\n", [("para", 2, 3)]),
+    "a blank line ends an empty item": ("-\n\n  Title\n  ---\n", [("Title", 3, 4)]),
+    "a heading in an item ends its paragraph": ("10. ten\n    # deep\n===\n  ---\n", [("===", 3, 4)]),
+    "an empty item ends a quote's lazy lines": ("> q\n1.\nmore text\n  ---\n", [("more text", 3, 4)]),
     "a link reference definition is no title": ("[a]: /url\n===\n", []),
-    # Departures: CommonMark has no tables and keeps a byte order mark as text.
+    # Departures: CommonMark has no tables, keeps a byte order mark as text, and ends a fence with the item
+    # it opened in (a line pasted unindented into an item's fence would then be a heading, and the
+    # closing fence open a new one); here only a fence closes a fence.
+    "a fence in an item ends at its closing fence": ("- item\n  ```\n# x\n  ```\n# A\n", [("A", 5, 5)]),
     "a table row is no title (as GitHub reads tables)": ("| a |\n|---|\n| b |\n---\n", []),
     "a byte order mark hides no heading": ("\ufeff# A\n\nx\n", [("A", 1, 3)]),
     "a byte order mark hides no setext title": ("\ufeffA\n===\n", [("A", 1, 2)]),

@@ -7,10 +7,12 @@ chunks of the file (see ``extract.py``), and so are a file's lines when it has n
 
 Markdown headings follow CommonMark (ATX and setext) at the top level of the document: a heading inside a
 fenced code block, an HTML block (a comment, ``<details>``, ``<pre>``...), front matter or indented code is
-not one, nor is a heading inside a block quote or on a list item's line. A line that continues a list
-item's or a quote's paragraph lazily is no setext title, and an empty heading (a lone ``#``) is no
-section. Two deliberate departures: a line starting with ``|`` (a table row, as GitHub reads it) never
-starts a setext title, and a byte order mark before the first line is ignored.
+not one, nor is a heading inside a block quote or a list item (on the item's line, or on a line indented
+to its text). A line that continues a list item's or a quote's paragraph lazily is no setext title, and an
+empty heading (a lone ``#``) is no section. Three deliberate departures: a line starting with ``|`` (a
+table row, as GitHub reads it) never starts a setext title, a byte order mark before the first line is
+ignored, and only a closing fence ends a fenced block (CommonMark also ends one with the list item it
+opened in, so a line pasted unindented into it would be a heading and its closing fence open a new block).
 
 reStructuredText titles follow docutils: a title line starts a block (a line inside a paragraph or a
 doctest block is none, nor is a line that starts a list item, field, directive, line block or doctest),
@@ -71,6 +73,8 @@ _BLOCK_MARKS = frozenset("#`~=-<*_")
 """First characters of a line that can open a fence, a heading, an HTML block or a rule, or underline."""
 _THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _INDENTED = re.compile(r" {4}|\t")
+_CODE_INDENT = 4
+"""Blanks past a block's margin that make its text indented code (one more after a list marker)."""
 _TABLE_ROW = re.compile(r" {0,3}\|")
 # A list item (group 1: its number, if ordered) or a block quote (group 2), then its text (group 3).
 _CONTAINER = re.compile(r" {0,3}(?:(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)|(>))(.*)")
@@ -318,6 +322,8 @@ class _MarkdownScan:
         self.html: re.Pattern[str] | None = None  # what ends the open HTML block
         self.paragraph: int = 0  # first line of the open paragraph (a setext title candidate), 0 = none
         self.lazy = False  # a list item's or a quote's paragraph is open: its lazy lines are no title
+        self.item = 0  # the column of the open list item's text, 0 = none: lines indented so far are its own
+        self.empty_item = False  # the item opened on the line before has no text: a blank line ends it
 
     def line(self, number: int, line: str, lines: list[str]) -> None:
         if self.fence is not None:
@@ -328,12 +334,30 @@ class _MarkdownScan:
             self._in_html(line)
         elif not line.strip():
             self.paragraph, self.lazy = 0, False
-        elif line.lstrip(" ")[0].isalpha() and not _INDENTED.match(line):
-            self.paragraph = self.paragraph or (0 if self.lazy else number)  # plain text: no block opens
-        elif not self._block(number, line, lines):
+            self.item = 0 if self.empty_item else self.item
+            self.empty_item = False
+        elif self.item and line[0] in _BLANKS and _indent(line) >= self.item:
+            self._in_item(line)
+        elif line.lstrip(" ")[0].isalpha() and not _INDENTED.match(line):  # plain text: no block opens
+            self.paragraph = self.paragraph or (0 if self.lazy else number)
+            self.item = self.item if self.lazy else 0
+        elif self._block(number, line, lines):
+            self.item = 0
+        else:
             self._text(number, line)
         if self.fence is None:  # a fence's opening line holds its info string, no link
             self._links(number, line)
+
+    def _in_item(self, line: str) -> None:
+        """A line of the open list item: fences and HTML blocks open as anywhere, but no heading there is
+        one of the document (CommonMark nests it in the item)."""
+        self.paragraph, self.empty_item = 0, False
+        self.fence = _opens_fence(line)
+        self.html = None if self.fence else _opens_html(line, interrupting=self.lazy)
+        self._in_html(line)
+        text = _past_columns(line, self.item)
+        if _indent(text) < _CODE_INDENT:  # else code, or a line of the paragraph already open
+            self.lazy = _opens_paragraph(text)
 
     def _in_html(self, line: str) -> None:
         if self.html is not None and self.html.search(line):
@@ -368,13 +392,23 @@ class _MarkdownScan:
         if _TABLE_ROW.match(line):
             self.paragraph, self.lazy = 0, False
         elif self.paragraph or self.lazy:
-            # Only a quote, or a list item with text (an ordered one numbered 1) interrupts a paragraph.
-            if container is not None and _interrupts(container):
-                self.paragraph, self.lazy = 0, _opens_paragraph(container.group(3))
+            # Only a quote, or a list item with text (an ordered one numbered 1) interrupts a paragraph;
+            # any item or quote ends the lazy lines of another.
+            if container is not None and (self.lazy or _interrupts(container)):
+                self._open_container(container)
+            return  # else a lazy line: the item stays open
         elif container is not None:
-            self.lazy = _opens_paragraph(container.group(3))
+            self._open_container(container)
+            return
         elif not (_INDENTED.match(line) or _MD_REFERENCE.match(line)):
             self.paragraph = number
+        self.item = 0
+
+    def _open_container(self, container: re.Match[str]) -> None:
+        text = container.group(3)
+        self.paragraph, self.lazy = 0, _indent(text) <= _CODE_INDENT and _opens_paragraph(text)
+        self.item = 0 if container.group(2) else _item_column(container)
+        self.empty_item = not container.group(2) and not text.strip()
 
     @staticmethod
     def _closes_fence(line: str, fence: str) -> bool:
@@ -395,6 +429,26 @@ class _MarkdownScan:
                 self.links.append((number, reference.group(1)))
 
 
+def _indent(line: str) -> int:
+    """Columns of blanks before a line's text, a tab reaching the next multiple of four."""
+    lead = line[: len(line) - len(line.lstrip(_BLANKS))]
+    return len(lead.expandtabs(4)) if "\t" in lead else len(lead)
+
+
+def _past_columns(line: str, columns: int) -> str:
+    """``line`` less its first ``columns`` columns of blanks (tabs expanded only when there are any)."""
+    return line.expandtabs(4)[columns:] if "\t" in line[:columns] else line[columns:]
+
+
+def _item_column(item: re.Match[str]) -> int:
+    """The column of a list item's text: past the marker and its blanks, or one past the marker when it
+    has no text or five blanks or more (its text is then indented code)."""
+    marker_end = item.start(3)
+    gap = _indent(item.group(3))
+    text = item.group(3).strip()
+    return marker_end + (1 if not text or gap > _CODE_INDENT else gap)
+
+
 def _interrupts(container: re.Match[str]) -> bool:
     """Whether a quote or list item can interrupt a paragraph: a quote, or an item with text (numbered 1
     when ordered)."""
@@ -404,7 +458,10 @@ def _interrupts(container: re.Match[str]) -> bool:
 
 def _opens_paragraph(text: str) -> bool:
     """Whether a list item's or a quote's text opens a paragraph (lines after it may continue it lazily)."""
-    return bool(text.strip()) and not (
+    first = text.lstrip(_BLANKS)[:1]
+    if first.isalpha():
+        return True
+    return bool(first) and not (
         _atx(text)
         or _opens_fence(text)
         or _THEMATIC_BREAK.match(text)
