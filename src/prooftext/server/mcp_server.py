@@ -327,10 +327,18 @@ def input_schema(method: str, params: tuple[str, ...] | None = None) -> dict[str
 
 
 def _shallow(node: dict[str, Any]) -> dict[str, Any]:
-    """A property's schema without nested structure (a packet is an object; the server checks the rest)."""
-    return {
-        k: v for k, v in node.items() if k not in ("properties", "items", "required", "additionalProperties")
-    }
+    """A property's schema without nested structure (a packet is an object; the server checks the rest); a
+    list keeps the schema of its items when they are scalars (``targets`` are strings), a few tokens that
+    tell a client what the tool refuses."""
+    out = {k: v for k, v in node.items() if k not in _NESTED}
+    items = node.get("items")
+    if isinstance(items, dict) and items.get("type") in _SCALARS and not _NESTED & items.keys():
+        out["items"] = {k: v for k, v in items.items() if k != "description"}
+    return out
+
+
+_NESTED = frozenset({"properties", "items", "required", "additionalProperties"})
+_SCALARS = frozenset({"string", "integer", "number", "boolean"})
 
 
 # -- output schemas: the published result schemas, references inlined, in the JSON Schema every client reads
@@ -919,6 +927,11 @@ class ScreenedBodies:
         if await self._security.validate_request(Request(scope), is_post=True) is not None:
             await self.app(scope, receive, send)
             return
+        if not json_typed(Headers(scope=scope)):  # the SDK takes application/json-patch+json, refuses JSON
+            refused = wire.dump({"jsonrpc": "2.0", "id": None, "error": error_object(not_json_error())})
+            await Response(refused, status_code=HTTP_BAD_REQUEST, media_type=JSON_TYPE)(scope, receive, send)
+            return
+        scope = {**scope, "headers": _json_typed_as_sdk_reads(scope["headers"])}
         received, body = await _capped_body(receive, self.limit)
         if body is None:  # too large, or the client left: the SDK answers as it does
             await self.app(scope, _replay(received, receive), send)
@@ -933,6 +946,18 @@ class ScreenedBodies:
         passed = screened.line.encode("utf-8", errors="surrogateescape")
         message: Message = {"type": "http.request", "body": passed, "more_body": False}
         await self.app(scope, _replay([message], receive), send)
+
+
+def _json_typed_as_sdk_reads(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The headers of a request declared ``application/json`` with its media type in lower case, as the SDK
+    compares it (media types are case-insensitive: ``Application/JSON`` is JSON too)."""
+    out = []
+    for key, value in headers:
+        if key.lower() == b"content-type":
+            media, sep, rest = value.partition(b";")
+            value = media.strip().lower() + sep + rest
+        out.append((key, value))
+    return out
 
 
 async def _capped_body(receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:
@@ -1204,6 +1229,7 @@ class ProoftextMCP(MCPServer[Any]):
             max_request_body_size=LINE_LIMIT,
             max_sessions=max_sessions,
         )
+        app.router.redirect_slashes = False  # /mcp/ is not served: 404, as /rpc/ on the JSON-RPC server
         manager = self.session_manager
         screened = ScreenedBodies(app, path, manager.security_settings, LINE_LIMIT)
         return CodedRefusals(screened, path, screened.limit, manager.max_sessions)

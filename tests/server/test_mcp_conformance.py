@@ -1,0 +1,140 @@
+"""What an MCP client reads from the server agrees with what the server does: each tool's input schema
+accepts the arguments the tool takes and refuses those it refuses, and the HTTP transport reads a
+``Content-Type`` and a path as the JSON-RPC server does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import Client
+from mcp_types import CallToolResult
+
+from helpers import MCP_INITIALIZE, serving_app
+from prooftext.server import http
+from prooftext.server.context import ServerContext
+from prooftext.server.dispatcher import Dispatcher
+from prooftext.server.mcp_server import create_mcp_server
+
+PATH = "/mcp"
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+SESSION = "mcp-session-id"
+PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+
+@pytest.fixture
+def mcp_ctx(sample_repo: Path) -> Iterator[ServerContext]:
+    context = ServerContext.open(sample_repo, interface="mcp")
+    context.index.refresh()
+    yield context
+    context.close()
+
+
+def _calls(ctx: ServerContext, tools: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    async def main() -> list[Any]:
+        async with Client(create_mcp_server(Dispatcher(ctx), tools)) as client:
+            schemas = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            answers: list[Any] = [schemas]
+            for name, arguments in calls:
+                answers.append(await client.call_tool(name, arguments))
+            return answers
+
+    return asyncio.run(main())
+
+
+def _code(result: CallToolResult) -> str | None:
+    if not result.is_error:
+        return None
+    code: str = json.loads(result.content[0].text)["error"]["data"]["code"]  # type: ignore[union-attr]
+    return code
+
+
+ITEM_TYPES = [
+    ("who_uses", {"targets": [1]}),
+    ("who_uses", {"targets": [None]}),
+    ("map", {"paths": [7]}),
+    ("map", {"paths": [""]}),
+]
+
+
+def test_a_lean_tools_input_schema_refuses_the_list_items_the_tool_refuses(mcp_ctx: ServerContext) -> None:
+    schemas, *results = _calls(mcp_ctx, "lean", ITEM_TYPES)
+    for (name, arguments), result in zip(ITEM_TYPES, results, strict=True):
+        assert _code(result) == "invalid_request", (name, arguments)
+        assert not Draft202012Validator(schemas[name]).is_valid(arguments), (name, arguments)
+    assert schemas["who_uses"]["properties"]["targets"]["items"] == {"type": "string"}
+
+
+@contextmanager
+def _served(root: Path) -> Iterator[str]:
+    ctx = ServerContext.open(root, interface="mcp")
+    try:
+        app = http.BearerGuard(create_mcp_server(Dispatcher(ctx)).http_app(PATH, "127.0.0.1"), None)
+        with serving_app(app) as sock:
+            yield http.url_of(sock, PATH)
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def mcp_url(sample_repo: Path) -> Iterator[str]:
+    with _served(sample_repo) as url:
+        yield url
+
+
+def _session(client: httpx.Client, url: str) -> dict[str, str]:
+    opened = client.post(url, json=MCP_INITIALIZE, headers=HEADERS)
+    assert opened.status_code == 200
+    headers = {**HEADERS, SESSION: opened.headers[SESSION]}
+    client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
+
+def _answer(reply: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC message of a reply, sent as JSON or as one server-sent event."""
+    if reply.headers["content-type"].startswith("text/event-stream"):
+        data = [line[5:].strip() for line in reply.text.splitlines() if line.startswith("data:")]
+        message: dict[str, Any] = json.loads(data[0])
+        return message
+    answer: dict[str, Any] = reply.json()
+    return answer
+
+
+@pytest.mark.parametrize("content_type", ["application/JSON", "Application/Json; charset=UTF-8"])
+def test_a_json_content_type_is_read_whatever_its_letter_case(mcp_url: str, content_type: str) -> None:
+    """Media types are case-insensitive (RFC 9110), and ``prooftext serve --http`` reads these."""
+    with httpx.Client(timeout=30) as client:
+        headers = _session(client, mcp_url)
+        reply = client.post(
+            mcp_url, content=json.dumps(PING), headers={**headers, "Content-Type": content_type}
+        )
+    assert reply.status_code == 200 and _answer(reply) == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", "application/json-patch+json", "application/jsonl", "application/json, text/plain"],
+)
+def test_every_content_type_other_than_json_is_refused_alike(mcp_url: str, content_type: str) -> None:
+    with httpx.Client(timeout=30) as client:
+        headers = _session(client, mcp_url)
+        reply = client.post(
+            mcp_url, content=json.dumps(PING), headers={**headers, "Content-Type": content_type}
+        )
+    assert reply.status_code == 400 and reply.headers["content-type"] == "application/json"
+    assert reply.json()["error"]["data"] == {"code": "invalid_request", "field": "content-type"}
+
+
+@pytest.mark.parametrize("path", ["/mcp/", "/mcp/x", "/"])
+def test_a_path_other_than_the_served_one_is_not_found_without_a_redirect(mcp_url: str, path: str) -> None:
+    with httpx.Client(timeout=30, follow_redirects=False) as client:
+        reply = client.post(mcp_url.removesuffix(PATH) + path, json=MCP_INITIALIZE, headers=HEADERS)
+    assert reply.status_code == 404 and reply.headers["content-type"] == "application/json"
+    assert reply.json()["error"]["data"] == {"code": "not_found"}
