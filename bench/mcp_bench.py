@@ -11,6 +11,7 @@ Prints, for ``prooftext mcp`` on a copy of a sphinx-sized tree:
 - the ``notifications/progress`` a cold first index sends. The Inspector CLI sends no progress token with a
   call (its ``callTool`` passes no ``onprogress``), so this part drives ``prooftext mcp`` with the MCP Python
   SDK's client, which does;
+- the same tools/list and calls through the Inspector over ``mcp --http`` (streamable HTTP, bearer token);
 - what the Inspector CLI shows for ``mcp --http`` with a missing and a wrong bearer token.
 
 Usage: ``python bench/mcp_bench.py [--tree /tmp/sphinx] [--inspector @modelcontextprotocol/inspector]``.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -29,10 +31,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft7Validator
+from jsonschema import Draft7Validator, Draft202012Validator
+from jsonschema.exceptions import SchemaError
 from mcp import Client, StdioServerParameters
 
 import prooftext
@@ -88,15 +92,29 @@ def definitions(package: str, root: Path) -> dict[str, Any]:
             f"tools/list --tools {name}: {len(tools)} tools, {_tokens(listed)} o200k tokens"
             + (f" (bar {DEFINITIONS_BAR})" if name == "lean" else ""),
             f"; every tool has an outputSchema: {all('outputSchema' in t for t in tools)}",
+            f"; every schema is valid JSON Schema (draft 7 and 2020-12): {_schemas_valid(tools)}",
         )
     return out
+
+
+def _schemas_valid(tools: list[dict[str, Any]]) -> bool:
+    try:
+        for tool in tools:
+            for schema in (tool["inputSchema"], tool.get("outputSchema", {})):
+                Draft7Validator.check_schema(schema)
+                Draft202012Validator.check_schema(schema)
+    except SchemaError:
+        return False
+    return True
 
 
 def _args(arguments: dict[str, Any]) -> list[str]:
     return ["--tool-args-json", json.dumps(arguments)]
 
 
-def calls(package: str, root: Path, listed: dict[str, Any]) -> None:
+def calls(package: str, target: list[str], listed: dict[str, Any]) -> None:
+    """Every tool of ``--tools all`` through the Inspector, on the server ``target`` names (a command for
+    stdio, a URL and its options for HTTP)."""
     plan: list[tuple[str, dict[str, Any]]] = [
         ("context", {"query": "toctree maxdepth", "max_tokens": 1500}),
         ("search", {"query": SEARCHES[0], "limit": 5}),
@@ -116,15 +134,16 @@ def calls(package: str, root: Path, listed: dict[str, Any]) -> None:
     schemas = {t["name"]: t["outputSchema"] for t in listed["all"]["tools"]}
     results: dict[str, Any] = {}
     for name, arguments in plan:
-        results[name] = _call(package, root, name, arguments, schemas[name])
+        results[name] = _call(package, target, name, arguments, schemas[name])
     packet = results["context"].get("structuredContent")
     if packet is not None:
-        _call(package, root, "verify", {"packet": packet}, schemas["verify"])
+        _call(package, target, "verify", {"packet": packet}, schemas["verify"])
 
 
-def _call(package: str, root: Path, name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> Any:
+def _call(
+    package: str, target: list[str], name: str, arguments: dict[str, Any], schema: dict[str, Any]
+) -> Any:
     started = time.perf_counter()
-    target = _server(root, "--no-warm", "--tools", "all")
     answer = inspector(package, target, "--method", "tools/call", "--tool-name", name, *_args(arguments))
     elapsed = time.perf_counter() - started
     if "error" in answer:
@@ -191,14 +210,33 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def refused_token(package: str, root: Path) -> None:
+@contextlib.contextmanager
+def _http_server(root: Path, token: str) -> Iterator[str]:
+    """``prooftext mcp --http --tools all`` on a free port with ``token``; yield its URL."""
     port = _free_port()
-    command = [*_server(root, "--no-warm", "--http", "--port", str(port), "--token", "bench-token")]
+    command = [*_server(root, "--no-warm", "--tools", "all", "--http", "--port", str(port), "--token", token)]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stderr is not None
         server.stderr.readline()  # "listening on ..." once bound
-        url = f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def over_http(package: str, root: Path, listed: dict[str, Any]) -> None:
+    with _http_server(root, "bench-token") as url:
+        target = [url, "--transport", "http", "--header", "Authorization: Bearer bench-token"]
+        over = inspector(package, target, "--method", "tools/list")
+        same = over.get("tools") == listed["all"]["tools"]
+        print(f"mcp --http: tools/list through the Inspector is the one over stdio: {same}")
+        print("every tool through the Inspector over mcp --http:")
+        calls(package, target, listed)
+
+
+def refused_token(package: str, root: Path) -> None:
+    with _http_server(root, "bench-token") as url:
         for label, extra in (("missing", []), ("wrong", ["--header", "Authorization: Bearer not-it"])):
             for mode in ([], ["--stored-auth-only"]):
                 target = ["--server-url", url, *extra, *mode]
@@ -207,9 +245,6 @@ def refused_token(package: str, root: Path) -> None:
                 print(
                     f"mcp --http, {label} token {' '.join(mode) or '(defaults)'}: the Inspector CLI shows {shown}"
                 )
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 def main() -> None:
@@ -225,7 +260,8 @@ def main() -> None:
     try:
         listed = definitions(options.inspector, root)
         print("every tool through the Inspector (structuredContent checked against outputSchema):")
-        calls(options.inspector, root, listed)
+        calls(options.inspector, _server(root, "--no-warm", "--tools", "all"), listed)
+        over_http(options.inspector, root, listed)
         search_cost(options.inspector, root)
         refused_token(options.inspector, root)
     finally:

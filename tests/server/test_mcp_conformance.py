@@ -138,3 +138,19 @@ def test_a_path_other_than_the_served_one_is_not_found_without_a_redirect(mcp_ur
         reply = client.post(mcp_url.removesuffix(PATH) + path, json=MCP_INITIALIZE, headers=HEADERS)
     assert reply.status_code == 404 and reply.headers["content-type"] == "application/json"
     assert reply.json()["error"]["data"] == {"code": "not_found"}
+
+
+def test_the_protocol_version_with_batches_which_initialize_does_not_agree_to_is_refused_in_a_header(
+    mcp_url: str,
+) -> None:
+    with httpx.Client(timeout=30) as client:
+        headers = {**_session(client, mcp_url), "mcp-protocol-version": "2025-03-26"}
+        posted = client.post(mcp_url, json=PING, headers=headers)
+        deleted = client.delete(mcp_url, headers=headers)
+        still = client.post(mcp_url, json=PING, headers={**headers, "mcp-protocol-version": "2025-06-18"})
+    for reply in (posted, deleted):
+        assert reply.status_code == 400, reply.text
+        error = reply.json()["error"]
+        assert error["data"] == {"code": "invalid_request", "field": "mcp-protocol-version"}
+        assert "'2025-03-26'" in error["message"] and "2025-03-26," not in error["message"]
+    assert still.status_code == 200 and _answer(still)["result"] == {}

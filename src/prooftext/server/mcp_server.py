@@ -124,6 +124,8 @@ _INTEGRAL = re.compile(r"\s*(?P<sign>[+-]?)0*(?P<digits>[0-9]+)(\.0*)?\s*")
 BATCH_VERSIONS = frozenset({"2025-03-26"})
 """The MCP versions that require accepting JSON-RPC batches, which the server does not serve: it does not
 agree to them, and offers the latest version it serves instead."""
+SPOKEN_VERSIONS = tuple(v for v in SUPPORTED_PROTOCOL_VERSIONS if v not in BATCH_VERSIONS)
+"""The MCP versions the server agrees to, and takes in an ``MCP-Protocol-Version`` header."""
 _UNSERVED = ("prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list")
 """There are no prompts or resources: the methods are not served, so the capabilities are not advertised."""
 
@@ -908,8 +910,9 @@ class ScreenedBodies:
     """ASGI middleware before the SDK's streamable HTTP app: each body POSTed to ``path`` is screened as a
     stdin line is (:func:`_screen`), so that both transports answer alike. A body the screen refuses is
     answered with its JSON-RPC error, status 400 (as the SDK answers a body it cannot parse) or 200 when the
-    error answers a request by its id; one it passes reaches the SDK as screened. The SDK's own checks come
-    first: a request whose headers it refuses (Host, Origin, Content-Type), or whose body is larger than
+    error answers a request by its id; one it passes reaches the SDK as screened. A request of any method
+    whose headers the SDK would take wrongly (:func:`_refused_headers`) is answered 400. The SDK's own checks
+    come first: a request whose headers it refuses (Host, Origin, Content-Type), or whose body is larger than
     ``limit`` bytes, is handed on unscreened for the SDK to refuse, and never read whole."""
 
     def __init__(
@@ -921,15 +924,20 @@ class ScreenedBodies:
         self._security = TransportSecurityMiddleware(security)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+        if scope["type"] != "http" or scope["path"] != self.path:
             await self.app(scope, receive, send)
             return
-        if await self._security.validate_request(Request(scope), is_post=True) is not None:
+        post = scope["method"] == "POST"
+        if await self._security.validate_request(Request(scope), is_post=post) is not None:
             await self.app(scope, receive, send)
             return
-        if not json_typed(Headers(scope=scope)):  # the SDK takes application/json-patch+json, refuses JSON
-            refused = wire.dump({"jsonrpc": "2.0", "id": None, "error": error_object(not_json_error())})
-            await Response(refused, status_code=HTTP_BAD_REQUEST, media_type=JSON_TYPE)(scope, receive, send)
+        refused = _refused_headers(Headers(scope=scope), post)
+        if refused is not None:
+            refusal = wire.dump({"jsonrpc": "2.0", "id": None, "error": error_object(refused)})
+            await Response(refusal, status_code=HTTP_BAD_REQUEST, media_type=JSON_TYPE)(scope, receive, send)
+            return
+        if not post:
+            await self.app(scope, receive, send)
             return
         scope = {**scope, "headers": _json_typed_as_sdk_reads(scope["headers"])}
         received, body = await _capped_body(receive, self.limit)
@@ -946,6 +954,15 @@ class ScreenedBodies:
         passed = screened.line.encode("utf-8", errors="surrogateescape")
         message: Message = {"type": "http.request", "body": passed, "more_body": False}
         await self.app(scope, _replay([message], receive), send)
+
+
+def _refused_headers(headers: Headers, post: bool) -> ProoftextError | None:
+    """The refusal of headers the SDK would take: the ``MCP-Protocol-Version`` of a revision the server does
+    not agree to (the batch one), a ``Content-Type`` that is not JSON (it takes application/json-patch+json
+    and refuses ``Application/JSON``)."""
+    if headers.get(PROTOCOL_VERSION_HEADER) in BATCH_VERSIONS:
+        return _unspoken_version(headers)
+    return not_json_error() if post and not json_typed(headers) else None
 
 
 def _json_typed_as_sdk_reads(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
@@ -1023,11 +1040,10 @@ def _unspoken_version(headers: Headers) -> ProoftextError | None:
     """The refusal of an ``MCP-Protocol-Version`` header naming a revision the server does not speak (the SDK
     answers it as a request missing its per-request envelope, which does not say what is wrong)."""
     asked = headers.get(PROTOCOL_VERSION_HEADER)
-    if asked is None or asked in SUPPORTED_PROTOCOL_VERSIONS:
+    if asked is None or asked in SPOKEN_VERSIONS:
         return None
     return RequestError(
-        f"unsupported MCP-Protocol-Version {asked[:40]!r}: the server speaks "
-        + ", ".join(SUPPORTED_PROTOCOL_VERSIONS),
+        f"unsupported MCP-Protocol-Version {asked[:40]!r}: the server speaks " + ", ".join(SPOKEN_VERSIONS),
         field=PROTOCOL_VERSION_HEADER,
     )
 
