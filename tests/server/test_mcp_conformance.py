@@ -154,3 +154,16 @@ def test_the_protocol_version_with_batches_which_initialize_does_not_agree_to_is
         assert error["data"] == {"code": "invalid_request", "field": "mcp-protocol-version"}
         assert "'2025-03-26'" in error["message"] and "2025-03-26," not in error["message"]
     assert still.status_code == 200 and _answer(still)["result"] == {}
+
+
+def test_the_lean_context_tool_takes_every_max_tokens_its_schema_allows(mcp_ctx: ServerContext) -> None:
+    """The lean tool has no ``token_step``: a budget the default step cannot climb in 256 rungs climbs in
+    the smallest step that can, instead of an error naming a parameter the tool does not take."""
+    calls = [
+        ("context", {"query": "separability matrix", "max_tokens": budget}) for budget in (600_000, 2_097_152)
+    ]
+    schemas, *results = _calls(mcp_ctx, "lean", calls)
+    assert schemas["context"]["properties"]["max_tokens"].get("maximum", 2_097_152) >= 2_097_152
+    for result in results:
+        assert result.is_error is False, result.content
+        assert isinstance(result.structured_content, dict) and "packet" in result.structured_content

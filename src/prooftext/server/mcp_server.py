@@ -73,6 +73,7 @@ from prooftext.errors import (
     LimitError,
     NotFoundError,
     ProoftextError,
+    RangeError,
     RequestError,
     UnknownNameError,
 )
@@ -517,6 +518,25 @@ class ProgressReporter:
             return
 
 
+_LADDER_STEPS = ("token_step", "node_step")
+
+
+def _call_fitting(dispatcher: Dispatcher, spec: ToolSpec, params: dict[str, Any]) -> dict[str, Any]:
+    """The method's result for a tool call. A tool that does not take a ladder's step (the lean context)
+    climbs a budget its default step cannot climb within the ladder's rungs in the smallest step that can,
+    the one the refusal names, rather than failing on a parameter the caller cannot send."""
+    for _ in _LADDER_STEPS:
+        try:
+            return dispatcher.call(spec.method, params)
+        except RangeError as exc:
+            least, field = exc.details.get("least"), exc.field
+            hidden = spec.params is not None and field in _LADDER_STEPS and field not in spec.params
+            if not hidden or not isinstance(least, int) or field in params:
+                raise
+            params = {**params, field: least}
+    return dispatcher.call(spec.method, params)
+
+
 def _tool_function(dispatcher: Dispatcher, spec: ToolSpec) -> Callable[..., Awaitable[CallToolResult]]:
     async def run(arguments: dict[str, Any], context: Context[Any, Any]) -> CallToolResult:
         try:
@@ -526,7 +546,7 @@ def _tool_function(dispatcher: Dispatcher, spec: ToolSpec) -> Callable[..., Awai
         reporter = ProgressReporter(context, anyio.lowlevel.current_token())
         with dispatcher.ctx.progress_to(reporter):
             try:
-                result = await anyio.to_thread.run_sync(dispatcher.call, spec.method, params)
+                result = await anyio.to_thread.run_sync(_call_fitting, dispatcher, spec, params)
                 return ok_result(spec, result)
             except Exception as exc:  # the SDK would answer an escaping one with uncoded text
                 return error_result(exc)
