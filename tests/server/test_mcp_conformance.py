@@ -167,3 +167,40 @@ def test_the_lean_context_tool_takes_every_max_tokens_its_schema_allows(mcp_ctx:
     for result in results:
         assert result.is_error is False, result.content
         assert isinstance(result.structured_content, dict) and "packet" in result.structured_content
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("Host", "127.0.0.1"),
+        ("Host", "localhost"),
+        ("Host", "[::1]"),
+        ("Origin", "http://localhost"),
+        ("Origin", "https://localhost:8443"),
+        ("Origin", "https://127.0.0.1"),
+        ("Origin", "http://[::1]"),
+    ],
+)
+def test_a_loopback_host_or_origin_without_a_port_or_over_https_is_taken(
+    mcp_url: str, header: str, value: str
+) -> None:
+    """What ``prooftext serve --http`` takes as loopback, and what the refusal says is taken."""
+    with httpx.Client(timeout=30) as client:
+        reply = client.post(mcp_url, json=MCP_INITIALIZE, headers={**HEADERS, header: value})
+    assert reply.status_code == 200, reply.text
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "status"),
+    [
+        ("Host", "evil.example", 421),
+        ("Host", "127.0.0.1.evil.example", 421),
+        ("Origin", "http://evil.example", 403),
+    ],
+)
+def test_a_host_or_origin_elsewhere_is_still_refused(
+    mcp_url: str, header: str, value: str, status: int
+) -> None:
+    with httpx.Client(timeout=30) as client:
+        reply = client.post(mcp_url, json=MCP_INITIALIZE, headers={**HEADERS, header: value})
+    assert reply.status_code == status and reply.json()["error"]["data"]["code"] == "unauthorized"

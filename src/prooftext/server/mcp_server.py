@@ -1264,6 +1264,7 @@ class ProoftextMCP(MCPServer[Any]):
             host=host,
             max_request_body_size=LINE_LIMIT,
             max_sessions=max_sessions,
+            transport_security=loopback_security(host),
         )
         app.router.redirect_slashes = False  # /mcp/ is not served: 404, as /rpc/ on the JSON-RPC server
         manager = self.session_manager
@@ -1283,6 +1284,22 @@ class ProoftextMCP(MCPServer[Any]):
             answering = cast(Any, _AnsweringStream(write_stream, in_flight))
             await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
             tasks.cancel_scope.cancel()
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def loopback_security(host: str) -> TransportSecuritySettings | None:
+    """The SDK's DNS-rebinding protection for a server bound to a loopback address, taking every ``Host``
+    and ``Origin`` that ``prooftext serve --http`` takes as loopback: with or without a port, and pages over
+    https too (the SDK's own settings want a port and http). None elsewhere, as the SDK does."""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    hosts = [f"{name}{port}" for name in LOOPBACK_HOSTS for port in ("", ":*")]
+    origins = [f"{scheme}://{name}" for scheme in ("http", "https") for name in hosts]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
 
 
 def create_mcp_server(dispatcher: Dispatcher, tools: str = "all") -> ProoftextMCP:
