@@ -18,6 +18,7 @@ from mcp import Client
 from mcp_types import CallToolResult
 
 from helpers import MCP_INITIALIZE, serving_app
+from prooftext.select.query import MAX_TOKENS
 from prooftext.server import http
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
@@ -204,3 +205,13 @@ def test_a_host_or_origin_elsewhere_is_still_refused(
     with httpx.Client(timeout=30) as client:
         reply = client.post(mcp_url, json=MCP_INITIALIZE, headers={**HEADERS, header: value})
     assert reply.status_code == status and reply.json()["error"]["data"]["code"] == "unauthorized"
+
+
+def test_a_lean_tools_max_tokens_schema_states_the_bound_the_tool_holds_it_to(mcp_ctx: ServerContext) -> None:
+    """The lean tools take no tokenizer, so their token ceiling has one bound, which the schema states."""
+    calls = [(name, {"query": "separability", "max_tokens": MAX_TOKENS + 1}) for name in ("context", "map")]
+    schemas, *results = _calls(mcp_ctx, "lean", calls)
+    for (name, arguments), result in zip(calls, results, strict=True):
+        assert schemas[name]["properties"]["max_tokens"]["maximum"] == MAX_TOKENS
+        assert not Draft202012Validator(schemas[name]).is_valid(arguments)
+        assert _code(result) == "value_out_of_range"

@@ -122,7 +122,7 @@ def test_the_all_profile_adds_the_advanced_knobs_and_conversation_tools(mcp_ctx:
     assert set(tools) == LEAN_TOOLS | ADVANCED_TOOLS
     for spec in TOOLS:
         tool = tools[spec.name]
-        assert tool.input_schema == input_schema(spec.method, spec.params)
+        assert tool.input_schema == input_schema(spec.method, spec.params, spec.maxima)
         assert "$ref" not in json.dumps(tool.input_schema) and "$ref" not in json.dumps(tool.output_schema)
         assert tool.output_schema == output_schema(spec.method, spec.output_depth)
         assert tool.annotations is not None and tool.annotations.read_only_hint is spec.read_only
