@@ -74,10 +74,11 @@ def test_a_lean_tools_input_schema_refuses_the_list_items_the_tool_refuses(mcp_c
 
 
 @contextmanager
-def _served(root: Path) -> Iterator[str]:
+def _served(root: Path, bound: str = "127.0.0.1") -> Iterator[str]:
+    """The app of ``prooftext mcp --http`` for a server bound to ``bound``, without a token."""
     ctx = ServerContext.open(root, interface="mcp")
     try:
-        app = http.BearerGuard(create_mcp_server(Dispatcher(ctx)).http_app(PATH, "127.0.0.1"), None)
+        app = http.BearerGuard(create_mcp_server(Dispatcher(ctx)).http_app(PATH, bound), None)
         with serving_app(app) as sock:
             yield http.url_of(sock, PATH)
     finally:
@@ -215,3 +216,19 @@ def test_a_lean_tools_max_tokens_schema_states_the_bound_the_tool_holds_it_to(mc
         assert schemas[name]["properties"]["max_tokens"]["maximum"] == MAX_TOKENS
         assert not Draft202012Validator(schemas[name]).is_valid(arguments)
         assert _code(result) == "value_out_of_range"
+
+
+@pytest.mark.parametrize("bound", ["127.0.0.2", "127.1.2.3", "0:0:0:0:0:0:0:1"])
+def test_a_server_on_any_loopback_address_refuses_a_host_or_origin_elsewhere(
+    sample_repo: Path, bound: str
+) -> None:
+    """Bound to a loopback address without a token, a page rebinding its name to that address cannot call
+    the server, whichever loopback address it is; the address itself is taken as a Host."""
+    shown = f"[{bound}]" if ":" in bound else bound
+    with _served(sample_repo, bound) as url, httpx.Client(timeout=30) as client:
+        rebound = client.post(url, json=MCP_INITIALIZE, headers={**HEADERS, "Host": "evil.example"})
+        page = client.post(url, json=MCP_INITIALIZE, headers={**HEADERS, "Origin": "http://evil.example"})
+        named = client.post(url, json=MCP_INITIALIZE, headers={**HEADERS, "Host": f"{shown}:8766"})
+    assert rebound.status_code == 421 and rebound.json()["error"]["data"]["header"] == "host"
+    assert page.status_code == 403 and page.json()["error"]["data"]["header"] == "origin"
+    assert named.status_code == 200, named.text

@@ -93,7 +93,14 @@ from prooftext.server.dispatcher import (
     error_object,
     out_of_range_params,
 )
-from prooftext.server.http import LOOPBACK_SHOWN, json_typed, not_json_error, retry_after, too_large_error
+from prooftext.server.http import (
+    LOOPBACK_SHOWN,
+    is_loopback,
+    json_typed,
+    not_json_error,
+    retry_after,
+    too_large_error,
+)
 from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
 from prooftext.server.methods import METHODS
 from prooftext.server.runner import RETRY_AFTER_MS
@@ -1302,12 +1309,15 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 def loopback_security(host: str) -> TransportSecuritySettings | None:
-    """The SDK's DNS-rebinding protection for a server bound to a loopback address, taking every ``Host``
-    and ``Origin`` that ``prooftext serve --http`` takes as loopback: with or without a port, and pages over
-    https too (the SDK's own settings want a port and http). None elsewhere, as the SDK does."""
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    """The SDK's DNS-rebinding protection for a server bound to a loopback address, any of them (the SDK
+    protects only 127.0.0.1, localhost and ::1), taking every ``Host`` and ``Origin`` that ``prooftext serve
+    --http`` takes as loopback (with or without a port, pages over https too) and the address bound. None
+    elsewhere, where a token is required, as the SDK does."""
+    if not is_loopback(host):
         return None
-    hosts = [f"{name}{port}" for name in LOOPBACK_HOSTS for port in ("", ":*")]
+    bound = f"[{host}]" if ":" in host else host
+    names = LOOPBACK_HOSTS if bound in LOOPBACK_HOSTS else (*LOOPBACK_HOSTS, bound)
+    hosts = [f"{name}{port}" for name in names for port in ("", ":*")]
     origins = [f"{scheme}://{name}" for scheme in ("http", "https") for name in hosts]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
