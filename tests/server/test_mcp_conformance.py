@@ -232,3 +232,16 @@ def test_a_server_on_any_loopback_address_refuses_a_host_or_origin_elsewhere(
     assert rebound.status_code == 421 and rebound.json()["error"]["data"]["header"] == "host"
     assert page.status_code == 403 and page.json()["error"]["data"]["header"] == "origin"
     assert named.status_code == 200, named.text
+
+
+def test_tools_list_is_one_page_and_a_cursor_is_refused_as_invalid_params(mcp_url: str) -> None:
+    listing = {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}
+    with httpx.Client(timeout=30) as client:
+        headers = _session(client, mcp_url)
+        whole = _answer(client.post(mcp_url, json=listing, headers=headers))
+        paged = _answer(client.post(mcp_url, json={**listing, "params": {"cursor": "abc"}}, headers=headers))
+        first = _answer(client.post(mcp_url, json={**listing, "params": {"cursor": None}}, headers=headers))
+    assert "nextCursor" not in whole["result"] and whole["result"]["tools"]
+    assert paged["error"]["code"] == -32602
+    assert paged["error"]["data"] == {"code": "invalid_request", "field": "cursor"}
+    assert first["result"] == whole["result"]

@@ -824,6 +824,12 @@ def _invalid_params(exc: ValidationError, params: Any) -> RequestError:
     return RequestError(f"invalid params: {field}: {first['msg']}", field=field)
 
 
+def _paged(method: str, params: Any) -> bool:
+    """Whether a list request asks for a page past the first: every list the server serves is one page, so
+    no cursor is valid (the specification: an invalid cursor is an invalid params error)."""
+    return method.endswith("/list") and isinstance(params, dict) and isinstance(params.get("cursor"), str)
+
+
 class CodedErrors:
     """Server middleware: the errors the SDK makes while serving a request (a method it does not serve, a
     call before ``initialize``, params its models refuse) say what is wrong and carry the stable string code
@@ -839,6 +845,9 @@ class CodedErrors:
             unknown = ProtocolError(METHOD_NOT_FOUND, CODE_NOT_FOUND, f"method not found: {ctx.method[:80]}")
             raise _mcp_error(unknown)
         early = ctx.method != "initialize" and ctx.session.client_params is None
+        if not early and _paged(ctx.method, ctx.params):
+            stale = RequestError(f"{ctx.method} has one page: no cursor is valid", field="cursor")
+            raise _mcp_error(stale)
         try:
             return await call_next(ctx)
         except ValidationError as exc:
