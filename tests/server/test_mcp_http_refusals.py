@@ -142,7 +142,12 @@ def test_arguments_that_fail_a_tools_input_schema_are_answered_naming_the_argume
         {"code": "invalid_request", "field": "limit"},
     )
     assert beyond.status_code == 200 and beyond.json()["id"] == 3
-    assert beyond.json()["error"]["data"] == {"code": "json_integer_range", "field": "limit"}
+    refused = beyond.json()["result"]
+    assert refused["isError"] is True
+    assert json.loads(refused["content"][0]["text"])["error"]["data"] == {
+        "code": "json_integer_range",
+        "field": "limit",
+    }
 
 
 def test_a_protocol_version_header_the_server_does_not_speak_is_refused_naming_the_versions_it_does(

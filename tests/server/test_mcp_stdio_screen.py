@@ -79,7 +79,7 @@ def test_every_line_the_sdk_would_drop_or_alter_is_answered_with_id_null_and_ser
     assert refused[-1]["data"] == {"code": "json_encoding"}
 
 
-def test_a_call_refused_for_an_integer_beyond_2_53_in_its_arguments_is_answered_under_its_id_naming_it(
+def test_a_call_with_an_integer_beyond_2_53_in_its_arguments_is_a_tool_error_under_its_id_naming_it(
     sample_repo: Path,
 ) -> None:
     big = (
@@ -92,8 +92,10 @@ def test_a_call_refused_for_an_integer_beyond_2_53_in_its_arguments_is_answered_
     )
     replies = {r["id"]: r for r in (json.loads(line) for line in done.stdout.splitlines())}
     assert done.returncode == 0 and sorted(replies) == [1, 5, 6]
-    assert replies[6]["error"]["code"] == -32602
-    assert replies[6]["error"]["data"] == {"code": "json_integer_range", "field": "max_tokens"}
+    result = replies[6]["result"]  # an input validation error is the tool's, as for a number sent as a string
+    error = json.loads(result["content"][0]["text"])["error"]
+    assert result["isError"] is True and error["code"] == -32602
+    assert error["data"] == {"code": "json_integer_range", "field": "max_tokens"}
 
 
 def test_errors_the_sdk_answers_by_itself_carry_a_stable_code_and_say_what_is_wrong(

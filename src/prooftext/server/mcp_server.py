@@ -610,6 +610,17 @@ class _Refused:
 
     error: ErrorData
     id: str | int | None = None
+    in_arguments: bool = False
+    """The error is a tool's argument's: answered as the tool answers its other argument errors, with a
+    result carrying ``isError`` (the specification's tool execution error), not a JSON-RPC error."""
+
+    def answer(self) -> JSONRPCMessage:
+        if not self.in_arguments or self.id is None:
+            return JSONRPCError(jsonrpc="2.0", id=self.id, error=self.error)
+        error = self.error.model_dump(mode="json", exclude_none=True)
+        failed = CallToolResult(content=[TextContent(text=_text({"error": error}))], is_error=True)
+        result = failed.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return JSONRPCResponse(jsonrpc="2.0", id=self.id, result=result)
 
 
 @dataclass(frozen=True)
@@ -637,8 +648,9 @@ def _screen(line: str) -> _Passed | _Refused:
     except CanonicalJSONError as exc:
         request_id = wire.id_despite_range(data, exc)
         if request_id is not None:  # a request refused for a number in its params keeps its id
-            refused = out_of_range_params(exc, **_range_field(data))
-            return _Refused(ErrorData(**error_object(refused)), request_id)
+            field, in_arguments = _range_field(data)
+            refused = out_of_range_params(exc, **field)
+            return _Refused(ErrorData(**error_object(refused)), request_id, in_arguments)
         return _Refused(ErrorData(**error_object(exc)))
     problem = _envelope_problem(message)
     if problem is None:
@@ -653,21 +665,23 @@ def _screen(line: str) -> _Passed | _Refused:
     return _Refused(ErrorData(**error_object(invalid)))
 
 
-def _range_field(data: bytes) -> dict[str, str]:
+def _range_field(data: bytes) -> tuple[dict[str, str], bool]:
     """``field``: where the first integer beyond the safe range is in a request's params (a tool's argument
-    by its name, as the tool's other argument errors name it); nothing when it cannot be told."""
+    by its name, as the tool's other argument errors name it), nothing when it cannot be told; and whether it
+    is in a tool's arguments."""
     try:
         message = wire.load_request(data)
     except CanonicalJSONError:
-        return {}
+        return {}, False
     params = message.get("params") if isinstance(message, dict) else None
     found = wire.find_out_of_range(params)
     if found is None or not found[0]:
-        return {}
+        return {}, False
     path = found[0]
-    if message.get("method") == "tools/call" and path[0] == "arguments" and len(path) > 1:
+    in_arguments = message.get("method") == "tools/call" and path[0] == "arguments" and len(path) > 1
+    if in_arguments:
         path = path[1:]
-    return {"field": ".".join(str(p) for p in path)}
+    return {"field": ".".join(str(p) for p in path)}, in_arguments
 
 
 def _offered(message: dict[str, Any]) -> dict[str, Any]:
@@ -919,7 +933,7 @@ class ScreenedLines:
                 await self._in_flight.drained()
 
     async def _refuse(self, refused: _Refused) -> None:
-        answer = JSONRPCError(jsonrpc="2.0", id=refused.id, error=refused.error)
+        answer = refused.answer()
         if self._in_flight is not None:
             self._in_flight.refused()
         await self._rejected.send(SessionMessage(answer))
@@ -994,7 +1008,7 @@ class ScreenedBodies:
             return
         screened = _screen(body.decode("utf-8", errors="surrogateescape"))
         if isinstance(screened, _Refused):
-            answer = JSONRPCError(jsonrpc="2.0", id=screened.id, error=screened.error)
+            answer = screened.answer()
             status = HTTP_OK if screened.id is not None else HTTP_BAD_REQUEST
             content = answer.model_dump_json(by_alias=True, exclude_unset=True)
             await Response(content, status_code=status, media_type=JSON_TYPE)(scope, receive, send)
