@@ -64,6 +64,16 @@ class Tally:
     false_resolved: int = 0
     false_all: int = 0
 
+    def count(self, oracle: set[Any], resolved: set[Any], every: set[Any]) -> None:
+        """Add one target: the oracle's callers, and who-uses' resolved ones and all ones (possible too)."""
+        self.oracle += len(oracle)
+        self.found_resolved += len(oracle & resolved)
+        self.found_all += len(oracle & every)
+        self.reported_resolved += len(resolved)
+        self.reported_all += len(every)
+        self.false_resolved += len(resolved - oracle)
+        self.false_all += len(every - oracle)
+
 
 @contextmanager
 def _copy(tree: Path) -> Iterator[Path]:
@@ -213,13 +223,7 @@ def _bench(name: str, tree: Path, n: int, seed: int, verbose: bool) -> Tally:
             found = who_uses(index, target.node_id)
             resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
             every = {d["node_id"] for d in found}
-            tally.oracle += len(oracle)
-            tally.found_resolved += len(oracle & resolved)
-            tally.found_all += len(oracle & every)
-            tally.reported_resolved += len(resolved)
-            tally.reported_all += len(every)
-            tally.false_resolved += len(resolved - oracle)
-            tally.false_all += len(every - oracle)
+            tally.count(oracle, resolved, every)
             if verbose and (oracle - resolved or every - oracle):
                 names = {
                     d["node_id"]: f"{d['path']}:{d['line']} {d['qualname']} ({d['found_by']})" for d in found

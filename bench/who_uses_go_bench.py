@@ -60,13 +60,7 @@ def _bench(tree: Path, binary: Path, n: int, seed: int, verbose: bool) -> tuple[
             found = who_uses(index, node_id)
             resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
             every = {d["node_id"] for d in found}
-            tally.oracle += len(want)
-            tally.found_resolved += len(want & resolved)
-            tally.found_all += len(want & every)
-            tally.reported_resolved += len(resolved)
-            tally.reported_all += len(every)
-            tally.false_resolved += len(resolved - want)
-            tally.false_all += len(every - want)
+            tally.count(want, resolved, every)
             if verbose and (want - resolved or resolved - want):
                 print(f"  {path}:{start} {qualname}")
                 for missed in sorted(want - resolved):  # type: ignore[type-var]

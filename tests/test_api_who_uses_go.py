@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext
+from helpers import write_tree
 from prooftext.api.risk import risk_of_changing
 
 WEB = {
@@ -98,10 +99,7 @@ WEB = {
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    write_tree(root, {name: textwrap.dedent(text).lstrip("\n") for name, text in files.items()})
 
 
 def _dependents(root: Path, target: str) -> dict[str, str]:
