@@ -463,6 +463,36 @@ MCP_INITIALIZE: dict[str, Any] = {
     },
 }
 """An MCP client's ``initialize`` request, as the raw-transport tests send it."""
+MCP_PATH = "/mcp"
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+MCP_SESSION = "mcp-session-id"
+
+
+@contextmanager
+def served_mcp(root: Path, bound: str = "127.0.0.1", **options: Any) -> Iterator[str]:
+    """The app of ``prooftext mcp --http`` for a server bound to ``bound``, without a token, on a free
+    loopback port; yield its URL."""
+    from prooftext.server import http
+    from prooftext.server.context import ServerContext
+    from prooftext.server.dispatcher import Dispatcher
+    from prooftext.server.mcp_server import create_mcp_server
+
+    ctx = ServerContext.open(root, interface="mcp")
+    try:
+        app = http.BearerGuard(create_mcp_server(Dispatcher(ctx)).http_app(MCP_PATH, bound, **options), None)
+        with serving_app(app) as sock:
+            yield http.url_of(sock, MCP_PATH)
+    finally:
+        ctx.close()
+
+
+def mcp_session(client: Any, url: str) -> dict[str, str]:
+    """The headers of a request in a new, initialized MCP session at ``url``."""
+    opened = client.post(url, json=MCP_INITIALIZE, headers=MCP_HEADERS)
+    assert opened.status_code == 200
+    headers = {**MCP_HEADERS, MCP_SESSION: opened.headers[MCP_SESSION]}
+    client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
 
 
 @contextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +16,13 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp_types import CallToolResult
 
-from helpers import MCP_INITIALIZE, serving_app
+from helpers import MCP_HEADERS, MCP_INITIALIZE, MCP_PATH, MCP_SESSION, mcp_session, served_mcp
 from prooftext.select.query import MAX_TOKENS
-from prooftext.server import http
 from prooftext.server.context import ServerContext
 from prooftext.server.dispatcher import Dispatcher
 from prooftext.server.mcp_server import create_mcp_server
 
-PATH = "/mcp"
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-SESSION = "mcp-session-id"
+PATH, HEADERS, SESSION = MCP_PATH, MCP_HEADERS, MCP_SESSION
 PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
 
 
@@ -73,30 +69,10 @@ def test_a_lean_tools_input_schema_refuses_the_list_items_the_tool_refuses(mcp_c
     assert schemas["who_uses"]["properties"]["targets"]["items"] == {"type": "string"}
 
 
-@contextmanager
-def _served(root: Path, bound: str = "127.0.0.1") -> Iterator[str]:
-    """The app of ``prooftext mcp --http`` for a server bound to ``bound``, without a token."""
-    ctx = ServerContext.open(root, interface="mcp")
-    try:
-        app = http.BearerGuard(create_mcp_server(Dispatcher(ctx)).http_app(PATH, bound), None)
-        with serving_app(app) as sock:
-            yield http.url_of(sock, PATH)
-    finally:
-        ctx.close()
-
-
 @pytest.fixture
 def mcp_url(sample_repo: Path) -> Iterator[str]:
-    with _served(sample_repo) as url:
+    with served_mcp(sample_repo) as url:
         yield url
-
-
-def _session(client: httpx.Client, url: str) -> dict[str, str]:
-    opened = client.post(url, json=MCP_INITIALIZE, headers=HEADERS)
-    assert opened.status_code == 200
-    headers = {**HEADERS, SESSION: opened.headers[SESSION]}
-    client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
 
 
 def _answer(reply: httpx.Response) -> dict[str, Any]:
@@ -113,7 +89,7 @@ def _answer(reply: httpx.Response) -> dict[str, Any]:
 def test_a_json_content_type_is_read_whatever_its_letter_case(mcp_url: str, content_type: str) -> None:
     """Media types are case-insensitive (RFC 9110), and ``prooftext serve --http`` reads these."""
     with httpx.Client(timeout=30) as client:
-        headers = _session(client, mcp_url)
+        headers = mcp_session(client, mcp_url)
         reply = client.post(
             mcp_url, content=json.dumps(PING), headers={**headers, "Content-Type": content_type}
         )
@@ -126,7 +102,7 @@ def test_a_json_content_type_is_read_whatever_its_letter_case(mcp_url: str, cont
 )
 def test_every_content_type_other_than_json_is_refused_alike(mcp_url: str, content_type: str) -> None:
     with httpx.Client(timeout=30) as client:
-        headers = _session(client, mcp_url)
+        headers = mcp_session(client, mcp_url)
         reply = client.post(
             mcp_url, content=json.dumps(PING), headers={**headers, "Content-Type": content_type}
         )
@@ -146,7 +122,7 @@ def test_the_protocol_version_with_batches_which_initialize_does_not_agree_to_is
     mcp_url: str,
 ) -> None:
     with httpx.Client(timeout=30) as client:
-        headers = {**_session(client, mcp_url), "mcp-protocol-version": "2025-03-26"}
+        headers = {**mcp_session(client, mcp_url), "mcp-protocol-version": "2025-03-26"}
         posted = client.post(mcp_url, json=PING, headers=headers)
         deleted = client.delete(mcp_url, headers=headers)
         still = client.post(mcp_url, json=PING, headers={**headers, "mcp-protocol-version": "2025-06-18"})
@@ -225,7 +201,7 @@ def test_a_server_on_any_loopback_address_refuses_a_host_or_origin_elsewhere(
     """Bound to a loopback address without a token, a page rebinding its name to that address cannot call
     the server, whichever loopback address it is; the address itself is taken as a Host."""
     shown = f"[{bound}]" if ":" in bound else bound
-    with _served(sample_repo, bound) as url, httpx.Client(timeout=30) as client:
+    with served_mcp(sample_repo, bound) as url, httpx.Client(timeout=30) as client:
         rebound = client.post(url, json=MCP_INITIALIZE, headers={**HEADERS, "Host": "evil.example"})
         page = client.post(url, json=MCP_INITIALIZE, headers={**HEADERS, "Origin": "http://evil.example"})
         named = client.post(url, json=MCP_INITIALIZE, headers={**HEADERS, "Host": f"{shown}:8766"})
@@ -237,7 +213,7 @@ def test_a_server_on_any_loopback_address_refuses_a_host_or_origin_elsewhere(
 def test_tools_list_is_one_page_and_a_cursor_is_refused_as_invalid_params(mcp_url: str) -> None:
     listing = {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}
     with httpx.Client(timeout=30) as client:
-        headers = _session(client, mcp_url)
+        headers = mcp_session(client, mcp_url)
         whole = _answer(client.post(mcp_url, json=listing, headers=headers))
         paged = _answer(client.post(mcp_url, json={**listing, "params": {"cursor": "abc"}}, headers=headers))
         first = _answer(client.post(mcp_url, json={**listing, "params": {"cursor": None}}, headers=headers))

@@ -6,54 +6,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from helpers import MCP_INITIALIZE, serving_app
-from prooftext.server import http
-from prooftext.server.context import ServerContext
-from prooftext.server.dispatcher import Dispatcher
+from helpers import MCP_HEADERS, MCP_INITIALIZE, MCP_PATH, MCP_SESSION, mcp_session, served_mcp
 from prooftext.server.limits import DEFAULT_MAX_BODY_BYTES
-from prooftext.server.mcp_server import create_mcp_server
 
-PATH = "/mcp"
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-SESSION = "mcp-session-id"
+PATH, HEADERS, SESSION = MCP_PATH, MCP_HEADERS, MCP_SESSION
 SEARCH = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {}}}
 MODERN = "2026-07-28"
 
 
-@contextmanager
-def _served(root: Path, **options: Any) -> Iterator[str]:
-    """The MCP app of ``prooftext mcp --http`` on a free loopback port; yield its URL."""
-    ctx = ServerContext.open(root, interface="mcp")
-    try:
-        app = http.BearerGuard(
-            create_mcp_server(Dispatcher(ctx)).http_app(PATH, "127.0.0.1", **options), None
-        )
-        with serving_app(app) as sock:
-            yield http.url_of(sock, PATH)
-    finally:
-        ctx.close()
-
-
 @pytest.fixture
 def mcp_url(sample_repo: Path) -> Iterator[str]:
-    with _served(sample_repo) as url:
+    with served_mcp(sample_repo) as url:
         yield url
-
-
-def _open(client: httpx.Client, url: str) -> dict[str, str]:
-    """The headers of a request in a new session."""
-    opened = client.post(url, json=MCP_INITIALIZE, headers=HEADERS)
-    assert opened.status_code == 200
-    headers = {**HEADERS, SESSION: opened.headers[SESSION]}
-    client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
 
 
 def _refusal(reply: httpx.Response) -> tuple[int, dict[str, Any]]:
@@ -71,7 +41,7 @@ def _search(arguments: dict[str, Any]) -> dict[str, Any]:
 def test_every_session_level_refusal_carries_the_code_the_json_rpc_server_gives(mcp_url: str) -> None:
     too_large = json.dumps({"padding": "x" * DEFAULT_MAX_BODY_BYTES}).encode()
     with httpx.Client(timeout=30) as client:
-        session = _open(client, mcp_url)
+        session = mcp_session(client, mcp_url)
         replies = {
             "unknown session": client.post(mcp_url, json=SEARCH, headers={**HEADERS, SESSION: "nope"}),
             "no session": client.post(mcp_url, json=SEARCH, headers=HEADERS),
@@ -102,8 +72,8 @@ def test_every_session_level_refusal_carries_the_code_the_json_rpc_server_gives(
 
 
 def test_a_session_past_the_most_kept_open_is_refused_with_a_retry_hint(sample_repo: Path) -> None:
-    with _served(sample_repo, max_sessions=1) as url, httpx.Client(timeout=30) as client:
-        _open(client, url)
+    with served_mcp(sample_repo, max_sessions=1) as url, httpx.Client(timeout=30) as client:
+        mcp_session(client, url)
         refused = client.post(url, json=MCP_INITIALIZE, headers=HEADERS)
     assert _refusal(refused) == (
         503,
@@ -129,7 +99,7 @@ def test_the_sdks_own_errors_at_the_http_level_keep_their_code_and_gain_a_stable
 
 def test_arguments_that_fail_a_tools_input_schema_are_answered_naming_the_argument(mcp_url: str) -> None:
     with httpx.Client(timeout=30) as client:
-        session = _open(client, mcp_url)
+        session = mcp_session(client, mcp_url)
         wrong_type = client.post(mcp_url, json=_search({"query": "x", "limit": "many"}), headers=session)
         beyond = client.post(
             mcp_url, content=json.dumps(_search({"query": "x", "limit": 2**60})), headers=session
@@ -154,7 +124,7 @@ def test_a_protocol_version_header_the_server_does_not_speak_is_refused_naming_t
     mcp_url: str,
 ) -> None:
     with httpx.Client(timeout=30) as client:
-        session = _open(client, mcp_url)
+        session = mcp_session(client, mcp_url)
         reply = client.post(
             mcp_url, json=_search({"query": "x"}), headers={**session, "mcp-protocol-version": "1999-01-01"}
         )
