@@ -349,7 +349,7 @@ def test_a_javascript_function_exported_in_a_way_not_followed_has_its_file_s_imp
     _write(
         tmp_path,
         {
-            "lib/express.js": "module.exports = { create: createApplication };\n\nfunction createApplication() {\n  return 1;\n}\n",
+            "lib/express.js": "module.exports = { create: wrap(createApplication) };\n\nfunction createApplication() {\n  return 1;\n}\n",
             "index.js": "module.exports = require('./lib/express');\n",
         },
     )

@@ -15,11 +15,15 @@ import prooftext.graph.languages as L
 from prooftext.api.who_uses_go import GO_RECEIVER, OUTSIDE, GoLocals, GoPackages, GoType
 from prooftext.api.who_uses_js import (
     DEFAULT_EXPORT,
+    JS_DECLARES,
     JS_SCRIPTS,
     MAX_REEXPORT_FILES,
     PROPERTY_ASSIGNED,
     JsModules,
+    binding_lines,
     js_exports_of,
+    value_lines,
+    value_pattern,
 )
 from prooftext.api.who_uses_model import UNKNOWN, Found, Node, Sym, Target, node_list, nodes_by_id
 from prooftext.api.who_uses_python import (
@@ -579,9 +583,12 @@ class _WhoUses:
         order, _ = self.mro(owner_class.node_id)
         return FOUND_POSSIBLE if cls.node_id in order and member != target.node_id else None
 
-    def _classify_other(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str:
+    def _classify_other(
+        self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str
+    ) -> str | None:
         """Other languages: a receiver naming the enclosing class, or a bare name in the target's file, is
-        exact; anything else is possible."""
+        exact; in JavaScript, a bare name another file imports from elsewhere or defines itself names
+        something else; anything else is possible."""
         if ref.receiver in _SELF_NAMES:
             cls = self.enclosing_class(owner_id)
             if cls is not None and target.parent_id == cls.node_id:
@@ -596,7 +603,25 @@ class _WhoUses:
             and self.js_object_named(target, ref.receiver, path)
         ):
             return exact
+        if (
+            target.language in JS_SCRIPTS
+            and not ref.receiver
+            and path != target.path
+            and self.js_binds_other(ref.name, path)
+        ):
+            return None
         return FOUND_POSSIBLE
+
+    def js_binds_other(self, name: str, path: str) -> bool:
+        """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than the target
+        (not reached through its imports): an import or ``require`` of it, or a definition at its top level."""
+        if L.language_for(path) not in JS_SCRIPTS:
+            return False
+        top = self.file_id(path)
+        own = any(
+            d.parent_id == top and JS_DECLARES.match(d.signature) for d in self.defs(path).get(name, ())
+        )
+        return own or name in self.js.bindings(path)
 
     def js_object_named(self, target: Sym, receiver: str, path: str) -> bool:
         """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:
@@ -660,18 +685,97 @@ class _WhoUses:
                 found.extend(Found(n, FOUND_IMPORT, min(lines), "") for n in nodes_by_id(self.conn, [node]))
         return found
 
+    def js_region(self, target: Sym) -> tuple[int, int] | None:
+        """The lines where a bare name in the JavaScript definition's own file names it: its scope (the file,
+        or the function holding it), cut at the definitions of the same name beside it (tests redefining
+        ``customFetch`` case after case: a name is the nearest one before it); None when a bare name does not
+        bind it (a method, a function assigned to a property)."""
+        own = self.node(target)
+        if own is None or not JS_DECLARES.match(target.signature):
+            return None
+        parent = self.sym(target.parent_id) if target.parent_id else None
+        if parent is not None and parent.symbol_kind in _CLASS_KINDS:
+            return None
+        scope = self.node(parent) if parent is not None else None
+        first, last = (scope.start_line, scope.end_line) if scope else (1, len(self.lines(target.path)))
+        for node in self.spans(target.path):
+            other = self.sym(node.node_id) if node.name == target.name else None
+            if other is None or other.parent_id != target.parent_id or not JS_DECLARES.match(other.signature):
+                continue
+            if node.start_line < own.start_line:
+                first = max(first, own.start_line)
+            elif node.start_line > own.start_line:
+                last = min(last, node.start_line - 1)
+        return first, last
+
+    def js_in_region(self, target: Sym, ref: Reference, path: str, line: int) -> bool:
+        """False for a bare name in a JavaScript definition's own file outside the lines where it names that
+        definition (see :meth:`js_region`)."""
+        if target.language not in JS_SCRIPTS or ref.receiver or path != target.path:
+            return True
+        region = self.js_region(target)
+        return region is None or region[0] <= line <= region[1]
+
+    def js_value_uses(self, target: Sym) -> list[Found]:
+        """The code passing the JavaScript definition ``target`` on as a value (``app.use(logger)``, ``{
+        logger }``, ``exports.logger = logger``, ``[exports.helper]``), in its own scope and in the files whose
+        imports bind it: a ``reference``, at the first such line of each."""
+        if target.language not in JS_SCRIPTS:
+            return []
+        own = self.node(target)
+        exported = self.js_exported(target)
+        places: list[tuple[str, re.Pattern[str], int, int]] = []
+        region = self.js_region(target)
+        if region is not None:
+            places.append((target.path, value_pattern(target.name), *region))
+        for name in sorted(exported.get(target.path, set()) - {DEFAULT_EXPORT}):
+            places.append((target.path, value_pattern(name, exported=True), 1, len(self.lines(target.path))))
+        paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
+        for path in paths[:MAX_REEXPORT_FILES]:
+            for local in self.js.bindings(path):
+                if self.js.reaches(path, local, exported):
+                    places.append((path, value_pattern(local), 1, len(self.lines(path))))
+        found: dict[str, Found] = {}
+        for path, pattern, first, last in places:
+            lines = self.lines(path)
+            skip = binding_lines("\n".join(lines))
+            if own is not None and path == target.path:
+                skip |= set(range(own.start_line, own.end_line + 1))
+            for number in value_lines(lines, pattern, first, last, skip):
+                holder = self.holder(path, number)
+                if holder is not None and (
+                    holder.node_id not in found or number < found[holder.node_id].line
+                ):
+                    found[holder.node_id] = Found(holder, FOUND_REFERENCE, number, "")
+        return list(found.values())
+
+    def holder(self, path: str, line: int) -> Node | None:
+        """The innermost node of the file holding ``line`` (its own node for top-level code)."""
+        return min(
+            (n for n in self.spans(path) if n.start_line <= line <= n.end_line),
+            key=lambda n: n.end_line - n.start_line,
+            default=None,
+        )
+
     def js_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
         """The spelled uses of the other names files import ``target`` under (``import { a as b }``, a
-        default import, a name a file re-exports it as), in those files."""
+        default import, a name a file re-exports it as), in those files, and of the other names it is
+        exported under as members of a whole module (``express.create()`` through ``const express =
+        require(…)`` of a file exporting ``{ create: createApplication }``)."""
         if target.language not in JS_SCRIPTS:
             return []
         exported = self.js_exported(target)
         rows: list[tuple[str, str, int, str]] = []
         paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
         for path in paths[:MAX_REEXPORT_FILES]:
-            for local in self.js.bindings(path):
+            for local, (module, there) in self.js.bindings(path).items():
                 if local != target.name and self.js.reaches(path, local, exported):
                     rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
+                source = self.js.resolved(path, module) if there in ("*", DEFAULT_EXPORT) else None
+                for name in (
+                    sorted(exported.get(source, set()) - {target.name, DEFAULT_EXPORT}) if source else ()
+                ):
+                    rows.extend(r for r in self.spelled_uses(name, path) if r[1].split(" ")[2:] == [local])
         return rows
 
     def _classify_go(
@@ -867,7 +971,7 @@ class _WhoUses:
                 if ref is None:
                     continue
                 how = self.classify(target, ref, path, owner_id, line)
-                if how is None:
+                if how is None or not self.js_in_region(target, ref, path, line):
                     continue
                 if how == FOUND_IMPORT and ref.alias and (path, ref.alias) not in aliases:
                     aliases.add((path, ref.alias))
@@ -883,6 +987,7 @@ class _WhoUses:
             *self.fixture_users(target),
             *self.receiver_reads(target),
             *self.js_importing_files(target),
+            *self.js_value_uses(target),
         ]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:
@@ -924,6 +1029,8 @@ def _dependents_of(
         for f in who.dependents(target)
         if f.node.node_id != node.node_id
     ]
+    if target.language in JS_SCRIPTS and found and all(f[0].path == target.path for f in found):
+        return found + _file_importers_as_possible(who, target, named)  # exported in a way not followed
     if found or target.language == L.PYTHON:
         return found
     return _spelled_in_text(who, node, target, named) + _file_importers_as_possible(who, target, named)

@@ -29,7 +29,24 @@ _JS_REEXPORT_ALL = re.compile(
     re.MULTILINE,
 )
 """``module.exports = require('./lib/express')``: a CommonJS file exporting another's exports as its own."""
+_JS_EXPORTS_OBJECT = re.compile(r"\bmodule\.exports\s*=\s*(\{[^{}]*\})")
+"""``module.exports = { create: createApplication, helper }``: a CommonJS file exporting names of its own."""
 JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
+JS_DECLARES = re.compile(
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?"
+    r"(?:function\b|class\b|const\b|let\b|var\b|interface\b|type\b|enum\b|namespace\b)"
+)
+"""A definition that binds its name in its scope (``function f``, ``const f = () =>``, ``class C``), unlike a
+method or a function assigned to a property."""
+_JS_BINDING_STATEMENT = re.compile(
+    r"^[ \t]*(?:import\b[^;]*?\bfrom\s*['\"][^'\"]*['\"]|export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s*"
+    r"['\"][^'\"]*['\"])|\b(?:const|let|var)\s+(?:[\w$]+|\{[^}]*\})\s*=\s*require\([^)]*\)(?:\.[\w$]+)?",
+    re.MULTILINE,
+)
+"""An import, a re-export or a ``require`` binding: the names in it are bound there, not used."""
+_NOT_A_VALUE = re.compile(r"\s*(?:\(|=(?!=)|\?*:(?!:))")
+"""What follows a name that is no value passed on: a call (a recorded reference), an assignment to it, an
+object key or a type annotation's parameter (``{ name: 1 }``, ``name?: T``)."""
 DEFAULT_EXPORT = "default"
 MAX_REEXPORT_FILES = 200
 """Files re-exporting a JavaScript definition followed per target (barrels of barrels)."""
@@ -82,8 +99,9 @@ def _js_bindings(text: str) -> dict[str, _Binding]:
 
 def js_exports_of(text: str, name: str) -> set[str]:
     """The names a JavaScript file exports its top-level ``name`` under: its own (``export function name``,
-    ``export { name }``, ``exports.name =``), another (``export { name as other }``, ``exports.other =
-    name``) and ``default`` (``export default name``, ``module.exports = name``, ``name as default``)."""
+    ``export { name }``, ``exports.name =``, ``module.exports = { name }``), another (``export { name as
+    other }``, ``exports.other = name``, ``module.exports = { other: name }``) and ``default`` (``export
+    default name``, ``module.exports = name``, ``name as default``)."""
     word = re.escape(name)
     out: set[str] = set()
     declared = rf"\bexport\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\s*\*?|class|const|let|var|enum|namespace|interface|type)\s+{word}(?![\w$])"
@@ -97,6 +115,8 @@ def js_exports_of(text: str, name: str) -> set[str]:
     for listed in re.finditer(r"\bexport\s*\{([^}]*)\}(?!\s*from)", text):
         out.update(here for there, here in _js_specifiers(listed.group(1), "as") if there == name)
     out.update(re.findall(rf"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=\s*{word}\s*;?\s*$", text, re.M))
+    for literal in _JS_EXPORTS_OBJECT.finditer(text):
+        out.update(key for key, value in _js_specifiers(literal.group(1), ":") if value == name)
     return out
 
 
@@ -163,3 +183,66 @@ class JsModules:
             return None
         source = self.resolved(path, binding[0])
         return source is not None and binding[1] in exported.get(source, ())
+
+
+def value_pattern(name: str, exported: bool = False) -> re.Pattern[str]:
+    """A name read as a value: bare (``app.use(logger)``, ``{ logger }``), or with ``exported`` as the
+    property of its own module's exports (``exports.helper``)."""
+    head = r"(?<![\w$.])(?:module\.)?exports\." if exported else r"(?<![\w$.#])"
+    return re.compile(rf"{head}{re.escape(name)}(?![\w$])")
+
+
+def binding_lines(text: str) -> set[int]:
+    """The lines of a JavaScript file's import, re-export and ``require`` statements."""
+    lines: set[int] = set()
+    for found in _JS_BINDING_STATEMENT.finditer(text):
+        first = text.count("\n", 0, found.start()) + 1
+        lines.update(range(first, first + found.group(0).count("\n") + 1))
+    return lines
+
+
+def value_lines(
+    lines: list[str], pattern: re.Pattern[str], first: int, last: int, skip: set[int]
+) -> list[int]:
+    """The lines from ``first`` to ``last`` (outside ``skip``) where ``pattern`` names a value: not in a comment
+    line or a string, not called, assigned, or an object's key."""
+    found = []
+    for number in range(max(first, 1), min(last, len(lines)) + 1):
+        line = lines[number - 1]
+        if number in skip or line.lstrip().startswith(("//", "/*", "*")):
+            continue
+        for match in pattern.finditer(line):
+            before = re.sub(r"\\.", "", line[: match.start()])
+            quoted = any(before.count(q) % 2 for q in "'\"`")
+            key = _NOT_A_VALUE.match(line, match.end())
+            ternary = key is not None and ":" in key.group(0) and before.rstrip().endswith("?")
+            declared = re.search(r"\b(?:function\s*\*?|class)\s*$", before)
+            if quoted or declared or (key is not None and not ternary):
+                continue
+            if not _destructured(lines, number, match.end()):
+                found.append(number)
+                break
+    return found
+
+
+MAX_PATTERN_LINES = 40
+"""Lines read on from a name for the end of the braces around it (a destructuring pattern's ``} =``)."""
+
+
+def _destructured(lines: list[str], number: int, column: int) -> bool:
+    """Whether the name ending at ``column`` of line ``number`` is bound by a destructuring pattern
+    (``const { timeout, hooks } = options``), not a shorthand property passed on (``{ timeout }``)."""
+    depth = 0
+    text = lines[number - 1][column:]
+    for more in range(number, min(number + MAX_PATTERN_LINES, len(lines) + 1)):
+        for index, char in enumerate(text):
+            if char in "{[":
+                depth += 1
+            elif char in "}]" and depth:
+                depth -= 1
+            elif char in "}]":
+                return re.match(r"\s*(?::[^=;]*)?=(?![=>])", text[index + 1 :]) is not None
+            elif char in ";(":
+                return False
+        text = lines[more] if more < len(lines) else ""
+    return False

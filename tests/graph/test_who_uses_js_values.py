@@ -1,0 +1,212 @@
+"""Who-uses in JavaScript and TypeScript: a definition passed on as a value, exported through an object,
+and a bare name a file binds to something else."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import prooftext
+from prooftext.api.risk import risk_of_changing, who_uses
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _dependents(root: Path, target: str) -> dict[str, dict[str, Any]]:
+    with prooftext.open(root) as index:
+        index.refresh()
+        result = risk_of_changing(index, [target])
+    return {f"{d['path']}:{d['qualname']}": d for d in result["dependents"]}
+
+
+VALUES = {
+    "lib/middleware.js": """
+        function logger(req, res, next) {
+          next();
+        }
+
+        function helper() {
+          return 1;
+        }
+
+        exports.logger = logger;
+        exports.helper = helper;
+        exports.all = [exports.helper];
+        """,
+    "lib/app.js": """
+        const { logger } = require('./middleware');
+
+        function setup(app) {
+          app.use(logger);
+        }
+
+        function options() {
+          return { logger, other: 1 };
+        }
+
+        // logger is mentioned here only
+        function notAUse() {
+          return { logger: 2, name: 'logger' };
+        }
+        """,
+    "src/retry.ts": """
+        export function shouldRetry(error: Error): boolean {
+          return Boolean(error);
+        }
+        """,
+    "src/client.ts": """
+        import {
+          shouldRetry,
+        } from './retry.js';
+
+        export class Client {
+          hooks = [shouldRetry];
+
+          check(error: Error) {
+            return [error].filter(shouldRetry);
+          }
+        }
+        """,
+}
+
+
+def test_a_javascript_function_passed_on_as_a_value_is_a_reference_in_the_code_that_passes_it(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, VALUES)
+    found = _dependents(tmp_path, "logger")
+    assert (found["lib/app.js:setup"]["found_by"], found["lib/app.js:setup"]["line"]) == ("reference", 4)
+    assert found["lib/app.js:options"]["found_by"] == "reference"  # `{ logger }`: a shorthand property
+    assert "lib/app.js:notAUse" not in found  # a key, a string and a comment name no value
+    mine = found["lib/middleware.js:lib/middleware.js"]
+    assert (mine["found_by"], mine["line"]) == ("reference", 9)  # `exports.logger = logger`
+
+
+def test_a_typescript_function_passed_on_as_a_value_through_a_multi_line_import_is_a_reference(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, VALUES)
+    found = _dependents(tmp_path, "shouldRetry")
+    assert found["src/client.ts:Client.check"]["found_by"] == "reference"
+    assert found["src/client.ts:src/client.ts"]["found_by"] == "import"
+
+
+def test_a_bare_name_a_javascript_file_imports_from_elsewhere_or_defines_itself_is_no_use(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/delay.ts": "export default function delay(ms: number) {\n  return ms;\n}\n",
+            "test/a.ts": "import delay from 'delay';\n\nfunction wait() {\n  return delay(3);\n}\n",
+            "test/b.js": "function createApp() {\n  return delay(1);\n}\n\nfunction delay(n) {\n  return n;\n}\n",
+            "test/c.js": "function later(fn) {\n  return delay(fn);\n}\n",
+        },
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        [(node_id,)] = index.conn.execute(
+            "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = 'src/delay.ts'"
+            " AND n.name = 'delay'"
+        ).fetchall()
+        found = {f"{d['path']}:{d['qualname']}": d["found_by"] for d in who_uses(index, node_id)}
+    assert found == {"test/c.js:later": "possible"}  # `delay` is bound nowhere in test/c.js
+    # test/a.ts calls the `delay` package's, test/b.js its own
+
+
+def test_a_name_defined_again_case_after_case_in_one_file_is_the_nearest_definition_before_it(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "test/fetch.js": """
+                test('first', async () => {
+                  const customFetch = async () => 1;
+                  await ky({ fetch: customFetch });
+                  await customFetch();
+                });
+
+                test('second', async () => {
+                  const customFetch = async () => 2;
+                  await ky({ fetch: customFetch });
+                  await customFetch();
+                });
+                """,
+        },
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        ids = index.conn.execute(
+            "SELECT id FROM nodes WHERE name = 'customFetch' ORDER BY start_line"
+        ).fetchall()
+        lines = [[(d["found_by"], d["line"]) for d in who_uses(index, node_id)] for (node_id,) in ids]
+    assert lines == [[("call", 4)], [("reference", 9)]]  # the file's code, at each case's own use
+
+
+def test_a_javascript_function_exported_in_an_object_literal_is_called_through_a_require_of_its_file(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/express.js": """
+                module.exports = {
+                  create: createApplication,
+                  helper,
+                };
+
+                function createApplication() {
+                  return 1;
+                }
+
+                function helper() {
+                  return 2;
+                }
+                """,
+            "index.js": "module.exports = require('./lib/express');\n",
+            "app.js": "const express = require('.');\nconst { helper: help } = require('./lib/express');\n\nfunction start() {\n  return express.create() + help();\n}\n",
+        },
+    )
+    found = _dependents(tmp_path, "createApplication")
+    assert (found["index.js:index.js"]["found_by"], found["index.js:index.js"]["line"]) == ("import", 1)
+    assert found["app.js:start"]["found_by"] == "call"
+    assert _dependents(tmp_path, "helper")["app.js:start"]["found_by"] == "call"
+
+
+def test_a_name_destructured_from_an_object_or_spelled_in_a_template_string_is_no_use(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/timeout.ts": "export default function timeout(ms: number) {\n  return ms;\n}\n",
+            "src/ky.ts": """
+                import timeout from './timeout.js';
+
+                function options(input: Options) {
+                  const {
+                    hooks,
+                    timeout,
+                  } = input;
+                  return hooks;
+                }
+
+                function check(ms: number) {
+                  throw new RangeError(`The \\`timeout\\` option ${ms}`);
+                }
+
+                function passes() {
+                  return { timeout, other: 1 };
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "timeout")
+    assert found["src/ky.ts:passes"]["found_by"] == "reference"
+    assert "src/ky.ts:options" not in found
+    assert "src/ky.ts:check" not in found
