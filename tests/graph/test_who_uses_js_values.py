@@ -210,3 +210,142 @@ def test_a_name_destructured_from_an_object_or_spelled_in_a_template_string_is_n
     assert found["src/ky.ts:passes"]["found_by"] == "reference"
     assert "src/ky.ts:options" not in found
     assert "src/ky.ts:check" not in found
+
+
+def test_every_overload_of_a_typescript_function_keeps_the_uses_in_its_own_file(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/parse.ts": """
+                export const parsers = [parse];
+
+                export function parse(a: string): string;
+                export function parse(a: number): number;
+                export function parse(a: unknown): unknown {
+                  return a;
+                }
+                """,
+        },
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        ids = index.conn.execute("SELECT id FROM nodes WHERE name = 'parse' ORDER BY start_line").fetchall()
+        lines = [[d["line"] for d in who_uses(index, node_id)] for (node_id,) in ids]
+    assert lines == [[1], [1], [1]]
+
+
+PROTOTYPES = {
+    "lib/response.js": """
+        var res = Object.create(http.ServerResponse.prototype);
+
+        res.send = function send(body) {
+          return body;
+        };
+
+        res.json = function json(obj) {
+          return this.send(JSON.stringify(obj));
+        };
+        """,
+    "lib/view.js": """
+        function View(name) {
+          this.path = this.lookup(name);
+        }
+
+        View.prototype.lookup = function lookup(name) {
+          return this.resolve(name);
+        };
+
+        View.prototype.resolve = function resolve(name) {
+          return name;
+        };
+
+        function Other() {
+          this.lookup('x');
+        }
+        """,
+}
+
+
+def test_this_inside_a_function_assigned_to_an_object_s_property_is_that_object(tmp_path: Path) -> None:
+    _write(tmp_path, PROTOTYPES)
+    assert _dependents(tmp_path, "res.send")["lib/response.js:json"]["found_by"] == "call"
+    lookup = _dependents(tmp_path, "View.prototype.lookup")
+    assert lookup["lib/view.js:View"]["found_by"] == "call"  # the constructor of View.prototype
+    assert lookup["lib/view.js:Other"]["found_by"] == "possible"
+    assert _dependents(tmp_path, "View.prototype.resolve")["lib/view.js:View.lookup"]["found_by"] == "call"
+
+
+def test_a_class_method_passed_on_through_this_is_a_reference_in_its_class(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/ky.ts": """
+                export class Ky {
+                  setup() {
+                    return [1].map(this.retry);
+                  }
+
+                  retry(n: number) {
+                    return n;
+                  }
+                }
+
+                export class Other {
+                  setup() {
+                    return [1].map(this.retry);
+                  }
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "Ky.retry")
+    assert (found["src/ky.ts:Ky.setup"]["found_by"], found["src/ky.ts:Ky.setup"]["line"]) == ("reference", 3)
+    assert "src/ky.ts:Other.setup" not in found
+
+
+def test_a_bare_name_in_its_own_file_does_not_name_a_typescript_class_member(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/schemas.ts": """
+                export interface ZodType {
+                  array(): ZodArray;
+                  optional(): ZodOptional;
+                }
+
+                export function array(of: unknown) {
+                  return of;
+                }
+
+                export function build() {
+                  return array(1);
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "ZodType.array")
+    assert found["src/schemas.ts:build"]["found_by"] == "possible"  # only its name is in the text
+
+
+def test_a_typescript_keyword_spelled_like_a_function_is_no_use_of_it(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/schemas.ts": """
+                export function readonly<T>(inner: T) {
+                  return inner;
+                }
+
+                export function tuple(items: readonly string[], more: readonly [number]) {
+                  return items;
+                }
+
+                export function wrap(items: string[]) {
+                  return items.map(readonly as (x: string) => string);
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "readonly")
+    assert "src/schemas.ts:tuple" not in found
+    assert found["src/schemas.ts:wrap"]["found_by"] == "reference"

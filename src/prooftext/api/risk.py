@@ -21,6 +21,8 @@ from prooftext.api.who_uses_js import (
     PROPERTY_ASSIGNED,
     JsModules,
     binding_lines,
+    block_closes,
+    this_object,
     js_exports_of,
     value_lines,
     value_pattern,
@@ -593,6 +595,12 @@ class _WhoUses:
             cls = self.enclosing_class(owner_id)
             if cls is not None and target.parent_id == cls.node_id:
                 return exact
+            owner = self.sym(owner_id) if target.language in JS_SCRIPTS else None
+            held = this_object(target) if owner is not None else None
+            if held is not None and owner is not None and this_object(owner) == held:
+                return exact  # `this.send()` in `res.json = function`, `this.lookup()` in `function View`
+        if not ref.receiver and path == target.path and target.language in JS_SCRIPTS:
+            return exact if self.js_region(target) is not None else None  # not a method, nor `res.send = …`
         if not ref.receiver and path == target.path and not PROPERTY_ASSIGNED.search(target.signature):
             return exact  # not `res.send = function send()`: that name is bound inside the function only
         if target.language in JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
@@ -698,13 +706,14 @@ class _WhoUses:
             return None
         scope = self.node(parent) if parent is not None else None
         first, last = (scope.start_line, scope.end_line) if scope else (1, len(self.lines(target.path)))
+        lines = self.lines(target.path)
         for node in self.spans(target.path):
             other = self.sym(node.node_id) if node.name == target.name else None
             if other is None or other.parent_id != target.parent_id or not JS_DECLARES.match(other.signature):
                 continue
-            if node.start_line < own.start_line:
+            if node.end_line < own.start_line and block_closes(lines, node.end_line, own.start_line):
                 first = max(first, own.start_line)
-            elif node.start_line > own.start_line:
+            elif node.start_line > own.end_line and block_closes(lines, own.end_line, node.start_line):
                 last = min(last, node.start_line - 1)
         return first, last
 
@@ -728,6 +737,12 @@ class _WhoUses:
         region = self.js_region(target)
         if region is not None:
             places.append((target.path, value_pattern(target.name), *region))
+        cls = self.sym(target.parent_id) if target.parent_id else None
+        scope = self.node(cls) if cls is not None and cls.symbol_kind in _CLASS_KINDS else None
+        if scope is not None:  # `this.retry` passed on inside its class
+            places.append(
+                (target.path, value_pattern(target.name, receiver="this"), scope.start_line, scope.end_line)
+            )
         for name in sorted(exported.get(target.path, set()) - {DEFAULT_EXPORT}):
             places.append((target.path, value_pattern(name, exported=True), 1, len(self.lines(target.path))))
         paths = sorted({p for source in exported for p in self.js.importing_paths(source)})

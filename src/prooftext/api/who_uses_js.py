@@ -44,9 +44,13 @@ _JS_BINDING_STATEMENT = re.compile(
     re.MULTILINE,
 )
 """An import, a re-export or a ``require`` binding: the names in it are bound there, not used."""
-_NOT_A_VALUE = re.compile(r"\s*(?:\(|=(?!=)|\?*:(?!:))")
+_NOT_A_VALUE = re.compile(
+    r"\s*(?:\(|=(?!=)|\?*:(?!:))"
+    r"|\s+(?!(?:as|in|instanceof|satisfies|of|extends|implements)\b)[\w$\[]"
+)
 """What follows a name that is no value passed on: a call (a recorded reference), an assignment to it, an
-object key or a type annotation's parameter (``{ name: 1 }``, ``name?: T``)."""
+object key or a type annotation's parameter (``{ name: 1 }``, ``name?: T``), or a word (a keyword spelled
+like it: ``readonly string[]``), unless an operator (``logger as Handler``, ``x instanceof Type``)."""
 DEFAULT_EXPORT = "default"
 MAX_REEXPORT_FILES = 200
 """Files re-exporting a JavaScript definition followed per target (barrels of barrels)."""
@@ -185,10 +189,11 @@ class JsModules:
         return source is not None and binding[1] in exported.get(source, ())
 
 
-def value_pattern(name: str, exported: bool = False) -> re.Pattern[str]:
-    """A name read as a value: bare (``app.use(logger)``, ``{ logger }``), or with ``exported`` as the
-    property of its own module's exports (``exports.helper``)."""
+def value_pattern(name: str, exported: bool = False, receiver: str = "") -> re.Pattern[str]:
+    """A name read as a value: bare (``app.use(logger)``, ``{ logger }``), with ``exported`` as the property
+    of its own module's exports (``exports.helper``), or as a member of ``receiver`` (``this.retry``)."""
     head = r"(?<![\w$.])(?:module\.)?exports\." if exported else r"(?<![\w$.#])"
+    head = rf"(?<![\w$.]){re.escape(receiver)}\." if receiver else head
     return re.compile(rf"{head}{re.escape(name)}(?![\w$])")
 
 
@@ -215,7 +220,7 @@ def value_lines(
             before = re.sub(r"\\.", "", line[: match.start()])
             quoted = any(before.count(q) % 2 for q in "'\"`")
             key = _NOT_A_VALUE.match(line, match.end())
-            ternary = key is not None and ":" in key.group(0) and before.rstrip().endswith("?")
+            ternary = key is not None and key.group(0).endswith(":") and before.rstrip().endswith("?")
             declared = re.search(r"\b(?:function\s*\*?|class)\s*$", before)
             if quoted or declared or (key is not None and not ternary):
                 continue
@@ -246,3 +251,30 @@ def _destructured(lines: list[str], number: int, column: int) -> bool:
                 return False
         text = lines[more] if more < len(lines) else ""
     return False
+
+
+def block_closes(lines: list[str], after: int, before: int) -> bool:
+    """Whether a block closes between two lines (``});`` ending one test case before the next): definitions
+    on either side of it are in different scopes, unlike overloads declared one after another."""
+    depth = 0
+    for line in lines[after : before - 1]:
+        for char in line:
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            if depth < 0:
+                return True
+    return False
+
+
+_ASSIGNED_TO = re.compile(r"^\s*([\w$]+(?:\.[\w$]+)*)\.[\w$]+\s*=(?!=)")
+_CONSTRUCTOR_FUNCTION = re.compile(r"^\s*(?:export\s+)?function\s+([A-Z][\w$]*)\s*\(")
+
+
+def this_object(found: Sym) -> str | None:
+    """What ``this`` is inside a JavaScript function, as written: the object a function assigned to a property
+    is assigned to (``res`` for ``res.send = function``, ``View.prototype`` for ``View.prototype.lookup =
+    function``), or the prototype of a constructor function (``function View``); None otherwise."""
+    assigned = _ASSIGNED_TO.match(found.signature)
+    if assigned:
+        return assigned.group(1)
+    constructor = _CONSTRUCTOR_FUNCTION.match(found.signature)
+    return f"{constructor.group(1)}.prototype" if constructor else None
