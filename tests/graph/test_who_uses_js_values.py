@@ -349,3 +349,22 @@ def test_a_typescript_keyword_spelled_like_a_function_is_no_use_of_it(tmp_path: 
     found = _dependents(tmp_path, "readonly")
     assert "src/schemas.ts:tuple" not in found
     assert found["src/schemas.ts:wrap"]["found_by"] == "reference"
+
+
+def test_a_typescript_type_spelled_like_a_function_is_no_use_of_it(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/schemas.ts": """
+                export function string(params?: string | Params): ZodString {
+                  return make(params);
+                }
+
+                export function email(params: string | Params) {
+                  return params;
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "string")
+    assert found["src/schemas.ts:email"]["found_by"] == "possible"  # only its name is in the text

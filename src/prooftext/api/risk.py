@@ -22,8 +22,9 @@ from prooftext.api.who_uses_js import (
     JsModules,
     binding_lines,
     block_closes,
-    this_object,
     js_exports_of,
+    spelled_as_value,
+    this_object,
     value_lines,
     value_pattern,
 )
@@ -735,7 +736,7 @@ class _WhoUses:
         exported = self.js_exported(target)
         places: list[tuple[str, re.Pattern[str], int, int]] = []
         region = self.js_region(target)
-        if region is not None:
+        if region is not None and spelled_as_value(target.path, target.name):
             places.append((target.path, value_pattern(target.name), *region))
         cls = self.sym(target.parent_id) if target.parent_id else None
         scope = self.node(cls) if cls is not None and cls.symbol_kind in _CLASS_KINDS else None
@@ -748,7 +749,7 @@ class _WhoUses:
         paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
         for path in paths[:MAX_REEXPORT_FILES]:
             for local in self.js.bindings(path):
-                if self.js.reaches(path, local, exported):
+                if self.js.reaches(path, local, exported) and spelled_as_value(path, local):
                     places.append((path, value_pattern(local), 1, len(self.lines(path))))
         found: dict[str, Found] = {}
         for path, pattern, first, last in places:

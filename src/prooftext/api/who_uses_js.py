@@ -278,3 +278,16 @@ def this_object(found: Sym) -> str | None:
         return assigned.group(1)
     constructor = _CONSTRUCTOR_FUNCTION.match(found.signature)
     return f"{constructor.group(1)}.prototype" if constructor else None
+
+
+_TS_TYPE_WORDS = frozenset(
+    {"any", "bigint", "boolean", "never", "null", "number", "object", "string", "symbol", "undefined",
+     "unknown", "void"}
+)  # fmt: skip
+"""Words TypeScript spells in types: in a TypeScript file, a bare one is no value of a function so named."""
+
+
+def spelled_as_value(path: str, name: str) -> bool:
+    """Whether a bare ``name`` in the file at ``path`` can be read as a value where its text spells it (not
+    ``string`` in a TypeScript file, where it is mostly the type)."""
+    return name not in _TS_TYPE_WORDS or L.language_for(path) == L.JAVASCRIPT
