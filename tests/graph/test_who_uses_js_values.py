@@ -368,3 +368,22 @@ def test_a_typescript_type_spelled_like_a_function_is_no_use_of_it(tmp_path: Pat
     )
     found = _dependents(tmp_path, "string")
     assert found["src/schemas.ts:email"]["found_by"] == "possible"  # only its name is in the text
+
+
+NAMESPACES = {
+    "src/schemas.ts": "export function object(shape: unknown) {\n  return shape;\n}\n",
+    "src/external.ts": "export * from './schemas.js';\n",
+    "src/index.ts": "import * as z from './external.js';\nexport * from './external.js';\nexport { z, z as default };\n",
+    "src/mini.ts": "export * as m from './external.js';\n",
+    "test/a.test.ts": "import { z } from '../src/index.js';\n\nfunction build() {\n  return z.object({});\n}\n",
+    "test/b.test.ts": "import { m } from '../src/mini.js';\n\nfunction build() {\n  return m.object({});\n}\n",
+    "test/c.test.ts": "import { z } from 'zod';\n\nfunction build() {\n  return z.object({});\n}\n",
+}
+
+
+def test_a_call_through_a_namespace_another_file_exports_by_name_is_a_call(tmp_path: Path) -> None:
+    _write(tmp_path, NAMESPACES)
+    found = _dependents(tmp_path, "object")
+    assert found["test/a.test.ts:build"]["found_by"] == "call"  # `import * as z` + `export { z }`
+    assert found["test/b.test.ts:build"]["found_by"] == "call"  # `export * as m from`
+    assert found["test/c.test.ts:build"]["found_by"] == "possible"  # another package's z

@@ -668,9 +668,7 @@ class _WhoUses:
         exported = self.js_exported(target)
         if not ref.receiver:
             return self.js.reaches(path, ref.name, exported) is True
-        binding = self.js.bindings(path).get(ref.receiver)
-        whole = binding is not None and binding[1] in ("*", DEFAULT_EXPORT)  # `import * as ns`, `require(m)`
-        source = self.js.resolved(path, binding[0]) if binding is not None and whole else None
+        source = self.js.namespace(path, ref.receiver)  # `import * as ns`, `require(m)`, `import { z }`
         return source is not None and ref.name in exported.get(source, ())
 
     def js_importing_files(self, target: Sym) -> list[Found]:

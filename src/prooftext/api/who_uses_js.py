@@ -31,6 +31,12 @@ _JS_REEXPORT_ALL = re.compile(
 """``module.exports = require('./lib/express')``: a CommonJS file exporting another's exports as its own."""
 _JS_EXPORTS_OBJECT = re.compile(r"\bmodule\.exports\s*=\s*(\{[^{}]*\})")
 """``module.exports = { create: createApplication, helper }``: a CommonJS file exporting names of its own."""
+_JS_EXPORT_NAMESPACE = re.compile(
+    r"^[ \t]*export\s+(?:type\s+)?\*\s*as\s+([\w$]+)\s+from\s*['\"]([^'\"]+)['\"]", re.MULTILINE
+)
+"""``export * as z from './external'``: a file exporting another's namespace under a name."""
+MAX_NAMESPACE_HOPS = 4
+"""Files followed for a namespace exported by name (``export { z }`` of ``import * as z``, then re-exported)."""
 JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
 JS_DECLARES = re.compile(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?"
@@ -178,6 +184,35 @@ class JsModules:
             else:
                 out |= {here for there, here in _js_specifiers(found.group(1), "as") if there in names}
         return out
+
+    def namespace(self, path: str, local: str, hops: int = 0) -> str | None:
+        """The file whose whole module the name ``local`` is in the file at ``path``: ``import * as ns``, a
+        ``require`` of a module, ``import ns from`` (its default), or a name another file exports a namespace
+        under (``import { z } from`` a file with ``import * as z`` and ``export { z }``, or ``export * as z
+        from``)."""
+        binding = self.bindings(path).get(local)
+        source = self.resolved(path, binding[0]) if binding is not None else None
+        if binding is None or source is None:
+            return None
+        if binding[1] in ("*", DEFAULT_EXPORT):
+            return source
+        return self.exported_namespace(source, binding[1], hops + 1) if hops < MAX_NAMESPACE_HOPS else None
+
+    def exported_namespace(self, path: str, name: str, hops: int) -> str | None:
+        """The file whose namespace the file at ``path`` exports as ``name``, if it does."""
+        text = "\n".join(file_lines(self.conn, path))
+        for found in _JS_EXPORT_NAMESPACE.finditer(text):
+            if found.group(1) == name:
+                return self.resolved(path, found.group(2))
+        for found in _JS_REEXPORT.finditer(text):
+            there = [t for t, here in _js_specifiers(found.group(1), "as") if here == name]
+            source = self.resolved(path, found.group(2)) if there and found.group(1) != "*" else None
+            if source is not None and hops < MAX_NAMESPACE_HOPS:
+                return self.exported_namespace(source, there[0], hops + 1)
+        for local in self.bindings(path):
+            if name in js_exports_of(text, local):
+                return self.namespace(path, local, hops)
+        return None
 
     def reaches(self, path: str, local: str, exported: dict[str, set[str]]) -> bool | None:
         """Whether the name ``local`` in the file at ``path`` is the definition ``exported`` describes: True,
