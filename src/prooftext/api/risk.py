@@ -312,6 +312,7 @@ class _WhoUses:
         self._spans: dict[str, list[Node]] = {}
         self._lines: dict[str, list[str]] = {}
         self._locals: dict[str, frozenset[str]] = {}
+        self._binding_lines: dict[str, set[int]] = {}
 
     # --- store reads ----------------------------------------------------------------------------------
 
@@ -732,36 +733,40 @@ class _WhoUses:
             return []
         own = self.node(target)
         exported = self.js_exported(target)
-        places: list[tuple[str, re.Pattern[str], int, int]] = []
+        places: list[tuple[str, str, re.Pattern[str], tuple[int, int]]] = []
         region = self.js_region(target)
         if region is not None and spelled_as_value(target.path, target.name):
-            places.append((target.path, value_pattern(target.name), *region))
+            places.append((target.path, target.name, value_pattern(target.name), region))
         cls = self.sym(target.parent_id) if target.parent_id else None
         scope = self.node(cls) if cls is not None and cls.symbol_kind in _CLASS_KINDS else None
         if scope is not None:  # `this.retry` passed on inside its class
-            places.append(
-                (target.path, value_pattern(target.name, receiver="this"), scope.start_line, scope.end_line)
-            )
+            this = value_pattern(target.name, receiver="this")
+            places.append((target.path, target.name, this, (scope.start_line, scope.end_line)))
+        whole = (1, len(self.lines(target.path)))
         for name in sorted(exported.get(target.path, set()) - {DEFAULT_EXPORT}):
-            places.append((target.path, value_pattern(name, exported=True), 1, len(self.lines(target.path))))
+            places.append((target.path, name, value_pattern(name, exported=True), whole))
         paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
         for path in paths[:MAX_REEXPORT_FILES]:
             for local in self.js.bindings(path):
                 if self.js.reaches(path, local, exported) and spelled_as_value(path, local):
-                    places.append((path, value_pattern(local), 1, len(self.lines(path))))
+                    places.append((path, local, value_pattern(local), (1, len(self.lines(path)))))
         found: dict[str, Found] = {}
-        for path, pattern, first, last in places:
-            lines = self.lines(path)
-            skip = binding_lines("\n".join(lines))
-            if own is not None and path == target.path:
-                skip |= set(range(own.start_line, own.end_line + 1))
-            for number in value_lines(lines, pattern, first, last, skip):
+        span = range(own.start_line, own.end_line + 1) if own is not None else range(0)
+        for path, name, pattern, lines in places:
+            skip = self.js_binding_lines(path)
+            for number in value_lines(self.lines(path), name, pattern, lines, skip):
                 holder = self.holder(path, number)
-                if holder is not None and (
-                    holder.node_id not in found or number < found[holder.node_id].line
-                ):
+                if holder is None or (path == target.path and number in span):
+                    continue
+                if holder.node_id not in found or number < found[holder.node_id].line:
                     found[holder.node_id] = Found(holder, FOUND_REFERENCE, number, "")
         return list(found.values())
+
+    def js_binding_lines(self, path: str) -> set[int]:
+        """The lines of a JavaScript file's import, re-export and ``require`` statements."""
+        if path not in self._binding_lines:
+            self._binding_lines[path] = binding_lines("\n".join(self.lines(path)))
+        return self._binding_lines[path]
 
     def holder(self, path: str, line: int) -> Node | None:
         """The innermost node of the file holding ``line`` (its own node for top-level code)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Collection
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_model import Sym, nodes_by_id
@@ -242,14 +243,15 @@ def binding_lines(text: str) -> set[int]:
 
 
 def value_lines(
-    lines: list[str], pattern: re.Pattern[str], first: int, last: int, skip: set[int]
+    lines: list[str], name: str, pattern: re.Pattern[str], span: tuple[int, int], skip: Collection[int]
 ) -> list[int]:
-    """The lines from ``first`` to ``last`` (outside ``skip``) where ``pattern`` names a value: not in a comment
-    line or a string, not called, assigned, or an object's key."""
+    """The lines of ``span`` (outside ``skip``) where ``pattern``, spelling ``name``, names a value: not in a
+    comment line or a string, not called, assigned, or an object's key."""
     found = []
+    first, last = span
     for number in range(max(first, 1), min(last, len(lines)) + 1):
         line = lines[number - 1]
-        if number in skip or line.lstrip().startswith(("//", "/*", "*")):
+        if name not in line or number in skip or line.lstrip().startswith(("//", "/*", "*")):
             continue
         for match in pattern.finditer(line):
             before = re.sub(r"\\.", "", line[: match.start()])
