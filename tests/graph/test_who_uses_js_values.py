@@ -104,7 +104,10 @@ def test_a_bare_name_a_javascript_file_imports_from_elsewhere_or_defines_itself_
         tmp_path,
         {
             "src/delay.ts": "export default function delay(ms: number) {\n  return ms;\n}\n",
-            "test/a.ts": "import delay from 'delay';\n\nfunction wait() {\n  return delay(3);\n}\n",
+            "test/a.ts": "import { setTimeout as delay } from 'node:timers/promises';\n\nfunction wait() {\n  return delay(3);\n}\n",
+            "test/d.ts": "import delay from './helpers.js';\n\nfunction pause() {\n  return delay(4);\n}\n",
+            "test/helpers.ts": "export default function sleep(ms: number) {\n  return ms;\n}\n",
+            "test/e.ts": "import delay from 'delay';\n\nfunction nap() {\n  return delay(5);\n}\n",
             "test/b.js": "function createApp() {\n  return delay(1);\n}\n\nfunction delay(n) {\n  return n;\n}\n",
             "test/c.js": "function later(fn) {\n  return delay(fn);\n}\n",
         },
@@ -116,8 +119,9 @@ def test_a_bare_name_a_javascript_file_imports_from_elsewhere_or_defines_itself_
             " AND n.name = 'delay'"
         ).fetchall()
         found = {f"{d['path']}:{d['qualname']}": d["found_by"] for d in who_uses(index, node_id)}
-    assert found == {"test/c.js:later": "possible"}  # `delay` is bound nowhere in test/c.js
-    # test/a.ts calls the `delay` package's, test/b.js its own
+    # test/a.ts calls Node's, test/d.ts its helper's, test/b.js its own; test/c.js binds `delay` nowhere, and
+    # test/e.ts imports a package this repository might be
+    assert found == {"test/c.js:later": "possible", "test/e.ts:nap": "possible"}
 
 
 def test_a_name_defined_again_case_after_case_in_one_file_is_the_nearest_definition_before_it(

@@ -624,14 +624,17 @@ class _WhoUses:
 
     def js_binds_other(self, name: str, path: str) -> bool:
         """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than the target
-        (not reached through its imports): an import or ``require`` of it, or a definition at its top level."""
+        (not reached through its imports): an import of another indexed file or of Node's (``node:…``), or a
+        definition at its top level (a package's name may be this repository's own: not known here)."""
         if L.language_for(path) not in JS_SCRIPTS:
             return False
         top = self.file_id(path)
-        own = any(
-            d.parent_id == top and JS_DECLARES.match(d.signature) for d in self.defs(path).get(name, ())
+        if any(d.parent_id == top and JS_DECLARES.match(d.signature) for d in self.defs(path).get(name, ())):
+            return True
+        binding = self.js.bindings(path).get(name)
+        return binding is not None and (
+            binding[0].startswith("node:") or self.js.resolved(path, binding[0]) is not None
         )
-        return own or name in self.js.bindings(path)
 
     def js_object_named(self, target: Sym, receiver: str, path: str) -> bool:
         """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:
