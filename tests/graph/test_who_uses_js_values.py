@@ -391,3 +391,56 @@ def test_a_call_through_a_namespace_another_file_exports_by_name_is_a_call(tmp_p
     assert found["test/a.test.ts:build"]["found_by"] == "call"  # `import * as z` + `export { z }`
     assert found["test/b.test.ts:build"]["found_by"] == "call"  # `export * as m from`
     assert found["test/c.test.ts:build"]["found_by"] == "possible"  # another package's z
+
+
+def test_a_private_member_is_used_only_inside_its_own_class_through_any_receiver(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/ky.ts": """
+                export class Ky {
+                  static create(input: string) {
+                    const ky = new Ky(input);
+                    return ky.#retry(1);
+                  }
+
+                  #retry(n: number) {
+                    return n;
+                  }
+                }
+
+                export class Other {
+                  run(other: Other) {
+                    return other.#retry(2);
+                  }
+
+                  #retry(n: number) {
+                    return n;
+                  }
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "Ky.#retry")
+    assert found["src/ky.ts:Ky.create"]["found_by"] == "call"
+    assert "src/ky.ts:Other.run" not in found
+
+
+def test_a_bare_name_a_javascript_file_defines_itself_anywhere_is_no_use_of_another_file_s(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "test/config.js": "describe('x', function () {\n  function fn() { return 1 }\n  app.set(fn);\n});\n",
+            "test/other.js": "function setup() {\n  var fn = function () { return 2 };\n  return fn();\n}\n",
+        },
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        [(node_id,)] = index.conn.execute(
+            "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = 'test/config.js'"
+            " AND n.name = 'fn'"
+        ).fetchall()
+        found = {f"{d['path']}:{d['qualname']}": d["found_by"] for d in who_uses(index, node_id)}
+    assert found == {"test/config.js:test/config.js": "reference"}

@@ -601,6 +601,9 @@ class _WhoUses:
             held = this_object(target) if owner is not None else None
             if held is not None and owner is not None and this_object(owner) == held:
                 return exact  # `this.send()` in `res.json = function`, `this.lookup()` in `function View`
+        if target.name.startswith("#") and target.language in JS_SCRIPTS:
+            cls = self.enclosing_class(owner_id) if path == target.path else None
+            return exact if cls is not None and cls.node_id == target.parent_id else None  # `ky.#retry()`
         if not ref.receiver and path == target.path and target.language in JS_SCRIPTS:
             return exact if self.js_region(target) is not None else None  # not a method, nor `res.send = …`
         if not ref.receiver and path == target.path and not PROPERTY_ASSIGNED.search(target.signature):
@@ -625,12 +628,13 @@ class _WhoUses:
     def js_binds_other(self, name: str, path: str) -> bool:
         """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than the target
         (not reached through its imports): an import of another indexed file or of Node's (``node:…``), or a
-        definition at its top level (a package's name may be this repository's own: not known here)."""
+        definition of its own (a package's name may be this repository's own: not known here)."""
         if L.language_for(path) not in JS_SCRIPTS:
             return False
-        top = self.file_id(path)
-        if any(d.parent_id == top and JS_DECLARES.match(d.signature) for d in self.defs(path).get(name, ())):
-            return True
+        for node in self.spans(path):
+            found = self.sym(node.node_id) if node.name == name else None
+            if found is not None and JS_DECLARES.match(found.signature):
+                return True
         binding = self.js.bindings(path).get(name)
         return binding is not None and (
             binding[0].startswith("node:") or self.js.resolved(path, binding[0]) is not None
