@@ -444,3 +444,30 @@ def test_a_bare_name_a_javascript_file_defines_itself_anywhere_is_no_use_of_anot
         ).fetchall()
         found = {f"{d['path']}:{d['qualname']}": d["found_by"] for d in who_uses(index, node_id)}
     assert found == {"test/config.js:test/config.js": "reference"}
+
+
+def test_a_function_assigned_to_a_property_of_module_exports_is_called_through_a_require(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/util.js": "module.exports.pick = function pick(a) {\n  return a;\n};\n",
+            "lib/app.js": "const { pick } = require('./util');\nconst util = require('./util');\n\nfunction run() {\n  return pick(1);\n}\n\nfunction again() {\n  return util.pick(2);\n}\n",
+        },
+    )
+    found = _dependents(tmp_path, "pick")
+    assert (found["lib/app.js:run"]["found_by"], found["lib/app.js:again"]["found_by"]) == ("call", "call")
+
+
+def test_a_name_imported_from_the_definition_s_file_under_an_export_not_followed_stays_possible(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/util.js": "function pick(a) {\n  return a;\n}\n\nObject.assign(module.exports, { pick });\n",
+            "lib/app.js": "const { pick } = require('./util');\n\nfunction run() {\n  return pick(1);\n}\n",
+        },
+    )
+    assert _dependents(tmp_path, "pick")["lib/app.js:run"]["found_by"] == "possible"

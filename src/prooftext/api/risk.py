@@ -620,15 +620,16 @@ class _WhoUses:
             target.language in JS_SCRIPTS
             and not ref.receiver
             and path != target.path
-            and self.js_binds_other(ref.name, path)
+            and self.js_binds_other(target, ref.name, path)
         ):
             return None
         return FOUND_POSSIBLE
 
-    def js_binds_other(self, name: str, path: str) -> bool:
-        """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than the target
-        (not reached through its imports): an import of another indexed file or of Node's (``node:…``), or a
-        definition of its own (a package's name may be this repository's own: not known here)."""
+    def js_binds_other(self, target: Sym, name: str, path: str) -> bool:
+        """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than ``target``
+        (not reached through its imports): an import of an indexed file other than the target's and those
+        importing it, or of Node's (``node:…``), or a definition of its own (a package's name may be this
+        repository's own: not known here)."""
         if L.language_for(path) not in JS_SCRIPTS:
             return False
         for node in self.spans(path):
@@ -636,9 +637,10 @@ class _WhoUses:
             if found is not None and JS_DECLARES.match(found.signature):
                 return True
         binding = self.js.bindings(path).get(name)
-        return binding is not None and (
-            binding[0].startswith("node:") or self.js.resolved(path, binding[0]) is not None
-        )
+        source = self.js.resolved(path, binding[0]) if binding is not None else None
+        if source is not None:  # unless it is the target's file, or one importing it (an export not followed)
+            return source != target.path and source not in self.js.importing_paths(target.path)
+        return binding is not None and binding[0].startswith("node:")
 
     def js_object_named(self, target: Sym, receiver: str, path: str) -> bool:
         """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:

@@ -116,7 +116,7 @@ def js_exports_of(text: str, name: str) -> set[str]:
     word = re.escape(name)
     out: set[str] = set()
     declared = rf"\bexport\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\s*\*?|class|const|let|var|enum|namespace|interface|type)\s+{word}(?![\w$])"
-    if re.search(declared, text) or re.search(rf"(?<![\w$.])exports\.{word}\s*=(?!=)", text):
+    if re.search(declared, text) or re.search(rf"(?<![\w$.])(?:module\.)?exports\.{word}\s*=(?!=)", text):
         out.add(name)
     default = rf"\bexport\s+default\s+(?:async\s+)?(?:(?:function\s*\*?|class)\s+)?{word}(?![\w$])"
     if re.search(default, text) or re.search(
