@@ -471,3 +471,45 @@ def test_a_name_imported_from_the_definition_s_file_under_an_export_not_followed
         },
     )
     assert _dependents(tmp_path, "pick")["lib/app.js:run"]["found_by"] == "possible"
+
+
+def test_a_method_called_through_this_in_a_subclass_is_the_inherited_method(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/base.ts": "export class Base {\n  retry() {\n    return 1;\n  }\n}\n",
+            "src/http.ts": """
+                import { Base as Root } from './base.js';
+
+                export class HttpError extends Root {
+                  run() {
+                    return this.retry();
+                  }
+                }
+
+                export class Own extends Root {
+                  retry() {
+                    return 2;
+                  }
+
+                  run() {
+                    return this.retry();
+                  }
+                }
+                """,
+        },
+    )
+    found = _dependents(tmp_path, "Base.retry")
+    assert found["src/http.ts:HttpError.run"]["found_by"] == "call"
+    assert "src/http.ts:Own.run" not in found  # its own override
+
+
+def test_an_imported_name_spelling_as_inside_it_is_bound_under_its_own_name(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/parse.ts": "export function hasKey(a: string) {\n  return a;\n}\n",
+            "src/use.ts": "import { hasKey } from './parse.js';\n\nexport function run() {\n  return hasKey('x');\n}\n",
+        },
+    )
+    assert _dependents(tmp_path, "hasKey")["src/use.ts:run"]["found_by"] == "call"

@@ -279,6 +279,8 @@ FOUND_MENTION = "mention"
 type, a base class), an import of the target, a reference whose receiver cannot be tied to a definition
 (``x.push()`` with ``x`` of unknown type: reported, never dropped), and, for documentation, a mention."""
 
+_JS_EXTENDS = re.compile(r"\bextends\s+([\w$]+)\s*(?:<|\{|\bimplements\b|$)")
+"""The base a JavaScript or TypeScript class extends, when it is a plain name (``class A extends B``)."""
 MAX_IMPORT_HOPS = 4
 """Re-exports followed (``flask.url_for`` → ``flask/__init__.py`` → ``helpers.url_for``)."""
 _SELF_NAMES = frozenset({"self", "cls", "this"})
@@ -597,6 +599,10 @@ class _WhoUses:
             cls = self.enclosing_class(owner_id)
             if cls is not None and target.parent_id == cls.node_id:
                 return exact
+            if cls is not None and target.language in JS_SCRIPTS and cls.language in JS_SCRIPTS:
+                how = self.js_through_this(target, cls, ref.name, exact)
+                if how != FOUND_POSSIBLE:
+                    return how
             owner = self.sym(owner_id) if target.language in JS_SCRIPTS else None
             held = this_object(target) if owner is not None else None
             if held is not None and owner is not None and this_object(owner) == held:
@@ -624,6 +630,56 @@ class _WhoUses:
         ):
             return None
         return FOUND_POSSIBLE
+
+    def js_through_this(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
+        """How ``this.name`` inside the JavaScript class ``cls`` depends on ``target``: exact when the member
+        it finds (its own, else the nearest base's) is the target, possible when a base cannot be found here
+        or when the target overrides it in a subclass (dispatch), else None."""
+        bases = self.js_bases(cls)
+        for current in [cls, *(bases or [])]:
+            found = self.children(current.node_id).get(name)
+            if found:
+                if target.node_id in found:
+                    return exact
+                owner = self.sym(target.parent_id) if target.parent_id else None
+                below = self.js_bases(owner) if owner is not None else None
+                return FOUND_POSSIBLE if below is None or cls.node_id in {b.node_id for b in below} else None
+        return FOUND_POSSIBLE
+
+    def js_bases(self, cls: Sym) -> list[Sym] | None:
+        """The repository classes a JavaScript class extends, nearest first (``class A extends B``, ``B`` in
+        its file or imported from the file defining it); None when one of them is not found here."""
+        order: list[Sym] = []
+        current = cls
+        for _ in range(MAX_IMPORT_HOPS):
+            extends = _JS_EXTENDS.search(current.signature)
+            if extends is None:
+                return order
+            base = self.js_class(current.path, extends.group(1))
+            if base is None or base in order or base == cls:
+                return None
+            order.append(base)
+            current = base
+        return None
+
+    def js_class(self, path: str, name: str) -> Sym | None:
+        """The class ``name`` names in the JavaScript file at ``path``: its own, or one it imports."""
+        top = self.file_id(path)
+        local = [
+            d for d in self.defs(path).get(name, ()) if d.symbol_kind in _CLASS_KINDS and d.parent_id == top
+        ]
+        if local:
+            return local[0]
+        binding = self.js.bindings(path).get(name)
+        source = self.js.resolved(path, binding[0]) if binding is not None else None
+        if binding is None or source is None:
+            return None
+        text = "\n".join(self.lines(source))
+        top = self.file_id(source)
+        classes = [d for found in self.defs(source).values() for d in found if d.symbol_kind in _CLASS_KINDS]
+        return next(
+            (d for d in classes if d.parent_id == top and binding[1] in js_exports_of(text, d.name)), None
+        )
 
     def js_binds_other(self, target: Sym, name: str, path: str) -> bool:
         """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than ``target``

@@ -68,8 +68,9 @@ _Binding = tuple[str, str]
 def _js_specifiers(text: str, separator: str) -> list[tuple[str, str]]:
     """``(name there, name here)`` of ``{ a as b, c }`` (``separator`` ``as``) or ``{ a: b, c }`` (``:``)."""
     out = []
+    around = r"\s+as\s+" if separator == "as" else rf"\s*{re.escape(separator)}\s*"
     for item in text.strip().strip("{}").split(","):
-        words = item.replace(separator, f" {separator} ").split()
+        words = re.sub(around, f" {separator} ", item.strip()).split()
         words = [w for w in words if w != "type"] if len(words) not in (1, 3) else words
         if len(words) == 1:
             out.append((words[0], words[0]))
