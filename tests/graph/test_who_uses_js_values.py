@@ -513,3 +513,16 @@ def test_an_imported_name_spelling_as_inside_it_is_bound_under_its_own_name(tmp_
         },
     )
     assert _dependents(tmp_path, "hasKey")["src/use.ts:run"]["found_by"] == "call"
+
+
+def test_a_javascript_helper_used_only_in_its_own_file_and_never_exported_has_no_importers_as_dependents(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "lib/util.js": "function helper() {\n  return 1;\n}\n\nexports.run = function run() {\n  return helper();\n};\n",
+            "lib/app.js": "const { run } = require('./util');\n\nfunction go() {\n  return run();\n}\n",
+        },
+    )
+    assert set(_dependents(tmp_path, "helper")) == {"lib/util.js:run"}

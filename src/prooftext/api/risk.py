@@ -827,6 +827,15 @@ class _WhoUses:
                     found[holder.node_id] = Found(holder, FOUND_REFERENCE, number, "")
         return list(found.values())
 
+    def js_exported_unseen(self, target: Sym) -> bool:
+        """Whether the JavaScript definition ``target`` may be exported in a way not followed: no export of it
+        is read, yet a line of its file spelling its name also spells ``export`` (``module.exports = { create:
+        wrap(createApplication) }``, ``Object.assign(module.exports, { pick })``)."""
+        if self.js_exported(target):
+            return False
+        word = value_pattern(target.name)
+        return any("export" in line and word.search(line) for line in self.lines(target.path))
+
     def js_binding_lines(self, path: str) -> set[int]:
         """The lines of a JavaScript file's import, re-export and ``require`` statements."""
         if path not in self._binding_lines:
@@ -1113,8 +1122,9 @@ def _dependents_of(
         for f in who.dependents(target)
         if f.node.node_id != node.node_id
     ]
-    if target.language in JS_SCRIPTS and found and all(f[0].path == target.path for f in found):
-        return found + _file_importers_as_possible(who, target, named)  # exported in a way not followed
+    own_file_only = found and all(f[0].path == target.path for f in found)
+    if target.language in JS_SCRIPTS and own_file_only and who.js_exported_unseen(target):
+        return found + _file_importers_as_possible(who, target, named)
     if found or target.language == L.PYTHON:
         return found
     return _spelled_in_text(who, node, target, named) + _file_importers_as_possible(who, target, named)
