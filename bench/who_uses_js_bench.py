@@ -9,6 +9,13 @@ declarations of it (an overload signature, the definition) excluded; an import s
 node). Recall is the share of the oracle's callers who-uses reports; the false-positive rate is the share of
 reported callers the oracle does not find, for the resolved dependents and with the possible ones added.
 
+Methods of object literals (``{ parseJson(text) {} }``, mostly options passed in a call) are left out of the
+sample: the oracle's references to one are those of the option's declared property. The oracle does not see
+everything: a CommonJS export it cannot follow (``exports = module.exports = createApplication``, ``var f =
+require('./utils').f``, ``res.send = function``) leaves real callers out of it (counted as false positives
+here: read them with ``--verbose``), ``export *`` re-exports name nothing it reports, and a definition it finds
+no declaration for (``app.request.foobar = function``) is skipped.
+
 Usage: python bench/who_uses_js_bench.py [--tree NAME=DIR ...] [--n 50] [--seed 27] [--verbose]
 The default trees are express (JavaScript, CommonJS), zod (TypeScript) and ky (TypeScript, ESM), archived
 from their mirrors. Needs ``node`` and the ``typescript`` package (5.x, the JavaScript API) in
