@@ -526,3 +526,46 @@ def test_a_javascript_helper_used_only_in_its_own_file_and_never_exported_has_no
         },
     )
     assert set(_dependents(tmp_path, "helper")) == {"lib/util.js:run"}
+
+
+def test_a_function_passed_on_as_a_member_of_a_required_module_is_a_reference(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "routes/user.js": "exports.list = function (req, res) {\n  res.send(1);\n};\n",
+            "support/tmpl.js": "module.exports = function renderFile(name, options, callback) {\n  callback(null, name);\n};\n",
+            "index.js": "var user = require('./routes/user');\nvar tmpl = require('./support/tmpl');\n\napp.get('/users', user.list);\napp.engine('tmpl', tmpl);\n",
+        },
+    )
+    assert _dependents(tmp_path, "list")["index.js:index.js"]["found_by"] == "reference"
+    assert _dependents(tmp_path, "renderFile")["index.js:index.js"]["found_by"] == "reference"
+
+
+def test_a_function_declaration_used_before_it_in_its_block_is_that_definition(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "test/json.js": """
+                it('first', function () {
+                  var app = createApp({ type: accept });
+
+                  function accept(req) {
+                    return 1;
+                  }
+                });
+
+                it('second', function () {
+                  var app = createApp({ type: accept });
+
+                  function accept(req) {
+                    return 2;
+                  }
+                });
+                """,
+        },
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        ids = index.conn.execute("SELECT id FROM nodes WHERE name = 'accept' ORDER BY start_line").fetchall()
+        lines = [[d["line"] for d in who_uses(index, node_id)] for (node_id,) in ids]
+    assert lines == [[2], [10]]

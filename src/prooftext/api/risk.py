@@ -16,6 +16,7 @@ from prooftext.api.who_uses_go import GO_RECEIVER, OUTSIDE, GoLocals, GoPackages
 from prooftext.api.who_uses_js import (
     DEFAULT_EXPORT,
     JS_DECLARES,
+    JS_HOISTED,
     JS_SCRIPTS,
     MAX_REEXPORT_FILES,
     PROPERTY_ASSIGNED,
@@ -776,10 +777,16 @@ class _WhoUses:
             other = self.sym(node.node_id) if node.name == target.name else None
             if other is None or other.parent_id != target.parent_id or not JS_DECLARES.match(other.signature):
                 continue
-            if node.end_line < own.start_line and block_closes(lines, node.end_line, own.start_line):
-                first = max(first, own.start_line)
-            elif node.start_line > own.end_line and block_closes(lines, own.end_line, node.start_line):
-                last = min(last, node.start_line - 1)
+            closes = (
+                block_closes(lines, node.end_line, own.start_line) if node.end_line < own.start_line else None
+            )
+            if closes is not None:  # a function declaration is bound in its whole block, before it too
+                first = max(first, closes + 1 if JS_HOISTED.match(target.signature) else own.start_line)
+            closes = (
+                block_closes(lines, own.end_line, node.start_line) if node.start_line > own.end_line else None
+            )
+            if closes is not None:
+                last = min(last, closes if JS_HOISTED.match(other.signature) else node.start_line - 1)
         return first, last
 
     def js_in_region(self, target: Sym, ref: Reference, path: str, line: int) -> bool:
@@ -812,9 +819,13 @@ class _WhoUses:
             places.append((target.path, name, value_pattern(name, exported=True), whole))
         paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
         for path in paths[:MAX_REEXPORT_FILES]:
+            whole = (1, len(self.lines(path)))
             for local in self.js.bindings(path):
                 if self.js.reaches(path, local, exported) and spelled_as_value(path, local):
-                    places.append((path, local, value_pattern(local), (1, len(self.lines(path)))))
+                    places.append((path, local, value_pattern(local), whole))
+                module = self.js.namespace(path, local)  # `app.get('/users', user.list)`
+                for name in sorted(exported.get(module, set()) - {DEFAULT_EXPORT}) if module else ():
+                    places.append((path, name, value_pattern(name, receiver=local), whole))
         found: dict[str, Found] = {}
         span = range(own.start_line, own.end_line + 1) if own is not None else range(0)
         for path, name, pattern, lines in places:

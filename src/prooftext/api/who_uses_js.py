@@ -39,6 +39,8 @@ _JS_EXPORT_NAMESPACE = re.compile(
 MAX_NAMESPACE_HOPS = 4
 """Files followed for a namespace exported by name (``export { z }`` of ``import * as z``, then re-exported)."""
 JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
+JS_HOISTED = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b")
+"""A function declaration: its name is bound in its whole block, before it too."""
 JS_DECLARES = re.compile(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?"
     r"(?:function\b|class\b|const\b|let\b|var\b|interface\b|type\b|enum\b|namespace\b)"
@@ -120,9 +122,10 @@ def js_exports_of(text: str, name: str) -> set[str]:
     if re.search(declared, text) or re.search(rf"(?<![\w$.])(?:module\.)?exports\.{word}\s*=(?!=)", text):
         out.add(name)
     default = rf"\bexport\s+default\s+(?:async\s+)?(?:(?:function\s*\*?|class)\s+)?{word}(?![\w$])"
-    if re.search(default, text) or re.search(
-        rf"\bmodule\.exports\s*=\s*(?:exports\s*=\s*)?{word}\s*;?\s*$", text, re.M
-    ):
+    assigned = (
+        rf"\bmodule\.exports\s*=\s*(?:exports\s*=\s*)?(?:(?:async\s+)?(?:function\s*\*?|class)\s+)?{word}"
+    )
+    if re.search(default, text) or re.search(rf"{assigned}\s*;?\s*$|{assigned}\s*\(", text, re.M):
         out.add(DEFAULT_EXPORT)
     for listed in re.finditer(r"\bexport\s*\{([^}]*)\}(?!\s*from)", text):
         out.update(here for there, here in _js_specifiers(listed.group(1), "as") if there == name)
@@ -291,16 +294,18 @@ def _destructured(lines: list[str], number: int, column: int) -> bool:
     return False
 
 
-def block_closes(lines: list[str], after: int, before: int) -> bool:
-    """Whether a block closes between two lines (``});`` ending one test case before the next): definitions
-    on either side of it are in different scopes, unlike overloads declared one after another."""
-    depth = 0
-    for line in lines[after : before - 1]:
-        for char in line:
+def block_closes(lines: list[str], after: int, before: int) -> int | None:
+    """The last line between two lines where a block closes (``});`` ending one test case before the next),
+    None when none does: definitions on either side of one are in different scopes, unlike overloads declared
+    one after another."""
+    depth = lowest = 0
+    closes = None
+    for number in range(after + 1, before):
+        for char in lines[number - 1] if number <= len(lines) else "":
             depth += {"{": 1, "}": -1}.get(char, 0)
-            if depth < 0:
-                return True
-    return False
+            if depth < lowest:
+                lowest, closes = depth, number
+    return closes
 
 
 _ASSIGNED_TO = re.compile(r"^\s*([\w$]+(?:\.[\w$]+)*)\.[\w$]+\s*=(?!=)")
