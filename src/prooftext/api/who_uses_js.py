@@ -143,6 +143,7 @@ class JsModules:
         self.conn = conn
         self._bindings: dict[str, dict[str, _Binding]] = {}
         self._resolved: dict[str, dict[str, str | None]] = {}
+        self._namespaces: dict[str, dict[str, tuple[str, str, str]]] = {}
 
     def resolved(self, path: str, module: str) -> str | None:
         if path not in self._resolved:
@@ -205,19 +206,37 @@ class JsModules:
 
     def exported_namespace(self, path: str, name: str, hops: int) -> str | None:
         """The file whose namespace the file at ``path`` exports as ``name``, if it does."""
-        text = "\n".join(file_lines(self.conn, path))
-        for found in _JS_EXPORT_NAMESPACE.finditer(text):
-            if found.group(1) == name:
-                return self.resolved(path, found.group(2))
-        for found in _JS_REEXPORT.finditer(text):
-            there = [t for t, here in _js_specifiers(found.group(1), "as") if here == name]
-            source = self.resolved(path, found.group(2)) if there and found.group(1) != "*" else None
-            if source is not None and hops < MAX_NAMESPACE_HOPS:
-                return self.exported_namespace(source, there[0], hops + 1)
-        for local in self.bindings(path):
-            if name in js_exports_of(text, local):
-                return self.namespace(path, local, hops)
-        return None
+        entry = self.namespace_exports(path).get(name)
+        if entry is None or hops > MAX_NAMESPACE_HOPS:
+            return None
+        kind, module, there = entry
+        if kind == "local":
+            return self.namespace(path, module, hops)
+        source = self.resolved(path, module)
+        if kind == "module" or source is None:
+            return source
+        return self.exported_namespace(source, there, hops + 1)
+
+    def namespace_exports(self, path: str) -> dict[str, tuple[str, str, str]]:
+        """What each name a file exports may be a namespace of, read once per file: ``("module", m, "")`` for
+        ``export * as name from m``, ``("reexport", m, there)`` for ``export { there as name } from m``,
+        ``("local", local, "")`` for ``export { local as name }`` and ``export default local``."""
+        if path not in self._namespaces:
+            text = "\n".join(file_lines(self.conn, path))
+            out: dict[str, tuple[str, str, str]] = {}
+            for found in _JS_EXPORT_NAMESPACE.finditer(text):
+                out.setdefault(found.group(1), ("module", found.group(2), ""))
+            for found in _JS_REEXPORT.finditer(text):
+                if found.group(1) != "*":
+                    for there, here in _js_specifiers(found.group(1), "as"):
+                        out.setdefault(here, ("reexport", found.group(2), there))
+            for listed in re.finditer(r"\bexport\s*\{([^}]*)\}(?!\s*from)", text):
+                for there, here in _js_specifiers(listed.group(1), "as"):
+                    out.setdefault(here, ("local", there, ""))
+            for found in re.finditer(r"\bexport\s+default\s+([\w$]+)\s*;?\s*$", text, re.M):
+                out.setdefault(DEFAULT_EXPORT, ("local", found.group(1), ""))
+            self._namespaces[path] = out
+        return self._namespaces[path]
 
     def reaches(self, path: str, local: str, exported: dict[str, set[str]]) -> bool | None:
         """Whether the name ``local`` in the file at ``path`` is the definition ``exported`` describes: True,
