@@ -118,18 +118,21 @@ def js_exports_of(text: str, name: str) -> set[str]:
     default name``, ``module.exports = name``, ``name as default``)."""
     word = re.escape(name)
     out: set[str] = set()
+    spelled = "\n".join(line for line in text.split("\n") if name in line)  # what one-line forms can match
     declared = rf"\bexport\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\s*\*?|class|const|let|var|enum|namespace|interface|type)\s+{word}(?![\w$])"
-    if re.search(declared, text) or re.search(rf"(?<![\w$.])(?:module\.)?exports\.{word}\s*=(?!=)", text):
+    if re.search(declared, spelled) or re.search(
+        rf"(?<![\w$.])(?:module\.)?exports\.{word}\s*=(?!=)", spelled
+    ):
         out.add(name)
     default = rf"\bexport\s+default\s+(?:async\s+)?(?:(?:function\s*\*?|class)\s+)?{word}(?![\w$])"
     assigned = (
         rf"\bmodule\.exports\s*=\s*(?:exports\s*=\s*)?(?:(?:async\s+)?(?:function\s*\*?|class)\s+)?{word}"
     )
-    if re.search(default, text) or re.search(rf"{assigned}\s*;?\s*$|{assigned}\s*\(", text, re.M):
+    if re.search(default, spelled) or re.search(rf"{assigned}\s*;?\s*$|{assigned}\s*\(", spelled, re.M):
         out.add(DEFAULT_EXPORT)
     for listed in re.finditer(r"\bexport\s*\{([^}]*)\}(?!\s*from)", text):
         out.update(here for there, here in _js_specifiers(listed.group(1), "as") if there == name)
-    out.update(re.findall(rf"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=\s*{word}\s*;?\s*$", text, re.M))
+    out.update(re.findall(rf"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=\s*{word}\s*;?\s*$", spelled, re.M))
     for literal in _JS_EXPORTS_OBJECT.finditer(text):
         out.update(key for key, value in _js_specifiers(literal.group(1), ":") if value == name)
     return out
