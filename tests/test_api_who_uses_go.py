@@ -186,3 +186,72 @@ def test_an_import_binds_its_package_s_own_name_not_a_major_version_or_its_direc
     marshal = _dependents(tmp_path, "Marshal")
     assert marshal["cmd/main.go:main"] == "call"
     assert "cmd/config.go:save" not in marshal  # gopkg.in/yaml.v3 binds yaml: another package's Marshal
+
+
+VALUES = {
+    "go.mod": "module example.com/cli\n\ngo 1.22\n",
+    "args.go": """
+        package cli
+
+        type Command struct {
+            Args        func([]string) error
+            NoArgs      int
+        }
+
+        func NoArgs(args []string) error { return nil }
+
+        type resource struct{}
+
+        func (rs resource) List() {}
+
+        func Route(handler func()) {}
+        """,
+    "command.go": """
+        package cli
+
+        func build() *Command {
+            return &Command{Args: NoArgs}
+        }
+
+        func routes(rs resource) {
+            Route(rs.List)
+        }
+
+        func unrelated() string {
+            // NoArgs in a comment
+            help := `usage:
+        NoArgs is spelled in this raw string
+        `
+            return help + "NoArgs"
+        }
+
+        func shadowed(NoArgs func([]string) error) {
+            run(NoArgs)
+        }
+        """,
+    "cmd/main.go": """
+        package main
+
+        import "example.com/cli"
+
+        func main() {
+            use(cli.NoArgs)
+        }
+        """,
+}
+
+
+def test_a_go_function_or_method_passed_on_as_a_value_is_a_reference(tmp_path: Path) -> None:
+    _write(tmp_path, VALUES)
+    no_args = _dependents(tmp_path, "NoArgs")
+    assert no_args["command.go:build"] == "reference"  # Command{Args: NoArgs}
+    assert no_args["cmd/main.go:main"] == "reference"  # cli.NoArgs through the package's import
+    assert _dependents(tmp_path, "resource.List")["command.go:routes"] == "reference"  # rs.List, rs typed
+
+
+def test_a_go_name_in_a_comment_a_string_a_field_or_a_shadowing_parameter_is_no_use(tmp_path: Path) -> None:
+    _write(tmp_path, VALUES)
+    no_args = _dependents(tmp_path, "NoArgs")
+    assert "command.go:unrelated" not in no_args
+    assert "command.go:shadowed" not in no_args
+    assert "args.go:Command" not in no_args  # the field NoArgs

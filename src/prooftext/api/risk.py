@@ -853,6 +853,13 @@ class _WhoUses:
             self._binding_lines[path] = binding_lines("\n".join(self.lines(path)))
         return self._binding_lines[path]
 
+    def go_value_uses(self, target: Sym) -> list[Found]:
+        """The code passing the Go function or method ``target`` on as a value (``getCommand(NoDuplicateArgs)``,
+        ``r.Get("/", rs.List)``): a ``reference``, at the first such line of each."""
+        return [
+            Found(node, FOUND_REFERENCE, line, "") for node, line in self.go_locals.value_uses(target, self)
+        ]
+
     def holder(self, path: str, line: int) -> Node | None:
         """The innermost node of the file holding ``line`` (its own node for top-level code)."""
         return min(
@@ -1092,6 +1099,7 @@ class _WhoUses:
             *self.receiver_reads(target),
             *self.js_importing_files(target),
             *self.js_value_uses(target),
+            *self.go_value_uses(target),
         ]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:

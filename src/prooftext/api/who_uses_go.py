@@ -7,11 +7,13 @@ import posixpath
 import re
 import sqlite3
 from collections.abc import Sequence
+from typing import Protocol
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_go_types import Scoped, declarations, in_scope, signature_parts, type_name
 from prooftext.api.who_uses_model import Node, Sym
 from prooftext.store.risk_queries import (
+    code_files_spelling,
     file_imports,
     file_lines,
     go_module_files,
@@ -36,6 +38,22 @@ GoType = tuple[str, str]
 OUTSIDE = "\0outside"
 _MAX_CALL_DEPTH = 2
 """How many calls deep a variable's type is followed (``cp := c.Copy()`` where ``c, _ := New()``)."""
+
+
+MAX_VALUE_FILES = 500
+"""Go files read per target for the places passing it on as a value."""
+
+
+class GoReader(Protocol):
+    """What :meth:`GoLocals.value_uses` reads of the index through who-uses' caches."""
+
+    def lines(self, path: str) -> list[str]: ...
+
+    def holder(self, path: str, line: int) -> Node | None: ...
+
+    def sym(self, node_id: str) -> Sym | None: ...
+
+    def file_id(self, path: str) -> str | None: ...
 
 
 class GoPackages:
@@ -252,6 +270,51 @@ class GoLocals:
                 kinds.add(self.resolve(node.path, results[index][1]) if index < len(results) else None)
         return kinds.pop() if len(kinds) == 1 else None
 
+    def value_uses(self, target: Sym, reader: GoReader) -> list[tuple[Node, int]]:
+        """The code passing the Go function or method ``target`` on as a value (see
+        :func:`go_value_spellings`), with the first line of each: a bare name in its package, ``pkg.Name``
+        through an import of its package, ``x.Method`` where the function states ``x``'s type."""
+        if target.language != L.GO or target.symbol_kind not in ("function", "method"):
+            return []
+        if target.symbol_kind == "function" and target.parent_id != reader.file_id(target.path):
+            return []  # a function literal's or a nested declaration's name is not reached from outside
+        found: dict[str, tuple[Node, int]] = {}
+        for path in code_files_spelling(self.conn, target.name, MAX_VALUE_FILES):
+            if not path.endswith(".go"):
+                continue
+            for number, qualifier in go_value_spellings(reader.lines(path), target.name):
+                holder = reader.holder(path, number)
+                if holder is None or holder.node_id == target.node_id or holder.node_id in found:
+                    continue  # lines come in order: the first one of a holder is kept
+                if self._passes(target, (path, number, qualifier), holder, reader):
+                    found[holder.node_id] = (holder, number)
+        return sorted(found.values(), key=lambda pair: pair[0].order)
+
+    def _passes(self, target: Sym, where: tuple[str, int, str], holder: Node, reader: GoReader) -> bool:
+        """Whether the spelling at ``where`` (path, line, qualifier) inside ``holder`` names ``target``."""
+        path, number, qualifier = where
+        function = reader.sym(holder.node_id)
+        if function is not None and function.symbol_kind not in ("function", "method"):
+            return False  # a type's declaration: a field named like the target holds no value
+        body = reader.lines(path)[holder.start_line - 1 : holder.end_line]
+        declared = declarations(function.signature, body) if function is not None else {}
+        at = number - holder.start_line
+        directory = posixpath.dirname(target.path)
+        if target.symbol_kind == "method":
+            if not qualifier or function is None:
+                return False
+            kind = self.variable_type(function, body, qualifier, at)
+            return (
+                kind is not None
+                and kind[0] == directory
+                and target.qualname in self.packages.promoted(kind[1], target.name, directory)
+            )
+        if not qualifier:  # a bare name: the package's own, unless a local of that name holds there
+            return posixpath.dirname(path) == directory and not in_scope(declared.get(target.name, []), at)
+        if in_scope(declared.get(qualifier, []), at):
+            return False  # a variable, not the package
+        return self.packages.names_target(path, qualifier, target.path) is True
+
     def is_interface(self, kind: GoType) -> bool:
         """Whether the type is an interface (a call through it may run any implementation)."""
         for row in symbols_named(self.conn, kind[1]):
@@ -260,3 +323,49 @@ class GoLocals:
             if found is not None and node.qualname == kind[1] and Sym(*found).symbol_kind == "interface":
                 return True
         return False
+
+
+_GO_NOT_A_VALUE = re.compile(r"\s*(?:\(|:(?!=)|=(?!=)|\[)")
+"""What follows a name that is not passed on as a value: a call (recorded as a reference already), a key of
+a composite literal, an assignment to it, or type arguments."""
+_GO_DECLARING = re.compile(r"\bfunc\s*(?:\([^()]*\)\s*)?$")
+"""What precedes a name that a ``func`` declaration declares (``func Name``, ``func (r *T) Name``)."""
+
+
+def go_value_spellings(lines: Sequence[str], name: str) -> list[tuple[int, str]]:
+    """``(line number, qualifier)`` of each line spelling the Go name ``name`` as a value passed on
+    (``getCommand(NoDuplicateArgs)``, ``ValidArgsFunction: validArgsFunc``, ``r.Get("/", rs.List)``), its
+    first such spelling on the line: the qualifier is ``""`` for a bare name, else the package or variable
+    before it. Comment lines, ``package`` and ``import`` lines, strings (raw ones over several lines too),
+    calls and declarations are left out, and so are chains (``a.b.Name``), whose holder is not known."""
+    pattern = re.compile(rf"(?<![\w.])(?:([A-Za-z_]\w*)\.)?{re.escape(name)}(?!\w)")
+    found: list[tuple[int, str]] = []
+    raw = False  # inside a raw string that an earlier line opened
+    for number, line in enumerate(lines, start=1):
+        start = line.find("`") + 1 if raw else 0
+        if raw and not start:
+            continue
+        raw = line.count("`", start) % 2 == 1
+        if name not in line or line.lstrip().startswith(("//", "package ", "import ")):
+            continue
+        qualifier = _value_spelled(line, start, pattern)
+        if qualifier is not None:
+            found.append((number, qualifier))
+    return found
+
+
+def _value_spelled(line: str, start: int, pattern: re.Pattern[str]) -> str | None:
+    """The qualifier of the first spelling of a value in ``line`` from ``start`` (``""`` when bare), None
+    when it holds none."""
+    for match in pattern.finditer(line, start):
+        before = line[start : match.start()]
+        quoted = before.count('"') % 2 or before.count("`") % 2
+        if (
+            "//" in before
+            or quoted
+            or _GO_DECLARING.search(before)
+            or _GO_NOT_A_VALUE.match(line, match.end())
+        ):
+            continue
+        return match.group(1) or ""
+    return None
