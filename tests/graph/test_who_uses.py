@@ -449,7 +449,7 @@ def test_a_bare_name_is_not_a_resolved_call_of_a_function_assigned_to_a_property
     assert found["lib/response.js:sendFile"]["found_by"] == "possible"  # `send` is the required module here
 
 
-def test_a_definition_no_reference_names_has_the_code_that_spells_its_name_as_possible_dependents(
+def test_a_go_function_passed_as_a_value_is_a_reference_and_a_one_letter_name_s_spellings_possible(
     tmp_path: Path,
 ) -> None:
     _write(
@@ -474,9 +474,8 @@ def test_a_definition_no_reference_names_has_the_code_that_spells_its_name_as_po
                 """
         },
     )
-    found = _dependents(tmp_path, "defaultHandle")  # passed as a value: the grammar records no use
-    assert found["recovery.go:Recovery"]["found_by"] == "possible"
-    assert found["recovery.go:Recovery"]["via"] == "may reference defaultHandle (its name is in the text)"
+    found = _dependents(tmp_path, "defaultHandle")  # passed as a value: read from the text
+    assert found["recovery.go:Recovery"]["found_by"] == "reference"
     assert list(found) == ["recovery.go:Recovery"]  # not its own recursive call
     assert found["recovery.go:Recovery"]["line"] == 6
     assert "recovery.go:Reply" in _dependents(tmp_path, "H")  # a one-letter name's uses are not recorded
