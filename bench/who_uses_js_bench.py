@@ -19,7 +19,7 @@ no declaration for (``app.request.foobar = function``) is skipped.
 Usage: python bench/who_uses_js_bench.py [--tree NAME=DIR ...] [--n 50] [--seed 27] [--verbose]
 The default trees are express (JavaScript, CommonJS), zod (TypeScript) and ky (TypeScript, ESM), archived
 from their mirrors. Needs ``node`` and the ``typescript`` package (5.x, the JavaScript API) in
-``--typescript DIR`` (default ``/tmp/fix32_ts``: ``npm i typescript@5`` there). A directory is copied to a
+``--typescript DIR`` (default ``/tmp/typescript5``: ``npm i typescript@5`` there). A directory is copied to a
 temporary one first, so the index never lands in the source tree.
 """
 
@@ -204,13 +204,7 @@ def _bench(tree: Path, n: int, seed: int, typescript: Path, verbose: bool) -> Ta
             found = who_uses(index, target.node_id)
             resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
             every = {d["node_id"] for d in found}
-            tally.oracle += len(oracle)
-            tally.found_resolved += len(oracle & resolved)
-            tally.found_all += len(oracle & every)
-            tally.reported_resolved += len(resolved)
-            tally.reported_all += len(every)
-            tally.false_resolved += len(resolved - oracle)
-            tally.false_all += len(every - oracle)
+            tally.count(oracle, resolved, every)
             if verbose and (oracle - resolved or every - oracle):
                 names = {
                     d["node_id"]: f"{d['path']}:{d['line']} {d['qualname']} ({d['found_by']})" for d in found
@@ -230,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree", action="append", default=[], help="NAME=DIR (express, zod, ky)")
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=27)
-    parser.add_argument("--typescript", type=Path, default=Path("/tmp/fix32_ts"))
+    parser.add_argument("--typescript", type=Path, default=Path("/tmp/typescript5"))
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     trees = {name: Path(f"/tmp/who-uses-{name}") for name in MIRRORS}

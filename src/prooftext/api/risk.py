@@ -6,30 +6,35 @@ from __future__ import annotations
 import posixpath
 import re
 import sqlite3
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_go import GO_RECEIVER, OUTSIDE, GoLocals, GoPackages, GoType
+from prooftext.api.who_uses_go import GoWhoUses
 from prooftext.api.who_uses_js import (
-    DEFAULT_EXPORT,
-    JS_DECLARES,
-    JS_HOISTED,
     JS_SCRIPTS,
-    MAX_REEXPORT_FILES,
-    PROPERTY_ASSIGNED,
-    JsModules,
-    binding_lines,
-    block_closes,
-    js_exports_of,
-    spelled_as_value,
-    this_object,
-    value_lines,
-    value_pattern,
+    JsWhoUses,
+    object_literal_name,
 )
-from prooftext.api.who_uses_model import UNKNOWN, Found, Node, Sym, Target, node_list, nodes_by_id
+from prooftext.api.who_uses_model import (
+    CLASS_KINDS,
+    FOUND_CALL,
+    FOUND_IMPORT,
+    FOUND_MENTION,
+    FOUND_POSSIBLE,
+    FOUND_REFERENCE,
+    MAX_IMPORT_HOPS,
+    SELF_NAMES,
+    UNKNOWN,
+    Found,
+    Node,
+    Sym,
+    Target,
+    node_list,
+    nodes_by_id,
+)
 from prooftext.api.who_uses_python import (
     FIXTURE,
     FIXTURE_NAME,
@@ -61,21 +66,14 @@ from prooftext.store.queries import exclusion_of
 from prooftext.store.risk_queries import (
     code_files_spelling,
     file_and_symbol_nodes,
-    file_imports,
-    file_lines,
-    file_node_id,
-    file_symbols,
     files_under,
     import_uses,
     importers,
     indexed_paths,
     is_indexed_file,
-    member_symbols,
     module_importers,
     receiver_uses,
     sections_mentioning,
-    spelled_uses,
-    symbol_row,
     symbols_named,
     symbols_spelling,
 )
@@ -181,7 +179,7 @@ def _reached_symbols(who: _WhoUses, ref: str) -> list[Node]:
                 continue
             member = (
                 who.lookup(owner.node_id, parts[-1])
-                if owner_sym and owner_sym.symbol_kind in _CLASS_KINDS
+                if owner_sym and owner_sym.symbol_kind in CLASS_KINDS
                 else None
             )
             if member is not None:
@@ -201,31 +199,6 @@ def _go_promoted_ids(who: _WhoUses, owner: Sym, name: str) -> set[str]:
     }
 
 
-MAX_LITERAL_LINES = 500
-"""Lines read back from a method for the opening of the object literal holding it."""
-_LITERAL_OWNER = re.compile(
-    r"(?:^|[\s;(,])(?:(?:export\s+)?(?:const|let|var)\s+)?([\w$]+(?:\.[\w$]+)*)\s*(?::[^=]+)?=\s*$"
-)
-"""What an object literal is assigned to, read before its ``{``: ``const handlers =``, ``app.hooks =``."""
-
-
-def _object_literal_name(lines: Sequence[str], start_line: int) -> str | None:
-    """The name the JavaScript object literal holding the method that starts at ``start_line`` is assigned to
-    (``const handlers = { onClick() {} }`` gives ``handlers``), None when it is held by no such literal."""
-    depth = 0
-    for number in range(start_line - 1, max(start_line - 1 - MAX_LITERAL_LINES, 0), -1):
-        line = lines[number - 1] if number <= len(lines) else ""
-        for column in range(len(line) - 1, -1, -1):
-            if line[column] == "}":
-                depth += 1
-            elif line[column] == "{" and depth:
-                depth -= 1
-            elif line[column] == "{":
-                owner = _LITERAL_OWNER.search(line[:column])
-                return owner.group(1) if owner else None
-    return None
-
-
 def _object_methods(who: _WhoUses, ref: str) -> list[Node]:
     """JavaScript methods of the object literal ``ref`` names (``handlers.onClick``): indexed by their own
     name."""
@@ -234,7 +207,7 @@ def _object_methods(who: _WhoUses, ref: str) -> list[Node]:
     for node in node_list(symbols_named(who.conn, name)):
         sym = who.sym(node.node_id)
         scripted = sym is not None and sym.language in JS_SCRIPTS and node.name == name
-        if scripted and _object_literal_name(who.lines(node.path), node.start_line) == owner:
+        if scripted and object_literal_name(who.lines(node.path), node.start_line) == owner:
             found.append(node)
     return found
 
@@ -271,51 +244,28 @@ def _module_symbols(conn: sqlite3.Connection, ref: str) -> list[Node]:
     return found
 
 
-FOUND_CALL = "call"
-FOUND_REFERENCE = "reference"
-FOUND_IMPORT = "import"
-FOUND_POSSIBLE = "possible"
-FOUND_MENTION = "mention"
 """How a dependent was found: a resolved call, another resolved reference in code (a value passed on, a
 type, a base class), an import of the target, a reference whose receiver cannot be tied to a definition
 (``x.push()`` with ``x`` of unknown type: reported, never dropped), and, for documentation, a mention."""
 
-_JS_EXTENDS = re.compile(r"\bextends\s+([\w$]+)\s*(?:<|\{|\bimplements\b|$)")
-"""The base a JavaScript or TypeScript class extends, when it is a plain name (``class A extends B``)."""
-MAX_IMPORT_HOPS = 4
-"""Re-exports followed (``flask.url_for`` → ``flask/__init__.py`` → ``helpers.url_for``)."""
-_SELF_NAMES = frozenset({"self", "cls", "this"})
 _CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor"})
 """Methods that constructing their class runs: a call of the class depends on them."""
-_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "impl", "record", "enum"})
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
 _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]")
 """A name that is no plain word (an inner ``_``, a case change, a digit): matched in documentation alone."""
 
 
-class _WhoUses:
+class _WhoUses(JsWhoUses, GoWhoUses):
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository. Read lazily
     from the store and cached for one request."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+        super().__init__(conn)
         self._paths: PathIndex | None = None
-        self._syms: dict[str, Sym | None] = {}
-        self._file_defs: dict[str, dict[str, list[Sym]]] = {}
         self._bindings: dict[str, tuple[dict[str, Reference], list[str]]] = {}
-        self._children: dict[str, dict[str, list[str]]] = {}
         self._mro: dict[str, tuple[list[str], bool]] = {}
-        self._file_nodes: dict[str, str | None] = {}
-        self.go = GoPackages(conn)
-        self.go_locals = GoLocals(self.go)
-        self.js = JsModules(conn)
-        self._exported: dict[str, dict[str, set[str]]] = {}
-        self._literals: dict[str, str | None] = {}
-        self._spans: dict[str, list[Node]] = {}
-        self._lines: dict[str, list[str]] = {}
         self._locals: dict[str, frozenset[str]] = {}
-        self._binding_lines: dict[str, set[int]] = {}
 
     # --- store reads ----------------------------------------------------------------------------------
 
@@ -324,40 +274,6 @@ class _WhoUses:
         if self._paths is None:
             self._paths = PathIndex(indexed_paths(self.conn))
         return self._paths
-
-    def sym(self, node_id: str) -> Sym | None:
-        if node_id not in self._syms:
-            row = symbol_row(self.conn, node_id)
-            self._syms[node_id] = Sym(*row) if row else None
-        return self._syms[node_id]
-
-    def defs(self, path: str) -> dict[str, list[Sym]]:
-        """Symbols of a file by qualified name."""
-        if path not in self._file_defs:
-            out: dict[str, list[Sym]] = defaultdict(list)
-            for row in file_symbols(self.conn, path):
-                found = Sym(*row)
-                self._syms[found.node_id] = found
-                out[found.qualname].append(found)
-            self._file_defs[path] = out
-        return self._file_defs[path]
-
-    def lines(self, path: str) -> list[str]:
-        if path not in self._lines:
-            self._lines[path] = file_lines(self.conn, path)
-        return self._lines[path]
-
-    def spans(self, path: str) -> list[Node]:
-        """The file's own node and its symbols' nodes."""
-        if path not in self._spans:
-            self._spans[path] = node_list(file_and_symbol_nodes(self.conn, path))
-        return self._spans[path]
-
-    def file_id(self, path: str) -> str | None:
-        """The node id of a file's own node (the parent of its top-level definitions)."""
-        if path not in self._file_nodes:
-            self._file_nodes[path] = file_node_id(self.conn, path)
-        return self._file_nodes[path]
 
     def bindings(self, path: str) -> tuple[dict[str, Reference], list[str]]:
         """Names a file's imports bind, and the modules it star-imports."""
@@ -374,14 +290,6 @@ class _WhoUses:
                     named.setdefault(ref.binding, ref)
             self._bindings[path] = (named, stars)
         return self._bindings[path]
-
-    def children(self, class_id: str) -> dict[str, list[str]]:
-        if class_id not in self._children:
-            out: dict[str, list[str]] = defaultdict(list)
-            for node_id, name in member_symbols(self.conn, class_id):
-                out[name].append(node_id)
-            self._children[class_id] = out
-        return self._children[class_id]
 
     # --- resolution -----------------------------------------------------------------------------------
 
@@ -434,7 +342,7 @@ class _WhoUses:
             if kind != "node":
                 return {UNKNOWN}
             found = self.sym(value)
-            if found is None or found.symbol_kind not in _CLASS_KINDS:
+            if found is None or found.symbol_kind not in CLASS_KINDS:
                 return {UNKNOWN}
             member = self.lookup(value, part)
             current = ("node", member) if member is not None else UNKNOWN
@@ -484,7 +392,7 @@ class _WhoUses:
     def encloses(self, scope_id: str | None, node_id: str) -> bool:
         """Whether the function ``scope_id`` is ``node_id`` or one of its ancestors."""
         scope = self.sym(scope_id) if scope_id else None
-        if scope is None or scope.symbol_kind in _CLASS_KINDS:
+        if scope is None or scope.symbol_kind in CLASS_KINDS:
             return False
         current = self.sym(node_id)
         while current is not None:
@@ -497,7 +405,7 @@ class _WhoUses:
         """The members named ``name`` of the class ``owner_id``: a bare name in a class body (``tag =
         to_json``) names them before anything at the top level."""
         owner = self.sym(owner_id)
-        if owner is None or owner.symbol_kind not in _CLASS_KINDS or owner.language != L.PYTHON:
+        if owner is None or owner.symbol_kind not in CLASS_KINDS or owner.language != L.PYTHON:
             return []
         return self.children(owner_id).get(name, [])
 
@@ -506,7 +414,7 @@ class _WhoUses:
         defined, binds ``name`` itself (a parameter, an assignment): a bare ``name`` there is that local."""
         current = self.sym(owner_id)
         while current is not None and current.node_id != scope_id:
-            if current.symbol_kind not in _CLASS_KINDS and name in self.local_names(current):
+            if current.symbol_kind not in CLASS_KINDS and name in self.local_names(current):
                 return True
             current = self.sym(current.parent_id) if current.parent_id else None
         return False
@@ -522,17 +430,6 @@ class _WhoUses:
                 found = bound_locally(text)
             self._locals[function.node_id] = found
         return self._locals[function.node_id]
-
-    def node(self, found: Sym) -> Node | None:
-        return next((n for n in self.spans(found.path) if n.node_id == found.node_id), None)
-
-    def enclosing_class(self, node_id: str) -> Sym | None:
-        current = self.sym(node_id)
-        while current is not None:
-            if current.symbol_kind in _CLASS_KINDS:
-                return current
-            current = self.sym(current.parent_id) if current.parent_id else None
-        return None
 
     # --- classification -------------------------------------------------------------------------------
 
@@ -563,7 +460,7 @@ class _WhoUses:
                 return exact
             return FOUND_POSSIBLE if UNKNOWN in found and self.bindings(path)[1] else None
         parts = ref.receiver.split(".")
-        if parts[0] in _SELF_NAMES or parts[0] == "super()":
+        if parts[0] in SELF_NAMES or parts[0] == "super()":
             return self._classify_self(target, ref, owner_id, parts, exact)
         found = self.resolve(path, [*parts, ref.name])
         if want in found:
@@ -590,372 +487,10 @@ class _WhoUses:
         order, _ = self.mro(owner_class.node_id)
         return FOUND_POSSIBLE if cls.node_id in order and member != target.node_id else None
 
-    def _classify_other(
-        self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str
-    ) -> str | None:
-        """Other languages: a receiver naming the enclosing class, or a bare name in the target's file, is
-        exact; in JavaScript, a bare name another file imports from elsewhere or defines itself names
-        something else; anything else is possible."""
-        if ref.receiver in _SELF_NAMES:
-            cls = self.enclosing_class(owner_id)
-            if cls is not None and target.parent_id == cls.node_id:
-                return exact
-            if cls is not None and target.language in JS_SCRIPTS and cls.language in JS_SCRIPTS:
-                how = self.js_through_this(target, cls, ref.name, exact)
-                if how != FOUND_POSSIBLE:
-                    return how
-            owner = self.sym(owner_id) if target.language in JS_SCRIPTS else None
-            held = this_object(target) if owner is not None else None
-            if held is not None and owner is not None and this_object(owner) == held:
-                return exact  # `this.send()` in `res.json = function`, `this.lookup()` in `function View`
-        if target.name.startswith("#") and target.language in JS_SCRIPTS:
-            cls = self.enclosing_class(owner_id) if path == target.path else None
-            return exact if cls is not None and cls.node_id == target.parent_id else None  # `ky.#retry()`
-        if not ref.receiver and path == target.path and target.language in JS_SCRIPTS:
-            return exact if self.js_region(target) is not None else None  # not a method, nor `res.send = …`
-        if not ref.receiver and path == target.path and not PROPERTY_ASSIGNED.search(target.signature):
-            return exact  # not `res.send = function send()`: that name is bound inside the function only
-        if target.language in JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
-            return exact
-        if (
-            target.language in JS_SCRIPTS
-            and ref.receiver
-            and self.js_object_named(target, ref.receiver, path)
-        ):
-            return exact
-        if (
-            target.language in JS_SCRIPTS
-            and not ref.receiver
-            and path != target.path
-            and self.js_binds_other(target, ref.name, path)
-        ):
-            return None
-        return FOUND_POSSIBLE
-
-    def js_through_this(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
-        """How ``this.name`` inside the JavaScript class ``cls`` depends on ``target``: exact when the member
-        it finds (its own, else the nearest base's) is the target, possible when a base cannot be found here
-        or when the target overrides it in a subclass (dispatch), else None."""
-        bases = self.js_bases(cls)
-        for current in [cls, *(bases or [])]:
-            found = self.children(current.node_id).get(name)
-            if found:
-                if target.node_id in found:
-                    return exact
-                owner = self.sym(target.parent_id) if target.parent_id else None
-                below = self.js_bases(owner) if owner is not None else None
-                return FOUND_POSSIBLE if below is None or cls.node_id in {b.node_id for b in below} else None
-        return FOUND_POSSIBLE
-
-    def js_bases(self, cls: Sym) -> list[Sym] | None:
-        """The repository classes a JavaScript class extends, nearest first (``class A extends B``, ``B`` in
-        its file or imported from the file defining it); None when one of them is not found here."""
-        order: list[Sym] = []
-        current = cls
-        for _ in range(MAX_IMPORT_HOPS):
-            extends = _JS_EXTENDS.search(current.signature)
-            if extends is None:
-                return order
-            base = self.js_class(current.path, extends.group(1))
-            if base is None or base in order or base == cls:
-                return None
-            order.append(base)
-            current = base
-        return None
-
-    def js_class(self, path: str, name: str) -> Sym | None:
-        """The class ``name`` names in the JavaScript file at ``path``: its own, or one it imports."""
-        top = self.file_id(path)
-        local = [
-            d for d in self.defs(path).get(name, ()) if d.symbol_kind in _CLASS_KINDS and d.parent_id == top
-        ]
-        if local:
-            return local[0]
-        binding = self.js.bindings(path).get(name)
-        source = self.js.resolved(path, binding[0]) if binding is not None else None
-        if binding is None or source is None:
-            return None
-        text = "\n".join(self.lines(source))
-        top = self.file_id(source)
-        classes = [d for found in self.defs(source).values() for d in found if d.symbol_kind in _CLASS_KINDS]
-        return next(
-            (d for d in classes if d.parent_id == top and binding[1] in js_exports_of(text, d.name)), None
-        )
-
-    def js_binds_other(self, target: Sym, name: str, path: str) -> bool:
-        """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than ``target``
-        (not reached through its imports): an import of an indexed file other than the target's and those
-        importing it, or of Node's (``node:…``), or a definition of its own (a package's name may be this
-        repository's own: not known here)."""
-        if L.language_for(path) not in JS_SCRIPTS:
-            return False
-        for node in self.spans(path):
-            found = self.sym(node.node_id) if node.name == name else None
-            if found is not None and JS_DECLARES.match(found.signature):
-                return True
-        binding = self.js.bindings(path).get(name)
-        source = self.js.resolved(path, binding[0]) if binding is not None else None
-        if source is not None:  # unless it is the target's file, or one importing it (an export not followed)
-            return source != target.path and source not in self.js.importing_paths(target.path)
-        return binding is not None and binding[0].startswith("node:")
-
-    def js_object_named(self, target: Sym, receiver: str, path: str) -> bool:
-        """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:
-        its name in its own file, or a name another file imports it under."""
-        if target.node_id not in self._literals:
-            node = self.node(target)
-            found = (
-                _object_literal_name(self.lines(target.path), node.start_line) if node is not None else None
-            )
-            self._literals[target.node_id] = found
-        owner = self._literals[target.node_id]
-        if owner is None:
-            return False
-        if path == target.path:
-            return receiver == owner
-        binding = self.js.bindings(path).get(receiver)
-        exported = js_exports_of("\n".join(self.lines(target.path)), owner)
-        return (
-            binding is not None
-            and self.js.resolved(path, binding[0]) == target.path
-            and binding[1] in exported
-        )
-
-    def js_exported(self, target: Sym) -> dict[str, set[str]]:
-        """The names each file exports the JavaScript definition ``target`` under (see :class:`JsModules`)."""
-        if target.node_id not in self._exported:
-            top_level = target.parent_id == self.file_id(target.path)
-            self._exported[target.node_id] = self.js.exported(target, top_level)
-        return self._exported[target.node_id]
-
-    def js_imports(self, target: Sym, ref: Reference, path: str) -> bool:
-        """Whether ``ref`` in the file at ``path`` names ``target`` through one of the file's imports: a bare
-        name it imports (``import delay from``, ``import { a as b }``, ``require``), or ``ns.name`` through
-        a whole module (``import * as ns``, ``const ns = require(m)``)."""
-        exported = self.js_exported(target)
-        if not ref.receiver:
-            return self.js.reaches(path, ref.name, exported) is True
-        source = self.js.namespace(path, ref.receiver)  # `import * as ns`, `require(m)`, `import { z }`
-        return source is not None and ref.name in exported.get(source, ())
-
-    def js_importing_files(self, target: Sym) -> list[Found]:
-        """The files importing ``target`` by a name their imports bind, or re-exporting it (``import``), at
-        the line of that import."""
-        if target.language not in JS_SCRIPTS:
-            return []
-        exported = self.js_exported(target)
-        found: list[Found] = []
-        for path in sorted({p for source in exported for p in self.js.importing_paths(source)}):
-            lines = [
-                line
-                for module, resolved, line in file_imports(self.conn, path)
-                if resolved in exported and resolved != path
-            ]
-            binds = path in exported or any(
-                self.js.reaches(path, local, exported) for local in self.js.bindings(path)
-            )
-            node = self.file_id(path)
-            if binds and lines and node is not None:
-                found.extend(Found(n, FOUND_IMPORT, min(lines), "") for n in nodes_by_id(self.conn, [node]))
-        return found
-
-    def js_region(self, target: Sym) -> tuple[int, int] | None:
-        """The lines where a bare name in the JavaScript definition's own file names it: its scope (the file,
-        or the function holding it), cut at the definitions of the same name beside it (tests redefining
-        ``customFetch`` case after case: a name is the nearest one before it); None when a bare name does not
-        bind it (a method, a function assigned to a property)."""
-        own = self.node(target)
-        if own is None or not JS_DECLARES.match(target.signature):
-            return None
-        parent = self.sym(target.parent_id) if target.parent_id else None
-        if parent is not None and parent.symbol_kind in _CLASS_KINDS:
-            return None
-        scope = self.node(parent) if parent is not None else None
-        first, last = (scope.start_line, scope.end_line) if scope else (1, len(self.lines(target.path)))
-        lines = self.lines(target.path)
-        for node in self.spans(target.path):
-            other = self.sym(node.node_id) if node.name == target.name else None
-            if other is None or other.parent_id != target.parent_id or not JS_DECLARES.match(other.signature):
-                continue
-            closes = (
-                block_closes(lines, node.end_line, own.start_line) if node.end_line < own.start_line else None
-            )
-            if closes is not None:  # a function declaration is bound in its whole block, before it too
-                first = max(first, closes + 1 if JS_HOISTED.match(target.signature) else own.start_line)
-            closes = (
-                block_closes(lines, own.end_line, node.start_line) if node.start_line > own.end_line else None
-            )
-            if closes is not None:
-                last = min(last, closes if JS_HOISTED.match(other.signature) else node.start_line - 1)
-        return first, last
-
-    def js_in_region(self, target: Sym, ref: Reference, path: str, line: int) -> bool:
-        """False for a bare name in a JavaScript definition's own file outside the lines where it names that
-        definition (see :meth:`js_region`)."""
-        if target.language not in JS_SCRIPTS or ref.receiver or path != target.path:
-            return True
-        region = self.js_region(target)
-        return region is None or region[0] <= line <= region[1]
-
-    def js_value_uses(self, target: Sym) -> list[Found]:
-        """The code passing the JavaScript definition ``target`` on as a value (``app.use(logger)``, ``{
-        logger }``, ``exports.logger = logger``, ``[exports.helper]``), in its own scope and in the files whose
-        imports bind it: a ``reference``, at the first such line of each."""
-        if target.language not in JS_SCRIPTS:
-            return []
-        own = self.node(target)
-        exported = self.js_exported(target)
-        places: list[tuple[str, str, re.Pattern[str], tuple[int, int]]] = []
-        region = self.js_region(target)
-        if region is not None and spelled_as_value(target.path, target.name):
-            places.append((target.path, target.name, value_pattern(target.name), region))
-        cls = self.sym(target.parent_id) if target.parent_id else None
-        scope = self.node(cls) if cls is not None and cls.symbol_kind in _CLASS_KINDS else None
-        if scope is not None:  # `this.retry` passed on inside its class
-            this = value_pattern(target.name, receiver="this")
-            places.append((target.path, target.name, this, (scope.start_line, scope.end_line)))
-        whole = (1, len(self.lines(target.path)))
-        for name in sorted(exported.get(target.path, set()) - {DEFAULT_EXPORT}):
-            places.append((target.path, name, value_pattern(name, exported=True), whole))
-        paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
-        for path in paths[:MAX_REEXPORT_FILES]:
-            whole = (1, len(self.lines(path)))
-            for local in self.js.bindings(path):
-                if self.js.reaches(path, local, exported) and spelled_as_value(path, local):
-                    places.append((path, local, value_pattern(local), whole))
-                module = self.js.namespace(path, local)  # `app.get('/users', user.list)`
-                for name in sorted(exported.get(module, set()) - {DEFAULT_EXPORT}) if module else ():
-                    places.append((path, name, value_pattern(name, receiver=local), whole))
-        found: dict[str, Found] = {}
-        span = range(own.start_line, own.end_line + 1) if own is not None else range(0)
-        for path, name, pattern, lines in places:
-            skip = self.js_binding_lines(path)
-            for number in value_lines(self.lines(path), name, pattern, lines, skip):
-                holder = self.holder(path, number)
-                if holder is None or (path == target.path and number in span):
-                    continue
-                if holder.node_id not in found or number < found[holder.node_id].line:
-                    found[holder.node_id] = Found(holder, FOUND_REFERENCE, number, "")
-        return list(found.values())
-
-    def js_exported_unseen(self, target: Sym) -> bool:
-        """Whether the JavaScript definition ``target`` may be exported in a way not followed: no export of it
-        is read, yet a line of its file spelling its name also spells ``export`` (``module.exports = { create:
-        wrap(createApplication) }``, ``Object.assign(module.exports, { pick })``)."""
-        if self.js_exported(target):
-            return False
-        word = value_pattern(target.name)
-        return any("export" in line and word.search(line) for line in self.lines(target.path))
-
-    def js_binding_lines(self, path: str) -> set[int]:
-        """The lines of a JavaScript file's import, re-export and ``require`` statements."""
-        if path not in self._binding_lines:
-            self._binding_lines[path] = binding_lines("\n".join(self.lines(path)))
-        return self._binding_lines[path]
-
-    def go_value_uses(self, target: Sym) -> list[Found]:
-        """The code passing the Go function or method ``target`` on as a value (``getCommand(NoDuplicateArgs)``,
-        ``r.Get("/", rs.List)``): a ``reference``, at the first such line of each."""
-        return [
-            Found(node, FOUND_REFERENCE, line, "") for node, line in self.go_locals.value_uses(target, self)
-        ]
-
-    def holder(self, path: str, line: int) -> Node | None:
-        """The innermost node of the file holding ``line`` (its own node for top-level code)."""
-        return min(
-            (n for n in self.spans(path) if n.start_line <= line <= n.end_line),
-            key=lambda n: n.end_line - n.start_line,
-            default=None,
-        )
-
-    def js_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
-        """The spelled uses of the other names files import ``target`` under (``import { a as b }``, a
-        default import, a name a file re-exports it as), in those files, and of the other names it is
-        exported under as members of a whole module (``express.create()`` through ``const express =
-        require(…)`` of a file exporting ``{ create: createApplication }``)."""
-        if target.language not in JS_SCRIPTS:
-            return []
-        exported = self.js_exported(target)
-        rows: list[tuple[str, str, int, str]] = []
-        paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
-        for path in paths[:MAX_REEXPORT_FILES]:
-            for local, (module, there) in self.js.bindings(path).items():
-                if local != target.name and self.js.reaches(path, local, exported):
-                    rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
-                source = self.js.resolved(path, module) if there in ("*", DEFAULT_EXPORT) else None
-                for name in (
-                    sorted(exported.get(source, set()) - {target.name, DEFAULT_EXPORT}) if source else ()
-                ):
-                    rows.extend(r for r in self.spelled_uses(name, path) if r[1].split(" ")[2:] == [local])
-        return rows
-
-    def _classify_go(
-        self, target: Sym, ref: Reference, path: str, where: tuple[str, int], exact: str
-    ) -> str | None:
-        """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
-        package, and ``recv.m()`` inside a method of the target's type with that receiver are exact;
-        ``pkg.Name`` through another package's import names something else; the rest is possible."""
-        owner_id = where[0]
-        same_package = posixpath.dirname(path) == posixpath.dirname(target.path)
-        top_level = target.parent_id == self.file_id(target.path) and target.symbol_kind != "method"
-        if not ref.receiver:
-            return exact if top_level and same_package else FOUND_POSSIBLE
-        method = self.go_method(owner_id)
-        parts = ref.receiver.split(".")
-        if method is not None and parts[0] == method[0] and same_package:
-            directory = posixpath.dirname(path)
-            held = self.go.field_type(method[1], parts[1:], directory)
-            found = self.go.promoted(held, ref.name, directory) if held is not None else []
-            if found:  # the receiver's type's own member, or one promoted from a type it embeds
-                return exact if target.qualname in found else None
-            return FOUND_POSSIBLE  # a field, or a member of a type from another package
-        typed = self._go_variable_type(where, parts[0])
-        if typed is not None:
-            how = self._classify_go_typed(target, typed, parts[1:], exact)
-            return FOUND_POSSIBLE if how is None and not self._go_one_type(where[0], parts[0]) else how
-        names = self.go.names_target(path, ref.receiver, target.path)
-        if names is True:
-            return exact if top_level else None
-        return None if names is False else FOUND_POSSIBLE
-
-    def _go_variable_type(self, where: tuple[str, int], name: str) -> GoType | None:
-        """The type of the variable ``name`` where a reference is (owner node id, line; line 0 unknown)."""
-        function = self.sym(where[0])
-        node = self.node(function) if function is not None else None
-        if function is None or node is None or not node.start_line <= where[1] <= node.end_line:
-            return None
-        body = self.lines(function.path)[node.start_line - 1 : node.end_line]
-        return self.go_locals.variable_type(function, body, name, where[1] - node.start_line)
-
-    def _go_one_type(self, owner_id: str, name: str) -> bool:
-        function = self.sym(owner_id)
-        node = self.node(function) if function is not None else None
-        if function is None or node is None:
-            return False
-        return self.go_locals.one_type(
-            function, self.lines(function.path)[node.start_line - 1 : node.end_line], name
-        )
-
-    def _classify_go_typed(self, target: Sym, kind: GoType, fields: Sequence[str], exact: str) -> str | None:
-        """``x.f.name()`` where the function declares ``x``'s type: exact when ``name`` on the type reached
-        is the target (its own or promoted), possible through an interface (any implementation may run) or
-        a field or member the package cannot tell, else something else."""
-        if target.symbol_kind != "method" or kind[0] == OUTSIDE:
-            return None  # a method call is no call of a function, and a type not indexed has no target
-        held = self.go.field_type(kind[1], fields, kind[0])
-        if held is None:
-            return FOUND_POSSIBLE
-        found = self.go.promoted(held, target.name, kind[0])
-        if kind[0] == posixpath.dirname(target.path) and target.qualname in found:
-            return exact
-        if self.go_locals.is_interface((kind[0], held)):
-            return FOUND_POSSIBLE
-        return None if found else FOUND_POSSIBLE
-
     def constructions(self, target: Sym) -> list[Found]:
         """For a constructor (``__init__``, ``constructor``), the calls of its class: each one runs it."""
         cls = self.sym(target.parent_id) if target.name in _CONSTRUCTORS and target.parent_id else None
-        if cls is None or cls.symbol_kind not in _CLASS_KINDS:
+        if cls is None or cls.symbol_kind not in CLASS_KINDS:
             return []
         return [
             found
@@ -967,7 +502,7 @@ class _WhoUses:
         """The name a pytest fixture is requested by (its own, or the decorator's ``name=``), None when a
         Python function is no fixture (no decorator line above its ``def`` says so)."""
         node = self.node(found) if found.language == L.PYTHON else None
-        if node is None or found.symbol_kind in _CLASS_KINDS:
+        if node is None or found.symbol_kind in CLASS_KINDS:
             return None
         for line in self.lines(found.path)[node.start_line - 1 : node.end_line]:
             if line.lstrip().startswith(("def ", "async def ")):
@@ -1051,20 +586,6 @@ class _WhoUses:
             if number <= len(lines) and not lines[number - 1].lstrip().startswith("@"):
                 return number
         return node.start_line
-
-    def go_method(self, owner_id: str) -> tuple[str, str] | None:
-        """(receiver name, receiver type) of the Go method holding ``owner_id``, if any."""
-        current = self.sym(owner_id)
-        while current is not None:
-            found = GO_RECEIVER.match(current.signature) if current.symbol_kind == "method" else None
-            if found and "." in current.qualname:
-                return found.group(1), current.qualname.rsplit(".", 1)[0]
-            current = self.sym(current.parent_id) if current.parent_id else None
-        return None
-
-    def spelled_uses(self, name: str, path: str | None = None) -> list[tuple[str, str, int, str]]:
-        """(owner node id, spelled reference, line, path) of every spelled reference to ``name``."""
-        return spelled_uses(self.conn, name, path)
 
     def dependents(self, target: Sym) -> list[Found]:
         """Every node that references ``target``, best finding per node (call > reference > import >

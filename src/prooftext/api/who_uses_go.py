@@ -11,7 +11,8 @@ from typing import Protocol
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_go_types import Scoped, declarations, in_scope, signature_parts, type_name
-from prooftext.api.who_uses_model import Node, Sym
+from prooftext.api.who_uses_model import FOUND_POSSIBLE, FOUND_REFERENCE, Found, Node, Sym, WhoUsesStore
+from prooftext.graph.model import Reference
 from prooftext.store.risk_queries import (
     code_files_spelling,
     file_imports,
@@ -369,3 +370,92 @@ def _value_spelled(line: str, start: int, pattern: re.Pattern[str]) -> str | Non
             continue
         return match.group(1) or ""
     return None
+
+
+class GoWhoUses(WhoUsesStore):
+    """Who-uses in Go: packages, receivers, embedded types, variables' stated types and values passed on."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self.go = GoPackages(conn)
+        self.go_locals = GoLocals(self.go)
+
+    def _classify_go(
+        self, target: Sym, ref: Reference, path: str, where: tuple[str, int], exact: str
+    ) -> str | None:
+        """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
+        package, and ``recv.m()`` inside a method of the target's type with that receiver are exact;
+        ``pkg.Name`` through another package's import names something else; the rest is possible."""
+        owner_id = where[0]
+        same_package = posixpath.dirname(path) == posixpath.dirname(target.path)
+        top_level = target.parent_id == self.file_id(target.path) and target.symbol_kind != "method"
+        if not ref.receiver:
+            return exact if top_level and same_package else FOUND_POSSIBLE
+        method = self.go_method(owner_id)
+        parts = ref.receiver.split(".")
+        if method is not None and parts[0] == method[0] and same_package:
+            directory = posixpath.dirname(path)
+            held = self.go.field_type(method[1], parts[1:], directory)
+            found = self.go.promoted(held, ref.name, directory) if held is not None else []
+            if found:  # the receiver's type's own member, or one promoted from a type it embeds
+                return exact if target.qualname in found else None
+            return FOUND_POSSIBLE  # a field, or a member of a type from another package
+        typed = self._go_variable_type(where, parts[0])
+        if typed is not None:
+            how = self._classify_go_typed(target, typed, parts[1:], exact)
+            return FOUND_POSSIBLE if how is None and not self._go_one_type(where[0], parts[0]) else how
+        names = self.go.names_target(path, ref.receiver, target.path)
+        if names is True:
+            return exact if top_level else None
+        return None if names is False else FOUND_POSSIBLE
+
+    def _go_variable_type(self, where: tuple[str, int], name: str) -> GoType | None:
+        """The type of the variable ``name`` where a reference is (owner node id, line; line 0 unknown)."""
+        function = self.sym(where[0])
+        node = self.node(function) if function is not None else None
+        if function is None or node is None or not node.start_line <= where[1] <= node.end_line:
+            return None
+        body = self.lines(function.path)[node.start_line - 1 : node.end_line]
+        return self.go_locals.variable_type(function, body, name, where[1] - node.start_line)
+
+    def _go_one_type(self, owner_id: str, name: str) -> bool:
+        function = self.sym(owner_id)
+        node = self.node(function) if function is not None else None
+        if function is None or node is None:
+            return False
+        return self.go_locals.one_type(
+            function, self.lines(function.path)[node.start_line - 1 : node.end_line], name
+        )
+
+    def _classify_go_typed(self, target: Sym, kind: GoType, fields: Sequence[str], exact: str) -> str | None:
+        """``x.f.name()`` where the function declares ``x``'s type: exact when ``name`` on the type reached
+        is the target (its own or promoted), possible through an interface (any implementation may run) or
+        a field or member the package cannot tell, else something else."""
+        if target.symbol_kind != "method" or kind[0] == OUTSIDE:
+            return None  # a method call is no call of a function, and a type not indexed has no target
+        held = self.go.field_type(kind[1], fields, kind[0])
+        if held is None:
+            return FOUND_POSSIBLE
+        found = self.go.promoted(held, target.name, kind[0])
+        if kind[0] == posixpath.dirname(target.path) and target.qualname in found:
+            return exact
+        if self.go_locals.is_interface((kind[0], held)):
+            return FOUND_POSSIBLE
+        return None if found else FOUND_POSSIBLE
+
+    def go_method(self, owner_id: str) -> tuple[str, str] | None:
+        """(receiver name, receiver type) of the Go method holding ``owner_id``, if any."""
+        current = self.sym(owner_id)
+        while current is not None:
+            found = GO_RECEIVER.match(current.signature) if current.symbol_kind == "method" else None
+            if found and "." in current.qualname:
+                return found.group(1), current.qualname.rsplit(".", 1)[0]
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return None
+
+    def go_value_uses(self, target: Sym) -> list[Found]:
+        """The code passing the Go function or method ``target`` on as a value (``getCommand(NoDuplicateArgs)``,
+        ``r.Get("/", rs.List)``): a ``reference``, at the first such line of each."""
+        return [
+            Found(node, FOUND_REFERENCE, line, "") for node, line in self.go_locals.value_uses(target, self)
+        ]

@@ -5,10 +5,22 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_model import Sym, nodes_by_id
+from prooftext.api.who_uses_model import (
+    CLASS_KINDS,
+    FOUND_IMPORT,
+    FOUND_POSSIBLE,
+    FOUND_REFERENCE,
+    MAX_IMPORT_HOPS,
+    SELF_NAMES,
+    Found,
+    Sym,
+    WhoUsesStore,
+    nodes_by_id,
+)
+from prooftext.graph.model import Reference
 from prooftext.store.risk_queries import file_imports, file_lines, importers
 
 PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
@@ -356,3 +368,328 @@ def spelled_as_value(path: str, name: str) -> bool:
     """Whether a bare ``name`` in the file at ``path`` can be read as a value where its text spells it (not
     ``string`` in a TypeScript file, where it is mostly the type)."""
     return name not in _TS_TYPE_WORDS or L.language_for(path) == L.JAVASCRIPT
+
+
+MAX_LITERAL_LINES = 500
+"""Lines read back from a method for the opening of the object literal holding it."""
+_LITERAL_OWNER = re.compile(
+    r"(?:^|[\s;(,])(?:(?:export\s+)?(?:const|let|var)\s+)?([\w$]+(?:\.[\w$]+)*)\s*(?::[^=]+)?=\s*$"
+)
+"""What an object literal is assigned to, read before its ``{``: ``const handlers =``, ``app.hooks =``."""
+
+
+def object_literal_name(lines: Sequence[str], start_line: int) -> str | None:
+    """The name the JavaScript object literal holding the method that starts at ``start_line`` is assigned to
+    (``const handlers = { onClick() {} }`` gives ``handlers``), None when it is held by no such literal."""
+    depth = 0
+    for number in range(start_line - 1, max(start_line - 1 - MAX_LITERAL_LINES, 0), -1):
+        line = lines[number - 1] if number <= len(lines) else ""
+        for column in range(len(line) - 1, -1, -1):
+            if line[column] == "}":
+                depth += 1
+            elif line[column] == "{" and depth:
+                depth -= 1
+            elif line[column] == "{":
+                owner = _LITERAL_OWNER.search(line[:column])
+                return owner.group(1) if owner else None
+    return None
+
+
+_JS_EXTENDS = re.compile(r"\bextends\s+([\w$]+)\s*(?:<|\{|\bimplements\b|$)")
+"""The base a JavaScript or TypeScript class extends, when it is a plain name (``class A extends B``)."""
+
+
+class JsWhoUses(WhoUsesStore):
+    """Who-uses in JavaScript and TypeScript: imports and re-exports under any name, CommonJS exports,
+    ``this`` in classes, prototypes and property-assigned functions, and definitions passed on as values."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self.js = JsModules(conn)
+        self._exported: dict[str, dict[str, set[str]]] = {}
+        self._literals: dict[str, str | None] = {}
+        self._binding_lines: dict[str, set[int]] = {}
+
+    def _classify_other(
+        self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str
+    ) -> str | None:
+        """Other languages: a receiver naming the enclosing class, or a bare name in the target's file, is
+        exact; in JavaScript, a bare name another file imports from elsewhere or defines itself names
+        something else; anything else is possible."""
+        if ref.receiver in SELF_NAMES:
+            cls = self.enclosing_class(owner_id)
+            if cls is not None and target.parent_id == cls.node_id:
+                return exact
+            if cls is not None and target.language in JS_SCRIPTS and cls.language in JS_SCRIPTS:
+                how = self.js_through_this(target, cls, ref.name, exact)
+                if how != FOUND_POSSIBLE:
+                    return how
+            owner = self.sym(owner_id) if target.language in JS_SCRIPTS else None
+            held = this_object(target) if owner is not None else None
+            if held is not None and owner is not None and this_object(owner) == held:
+                return exact  # `this.send()` in `res.json = function`, `this.lookup()` in `function View`
+        if target.name.startswith("#") and target.language in JS_SCRIPTS:
+            cls = self.enclosing_class(owner_id) if path == target.path else None
+            return exact if cls is not None and cls.node_id == target.parent_id else None  # `ky.#retry()`
+        if not ref.receiver and path == target.path and target.language in JS_SCRIPTS:
+            return exact if self.js_region(target) is not None else None  # not a method, nor `res.send = …`
+        if not ref.receiver and path == target.path and not PROPERTY_ASSIGNED.search(target.signature):
+            return exact  # not `res.send = function send()`: that name is bound inside the function only
+        if target.language in JS_SCRIPTS and path != target.path and self.js_imports(target, ref, path):
+            return exact
+        if (
+            target.language in JS_SCRIPTS
+            and ref.receiver
+            and self.js_object_named(target, ref.receiver, path)
+        ):
+            return exact
+        if (
+            target.language in JS_SCRIPTS
+            and not ref.receiver
+            and path != target.path
+            and self.js_binds_other(target, ref.name, path)
+        ):
+            return None
+        return FOUND_POSSIBLE
+
+    def js_through_this(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
+        """How ``this.name`` inside the JavaScript class ``cls`` depends on ``target``: exact when the member
+        it finds (its own, else the nearest base's) is the target, possible when a base cannot be found here
+        or when the target overrides it in a subclass (dispatch), else None."""
+        bases = self.js_bases(cls)
+        for current in [cls, *(bases or [])]:
+            found = self.children(current.node_id).get(name)
+            if found:
+                if target.node_id in found:
+                    return exact
+                owner = self.sym(target.parent_id) if target.parent_id else None
+                below = self.js_bases(owner) if owner is not None else None
+                return FOUND_POSSIBLE if below is None or cls.node_id in {b.node_id for b in below} else None
+        return FOUND_POSSIBLE
+
+    def js_bases(self, cls: Sym) -> list[Sym] | None:
+        """The repository classes a JavaScript class extends, nearest first (``class A extends B``, ``B`` in
+        its file or imported from the file defining it); None when one of them is not found here."""
+        order: list[Sym] = []
+        current = cls
+        for _ in range(MAX_IMPORT_HOPS):
+            extends = _JS_EXTENDS.search(current.signature)
+            if extends is None:
+                return order
+            base = self.js_class(current.path, extends.group(1))
+            if base is None or base in order or base == cls:
+                return None
+            order.append(base)
+            current = base
+        return None
+
+    def js_class(self, path: str, name: str) -> Sym | None:
+        """The class ``name`` names in the JavaScript file at ``path``: its own, or one it imports."""
+        top = self.file_id(path)
+        local = [
+            d for d in self.defs(path).get(name, ()) if d.symbol_kind in CLASS_KINDS and d.parent_id == top
+        ]
+        if local:
+            return local[0]
+        binding = self.js.bindings(path).get(name)
+        source = self.js.resolved(path, binding[0]) if binding is not None else None
+        if binding is None or source is None:
+            return None
+        text = "\n".join(self.lines(source))
+        top = self.file_id(source)
+        classes = [d for found in self.defs(source).values() for d in found if d.symbol_kind in CLASS_KINDS]
+        return next(
+            (d for d in classes if d.parent_id == top and binding[1] in js_exports_of(text, d.name)), None
+        )
+
+    def js_binds_other(self, target: Sym, name: str, path: str) -> bool:
+        """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than ``target``
+        (not reached through its imports): an import of an indexed file other than the target's and those
+        importing it, or of Node's (``node:…``), or a definition of its own (a package's name may be this
+        repository's own: not known here)."""
+        if L.language_for(path) not in JS_SCRIPTS:
+            return False
+        for node in self.spans(path):
+            found = self.sym(node.node_id) if node.name == name else None
+            if found is not None and JS_DECLARES.match(found.signature):
+                return True
+        binding = self.js.bindings(path).get(name)
+        source = self.js.resolved(path, binding[0]) if binding is not None else None
+        if source is not None:  # unless it is the target's file, or one importing it (an export not followed)
+            return source != target.path and source not in self.js.importing_paths(target.path)
+        return binding is not None and binding[0].startswith("node:")
+
+    def js_object_named(self, target: Sym, receiver: str, path: str) -> bool:
+        """Whether ``receiver`` in the file at ``path`` is the object literal holding the method ``target``:
+        its name in its own file, or a name another file imports it under."""
+        if target.node_id not in self._literals:
+            node = self.node(target)
+            found = (
+                object_literal_name(self.lines(target.path), node.start_line) if node is not None else None
+            )
+            self._literals[target.node_id] = found
+        owner = self._literals[target.node_id]
+        if owner is None:
+            return False
+        if path == target.path:
+            return receiver == owner
+        binding = self.js.bindings(path).get(receiver)
+        exported = js_exports_of("\n".join(self.lines(target.path)), owner)
+        return (
+            binding is not None
+            and self.js.resolved(path, binding[0]) == target.path
+            and binding[1] in exported
+        )
+
+    def js_exported(self, target: Sym) -> dict[str, set[str]]:
+        """The names each file exports the JavaScript definition ``target`` under (see :class:`JsModules`)."""
+        if target.node_id not in self._exported:
+            top_level = target.parent_id == self.file_id(target.path)
+            self._exported[target.node_id] = self.js.exported(target, top_level)
+        return self._exported[target.node_id]
+
+    def js_imports(self, target: Sym, ref: Reference, path: str) -> bool:
+        """Whether ``ref`` in the file at ``path`` names ``target`` through one of the file's imports: a bare
+        name it imports (``import delay from``, ``import { a as b }``, ``require``), or ``ns.name`` through
+        a whole module (``import * as ns``, ``const ns = require(m)``)."""
+        exported = self.js_exported(target)
+        if not ref.receiver:
+            return self.js.reaches(path, ref.name, exported) is True
+        source = self.js.namespace(path, ref.receiver)  # `import * as ns`, `require(m)`, `import { z }`
+        return source is not None and ref.name in exported.get(source, ())
+
+    def js_importing_files(self, target: Sym) -> list[Found]:
+        """The files importing ``target`` by a name their imports bind, or re-exporting it (``import``), at
+        the line of that import."""
+        if target.language not in JS_SCRIPTS:
+            return []
+        exported = self.js_exported(target)
+        found: list[Found] = []
+        for path in sorted({p for source in exported for p in self.js.importing_paths(source)}):
+            lines = [
+                line
+                for module, resolved, line in file_imports(self.conn, path)
+                if resolved in exported and resolved != path
+            ]
+            binds = path in exported or any(
+                self.js.reaches(path, local, exported) for local in self.js.bindings(path)
+            )
+            node = self.file_id(path)
+            if binds and lines and node is not None:
+                found.extend(Found(n, FOUND_IMPORT, min(lines), "") for n in nodes_by_id(self.conn, [node]))
+        return found
+
+    def js_region(self, target: Sym) -> tuple[int, int] | None:
+        """The lines where a bare name in the JavaScript definition's own file names it: its scope (the file,
+        or the function holding it), cut at the definitions of the same name beside it (tests redefining
+        ``customFetch`` case after case: a name is the nearest one before it); None when a bare name does not
+        bind it (a method, a function assigned to a property)."""
+        own = self.node(target)
+        if own is None or not JS_DECLARES.match(target.signature):
+            return None
+        parent = self.sym(target.parent_id) if target.parent_id else None
+        if parent is not None and parent.symbol_kind in CLASS_KINDS:
+            return None
+        scope = self.node(parent) if parent is not None else None
+        first, last = (scope.start_line, scope.end_line) if scope else (1, len(self.lines(target.path)))
+        lines = self.lines(target.path)
+        for node in self.spans(target.path):
+            other = self.sym(node.node_id) if node.name == target.name else None
+            if other is None or other.parent_id != target.parent_id or not JS_DECLARES.match(other.signature):
+                continue
+            closes = (
+                block_closes(lines, node.end_line, own.start_line) if node.end_line < own.start_line else None
+            )
+            if closes is not None:  # a function declaration is bound in its whole block, before it too
+                first = max(first, closes + 1 if JS_HOISTED.match(target.signature) else own.start_line)
+            closes = (
+                block_closes(lines, own.end_line, node.start_line) if node.start_line > own.end_line else None
+            )
+            if closes is not None:
+                last = min(last, closes if JS_HOISTED.match(other.signature) else node.start_line - 1)
+        return first, last
+
+    def js_in_region(self, target: Sym, ref: Reference, path: str, line: int) -> bool:
+        """False for a bare name in a JavaScript definition's own file outside the lines where it names that
+        definition (see :meth:`js_region`)."""
+        if target.language not in JS_SCRIPTS or ref.receiver or path != target.path:
+            return True
+        region = self.js_region(target)
+        return region is None or region[0] <= line <= region[1]
+
+    def js_value_uses(self, target: Sym) -> list[Found]:
+        """The code passing the JavaScript definition ``target`` on as a value (``app.use(logger)``, ``{
+        logger }``, ``exports.logger = logger``, ``[exports.helper]``), in its own scope and in the files whose
+        imports bind it: a ``reference``, at the first such line of each."""
+        if target.language not in JS_SCRIPTS:
+            return []
+        own = self.node(target)
+        exported = self.js_exported(target)
+        places: list[tuple[str, str, re.Pattern[str], tuple[int, int]]] = []
+        region = self.js_region(target)
+        if region is not None and spelled_as_value(target.path, target.name):
+            places.append((target.path, target.name, value_pattern(target.name), region))
+        cls = self.sym(target.parent_id) if target.parent_id else None
+        scope = self.node(cls) if cls is not None and cls.symbol_kind in CLASS_KINDS else None
+        if scope is not None:  # `this.retry` passed on inside its class
+            this = value_pattern(target.name, receiver="this")
+            places.append((target.path, target.name, this, (scope.start_line, scope.end_line)))
+        whole = (1, len(self.lines(target.path)))
+        for name in sorted(exported.get(target.path, set()) - {DEFAULT_EXPORT}):
+            places.append((target.path, name, value_pattern(name, exported=True), whole))
+        paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
+        for path in paths[:MAX_REEXPORT_FILES]:
+            whole = (1, len(self.lines(path)))
+            for local in self.js.bindings(path):
+                if self.js.reaches(path, local, exported) and spelled_as_value(path, local):
+                    places.append((path, local, value_pattern(local), whole))
+                module = self.js.namespace(path, local)  # `app.get('/users', user.list)`
+                for name in sorted(exported.get(module, set()) - {DEFAULT_EXPORT}) if module else ():
+                    places.append((path, name, value_pattern(name, receiver=local), whole))
+        found: dict[str, Found] = {}
+        span = range(own.start_line, own.end_line + 1) if own is not None else range(0)
+        for path, name, pattern, lines in places:
+            skip = self.js_binding_lines(path)
+            for number in value_lines(self.lines(path), name, pattern, lines, skip):
+                holder = self.holder(path, number)
+                if holder is None or (path == target.path and number in span):
+                    continue
+                if holder.node_id not in found or number < found[holder.node_id].line:
+                    found[holder.node_id] = Found(holder, FOUND_REFERENCE, number, "")
+        return list(found.values())
+
+    def js_exported_unseen(self, target: Sym) -> bool:
+        """Whether the JavaScript definition ``target`` may be exported in a way not followed: no export of it
+        is read, yet a line of its file spelling its name also spells ``export`` (``module.exports = { create:
+        wrap(createApplication) }``, ``Object.assign(module.exports, { pick })``)."""
+        if self.js_exported(target):
+            return False
+        word = value_pattern(target.name)
+        return any("export" in line and word.search(line) for line in self.lines(target.path))
+
+    def js_binding_lines(self, path: str) -> set[int]:
+        """The lines of a JavaScript file's import, re-export and ``require`` statements."""
+        if path not in self._binding_lines:
+            self._binding_lines[path] = binding_lines("\n".join(self.lines(path)))
+        return self._binding_lines[path]
+
+    def js_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
+        """The spelled uses of the other names files import ``target`` under (``import { a as b }``, a
+        default import, a name a file re-exports it as), in those files, and of the other names it is
+        exported under as members of a whole module (``express.create()`` through ``const express =
+        require(…)`` of a file exporting ``{ create: createApplication }``)."""
+        if target.language not in JS_SCRIPTS:
+            return []
+        exported = self.js_exported(target)
+        rows: list[tuple[str, str, int, str]] = []
+        paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
+        for path in paths[:MAX_REEXPORT_FILES]:
+            for local, (module, there) in self.js.bindings(path).items():
+                if local != target.name and self.js.reaches(path, local, exported):
+                    rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
+                source = self.js.resolved(path, module) if there in ("*", DEFAULT_EXPORT) else None
+                for name in (
+                    sorted(exported.get(source, set()) - {target.name, DEFAULT_EXPORT}) if source else ()
+                ):
+                    rows.extend(r for r in self.spelled_uses(name, path) if r[1].split(" ")[2:] == [local])
+        return rows
