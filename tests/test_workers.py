@@ -98,17 +98,6 @@ def test_a_refresh_pool_worker_ends_when_the_refresh_is_killed(tmp_path: Path) -
         _end(parent, handle)
 
 
-@needs_pool
-def test_an_interrupted_refresh_ends_its_busy_workers_instead_of_waiting_for_them(tmp_path: Path) -> None:
-    parent, handle = _blocked_refresh(tmp_path)
-    parent.send_signal(signal.SIGINT)  # Ctrl-C while a worker is busy with a file it will never finish
-    try:
-        assert parent.wait(timeout=WAIT_S) != 0, "the interrupted refresh went on"
-        assert _ended(handle, 0), "the busy worker was left running"
-    finally:
-        _end(parent, handle)
-
-
 def _spawned_pool() -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
 

@@ -17,9 +17,6 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-STOP_JOIN_S = 5.0
-"""How long :func:`stop_now` waits for each terminated worker to be gone (a terminated process ends at once;
-the bound keeps a stuck one from holding its parent)."""
 EXIT_ORPHANED = 3
 """Exit status of a worker that found its parent gone."""
 ORPHAN_POLL_S = 1.0
@@ -60,15 +57,3 @@ def start_every_worker(pool: ProcessPoolExecutor) -> ProcessPoolExecutor:
     nothing and the pool behaves as before.)"""
     setattr(pool, _ON_DEMAND_FLAG, False)
     return pool
-
-
-def stop_now(pool: ProcessPoolExecutor) -> None:
-    """End ``pool`` without waiting for the calls its workers are running: cancel the calls not started,
-    terminate its processes and reap them. For a pool whose work may end at any point (a refresh's readers;
-    see the module's docstring): an interrupted refresh is not held by files still being read."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # cleared by shutdown
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(STOP_JOIN_S)

@@ -67,7 +67,7 @@ from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
 from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
 from prooftext.store.schema import drop_deferred_indexes, ensure_indexes, missing_indexes
 from prooftext.text import identifier_parts
-from prooftext.workers import start_every_worker, stop_now, watch_parent
+from prooftext.workers import start_every_worker, watch_parent
 
 BATCH_FILES = 128
 """Files written per transaction: large enough to amortize commits, small enough to lose little on a kill."""
@@ -476,22 +476,21 @@ def _load_all(root: Path, stats: Sequence[FileStat], config: CorpusConfig) -> It
     import prooftext.graph.extract  # noqa: F401  # once here: forked workers start with the parsers loaded
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_reader, initargs=(os.getpid(),))
-    start_every_worker(pool)  # forked workers start together anyway; under another start method too
-    try:
+    with start_every_worker(pool):  # forked workers start together anyway; under another start method too
         pending: deque[Future[list[Loaded]]] = deque(
             pool.submit(_load_chunk, root, chunk, config)
             for chunk in itertools.islice(chunks, workers * CHUNKS_IN_FLIGHT)
         )
-        while pending:
-            done = pending.popleft().result()
-            following = next(chunks, None)
-            if following is not None:
-                pending.append(pool.submit(_load_chunk, root, following, config))
-            yield from done
-    except BaseException:  # the writer stopped (an error, Ctrl-C): the files being read are not waited for
-        stop_now(pool)
-        raise
-    pool.shutdown()
+        try:
+            while pending:
+                done = pending.popleft().result()
+                following = next(chunks, None)
+                if following is not None:
+                    pending.append(pool.submit(_load_chunk, root, following, config))
+                yield from done
+        finally:
+            for future in pending:  # the writer stopped (an error, a kill): start nothing more
+                future.cancel()
 
 
 def _node_labels(node: Node, source: SourceFile) -> str:
