@@ -212,9 +212,7 @@ class GoLocals:
         """The type of the variable or parameter ``name`` of ``function`` (whose lines are ``body``) at its
         line ``at`` (an index into ``body``), None when the declaration holding there is not read, or two
         declarations holding there disagree."""
-        if function.node_id not in self._declared:
-            self._declared[function.node_id] = declarations(function.signature, body)
-        scoped = self._declared[function.node_id].get(name)
+        scoped = self.declared(function, body).get(name)
         if not scoped or depth > _MAX_CALL_DEPTH:
             return None
         kinds = {self._declared_type(function, body, found, depth) for found in in_scope(scoped, at)}
@@ -223,8 +221,14 @@ class GoLocals:
     def one_type(self, function: Sym, body: list[str], name: str) -> bool:
         """Whether every declaration of ``name`` in ``function`` gives it the same type: only then is one
         spelled use (who-uses keeps a function's first of each spelling) every use of that name in it."""
-        scoped = self._declared.get(function.node_id, {}).get(name, [])
+        scoped = self.declared(function, body).get(name, [])
         return len({self._declared_type(function, body, found, 0) for found in scoped}) == 1
+
+    def declared(self, function: Sym, body: list[str]) -> dict[str, list[Scoped]]:
+        """The declarations of ``function`` (whose lines are ``body``), read once per request."""
+        if function.node_id not in self._declared:
+            self._declared[function.node_id] = declarations(function.signature, body)
+        return self._declared[function.node_id]
 
     def _declared_type(self, function: Sym, body: list[str], scoped: Scoped, depth: int) -> GoType | None:
         declared = scoped.declared
@@ -298,7 +302,7 @@ class GoLocals:
         if function is not None and function.symbol_kind not in ("function", "method"):
             return False  # a type's declaration: a field named like the target holds no value
         body = reader.lines(path)[holder.start_line - 1 : holder.end_line]
-        declared = declarations(function.signature, body) if function is not None else {}
+        declared = self.declared(function, body) if function is not None else {}
         at = number - holder.start_line
         directory = posixpath.dirname(target.path)
         if target.symbol_kind == "method":
@@ -409,23 +413,24 @@ class GoWhoUses(WhoUsesStore):
             return exact if top_level else None
         return None if names is False else FOUND_POSSIBLE
 
-    def _go_variable_type(self, where: tuple[str, int], name: str) -> GoType | None:
-        """The type of the variable ``name`` where a reference is (owner node id, line; line 0 unknown)."""
-        function = self.sym(where[0])
-        node = self.node(function) if function is not None else None
-        if function is None or node is None or not node.start_line <= where[1] <= node.end_line:
-            return None
-        body = self.lines(function.path)[node.start_line - 1 : node.end_line]
-        return self.go_locals.variable_type(function, body, name, where[1] - node.start_line)
-
-    def _go_one_type(self, owner_id: str, name: str) -> bool:
+    def _go_function(self, owner_id: str) -> tuple[Sym, Node, list[str]] | None:
+        """The definition holding a reference, its node and its lines."""
         function = self.sym(owner_id)
         node = self.node(function) if function is not None else None
         if function is None or node is None:
-            return False
-        return self.go_locals.one_type(
-            function, self.lines(function.path)[node.start_line - 1 : node.end_line], name
-        )
+            return None
+        return function, node, self.lines(function.path)[node.start_line - 1 : node.end_line]
+
+    def _go_variable_type(self, where: tuple[str, int], name: str) -> GoType | None:
+        """The type of the variable ``name`` where a reference is (owner node id, line; line 0 unknown)."""
+        held = self._go_function(where[0])
+        if held is None or not held[1].start_line <= where[1] <= held[1].end_line:
+            return None
+        return self.go_locals.variable_type(held[0], held[2], name, where[1] - held[1].start_line)
+
+    def _go_one_type(self, owner_id: str, name: str) -> bool:
+        held = self._go_function(owner_id)
+        return held is not None and self.go_locals.one_type(held[0], held[2], name)
 
     def _classify_go_typed(self, target: Sym, kind: GoType, fields: Sequence[str], exact: str) -> str | None:
         """``x.f.name()`` where the function declares ``x``'s type: exact when ``name`` on the type reached
