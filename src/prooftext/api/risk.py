@@ -257,8 +257,8 @@ _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z
 
 class _WhoUses(JsWhoUses, GoWhoUses):
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
-    name, through the file's imports, the enclosing class and its bases in the repository. Read lazily
-    from the store and cached for one request."""
+    name, through the file's imports, the enclosing class and its bases in the repository: Python here, and
+    JavaScript and Go through their classifiers. Read lazily from the store and cached for one request."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
@@ -267,7 +267,7 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._locals: dict[str, frozenset[str]] = {}
 
-    # --- store reads ----------------------------------------------------------------------------------
+    # --- Python imports -------------------------------------------------------------------------------
 
     @property
     def paths(self) -> PathIndex:

@@ -1,5 +1,5 @@
-"""What who-uses works with: the nodes it reports, the definitions it resolves names to, and what a name
-resolves to."""
+"""What who-uses works with: the nodes it reports, the definitions it resolves names to, what a name
+resolves to, and the store reads every language's classifier shares (:class:`WhoUsesStore`)."""
 
 from __future__ import annotations
 
