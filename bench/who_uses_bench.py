@@ -220,22 +220,26 @@ def _bench(name: str, tree: Path, n: int, seed: int, verbose: bool) -> Tally:
         project = _project(root)
         for target in _targets(index.conn, n, seed):
             oracle = _oracle(root, target, enclosing, project)
-            found = who_uses(index, target.node_id)
-            resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
-            every = {d["node_id"] for d in found}
-            tally.count(oracle, resolved, every)
-            if verbose and (oracle - resolved or every - oracle):
-                names = {
-                    d["node_id"]: f"{d['path']}:{d['line']} {d['qualname']} ({d['found_by']})" for d in found
-                }
-                print(f"  {target.path}:{target.start_line} {target.qualname}")
-                for missed in sorted(oracle - every):
-                    print(f"    missed {_describe(index.conn, missed)}")
-                for weak in sorted((oracle & every) - resolved):
-                    print(f"    only possible {names[weak]}")
-                for extra in sorted(every - oracle):
-                    print(f"    extra  {names[extra]}")
+            score(index, target, oracle, tally, verbose)
     return tally
+
+
+def score(index: Any, target: Target, oracle: set[str], tally: Tally, verbose: bool) -> None:
+    """Count who-uses' dependents of ``target`` against the oracle's callers, and with ``verbose`` print
+    what differs."""
+    found = who_uses(index, target.node_id)
+    resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
+    every = {d["node_id"] for d in found}
+    tally.count(oracle, resolved, every)
+    if verbose and (oracle - resolved or every - oracle):
+        names = {d["node_id"]: f"{d['path']}:{d['line']} {d['qualname']} ({d['found_by']})" for d in found}
+        print(f"  {target.path}:{target.start_line} {target.qualname}")
+        for missed in sorted(oracle - every):
+            print(f"    missed {_describe(index.conn, missed)}")
+        for weak in sorted((oracle & every) - resolved):
+            print(f"    only possible {names[weak]}")
+        for extra in sorted(every - oracle):
+            print(f"    extra  {names[extra]}")
 
 
 def _describe(conn: object, node_id: str) -> str:

@@ -35,10 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from who_uses_bench import Enclosing, Tally, Target, _copy, _describe, _share
+from who_uses_bench import Enclosing, Tally, Target, _copy, _share, score
 
 import prooftext
-from prooftext.api.risk import FOUND_POSSIBLE, who_uses
 
 MIRRORS = {
     "express": Path("/work/.mirror/expressjs+express/repo"),
@@ -201,21 +200,7 @@ def _bench(tree: Path, n: int, seed: int, typescript: Path, verbose: bool) -> Ta
                     print(f"  (no oracle position) {target.path}:{target.start_line} {target.qualname}")
                 continue
             oracle = _callers(root, target, found_refs, enclosing, index.conn)
-            found = who_uses(index, target.node_id)
-            resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
-            every = {d["node_id"] for d in found}
-            tally.count(oracle, resolved, every)
-            if verbose and (oracle - resolved or every - oracle):
-                names = {
-                    d["node_id"]: f"{d['path']}:{d['line']} {d['qualname']} ({d['found_by']})" for d in found
-                }
-                print(f"  {target.path}:{target.start_line} {target.qualname}")
-                for missed in sorted(oracle - every):
-                    print(f"    missed {_describe(index.conn, missed)}")
-                for weak in sorted((oracle & every) - resolved):
-                    print(f"    only possible {names[weak]}")
-                for extra in sorted(every - oracle):
-                    print(f"    extra  {names[extra]}")
+            score(index, target, oracle, tally, verbose)
     return tally
 
 
