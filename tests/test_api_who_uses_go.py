@@ -9,7 +9,7 @@ from typing import Any
 
 import prooftext
 from helpers import write_tree
-from prooftext.api.risk import risk_of_changing
+from prooftext.api.risk import risk_of_changing, who_uses
 
 WEB = {
     "go.mod": "module example.com/web\n\ngo 1.22\n",
@@ -255,3 +255,42 @@ def test_a_go_name_in_a_comment_a_string_a_field_or_a_shadowing_parameter_is_no_
     assert "command.go:unrelated" not in no_args
     assert "command.go:shadowed" not in no_args
     assert "args.go:Command" not in no_args  # the field NoArgs
+
+
+TYPES = {
+    "go.mod": "module example.com/web\n\ngo 1.22\n",
+    "context.go": "package web\n\ntype Context struct{}\n",
+    "other/context.go": "package other\n\ntype Context struct{}\n",
+    "cmd/main.go": """
+        package main
+
+        import (
+            "example.com/web"
+            "example.com/web/other"
+        )
+
+        func handle(c *web.Context) {}
+
+        func elsewhere(c *other.Context) {}
+        """,
+    "cmd/dot.go": 'package main\n\nimport . "example.com/web"\n\nfunc dotted(c *Context) {}\n',
+}
+
+
+def test_a_go_type_read_through_its_package_is_a_reference_and_another_package_s_type_is_none(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, TYPES)
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        ids = dict(
+            index.conn.execute(
+                "SELECT f.path, n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.qualname = 'Context'"
+            ).fetchall()
+        )
+        web = {d["qualname"]: d["found_by"] for d in who_uses(index, ids["context.go"])}
+        other = {d["qualname"]: d["found_by"] for d in who_uses(index, ids["other/context.go"])}
+    # *web.Context, and a bare Context where the file imports web with "."; not *other.Context, nor the
+    # other package's own declaration
+    assert web == {"handle": "reference", "dotted": "reference"}
+    assert other == {"elsewhere": "reference"}

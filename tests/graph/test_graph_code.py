@@ -483,3 +483,23 @@ def test_uses_are_capped_fairly_per_file() -> None:
     per_owner = Counter(u.node_id for u in plain)
     assert len(per_owner) == 100  # the last function keeps evidence too
     assert set(per_owner.values()) == {MAX_USES_PER_FILE // 100}
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "spelled"),
+    [
+        (
+            "cmd/main.go",
+            'package main\n\nimport "example.com/web"\n\nfunc handle(c *web.Context) {}\n',
+            "Context read web",
+        ),
+        ("a.ts", 'import { Kind } from "./k";\nfunction f(x: Kind.ZodSet): void {}\n', "ZodSet read Kind"),
+    ],
+    ids=["go qualified type", "typescript nested type"],
+)
+def test_a_type_read_through_a_package_or_namespace_records_the_qualifier_as_its_receiver(
+    path: str, text: str, spelled: str
+) -> None:
+    uses = {use.name for use in extract(path, text).uses}
+    assert spelled in uses
+    assert spelled.split(" ")[0] in uses  # the plain name the ranking's edges read stays

@@ -163,6 +163,10 @@ class GoPackages:
             current = field
         return current
 
+    def has_dot_import(self, path: str) -> bool:
+        """Whether the Go file at ``path`` imports a package with ``.`` (its names then read bare)."""
+        return any(bound == "." for bound, _, _ in self.imports(path))
+
     def module_directory(self, import_path: str) -> str | None:
         """The directory of the indexed package with this import path, None when no ``go.mod`` holds it."""
         for directory, module in self.modules().items():
@@ -387,14 +391,20 @@ class GoWhoUses(WhoUsesStore):
     def _classify_go(
         self, target: Sym, ref: Reference, path: str, where: tuple[str, int], exact: str
     ) -> str | None:
-        """Go: a bare name in the target's package, ``pkg.Name`` through the file's import of the target's
-        package, and ``recv.m()`` inside a method of the target's type with that receiver are exact;
-        ``pkg.Name`` through another package's import names something else; the rest is possible."""
+        """Go: a bare name in the target's package (or in a file importing it with ``.``), ``pkg.Name``
+        through the file's import of the target's package, and ``recv.m()`` inside a method of the target's
+        type with that receiver are exact; a bare name in another package, or ``pkg.Name`` through another
+        package's import, names something else; the rest is possible."""
         owner_id = where[0]
         same_package = posixpath.dirname(path) == posixpath.dirname(target.path)
         top_level = target.parent_id == self.file_id(target.path) and target.symbol_kind != "method"
         if not ref.receiver:
-            return exact if top_level and same_package else FOUND_POSSIBLE
+            if same_package:
+                return exact if top_level else FOUND_POSSIBLE
+            dotted = self.go.names_target(path, ".", target.path)  # `import . "pkg"` binds its names bare
+            if dotted is True:
+                return exact if top_level else FOUND_POSSIBLE
+            return FOUND_POSSIBLE if dotted is None and self.go.has_dot_import(path) else None
         method = self.go_method(owner_id)
         parts = ref.receiver.split(".")
         if method is not None and parts[0] == method[0] and same_package:

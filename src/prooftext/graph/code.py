@@ -693,7 +693,17 @@ _PY_NAMING_PARENTS = frozenset(
     }
 )
 # Other grammars: the member node around a property/field name, and the field holding its object.
-_RECEIVER_FIELDS = ("object", "operand", "value", "argument", "receiver", "path", "scope")
+_RECEIVER_FIELDS = (
+    "object",
+    "operand",
+    "value",
+    "argument",
+    "receiver",
+    "path",
+    "scope",
+    "package",
+    "module",
+)
 _CALL_TYPES = frozenset(
     {"call", "call_expression", "method_invocation", "new_expression", "macro_invocation"}
 )

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 16
+READING_REVISION = 17
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -138,7 +138,9 @@ and a generic base class ``Mixin[App]`` is a use of both names; 16: Markdown
 headings inside HTML blocks are not headings, a backtick line with a backtick after its fence opens no fence,
 lazy and interrupting lines decide setext titles as CommonMark does, a link on a heading's line is kept,
 reStructuredText titles, underlines, overlines and levels follow docutils and its front matter declares
-``contradicts`` as Markdown's does, and a byte order mark hides no heading)."""
+``contradicts`` as Markdown's does, and a byte order mark hides no heading; 17: a Go type read through its
+package (``*web.Context``) and a TypeScript type read through a namespace (``Kind.ZodSet``) record the
+qualifier as the receiver of their spelled use)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
