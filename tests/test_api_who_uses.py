@@ -280,3 +280,59 @@ def test_a_plugin_s_fixture_is_possibly_used_by_every_test_requesting_its_name(t
         },
     )
     assert _dependents(tmp_path, "plug.tmpdir.tmp_dir") == {"testing/test_paths.py:test_write": "possible"}
+
+
+STATED = {
+    "pkg/__init__.py": "",
+    "pkg/sessions.py": """
+        class Session:
+            def get(self, url):
+                return url
+
+        class Other:
+            def get(self, url):
+                return None
+
+        class Cached(Session):
+            def get(self, url):
+                return url
+        """,
+    "pkg/api.py": """
+        from pkg import sessions
+        from pkg.sessions import Other, Session
+
+        def fetch(url):
+            s = sessions.Session()
+            return s.get(url)
+
+        def managed(url):
+            with Session() as w:
+                return w.get(url)
+
+        def annotated(session: Session, url):
+            return session.get(url)
+
+        def elsewhere(url):
+            o = Other()
+            return o.get(url)
+
+        def rebound(url, flag):
+            s = Session()
+            if flag:
+                s = Other()
+            return s.get(url)
+        """,
+}
+
+
+def test_a_method_called_on_a_local_the_function_constructs_or_annotates_resolves_through_its_class(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, STATED)
+    found = _dependents(tmp_path, "Session.get")
+    assert found["pkg/api.py:fetch"] == "call"  # s = sessions.Session()
+    assert found["pkg/api.py:managed"] == "call"  # with Session() as w
+    assert found["pkg/api.py:annotated"] == "call"  # session: Session
+    assert "pkg/api.py:elsewhere" not in found  # o = Other(): Other's get
+    assert found["pkg/api.py:rebound"] == "possible"  # two classes: not known
+    assert _dependents(tmp_path, "Cached.get")["pkg/api.py:fetch"] == "possible"  # a subclass may override

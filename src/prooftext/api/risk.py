@@ -40,6 +40,7 @@ from prooftext.api.who_uses_python import (
     FIXTURE_NAME,
     TEST_MODULE,
     bound_locally,
+    local_type_names,
     parameters,
     split_bases,
 )
@@ -469,6 +470,9 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             return FOUND_POSSIBLE if UNKNOWN in found else None
         if self.defs(path).get(parts[0]) or parts[0] in self.bindings(path)[0]:
             return FOUND_POSSIBLE if UNKNOWN in found else None
+        stated = self._local_class(owner_id, path, parts[0]) if len(parts) == 1 else None
+        if stated is not None:  # `s = requests.Session(); s.get()`: the class the function states for it
+            return self._dispatch(target, stated, self.lookup(stated, ref.name), exact)
         return FOUND_POSSIBLE  # a local or an expression: its type is not known here
 
     def _classify_self(
@@ -477,15 +481,38 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         cls = self.enclosing_class(owner_id)
         if cls is None or len(parts) > 1:
             return FOUND_POSSIBLE  # `self.app.x()`: the attribute's type is not known here
-        member = self.lookup(cls.node_id, ref.name, skip_first=parts[0] == "super()")
+        return self._dispatch(
+            target, cls.node_id, self.lookup(cls.node_id, ref.name, parts[0] == "super()"), exact
+        )
+
+    def _dispatch(self, target: Sym, class_id: str, member: str | None, exact: str) -> str | None:
+        """How a member looked up on the class ``class_id`` (``member``, the definition found) depends on
+        ``target``: exact when it is the target; possible when the target is defined in a subclass of that
+        class (an instance of the subclass dispatches to it); else something else."""
         if member == target.node_id:
             return exact
         owner_class = self.enclosing_class(target.node_id) if target.parent_id else None
-        if owner_class is None:
+        return (
+            FOUND_POSSIBLE
+            if owner_class is not None and class_id in self.mro(owner_class.node_id)[0]
+            else None
+        )
+
+    def _local_class(self, owner_id: str, path: str, name: str) -> str | None:
+        """The class a Python function states for its local ``name`` (see
+        :func:`~prooftext.api.who_uses_python.local_type_names`), when it resolves to one class here."""
+        function = self.sym(owner_id)
+        node = self.node(function) if function is not None else None
+        if function is None or node is None or function.language != L.PYTHON:
             return None
-        # Dispatch: code in a base class calling self.x reaches an override defined in a subclass.
-        order, _ = self.mro(owner_class.node_id)
-        return FOUND_POSSIBLE if cls.node_id in order and member != target.node_id else None
+        text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line])
+        dotted = local_type_names(text, name)
+        found = self.resolve(path, dotted) if dotted else set()
+        if len(found) != 1:
+            return None
+        kind, ident = next(iter(found))
+        held = self.sym(ident) if kind == "node" else None
+        return ident if held is not None and held.symbol_kind == "class" else None
 
     def constructions(self, target: Sym) -> list[Found]:
         """For a constructor (``__init__``, ``constructor``), the calls of its class: each one runs it."""

@@ -87,3 +87,74 @@ def bound_locally(text: str) -> frozenset[str]:
         if not isinstance(node, _NEW_SCOPES):
             pending.extend(ast.iter_child_nodes(node))
     return frozenset(names - declared)
+
+
+def _dotted(node: ast.AST | None) -> list[str] | None:
+    """``a.b.C`` as its parts, None for any other expression."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return [node.id, *parts]
+    return None
+
+
+def _constructed(value: ast.AST | None) -> list[str] | None:
+    """The dotted callee of ``value`` when it is a call (``requests.Session()``), None otherwise."""
+    return _dotted(value.func) if isinstance(value, ast.Call) else None
+
+
+def _stated_types(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[list[str] | None]:
+    """What each binding of ``name`` in ``function``'s own scope says of its type: the annotation of a
+    parameter, or the callee of the call assigned to it (``s = Session()``, ``with Session() as s``); None
+    for a binding that says nothing (another assignment, a loop, a name without annotation)."""
+    arguments = function.args
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    stated: list[list[str] | None] = [_dotted(a.annotation) for a in every if a is not None and a.arg == name]
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            stated.append(_constructed(node.value) if len(node.targets) == 1 else None)
+        elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+            if node.optional_vars.id == name:
+                stated.append(_constructed(node.context_expr))
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stated.append(None)  # a loop target, an augmented or annotated assignment, a walrus
+        if not isinstance(node, _NEW_SCOPES):
+            pending.extend(
+                child for child in ast.iter_child_nodes(node) if not _is_assign_target(node, child)
+            )
+    return stated
+
+
+def _is_assign_target(parent: ast.AST, child: ast.AST) -> bool:
+    """Whether ``child`` is a target of the plain assignment or ``with`` item ``parent`` (read above)."""
+    if isinstance(parent, ast.Assign):
+        return child in parent.targets
+    return isinstance(parent, ast.withitem) and child is parent.optional_vars
+
+
+def local_type_names(text: str, name: str) -> list[str] | None:
+    """The dotted name of the class a local ``name`` of the Python function whose text this is holds,
+    when every binding of it states one and the same (``s = requests.Session()`` gives ``requests.Session``,
+    ``app: Flask`` gives ``Flask``); None when a binding states none or two disagree."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return None
+    function = tree.body[0] if tree.body else None
+    if not isinstance(function, FUNCTION_DEFS):
+        return None
+    stated = _stated_types(function, name)
+    first = stated[0] if stated else None
+    return first if first is not None and all(s == first for s in stated) else None
