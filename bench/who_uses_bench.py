@@ -83,12 +83,13 @@ def _copy(tree: Path) -> Iterator[Path]:
         yield root
 
 
-def _ensure_tree(name: str, tree: Path) -> Path:
+def ensure_tree(tree: Path, mirror: Path) -> Path:
+    """``tree``, made from the head of the git directory ``mirror`` when it is not there yet."""
     if tree.is_dir():
         return tree
     tree.mkdir(parents=True)
     archive = subprocess.run(
-        ["git", f"--git-dir={MIRRORS[name]}", "archive", "HEAD"], check=True, capture_output=True
+        ["git", f"--git-dir={mirror}", "archive", "HEAD"], check=True, capture_output=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     return tree
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"who-uses against jedi callers: {args.n} functions and methods per repository, seed {args.seed}")
     print(f"{'repository':<10} {'jedi':>5} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
     for name, tree in (("flask", args.flask), ("requests", args.requests)):
-        tally = _bench(name, _ensure_tree(name, tree), args.n, args.seed, args.verbose)
+        tally = _bench(name, ensure_tree(tree, MIRRORS[name]), args.n, args.seed, args.verbose)
         print(
             f"{name:<10} {tally.oracle:>5} {_share(tally.found_resolved, tally.oracle):>7}"
             f" {_share(tally.found_all, tally.oracle):>9} {_share(tally.false_resolved, tally.reported_resolved):>8}"

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from who_uses_bench import Enclosing, Tally, Target, _copy, _share, score
+from who_uses_bench import Enclosing, Tally, Target, _copy, _share, ensure_tree, score
 
 import prooftext
 
@@ -111,17 +111,6 @@ _LITERAL_MEMBER = re.compile(r"^\s*(?:async\s+)?(?:[gs]et\s+)?\*?\s*[\w$]+\s*\("
 """A method of an object literal (``{ parseJson(text) {} }``, most often an option passed in a call): left out
 of the sample, since the oracle's references to it are those of the option's declared property."""
 _IMPORTING = ("import ", "import{", "export ", "export{")
-
-
-def _ensure_tree(name: str, tree: Path) -> Path:
-    if tree.is_dir():
-        return tree
-    tree.mkdir(parents=True)
-    archive = subprocess.run(
-        ["git", f"--git-dir={MIRRORS[name]}", "archive", "HEAD"], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-    return tree
 
 
 def _targets(conn: object, n: int, seed: int) -> list[Target]:
@@ -221,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'repository':<10} {'oracle':>6} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
     for name, tree in trees.items():
-        tally = _bench(_ensure_tree(name, tree), args.n, args.seed, args.typescript, args.verbose)
+        tally = _bench(ensure_tree(tree, MIRRORS[name]), args.n, args.seed, args.typescript, args.verbose)
         print(
             f"{name:<10} {tally.oracle:>6} {_share(tally.found_resolved, tally.oracle):>7}"
             f" {_share(tally.found_all, tally.oracle):>9} {_share(tally.false_resolved, tally.reported_resolved):>8}"
