@@ -39,9 +39,11 @@ from prooftext.api.who_uses_python import (
     FIXTURE,
     FIXTURE_NAME,
     TEST_MODULE,
+    Function,
     bound_locally,
     local_type_names,
     parameters,
+    parse_function,
     split_bases,
 )
 from prooftext.corpus.lines import require_utf8
@@ -266,6 +268,7 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         self._paths: PathIndex | None = None
         self._bindings: dict[str, tuple[dict[str, Reference], list[str]]] = {}
         self._mro: dict[str, tuple[list[str], bool]] = {}
+        self._trees: dict[str, Function | None] = {}
         self._locals: dict[str, frozenset[str]] = {}
 
     # --- Python imports -------------------------------------------------------------------------------
@@ -420,16 +423,21 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             current = self.sym(current.parent_id) if current.parent_id else None
         return False
 
+    def function_tree(self, function: Sym) -> Function | None:
+        """The Python function ``function`` parsed from its indexed text, once per request."""
+        if function.node_id not in self._trees:
+            node = self.node(function)
+            text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line]) if node else ""
+            python = node is not None and function.language == L.PYTHON
+            self._trees[function.node_id] = parse_function(text) if python else None
+        return self._trees[function.node_id]
+
     def local_names(self, function: Sym) -> frozenset[str]:
         """The names a Python function binds in its own scope (read from its indexed text), none when its
         text cannot be read as a function."""
         if function.node_id not in self._locals:
-            found: frozenset[str] = frozenset()
-            node = self.node(function)
-            if node is not None and function.language == L.PYTHON:
-                text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line])
-                found = bound_locally(text)
-            self._locals[function.node_id] = found
+            tree = self.function_tree(function)
+            self._locals[function.node_id] = bound_locally(tree) if tree is not None else frozenset()
         return self._locals[function.node_id]
 
     # --- classification -------------------------------------------------------------------------------
@@ -502,11 +510,8 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         """The class a Python function states for its local ``name`` (see
         :func:`~prooftext.api.who_uses_python.local_type_names`), when it resolves to one class here."""
         function = self.sym(owner_id)
-        node = self.node(function) if function is not None else None
-        if function is None or node is None or function.language != L.PYTHON:
-            return None
-        text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line])
-        dotted = local_type_names(text, name)
+        tree = self.function_tree(function) if function is not None else None
+        dotted = local_type_names(tree, name) if tree is not None else None
         found = self.resolve(path, dotted) if dotted else set()
         if len(found) != 1:
             return None

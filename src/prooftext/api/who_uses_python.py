@@ -32,7 +32,7 @@ _NEW_SCOPES = (
 )
 
 
-def argument_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def _arguments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
     arguments = function.args
     every = [
         *arguments.posonlyargs,
@@ -41,7 +41,11 @@ def argument_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str
         arguments.vararg,
         arguments.kwarg,
     ]
-    return [a.arg for a in every if a is not None]
+    return [a for a in every if a is not None]
+
+
+def argument_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    return [a.arg for a in _arguments(function)]
 
 
 def parameters(signature: str) -> list[str]:
@@ -62,17 +66,23 @@ TEST_MODULE = re.compile(r"^(?:test_\w*|\w*_test)\.py$")
 FIXTURE_NAME = re.compile(r"\bname\s*=\s*[\"'](\w+)[\"']")
 
 
-def bound_locally(text: str) -> frozenset[str]:
-    """The names the Python function whose text this is binds in its own scope: its parameters and the
-    names its body assigns or defines (not inside a nested scope; not an import, which who-uses resolves;
-    not a name declared ``global`` or ``nonlocal``)."""
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def parse_function(text: str) -> Function | None:
+    """The Python function whose indexed text this is, parsed; None when it does not read as one."""
     try:
         tree = ast.parse(textwrap.dedent(text))
     except (SyntaxError, ValueError):
-        return frozenset()
+        return None
     function = tree.body[0] if tree.body else None
-    if not isinstance(function, FUNCTION_DEFS):
-        return frozenset()
+    return function if isinstance(function, FUNCTION_DEFS) else None
+
+
+def bound_locally(function: Function) -> frozenset[str]:
+    """The names the Python function binds in its own scope: its parameters and the names its body assigns
+    or defines (not inside a nested scope; not an import, which who-uses resolves; not a name declared
+    ``global`` or ``nonlocal``)."""
     names = set(argument_names(function))
     declared: set[str] = set()
     pending: list[ast.AST] = list(function.body)
@@ -105,19 +115,11 @@ def _constructed(value: ast.AST | None) -> list[str] | None:
     return _dotted(value.func) if isinstance(value, ast.Call) else None
 
 
-def _stated_types(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[list[str] | None]:
+def _stated_types(function: Function, name: str) -> list[list[str] | None]:
     """What each binding of ``name`` in ``function``'s own scope says of its type: the annotation of a
     parameter, or the callee of the call assigned to it (``s = Session()``, ``with Session() as s``); None
     for a binding that says nothing (another assignment, a loop, a name without annotation)."""
-    arguments = function.args
-    every = [
-        *arguments.posonlyargs,
-        *arguments.args,
-        *arguments.kwonlyargs,
-        arguments.vararg,
-        arguments.kwarg,
-    ]
-    stated: list[list[str] | None] = [_dotted(a.annotation) for a in every if a is not None and a.arg == name]
+    stated: list[list[str] | None] = [_dotted(a.annotation) for a in _arguments(function) if a.arg == name]
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop()
@@ -144,17 +146,10 @@ def _is_assign_target(parent: ast.AST, child: ast.AST) -> bool:
     return isinstance(parent, ast.withitem) and child is parent.optional_vars
 
 
-def local_type_names(text: str, name: str) -> list[str] | None:
-    """The dotted name of the class a local ``name`` of the Python function whose text this is holds,
-    when every binding of it states one and the same (``s = requests.Session()`` gives ``requests.Session``,
-    ``app: Flask`` gives ``Flask``); None when a binding states none or two disagree."""
-    try:
-        tree = ast.parse(textwrap.dedent(text))
-    except (SyntaxError, ValueError):
-        return None
-    function = tree.body[0] if tree.body else None
-    if not isinstance(function, FUNCTION_DEFS):
-        return None
+def local_type_names(function: Function, name: str) -> list[str] | None:
+    """The dotted name of the class a local ``name`` of the Python function holds, when every binding of it
+    states one and the same (``s = requests.Session()`` gives ``requests.Session``, ``app: Flask`` gives
+    ``Flask``); None when a binding states none or two disagree."""
     stated = _stated_types(function, name)
     first = stated[0] if stated else None
     return first if first is not None and all(s == first for s in stated) else None
