@@ -67,6 +67,7 @@ class GoPackages:
         self._imports: dict[str, list[tuple[str, str, str | None]]] = {}
         self._embedded: dict[tuple[str, str], list[str]] = {}
         self._clauses: dict[str, str | None] = {}
+        self._symbols: dict[tuple[str, str], list[tuple[Node, Sym]]] = {}
 
     def modules(self) -> dict[str, str]:
         """The module path each indexed ``go.mod`` declares, by its directory."""
@@ -126,19 +127,31 @@ class GoPackages:
         if key in self._embedded:
             return self._embedded[key]
         out: list[str] = []
-        for row in symbols_named(self.conn, type_name):
-            node = Node(*row)
-            row_sym = symbol_row(self.conn, node.node_id)
-            if row_sym is None or posixpath.dirname(node.path) != directory or node.qualname != type_name:
-                continue
-            if row_sym[3] == "struct" and row_sym[7] == L.GO:
+        for node, found in self.package_symbols(type_name, directory):
+            if found.symbol_kind == "struct" and found.language == L.GO:
                 body = file_lines(self.conn, node.path)[node.start_line : node.end_line - 1]
                 out.extend(m.group(1) for line in body if (m := _GO_EMBEDDED.match(line)))
         self._embedded[key] = out
         return out
 
+    def package_symbols(self, qualname: str, directory: str) -> list[tuple[Node, Sym]]:
+        """The definitions of ``qualname`` in the package at ``directory`` (several under build tags), with
+        their nodes, read once per request."""
+        key = (qualname, directory)
+        if key not in self._symbols:
+            found = []
+            for row in symbols_named(self.conn, qualname):
+                node = Node(*row)
+                held = (
+                    symbol_row(self.conn, node.node_id) if posixpath.dirname(node.path) == directory else None
+                )
+                if held is not None and node.qualname == qualname:
+                    found.append((node, Sym(*held)))
+            self._symbols[key] = found
+        return self._symbols[key]
+
     def has_member(self, qualname: str, directory: str) -> bool:
-        return any(posixpath.dirname(n[4]) == directory for n in symbols_named(self.conn, qualname))
+        return bool(self.package_symbols(qualname, directory))
 
     def promoted(self, type_name: str, name: str, directory: str) -> list[str]:
         """The qualified names of the definitions ``name`` finds on the Go type ``type_name`` (of the package
@@ -270,12 +283,8 @@ class GoLocals:
         ``directory``, when they all declare the same one."""
         kinds: set[GoType | None] = set()
         for qualname in qualnames:
-            for row in symbols_named(self.conn, qualname):
-                node = Node(*row)
-                found = symbol_row(self.conn, node.node_id)
-                if found is None or posixpath.dirname(node.path) != directory or node.qualname != qualname:
-                    continue
-                results = signature_parts(Sym(*found).signature)[1]
+            for node, found in self.packages.package_symbols(qualname, directory):
+                results = signature_parts(found.signature)[1]
                 kinds.add(self.resolve(node.path, results[index][1]) if index < len(results) else None)
         return kinds.pop() if len(kinds) == 1 else None
 
@@ -326,12 +335,9 @@ class GoLocals:
 
     def is_interface(self, kind: GoType) -> bool:
         """Whether the type is an interface (a call through it may run any implementation)."""
-        for row in symbols_named(self.conn, kind[1]):
-            node = Node(*row)
-            found = symbol_row(self.conn, node.node_id) if posixpath.dirname(node.path) == kind[0] else None
-            if found is not None and node.qualname == kind[1] and Sym(*found).symbol_kind == "interface":
-                return True
-        return False
+        return any(
+            found.symbol_kind == "interface" for _, found in self.packages.package_symbols(kind[1], kind[0])
+        )
 
 
 _GO_NOT_A_VALUE = re.compile(r"\s*(?:\(|:(?!=)|=(?!=)|\[)")
