@@ -79,7 +79,9 @@ STATUS_UNSUPPORTED_TYPE = 415
 STATUS_MISDIRECTED = 421
 STATUS_SERVER_ERROR = 500
 ORIGIN_SCHEMES = frozenset({"http", "https"})
-LOOPBACK_SHOWN = "127.0.0.1, localhost or [::1]"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""The names of this machine's loopback a ``Host`` or ``Origin`` may give on a server without a token."""
+LOOPBACK_SHOWN = f"{', '.join(LOOPBACK_HOSTS[:-1])} or {LOOPBACK_HOSTS[-1]}"
 LISTEN_BACKLOG = 128
 AUTHORIZATION = b"authorization"
 BEARER = b"bearer"

@@ -94,6 +94,7 @@ from prooftext.server.dispatcher import (
     out_of_range_params,
 )
 from prooftext.server.http import (
+    LOOPBACK_HOSTS,
     LOOPBACK_SHOWN,
     is_loopback,
     json_typed,
@@ -1326,9 +1327,6 @@ class ProoftextMCP(MCPServer[Any]):
             answering = cast(Any, _AnsweringStream(write_stream, in_flight))
             await lowlevel.run(read_stream, answering, lowlevel.create_initialization_options())
             tasks.cancel_scope.cancel()
-
-
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 def loopback_security(host: str) -> TransportSecuritySettings | None:
