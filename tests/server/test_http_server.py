@@ -319,3 +319,50 @@ def test_http_refusals_of_paths_and_methods_carry_a_coded_json_body(limited_ctx:
         assert answer.json()["error"]["data"] == {"code": "invalid_request", "field": "http_method"}
     for answer in unknown:
         assert answer.status_code == 404 and answer.json()["error"]["data"] == {"code": "not_found"}
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", '"iso-8859-1"'])
+def test_a_json_body_declared_in_a_charset_other_than_utf_8_is_refused_not_misread(
+    limited_ctx: ServerContext, charset: str
+) -> None:
+    with served(limited_ctx) as url, httpx.Client(base_url=url, timeout=30) as client:
+        headers = {"Content-Type": f"application/json; charset={charset}"}
+        refused = client.post("/rpc", content=json.dumps(STATUS), headers=headers)
+    assert refused.status_code == 415
+    assert refused.json()["error"]["data"] == {"code": "invalid_request", "field": "content-type"}
+    assert "UTF-8" in refused.json()["error"]["message"]
+
+
+def _absolute_form_post(url: str, target: str, host: str, method: str = "POST") -> tuple[bytes, bytes]:
+    """Send status with ``target`` as the request target (absolute-form, as a client sends to a proxy)."""
+    address, port = url.removeprefix("http://").split(":")
+    body = json.dumps(STATUS).encode()
+    head = (
+        f"{method} {target.format(port=port)} HTTP/1.1\r\nHost: {host.format(port=port)}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    with socket.create_connection((address, int(port)), timeout=10) as conn:
+        conn.sendall(head.encode() + body)
+        chunks = []
+        while data := conn.recv(65536):
+            chunks.append(data)
+    status, _, rest = b"".join(chunks).partition(b"\r\n")
+    return status, rest.partition(b"\r\n\r\n")[2]
+
+
+def test_a_request_target_in_absolute_form_is_served_as_its_path(limited_ctx: ServerContext) -> None:
+    """RFC 9112 3.2.2: a server must accept the absolute form; its authority stands for the Host header."""
+    with served(limited_ctx) as url:
+        status, body = _absolute_form_post(url, "http://127.0.0.1:{port}/rpc", "127.0.0.1:{port}")
+        health, _ = _absolute_form_post(url, "http://localhost:{port}/health?x=1", "other.example", "GET")
+    assert status == b"HTTP/1.1 200 OK" and json.loads(body)["result"]["fresh"] is True
+    assert health == b"HTTP/1.1 200 OK"
+
+
+def test_an_absolute_form_target_naming_another_host_is_refused_like_a_rebound_host(
+    limited_ctx: ServerContext,
+) -> None:
+    with served(limited_ctx) as url:
+        status, body = _absolute_form_post(url, "http://attacker.example:{port}/rpc", "127.0.0.1:{port}")
+    assert status == b"HTTP/1.1 421 Misdirected Request"
+    assert json.loads(body)["error"]["data"] == {"code": "unauthorized", "header": "host"}

@@ -11,8 +11,8 @@ Without a token the server is on loopback, where any web page the user opens can
 that is not a loopback name (a name rebound to 127.0.0.1) is answered 421, and an ``Origin`` that is not a
 loopback origin (a cross-site page) 403, as the MCP SDK's transport security answers them. With a token,
 the token guards: a page cannot attach it, and the server may be reached under any name (a proxy, the
-machine's own names). Every ``POST /rpc`` must be ``Content-Type: application/json`` (parameters such as a
-charset allowed) or it is answered 415, so a page cannot send one as a "simple" cross-site request without
+machine's own names). Every ``POST /rpc`` must be ``Content-Type: application/json`` (with no charset or ``utf-8``) or it is
+answered 415, so a page cannot send one as a "simple" cross-site request without
 a CORS preflight, which the server never grants. Every refusal, including 404, 405, 408 and 503, carries a
 JSON-RPC error with its stable code in ``data.code``.
 
@@ -248,13 +248,24 @@ def _site_refusal(request: Request, token: str | None) -> Response | None:
 
 
 def json_typed(headers: Mapping[str, str]) -> bool:
-    """Whether the body is declared ``application/json`` (with or without parameters such as a charset)."""
-    return headers.get("content-type", "").partition(";")[0].strip().lower() == JSON_TYPE
+    """Whether the body is declared ``application/json`` in UTF-8: without a charset, or with ``utf-8``
+    (JSON between systems is UTF-8, RFC 8259; a body declared in another charset would be misread)."""
+    media_type, *parameters = headers.get("content-type", "").split(";")
+    if media_type.strip().lower() != JSON_TYPE:
+        return False
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() != "utf-8":
+            return False
+    return True
 
 
 def not_json_error() -> RequestError:
-    """The error of a request body not declared ``application/json`` (on every HTTP server)."""
-    return RequestError(f"a request body must be sent with Content-Type: {JSON_TYPE}", field="content-type")
+    """The error of a request body not declared ``application/json`` in UTF-8 (on every HTTP server)."""
+    return RequestError(
+        f"a request body must be sent with Content-Type: {JSON_TYPE} (in UTF-8, the only charset taken)",
+        field="content-type",
+    )
 
 
 def _not_json() -> Response:
@@ -481,6 +492,39 @@ class CodedFailures:
             await watch.answer(STATUS_SERVER_ERROR, unanswered)
 
 
+class OriginForm:
+    """ASGI middleware of every HTTP server: a request target in absolute form (``POST http://host/rpc``,
+    as a client configured for a proxy sends it) is served as its path, its authority standing for the
+    ``Host`` header, which a server must then ignore (RFC 9112, 3.2.2 and 3.2.4): the loopback check reads
+    the name the client addressed."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope = origin_form(scope)
+        await self.app(scope, receive, send)
+
+
+def origin_form(scope: Scope) -> Scope:
+    """``scope`` with an absolute-form target made its path and authority (see :class:`OriginForm`)."""
+    raw: bytes = scope.get("raw_path") or b""
+    if not raw[:8].lower().startswith((b"http://", b"https://")):
+        return scope
+    target = urllib.parse.urlsplit(raw.decode("latin-1"))
+    authority = target.netloc.rpartition("@")[2]
+    path = target.path or "/"
+    headers = [(name, value) for name, value in scope["headers"] if name != b"host"]
+    headers.append((b"host", authority.encode("latin-1")))
+    return {
+        **scope,
+        "raw_path": path.encode("latin-1"),
+        "path": urllib.parse.unquote(path),
+        "headers": headers,
+    }
+
+
 def _busy(limit: int) -> Response:
     exc = LimitError(
         f"the server is running {limit} requests, its most; retry later",
@@ -624,7 +668,7 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
 ) -> uvicorn.Server:
     config = uvicorn.Config(
-        CodedFailures(RunningCap(app, max_connections)),
+        CodedFailures(OriginForm(RunningCap(app, max_connections))),
         http=_protocol(read_timeout_s, max_connections),
         ws="none",  # nothing here speaks WebSocket, and an upgraded connection would escape the deadline
         log_level=log_level,
