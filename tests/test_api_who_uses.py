@@ -206,6 +206,53 @@ def test_a_fixture_renamed_by_its_decorator_is_used_under_that_name(tmp_path: Pa
     assert _dependents(tmp_path, "make_app") == {"tests/test_views.py:test_index": "reference"}
 
 
+def test_a_fixture_requested_by_a_usefixtures_mark_is_used_by_the_marked_test_or_class(
+    tmp_path: Path,
+) -> None:
+    """``@pytest.mark.usefixtures("db")`` requests a fixture by a string, not a parameter: the marked tests
+    and classes used to be no users of it."""
+    _write(
+        tmp_path,
+        {
+            "tests/conftest.py": """
+                import pytest
+
+                @pytest.fixture
+                def db():
+                    return object()
+
+                @pytest.fixture
+                def cache():
+                    return {}
+                """,
+            "tests/test_marks.py": """
+                import pytest
+
+                @pytest.mark.usefixtures("db")
+                def test_marked():
+                    assert True
+
+                @pytest.mark.usefixtures(
+                    "cache",
+                    'db',
+                )
+                class TestMarked:
+                    def test_inside(self):
+                        assert True
+
+                @pytest.mark.usefixtures("dbx")
+                def test_other_name():
+                    assert "db"
+                """,
+        },
+    )
+    assert _dependents(tmp_path, "tests.conftest.db") == {
+        "tests/test_marks.py:test_marked": "reference",
+        "tests/test_marks.py:TestMarked": "reference",
+    }
+    assert _dependents(tmp_path, "tests.conftest.cache") == {"tests/test_marks.py:TestMarked": "reference"}
+
+
 RECEIVERS = {
     "cli.py": """
         import click

@@ -39,9 +39,11 @@ from prooftext.api.who_uses_python import (
     FIXTURE,
     FIXTURE_NAME,
     TEST_MODULE,
+    USEFIXTURES_WORD,
     Function,
     bound_locally,
     local_type_names,
+    marked_fixtures,
     parameters,
     parse_function,
     split_bases,
@@ -78,6 +80,7 @@ from prooftext.store.risk_queries import (
     receiver_uses,
     sections_mentioning,
     symbols_named,
+    symbols_of_files_holding,
     symbols_spelling,
 )
 
@@ -583,11 +586,14 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             if (other := self.sym(node.node_id)) is not None and self.fixture_name(other) == name
         ]
         found: list[Found] = []
-        for node in node_list(symbols_spelling(self.conn, name)):
+        spelling = node_list(symbols_spelling(self.conn, name))
+        marking = node_list(symbols_of_files_holding(self.conn, USEFIXTURES_WORD))
+        marked = {n.node_id for n in marking}
+        for node in {n.node_id: n for n in spelling + marking}.values():
             user = self.sym(node.node_id)
-            if user is None or user.language != L.PYTHON or name not in parameters(user.signature):
+            if user is None or user.language != L.PYTHON:
                 continue
-            if not (user.name.startswith("test") or self.fixture_name(user)):
+            if not self.requests_fixture(user, node, name, node.node_id in marked):
                 continue
             nearest = self.nearest_fixture(fixtures, node)
             if nearest is not None and nearest[1] == target.node_id:
@@ -610,6 +616,25 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             if how == FOUND_REFERENCE:
                 found.extend(Found(n, how, line, "") for n in nodes_by_id(self.conn, [owner_id]))
         return found
+
+    def requests_fixture(self, user: Sym, node: Node, name: str, marked: bool) -> bool:
+        """Whether ``user`` requests the fixture ``name``: a test or fixture by a parameter of its name, or
+        a test or class of tests by a ``@pytest.mark.usefixtures("name")`` mark (in a file that spells one:
+        ``marked``)."""
+        if marked and name in marked_fixtures(self.head(node)):
+            return True
+        if name not in parameters(user.signature):
+            return False
+        return user.name.startswith("test") or self.fixture_name(user) is not None
+
+    def head(self, node: Node) -> str:
+        """A definition's lines down to its ``def`` or ``class`` line: its decorators and that line."""
+        head: list[str] = []
+        for line in self.lines(node.path)[node.start_line - 1 : node.end_line]:
+            head.append(line)
+            if line.lstrip().startswith(("def ", "async def ", "class ")):
+                break
+        return "\n".join(head)
 
     def def_line(self, node: Node) -> int:
         """The line of a function's ``def`` (after its decorators)."""

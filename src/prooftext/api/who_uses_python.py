@@ -64,6 +64,16 @@ FIXTURE = re.compile(r"^\s*@(?:pytest\.)?fixture\b")
 TEST_MODULE = re.compile(r"^(?:test_\w*|\w*_test)\.py$")
 """A pytest test module's file name: the fixtures it defines serve its own tests only."""
 FIXTURE_NAME = re.compile(r"\bname\s*=\s*[\"'](\w+)[\"']")
+USEFIXTURES_WORD = "usefixtures"
+USEFIXTURES = re.compile(r"\busefixtures\s*\(([^)]*)\)")
+"""A ``pytest.mark.usefixtures(...)`` mark, its arguments up to the closing parenthesis."""
+QUOTED_NAME = re.compile(r"[\"'](\w+)[\"']")
+
+
+def marked_fixtures(head: str) -> set[str]:
+    """The fixtures that ``usefixtures`` marks in ``head`` (a definition's lines down to its ``def`` or
+    ``class`` line, its decorators) request by name."""
+    return {name for marks in USEFIXTURES.findall(head) for name in QUOTED_NAME.findall(marks)}
 
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -68,6 +68,14 @@ def symbols_spelling(conn: sqlite3.Connection, text: str) -> list[Row]:
     ).fetchall()
 
 
+def symbols_of_files_holding(conn: sqlite3.Connection, text: str) -> list[Row]:
+    """The node rows of the symbols of the files whose text holds ``text`` (a scan of the files)."""
+    return conn.execute(
+        f"{_NODE} WHERE n.kind = ? AND n.file_id IN (SELECT id FROM files WHERE instr(text, ?) > 0)",
+        (NODE_SYMBOL, text),
+    ).fetchall()
+
+
 def nodes_by_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> list[Row]:
     """The node rows of ``ids`` (those that exist), in no particular order."""
     out: list[Row] = []
