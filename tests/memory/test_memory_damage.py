@@ -211,7 +211,8 @@ def test_thread_identities_round_trip_through_export_and_import(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"identity":"  ","thread":"main","type":"thread_setting","updated_ms":1}', "non-empty text"),
+        ('{"identity":"  ","thread":"main","type":"thread_setting","updated_ms":1}', "must not be empty"),
+        ('{"identity":"a\\u001bb","thread":"main","type":"thread_setting","updated_ms":1}', "control"),
         ('{"identity":"x","thread":"a b","type":"thread_setting","updated_ms":1}', "thread"),
         ('{"identity":"x","thread":"main","type":"thread_setting"}', "exactly the fields"),
     ],

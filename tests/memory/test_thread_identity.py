@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from prooftext.errors import RequestError
+from prooftext.errors import LimitError, RequestError
 from prooftext.memory import SCHEMA_VERSION, MemoryStore
+from prooftext.memory.store import MAX_RECORD_BYTES
 from prooftext.memory.transfer import export_memory, import_memory
 
 
@@ -55,3 +56,17 @@ def test_an_export_and_import_keep_when_a_thread_given_its_identity_first_was_cr
     with MemoryStore.open(tmp_path / "b") as copy:
         import_memory(copy, data)
         assert [t.to_dict() for t in copy.threads()] == before
+
+
+def test_a_kept_identity_is_held_to_a_record_s_size_and_characters(tmp_path: Path) -> None:
+    """An identity is text sent as a system prompt on every turn of its thread: like a record's text, it has
+    a size limit and no control characters (a terminal escape would reach every prompt)."""
+    with MemoryStore.open(tmp_path) as store:
+        with pytest.raises(RequestError) as escaped:
+            store.set_thread_identity("garden", "You are \x1b[2Jcalm.")
+        with pytest.raises(LimitError) as large:
+            store.set_thread_identity("garden", "x" * (MAX_RECORD_BYTES + 1))
+        store.set_thread_identity("garden", "You are calm.\n\tAnswer briefly.")
+        assert store.thread_identity("garden") == "You are calm.\n\tAnswer briefly."
+    assert escaped.value.details["field"] == "identity" and "control" in str(escaped.value)
+    assert large.value.details["limit"] == MAX_RECORD_BYTES

@@ -414,14 +414,12 @@ def _message(row: sqlite3.Row, path: Path) -> StoredMessage:
 
 
 def check_identity(identity: object) -> str:
-    """A thread's identity as it is kept: non-empty Unicode text, any credential redacted."""
-    if not isinstance(identity, str) or not identity.strip():
+    """A thread's identity as it is kept: held to a record's text (:func:`check_text`: non-empty Unicode
+    text within :data:`MAX_RECORD_BYTES`, no control characters but tabs and line breaks), any credential
+    redacted."""
+    if not isinstance(identity, str):
         raise RequestError("identity must be non-empty text", field="identity")
-    try:
-        identity.encode("utf-8")
-    except UnicodeEncodeError:
-        raise RequestError("identity is not valid Unicode text", field="identity") from None
-    return redact_text(identity)
+    return check_text(identity, "identity", MAX_RECORD_BYTES)
 
 
 def _insert_sql(table: str, columns: Mapping[str, object]) -> str:
