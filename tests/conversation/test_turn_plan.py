@@ -232,3 +232,11 @@ def test_an_empty_or_whitespace_identity_is_refused_as_a_sent_turn_refuses_it(id
     with pytest.raises(RequestError) as exc:
         plan_turn(TurnRequest("main", "hi", identity=identity))
     assert exc.value.code == "invalid_request" and exc.value.field == "identity"
+
+
+def test_an_identity_with_a_control_character_is_refused_before_it_reaches_a_prompt() -> None:
+    """A dry run keeps no identity, so the memory store's check never saw it: a terminal escape reached
+    the planned system message."""
+    with pytest.raises(RequestError) as exc:
+        plan_turn(TurnRequest("main", "hi", identity="You are \x1b]0;owned\x07calm."))
+    assert exc.value.field == "identity" and "control" in str(exc.value)

@@ -27,7 +27,7 @@ from prooftext.conversation.surfacing import (
     select,
     should_surface,
 )
-from prooftext.corpus.lines import require_utf8
+from prooftext.corpus.lines import CONTROL_CHARACTERS, require_utf8
 from prooftext.depth.policy import Mode, TurnPolicy, parse_mode, policy_for
 from prooftext.depth.signals import NO_KNOWN_TERMS, KnownTerms
 from prooftext.depth.tiers import MARKER, RecallSignal, Tier, TierDecision, classify_detailed, recall_signal
@@ -495,6 +495,9 @@ def _check_inputs(request: TurnRequest) -> Mode:
         require_utf8(value, name)
     if request.identity is not None and not request.identity.strip():
         raise RequestError("identity must be non-empty text", field="identity")  # as a kept identity
+    if request.identity is not None and CONTROL_CHARACTERS.search(request.identity):
+        message = "identity contains control characters (other than tab and line breaks)"  # as a kept one
+        raise RequestError(message, field="identity")
     the_mode = parse_mode(request.mode)
     check_window(request.window_tokens)
     _check_members(request)
