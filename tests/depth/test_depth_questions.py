@@ -36,6 +36,9 @@ MARK_RUNS = st.text(st.sampled_from("?!"), min_size=1, max_size=6).filter(lambda
         ("```\na ? b : c\nd ? e : f\n```\nthat is all", 0),
         ("see [what?](x.md) and [why?](y.md)", 0),
         ("is `a?` right? and why?", 2),
+        ("\u00bfQu\u00e9 hora es?\u00bfY ma\u00f1ana?", 2),
+        ("\u00bfSeguro?\u00a1Vamos!", 1),
+        ("\u0645\u0627 \u0647\u0630\u0627\u061f \u0648\u0644\u0645\u0627\u0630\u0627\u061f", 2),
     ],
 )
 def test_a_run_of_question_marks_ends_one_question(text: str, questions: int) -> None:

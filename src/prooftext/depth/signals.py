@@ -234,18 +234,20 @@ def memory_reference(text: str) -> str | None:
     return "earlier_talk:when_before" if _when_before(plain) else None
 
 
-_MARK_RUN = re.compile("[?!\uff1f\uff01]+")
-"""A run of question and exclamation marks, ASCII or full-width (``？``, ``！``)."""
-_QUESTION_MARKS = frozenset("?\uff1f")
-_CLOSERS = frozenset(")]}\"'\u00bb\u201d\u2019")
+_MARK_RUN = re.compile("[?!\uff1f\uff01\u061f]+")
+"""A run of question and exclamation marks: ASCII, full-width (``？``, ``！``) or Arabic (``؟``)."""
+_QUESTION_MARKS = frozenset("?\uff1f\u061f")
+_AFTER_MARKS = frozenset(")]}\"'\u00bb\u201d\u2019\u00bf\u00a1")
+"""What may follow a question's marks: closing brackets and quotes, and the inverted marks that open the
+next Spanish sentence (``?¿``, ``?¡``)."""
 
 
 def _ends_question(text: str, run: re.Match[str]) -> bool:
     """Whether ``run`` (a ``_MARK_RUN`` match in ``text``) ends a question: it holds a question mark and
-    the text ends, or a space or a closing bracket or quote follows it. A ``?`` inside a URL or code
-    (``/search?q=1``, ``a?.b``) ends none."""
+    the text ends, or a space, a closing bracket or quote, or an inverted mark (``¿``, ``¡``) follows it.
+    A ``?`` inside a URL or code (``/search?q=1``, ``a?.b``) ends none."""
     after = run.end()
-    ends = after == len(text) or text[after].isspace() or text[after] in _CLOSERS
+    ends = after == len(text) or text[after].isspace() or text[after] in _AFTER_MARKS
     return ends and not _QUESTION_MARKS.isdisjoint(run.group(0))
 
 
