@@ -402,3 +402,18 @@ def test_the_evidence_normalization_sentence_says_it_counts_the_whole_data_file(
     sentence = locomo_findings.normalization_sentence({**stats, "questions_without_evidence": 4})
     assert sentence.startswith("In the whole data file (not only this run's questions), of 2,815 evidence")
     assert "2 ids were repaired and 1 dropped (D9:99); 4 questions have no evidence" in sentence
+
+
+def test_the_locomo_note_groups_the_digits_of_every_count_it_gives() -> None:
+    arms = {
+        "adaptive@8192": {
+            "prompt_tokens_mean": 4893.0,
+            "evidence_recall": 0.9,
+            "stop_reasons": {"candidate_exhausted": 3, "estimated_sufficient": 1983},
+        },
+        "fixed@8192": {"prompt_tokens_mean": 6033.0, "evidence_recall": 0.92},
+    }
+    fixed, note = locomo_findings.short_of_budget(arms)
+    assert fixed.startswith("The fixed curve ends at 6,033 tokens")
+    assert "stopped before the ceiling on 1,986 of 1,986 questions" in note
+    assert "(stop reasons: candidate_exhausted 3, estimated_sufficient 1,983)" in note

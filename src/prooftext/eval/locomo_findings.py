@@ -128,8 +128,8 @@ def short_of_budget(arms: Arms) -> list[str]:
             early = total - int(stops.get(CEILING_STOP, 0))
             note += (
                 " ceiling: the adaptive packet climbs its ladder only until it estimates the evidence"
-                f" sufficient, and stopped before the ceiling on {early} of {count(total, 'question')}"
-                f" (stop reasons: {', '.join(f'{k} {v}' for k, v in sorted(stops.items()))})."
+                f" sufficient, and stopped before the ceiling on {early:,} of {count(total, 'question')}"
+                f" (stop reasons: {', '.join(f'{k} {v:,}' for k, v in sorted(stops.items()))})."
             )
         else:
             note += " budget: it stopped adding excerpts first (its node limit or the end of the ranked candidates)."
