@@ -153,6 +153,8 @@ def test_the_lean_context_tool_takes_every_max_tokens_its_schema_allows(mcp_ctx:
         ("Host", "127.0.0.1"),
         ("Host", "localhost"),
         ("Host", "[::1]"),
+        ("Host", "LOCALHOST"),
+        ("Host", "LocalHost:{port}"),
         ("Origin", "http://localhost"),
         ("Origin", "https://localhost:8443"),
         ("Origin", "https://127.0.0.1"),
@@ -162,9 +164,13 @@ def test_the_lean_context_tool_takes_every_max_tokens_its_schema_allows(mcp_ctx:
 def test_a_loopback_host_or_origin_without_a_port_or_over_https_is_taken(
     mcp_url: str, header: str, value: str
 ) -> None:
-    """What ``prooftext serve --http`` takes as loopback, and what the refusal says is taken."""
+    """What ``prooftext serve --http`` takes as loopback, and what the refusal says is taken (a host name
+    in any letter case: names are case-insensitive)."""
+    port = mcp_url.rsplit(":", 1)[1].split("/")[0]
     with httpx.Client(timeout=30) as client:
-        reply = client.post(mcp_url, json=MCP_INITIALIZE, headers={**HEADERS, header: value})
+        reply = client.post(
+            mcp_url, json=MCP_INITIALIZE, headers={**HEADERS, header: value.format(port=port)}
+        )
     assert reply.status_code == 200, reply.text
 
 

@@ -492,37 +492,35 @@ class CodedFailures:
             await watch.answer(STATUS_SERVER_ERROR, unanswered)
 
 
-class OriginForm:
-    """ASGI middleware of every HTTP server: a request target in absolute form (``POST http://host/rpc``,
-    as a client configured for a proxy sends it) is served as its path, its authority standing for the
-    ``Host`` header, which a server must then ignore (RFC 9112, 3.2.2 and 3.2.4): the loopback check reads
-    the name the client addressed."""
+class RequestTarget:
+    """ASGI middleware of every HTTP server: what a request addresses, read as a server must. A request
+    target in absolute form (``POST http://host/rpc``, as a client configured for a proxy sends it) is
+    served as its path, its authority standing for the ``Host`` header, which a server must then ignore
+    (RFC 9112, 3.2.2 and 3.2.4); and the host is in lower case, as names are case-insensitive (so the
+    MCP SDK's exact match of loopback names takes ``LOCALHOST``). The loopback checks read the result."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            scope = origin_form(scope)
+            scope = addressed(scope)
         await self.app(scope, receive, send)
 
 
-def origin_form(scope: Scope) -> Scope:
-    """``scope`` with an absolute-form target made its path and authority (see :class:`OriginForm`)."""
+def addressed(scope: Scope) -> Scope:
+    """``scope`` with an absolute-form target made its path and host, and its host in lower case (see
+    :class:`RequestTarget`)."""
     raw: bytes = scope.get("raw_path") or b""
-    if not raw[:8].lower().startswith((b"http://", b"https://")):
-        return scope
-    target = urllib.parse.urlsplit(raw.decode("latin-1"))
-    authority = target.netloc.rpartition("@")[2]
-    path = target.path or "/"
-    headers = [(name, value) for name, value in scope["headers"] if name != b"host"]
-    headers.append((b"host", authority.encode("latin-1")))
-    return {
-        **scope,
-        "raw_path": path.encode("latin-1"),
-        "path": urllib.parse.unquote(path),
-        "headers": headers,
-    }
+    headers: list[tuple[bytes, bytes]] = list(scope["headers"])
+    if raw[:8].lower().startswith((b"http://", b"https://")):
+        target = urllib.parse.urlsplit(raw.decode("latin-1"))
+        path = target.path or "/"
+        authority = target.netloc.rpartition("@")[2].encode("latin-1")
+        headers = [*(h for h in headers if h[0] != b"host"), (b"host", authority)]
+        scope = {**scope, "raw_path": path.encode("latin-1"), "path": urllib.parse.unquote(path)}
+    lowered = [(name, value.lower() if name == b"host" else value) for name, value in headers]
+    return {**scope, "headers": lowered}
 
 
 def _busy(limit: int) -> Response:
@@ -668,7 +666,7 @@ def make_server(
     max_connections: int = MAX_CONNECTIONS,
 ) -> uvicorn.Server:
     config = uvicorn.Config(
-        CodedFailures(OriginForm(RunningCap(app, max_connections))),
+        CodedFailures(RequestTarget(RunningCap(app, max_connections))),
         http=_protocol(read_timeout_s, max_connections),
         ws="none",  # nothing here speaks WebSocket, and an upgraded connection would escape the deadline
         log_level=log_level,
