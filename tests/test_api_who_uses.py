@@ -383,3 +383,83 @@ def test_a_method_called_on_a_local_the_function_constructs_or_annotates_resolve
     assert "pkg/api.py:elsewhere" not in found  # o = Other(): Other's get
     assert found["pkg/api.py:rebound"] == "possible"  # two classes: not known
     assert _dependents(tmp_path, "Cached.get")["pkg/api.py:fetch"] == "possible"  # a subclass may override
+
+
+FACTORIES = {
+    "pkg/__init__.py": "from .sessions import Session, session\n",
+    "pkg/sessions.py": """
+        class Session:
+            def get(self, url):
+                return url
+
+            @classmethod
+            def from_env(cls) -> "Session":
+                return cls()
+
+        class Other:
+            def get(self, url):
+                return None
+
+        def session():
+            \"\"\"A new session.\"\"\"
+            return Session()
+
+        def annotated(url) -> Session:
+            return make(url)
+
+        def maybe(flag):
+            if flag:
+                return Session()
+            return None
+
+        def either(flag):
+            return Session() if flag else Other()
+
+        def wrapped():
+            return session()
+        """,
+    "app.py": """
+        import pkg
+        from pkg.sessions import Session, annotated, either, maybe, wrapped
+
+        def by_factory():
+            s = pkg.session()
+            return s.get("/")
+
+        def by_annotation():
+            s = annotated("/")
+            return s.get("/")
+
+        def by_classmethod():
+            s = Session.from_env()
+            return s.get("/")
+
+        def by_maybe():
+            s = maybe(True)
+            return s.get("/")
+
+        def by_either():
+            s = either(True)
+            return s.get("/")
+
+        def by_wrapped():
+            s = wrapped()
+            return s.get("/")
+        """,
+}
+
+
+def test_a_local_bound_to_a_function_s_result_has_the_class_the_function_states_or_returns(
+    tmp_path: Path,
+) -> None:
+    """``s = requests.session(); s.get()``: the factory returns a ``Session`` (its annotation says so, or
+    every ``return`` constructs one), so the call is ``Session.get``'s; it used to be only possible."""
+    _write(tmp_path, FACTORIES)
+    found = _dependents(tmp_path, "Session.get")
+    assert found["app.py:by_factory"] == "call"  # every return constructs a Session
+    assert found["app.py:by_annotation"] == "call"  # -> Session
+    assert found["app.py:by_classmethod"] == "call"  # -> "Session", a string annotation
+    assert found["app.py:by_maybe"] == "possible"  # it may return None
+    assert found["app.py:by_either"] == "possible"  # two classes
+    assert found["app.py:by_wrapped"] == "call"  # a factory returning a factory's result
+    assert "app.py:by_factory" not in _dependents(tmp_path, "Other.get")

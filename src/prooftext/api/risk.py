@@ -42,6 +42,7 @@ from prooftext.api.who_uses_python import (
     USEFIXTURES_WORD,
     Function,
     bound_locally,
+    declared_result,
     local_type_names,
     marked_fixtures,
     parameters,
@@ -84,6 +85,9 @@ from prooftext.store.risk_queries import (
     symbols_spelling,
 )
 
+RESULT_HOPS = 2
+"""How many functions a local's class is followed through (``s = make()`` where ``make`` returns
+``build()``, which constructs the class); past them the local's class is not known."""
 RISK_DEFAULT_DEPTH = 1
 RISK_DEFAULT_LIMIT = 100
 RISK_MAX_DEPTH = 3
@@ -515,12 +519,24 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         function = self.sym(owner_id)
         tree = self.function_tree(function) if function is not None else None
         dotted = local_type_names(tree, name) if tree is not None else None
-        found = self.resolve(path, dotted) if dotted else set()
+        return self._class_named(path, dotted, RESULT_HOPS) if dotted else None
+
+    def _class_named(self, path: str, dotted: list[str], hops: int) -> str | None:
+        """The class that ``dotted``, called in ``path``, gives: the class it names, or the class that the
+        function or method it names returns (:func:`~prooftext.api.who_uses_python.declared_result`,
+        followed ``hops`` more times: a factory calling a factory)."""
+        found = self.resolve(path, dotted)
         if len(found) != 1:
             return None
         kind, ident = next(iter(found))
         held = self.sym(ident) if kind == "node" else None
-        return ident if held is not None and held.symbol_kind == "class" else None
+        if held is None or held.language != L.PYTHON:
+            return None
+        if held.symbol_kind == "class":
+            return ident
+        tree = self.function_tree(held) if hops and held.symbol_kind in ("function", "method") else None
+        result = declared_result(tree) if tree is not None else None
+        return self._class_named(held.path, result, hops - 1) if result else None
 
     def constructions(self, target: Sym) -> list[Found]:
         """For a constructor (``__init__``, ``constructor``), the calls of its class: each one runs it."""

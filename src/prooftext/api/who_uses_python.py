@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Iterator
 
 
 def split_bases(text: str) -> list[str]:
@@ -154,6 +155,34 @@ def _is_assign_target(parent: ast.AST, child: ast.AST) -> bool:
     if isinstance(parent, ast.Assign):
         return child in parent.targets
     return isinstance(parent, ast.withitem) and child is parent.optional_vars
+
+
+def _own_scope(function: Function) -> Iterator[ast.AST]:
+    """Every node of ``function``'s body in its own scope (not inside a nested function, class or
+    comprehension)."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, _NEW_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def declared_result(function: Function) -> list[str] | None:
+    """The dotted name of the class a Python function returns, when it says so: its return annotation
+    (``-> Session``, ``-> "Session"``), else the class that every ``return`` of its own scope constructs
+    (``return Session()``); None when neither names one (``-> Optional[Session]``, a ``return None``)."""
+    annotation = function.returns
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value.strip(), mode="eval").body
+        except SyntaxError:
+            return None
+    if annotation is not None:
+        return _dotted(annotation)
+    returned = [_constructed(node.value) for node in _own_scope(function) if isinstance(node, ast.Return)]
+    first = returned[0] if returned else None
+    return first if first is not None and all(r == first for r in returned) else None
 
 
 def local_type_names(function: Function, name: str) -> list[str] | None:
