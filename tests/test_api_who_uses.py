@@ -463,3 +463,71 @@ def test_a_local_bound_to_a_function_s_result_has_the_class_the_function_states_
     assert found["app.py:by_either"] == "possible"  # two classes
     assert found["app.py:by_wrapped"] == "call"  # a factory returning a factory's result
     assert "app.py:by_factory" not in _dependents(tmp_path, "Other.get")
+
+
+ATTRIBUTES = {
+    "pkg/__init__.py": "",
+    "pkg/config.py": """
+        class Config(dict):
+            def from_pyfile(self, name):
+                return name
+
+        class Other:
+            def from_pyfile(self, name):
+                return None
+        """,
+    "pkg/app.py": """
+        from pkg.config import Config, Other
+
+        class Base:
+            def __init__(self):
+                self.config = self.make_config()
+
+            def make_config(self) -> Config:
+                return Config()
+
+            def set_debug(self):
+                self.config["DEBUG"] = True  # changes what it holds, binds nothing
+
+        class App(Base):
+            settings: Config
+
+            def __init__(self, extra: Other):
+                super().__init__()
+                self.extra = extra
+                self.mixed = Config()
+
+            def rebind(self):
+                self.mixed = Other()
+
+            @property
+            def current(self) -> Config:
+                return self.config
+
+            def load(self):
+                self.config.from_pyfile("a.cfg")
+                self.extra.from_pyfile("b.cfg")
+
+        def create():
+            app = App(Other())
+            app.config.from_pyfile("c.cfg")
+            app.settings.from_pyfile("d.cfg")
+            app.current.from_pyfile("e.cfg")
+            app.mixed.from_pyfile("f.cfg")
+        """,
+}
+
+
+def test_a_method_called_on_an_instance_attribute_resolves_through_the_class_the_attribute_is_bound_to(
+    tmp_path: Path,
+) -> None:
+    """``app.config.from_pyfile()``: ``config`` is bound in ``__init__`` to a method's stated result, a
+    class annotation states ``settings``, a property states ``current``: each call was only possible."""
+    _write(tmp_path, ATTRIBUTES)
+    found = _dependents(tmp_path, "Config.from_pyfile")
+    assert found["pkg/app.py:App.load"] == "call"  # self.config, bound in a base class's __init__
+    assert found["pkg/app.py:create"] == "call"  # app.config, app.settings, app.current
+    assert _dependents(tmp_path, "Other.from_pyfile") == {
+        "pkg/app.py:App.load": "call",  # self.extra = extra, where extra: Other
+        "pkg/app.py:create": "possible",  # app.mixed: bound to a Config and to an Other
+    }

@@ -3,6 +3,7 @@ decisions, constraints and documentation cover them."""
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import sqlite3
@@ -41,11 +42,14 @@ from prooftext.api.who_uses_python import (
     TEST_MODULE,
     USEFIXTURES_WORD,
     Function,
+    attribute_types,
     bound_locally,
     declared_result,
+    is_property,
     local_type_names,
     marked_fixtures,
     parameters,
+    parse_class,
     parse_function,
     split_bases,
 )
@@ -276,6 +280,7 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         self._bindings: dict[str, tuple[dict[str, Reference], list[str]]] = {}
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._trees: dict[str, Function | None] = {}
+        self._class_trees: dict[str, ast.ClassDef | None] = {}
         self._locals: dict[str, frozenset[str]] = {}
 
     # --- Python imports -------------------------------------------------------------------------------
@@ -485,7 +490,7 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             return FOUND_POSSIBLE if UNKNOWN in found else None
         if self.defs(path).get(parts[0]) or parts[0] in self.bindings(path)[0]:
             return FOUND_POSSIBLE if UNKNOWN in found else None
-        stated = self._local_class(owner_id, path, parts[0]) if len(parts) == 1 else None
+        stated = self._receiver_class(owner_id, path, parts)
         if stated is not None:  # `s = requests.Session(); s.get()`: the class the function states for it
             return self._dispatch(target, stated, self.lookup(stated, ref.name), exact)
         return FOUND_POSSIBLE  # a local or an expression: its type is not known here
@@ -494,6 +499,10 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         self, target: Sym, ref: Reference, owner_id: str, parts: list[str], exact: str
     ) -> str | None:
         cls = self.enclosing_class(owner_id)
+        if cls is not None and len(parts) > 1:
+            stated = self._receiver_class(owner_id, cls.path, parts)
+            if stated is not None:  # `self.session.get()`: the class the attribute is bound to
+                return self._dispatch(target, stated, self.lookup(stated, ref.name), exact)
         if cls is None or len(parts) > 1:
             return FOUND_POSSIBLE  # `self.app.x()`: the attribute's type is not known here
         return self._dispatch(
@@ -520,6 +529,58 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         tree = self.function_tree(function) if function is not None else None
         dotted = local_type_names(tree, name) if tree is not None else None
         return self._class_named(path, dotted, RESULT_HOPS) if dotted else None
+
+    def _receiver_class(self, owner_id: str, path: str, parts: Sequence[str]) -> str | None:
+        """The class of a Python receiver (``s``, ``self.session``, ``app.config``) in the function
+        ``owner_id``: its head's (the enclosing class for ``self``, else the class the function states for
+        that local), then each attribute's (:meth:`_attribute_class`); None where one is not known."""
+        if parts[0] in SELF_NAMES:
+            cls = self.enclosing_class(owner_id)
+            current = cls.node_id if cls is not None else None
+        else:
+            current = self._local_class(owner_id, path, parts[0])
+        for attribute in parts[1:]:
+            current = self._attribute_class(current, attribute) if current is not None else None
+        return current
+
+    def _attribute_class(self, class_id: str, attribute: str) -> str | None:
+        """The class an instance attribute of ``class_id`` holds, when every binding of it in the first class
+        of the MRO binding it states the same (:func:`~prooftext.api.who_uses_python.attribute_types`), or
+        a property's stated result."""
+        member = self.sym(self.lookup(class_id, attribute) or "")
+        tree = self.function_tree(member) if member is not None else None
+        if member is not None and tree is not None and is_property(tree):
+            result = declared_result(tree)
+            return self._class_named(member.path, result, RESULT_HOPS) if result else None
+        for owner_id in self.mro(class_id)[0]:
+            owner = self.sym(owner_id)
+            body = self.class_tree(owner) if owner is not None else None
+            stated = attribute_types(body, attribute) if body is not None else []
+            if stated and owner is not None:
+                return self._agreed(owner, stated)
+        return None
+
+    def _agreed(self, owner: Sym, stated: list[list[str] | None]) -> str | None:
+        """The one class that every binding ``stated`` in the class ``owner`` gives, or None."""
+        found: set[str | None] = set()
+        for dotted in stated:
+            if dotted and dotted[0] == "self" and len(dotted) == 2:  # `self.x = self.make()`: its result
+                method = self.sym(self.lookup(owner.node_id, dotted[1]) or "")
+                tree = self.function_tree(method) if method is not None else None
+                result = declared_result(tree) if tree is not None else None
+                found.add(self._class_named(owner.path, result, RESULT_HOPS) if result else None)
+            else:
+                found.add(self._class_named(owner.path, dotted, RESULT_HOPS) if dotted else None)
+        return found.pop() if len(found) == 1 else None
+
+    def class_tree(self, cls: Sym) -> ast.ClassDef | None:
+        """The Python class ``cls`` parsed from its indexed text, once per request."""
+        if cls.node_id not in self._class_trees:
+            node = self.node(cls)
+            text = "\n".join(self.lines(cls.path)[node.start_line - 1 : node.end_line]) if node else ""
+            python = node is not None and cls.language == L.PYTHON and cls.symbol_kind == "class"
+            self._class_trees[cls.node_id] = parse_class(text) if python else None
+        return self._class_trees[cls.node_id]
 
     def _class_named(self, path: str, dotted: list[str], hops: int) -> str | None:
         """The class that ``dotted``, called in ``path``, gives: the class it names, or the class that the

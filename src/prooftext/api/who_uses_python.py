@@ -185,6 +185,95 @@ def declared_result(function: Function) -> list[str] | None:
     return first if first is not None and all(r == first for r in returned) else None
 
 
+def parse_class(text: str) -> ast.ClassDef | None:
+    """The Python class whose indexed text this is, parsed; None when it does not read as one."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return None
+    found = tree.body[0] if tree.body else None
+    return found if isinstance(found, ast.ClassDef) else None
+
+
+def is_property(function: Function) -> bool:
+    """Whether a method is read as an attribute: decorated ``@property`` or ``@cached_property``."""
+    return any((_dotted(d) or [""])[-1] in _PROPERTIES for d in function.decorator_list)
+
+
+_PROPERTIES = frozenset({"property", "cached_property"})
+_SELF = "self"
+
+
+def attribute_types(cls: ast.ClassDef, attribute: str) -> list[list[str] | None]:
+    """What each binding of ``attribute`` in a class says of its type: an annotation in the class body or on
+    ``self.attribute`` in a method; the callee of a call assigned to it (``self.x = Session()``, ``self.x =
+    self.make()``, whose result the caller follows); the annotation of a method's parameter assigned to it
+    (``self.app = app`` where ``app: Flask``); None for a binding that says nothing. No binding: an empty
+    list (a base class may bind it)."""
+    stated: list[list[str] | None] = []
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if node.target.id == attribute:
+                stated.append(_dotted(node.annotation))
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == attribute for t in node.targets
+        ):
+            stated.append(_constructed(node.value))
+        elif isinstance(node, FUNCTION_DEFS):
+            stated.extend(_self_bindings(node, attribute))
+    return stated
+
+
+def _self_bindings(method: Function, attribute: str) -> list[list[str] | None]:
+    """What each ``self.attribute = …`` of a method says of the attribute's type (see
+    :func:`attribute_types`); any other binding of it (a tuple's item, a loop, ``with … as``, ``+=``) says
+    nothing."""
+    annotations = {a.arg: _dotted(a.annotation) for a in _arguments(method)}
+    stated: list[list[str] | None] = []
+    for node in _own_scope(method):
+        if isinstance(node, ast.AnnAssign) and _is_self_attribute(node.target, attribute):
+            stated.append(_dotted(node.annotation))
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and _is_self_attribute(node.targets[0], attribute)
+        ):
+            value = node.value
+            stated.append(annotations.get(value.id) if isinstance(value, ast.Name) else _constructed(value))
+        elif any(_rebinds(t, attribute) for t in _targets(node)):
+            stated.append(None)  # one of several targets, an item of a tuple, a loop, `as`, `+=`
+    return stated
+
+
+def _targets(node: ast.AST) -> list[ast.AST | None]:
+    """What a statement binds: an assignment's targets, a loop's or an augmented assignment's target, a
+    ``with`` item's ``as``; nothing for any other node."""
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
+        return [node.target]
+    return [node.optional_vars] if isinstance(node, ast.withitem) else []
+
+
+def _rebinds(target: ast.AST | None, attribute: str) -> bool:
+    """Whether an assignment to ``target`` binds ``self.attribute`` (itself, or an item of a tuple or
+    list target; not ``self.attribute[k]`` or ``self.attribute.x``, which change what it holds)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_rebinds(item, attribute) for item in target.elts)
+    if isinstance(target, ast.Starred):
+        return _rebinds(target.value, attribute)
+    return _is_self_attribute(target, attribute)
+
+
+def _is_self_attribute(node: ast.AST | None, attribute: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == attribute
+        and isinstance(node.value, ast.Name)
+        and node.value.id == _SELF
+    )
+
+
 def local_type_names(function: Function, name: str) -> list[str] | None:
     """The dotted name of the class a local ``name`` of the Python function holds, when every binding of it
     states one and the same (``s = requests.Session()`` gives ``requests.Session``, ``app: Flask`` gives
