@@ -118,6 +118,7 @@ _KINDS: dict[str, str] = {
     "annotation_type_declaration": "annotation",
     "constructor_declaration": _METHOD,
     "compact_constructor_declaration": _METHOD,
+    "annotation_type_element_declaration": _METHOD,
     "struct_specifier": "struct",
     "union_specifier": "union",
     "enum_specifier": "enum",

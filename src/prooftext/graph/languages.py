@@ -243,6 +243,7 @@ _RUST_QUERY = """
 (mod_item) @import
 """
 
+# Java: an annotation type's elements (`String value() default "";`) are its methods, as javac reads them.
 _JAVA_QUERY = """
 (class_declaration) @def
 (interface_declaration) @def
@@ -252,6 +253,7 @@ _JAVA_QUERY = """
 (method_declaration) @def
 (constructor_declaration) @def
 (compact_constructor_declaration) @def
+(annotation_type_element_declaration) @def
 (method_invocation name: (identifier) @use)
 (type_identifier) @use
 (marker_annotation name: (identifier) @use)

@@ -1,0 +1,196 @@
+"""Java symbols agree with the JDK's own parser: every class, interface, enum, record, annotation type,
+method, constructor and annotation type element, with its qualified name, kind, first and last line and
+Javadoc, as ``bench/java_oracle/JavaOracle.java`` (javac's ``com.sun.source`` tree) reads them.
+
+The expected lists below are that program's output for the module, recorded (a test needs no JDK). Where
+the index's rules differ from javac's on purpose, the module says so: a symbol starts at the run of
+comments directly above it (a ``/* */`` or ``//`` comment too, as in every language but Python), and a
+Javadoc separated from its declaration by a blank line is not its doc comment. A method of an anonymous
+class (an enum constant's body too) is named inside its enclosing method or type, as javac names none.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from prooftext.graph import NODE_SYMBOL, FileGraph
+from prooftext.graph.extract import extract
+
+
+def _code(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _symbols(graph: FileGraph) -> list[tuple[str, str, int, int]]:
+    return [
+        (n.qualname, n.symbol_kind, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SYMBOL
+    ]
+
+
+def _node(graph: FileGraph, qualname: str, ordinal: int = 0) -> tuple[str, str]:
+    found = [n for n in graph.nodes if n.kind == NODE_SYMBOL and n.qualname == qualname]
+    return found[ordinal].signature, found[ordinal].docstring
+
+
+ODD = _code("""
+    package p;
+
+    import static java.util.Collections.emptyList;
+    import static java.util.Collections.*;
+    import java.util.*;
+    import java.util.function.Function;
+
+    /** Odd things. */
+    @SuppressWarnings("unused")
+    public class Odd<T extends Comparable<T>> {
+      /** Op doc. */
+      enum Op {
+        PLUS {
+          @Override int apply(int a, int b) { return a + b; }
+        },
+        MINUS {
+          int apply(int a, int b) { return a - b; }
+        };
+
+        abstract int apply(int a, int b);
+
+        Op() {}
+      }
+
+      /** A point. */
+      record Point(int x, int y) {
+        /** Compact. */
+        Point {
+          if (x < 0) throw new IllegalArgumentException();
+        }
+
+        Point(int x) { this(x, 0); }
+
+        static Point origin() { return new Point(0, 0); }
+      }
+
+      interface Shape {
+        /** Area. */
+        double area();
+
+        default String describe() { return "shape"; }
+
+        static Shape unit() { return () -> 1.0; }
+      }
+
+      /** Marks. */
+      @interface Mark {
+        /** The value. */
+        String value() default "";
+        int[] counts() default {};
+        Class<?> type();
+      }
+
+      /** Generic. */
+      public <R> R map(Function<? super T, ? extends R> f, T t) {
+        Runnable r = new Runnable() {
+          @Override
+          public void run() {
+            class Local {
+              void inner() {}
+            }
+          }
+        };
+        return f.apply(t);
+      }
+
+      @Deprecated
+      /** Doc after annotation. */
+      void late() {}
+
+      /* plain block */
+      void block() {}
+
+      /**
+       * Spaced.
+       */
+
+      void spaced() {}
+
+      @SafeVarargs
+      @SuppressWarnings({"a",
+          "b"})
+      final void multi(T... ts) {}
+
+      public Odd() {}
+
+      static { int x = 1; }
+
+      sealed interface S permits A, B {}
+      final class A implements S {}
+      non-sealed class B implements S {}
+    }
+
+    enum Top { ONE, TWO; void m() {} }
+
+    @FunctionalInterface
+    interface Fn { int f(int x); }
+""")
+
+# (qualname, kind, first line, last line): javac's, the first line moved to the Javadoc directly above.
+JAVAC = [
+    ("Odd", "class", 8, 92),
+    ("Odd.Op", "enum", 11, 23),
+    ("Odd.Op.apply", "method", 14, 14),
+    ("Odd.Op.apply", "method", 17, 17),
+    ("Odd.Op.apply", "method", 20, 20),
+    ("Odd.Op.Op", "method", 22, 22),
+    ("Odd.Point", "record", 25, 35),
+    ("Odd.Point.Point", "method", 27, 30),
+    ("Odd.Point.Point", "method", 32, 32),
+    ("Odd.Point.origin", "method", 34, 34),
+    ("Odd.Shape", "interface", 37, 44),
+    ("Odd.Shape.area", "method", 38, 39),
+    ("Odd.Shape.describe", "method", 41, 41),
+    ("Odd.Shape.unit", "method", 43, 43),
+    ("Odd.Mark", "annotation", 46, 52),
+    ("Odd.Mark.value", "method", 48, 49),
+    ("Odd.Mark.counts", "method", 50, 50),
+    ("Odd.Mark.type", "method", 51, 51),
+    ("Odd.map", "method", 54, 65),
+    ("Odd.map.run", "method", 57, 62),
+    ("Odd.map.run.Local", "class", 59, 61),
+    ("Odd.map.run.Local.inner", "method", 60, 60),
+    ("Odd.late", "method", 67, 69),
+    ("Odd.block", "method", 71, 72),  # javac: 72, no Javadoc; the index: the comment directly above
+    ("Odd.spaced", "method", 78, 78),  # javac: Javadoc at 74; the index: none across a blank line
+    ("Odd.multi", "method", 80, 83),
+    ("Odd.Odd", "method", 85, 85),
+    ("Odd.S", "interface", 89, 89),
+    ("Odd.A", "class", 90, 90),
+    ("Odd.B", "class", 91, 91),
+    ("Top", "enum", 94, 94),
+    ("Top.m", "method", 94, 94),
+    ("Fn", "interface", 96, 97),
+    ("Fn.f", "method", 97, 97),
+]
+JAVADOC = {
+    "Odd": "Odd things.",
+    "Odd.Op": "Op doc.",
+    "Odd.Point": "A point.",
+    "Odd.Point.Point": "Compact.",
+    "Odd.Shape.area": "Area.",
+    "Odd.Mark": "Marks.",
+    "Odd.Mark.value": "The value.",
+    "Odd.map": "Generic.",
+    "Odd.block": "plain block",  # not Javadoc for javac; a doc comment by the index's rule
+}
+JAVAC_IMPORTS = [
+    ("java.util.Collections.emptyList", 3),
+    ("java.util.Collections.*", 4),
+    ("java.util.*", 5),
+    ("java.util.function.Function", 6),
+]
+
+
+def test_java_symbols_match_javac_on_nested_anonymous_local_enum_record_and_annotation_types() -> None:
+    graph = extract("src/p/Odd.java", ODD)
+    assert _symbols(graph) == JAVAC
+    docs = {n.qualname: n.docstring for n in graph.nodes if n.kind == NODE_SYMBOL and n.docstring}
+    assert docs == JAVADOC
+    assert [(i.module, i.line) for i in graph.imports] == JAVAC_IMPORTS
