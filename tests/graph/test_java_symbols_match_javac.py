@@ -194,3 +194,71 @@ def test_java_symbols_match_javac_on_nested_anonymous_local_enum_record_and_anno
     docs = {n.qualname: n.docstring for n in graph.nodes if n.kind == NODE_SYMBOL and n.docstring}
     assert docs == JAVADOC
     assert [(i.module, i.line) for i in graph.imports] == JAVAC_IMPORTS
+
+
+def test_annotation_type_elements_are_methods_of_their_annotation_type_with_their_javadoc() -> None:
+    text = _code("""
+        public @interface Expose {
+          /**
+           * If true, the field is serialized.
+           */
+          public boolean serialize() default true;
+
+          Class<?>[] groups()
+              default {};
+        }
+    """)
+    graph = extract("Expose.java", text)
+    assert _symbols(graph) == [
+        ("Expose", "annotation", 1, 9),
+        ("Expose.serialize", "method", 2, 5),
+        ("Expose.groups", "method", 7, 8),
+    ]
+    assert _node(graph, "Expose.serialize") == (
+        "public boolean serialize() default true",
+        "If true, the field is serialized.",
+    )
+    assert _node(graph, "Expose.groups")[0] == "Class<?>[] groups()\n      default {}"
+
+
+def test_a_java_signature_leaves_out_comments_among_the_annotations_before_the_declaration() -> None:
+    text = _code("""
+        class A {
+          /** Makes one. */
+          @SuppressWarnings("unchecked") // OK, because the array is of type T
+          public static <T> T[] newInstance(Class<T> type) { return null; }
+
+          @Deprecated
+          /* kept for old callers */
+          void old() {}
+        }
+    """)
+    graph = extract("A.java", text)
+    assert _node(graph, "A.newInstance") == ("public static <T> T[] newInstance(Class<T> type)", "Makes one.")
+    assert _node(graph, "A.old")[0] == "void old()"
+    assert _symbols(graph)[1:] == [("A.newInstance", "method", 2, 4), ("A.old", "method", 6, 8)]
+
+
+def test_a_java_declaration_without_a_body_has_its_whole_header_as_signature() -> None:
+    text = _code("""
+        abstract class Strategy {
+          public abstract boolean isStateTransition(Breaker breaker,
+              State current, State next);
+
+          native int peek();
+        }
+
+        interface Visitor<R> {
+          <T extends Node> R visit(T node,
+                                   Context context)
+              throws VisitException;
+        }
+    """)
+    graph = extract("Strategy.java", text)
+    assert _node(graph, "Strategy.isStateTransition")[0] == (
+        "public abstract boolean isStateTransition(Breaker breaker,\n      State current, State next)"
+    )
+    assert _node(graph, "Strategy.peek")[0] == "native int peek()"
+    assert _node(graph, "Visitor.visit")[0] == (
+        "<T extends Node> R visit(T node,\n                           Context context)\n      throws VisitException"
+    )

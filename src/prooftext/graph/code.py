@@ -369,15 +369,27 @@ def _first_node(outer: TSNode) -> TSNode:
 
 
 def _after_annotations(node: TSNode, signature: TSNode) -> int:
-    """Java: a signature starts after the annotations in ``modifiers`` (in the range, like decorators)."""
+    """Java: a signature starts after the annotations in ``modifiers`` (in the range, like decorators) and the
+    comments among them (``@SuppressWarnings("unchecked") // safe``)."""
     modifiers = next((child for child in node.children if child.type == "modifiers"), None)
     if modifiers is None:
         return signature.start_byte
     for child in modifiers.children:
-        if child.type not in _ANNOTATIONS:
+        if child.type not in _ANNOTATIONS and child.type not in _COMMENTS:
             return child.start_byte
     following = modifiers.next_sibling
+    while following is not None and following.type in _COMMENTS:
+        following = following.next_sibling
     return following.start_byte if following is not None else signature.start_byte
+
+
+def _java_header_end(node: TSNode) -> int | None:
+    """Java: where a declaration without a body (an abstract, interface or native method, an annotation type
+    element) ends, before its ``;``: its signature is the whole header, however many lines it takes."""
+    last = node.child(node.child_count - 1) if node.child_count else None
+    if node.child_by_field_name("body") is not None or last is None or last.type != ";":
+        return None
+    return last.start_byte
 
 
 def _comment_before_body(node: TSNode, sig_start: int) -> int | None:
@@ -400,7 +412,9 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         return None
     outer, signature = _outer(node)
     first = _first_node(outer)
-    sig_start = _after_annotations(node, signature) if language == L.JAVA else signature.start_byte
+    java = language == L.JAVA
+    sig_start = _after_annotations(node, signature) if java else signature.start_byte
+    sig_end = _comment_before_body(node, sig_start) if language == L.RUBY else None
     return _Def(
         outer=outer,
         first_line=first.start_point.row + 1,
@@ -410,7 +424,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         body=_body(node),
         sig_start=sig_start,
         sig_limit=outer.end_byte,
-        sig_end=_comment_before_body(node, sig_start) if language == L.RUBY else None,
+        sig_end=_java_header_end(node) if java else sig_end,
         doc_node=first,
         py_body=node.child_by_field_name("body") if language == L.PYTHON else None,
     )
