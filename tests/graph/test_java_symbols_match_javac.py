@@ -262,3 +262,28 @@ def test_a_java_declaration_without_a_body_has_its_whole_header_as_signature() -
     assert _node(graph, "Visitor.visit")[0] == (
         "<T extends Node> R visit(T node,\n                           Context context)\n      throws VisitException"
     )
+
+
+def test_a_qualified_java_annotation_is_a_use_of_the_annotation_type() -> None:
+    text = _code("""
+        @javax.annotation.Nullable
+        @com.example.Marker(value = 1)
+        public class U {}
+    """)
+    names = [u.name for u in extract("U.java", text).uses]
+    assert "Nullable" in names and "Marker" in names
+    assert "Nullable read javax.annotation" in names
+    assert "Marker read com.example" in names
+
+
+def test_a_java_method_reference_is_a_use_of_the_method_or_constructor_it_names() -> None:
+    text = _code("""
+        class U {
+          void f() {
+            list.stream().map(Helper::convert).map(Widget::new).forEach(this::accept);
+          }
+        }
+    """)
+    names = [u.name for u in extract("U.java", text).uses]
+    assert {"convert", "Widget", "accept"} <= set(names)
+    assert {"convert read Helper", "Widget read", "accept read this"} <= set(names)

@@ -800,18 +800,28 @@ def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> _Ref | 
     return _ref(_text(data, node), HOW_READ) if raw in bound else None
 
 
+def _receiver_node(node: TSNode, parent: TSNode) -> TSNode | None:
+    """The object a member ``node`` of ``parent`` is read through, or None: a field of ``parent``, or what a
+    Java method reference (``Helper::convert``, which has no fields) spells before its ``::``."""
+    if parent.type == "method_reference":
+        target = _first_named(parent)
+        return None if target is None or _same(target, node) else target
+    for field in _RECEIVER_FIELDS:
+        target = parent.child_by_field_name(field)
+        if target is not None and not _same(target, node):
+            return target
+    return None
+
+
 def _other_reference(node: TSNode, data: bytes) -> _Ref:
     """A ``@use`` capture of another grammar, with its receiver when it names a member."""
     name = _text(data, node)
     parent = node.parent
     receiver = ""
-    if parent is not None:
-        for field in _RECEIVER_FIELDS:
-            target = parent.child_by_field_name(field)
-            if target is not None and not _same(target, node):
-                text = _text(data, target)
-                receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
-                break
+    target = _receiver_node(node, parent) if parent is not None else None
+    if target is not None:
+        text = _text(data, target)
+        receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
     called = any(n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None))
     return _ref(name, HOW_CALL if called else HOW_READ, receiver)
 

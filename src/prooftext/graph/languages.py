@@ -243,7 +243,9 @@ _RUST_QUERY = """
 (mod_item) @import
 """
 
-# Java: an annotation type's elements (`String value() default "";`) are its methods, as javac reads them.
+# Java: an annotation type's elements (`String value() default "";`) are its methods, as javac reads them. A
+# method reference names a method (`Helper::convert`, `this::run`) or, before `::new`, a class: its last
+# named child.
 _JAVA_QUERY = """
 (class_declaration) @def
 (interface_declaration) @def
@@ -256,8 +258,9 @@ _JAVA_QUERY = """
 (annotation_type_element_declaration) @def
 (method_invocation name: (identifier) @use)
 (type_identifier) @use
-(marker_annotation name: (identifier) @use)
-(annotation name: (identifier) @use)
+(marker_annotation name: [(identifier) @use (scoped_identifier name: (identifier) @use)])
+(annotation name: [(identifier) @use (scoped_identifier name: (identifier) @use)])
+(method_reference (identifier) @use .)
 (import_declaration) @import
 """
 
