@@ -287,3 +287,20 @@ def test_a_java_method_reference_is_a_use_of_the_method_or_constructor_it_names(
     names = [u.name for u in extract("U.java", text).uses]
     assert {"convert", "Widget", "accept"} <= set(names)
     assert {"convert read Helper", "Widget read", "accept read this"} <= set(names)
+
+
+def test_unicode_escapes_in_a_javadoc_are_read_as_the_characters_javac_reads() -> None:
+    text = _code("""
+        class A {
+          /**
+           * Maps {@code a} \\u2192 {@code b}; {@code isNumeric("\\u0967")} is true, as for
+           * {@code "\\uuu0041"}. A smiley: \\uD83D\\uDE00. Not escapes: \\\\u0041, \\u00 and \\uD800 alone.
+           */
+          void f() {}
+        }
+    """)
+    doc = _node(extract("A.java", text), "A.f")[1]
+    assert doc == (
+        'Maps {@code a} \u2192 {@code b}; {@code isNumeric("\u0967")} is true, as for\n'
+        '{@code "A"}. A smiley: \U0001f600. Not escapes: \\\\u0041, \\u00 and \\uD800 alone.'
+    )

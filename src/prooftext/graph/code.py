@@ -519,6 +519,29 @@ def _unescape(match: re.Match[str]) -> str:
 
 
 _COMMENT_MARKERS = ("///", "//!", "//", "/**", "/*!", "/*", "#")
+# A Java unicode escape: a backslash that an even number of backslashes precede, one or more `u`, four hex
+# digits. javac translates these before reading anything else, so a Javadoc means the character.
+_JAVA_UNICODE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u+([0-9A-Fa-f]{4})")
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _java_unicode(text: str) -> str:
+    """A Javadoc with its unicode escapes read as javac reads them (``\\u2192`` is ``→``; a surrogate pair is
+    one character); an escape of NUL stays as written, and a lone surrogate, which no stored text can hold, is
+    spelled ``\\uXXXX``."""
+    if "\\u" not in text:
+        return text
+
+    def unit(match: re.Match[str]) -> str:
+        value = int(match.group(2), 16)
+        return match.group(1) + chr(value) if value else match.group(0)
+
+    decoded = _JAVA_UNICODE_ESCAPE.sub(unit, text)
+    decoded = _SURROGATE_PAIR.sub(
+        lambda m: m.group(0).encode("utf-16-le", "surrogatepass").decode("utf-16-le"), decoded
+    )
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04X}", decoded)
 
 
 def _clean_comment(text: str) -> str:
@@ -644,6 +667,8 @@ def _draft(found: _Def, parent: int, drafts: Drafts, spec: L.CodeSpec, data: byt
         docstring, doc_line = python_docstring(found.py_body, data), found.first_line
     else:
         docstring, doc_line = leading_comments(found.doc_node, data, found.first_line, spec.name)
+    if spec.name == L.JAVA:
+        docstring = _java_unicode(docstring)
     last = end_line(found.outer)
     if parent == FILE:
         drafts.covered.append((doc_line, last))
