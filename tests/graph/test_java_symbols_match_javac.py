@@ -304,3 +304,17 @@ def test_unicode_escapes_in_a_javadoc_are_read_as_the_characters_javac_reads() -
         'Maps {@code a} \u2192 {@code b}; {@code isNumeric("\u0967")} is true, as for\n'
         '{@code "A"}. A smiley: \U0001f600. Not escapes: \\\\u0041, \\u00 and \\uD800 alone.'
     )
+
+
+def test_a_local_variable_declared_with_var_is_no_use_of_a_type_named_var() -> None:
+    text = _code("""
+        class U {
+          void f() {
+            var reader = new JsonReader(in);
+            for (var entry : map.entrySet()) {}
+          }
+        }
+    """)
+    names = {u.name.split(" ")[0] for u in extract("U.java", text).uses}
+    assert "JsonReader" in names
+    assert "var" not in names

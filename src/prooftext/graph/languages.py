@@ -245,7 +245,7 @@ _RUST_QUERY = """
 
 # Java: an annotation type's elements (`String value() default "";`) are its methods, as javac reads them. A
 # method reference names a method (`Helper::convert`, `this::run`) or, before `::new`, a class: its last
-# named child.
+# named child. `var` in `var x = …` reads as a type but names none.
 _JAVA_QUERY = """
 (class_declaration) @def
 (interface_declaration) @def
@@ -257,7 +257,7 @@ _JAVA_QUERY = """
 (compact_constructor_declaration) @def
 (annotation_type_element_declaration) @def
 (method_invocation name: (identifier) @use)
-(type_identifier) @use
+((type_identifier) @use (#not-eq? @use "var"))
 (marker_annotation name: [(identifier) @use (scoped_identifier name: (identifier) @use)])
 (annotation name: [(identifier) @use (scoped_identifier name: (identifier) @use)])
 (method_reference (identifier) @use .)
