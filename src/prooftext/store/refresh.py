@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 17
+READING_REVISION = 18
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -140,7 +140,10 @@ lazy and interrupting lines decide setext titles as CommonMark does, a link on a
 reStructuredText titles, underlines, overlines and levels follow docutils and its front matter declares
 ``contradicts`` as Markdown's does, and a byte order mark hides no heading; 17: a Go type read through its
 package (``*web.Context``) and a TypeScript type read through a namespace (``Kind.ZodSet``) record the
-qualifier as the receiver of their spelled use)."""
+qualifier as the receiver of their spelled use; 18: a Java annotation type's elements are methods, a Java
+signature leaves out comments among the annotations and holds a bodiless declaration's whole header without
+its ``;``, a qualified annotation and a method reference are uses and ``var`` is none, and a Javadoc's
+unicode escapes are decoded)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
