@@ -7,7 +7,9 @@ methods. A symbol's range covers its wrappers (Python decorators, ``export``, C+
 docstring is quoted inside its function. A doc comment is the run of comments directly above the definition
 (no blank line between, except one after a JSDoc ``/** … */`` block that is not the file's header), each on
 its own line: a comment trailing code on the line above is not one. In Ruby the comment above the first
-definition of a class or module body is read there too (the grammar hangs it on the class, not the body).
+definition of a class, module, block, branch or loop body is read there too (the grammar hangs it on the
+class or the ``if``, not the body). A leading ``*`` is stripped as a block comment's margin, except in Ruby
+and Rust line comments, where it starts a list item.
 ``qualname`` is the dotted chain of enclosing symbols plus any qualifier spelled in the definition itself
 (a Go receiver ``(p *Point) Dist`` gives ``Point.Dist``, C++ ``void A::f()`` gives ``A.f``).
 
@@ -544,16 +546,24 @@ def _java_unicode(text: str) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04X}", decoded)
 
 
-def _clean_comment(text: str) -> str:
+_BULLET_LANGUAGES = frozenset({L.RUBY, L.RUST})
+"""Languages whose line comments are RDoc or Markdown: a leading ``* `` there is a list item, not the margin
+of a ``/* … */`` block, and is kept."""
+
+
+def _clean_comment(text: str, bullets: bool = False) -> str:
     lines = []
+    in_block = False
     for line in text.splitlines():
         stripped = line.strip()
+        block = in_block or stripped.startswith("/*")
+        in_block = block and not stripped.endswith("*/")
         for marker in _COMMENT_MARKERS:
             if stripped.startswith(marker):
                 stripped = stripped[len(marker) :]
                 break
         stripped = stripped.removesuffix("*/").strip()
-        if stripped == "*" or stripped.startswith("* "):
+        if (block or not bullets) and (stripped == "*" or stripped.startswith("* ")):
             stripped = stripped[1:].strip()
         lines.append(stripped)
     return "\n".join(lines).strip()
@@ -562,12 +572,17 @@ def _clean_comment(text: str) -> str:
 _JSDOC_LANGUAGES = frozenset({L.JAVASCRIPT, L.TYPESCRIPT, L.TSX})
 
 
+# Ruby nodes that hold the statements of a class, method, block, conditional or loop, and not the comments
+# that open them: those are children of the class, block, `if`, `when` or `while` before the body node.
+_RUBY_BODIES = frozenset({"body_statement", "block_body", "then", "do"})
+
+
 def _previous(node: TSNode, language: str) -> TSNode | None:
     """The named node before ``node``; for the first definition of a Ruby body, the node before the body
-    (the comments that open a class or module body are children of the class, not of its body)."""
+    (the comments that open a class, block, branch or loop body are not children of the body)."""
     prev = node.prev_named_sibling
     parent = node.parent
-    if prev is None and language == L.RUBY and parent is not None and parent.type == "body_statement":
+    if prev is None and language == L.RUBY and parent is not None and parent.type in _RUBY_BODIES:
         return parent.prev_named_sibling
     return prev
 
@@ -609,7 +624,7 @@ def leading_comments(node: TSNode, data: bytes, first_line: int, language: str =
         prev = _previous(prev, language)
     if not parts:
         return "", first_line
-    text = _clean_comment("\n".join(reversed(parts)))
+    text = _clean_comment("\n".join(reversed(parts)), language in _BULLET_LANGUAGES)
     return _bounded(text, MAX_DOCSTRING_CHARS), line
 
 

@@ -12,7 +12,8 @@ Spelling conventions (what ``ImportRef.module`` holds):
   with names ``("b", "c")``; ``as`` renames and ``::*`` are dropped); ``mod foo;`` is spelled ``self::foo``
   because that is the path that names the module file it declares.
 - C / C++: ``"x.h"`` includes as the bare path ``x.h``, ``<x.h>`` includes with their angle brackets.
-- Ruby: ``require "a/b"`` as ``a/b``; ``require_relative "b"`` as ``./b`` so it resolves relatively.
+- Ruby: ``require "a/b"`` as ``a/b``; ``require_relative "b"`` as ``./b`` so it resolves relatively; only
+  calls without a receiver (``YAML.load("…")`` reads data, it loads no file).
 """
 
 from __future__ import annotations

@@ -292,7 +292,7 @@ _RUBY_QUERY = """
 (singleton_method) @def
 (call method: (identifier) @use)
 (constant) @use
-(call method: (identifier) @_req arguments: (argument_list . (string) @import)
+(call !receiver method: (identifier) @_req arguments: (argument_list . (string) @import)
   (#any-of? @_req "require" "require_relative" "load"))
 """
 
