@@ -8,8 +8,11 @@ docstring is quoted inside its function. A doc comment is the run of comments di
 (no blank line between, except one after a JSDoc ``/** … */`` block that is not the file's header), each on
 its own line: a comment trailing code on the line above is not one. In Ruby the comment above the first
 definition of a class, module, block, branch or loop body is read there too (the grammar hangs it on the
-class or the ``if``, not the body). A leading ``*`` is stripped as a block comment's margin, except in Ruby
-and Rust line comments, where it starts a list item.
+class or the ``if``, not the body). A Rust item's range and doc comment are what rustc attaches to it: every
+outer attribute and ``///`` or ``/** */`` comment before it, in any order and across blank lines, with the
+plain comments directly above them; a comment trailing an attribute is in the range but not the text, and
+an inner ``//!`` documents the enclosing module, not the item below. A leading ``*`` is stripped as a block
+comment's margin, except in Ruby and Rust line comments, where it starts a list item.
 ``qualname`` is the dotted chain of enclosing symbols plus any qualifier spelled in the definition itself
 (a Go receiver ``(p *Point) Dist`` gives ``Point.Dist``, C++ ``void A::f()`` gives ``A.f``).
 
@@ -613,6 +616,8 @@ def _adjacent(comment: TSNode, line: int, language: str, closest: bool) -> bool:
 
 def leading_comments(node: TSNode, data: bytes, first_line: int, language: str = "") -> tuple[str, int]:
     """(text, first line) of the doc comment directly above a definition (see the module docstring)."""
+    if language == L.RUST:
+        return _rust_leading(node, data)
     parts: list[str] = []
     line = first_line
     prev = _previous(node, language)
@@ -625,6 +630,42 @@ def leading_comments(node: TSNode, data: bytes, first_line: int, language: str =
     if not parts:
         return "", first_line
     text = _clean_comment("\n".join(reversed(parts)), language in _BULLET_LANGUAGES)
+    return _bounded(text, MAX_DOCSTRING_CHARS), line
+
+
+def _rust_marker(comment: TSNode, marker: str) -> bool:
+    return any(child.type == marker for child in comment.children)
+
+
+def _rust_leading(node: TSNode, data: bytes) -> tuple[str, int]:
+    """(text, first line) of what rustc attaches to a Rust item: every outer attribute and ``///`` or
+    ``/** */`` doc comment before it, in any order and across blank lines, plus the plain comments directly
+    above one of them. A comment trailing an attribute (``#[test] // why``) is in the range, not the text; an
+    inner doc comment (``//!``) documents the enclosing module and ends the run."""
+    parts: list[str] = []
+    line = node.start_point.row + 1
+    prev = node.prev_named_sibling
+    while prev is not None:
+        if prev.type in _COMMENTS:
+            if _rust_marker(prev, "inner_doc_comment_marker"):
+                break
+            before = prev.prev_sibling
+            trailing = before is not None and end_line(before) == prev.start_point.row + 1
+            if trailing and before is not None and before.type != "attribute_item":
+                break  # a comment after code on the line above
+            if (
+                not trailing
+                and end_line(prev) < line - 1
+                and not _rust_marker(prev, "outer_doc_comment_marker")
+            ):
+                break  # a plain comment above a blank line
+            if not trailing:
+                parts.append(_text(data, prev).rstrip("\r\n"))  # a line comment holds its newline
+        elif prev.type != "attribute_item":
+            break
+        line = prev.start_point.row + 1
+        prev = prev.prev_named_sibling
+    text = _clean_comment("\n".join(reversed(parts)), bullets=True)
     return _bounded(text, MAX_DOCSTRING_CHARS), line
 
 

@@ -9,7 +9,9 @@ Spelling conventions (what ``ImportRef.module`` holds):
   ``require("…")`` and ``import("…")``.
 - Go: the import path. Java: the imported name (``a.b.C``, ``a.b.*``; ``static`` dropped).
 - Rust: the ``use`` path without whitespace (``crate::a::b``; ``use a::{b, c as d}`` gives module ``a``
-  with names ``("b", "c")``; ``as`` renames and ``::*`` are dropped); ``mod foo;`` is spelled ``self::foo``
+  with names ``("b", "c")``; ``as`` renames and ``::*`` are dropped). A path or group inside a group is its own
+  import, read the same way: ``use a::{b::C, d::{e, f}}`` gives ``a::b::C`` and ``a::d`` with names
+  ``("e", "f")``, and ``use {a::B, c::D}`` gives ``a::B`` and ``c::D``. ``mod foo;`` is spelled ``self::foo``
   because that is the path that names the module file it declares.
 - C / C++: ``"x.h"`` includes as the bare path ``x.h``, ``<x.h>`` includes with their angle brackets.
 - Ruby: ``require "a/b"`` as ``a/b``; ``require_relative "b"`` as ``./b`` so it resolves relatively; only
@@ -99,28 +101,45 @@ def _ruby(node: TSNode, data: bytes) -> list[Import]:
     return [(target, ())]
 
 
+_USE_DEPTH = 8  # nesting of `use a::{b::{c::{…}}}` groups read
+_RUST_COMMENTS = frozenset({"line_comment", "block_comment"})
+
+
 def _rust(node: TSNode, data: bytes) -> list[Import]:
     if node.type == "mod_item":
         if node.child_by_field_name("body") is not None:
             return []  # an inline module is a symbol, not a file
         name = _text(data, node.child_by_field_name("name"))
         return [(f"self::{name}", ())] if name else []
+    return _rust_use(node, data, "", _USE_DEPTH)
+
+
+def _rust_join(prefix: str, path: str) -> str:
+    return f"{prefix}::{path}" if prefix and path else prefix or path
+
+
+def _rust_use(node: TSNode, data: bytes, prefix: str, depth: int) -> list[Import]:
+    """The imports of one ``use`` tree under ``prefix``: a path alone is its own module; a group's paths and
+    groups are read the same way, and its plain names are the names of the group's module."""
     if node.type == "use_as_clause":  # `use a::b as c`: the path is what names a module
-        return [(_compact(_text(data, node.child_by_field_name("path"))), ())]
+        return [(_rust_join(prefix, _compact(_text(data, node.child_by_field_name("path")))), ())]
     if node.type == "use_wildcard":  # `use a::b::*`
-        return [(_compact(_text(data, node)).removesuffix("::*"), ())]
-    if node.type == "scoped_use_list":  # `use a::b::{c, d as e}`: module a::b, names c, d
-        items = node.child_by_field_name("list")
-        names = (
-            [_compact(_text(data, item.child_by_field_name("path") or item)) for item in items.named_children]
-            if items
-            else []
-        )
-        path = _compact(_text(data, node.child_by_field_name("path")))
-        return [(path, tuple(name for name in names if name and "{" not in name))] if path else []
-    if node.type == "use_list":
-        return []  # `use {a, b}`: rare, and every item would need its own reading
-    return [(_compact(_text(data, node)), ())]
+        return [(_rust_join(prefix, _compact(_text(data, node)).removesuffix("*").removesuffix("::")), ())]
+    if node.type not in ("scoped_use_list", "use_list"):
+        return [(_rust_join(prefix, _compact(_text(data, node))), ())]
+    items = node.child_by_field_name("list") if node.type == "scoped_use_list" else node
+    module = _rust_join(prefix, _compact(_text(data, node.child_by_field_name("path"))))
+    if items is None or depth <= 0:
+        return [(module, ())] if module else []
+    names: list[str] = []
+    nested: list[Import] = []
+    for item in items.named_children:
+        plain = item.child_by_field_name("path") if item.type == "use_as_clause" else item
+        if module and plain is not None and plain.type in ("identifier", "self", "super", "crate"):
+            names.append(_text(data, plain))  # `c` and `c as d` of `use a::{c, c as d}`
+        elif item.type not in _RUST_COMMENTS:
+            nested += _rust_use(item, data, module, depth - 1)
+    return ([(module, tuple(names))] if names else []) + nested
 
 
 def _java(node: TSNode, data: bytes) -> list[Import]:
