@@ -5,7 +5,8 @@
 # transparent), named by the chain of enclosing classes, modules and methods with `A::B` split at `::`;
 # a method is a `method` when its nearest enclosing definition is a class or module, else a `function`.
 # The doc comment is the run of comment lines (as Ripper lexes them, each alone on its line) directly
-# above the definition's first line, when the definition is the first code on its line. Imports are
+# above the definition's first line, when the definition is the first code on its line or follows only
+# method names (`private def x`). Imports are
 # receiverless `require`, `require_relative` and `load` calls whose first argument is a plain string
 # (`require_relative "x"` spelled `./x`).
 #
@@ -27,7 +28,7 @@ def cpath(node)
   end
 end
 
-# {line => comment text} of the comments alone on their line, and {line => column of its first code token}.
+# {line => comment text} of the comments alone on their line, {line => column of its first code token}, lines.
 def comment_lines(source)
   own = {}
   code_lines = {}
@@ -41,13 +42,17 @@ def comment_lines(source)
       code_lines[line] ||= col
     end
   end
-  [own, code_lines]
+  [own, code_lines, source.lines]
 end
 
+MODIFIERS = /\A\s*(?:[a-z_]\w*\s+)*\z/ # `private def x`, `private memoize def x`
+
 def doc_for(node, lexed)
-  comments, code_lines = lexed
+  comments, code_lines, lines = lexed
   line = node.first_lineno
-  return [line, ""] if code_lines.fetch(line, 0) < node.first_column # `class E; def e1; end; end`
+  before = lines[line - 1].to_s[0, node.first_column]
+  # `class E; def e1; end; end`: the comment above is the class's
+  return [line, ""] if code_lines.fetch(line, 0) < node.first_column && !MODIFIERS.match?(before)
 
   texts = []
   current = line - 1

@@ -156,3 +156,27 @@ def test_a_ruby_require_or_load_called_on_an_object_is_no_import() -> None:
         ("../x", 3),
         ("tasks.rake", 4),
     ]
+
+
+def test_a_ruby_method_passed_to_a_modifier_like_private_keeps_the_doc_comment_above_the_call() -> None:
+    text = _code("""
+        class Cache
+          # Clears it.
+          private def clear
+          end
+          # Loads once.
+          memoize def load = read
+          # Several modifiers.
+          private memoize def both; end
+          # A call's second argument is documented by nothing.
+          register(:a, def later; end)
+          value = 1 # trailing
+          private def after_code; end
+        end
+    """)
+    docs = {q: (start, doc) for q, _, start, _, doc in _symbols(extract("lib/cache.rb", text))}
+    assert docs["Cache.clear"] == (2, "Clears it.")
+    assert docs["Cache.load"] == (5, "Loads once.")
+    assert docs["Cache.both"] == (7, "Several modifiers.")
+    assert docs["Cache.later"] == (10, "")
+    assert docs["Cache.after_code"] == (12, "")

@@ -8,7 +8,7 @@ docstring is quoted inside its function. A doc comment is the run of comments di
 (no blank line between, except one after a JSDoc ``/** … */`` block that is not the file's header), each on
 its own line: a comment trailing code on the line above is not one. In Ruby the comment above the first
 definition of a class, module, block, branch or loop body is read there too (the grammar hangs it on the
-class or the ``if``, not the body). A Rust item's range and doc comment are what rustc attaches to it: every
+class or the ``if``, not the body), and so is the comment above ``private def x``. A Rust item's range and doc comment are what rustc attaches to it: every
 outer attribute and ``///`` or ``/** */`` comment before it, in any order and across blank lines, with the
 plain comments directly above them; a comment trailing an attribute is in the range but not the text, and
 an inner ``//!`` documents the enclosing module, not the item below. A leading ``*`` is stripped as a block
@@ -582,12 +582,23 @@ _RUBY_BODIES = frozenset({"body_statement", "block_body", "then", "do"})
 
 def _previous(node: TSNode, language: str) -> TSNode | None:
     """The named node before ``node``; for the first definition of a Ruby body, the node before the body
-    (the comments that open a class, block, branch or loop body are not children of the body)."""
+    (the comments that open a class, block, branch or loop body are not children of the body), and for a
+    Ruby method passed first to a call without a receiver (``private def x``), the node before the call."""
     prev = node.prev_named_sibling
     parent = node.parent
-    if prev is None and language == L.RUBY and parent is not None and parent.type in _RUBY_BODIES:
+    if prev is not None or language != L.RUBY or parent is None:
+        return prev
+    if parent.type in _RUBY_BODIES:
         return parent.prev_named_sibling
-    return prev
+    call = parent.parent
+    if (
+        parent.type == "argument_list"
+        and call is not None
+        and call.type == "call"
+        and call.child_by_field_name("receiver") is None
+    ):
+        return _previous(call, language)
+    return None
 
 
 def _trails_code(comment: TSNode) -> bool:
