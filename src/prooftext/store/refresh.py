@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 18
+READING_REVISION = 19
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -143,7 +143,12 @@ package (``*web.Context``) and a TypeScript type read through a namespace (``Kin
 qualifier as the receiver of their spelled use; 18: a Java annotation type's elements are methods, a Java
 signature leaves out comments among the annotations and holds a bodiless declaration's whole header without
 its ``;``, a qualified annotation and a method reference are uses and ``var`` is none, and a Javadoc's
-unicode escapes are decoded)."""
+unicode escapes are decoded; 19: a Rust item's range and doc comment hold every outer
+attribute and doc comment rustc attaches to it (a comment trailing an attribute, a blank line, an attribute
+before the doc comment), ``//!`` documents no item, and each path or group inside a ``use`` group is its own
+import; a Ruby doc comment above the first method of a branch, loop or brace block, or above ``private def
+x``, is that method's; Ruby and Rust doc comments keep their ``*`` list bullets; a Ruby ``YAML.load("…")``
+is no import)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
