@@ -397,6 +397,29 @@ def _java_header_end(node: TSNode) -> int | None:
     return last.start_byte
 
 
+_BODILESS = frozenset(
+    {
+        "method_signature",
+        "abstract_method_signature",
+        "function_signature",
+        "function_signature_item",
+        "method_elem",
+        "method_spec",
+    }
+)
+"""Declarations that never have a body: TypeScript interface methods, abstract methods and overloads, Rust
+trait methods without a default, Go interface methods."""
+
+
+def _bodiless_end(node: TSNode) -> int | None:
+    """Where a declaration of :data:`_BODILESS` ends, before a closing ``;``: its signature is its whole
+    header, however many lines it takes."""
+    if node.type not in _BODILESS:
+        return None
+    last = node.child(node.child_count - 1) if node.child_count else None
+    return last.start_byte if last is not None and last.type == ";" else node.end_byte
+
+
 def _comment_before_body(node: TSNode, sig_start: int) -> int | None:
     """Where a comment between a definition's signature and its body starts (Ruby hangs the comments that
     open a body on the definition), or None."""
@@ -419,7 +442,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     first = _first_node(outer)
     java = language == L.JAVA
     sig_start = _after_annotations(node, signature) if java else signature.start_byte
-    sig_end = _comment_before_body(node, sig_start) if language == L.RUBY else None
+    sig_end = _comment_before_body(node, sig_start) if language == L.RUBY else _bodiless_end(node)
     return _Def(
         outer=outer,
         first_line=first.start_point.row + 1,

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 19
+READING_REVISION = 20
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -148,7 +148,8 @@ attribute and doc comment rustc attaches to it (a comment trailing an attribute,
 before the doc comment), ``//!`` documents no item, and each path or group inside a ``use`` group is its own
 import; a Ruby doc comment above the first method of a branch, loop or brace block, or above ``private def
 x``, is that method's; Ruby and Rust doc comments keep their ``*`` list bullets; a Ruby ``YAML.load("…")``
-is no import)."""
+is no import; 20: a declaration without a body in TypeScript, Rust and Go has its whole header as its
+signature)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
