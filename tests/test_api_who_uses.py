@@ -518,6 +518,70 @@ ATTRIBUTES = {
 }
 
 
+GLOBALS = {
+    "app/__init__.py": "",
+    "app/database.py": """
+        class Database:
+            def query(self, sql):
+                return sql
+
+        class Other:
+            def query(self, sql):
+                return None
+
+        db = Database()
+        other: Other = make_other()
+        cursor = None
+        if cursor is None:
+            cursor = Database()
+
+        def reset():
+            global legacy
+            legacy = Other()
+
+        legacy = Database()
+        """,
+    "app/views.py": """
+        from app import database
+        from app.database import cursor, db, legacy
+
+        def index():
+            return db.query("select 1")
+
+        def through_module():
+            return database.db.query("select 2")
+
+        def annotated():
+            return database.other.query("select 3")
+
+        def shadowed(db):
+            return db.query("select 4")
+
+        def rebound():
+            return cursor.query("select 5")
+
+        def declared_global():
+            return legacy.query("select 6")
+        """,
+}
+
+
+def test_a_method_called_on_a_module_level_variable_resolves_through_the_class_it_is_bound_to(
+    tmp_path: Path,
+) -> None:
+    """``db = Database()`` at a module's top level, imported and used as ``db.query()``: a singleton was
+    only a possible user of ``Database.query``."""
+    _write(tmp_path, GLOBALS)
+    found = _dependents(tmp_path, "Database.query")
+    assert found["app/views.py:index"] == "call"  # from app.database import db
+    assert found["app/views.py:through_module"] == "call"  # database.db
+    assert found["app/views.py:shadowed"] == "possible"  # a parameter of that name: its type is not known
+    assert found["app/views.py:rebound"] == "possible"  # None, then a Database
+    assert found["app/views.py:declared_global"] == "possible"  # a function rebinds it
+    assert "app/views.py:annotated" not in found  # other: Other
+    assert _dependents(tmp_path, "Other.query")["app/views.py:annotated"] == "call"
+
+
 def test_a_method_called_on_an_instance_attribute_resolves_through_the_class_the_attribute_is_bound_to(
     tmp_path: Path,
 ) -> None:

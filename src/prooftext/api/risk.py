@@ -48,9 +48,11 @@ from prooftext.api.who_uses_python import (
     is_property,
     local_type_names,
     marked_fixtures,
+    module_types,
     parameters,
     parse_class,
     parse_function,
+    parse_module,
     split_bases,
 )
 from prooftext.corpus.lines import require_utf8
@@ -281,6 +283,7 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         self._mro: dict[str, tuple[list[str], bool]] = {}
         self._trees: dict[str, Function | None] = {}
         self._class_trees: dict[str, ast.ClassDef | None] = {}
+        self._module_trees: dict[str, ast.Module | None] = {}
         self._locals: dict[str, frozenset[str]] = {}
 
     # --- Python imports -------------------------------------------------------------------------------
@@ -488,11 +491,11 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             return exact
         if found and found != {UNKNOWN}:
             return FOUND_POSSIBLE if UNKNOWN in found else None
+        stated = self._receiver_class(owner_id, path, parts)
+        if stated is not None:  # `s = requests.Session(); s.get()`: the class the code states for it
+            return self._dispatch(target, stated, self.lookup(stated, ref.name), exact)
         if self.defs(path).get(parts[0]) or parts[0] in self.bindings(path)[0]:
             return FOUND_POSSIBLE if UNKNOWN in found else None
-        stated = self._receiver_class(owner_id, path, parts)
-        if stated is not None:  # `s = requests.Session(); s.get()`: the class the function states for it
-            return self._dispatch(target, stated, self.lookup(stated, ref.name), exact)
         return FOUND_POSSIBLE  # a local or an expression: its type is not known here
 
     def _classify_self(
@@ -536,12 +539,47 @@ class _WhoUses(JsWhoUses, GoWhoUses):
         that local), then each attribute's (:meth:`_attribute_class`); None where one is not known."""
         if parts[0] in SELF_NAMES:
             cls = self.enclosing_class(owner_id)
-            current = cls.node_id if cls is not None else None
+            current, rest = (cls.node_id if cls is not None else None), parts[1:]
         else:
-            current = self._local_class(owner_id, path, parts[0])
-        for attribute in parts[1:]:
+            current, rest = self._local_class(owner_id, path, parts[0]), parts[1:]
+            function = self.sym(owner_id)
+            local = function is not None and parts[0] in self.local_names(function)
+            if current is None and not local:
+                current, rest = self._global_head(path, parts)
+        for attribute in rest:
             current = self._attribute_class(current, attribute) if current is not None else None
         return current
+
+    def _global_head(self, path: str, parts: Sequence[str]) -> tuple[str | None, Sequence[str]]:
+        """The class of the module-level variable a receiver starts with (``db`` in ``db.query``, ``g`` in
+        ``flask.g.pop``: through the modules its first parts name), and the parts after it."""
+        module, at = path, 0
+        while at < len(parts) - 1:
+            found = self.resolve(path, parts[: at + 1])
+            kind, value = next(iter(found)) if len(found) == 1 else ("", "")
+            if kind != "module":
+                break
+            module, at = value, at + 1
+        return self._global_class(module, parts[at], 0), parts[at + 1 :]
+
+    def _global_class(self, path: str, name: str, hops: int) -> str | None:
+        """The class a module-level variable of ``path`` holds, when every binding of it there states one
+        (:func:`~prooftext.api.who_uses_python.module_types`); a ``from m import name`` is followed to
+        ``m``."""
+        tree = self.module_tree(path) if hops <= MAX_IMPORT_HOPS else None
+        stated = module_types(tree, name) if tree is not None else []
+        if stated:
+            return self._agreed(path, None, stated)
+        ref = self.bindings(path)[0].get(name)
+        source = self.module(path, ref.receiver) if ref is not None and ref.how == HOW_FROM else None
+        return self._global_class(source, ref.name, hops + 1) if source and ref else None
+
+    def module_tree(self, path: str) -> ast.Module | None:
+        """The Python file ``path`` parsed, once per request."""
+        if path not in self._module_trees:
+            python = path.endswith((".py", ".pyi"))
+            self._module_trees[path] = parse_module("\n".join(self.lines(path))) if python else None
+        return self._module_trees[path]
 
     def _attribute_class(self, class_id: str, attribute: str) -> str | None:
         """The class an instance attribute of ``class_id`` holds, when every binding of it in the first class
@@ -557,20 +595,21 @@ class _WhoUses(JsWhoUses, GoWhoUses):
             body = self.class_tree(owner) if owner is not None else None
             stated = attribute_types(body, attribute) if body is not None else []
             if stated and owner is not None:
-                return self._agreed(owner, stated)
+                return self._agreed(owner.path, owner, stated)
         return None
 
-    def _agreed(self, owner: Sym, stated: list[list[str] | None]) -> str | None:
-        """The one class that every binding ``stated`` in the class ``owner`` gives, or None."""
+    def _agreed(self, path: str, owner: Sym | None, stated: list[list[str] | None]) -> str | None:
+        """The one class that every binding ``stated`` in ``path`` (in the class ``owner``, if any) gives,
+        or None."""
         found: set[str | None] = set()
         for dotted in stated:
-            if dotted and dotted[0] == "self" and len(dotted) == 2:  # `self.x = self.make()`: its result
-                method = self.sym(self.lookup(owner.node_id, dotted[1]) or "")
+            if owner is not None and dotted and dotted[0] == "self" and len(dotted) == 2:
+                method = self.sym(self.lookup(owner.node_id, dotted[1]) or "")  # `self.x = self.make()`
                 tree = self.function_tree(method) if method is not None else None
                 result = declared_result(tree) if tree is not None else None
-                found.add(self._class_named(owner.path, result, RESULT_HOPS) if result else None)
+                found.add(self._class_named(path, result, RESULT_HOPS) if result else None)
             else:
-                found.add(self._class_named(owner.path, dotted, RESULT_HOPS) if dotted else None)
+                found.add(self._class_named(path, dotted, RESULT_HOPS) if dotted else None)
         return found.pop() if len(found) == 1 else None
 
     def class_tree(self, cls: Sym) -> ast.ClassDef | None:

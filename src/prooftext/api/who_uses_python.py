@@ -274,6 +274,64 @@ def _is_self_attribute(node: ast.AST | None, attribute: str) -> bool:
     )
 
 
+def parse_module(text: str) -> ast.Module | None:
+    """A Python file's text parsed; None when it does not parse."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def module_types(module: ast.Module, name: str) -> list[list[str] | None]:
+    """What each binding of the module-level variable ``name`` says of its type: ``name: T`` or ``name =
+    T(…)`` at the top level (in an ``if`` or ``try`` there too); None for any other binding there (a loop,
+    an ``import``, a definition, a tuple) and for a function's ``global name``. No binding (a ``from``
+    import is none here): an empty list."""
+    stated: list[list[str] | None] = []
+    for node in _top_level(module):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            stated.append(_dotted(node.annotation))
+        elif isinstance(node, ast.Assign) and any(_names(t, name) for t in node.targets):
+            single = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            stated.append(_constructed(node.value) if single else None)
+        elif _binds(node, name):
+            stated.append(None)
+    if any(isinstance(node, ast.Global) and name in node.names for node in ast.walk(module)):
+        stated.append(None)
+    return stated
+
+
+def _top_level(module: ast.Module) -> Iterator[ast.stmt]:
+    """The statements that run at the module's top level: its body's, and those in an ``if`` or ``try``
+    there."""
+    pending: list[ast.stmt] = list(reversed(module.body))
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            branches = [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+            branches.extend(s for handler in getattr(node, "handlers", []) for s in handler.body)
+            pending.extend(reversed(branches))
+
+
+def _names(target: ast.AST | None, name: str) -> bool:
+    """Whether binding ``target`` binds the plain name ``name`` (itself, or inside a tuple)."""
+    return target is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def _binds(node: ast.stmt, name: str) -> bool:
+    """Whether a top-level statement other than an assignment binds ``name``."""
+    if isinstance(node, ast.Import):  # `from m import name` is followed to ``m`` by the caller
+        return any((alias.asname or alias.name.split(".")[0]) == name for alias in node.names)
+    if isinstance(node, (*FUNCTION_DEFS, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.AugAssign)):
+        return _names(node.target, name)
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return any(_names(item.optional_vars, name) for item in node.items)
+    return False
+
+
 def local_type_names(function: Function, name: str) -> list[str] | None:
     """The dotted name of the class a local ``name`` of the Python function holds, when every binding of it
     states one and the same (``s = requests.Session()`` gives ``requests.Session``, ``app: Flask`` gives
