@@ -388,6 +388,8 @@ def test_a_method_called_on_a_local_the_function_constructs_or_annotates_resolve
 FACTORIES = {
     "pkg/__init__.py": "from .sessions import Session, session\n",
     "pkg/sessions.py": """
+        from typing import Optional
+
         class Session:
             def get(self, url):
                 return url
@@ -417,10 +419,16 @@ FACTORIES = {
 
         def wrapped():
             return session()
+
+        def optional(url) -> Optional[Session]:
+            return lookup(url)
+
+        def spelled(url) -> "Session | None":
+            return lookup(url)
         """,
     "app.py": """
         import pkg
-        from pkg.sessions import Session, annotated, either, maybe, wrapped
+        from pkg.sessions import Session, annotated, either, maybe, optional, spelled, wrapped
 
         def by_factory():
             s = pkg.session()
@@ -445,6 +453,14 @@ FACTORIES = {
         def by_wrapped():
             s = wrapped()
             return s.get("/")
+
+        def by_optional():
+            s = None
+            s = optional("/")
+            return s.get("/")
+
+        def by_spelled():
+            return spelled("/").get("/")
         """,
 }
 
@@ -459,9 +475,11 @@ def test_a_local_bound_to_a_function_s_result_has_the_class_the_function_states_
     assert found["app.py:by_factory"] == "call"  # every return constructs a Session
     assert found["app.py:by_annotation"] == "call"  # -> Session
     assert found["app.py:by_classmethod"] == "call"  # -> "Session", a string annotation
-    assert found["app.py:by_maybe"] == "possible"  # it may return None
+    assert found["app.py:by_maybe"] == "call"  # a Session, or None (which has no get)
     assert found["app.py:by_either"] == "possible"  # two classes
     assert found["app.py:by_wrapped"] == "call"  # a factory returning a factory's result
+    assert found["app.py:by_optional"] == "call"  # -> Optional[Session], after s = None
+    assert found["app.py:by_spelled"] == "possible"  # a call's result, no local: not read
     assert "app.py:by_factory" not in _dependents(tmp_path, "Other.get")
 
 
@@ -534,6 +552,9 @@ GLOBALS = {
         cursor = None
         if cursor is None:
             cursor = Database()
+        pool = Database() if cursor else None
+        if pool is None:
+            pool = Other()
 
         def reset():
             global legacy
@@ -543,7 +564,7 @@ GLOBALS = {
         """,
     "app/views.py": """
         from app import database
-        from app.database import cursor, db, legacy
+        from app.database import cursor, db, legacy, pool
 
         def index():
             return db.query("select 1")
@@ -559,6 +580,9 @@ GLOBALS = {
 
         def rebound():
             return cursor.query("select 5")
+
+        def two_classes():
+            return pool.query("select 7")
 
         def declared_global():
             return legacy.query("select 6")
@@ -576,7 +600,8 @@ def test_a_method_called_on_a_module_level_variable_resolves_through_the_class_i
     assert found["app/views.py:index"] == "call"  # from app.database import db
     assert found["app/views.py:through_module"] == "call"  # database.db
     assert found["app/views.py:shadowed"] == "possible"  # a parameter of that name: its type is not known
-    assert found["app/views.py:rebound"] == "possible"  # None, then a Database
+    assert found["app/views.py:rebound"] == "call"  # None until it is set up, then a Database
+    assert found["app/views.py:two_classes"] == "possible"  # an expression, then an Other
     assert found["app/views.py:declared_global"] == "possible"  # a function rebinds it
     assert "app/views.py:annotated" not in found  # other: Other
     assert _dependents(tmp_path, "Other.query")["app/views.py:annotated"] == "call"

@@ -126,18 +126,45 @@ def _constructed(value: ast.AST | None) -> list[str] | None:
     return _dotted(value.func) if isinstance(value, ast.Call) else None
 
 
+def _annotated(node: ast.AST | None) -> list[str] | None:
+    """The dotted class an annotation names: ``Session``, ``"Session"``, and with ``None`` allowed,
+    ``Optional[Session]``, ``Session | None``, ``Union[Session, None]`` (a call on the value is the
+    class's); None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _annotated(ast.parse(node.value.strip(), mode="eval").body)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [side for side in (node.left, node.right) if not _is_none(side)]
+        return _annotated(sides[0]) if len(sides) == 1 else None
+    if isinstance(node, ast.Subscript) and (_dotted(node.value) or [""])[-1] in _OPTIONAL:
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        kept = [item for item in items if not _is_none(item)]
+        return _annotated(kept[0]) if len(kept) == 1 else None
+    return _dotted(node)
+
+
+_OPTIONAL = frozenset({"Optional", "Union"})
+
+
+def _is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def _stated_types(function: Function, name: str) -> list[list[str] | None]:
     """What each binding of ``name`` in ``function``'s own scope says of its type: the annotation of a
     parameter, or the callee of the call assigned to it (``s = Session()``, ``with Session() as s``); None
     for a binding that says nothing (another assignment, a loop, a name without annotation)."""
-    stated: list[list[str] | None] = [_dotted(a.annotation) for a in _arguments(function) if a.arg == name]
+    stated: list[list[str] | None] = [_annotated(a.annotation) for a in _arguments(function) if a.arg == name]
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop()
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == name for t in node.targets
         ):
-            stated.append(_constructed(node.value) if len(node.targets) == 1 else None)
+            if not _is_none(node.value):  # `s = None` first: a call on it is on what is bound later
+                stated.append(_constructed(node.value) if len(node.targets) == 1 else None)
         elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
             if node.optional_vars.id == name:
                 stated.append(_constructed(node.context_expr))
@@ -170,17 +197,15 @@ def _own_scope(function: Function) -> Iterator[ast.AST]:
 
 def declared_result(function: Function) -> list[str] | None:
     """The dotted name of the class a Python function returns, when it says so: its return annotation
-    (``-> Session``, ``-> "Session"``), else the class that every ``return`` of its own scope constructs
-    (``return Session()``); None when neither names one (``-> Optional[Session]``, a ``return None``)."""
-    annotation = function.returns
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value.strip(), mode="eval").body
-        except SyntaxError:
-            return None
-    if annotation is not None:
-        return _dotted(annotation)
-    returned = [_constructed(node.value) for node in _own_scope(function) if isinstance(node, ast.Return)]
+    (``-> Session``, ``-> "Session"``, ``-> Session | None``), else the class that every ``return`` of its
+    own scope constructs (``return Session()``; a ``return None`` aside); None when neither names one."""
+    if function.returns is not None:
+        return _annotated(function.returns)
+    returned = [
+        _constructed(node.value)
+        for node in _own_scope(function)
+        if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value)
+    ]
     first = returned[0] if returned else None
     return first if first is not None and all(r == first for r in returned) else None
 
@@ -208,17 +233,19 @@ def attribute_types(cls: ast.ClassDef, attribute: str) -> list[list[str] | None]
     """What each binding of ``attribute`` in a class says of its type: an annotation in the class body or on
     ``self.attribute`` in a method; the callee of a call assigned to it (``self.x = Session()``, ``self.x =
     self.make()``, whose result the caller follows); the annotation of a method's parameter assigned to it
-    (``self.app = app`` where ``app: Flask``); None for a binding that says nothing. No binding: an empty
-    list (a base class may bind it)."""
+    (``self.app = app`` where ``app: Flask``); None for a binding that says nothing. A binding to ``None``
+    says nothing either way (a call on the attribute is on what is bound later). No binding: an empty list
+    (a base class may bind it)."""
     stated: list[list[str] | None] = []
     for node in cls.body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             if node.target.id == attribute:
-                stated.append(_dotted(node.annotation))
+                stated.append(_annotated(node.annotation))
         elif isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == attribute for t in node.targets
         ):
-            stated.append(_constructed(node.value))
+            if not _is_none(node.value):  # `x = None` in the class body: filled in later
+                stated.append(_constructed(node.value))
         elif isinstance(node, FUNCTION_DEFS):
             stated.extend(_self_bindings(node, attribute))
     return stated
@@ -228,18 +255,21 @@ def _self_bindings(method: Function, attribute: str) -> list[list[str] | None]:
     """What each ``self.attribute = …`` of a method says of the attribute's type (see
     :func:`attribute_types`); any other binding of it (a tuple's item, a loop, ``with … as``, ``+=``) says
     nothing."""
-    annotations = {a.arg: _dotted(a.annotation) for a in _arguments(method)}
+    annotations = {a.arg: _annotated(a.annotation) for a in _arguments(method)}
     stated: list[list[str] | None] = []
     for node in _own_scope(method):
         if isinstance(node, ast.AnnAssign) and _is_self_attribute(node.target, attribute):
-            stated.append(_dotted(node.annotation))
+            stated.append(_annotated(node.annotation))
         elif (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and _is_self_attribute(node.targets[0], attribute)
         ):
             value = node.value
-            stated.append(annotations.get(value.id) if isinstance(value, ast.Name) else _constructed(value))
+            if not _is_none(value):  # `self.x = None`: a call on it is on what is bound later
+                stated.append(
+                    annotations.get(value.id) if isinstance(value, ast.Name) else _constructed(value)
+                )
         elif any(_rebinds(t, attribute) for t in _targets(node)):
             stated.append(None)  # one of several targets, an item of a tuple, a loop, `as`, `+=`
     return stated
@@ -290,10 +320,11 @@ def module_types(module: ast.Module, name: str) -> list[list[str] | None]:
     stated: list[list[str] | None] = []
     for node in _top_level(module):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            stated.append(_dotted(node.annotation))
+            stated.append(_annotated(node.annotation))
         elif isinstance(node, ast.Assign) and any(_names(t, name) for t in node.targets):
             single = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-            stated.append(_constructed(node.value) if single else None)
+            if not (single and _is_none(node.value)):  # `db = None` until it is set up
+                stated.append(_constructed(node.value) if single else None)
         elif _binds(node, name):
             stated.append(None)
     if any(isinstance(node, ast.Global) and name in node.names for node in ast.walk(module)):
