@@ -1,0 +1,341 @@
+"""Python names at query time: what a dotted name means in a file (through its imports, the modules they
+name, classes and their bases in the repository), and the class a receiver holds where the code states it (a
+local's, an instance attribute's, a module-level variable's, a function's result). Read lazily from the store
+and cached for one request."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sqlite3
+from collections.abc import Sequence
+
+import prooftext.graph.languages as L
+from prooftext.api.who_uses_model import (
+    CLASS_KINDS,
+    MAX_IMPORT_HOPS,
+    SELF_NAMES,
+    UNKNOWN,
+    Sym,
+    Target,
+    WhoUsesStore,
+)
+from prooftext.api.who_uses_python import (
+    Function,
+    attribute_types,
+    bound_locally,
+    declared_result,
+    is_property,
+    local_type_names,
+    module_types,
+    parse_class,
+    parse_function,
+    parse_module,
+    split_bases,
+)
+from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference, parse_reference
+from prooftext.graph.resolve import PathIndex
+from prooftext.store.risk_queries import import_uses, indexed_paths
+
+RESULT_HOPS = 2
+"""How many functions a local's class is followed through (``s = make()`` where ``make`` returns
+``build()``, which constructs the class); past them the local's class is not known."""
+_PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
+
+
+class PythonNames(WhoUsesStore):
+    """What Python names mean where they are written (see the module docstring)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self._paths: PathIndex | None = None
+        self._bindings: dict[str, tuple[dict[str, Reference], list[str]]] = {}
+        self._mro: dict[str, tuple[list[str], bool]] = {}
+        self._trees: dict[str, Function | None] = {}
+        self._class_trees: dict[str, ast.ClassDef | None] = {}
+        self._module_trees: dict[str, ast.Module | None] = {}
+        self._locals: dict[str, frozenset[str]] = {}
+
+    # --- Python imports -------------------------------------------------------------------------------
+
+    @property
+    def paths(self) -> PathIndex:
+        if self._paths is None:
+            self._paths = PathIndex(indexed_paths(self.conn))
+        return self._paths
+
+    def bindings(self, path: str) -> tuple[dict[str, Reference], list[str]]:
+        """Names a file's imports bind, and the modules it star-imports."""
+        if path not in self._bindings:
+            named: dict[str, Reference] = {}
+            stars: list[str] = []
+            for spelled in import_uses(self.conn, path):
+                ref = parse_reference(spelled)
+                if ref is None or ref.how not in (HOW_FROM, HOW_IMPORT):
+                    continue
+                if ref.how == HOW_FROM and ref.name == "*":
+                    stars.append(ref.receiver)
+                else:
+                    named.setdefault(ref.binding, ref)
+            self._bindings[path] = (named, stars)
+        return self._bindings[path]
+
+    # --- resolution -----------------------------------------------------------------------------------
+
+    def module(self, importer: str, module: str) -> str | None:
+        return self.paths.resolve_import(importer, module, L.PYTHON)
+
+    def resolve(self, path: str, parts: Sequence[str], hops: int = 0) -> set[Target]:
+        """What the dotted name ``parts`` names at the top level of file ``path``."""
+        if not parts or hops > MAX_IMPORT_HOPS:
+            return {UNKNOWN}
+        head, rest = parts[0], list(parts[1:])
+        # Only definitions at the file's top level bind a name there (not a method of the same name).
+        local = [d for d in self.defs(path).get(head, ()) if d.parent_id == self.file_id(path)]
+        if local:
+            return set().union(*(self.member_chain(("node", d.node_id), rest, hops) for d in local))
+        named, stars = self.bindings(path)
+        ref = named.get(head)
+        if ref is not None:
+            return set().union(*(self.member_chain(t, rest, hops) for t in self.bound(path, ref, hops)))
+        found: set[Target] = set()
+        for star in stars:
+            target = self.module(path, star)
+            if target is not None:
+                found |= {t for t in self.resolve(target, parts, hops + 1) if t != UNKNOWN}
+        return found or {UNKNOWN}  # a variable, a builtin, or a name this index does not define
+
+    def bound(self, path: str, ref: Reference, hops: int) -> set[Target]:
+        """What one import binding names: a module, or the definitions of the name in its module (several
+        when they share it: ``@overload`` stubs and their implementation, a definition in each branch)."""
+        if ref.how == HOW_IMPORT:
+            module = ref.name if ref.alias else ref.name.split(".", 1)[0]
+            target = self.module(path, module)
+            return {("module", target) if target is not None else UNKNOWN}
+        joiner = "" if ref.receiver.endswith(".") else "."
+        submodule = self.module(path, ref.receiver + joiner + ref.name)
+        if submodule is not None:
+            return {("module", submodule)}
+        source = self.module(path, ref.receiver)
+        if source is None:
+            return {UNKNOWN}
+        return self.resolve(source, [ref.name], hops + 1)
+
+    def member_chain(self, start: Target, rest: Sequence[str], hops: int) -> set[Target]:
+        """Follow attribute names from a module or class; unknown where the chain leaves what is defined."""
+        current = start
+        for i, part in enumerate(rest):
+            kind, value = current
+            if kind == "module":
+                return self.resolve(value, rest[i:], hops + 1)
+            if kind != "node":
+                return {UNKNOWN}
+            found = self.sym(value)
+            if found is None or found.symbol_kind not in CLASS_KINDS:
+                return {UNKNOWN}
+            member = self.lookup(value, part)
+            current = ("node", member) if member is not None else UNKNOWN
+        return {current}
+
+    def bases(self, cls: Sym) -> tuple[list[str], bool]:
+        """The repository classes a class derives from, and whether any base lies outside the repository."""
+        if cls.language != L.PYTHON:
+            return [], True
+        match = _PY_BASES.match(cls.signature)
+        if match is None:
+            return [], False
+        out: list[str] = []
+        unknown = False
+        for base in split_bases(match.group(1)):
+            targets = self.resolve(cls.path, base.split("."))
+            nodes = [t[1] for t in targets if t[0] == "node"]
+            out.extend(nodes)
+            unknown = unknown or not nodes
+        return out, unknown
+
+    def mro(self, class_id: str) -> tuple[list[str], bool]:
+        """The class and its repository ancestors, depth first, and whether some ancestor is external."""
+        if class_id not in self._mro:
+            self._mro[class_id] = ([class_id], False)  # a cycle stops here
+            order: list[str] = [class_id]
+            external = False
+            found = self.sym(class_id)
+            if found is not None:
+                direct, external = self.bases(found)
+                for base in direct:
+                    ancestors, outside = self.mro(base)
+                    order.extend(a for a in ancestors if a not in order)
+                    external = external or outside
+            self._mro[class_id] = (order, external)
+        return self._mro[class_id]
+
+    def lookup(self, class_id: str, name: str, skip_first: bool = False) -> str | None:
+        """The definition ``name`` finds on a class: its own, else the first base's that has one."""
+        order, _ = self.mro(class_id)
+        for cls in order[1:] if skip_first else order:
+            found = self.children(cls).get(name)
+            if found:
+                return found[0]
+        return None
+
+    def encloses(self, scope_id: str | None, node_id: str) -> bool:
+        """Whether the function ``scope_id`` is ``node_id`` or one of its ancestors."""
+        scope = self.sym(scope_id) if scope_id else None
+        if scope is None or scope.symbol_kind in CLASS_KINDS:
+            return False
+        current = self.sym(node_id)
+        while current is not None:
+            if current.node_id == scope_id:
+                return True
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return False
+
+    def class_body_members(self, owner_id: str, name: str) -> list[str]:
+        """The members named ``name`` of the class ``owner_id``: a bare name in a class body (``tag =
+        to_json``) names them before anything at the top level."""
+        owner = self.sym(owner_id)
+        if owner is None or owner.symbol_kind not in CLASS_KINDS or owner.language != L.PYTHON:
+            return []
+        return self.children(owner_id).get(name, [])
+
+    def shadowed(self, name: str, owner_id: str, scope_id: str | None) -> bool:
+        """Whether a function from ``owner_id`` up to (not including) ``scope_id``, where the target is
+        defined, binds ``name`` itself (a parameter, an assignment): a bare ``name`` there is that local."""
+        current = self.sym(owner_id)
+        while current is not None and current.node_id != scope_id:
+            if current.symbol_kind not in CLASS_KINDS and name in self.local_names(current):
+                return True
+            current = self.sym(current.parent_id) if current.parent_id else None
+        return False
+
+    def function_tree(self, function: Sym) -> Function | None:
+        """The Python function ``function`` parsed from its indexed text, once per request."""
+        if function.node_id not in self._trees:
+            node = self.node(function)
+            text = "\n".join(self.lines(function.path)[node.start_line - 1 : node.end_line]) if node else ""
+            python = node is not None and function.language == L.PYTHON
+            self._trees[function.node_id] = parse_function(text) if python else None
+        return self._trees[function.node_id]
+
+    def local_names(self, function: Sym) -> frozenset[str]:
+        """The names a Python function binds in its own scope (read from its indexed text), none when its
+        text cannot be read as a function."""
+        if function.node_id not in self._locals:
+            tree = self.function_tree(function)
+            self._locals[function.node_id] = bound_locally(tree) if tree is not None else frozenset()
+        return self._locals[function.node_id]
+
+    # --- stated classes -------------------------------------------------------------------------------
+
+    def _local_class(self, owner_id: str, path: str, name: str) -> str | None:
+        """The class a Python function states for its local ``name`` (see
+        :func:`~prooftext.api.who_uses_python.local_type_names`), when it resolves to one class here."""
+        function = self.sym(owner_id)
+        tree = self.function_tree(function) if function is not None else None
+        dotted = local_type_names(tree, name) if tree is not None else None
+        return self._class_named(path, dotted, RESULT_HOPS) if dotted else None
+
+    def _receiver_class(self, owner_id: str, path: str, parts: Sequence[str]) -> str | None:
+        """The class of a Python receiver (``s``, ``self.session``, ``app.config``) in the function
+        ``owner_id``: its head's (the enclosing class for ``self``, else the class the function states for
+        that local), then each attribute's (:meth:`_attribute_class`); None where one is not known."""
+        if parts[0] in SELF_NAMES:
+            cls = self.enclosing_class(owner_id)
+            current, rest = (cls.node_id if cls is not None else None), parts[1:]
+        else:
+            current, rest = self._local_class(owner_id, path, parts[0]), parts[1:]
+            function = self.sym(owner_id)
+            local = function is not None and parts[0] in self.local_names(function)
+            if current is None and not local:
+                current, rest = self._global_head(path, parts)
+        for attribute in rest:
+            current = self._attribute_class(current, attribute) if current is not None else None
+        return current
+
+    def _global_head(self, path: str, parts: Sequence[str]) -> tuple[str | None, Sequence[str]]:
+        """The class of the module-level variable a receiver starts with (``db`` in ``db.query``, ``g`` in
+        ``flask.g.pop``: through the modules its first parts name), and the parts after it."""
+        module, at = path, 0
+        while at < len(parts) - 1:
+            found = self.resolve(path, parts[: at + 1])
+            kind, value = next(iter(found)) if len(found) == 1 else ("", "")
+            if kind != "module":
+                break
+            module, at = value, at + 1
+        return self._global_class(module, parts[at], 0), parts[at + 1 :]
+
+    def _global_class(self, path: str, name: str, hops: int) -> str | None:
+        """The class a module-level variable of ``path`` holds, when every binding of it there states one
+        (:func:`~prooftext.api.who_uses_python.module_types`); a ``from m import name`` is followed to
+        ``m``."""
+        tree = self.module_tree(path) if hops <= MAX_IMPORT_HOPS else None
+        stated = module_types(tree, name) if tree is not None else []
+        if stated:
+            return self._agreed(path, None, stated)
+        ref = self.bindings(path)[0].get(name)
+        source = self.module(path, ref.receiver) if ref is not None and ref.how == HOW_FROM else None
+        return self._global_class(source, ref.name, hops + 1) if source and ref else None
+
+    def module_tree(self, path: str) -> ast.Module | None:
+        """The Python file ``path`` parsed, once per request."""
+        if path not in self._module_trees:
+            python = path.endswith((".py", ".pyi"))
+            self._module_trees[path] = parse_module("\n".join(self.lines(path))) if python else None
+        return self._module_trees[path]
+
+    def _attribute_class(self, class_id: str, attribute: str) -> str | None:
+        """The class an instance attribute of ``class_id`` holds, when every binding of it in the first class
+        of the MRO binding it states the same (:func:`~prooftext.api.who_uses_python.attribute_types`), or
+        a property's stated result."""
+        member = self.sym(self.lookup(class_id, attribute) or "")
+        tree = self.function_tree(member) if member is not None else None
+        if member is not None and tree is not None and is_property(tree):
+            result = declared_result(tree)
+            return self._class_named(member.path, result, RESULT_HOPS) if result else None
+        for owner_id in self.mro(class_id)[0]:
+            owner = self.sym(owner_id)
+            body = self.class_tree(owner) if owner is not None else None
+            stated = attribute_types(body, attribute) if body is not None else []
+            if stated and owner is not None:
+                return self._agreed(owner.path, owner, stated)
+        return None
+
+    def _agreed(self, path: str, owner: Sym | None, stated: list[list[str] | None]) -> str | None:
+        """The one class that every binding ``stated`` in ``path`` (in the class ``owner``, if any) gives,
+        or None."""
+        found: set[str | None] = set()
+        for dotted in stated:
+            if owner is not None and dotted and dotted[0] == "self" and len(dotted) == 2:
+                method = self.sym(self.lookup(owner.node_id, dotted[1]) or "")  # `self.x = self.make()`
+                tree = self.function_tree(method) if method is not None else None
+                result = declared_result(tree) if tree is not None else None
+                found.add(self._class_named(path, result, RESULT_HOPS) if result else None)
+            else:
+                found.add(self._class_named(path, dotted, RESULT_HOPS) if dotted else None)
+        return found.pop() if len(found) == 1 else None
+
+    def class_tree(self, cls: Sym) -> ast.ClassDef | None:
+        """The Python class ``cls`` parsed from its indexed text, once per request."""
+        if cls.node_id not in self._class_trees:
+            node = self.node(cls)
+            text = "\n".join(self.lines(cls.path)[node.start_line - 1 : node.end_line]) if node else ""
+            python = node is not None and cls.language == L.PYTHON and cls.symbol_kind == "class"
+            self._class_trees[cls.node_id] = parse_class(text) if python else None
+        return self._class_trees[cls.node_id]
+
+    def _class_named(self, path: str, dotted: list[str], hops: int) -> str | None:
+        """The class that ``dotted``, called in ``path``, gives: the class it names, or the class that the
+        function or method it names returns (:func:`~prooftext.api.who_uses_python.declared_result`,
+        followed ``hops`` more times: a factory calling a factory)."""
+        found = self.resolve(path, dotted)
+        if len(found) != 1:
+            return None
+        kind, ident = next(iter(found))
+        held = self.sym(ident) if kind == "node" else None
+        if held is None or held.language != L.PYTHON:
+            return None
+        if held.symbol_kind == "class":
+            return ident
+        tree = self.function_tree(held) if hops and held.symbol_kind in ("function", "method") else None
+        result = declared_result(tree) if tree is not None else None
+        return self._class_named(held.path, result, hops - 1) if result else None
