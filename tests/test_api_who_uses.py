@@ -536,6 +536,36 @@ ATTRIBUTES = {
 }
 
 
+def test_a_submodule_read_through_its_package_names_its_definitions_though_the_package_does_not_import_it(
+    tmp_path: Path,
+) -> None:
+    """``requests.cookies.RequestsCookieJar()``: importing ``requests.cookies`` anywhere binds it on the
+    package, so the name is the submodule's class; it used to name nothing here, and ``jar.values()`` was only
+    possible."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .api import get\n",
+            "pkg/api.py": "def get():\n    return 1\n",
+            "pkg/cookies.py": "class Jar:\n    def values(self):\n        return []\n",
+            "tests/test_jar.py": """
+                import pkg
+
+                def test_values():
+                    jar = pkg.cookies.Jar()
+                    assert jar.values() == []
+
+                def test_missing():
+                    return pkg.nothing.Jar().values()
+                """,
+        },
+    )
+    assert _dependents(tmp_path, "Jar.values") == {
+        "tests/test_jar.py:test_values": "call",
+        "tests/test_jar.py:test_missing": "possible",
+    }
+
+
 GLOBALS = {
     "app/__init__.py": "",
     "app/database.py": """

@@ -6,6 +6,7 @@ and cached for one request."""
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 import sqlite3
 from collections.abc import Sequence
@@ -103,7 +104,16 @@ class PythonNames(WhoUsesStore):
             target = self.module(path, star)
             if target is not None:
                 found |= {t for t in self.resolve(target, parts, hops + 1) if t != UNKNOWN}
+        submodule = self._submodule(path, head) if not found and hops else None
+        if submodule is not None:  # `requests.cookies.X`: importing the submodule anywhere binds it here
+            return self.member_chain(("module", submodule), rest, hops)
         return found or {UNKNOWN}  # a variable, a builtin, or a name this index does not define
+
+    def _submodule(self, path: str, name: str) -> str | None:
+        """The submodule ``name`` of the package whose ``__init__`` is ``path`` (None for another file)."""
+        if posixpath.basename(path) not in ("__init__.py", "__init__.pyi"):
+            return None
+        return self.module(path, "." + name)
 
     def bound(self, path: str, ref: Reference, hops: int) -> set[Target]:
         """What one import binding names: a module, or the definitions of the name in its module (several
