@@ -566,6 +566,69 @@ def test_a_submodule_read_through_its_package_names_its_definitions_though_the_p
     }
 
 
+FIXTURE_VALUES = {
+    "web/__init__.py": "",
+    "web/app.py": """
+        class Client:
+            def open(self, path) -> "Response":
+                return Response()
+
+        class Response:
+            def json(self):
+                return {}
+
+        class App:
+            def test_client(self) -> Client:
+                return Client()
+        """,
+    "tests/conftest.py": """
+        import pytest
+        from web.app import App
+
+        @pytest.fixture
+        def app():
+            app = App()
+            return app
+
+        @pytest.fixture
+        def client(app):
+            return app.test_client()
+
+        @pytest.fixture
+        def served(app):
+            yield app.test_client()
+        """,
+    "tests/test_views.py": """
+        def test_index(client):
+            assert client.open("/")
+
+        def test_served(served):
+            assert served.open("/")
+
+        def test_json(client):
+            response = client.open("/")
+            assert response.json() == {}
+
+        def helper(client):
+            return client.open("/")
+        """,
+}
+
+
+def test_a_test_s_parameter_has_the_class_its_fixture_returns_or_yields(tmp_path: Path) -> None:
+    """``client.open()`` in a test whose ``client`` fixture returns ``app.test_client()``: pytest fills the
+    parameter from the fixture, whose value the code states, so the call is ``Client.open``'s; it was only
+    possible. A function that is no test or fixture gets nothing from pytest."""
+    _write(tmp_path, FIXTURE_VALUES)
+    assert _dependents(tmp_path, "Client.open") == {
+        "tests/test_views.py:test_index": "call",
+        "tests/test_views.py:test_served": "call",  # a fixture that yields
+        "tests/test_views.py:test_json": "call",
+        "tests/test_views.py:helper": "possible",
+    }
+    assert _dependents(tmp_path, "Response.json") == {"tests/test_views.py:test_json": "call"}
+
+
 GLOBALS = {
     "app/__init__.py": "",
     "app/database.py": """

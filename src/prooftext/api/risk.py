@@ -42,7 +42,7 @@ from prooftext.api.who_uses_python import (
     marked_fixtures,
     parameters,
 )
-from prooftext.api.who_uses_python_names import PythonNames
+from prooftext.api.who_uses_python_names import RESULT_HOPS, PythonNames
 from prooftext.corpus.lines import require_utf8
 from prooftext.corpus.model import REMEDIES
 from prooftext.corpus.safeio import Refusal, display_name, split_portable
@@ -378,6 +378,25 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
             if best is None or rank > best[0]:
                 best = (rank, node.node_id)
         return best
+
+    def parameter_class(self, owner_id: str, name: str) -> str | None:
+        """A test's or fixture's parameter that pytest fills from the fixture of its name: the class that
+        fixture returns or yields (:meth:`result_class`), for the fixture the test gets
+        (:meth:`nearest_fixture`)."""
+        owner = self.sym(owner_id)
+        if owner is None or owner.language != L.PYTHON or name not in parameters(owner.signature):
+            return None
+        if not (owner.name.startswith("test") or self.fixture_name(owner)):
+            return None
+        fixtures = [
+            node
+            for node in node_list(symbols_named(self.conn, name))
+            if (found := self.sym(node.node_id)) is not None and self.fixture_name(found) == name
+        ]
+        users = nodes_by_id(self.conn, [owner_id])
+        nearest = self.nearest_fixture(fixtures, users[0]) if users and fixtures else None
+        fixture = self.sym(nearest[1]) if nearest is not None and nearest[0] >= 0 else None
+        return self.result_class(fixture, RESULT_HOPS, yields=True) if fixture is not None else None
 
     def fixture_users(self, target: Sym) -> list[Found]:
         """For a pytest fixture, the tests and fixtures that request it by a parameter of its name, in its

@@ -195,19 +195,32 @@ def _own_scope(function: Function) -> Iterator[ast.AST]:
             pending.extend(ast.iter_child_nodes(node))
 
 
-def declared_result(function: Function) -> list[str] | None:
-    """The dotted name of the class a Python function returns, when it says so: its return annotation
-    (``-> Session``, ``-> "Session"``, ``-> Session | None``), else the class that every ``return`` of its
-    own scope constructs (``return Session()``; a ``return None`` aside); None when neither names one."""
-    if function.returns is not None:
-        return _annotated(function.returns)
-    returned = [
-        _constructed(node.value)
-        for node in _own_scope(function)
-        if isinstance(node, ast.Return) and node.value is not None and not _is_none(node.value)
+Source = tuple[str, list[str]]
+"""How a function states its result: ``("class", dotted)`` by its annotation, ``("call", callee)`` by a
+returned call, ``("local", [name])`` by a returned local."""
+
+
+def result_sources(function: Function, yields: bool = False) -> list[Source] | None:
+    """How a Python function states the class it returns (with ``yields``, what it yields: a pytest fixture's
+    value): its return annotation, else each ``return`` of its own scope, a call or a local (a ``return None``
+    aside); None when one of them is another expression, or when nothing is returned."""
+    if function.returns is not None and not yields:
+        dotted = _annotated(function.returns)
+        return [("class", dotted)] if dotted else None
+    kinds = (ast.Return, ast.Yield) if yields else (ast.Return,)
+    values = [
+        n.value for n in _own_scope(function) if isinstance(n, kinds) and n.value and not _is_none(n.value)
     ]
-    first = returned[0] if returned else None
-    return first if first is not None and all(r == first for r in returned) else None
+    sources: list[Source] = []
+    for value in values:
+        callee = _constructed(value)
+        if callee is not None:
+            sources.append(("call", callee))
+        elif isinstance(value, ast.Name):
+            sources.append(("local", [value.id]))
+        else:
+            return None
+    return sources or None
 
 
 def parse_class(text: str) -> ast.ClassDef | None:

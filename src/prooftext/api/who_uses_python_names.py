@@ -25,13 +25,13 @@ from prooftext.api.who_uses_python import (
     Function,
     attribute_types,
     bound_locally,
-    declared_result,
     is_property,
     local_type_names,
     module_types,
     parse_class,
     parse_function,
     parse_module,
+    result_sources,
     split_bases,
 )
 from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference, parse_reference
@@ -56,6 +56,7 @@ class PythonNames(WhoUsesStore):
         self._class_trees: dict[str, ast.ClassDef | None] = {}
         self._module_trees: dict[str, ast.Module | None] = {}
         self._locals: dict[str, frozenset[str]] = {}
+        self._pending: set[tuple[str, str]] = set()
 
     # --- Python imports -------------------------------------------------------------------------------
 
@@ -239,11 +240,54 @@ class PythonNames(WhoUsesStore):
 
     def _local_class(self, owner_id: str, path: str, name: str) -> str | None:
         """The class a Python function states for its local ``name`` (see
-        :func:`~prooftext.api.who_uses_python.local_type_names`), when it resolves to one class here."""
+        :func:`~prooftext.api.who_uses_python.local_type_names`), or that fills its parameter ``name``
+        (:meth:`parameter_class`), when it resolves to one class here."""
         function = self.sym(owner_id)
         tree = self.function_tree(function) if function is not None else None
         dotted = local_type_names(tree, name) if tree is not None else None
-        return self._class_named(path, dotted, RESULT_HOPS) if dotted else None
+        if (owner_id, name) in self._pending:
+            return None  # `x = x.next()`: its class is what is being found
+        self._pending.add((owner_id, name))
+        try:
+            if dotted is None:
+                return self.parameter_class(owner_id, name)
+            return self._callee_class(owner_id, path, dotted, RESULT_HOPS)
+        finally:
+            self._pending.discard((owner_id, name))
+
+    def parameter_class(self, owner_id: str, name: str) -> str | None:
+        """The class of a parameter of ``owner_id`` that its text does not state (pytest fills some: see
+        the who-uses resolver); None here."""
+        return None
+
+    def _callee_class(self, owner_id: str, path: str, dotted: list[str], hops: int) -> str | None:
+        """The class that calling ``dotted`` in the function ``owner_id`` gives: a class's, or a function's or
+        method's stated result; through the receiver's class when ``dotted`` starts with ``self`` or a local
+        (``s.get()`` where ``s`` is a ``Session``)."""
+        function = self.sym(owner_id)
+        local = function is not None and dotted[0] in self.local_names(function)
+        if len(dotted) > 1 and (dotted[0] in SELF_NAMES or local):
+            cls = self._receiver_class(owner_id, path, dotted[:-1])
+            method = self.sym(self.lookup(cls, dotted[-1]) or "") if cls is not None else None
+            return self.result_class(method, hops - 1) if method is not None and hops else None
+        return self._class_named(path, dotted, hops)
+
+    def result_class(self, function: Sym, hops: int, yields: bool = False) -> str | None:
+        """The one class a Python function or method returns (with ``yields``: yields) where its text states
+        it (:func:`~prooftext.api.who_uses_python.result_sources`), following calls ``hops`` more times."""
+        tree = self.function_tree(function) if function.symbol_kind in ("function", "method") else None
+        sources = result_sources(tree, yields) if tree is not None else None
+        found: set[str | None] = set()
+        for kind, dotted in sources or [("", [])]:
+            if kind == "class":
+                found.add(self._class_named(function.path, dotted, 0))
+            elif kind == "call":
+                found.add(self._callee_class(function.node_id, function.path, dotted, hops))
+            elif kind == "local":
+                found.add(self._local_class(function.node_id, function.path, dotted[0]))
+            else:
+                found.add(None)
+        return found.pop() if len(found) == 1 else None
 
     def _receiver_class(self, owner_id: str, path: str, parts: Sequence[str]) -> str | None:
         """The class of a Python receiver (``s``, ``self.session``, ``app.config``) in the function
@@ -300,8 +344,7 @@ class PythonNames(WhoUsesStore):
         member = self.sym(self.lookup(class_id, attribute) or "")
         tree = self.function_tree(member) if member is not None else None
         if member is not None and tree is not None and is_property(tree):
-            result = declared_result(tree)
-            return self._class_named(member.path, result, RESULT_HOPS) if result else None
+            return self.result_class(member, RESULT_HOPS)
         for owner_id in self.mro(class_id)[0]:
             owner = self.sym(owner_id)
             body = self.class_tree(owner) if owner is not None else None
@@ -317,9 +360,7 @@ class PythonNames(WhoUsesStore):
         for dotted in stated:
             if owner is not None and dotted and dotted[0] == "self" and len(dotted) == 2:
                 method = self.sym(self.lookup(owner.node_id, dotted[1]) or "")  # `self.x = self.make()`
-                tree = self.function_tree(method) if method is not None else None
-                result = declared_result(tree) if tree is not None else None
-                found.add(self._class_named(path, result, RESULT_HOPS) if result else None)
+                found.add(self.result_class(method, RESULT_HOPS) if method is not None else None)
             else:
                 found.add(self._class_named(path, dotted, RESULT_HOPS) if dotted else None)
         return found.pop() if len(found) == 1 else None
@@ -335,8 +376,8 @@ class PythonNames(WhoUsesStore):
 
     def _class_named(self, path: str, dotted: list[str], hops: int) -> str | None:
         """The class that ``dotted``, called in ``path``, gives: the class it names, or the class that the
-        function or method it names returns (:func:`~prooftext.api.who_uses_python.declared_result`,
-        followed ``hops`` more times: a factory calling a factory)."""
+        function or method it names returns (:meth:`result_class`, followed ``hops`` more times: a factory
+        calling a factory)."""
         found = self.resolve(path, dotted)
         if len(found) != 1:
             return None
@@ -346,6 +387,4 @@ class PythonNames(WhoUsesStore):
             return None
         if held.symbol_kind == "class":
             return ident
-        tree = self.function_tree(held) if hops and held.symbol_kind in ("function", "method") else None
-        result = declared_result(tree) if tree is not None else None
-        return self._class_named(held.path, result, hops - 1) if result else None
+        return self.result_class(held, hops - 1) if hops else None
