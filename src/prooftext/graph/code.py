@@ -19,6 +19,17 @@ comment's margin, except in Ruby and Rust line comments, where it starts a list 
 A function is a ``method`` when its nearest enclosing symbol is class-like for that language (see
 ``CodeSpec.method_parents``), when it is a Go method (it has a receiver), or when it is a C++ definition
 qualified with a scope (``A::f``; namespace-qualified free functions are rare outside namespace blocks).
+
+C and C++: a definition is a function with a body, a struct, union, enum or class with a body, a
+``typedef``, a C++ ``using`` alias or a named namespace. A declaration without a body is not: a header
+prototype (``int add(int a, int b);``) declares what its ``.c`` file defines, and a second symbol of that
+name would only split who-uses between two targets and add files that include the header as possible
+dependents (see ``bench/symbols_c_bench.py``). The grammars do not expand macros, so the macros they misread
+are undone: a statement-like macro alone on its line (``FMT_BEGIN_NAMESPACE``) and a calling convention in a
+function pointer (``(ZCALLBACK *f)(…)``) are blanked before parsing, and an export or calling convention
+macro before a name (``struct API Name {``, ``API class Name {``, ``int CDECL main(void)``) leaves the
+definition its own name and kind (see :func:`_c_misread`). Unbalanced braces across ``#if`` branches and
+macros used as statements elsewhere still confuse the grammar there; the file's other definitions stay.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from tree_sitter import Node as TSNode
-from tree_sitter import QueryCursor
+from tree_sitter import Query, QueryCursor, Tree
 
 import prooftext.graph.languages as L
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
@@ -78,6 +89,16 @@ _C_NAMES = frozenset(
         "primitive_type",
     }
 )
+_C_KEYWORD_KINDS = {
+    "class": "class",
+    "struct": "struct",
+    "union": "union",
+    "enum": "enum",
+    "namespace": "namespace",
+}
+"""Keywords the C++ grammar reads as a function's name after a macro it cannot expand (``API class A {``)."""
+_C_STATEMENT_KEYWORDS = frozenset({"if", "else", "while", "for", "switch", "do", "return", "case"})
+"""Never a C/C++ definition's name: what the grammar reads as one when a preprocessor branch cuts a statement."""
 _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
 _SIBLING_PREFIXES = frozenset({"attribute_item", "decorator"})
 """Nodes before a definition, outside it, that belong to its range: Rust attributes, class member decorators."""
@@ -130,6 +151,7 @@ _KINDS: dict[str, str] = {
     "class_specifier": "class",
     "namespace_definition": "namespace",
     "type_definition": "type",
+    "alias_declaration": "type",
     "class": "class",
     "module": "module",
     "method": _FUNCTION,
@@ -222,13 +244,70 @@ def _base_type(node: TSNode | None, data: bytes) -> str:
 
 
 def _c_declarator_name(node: TSNode) -> TSNode | None:
-    """Follow C/C++ ``declarator`` fields (pointers, functions, parentheses) down to the declared name."""
+    """Follow C/C++ ``declarator`` fields (pointers, functions, parentheses) down to the declared name; an
+    ``ERROR`` in parentheses is a macro the grammar cannot expand (``(ZCALLBACK *f)``): the name follows it."""
     current = node.child_by_field_name("declarator")
     for _ in range(_NAME_DEPTH):
         if current is None or current.type in _C_NAMES:
             return current
         inner = current.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in current.named_children if c.type != "ERROR"), None)
+        current = inner
+    return None
+
+
+def _c_declares_function(node: TSNode) -> bool:
+    """Whether a C/C++ ``function_definition``'s declarator chain holds a function declarator, as every real
+    one does (``f(void)``, ``*f(int)``, ``A::f()``); without it the grammar has misread macro-laden code."""
+    current = node.child_by_field_name("declarator")
+    for _ in range(_NAME_DEPTH):
+        if current is None or current.type in _C_NAMES:
+            return False
+        if current.type in ("function_declarator", "abstract_function_declarator"):
+            return True
+        inner = current.child_by_field_name("declarator")
         current = inner if inner is not None else _first_named(current)
+    return False
+
+
+def _c_misread(node: TSNode, data: bytes) -> tuple[str, str, TSNode | None] | None:
+    """(kind, name, node the range starts at) of what a C/C++ ``function_definition`` without a function
+    declarator really is, or None when it is read right (or nothing better is known).
+
+    ``struct EXPORT Name {…}`` / ``class API Name : public Base {…}`` (an export macro before the name) read
+    as a function of type ``struct EXPORT`` named ``Name``: it is the struct or class ``Name`` (when a base
+    follows, an ``ERROR`` before the declarator may hold the name). ``int CDECL main(void) {…}`` (a calling
+    convention macro before the name) read as a declaration ``int CDECL`` missing its ``;`` and a function
+    of type ``main`` declaring ``(void)``: it is the function ``main``, from the line of that declaration.
+    ``GTEST_API_ class Foo {…}`` or ``FMT_BEGIN_NAMESPACE`` before ``namespace detail {…}`` (a macro before
+    the keyword) read as a function named ``class`` or ``namespace``: it is that class or namespace."""
+    if node.type != "function_definition" or _c_declares_function(node):
+        return None
+    spelled = node.child_by_field_name("type")
+    declarator = node.child_by_field_name("declarator")
+    if spelled is None or declarator is None:
+        return None
+    error = next((c for c in node.named_children if c.type == "ERROR"), None)
+    keyword = _C_KEYWORD_KINDS.get(_text(data, declarator)) if declarator.type == "identifier" else None
+    if keyword is not None:  # `MACRO class Name {…}`, `BEGIN_NAMESPACE namespace name {…}`
+        named = (
+            _first_named(error) if error is not None and error.start_byte > declarator.start_byte else None
+        )
+        return (
+            (keyword, _text(data, named), None) if named is not None and named.type == "identifier" else None
+        )
+    if spelled.type in _C_SPECIFIERS and spelled.child_by_field_name("body") is None:
+        named = (
+            _first_named(error) if error is not None and error.start_byte < declarator.start_byte else None
+        )
+        if named is None or named.type != "identifier":
+            named = declarator if declarator.type == "identifier" else None
+        return (_KINDS[spelled.type], _text(data, named), None) if named is not None else None
+    if declarator.type == "parenthesized_declarator" and spelled.type == "type_identifier":
+        prev = node.prev_sibling
+        glued = prev is not None and prev.type == "declaration" and prev.end_point.row == node.start_point.row
+        return _FUNCTION, _text(data, spelled), prev if glued else None
     return None
 
 
@@ -435,11 +514,14 @@ def _comment_before_body(node: TSNode, sig_start: int) -> int | None:
 def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     if node.type in _C_SPECIFIERS and node.parent is not None and node.parent.type == "type_definition":
         return None  # `typedef struct {…} name;` is one symbol, read from the typedef
-    scope, name = _name(node, language, data)
-    if not name:
-        return None
+    misread = _c_misread(node, data) if language in (L.C, L.CPP) else None
+    scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
+    if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
+        return None  # `else if (…) {…}` cut off by `#ifdef` reads as a function named `if`
     outer, signature = _outer(node)
     first = _first_node(outer)
+    if misread is not None and misread[2] is not None:
+        first = signature = misread[2]  # `int CDECL` of `int CDECL main(void)`
     java = language == L.JAVA
     sig_start = _after_annotations(node, signature) if java else signature.start_byte
     sig_end = _comment_before_body(node, sig_start) if language == L.RUBY else _bodiless_end(node)
@@ -448,7 +530,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         first_line=first.start_point.row + 1,
         name=name,
         scope=scope,
-        kind=_kind(node, language),
+        kind=misread[0] if misread is not None else _kind(node, language),
         body=_body(node),
         sig_start=sig_start,
         sig_limit=outer.end_byte,
@@ -991,13 +1073,84 @@ def _references(
 _START = operator.itemgetter(0)
 
 
-def extract_code(language: str, data: bytes) -> Drafts | None:
-    """Symbols, uses and imports of a code file; None when the language's grammar is unavailable."""
+def _errors(tree: Tree) -> int:
+    """How many error and missing nodes a parse holds (only subtrees with an error are walked)."""
+    count = 0
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        count += node.is_error or node.is_missing
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return count
+
+
+_C_STATEMENT_MACRO = re.compile(
+    rb"^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*(\([^();\n]*\))?[ \t]*(?://[^\n]*)?(?=\r?$)", re.MULTILINE
+)
+"""A line holding only an upper-case name with an underscore, perhaps with arguments (``FMT_BEGIN_NAMESPACE``,
+``DOCTEST_MSVC_SUPPRESS_WARNING_WITH_PUSH(4866)``)."""
+_C_STATEMENT_ENDS = (b";", b"{", b"}", b":", b"*/")
+
+
+_C_CALLING_CONVENTION = re.compile(rb"\(\s*([A-Z][A-Z0-9_]+)\s*\*\s*\w+\s*\)\s*\(")
+"""``(ZCALLBACK *name)(`` : a calling convention macro in a function pointer declarator."""
+
+
+def _blank_macros(data: bytes) -> bytes:
+    """``data`` with the macros the C and C++ grammars misread blanked (same length, so every offset and line
+    holds). A statement-like macro alone on its line: ``FMT_BEGIN_NAMESPACE`` opens a namespace the grammar
+    cannot see, and read as a type it swallows the definition below; only after a line that ends a
+    statement, a block, a label, a comment or a directive (an enumerator or an argument alone on its line
+    follows a comma or an open bracket), and not with arguments above a ``{``. A calling convention in a
+    function pointer declarator: ``typedef void (ZCALLBACK *free_func)(void *p)``."""
+    statements = _C_STATEMENT_MACRO.search(data) is not None
+    conventions = _C_CALLING_CONVENTION.search(data) is not None
+    if not statements and not conventions:
+        return data
+    out = bytearray(data)
+    for match in _C_CALLING_CONVENTION.finditer(data) if conventions else ():
+        out[match.start(1) : match.end(1)] = b" " * (match.end(1) - match.start(1))
+    for match in _C_STATEMENT_MACRO.finditer(data) if statements else ():
+        before = data[: match.start()].rstrip()
+        last_line = before[before.rfind(b"\n") + 1 :].lstrip()
+        if before and not (last_line.startswith((b"#", b"//")) or before.endswith(_C_STATEMENT_ENDS)):
+            continue
+        if match.group(1) and data[match.end() :].lstrip().startswith(b"{"):
+            continue  # `TEST_SETUP(group)` above `{`: the head of a function a macro names
+        out[match.start() : match.end()] = b" " * (match.end() - match.start())
+    return bytes(out)
+
+
+_CPP_MARKER = re.compile(rb"\b(?:namespace|class|template)\b|::")
+"""Words a C++ header holds and a C one almost never: only such a header is read a second time."""
+
+
+def _parse(language: str, data: bytes, header: bool) -> tuple[str, Query, Tree] | None:
+    """(language read in, its query, the tree) of a code file. A C header (``.h``) the C grammar reads with
+    errors is read as C++ when that grammar reads it with fewer: ``.h`` is as common for C++ headers (a
+    class, a namespace, a template) as for C ones, and the C grammar keeps little of those."""
     loaded = L.grammar(language)
     if loaded is None:
         return None
     lang, query = loaded
-    tree = L.parser(language, lang).parse(data)
+    source = _blank_macros(data) if language in (L.C, L.CPP) else data
+    tree = L.parser(language, lang).parse(source)
+    maybe_cpp = header and language == L.C and tree.root_node.has_error and _CPP_MARKER.search(data)
+    cpp = L.grammar(L.CPP) if maybe_cpp else None
+    if cpp is not None:
+        other = L.parser(L.CPP, cpp[0]).parse(source)
+        if _errors(other) < _errors(tree):
+            return L.CPP, cpp[1], other
+    return language, query, tree
+
+
+def extract_code(language: str, data: bytes, header: bool = False) -> Drafts | None:
+    """Symbols, uses and imports of a code file; None when the language's grammar is unavailable.
+    ``header``: the file is a C header (``.h``), which may be C++ (see :func:`_parse`)."""
+    parsed = _parse(language, data, header)
+    if parsed is None:
+        return None
+    language, query, tree = parsed
     captures = QueryCursor(query).captures(tree.root_node)
     drafts = Drafts()
     unique = {node.id: node for node in captures.get("def", [])}  # one node may match two patterns

@@ -72,14 +72,14 @@ _PRIVATE_KEY_MARK = "PRIVATE KEY"
 """:func:`redact_text` also blanks key lines around a marker spelling this: a name holding it is redacted."""
 
 
-def _read(language: str | None, text: str, data: bytes, lines: Lines) -> Drafts | None:
+def _read(language: str | None, text: str, data: bytes, lines: Lines, path: str) -> Drafts | None:
     if language is None or len(data) > MAX_PARSE_BYTES:
         return None
     if language == L.MARKDOWN:
         return extract_markdown(text, lines.count)
     if language == L.RST:
         return extract_rst(text, lines.count)
-    return extract_code(language, data)
+    return extract_code(language, data, header=path.lower().endswith(".h"))
 
 
 def _windows(start: int, end: int, lines: Lines, out: list[Draft]) -> None:
@@ -264,7 +264,7 @@ def extract(path: str, text: str) -> FileGraph:
     text, data = _encode(text)
     lines = Lines(data)
     language = L.language_for(path)
-    drafts = _read(language, text, data, lines)
+    drafts = _read(language, text, data, lines, path)
     if drafts is None:
         drafts = Drafts()
     return _assemble(path, language or L.TEXT, lines, drafts)

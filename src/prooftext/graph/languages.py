@@ -27,8 +27,9 @@ convention (:data:`CASE_SENSITIVE_EXTENSIONS`): GCC reads ``.C`` as C++ source a
 so those two exact spellings are ``cpp`` (their kind stays ``code`` either way). Other upper-case spellings
 (``.CC``, ``.CPP``, ``.HPP``) already name C++ in lower case.
 
-``.h`` is read as C, the common case; a C++ header with classes parses with errors there and keeps only
-what the C grammar recognizes (its file node and chunks still cover every line).
+``.h`` is C by its extension (its ``FileGraph.language``), but ``.h`` names C++ headers as often: a header
+the C grammar reads with errors is read with the C++ grammar when that one reads it with fewer errors (a
+class, a namespace, a template), so its classes and methods are symbols (see ``code.extract_code``).
 
 Each code language has one tree-sitter query whose captures are ``@def`` (a definition node), ``@use`` (an
 identifier that names something defined elsewhere: a called function, an attribute, a type) and
@@ -280,6 +281,7 @@ _CPP_QUERY = (
     + """
 (class_specifier body: (_)) @def
 (namespace_definition name: (_) body: (_)) @def
+(alias_declaration) @def
 (qualified_identifier name: (identifier) @use)
 (template_function name: (identifier) @use)
 """

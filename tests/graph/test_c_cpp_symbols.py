@@ -1,0 +1,215 @@
+"""C and C++ symbols as a compiler reads them (checked against libclang by ``bench/symbols_c_bench.py``):
+names, qualified names, kinds and line ranges where macros, headers and aliases trip a syntax reader."""
+
+from __future__ import annotations
+
+import textwrap
+
+from prooftext.graph import NODE_SYMBOL
+from prooftext.graph.extract import extract
+from prooftext.graph.model import FileGraph
+
+
+def _symbols(graph: FileGraph) -> list[tuple[str, str, int, int]]:
+    return [
+        (n.qualname, n.symbol_kind, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SYMBOL
+    ]
+
+
+def _code(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_a_calling_convention_macro_before_a_function_name_leaves_the_function_its_name() -> None:
+    graph = extract(
+        "tests/main.c",
+        _code("""
+            /* Runs the tests. */
+            int CJSON_CDECL main(void)
+            {
+                return run();
+            }
+        """),
+    )
+    assert _symbols(graph) == [("main", "function", 1, 5)]
+    main = graph.nodes[1]
+    assert main.docstring == "Runs the tests."
+    assert main.signature == "int CJSON_CDECL main(void)"
+
+
+def test_an_export_macro_between_struct_and_its_name_gives_the_struct_and_its_methods() -> None:
+    graph = extract(
+        "include/approx.hpp",
+        _code("""
+            namespace doctest {
+            struct DOCTEST_INTERFACE Approx {
+                double epsilon() const { return e; }
+            };
+            class API Widget final : public Base {
+                int size() { return 1; }
+            };
+            }
+        """),
+    )
+    assert _symbols(graph) == [
+        ("doctest", "namespace", 1, 8),
+        ("doctest.Approx", "struct", 2, 4),
+        ("doctest.Approx.epsilon", "method", 3, 3),
+        ("doctest.Widget", "class", 5, 7),
+        ("doctest.Widget.size", "method", 6, 6),
+    ]
+
+
+def test_a_macro_before_class_or_namespace_leaves_the_class_or_namespace_its_name_and_kind() -> None:
+    graph = extract(
+        "include/fmt/args.hpp",
+        _code("""
+            EXPORTED namespace detail {
+            struct node { int x; };
+            }
+            GTEST_API_ class Foo {
+              int size() { return 1; }
+            };
+        """),
+    )
+    assert _symbols(graph) == [
+        ("detail", "namespace", 1, 3),
+        ("detail.node", "struct", 2, 2),
+        ("Foo", "class", 4, 6),
+        ("Foo.size", "method", 5, 5),
+    ]
+
+
+def test_a_calling_convention_macro_inside_a_function_pointer_typedef_leaves_the_type_its_name() -> None:
+    graph = extract(
+        "contrib/minizip/ioapi.h",
+        _code("""
+            typedef voidpf   (ZCALLBACK *open_file_func)      (voidpf opaque, const char* filename, int mode);
+            typedef void (ZCALLBACK *free_func)(void *p);
+            typedef void (*plain_func)(void *p);
+        """),
+    )
+    assert _symbols(graph) == [
+        ("open_file_func", "type", 1, 1),
+        ("free_func", "type", 2, 2),
+        ("plain_func", "type", 3, 3),
+    ]
+
+
+def test_a_statement_macro_alone_on_its_line_does_not_swallow_the_definitions_after_it() -> None:
+    graph = extract(
+        "include/fmt/base.hpp",
+        _code("""
+            FMT_BEGIN_NAMESPACE
+
+            // For older systems.
+            template <bool B, typename T = void>
+            using enable_if_t = typename std::enable_if<B, T>::type;
+
+            FMT_BEGIN_EXPORT
+
+            /** A string view. */
+            template <typename Char> class basic_string_view {
+             private:
+              const Char* data_;
+             public:
+              auto size() const noexcept -> size_t { return size_; }
+            };
+            DOCTEST_MSVC_SUPPRESS_WARNING_POP
+            enum color {
+              RED,
+              DARK_BLUE
+            };
+            FMT_END_EXPORT
+            FMT_END_NAMESPACE
+        """),
+    )
+    assert _symbols(graph) == [
+        ("enable_if_t", "type", 3, 5),
+        ("basic_string_view", "class", 9, 15),
+        ("basic_string_view.size", "method", 14, 14),
+        ("color", "enum", 17, 20),
+    ]
+    assert graph.nodes[2].docstring == "A string view."
+
+
+def test_an_else_branch_split_by_a_preprocessor_conditional_is_no_function_named_if() -> None:
+    graph = extract(
+        "deflate.c",
+        _code("""
+            local unsigned read_buf(z_streamp strm, Bytef *buf, unsigned size) {
+                if (strm->state->wrap == 1) {
+                    strm->adler = adler32(strm->adler, buf, len);
+                }
+            #ifdef GZIP
+                else if (strm->state->wrap == 2) {
+                    strm->adler = crc32(strm->adler, buf, len);
+                }
+            #endif
+                return len;
+            }
+        """),
+    )
+    assert [(q, k) for q, k, _, _ in _symbols(graph)] == [("read_buf", "function")]
+
+
+CPP_HEADER = _code("""
+    #include <string>
+    namespace fmt {
+    /** An error. */
+    class format_error : public std::runtime_error {
+     public:
+      explicit format_error(const char* message) : std::runtime_error(message) {}
+      template <typename T> T get() const { return T(); }
+    };
+    }
+""")
+
+
+def test_a_cpp_header_named_dot_h_is_read_with_the_cpp_grammar() -> None:
+    graph = extract("include/fmt/format.h", CPP_HEADER)
+    assert _symbols(graph) == [
+        ("fmt", "namespace", 2, 9),
+        ("fmt.format_error", "class", 3, 8),
+        ("fmt.format_error.format_error", "method", 6, 6),
+        ("fmt.format_error.get", "method", 7, 7),
+    ]
+    assert graph.nodes[2].docstring == "An error."
+    assert [i.module for i in graph.imports] == ["<string>"]
+
+
+def test_a_c_header_that_the_c_grammar_reads_stays_c_even_where_cpp_would_not_read_it() -> None:
+    text = "struct list { struct list *new; };\nint class_of(int this, int template);\n"
+    graph = extract("include/list.h", text)
+    assert _symbols(graph) == [("list", "struct", 1, 1)]
+    assert graph.language == "c"
+
+
+def test_cpp_using_aliases_are_type_definitions_like_typedefs() -> None:
+    graph = extract(
+        "src/types.hpp",
+        _code("""
+            namespace argparse {
+            using string_view = std::string_view;
+            template <typename T>
+            using vec = std::vector<T>;
+            class Parser {
+              using iterator = std::list<int>::iterator;
+            };
+            }
+        """),
+    )
+    assert _symbols(graph) == [
+        ("argparse", "namespace", 1, 8),
+        ("argparse.string_view", "type", 2, 2),
+        ("argparse.vec", "type", 3, 4),
+        ("argparse.Parser", "class", 5, 7),
+        ("argparse.Parser.iterator", "type", 6, 6),
+    ]
+
+
+def test_a_header_prototype_is_no_symbol_so_the_definition_is_the_one_target_of_its_name() -> None:
+    header = extract("include/add.h", "/* Adds two numbers. */\nint add(int a, int b);\nchar *name(void);\n")
+    source = extract("src/add.c", '#include "add.h"\nint add(int a, int b) { return a + b; }\n')
+    assert _symbols(header) == []
+    assert _symbols(source) == [("add", "function", 2, 2)]
