@@ -611,6 +611,10 @@ FIXTURE_VALUES = {
 
         def helper(client):
             return client.open("/")
+
+        def test_rebound(client):
+            client = make_other()
+            return client.open("/")
         """,
 }
 
@@ -625,6 +629,7 @@ def test_a_test_s_parameter_has_the_class_its_fixture_returns_or_yields(tmp_path
         "tests/test_views.py:test_served": "call",  # a fixture that yields
         "tests/test_views.py:test_json": "call",
         "tests/test_views.py:helper": "possible",
+        "tests/test_views.py:test_rebound": "possible",  # the fixture's value, then another
     }
     assert _dependents(tmp_path, "Response.json") == {"tests/test_views.py:test_json": "call"}
 

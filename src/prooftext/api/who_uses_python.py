@@ -376,6 +376,11 @@ def _binds(node: ast.stmt, name: str) -> bool:
     return False
 
 
+def only_a_parameter(function: Function, name: str) -> bool:
+    """Whether ``name`` is a parameter of the Python function that its body never binds again."""
+    return name in argument_names(function) and len(_stated_types(function, name)) == 1
+
+
 def local_type_names(function: Function, name: str) -> list[str] | None:
     """The dotted name of the class a local ``name`` of the Python function holds, when every binding of it
     states one and the same (``s = requests.Session()`` gives ``requests.Session``, ``app: Flask`` gives

@@ -28,6 +28,7 @@ from prooftext.api.who_uses_python import (
     is_property,
     local_type_names,
     module_types,
+    only_a_parameter,
     parse_class,
     parse_function,
     parse_module,
@@ -249,8 +250,9 @@ class PythonNames(WhoUsesStore):
             return None  # `x = x.next()`: its class is what is being found
         self._pending.add((owner_id, name))
         try:
-            if dotted is None:
-                return self.parameter_class(owner_id, name)
+            if dotted is None:  # a parameter pytest fills, if the body never binds it again
+                only = tree is not None and only_a_parameter(tree, name)
+                return self.parameter_class(owner_id, name) if only else None
             return self._callee_class(owner_id, path, dotted, RESULT_HOPS)
         finally:
             self._pending.discard((owner_id, name))
