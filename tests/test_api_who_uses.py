@@ -646,6 +646,7 @@ GLOBALS = {
                 return None
 
         db = Database()
+        db.timeout = 5  # changes what it holds, binds nothing
         other: Other = make_other()
         cursor = None
         if cursor is None:

@@ -359,8 +359,11 @@ def _top_level(module: ast.Module) -> Iterator[ast.stmt]:
 
 
 def _names(target: ast.AST | None, name: str) -> bool:
-    """Whether binding ``target`` binds the plain name ``name`` (itself, or inside a tuple)."""
-    return target is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+    """Whether binding ``target`` binds the plain name ``name`` (itself, or inside a tuple; not ``name.x``
+    or ``name[k]``, which change what it holds)."""
+    return target is not None and any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(target)
+    )
 
 
 def _binds(node: ast.stmt, name: str) -> bool:
