@@ -386,13 +386,9 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
         owner = self.sym(owner_id)
         if owner is None or owner.language != L.PYTHON or name not in parameters(owner.signature):
             return None
-        if not (owner.name.startswith("test") or self.fixture_name(owner)):
+        if not self.test_or_fixture(owner):
             return None
-        fixtures = [
-            node
-            for node in node_list(symbols_named(self.conn, name))
-            if (found := self.sym(node.node_id)) is not None and self.fixture_name(found) == name
-        ]
+        fixtures = self.fixtures_named(name)
         users = nodes_by_id(self.conn, [owner_id])
         nearest = self.nearest_fixture(fixtures, users[0]) if users and fixtures else None
         fixture = self.sym(nearest[1]) if nearest is not None and nearest[0] >= 0 else None
@@ -404,11 +400,7 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
         name = self.fixture_name(target)
         if name is None:
             return []
-        fixtures = [
-            node
-            for node in node_list(symbols_named(self.conn, name)) + nodes_by_id(self.conn, [target.node_id])
-            if (other := self.sym(node.node_id)) is not None and self.fixture_name(other) == name
-        ]
+        fixtures = self.fixtures_named(name, nodes_by_id(self.conn, [target.node_id]))
         found: list[Found] = []
         spelling = node_list(symbols_spelling(self.conn, name))
         marking = node_list(symbols_of_files_holding(self.conn, USEFIXTURES_WORD))
@@ -447,9 +439,19 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
         ``marked``)."""
         if marked and name in marked_fixtures(self.head(node)):
             return True
-        if name not in parameters(user.signature):
-            return False
-        return user.name.startswith("test") or self.fixture_name(user) is not None
+        return name in parameters(user.signature) and self.test_or_fixture(user)
+
+    def test_or_fixture(self, found: Sym) -> bool:
+        """Whether pytest fills the parameters of a Python function: a test, or a fixture."""
+        return found.name.startswith("test") or self.fixture_name(found) is not None
+
+    def fixtures_named(self, name: str, extra: Sequence[Node] = ()) -> list[Node]:
+        """The pytest fixtures requested by ``name``, among the symbols of that name and ``extra``."""
+        return [
+            node
+            for node in [*node_list(symbols_named(self.conn, name)), *extra]
+            if (found := self.sym(node.node_id)) is not None and self.fixture_name(found) == name
+        ]
 
     def head(self, node: Node) -> str:
         """A definition's lines down to its ``def`` or ``class`` line: its decorators and that line."""
