@@ -11,9 +11,9 @@ Without a token the server is on loopback, where any web page the user opens can
 that is not a loopback name (a name rebound to 127.0.0.1) is answered 421, and an ``Origin`` that is not a
 loopback origin (a cross-site page) 403, as the MCP SDK's transport security answers them. With a token,
 the token guards: a page cannot attach it, and the server may be reached under any name (a proxy, the
-machine's own names). Every ``POST /rpc`` must be ``Content-Type: application/json`` (with no charset or ``utf-8``) or it is
-answered 415, so a page cannot send one as a "simple" cross-site request without
-a CORS preflight, which the server never grants. Every refusal, including 404, 405, 408 and 503, carries a
+machine's own names). Every ``POST /rpc`` must be ``Content-Type: application/json`` (with no charset,
+or ``utf-8``) or it is answered 415, so a page cannot send one as a "simple" cross-site request without a
+CORS preflight, which the server never grants. Every refusal, including 404, 405, 408 and 503, carries a
 JSON-RPC error with its stable code in ``data.code``.
 
 Every connection must deliver each whole request (headers and body) within :data:`READ_TIMEOUT_S`, or it is
