@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Collection, Sequence
 
 import prooftext.graph.languages as L
+from prooftext.api.who_uses_js_types import field_class_name, local_class_name
 from prooftext.api.who_uses_model import (
     CLASS_KINDS,
     FOUND_IMPORT,
@@ -450,7 +451,42 @@ class JsWhoUses(WhoUsesStore):
             and self.js_binds_other(target, ref.name, path)
         ):
             return None
+        stated = (
+            self.js_receiver_class(owner_id, ref.receiver, path) if target.language in JS_SCRIPTS else None
+        )
+        if stated is not None:  # `const repo = new Repo(); repo.find()`, `this.repo.find()` with `repo: Repo`
+            return self.js_typed_call(target, stated, ref.name, exact)
         return FOUND_POSSIBLE
+
+    def js_receiver_class(self, owner_id: str, receiver: str, path: str) -> Sym | None:
+        """The class a JavaScript or TypeScript receiver holds where the code states it: ``x``, a local or
+        parameter of the function ``owner_id`` (:func:`local_class_name`), or ``this.x``, a field of its
+        class (:func:`field_class_name`); None where it is not known."""
+        parts = receiver.split(".") if L.language_for(path) in JS_SCRIPTS else []
+        if len(parts) == 1 and parts[0] and parts[0] not in SELF_NAMES:
+            owner = self.sym(owner_id)
+            text = self.text_of(owner) if owner is not None else ""
+            name = local_class_name(owner.signature, text, parts[0]) if owner is not None else None
+        elif len(parts) == 2 and parts[0] == "this":
+            owner = self.enclosing_class(owner_id)
+            text = self.text_of(owner) if owner is not None else ""
+            name = field_class_name(text, parts[1]) if owner is not None else None
+        else:
+            return None
+        return self.js_class(owner.path, name) if owner is not None and name else None
+
+    def js_typed_call(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
+        """How calling ``name`` on an instance of ``cls`` depends on ``target``: through the class and its
+        bases (:meth:`js_through_this`); on an interface, exact for its own member and possible for any other
+        (a class implementing it)."""
+        if cls.symbol_kind == "interface":
+            return exact if target.node_id in self.children(cls.node_id).get(name, []) else FOUND_POSSIBLE
+        return self.js_through_this(target, cls, name, exact)
+
+    def text_of(self, found: Sym) -> str:
+        """A definition's lines as the index holds them."""
+        node = self.node(found)
+        return "\n".join(self.lines(found.path)[node.start_line - 1 : node.end_line]) if node else ""
 
     def js_through_this(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
         """How ``this.name`` inside the JavaScript class ``cls`` depends on ``target``: exact when the member

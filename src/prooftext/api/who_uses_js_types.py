@@ -1,0 +1,77 @@
+"""The classes that JavaScript and TypeScript code states for its variables, where its text says so plainly:
+``const x = new Foo()``, a parameter or variable annotated ``x: Foo`` (``Foo<T>``, ``Foo | null`` too), and for
+``this.x`` a class field ``x: Foo``, a constructor parameter property ``constructor(private x: Foo)`` or
+``this.x = new Foo()``. A name bound more than once is typed only when every binding says the same class;
+any binding this does not read (``x = make()``) leaves it untyped. Read from a function's or a class's text
+with regular expressions, at query time."""
+
+from __future__ import annotations
+
+import re
+
+_IDENT = r"[A-Za-z_$][\w$]*"
+_TYPE = re.compile(rf"\s*({_IDENT})\s*(?:<[^=;{{}}()]*>)?\s*(?:\|\s*(?:null|undefined)\s*)*$")
+"""A class as an annotation names it: ``Foo``, ``Foo<T>``, ``Foo | null``; not an array, a union of two
+classes, an object type or a function type."""
+_NEW = re.compile(rf"\s*new\s+({_IDENT})\s*(?:<[^=;{{}}()]*>)?\s*\(")
+_MODIFIERS = r"(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)"
+
+
+def _annotation(text: str) -> str | None:
+    """The class an annotation's text names (see :data:`_TYPE`), or None."""
+    found = _TYPE.match(text)
+    return found.group(1) if found else None
+
+
+def _assigned(text: str) -> str | None:
+    """The class a value's text constructs (``new Foo(…)``), or None."""
+    found = _NEW.match(text)
+    return found.group(1) if found else None
+
+
+def _agreed(stated: list[str | None]) -> str | None:
+    first = stated[0] if stated else None
+    return first if first is not None and all(s == first for s in stated) else None
+
+
+def local_class_name(signature: str, text: str, name: str) -> str | None:
+    """The class every binding of ``name`` in a function states: a parameter's annotation in its
+    ``signature``, and in its ``text`` a declaration's annotation or a construction assigned to it (a
+    parameter without annotation, or any other value, states none)."""
+    word = re.escape(name)
+    stated: list[str | None] = []
+    parameter = rf"[(,]\s*{_MODIFIERS}*(?:\.\.\.)?{word}\s*\??\s*(?::\s*([^=,)]+))?\s*[,)=]"
+    stated.extend(_annotation(found.group(1) or "") for found in re.finditer(parameter, signature))
+    declared = rf"\b(?:const|let|var)\s+{word}\s*(?::\s*([^=;\n]+))?(?:=(?![=>])([^;\n]*))?"
+    for found in re.finditer(declared, text):
+        annotation, value = found.group(1), found.group(2)
+        if annotation:
+            stated.append(_annotation(annotation))
+        elif not _empty(value):  # `let x;` or `let x = null`: what is assigned later says
+            stated.append(_assigned(value or ""))
+    for found in re.finditer(rf"(?<![\w$.]){word}\s*=(?![=>])([^;\n]*)", text):
+        declaration = re.search(r"\b(?:const|let|var)\s+$", text[: found.start()])
+        if not declaration and not _empty(found.group(1)):  # the declaration is read above
+            stated.append(_assigned(found.group(1)))
+    return _agreed(stated)
+
+
+def _empty(value: str | None) -> bool:
+    """Whether an assigned value says nothing of a class: none, ``null`` or ``undefined``."""
+    return value is None or value.strip() in ("", "null", "undefined")
+
+
+def field_class_name(text: str, name: str) -> str | None:
+    """The class every binding of ``this.name`` in a class's ``text`` states: a field declaration, a
+    constructor parameter property, or ``this.name = new Foo()``."""
+    word = re.escape(name)
+    stated: list[str | None] = []
+    declared = rf"(?m)^\s*{_MODIFIERS}*{word}\s*[?!]?\s*:\s*([^=;\n]+)"
+    stated.extend(_annotation(found.group(1)) for found in re.finditer(declared, text))
+    parameter = (
+        rf"[(,]\s*(?:public|private|protected|readonly)\s+{_MODIFIERS}*{word}\s*\??\s*:\s*([^=,();{{}}]+)"
+    )
+    stated.extend(_annotation(found.group(1)) for found in re.finditer(parameter, text))
+    assigned = rf"\bthis\.{word}\s*=(?![=>])([^;\n]*)"
+    stated.extend(_assigned(v.group(1)) for v in re.finditer(assigned, text) if not _empty(v.group(1)))
+    return _agreed(stated)

@@ -1,0 +1,130 @@
+"""Who-uses in TypeScript and JavaScript through the class the code states for a receiver: a construction, an
+annotation, a class field or a constructor parameter property."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import prooftext
+from prooftext.api.risk import risk_of_changing
+from prooftext.api.who_uses_js_types import field_class_name, local_class_name
+
+
+def _dependents(root: Path, files: dict[str, str], target: str) -> dict[str, str]:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    with prooftext.open(root) as index:
+        index.refresh()
+        result = risk_of_changing(index, [target])
+    return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in result["dependents"]}
+
+
+SERVICE = {
+    "src/repo.ts": """
+        export interface Store {
+          load(id: string): string;
+        }
+
+        export class UserRepository implements Store {
+          load(id: string): string {
+            return id;
+          }
+        }
+
+        export class OrderRepository {
+          load(id: string): string {
+            return "";
+          }
+        }
+        """,
+    "src/service.ts": """
+        import { OrderRepository, Store, UserRepository } from "./repo";
+
+        export class UserService {
+          private cache: UserRepository | null = null;
+
+          constructor(private readonly repo: UserRepository, private readonly orders: OrderRepository) {}
+
+          byField(id: string) {
+            return this.repo.load(id);
+          }
+
+          byOtherField(id: string) {
+            return this.orders.load(id);
+          }
+
+          byDeclaredField(id: string) {
+            return this.cache?.load(id);
+          }
+        }
+
+        export function byLocal(id: string) {
+          const repo = new UserRepository();
+          return repo.load(id);
+        }
+
+        export function byParameter(repo: UserRepository, id: string) {
+          return repo.load(id);
+        }
+
+        export function byInterface(store: Store, id: string) {
+          return store.load(id);
+        }
+
+        export function unknown(repo, id: string) {
+          return repo.load(id);
+        }
+        """,
+}
+
+
+def test_a_method_called_on_a_receiver_whose_class_the_code_states_resolves_through_that_class(
+    tmp_path: Path,
+) -> None:
+    """``this.repo.load()`` with ``constructor(private readonly repo: UserRepository)`` was only a possible use
+    of every ``load``: it is a call of ``UserRepository.load`` and no use of ``OrderRepository.load``."""
+    found = _dependents(tmp_path, SERVICE, "UserRepository.load")
+    assert found["src/service.ts:UserService.byField"] == "call"
+    assert found["src/service.ts:byLocal"] == "call"
+    assert found["src/service.ts:byParameter"] == "call"
+    assert found["src/service.ts:byInterface"] == "possible"  # any class implementing Store
+    assert found["src/service.ts:unknown"] == "possible"
+    assert "src/service.ts:UserService.byOtherField" not in found  # an OrderRepository
+    assert (
+        _dependents(tmp_path, {}, "OrderRepository.load")["src/service.ts:UserService.byOtherField"] == "call"
+    )
+
+
+def test_a_local_is_typed_only_when_every_binding_states_the_same_class() -> None:
+    signature = "find(id: string, svc: Service, other)"
+    body = """find(id: string, svc: Service, other) {
+        const local = new UserRepository();
+        let later;
+        later = new Cache();
+        let mixed = new Cache();
+        mixed = make();
+        other = make();
+    }"""
+    assert local_class_name(signature, body, "local") == "UserRepository"
+    assert local_class_name(signature, body, "later") == "Cache"  # declared empty, then constructed
+    assert local_class_name(signature, body, "svc") == "Service"
+    assert local_class_name(signature, body, "mixed") is None
+    assert local_class_name(signature, body, "other") is None
+
+
+def test_a_field_is_typed_by_its_declaration_a_parameter_property_or_a_construction() -> None:
+    text = """class UserService {
+      private cache: Cache;
+      constructor(private readonly repo: UserRepository<User>, plain: Other) {
+        this.cache = new Cache();
+        this.mixed = new Cache();
+      }
+      reset() { this.mixed = make(); }
+    }"""
+    assert field_class_name(text, "cache") == "Cache"
+    assert field_class_name(text, "repo") == "UserRepository"
+    assert field_class_name(text, "plain") is None  # a parameter, no property
+    assert field_class_name(text, "mixed") is None
