@@ -82,6 +82,14 @@ WEB = {
                 r.Reset()
             })
         }
+
+        func TestTwoScopes() {
+            r := &Recorder{}
+            r.Reset()
+            apply(func(r *Context) {
+                r.Reset()
+            })
+        }
         """,
     "cmd/main.go": """
         package main
@@ -150,9 +158,17 @@ def test_a_parameter_of_a_function_literal_shadows_a_variable_of_its_name_only_i
     assert (
         _dependents(tmp_path, "Recorder.Reset")["context_test.go:TestShadowed"] == "call"
     )  # func(r *Recorder)
-    # Another method of that name stays possible: only the first r.Reset() of a function is kept, and the
-    # outer r has another type.
     assert _dependents(tmp_path, "Resetter.Reset")["context_test.go:TestShadowed"] == "possible"
+
+
+def test_a_call_spelled_alike_in_a_function_and_in_a_literal_inside_it_is_typed_in_each_scope(
+    tmp_path: Path,
+) -> None:
+    """``r.Reset()`` on a ``*Recorder``, then inside ``func(r *Context)``: a reference was kept once per
+    function, at its first line, so the literal's call of ``Context.Reset`` was lost."""
+    _write(tmp_path, WEB)
+    assert _dependents(tmp_path, "Recorder.Reset")["context_test.go:TestTwoScopes"] == "call"
+    assert _dependents(tmp_path, "Context.Reset")["context_test.go:TestTwoScopes"] == "call"
 
 
 VERSIONED = {

@@ -1058,16 +1058,31 @@ def _references(
             (node.start_byte, _other_reference(node, data), node) for node in captures.get("use", [])
         )
     found.sort(key=_START)
-    seen: set[tuple[int, str]] = set()
+    seen: set[tuple[int, str, int]] = set()
     short = (HOW_CALL, HOW_READ)
+    scoped = language == L.GO
     for start, (name, how, spelled), node in found:
         if len(name) < MIN_USE_CHARS and how in short:
             continue
-        key = (owner_of(start), spelled)
+        owner = owner_of(start)
+        key = (owner, spelled, _literal_scope(node) if scoped else -1)
         if key in seen:
             continue
         seen.add(key)
-        drafts.uses.append((key[0], key[1], node.start_point.row + 1))
+        drafts.uses.append((owner, spelled, node.start_point.row + 1))
+
+
+_SCOPES = frozenset({"func_literal", "function_declaration", "method_declaration", "source_file"})
+
+
+def _literal_scope(node: TSNode) -> int:
+    """Go: where the innermost function literal holding ``node`` starts (-1 outside any). A name may hold
+    another type there (``func(r chi.Router)`` inside a function whose ``r`` is a ``*Mux``), so a
+    reference is kept once per literal, not once per function: who-uses types each at its own line."""
+    current = node.parent
+    while current is not None and current.type not in _SCOPES:
+        current = current.parent
+    return current.start_byte if current is not None and current.type == "func_literal" else -1
 
 
 _START = operator.itemgetter(0)
