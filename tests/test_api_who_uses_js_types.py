@@ -77,6 +77,10 @@ SERVICE = {
         export function unknown(repo, id: string) {
           return repo.load(id);
         }
+
+        export function asserted(repo: UserRepository | undefined, id: string) {
+          return repo!.load(id);
+        }
         """,
 }
 
@@ -92,6 +96,7 @@ def test_a_method_called_on_a_receiver_whose_class_the_code_states_resolves_thro
     assert found["src/service.ts:byParameter"] == "call"
     assert found["src/service.ts:byInterface"] == "possible"  # any class implementing Store
     assert found["src/service.ts:unknown"] == "possible"
+    assert found["src/service.ts:asserted"] == "call"  # `repo!`: the same receiver
     assert "src/service.ts:UserService.byOtherField" not in found  # an OrderRepository
     assert (
         _dependents(tmp_path, {}, "OrderRepository.load")["src/service.ts:UserService.byOtherField"] == "call"

@@ -1016,6 +1016,8 @@ def _other_reference(node: TSNode, data: bytes) -> _Ref:
     parent = node.parent
     receiver = ""
     target = _receiver_node(node, parent) if parent is not None else None
+    while target is not None and target.type == "non_null_expression":  # TypeScript's `repo!.load()`
+        target = target.named_child(0)
     if target is not None:
         text = _text(data, target)
         receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
