@@ -11,6 +11,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -26,6 +27,7 @@ import pytest
 import prooftext
 import prooftext.sqlite as prooftext_sqlite
 from prooftext.corpus import safeio
+from prooftext.graph import NODE_SYMBOL, FileGraph
 from prooftext.pack.render import Block, derive_nonce, render
 from prooftext.pack.sources import file_repeats, observe
 from prooftext.tokens import get_counter
@@ -510,3 +512,24 @@ def tmpfs(where: Path, size: str = "1m") -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+def dedented(text: str) -> str:
+    """A source file written indented in a test, as the file holds it."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def symbol_rows(graph: FileGraph) -> list[tuple[str, str, int, int]]:
+    """The symbols of an extracted file: qualname, kind, first and last line."""
+    return [
+        (n.qualname, n.symbol_kind, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SYMBOL
+    ]
+
+
+def documented_rows(graph: FileGraph) -> list[tuple[str, str, int, int, str]]:
+    """:func:`symbol_rows` with each symbol's doc comment."""
+    return [
+        (n.qualname, n.symbol_kind, n.start_line, n.end_line, n.docstring)
+        for n in graph.nodes
+        if n.kind == NODE_SYMBOL
+    ]

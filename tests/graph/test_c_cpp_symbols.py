@@ -3,27 +3,14 @@ names, qualified names, kinds and line ranges where macros, headers and aliases 
 
 from __future__ import annotations
 
-import textwrap
-
-from prooftext.graph import NODE_SYMBOL
+from helpers import dedented, symbol_rows
 from prooftext.graph.extract import extract
-from prooftext.graph.model import FileGraph
-
-
-def _symbols(graph: FileGraph) -> list[tuple[str, str, int, int]]:
-    return [
-        (n.qualname, n.symbol_kind, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SYMBOL
-    ]
-
-
-def _code(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
 
 
 def test_a_calling_convention_macro_before_a_function_name_leaves_the_function_its_name() -> None:
     graph = extract(
         "tests/main.c",
-        _code("""
+        dedented("""
             /* Runs the tests. */
             int CJSON_CDECL main(void)
             {
@@ -31,7 +18,7 @@ def test_a_calling_convention_macro_before_a_function_name_leaves_the_function_i
             }
         """),
     )
-    assert _symbols(graph) == [("main", "function", 1, 5)]
+    assert symbol_rows(graph) == [("main", "function", 1, 5)]
     main = graph.nodes[1]
     assert main.docstring == "Runs the tests."
     assert main.signature == "int CJSON_CDECL main(void)"
@@ -40,7 +27,7 @@ def test_a_calling_convention_macro_before_a_function_name_leaves_the_function_i
 def test_an_export_macro_between_struct_and_its_name_gives_the_struct_and_its_methods() -> None:
     graph = extract(
         "include/approx.hpp",
-        _code("""
+        dedented("""
             namespace doctest {
             struct DOCTEST_INTERFACE Approx {
                 double epsilon() const { return e; }
@@ -51,7 +38,7 @@ def test_an_export_macro_between_struct_and_its_name_gives_the_struct_and_its_me
             }
         """),
     )
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("doctest", "namespace", 1, 8),
         ("doctest.Approx", "struct", 2, 4),
         ("doctest.Approx.epsilon", "method", 3, 3),
@@ -63,7 +50,7 @@ def test_an_export_macro_between_struct_and_its_name_gives_the_struct_and_its_me
 def test_a_macro_before_class_or_namespace_leaves_the_class_or_namespace_its_name_and_kind() -> None:
     graph = extract(
         "include/fmt/args.hpp",
-        _code("""
+        dedented("""
             EXPORTED namespace detail {
             struct node { int x; };
             }
@@ -72,7 +59,7 @@ def test_a_macro_before_class_or_namespace_leaves_the_class_or_namespace_its_nam
             };
         """),
     )
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("detail", "namespace", 1, 3),
         ("detail.node", "struct", 2, 2),
         ("Foo", "class", 4, 6),
@@ -83,13 +70,13 @@ def test_a_macro_before_class_or_namespace_leaves_the_class_or_namespace_its_nam
 def test_a_calling_convention_macro_inside_a_function_pointer_typedef_leaves_the_type_its_name() -> None:
     graph = extract(
         "contrib/minizip/ioapi.h",
-        _code("""
+        dedented("""
             typedef voidpf   (ZCALLBACK *open_file_func)      (voidpf opaque, const char* filename, int mode);
             typedef void (ZCALLBACK *free_func)(void *p);
             typedef void (*plain_func)(void *p);
         """),
     )
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("open_file_func", "type", 1, 1),
         ("free_func", "type", 2, 2),
         ("plain_func", "type", 3, 3),
@@ -99,7 +86,7 @@ def test_a_calling_convention_macro_inside_a_function_pointer_typedef_leaves_the
 def test_a_statement_macro_alone_on_its_line_does_not_swallow_the_definitions_after_it() -> None:
     graph = extract(
         "include/fmt/base.hpp",
-        _code("""
+        dedented("""
             FMT_BEGIN_NAMESPACE
 
             // For older systems.
@@ -124,7 +111,7 @@ def test_a_statement_macro_alone_on_its_line_does_not_swallow_the_definitions_af
             FMT_END_NAMESPACE
         """),
     )
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("enable_if_t", "type", 3, 5),
         ("basic_string_view", "class", 9, 15),
         ("basic_string_view.size", "method", 14, 14),
@@ -136,7 +123,7 @@ def test_a_statement_macro_alone_on_its_line_does_not_swallow_the_definitions_af
 def test_an_else_branch_split_by_a_preprocessor_conditional_is_no_function_named_if() -> None:
     graph = extract(
         "deflate.c",
-        _code("""
+        dedented("""
             local unsigned read_buf(z_streamp strm, Bytef *buf, unsigned size) {
                 if (strm->state->wrap == 1) {
                     strm->adler = adler32(strm->adler, buf, len);
@@ -150,10 +137,10 @@ def test_an_else_branch_split_by_a_preprocessor_conditional_is_no_function_named
             }
         """),
     )
-    assert [(q, k) for q, k, _, _ in _symbols(graph)] == [("read_buf", "function")]
+    assert [(q, k) for q, k, _, _ in symbol_rows(graph)] == [("read_buf", "function")]
 
 
-CPP_HEADER = _code("""
+CPP_HEADER = dedented("""
     #include <string>
     namespace fmt {
     /** An error. */
@@ -168,7 +155,7 @@ CPP_HEADER = _code("""
 
 def test_a_cpp_header_named_dot_h_is_read_with_the_cpp_grammar() -> None:
     graph = extract("include/fmt/format.h", CPP_HEADER)
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("fmt", "namespace", 2, 9),
         ("fmt.format_error", "class", 3, 8),
         ("fmt.format_error.format_error", "method", 6, 6),
@@ -181,14 +168,14 @@ def test_a_cpp_header_named_dot_h_is_read_with_the_cpp_grammar() -> None:
 def test_a_c_header_that_the_c_grammar_reads_stays_c_even_where_cpp_would_not_read_it() -> None:
     text = "struct list { struct list *new; };\nint class_of(int this, int template);\n"
     graph = extract("include/list.h", text)
-    assert _symbols(graph) == [("list", "struct", 1, 1)]
+    assert symbol_rows(graph) == [("list", "struct", 1, 1)]
     assert graph.language == "c"
 
 
 def test_cpp_using_aliases_are_type_definitions_like_typedefs() -> None:
     graph = extract(
         "src/types.hpp",
-        _code("""
+        dedented("""
             namespace argparse {
             using string_view = std::string_view;
             template <typename T>
@@ -199,7 +186,7 @@ def test_cpp_using_aliases_are_type_definitions_like_typedefs() -> None:
             }
         """),
     )
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("argparse", "namespace", 1, 8),
         ("argparse.string_view", "type", 2, 2),
         ("argparse.vec", "type", 3, 4),
@@ -211,5 +198,5 @@ def test_cpp_using_aliases_are_type_definitions_like_typedefs() -> None:
 def test_a_header_prototype_is_no_symbol_so_the_definition_is_the_one_target_of_its_name() -> None:
     header = extract("include/add.h", "/* Adds two numbers. */\nint add(int a, int b);\nchar *name(void);\n")
     source = extract("src/add.c", '#include "add.h"\nint add(int a, int b) { return a + b; }\n')
-    assert _symbols(header) == []
-    assert _symbols(source) == [("add", "function", 2, 2)]
+    assert symbol_rows(header) == []
+    assert symbol_rows(source) == [("add", "function", 2, 2)]

@@ -11,20 +11,9 @@ class (an enum constant's body too) is named inside its enclosing method or type
 
 from __future__ import annotations
 
-import textwrap
-
+from helpers import dedented, symbol_rows
 from prooftext.graph import NODE_SYMBOL, FileGraph
 from prooftext.graph.extract import extract
-
-
-def _code(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def _symbols(graph: FileGraph) -> list[tuple[str, str, int, int]]:
-    return [
-        (n.qualname, n.symbol_kind, n.start_line, n.end_line) for n in graph.nodes if n.kind == NODE_SYMBOL
-    ]
 
 
 def _node(graph: FileGraph, qualname: str, ordinal: int = 0) -> tuple[str, str]:
@@ -32,7 +21,7 @@ def _node(graph: FileGraph, qualname: str, ordinal: int = 0) -> tuple[str, str]:
     return found[ordinal].signature, found[ordinal].docstring
 
 
-ODD = _code("""
+ODD = dedented("""
     package p;
 
     import static java.util.Collections.emptyList;
@@ -190,14 +179,14 @@ JAVAC_IMPORTS = [
 
 def test_java_symbols_match_javac_on_nested_anonymous_local_enum_record_and_annotation_types() -> None:
     graph = extract("src/p/Odd.java", ODD)
-    assert _symbols(graph) == JAVAC
+    assert symbol_rows(graph) == JAVAC
     docs = {n.qualname: n.docstring for n in graph.nodes if n.kind == NODE_SYMBOL and n.docstring}
     assert docs == JAVADOC
     assert [(i.module, i.line) for i in graph.imports] == JAVAC_IMPORTS
 
 
 def test_annotation_type_elements_are_methods_of_their_annotation_type_with_their_javadoc() -> None:
-    text = _code("""
+    text = dedented("""
         public @interface Expose {
           /**
            * If true, the field is serialized.
@@ -209,7 +198,7 @@ def test_annotation_type_elements_are_methods_of_their_annotation_type_with_thei
         }
     """)
     graph = extract("Expose.java", text)
-    assert _symbols(graph) == [
+    assert symbol_rows(graph) == [
         ("Expose", "annotation", 1, 9),
         ("Expose.serialize", "method", 2, 5),
         ("Expose.groups", "method", 7, 8),
@@ -222,7 +211,7 @@ def test_annotation_type_elements_are_methods_of_their_annotation_type_with_thei
 
 
 def test_a_java_signature_leaves_out_comments_among_the_annotations_before_the_declaration() -> None:
-    text = _code("""
+    text = dedented("""
         class A {
           /** Makes one. */
           @SuppressWarnings("unchecked") // OK, because the array is of type T
@@ -236,11 +225,11 @@ def test_a_java_signature_leaves_out_comments_among_the_annotations_before_the_d
     graph = extract("A.java", text)
     assert _node(graph, "A.newInstance") == ("public static <T> T[] newInstance(Class<T> type)", "Makes one.")
     assert _node(graph, "A.old")[0] == "void old()"
-    assert _symbols(graph)[1:] == [("A.newInstance", "method", 2, 4), ("A.old", "method", 6, 8)]
+    assert symbol_rows(graph)[1:] == [("A.newInstance", "method", 2, 4), ("A.old", "method", 6, 8)]
 
 
 def test_a_java_declaration_without_a_body_has_its_whole_header_as_signature() -> None:
-    text = _code("""
+    text = dedented("""
         abstract class Strategy {
           public abstract boolean isStateTransition(Breaker breaker,
               State current, State next);
@@ -265,7 +254,7 @@ def test_a_java_declaration_without_a_body_has_its_whole_header_as_signature() -
 
 
 def test_a_qualified_java_annotation_is_a_use_of_the_annotation_type() -> None:
-    text = _code("""
+    text = dedented("""
         @javax.annotation.Nullable
         @com.example.Marker(value = 1)
         public class U {}
@@ -277,7 +266,7 @@ def test_a_qualified_java_annotation_is_a_use_of_the_annotation_type() -> None:
 
 
 def test_a_java_method_reference_is_a_use_of_the_method_or_constructor_it_names() -> None:
-    text = _code("""
+    text = dedented("""
         class U {
           void f() {
             list.stream().map(Helper::convert).map(Widget::new).forEach(this::accept);
@@ -290,7 +279,7 @@ def test_a_java_method_reference_is_a_use_of_the_method_or_constructor_it_names(
 
 
 def test_unicode_escapes_in_a_javadoc_are_read_as_the_characters_javac_reads() -> None:
-    text = _code("""
+    text = dedented("""
         class A {
           /**
            * Maps {@code a} \\u2192 {@code b}; {@code isNumeric("\\u0967")} is true, as for
@@ -307,7 +296,7 @@ def test_unicode_escapes_in_a_javadoc_are_read_as_the_characters_javac_reads() -
 
 
 def test_a_local_variable_declared_with_var_is_no_use_of_a_type_named_var() -> None:
-    text = _code("""
+    text = dedented("""
         class U {
           void f() {
             var reader = new JsonReader(in);

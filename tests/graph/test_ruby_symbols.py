@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
-
-from prooftext.graph import NODE_SYMBOL, FileGraph
+from helpers import dedented, documented_rows
 from prooftext.graph.extract import extract
 
-
-def _code(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def _symbols(graph: FileGraph) -> list[tuple[str, str, int, int, str]]:
-    return [
-        (n.qualname, n.symbol_kind, n.start_line, n.end_line, n.docstring)
-        for n in graph.nodes
-        if n.kind == NODE_SYMBOL
-    ]
-
-
-ODD = _code("""
+ODD = dedented("""
     # Top doc.
     def top = 1
 
@@ -60,7 +45,7 @@ ODD = _code("""
 
 
 def test_ruby_names_kinds_and_ranges_match_what_ruby_reads() -> None:
-    assert _symbols(extract("lib/a.rb", ODD)) == [
+    assert documented_rows(extract("lib/a.rb", ODD)) == [
         ("top", "function", 1, 2, "Top doc."),
         ("A", "module", 4, 33, ""),
         ("A.B.C", "module", 5, 11, ""),
@@ -81,7 +66,7 @@ def test_ruby_names_kinds_and_ranges_match_what_ruby_reads() -> None:
 
 
 def test_a_ruby_doc_comment_that_opens_a_conditional_loop_or_brace_block_documents_the_method_below() -> None:
-    text = _code("""
+    text = dedented("""
         module Helpers
           unless method_defined? :options
             # Sends an OPTIONS request.
@@ -112,7 +97,7 @@ def test_a_ruby_doc_comment_that_opens_a_conditional_loop_or_brace_block_documen
           end
         end
     """)
-    docs = {q: (start, doc) for q, _, start, _, doc in _symbols(extract("lib/helpers.rb", text))}
+    docs = {q: (start, doc) for q, _, start, _, doc in documented_rows(extract("lib/helpers.rb", text))}
     assert docs["Helpers.options"] == (3, "Sends an OPTIONS request.")
     assert docs["Helpers.secure_compare"] == (7, "Compares in constant time.")
     assert docs["Helpers.fallback"] == (10, "The fallback.")
@@ -123,7 +108,7 @@ def test_a_ruby_doc_comment_that_opens_a_conditional_loop_or_brace_block_documen
 
 
 def test_a_ruby_doc_comment_keeps_the_asterisks_of_its_bullet_list() -> None:
-    text = _code("""
+    text = dedented("""
         # Supported encodings:
         #
         # * gzip
@@ -133,14 +118,14 @@ def test_a_ruby_doc_comment_keeps_the_asterisks_of_its_bullet_list() -> None:
         class Deflater
         end
     """)
-    (deflater,) = _symbols(extract("lib/deflater.rb", text))
+    (deflater,) = documented_rows(extract("lib/deflater.rb", text))
     assert deflater[4] == (
         "Supported encodings:\n\n* gzip\n* identity (no transformation)\n\nProse with *emphasis*."
     )
 
 
 def test_a_ruby_require_or_load_called_on_an_object_is_no_import() -> None:
-    text = _code("""
+    text = dedented("""
         require 'json'
         require("set")
         require_relative '../x'
@@ -159,7 +144,7 @@ def test_a_ruby_require_or_load_called_on_an_object_is_no_import() -> None:
 
 
 def test_a_ruby_method_passed_to_a_modifier_like_private_keeps_the_doc_comment_above_the_call() -> None:
-    text = _code("""
+    text = dedented("""
         class Cache
           # Clears it.
           private def clear
@@ -174,7 +159,7 @@ def test_a_ruby_method_passed_to_a_modifier_like_private_keeps_the_doc_comment_a
           private def after_code; end
         end
     """)
-    docs = {q: (start, doc) for q, _, start, _, doc in _symbols(extract("lib/cache.rb", text))}
+    docs = {q: (start, doc) for q, _, start, _, doc in documented_rows(extract("lib/cache.rb", text))}
     assert docs["Cache.clear"] == (2, "Clears it.")
     assert docs["Cache.load"] == (5, "Loads once.")
     assert docs["Cache.both"] == (7, "Several modifiers.")

@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
-
-from prooftext.graph import NODE_SYMBOL, FileGraph
+from helpers import dedented, documented_rows
 from prooftext.graph.extract import extract
 
 
-def _code(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def _symbols(graph: FileGraph) -> list[tuple[str, str, int, int, str]]:
-    return [
-        (n.qualname, n.symbol_kind, n.start_line, n.end_line, n.docstring)
-        for n in graph.nodes
-        if n.kind == NODE_SYMBOL
-    ]
-
-
 def test_a_rust_doc_comment_keeps_its_markdown_list_but_a_block_comment_loses_its_margin() -> None:
-    text = _code("""
+    text = dedented("""
         /// Options:
         ///
         /// * `a`: the first
@@ -34,12 +20,12 @@ def test_a_rust_doc_comment_keeps_its_markdown_list_but_a_block_comment_loses_it
          */
         pub struct Blocked;
     """)
-    docs = {q: doc for q, _, _, _, doc in _symbols(extract("src/lib.rs", text))}
+    docs = {q: doc for q, _, _, _, doc in documented_rows(extract("src/lib.rs", text))}
     assert docs["Listed"] == "Options:\n\n* `a`: the first\n* `b`: the second"
     assert docs["Blocked"] == "A block comment.\nIts margin is no list."
 
 
-ATTRIBUTED = _code("""
+ATTRIBUTED = dedented("""
     //! The crate's own doc, no item's.
     pub struct First;
 
@@ -77,7 +63,7 @@ ATTRIBUTED = _code("""
 
 
 def test_a_rust_items_range_holds_all_its_outer_attributes_and_doc_comments_as_rustc_attaches_them() -> None:
-    assert _symbols(extract("src/lib.rs", ATTRIBUTED)) == [
+    assert documented_rows(extract("src/lib.rs", ATTRIBUTED)) == [
         ("First", "struct", 2, 2, ""),
         ("try_create", "function", 4, 6, "Try to create a file."),
         ("symlinks", "function", 8, 10, ""),
@@ -90,7 +76,7 @@ def test_a_rust_items_range_holds_all_its_outer_attributes_and_doc_comments_as_r
 
 
 def test_rust_use_groups_give_one_import_per_module_they_name() -> None:
-    text = _code("""
+    text = dedented("""
         use std::fmt;
         use std::{io, path::Path};
         use {anyhow::Context as AnyhowContext, bstr::ByteVec};
