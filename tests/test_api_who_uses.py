@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import prooftext
-from prooftext.api.risk import risk_of_changing
+from prooftext.api.risk import risk_of_changing, who_uses
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -615,6 +615,13 @@ FIXTURE_VALUES = {
         def test_rebound(client):
             client = make_other()
             return client.open("/")
+
+        def test_nested(client):
+            @client.open
+            def inner():
+                return client.open("/")
+
+            return inner()
         """,
 }
 
@@ -630,6 +637,7 @@ def test_a_test_s_parameter_has_the_class_its_fixture_returns_or_yields(tmp_path
         "tests/test_views.py:test_json": "call",
         "tests/test_views.py:helper": "possible",
         "tests/test_views.py:test_rebound": "possible",  # the fixture's value, then another
+        "tests/test_views.py:test_nested.inner": "call",  # the enclosing test's client, as a closure reads it
     }
     assert _dependents(tmp_path, "Response.json") == {"tests/test_views.py:test_json": "call"}
 
@@ -719,3 +727,38 @@ def test_a_method_called_on_an_instance_attribute_resolves_through_the_class_the
         "pkg/app.py:App.load": "call",  # self.extra = extra, where extra: Other
         "pkg/app.py:create": "possible",  # app.mixed: bound to a Config and to an Other
     }
+
+
+def test_a_call_of_an_overloaded_method_through_a_stated_class_is_a_call_of_each_overload(
+    tmp_path: Path,
+) -> None:
+    """``@overload`` stubs and their implementation share the method's name: a call found through the
+    class was a use of the one definition looked up, and none of the others."""
+    _write(
+        tmp_path,
+        {
+            "app.py": """
+                from typing import overload
+
+                class App:
+                    @overload
+                    def template_filter(self, name: str) -> str: ...
+                    @overload
+                    def template_filter(self) -> None: ...
+                    def template_filter(self, name=None):
+                        return name
+
+                def register():
+                    app = App()
+                    app.template_filter("x")
+                """,
+        },
+    )
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        (target,) = risk_of_changing(index, ["App.template_filter"])["targets"]
+        found = [
+            {d["qualname"]: d["found_by"] for d in who_uses(index, match["node_id"])}
+            for match in target["matches"]
+        ]
+    assert found == [{"register": "call"}] * 3

@@ -317,8 +317,10 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
     def _dispatch(self, target: Sym, class_id: str, member: str | None, exact: str) -> str | None:
         """How a member looked up on the class ``class_id`` (``member``, the definition found) depends on
         ``target``: exact when it is the target; possible when the target is defined in a subclass of that
-        class (an instance of the subclass dispatches to it); else something else."""
-        if member == target.node_id:
+        class (an instance of the subclass dispatches to it); else something else. The member's overloads
+        (``@overload`` stubs, a property's setter: definitions of its name in its class) are the member."""
+        found = self.sym(member) if member is not None else None
+        if found is not None and target.node_id in self.children(found.parent_id or "").get(found.name, []):
             return exact
         owner_class = self.enclosing_class(target.node_id) if target.parent_id else None
         return (

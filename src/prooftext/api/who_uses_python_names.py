@@ -299,14 +299,29 @@ class PythonNames(WhoUsesStore):
             cls = self.enclosing_class(owner_id)
             current, rest = (cls.node_id if cls is not None else None), parts[1:]
         else:
-            current, rest = self._local_class(owner_id, path, parts[0]), parts[1:]
-            function = self.sym(owner_id)
+            scope = self._binding_scope(owner_id, parts[0])
+            current, rest = self._local_class(scope, path, parts[0]), parts[1:]
+            function = self.sym(scope)
             local = function is not None and parts[0] in self.local_names(function)
             if current is None and not local:
                 current, rest = self._global_head(path, parts)
         for attribute in rest:
             current = self._attribute_class(current, attribute) if current is not None else None
         return current
+
+    def _binding_scope(self, owner_id: str, name: str) -> str:
+        """The function whose ``name`` a use in ``owner_id`` reads: ``owner_id`` itself, or the nearest
+        enclosing function that binds it where ``owner_id`` does not (a closure; a nested function's
+        decorator line, ``@app.route(…)``, reads the enclosing function's ``app`` too)."""
+        current = self.sym(owner_id)
+        while current is not None and current.symbol_kind not in CLASS_KINDS:
+            if name in self.local_names(current):
+                return current.node_id
+            parent = self.sym(current.parent_id) if current.parent_id else None
+            if parent is None or parent.symbol_kind in CLASS_KINDS:
+                break
+            current = parent
+        return owner_id
 
     def _global_head(self, path: str, parts: Sequence[str]) -> tuple[str | None, Sequence[str]]:
         """The class of the module-level variable a receiver starts with (``db`` in ``db.query``, ``g`` in
