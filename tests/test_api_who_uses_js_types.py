@@ -133,3 +133,34 @@ def test_a_field_is_typed_by_its_declaration_a_parameter_property_or_a_construct
     assert field_class_name(text, "repo") == "UserRepository"
     assert field_class_name(text, "plain") is None  # a parameter, no property
     assert field_class_name(text, "mixed") is None
+
+
+def test_a_function_s_own_parameter_or_local_named_like_an_imported_function_is_no_use_of_it(
+    tmp_path: Path,
+) -> None:
+    """The text scan for a definition passed on as a value counted ``app.use(logger)`` inside ``function
+    setup(logger)``, where ``logger`` is the parameter, not the imported function. A local is not read: it
+    may be the ``require`` of the definition itself."""
+    files = {
+        "lib/logger.js": "function logger(req, res, next) {\n  next();\n}\nexports.logger = logger;\n",
+        "app.js": """
+            const { logger } = require('./lib/logger');
+
+            function install(app) {
+              app.use(logger);
+            }
+
+            function setup(app, logger) {
+              app.use(logger);
+            }
+
+            function local(app) {
+              const { logger } = require('./lib/logger');
+              app.use(logger);
+            }
+            """,
+    }
+    found = _dependents(tmp_path, files, "logger")
+    assert found["app.js:install"] == "reference"
+    assert "app.js:setup" not in found
+    assert found["app.js:local"] == "reference"

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Collection, Sequence
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_js_types import field_class_name, local_class_name
+from prooftext.api.who_uses_js_types import binds_name, field_class_name, local_class_name
 from prooftext.api.who_uses_model import (
     CLASS_KINDS,
     FOUND_IMPORT,
@@ -17,6 +17,7 @@ from prooftext.api.who_uses_model import (
     MAX_IMPORT_HOPS,
     SELF_NAMES,
     Found,
+    Node,
     Sym,
     WhoUsesStore,
     nodes_by_id,
@@ -690,9 +691,25 @@ class JsWhoUses(WhoUsesStore):
                 holder = self.holder(path, number)
                 if holder is None or (path == target.path and number in span):
                     continue
+                if pattern.pattern == value_pattern(name).pattern and self.js_shadows(holder, name, target):
+                    continue  # `function f(logger) { app.use(logger) }`: its own parameter
                 if holder.node_id not in found or number < found[holder.node_id].line:
                     found[holder.node_id] = Found(holder, FOUND_REFERENCE, number, "")
         return list(found.values())
+
+    def js_shadows(self, holder: Node, name: str, target: Sym) -> bool:
+        """Whether the function ``holder`` has a parameter ``name``, so that the name there is not the
+        definition ``target`` (unless ``holder`` encloses it: :func:`~prooftext.api.who_uses_js_types.binds_name`)."""
+        found = self.sym(holder.node_id)
+        if found is None or found.symbol_kind not in ("function", "method"):
+            return False
+        own = self.node(target)
+        inside = (
+            own is not None
+            and holder.path == target.path
+            and holder.start_line <= own.start_line <= holder.end_line
+        )
+        return not inside and binds_name(found.signature, name)
 
     def js_exported_unseen(self, target: Sym) -> bool:
         """Whether the JavaScript definition ``target`` may be exported in a way not followed: no export of it

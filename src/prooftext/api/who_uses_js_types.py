@@ -75,3 +75,11 @@ def field_class_name(text: str, name: str) -> str | None:
     assigned = rf"\bthis\.{word}\s*=(?![=>])([^;\n]*)"
     stated.extend(_assigned(v.group(1)) for v in re.finditer(assigned, text) if not _empty(v.group(1)))
     return _agreed(stated)
+
+
+def binds_name(signature: str, name: str) -> bool:
+    """Whether a function's ``signature`` has a parameter ``name`` (a use of the name in the function is
+    that parameter's; a local ``const`` is not read, as it may be the very ``require`` of the definition)."""
+    word = re.escape(name)
+    parameter = rf"[(,]\s*{_MODIFIERS}*(?:\.\.\.)?{word}\s*\??\s*(?::[^=,)]+)?\s*(?:=[^,)]*)?[,)]"
+    return re.search(parameter, signature) is not None
