@@ -135,7 +135,7 @@ def test_a_field_is_typed_by_its_declaration_a_parameter_property_or_a_construct
     assert field_class_name(text, "mixed") is None
 
 
-def test_a_function_s_own_parameter_or_local_named_like_an_imported_function_is_no_use_of_it(
+def test_a_function_s_own_parameter_named_like_an_imported_function_is_no_use_of_it_but_a_local_require_is(
     tmp_path: Path,
 ) -> None:
     """The text scan for a definition passed on as a value counted ``app.use(logger)`` inside ``function
