@@ -257,6 +257,10 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
     name, through the file's imports, the enclosing class and its bases in the repository: Python here, and
     JavaScript and Go through their classifiers. Read lazily from the store and cached for one request."""
 
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self._fixtures: dict[str, list[Node]] = {}
+
     # --- classification -------------------------------------------------------------------------------
 
     def classify(self, target: Sym, ref: Reference, path: str, owner_id: str, line: int = 0) -> str | None:
@@ -448,10 +452,13 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
         return found.name.startswith("test") or self.fixture_name(found) is not None
 
     def fixtures_named(self, name: str, extra: Sequence[Node] = ()) -> list[Node]:
-        """The pytest fixtures requested by ``name``, among the symbols of that name and ``extra``."""
+        """The pytest fixtures requested by ``name``, among the symbols of that name (read once per request)
+        and ``extra``."""
+        if name not in self._fixtures:
+            self._fixtures[name] = node_list(symbols_named(self.conn, name))
         return [
             node
-            for node in [*node_list(symbols_named(self.conn, name)), *extra]
+            for node in [*self._fixtures[name], *extra]
             if (found := self.sym(node.node_id)) is not None and self.fixture_name(found) == name
         ]
 

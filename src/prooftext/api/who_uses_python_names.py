@@ -58,6 +58,9 @@ class PythonNames(WhoUsesStore):
         self._module_trees: dict[str, ast.Module | None] = {}
         self._locals: dict[str, frozenset[str]] = {}
         self._pending: set[tuple[str, str]] = set()
+        self._local_classes: dict[tuple[str, str], str | None] = {}
+        self._results: dict[tuple[str, int, bool], str | None] = {}
+        self._attributes: dict[tuple[str, str], str | None] = {}
 
     # --- Python imports -------------------------------------------------------------------------------
 
@@ -243,19 +246,25 @@ class PythonNames(WhoUsesStore):
         """The class a Python function states for its local ``name`` (see
         :func:`~prooftext.api.who_uses_python.local_type_names`), or that fills its parameter ``name``
         (:meth:`parameter_class`), when it resolves to one class here."""
+        key = (owner_id, name)
+        if key in self._local_classes:
+            return self._local_classes[key]
+        if key in self._pending:
+            return None  # `x = x.next()`: its class is what is being found
         function = self.sym(owner_id)
         tree = self.function_tree(function) if function is not None else None
         dotted = local_type_names(tree, name) if tree is not None else None
-        if (owner_id, name) in self._pending:
-            return None  # `x = x.next()`: its class is what is being found
-        self._pending.add((owner_id, name))
+        self._pending.add(key)
         try:
             if dotted is None:  # a parameter pytest fills, if the body never binds it again
                 only = tree is not None and only_a_parameter(tree, name)
-                return self.parameter_class(owner_id, name) if only else None
-            return self._callee_class(owner_id, path, dotted, RESULT_HOPS)
+                found = self.parameter_class(owner_id, name) if only else None
+            else:
+                found = self._callee_class(owner_id, path, dotted, RESULT_HOPS)
         finally:
-            self._pending.discard((owner_id, name))
+            self._pending.discard(key)
+        self._local_classes[key] = found
+        return found
 
     def parameter_class(self, owner_id: str, name: str) -> str | None:
         """The class of a parameter of ``owner_id`` that its text does not state (pytest fills some: see
@@ -277,6 +286,13 @@ class PythonNames(WhoUsesStore):
     def result_class(self, function: Sym, hops: int, yields: bool = False) -> str | None:
         """The one class a Python function or method returns (with ``yields``: yields) where its text states
         it (:func:`~prooftext.api.who_uses_python.result_sources`), following calls ``hops`` more times."""
+        key = (function.node_id, hops, yields)
+        if key not in self._results:
+            self._results[key] = None  # a function returning its own result: none known
+            self._results[key] = self._result_of(function, hops, yields)
+        return self._results[key]
+
+    def _result_of(self, function: Sym, hops: int, yields: bool) -> str | None:
         tree = self.function_tree(function) if function.symbol_kind in ("function", "method") else None
         sources = result_sources(tree, yields) if tree is not None else None
         found: set[str | None] = set()
@@ -358,6 +374,13 @@ class PythonNames(WhoUsesStore):
         """The class an instance attribute of ``class_id`` holds, when every binding of it in the first class
         of the MRO binding it states the same (:func:`~prooftext.api.who_uses_python.attribute_types`), or
         a property's stated result."""
+        key = (class_id, attribute)
+        if key not in self._attributes:
+            self._attributes[key] = None  # an attribute bound through itself: none known
+            self._attributes[key] = self._attribute_of(class_id, attribute)
+        return self._attributes[key]
+
+    def _attribute_of(self, class_id: str, attribute: str) -> str | None:
         member = self.sym(self.lookup(class_id, attribute) or "")
         tree = self.function_tree(member) if member is not None else None
         if member is not None and tree is not None and is_property(tree):
