@@ -917,7 +917,14 @@ _RECEIVER_FIELDS = (
     "module",
 )
 _CALL_TYPES = frozenset(
-    {"call", "call_expression", "method_invocation", "new_expression", "macro_invocation"}
+    {
+        "call",
+        "call_expression",
+        "method_invocation",
+        "new_expression",
+        "object_creation_expression",  # Java's `new Foo(...)`: a call of Foo's constructor
+        "macro_invocation",
+    }
 )
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
 

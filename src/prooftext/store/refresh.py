@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 23
+READING_REVISION = 24
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -154,7 +154,7 @@ calling convention and statement macros (``struct API Name``, ``int CDECL main``
 ``(ZCALLBACK *f)``), a ``.h`` the C grammar reads with errors is read as C++ when that grammar reads it better,
 a C++ ``using`` alias is a ``type`` symbol, and an ``else if`` cut by ``#ifdef`` is no function named ``if``;
 22: a Go reference is kept once per function literal, not once per function; 23: TypeScript's ``repo!.load()``
-spells its receiver ``repo``)."""
+spells its receiver ``repo``; 24: Java's ``new Foo(...)`` is a call of ``Foo``, not a read)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
