@@ -13,6 +13,7 @@ from typing import Any
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_go import GoWhoUses
+from prooftext.api.who_uses_java import JavaWhoUses
 from prooftext.api.who_uses_js import (
     JS_SCRIPTS,
     JsWhoUses,
@@ -252,10 +253,10 @@ _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z
 """A name that is no plain word (an inner ``_``, a case change, a digit): matched in documentation alone."""
 
 
-class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
+class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, PythonNames):
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository: Python here, and
-    JavaScript and Go through their classifiers. Read lazily from the store and cached for one request."""
+    JavaScript, Go and Java through their classifiers. Read lazily from the store and cached for one request."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
@@ -275,6 +276,8 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
             return None
         if target.language == L.GO and path.endswith(".go"):
             return self._classify_go(target, ref, path, (owner_id, line), exact)
+        if target.language == L.JAVA and path.endswith(".java") and target.symbol_kind == "method":
+            return self._classify_java(target, ref, path, owner_id, exact)
         if not python:
             return self._classify_other(target, ref, path, owner_id, exact)
         if not ref.receiver:
@@ -513,6 +516,7 @@ class _WhoUses(JsWhoUses, GoWhoUses, PythonNames):
             *self.js_importing_files(target),
             *self.js_value_uses(target),
             *self.go_value_uses(target),
+            *self.java_constructor_calls(target),
         ]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
             if made.node.node_id not in best or entry < best[made.node.node_id]:

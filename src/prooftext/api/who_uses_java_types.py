@@ -1,0 +1,277 @@
+"""The classes Java code states for its variables, read from its text: a parameter, a local, a field, a
+for-each, catch or pattern variable (``Foo x``, ``final Foo<T> x``, ``Outer.Foo x``) and ``var x = new Foo()``.
+A name declared more than once is typed only when every declaration states the same class; an array, a
+primitive or a ``var`` of any other value states none. Read with regular expressions, at query time."""
+
+from __future__ import annotations
+
+import re
+
+_IDENT = r"[A-Za-z_$][\w$]*"
+_ARGUMENT = r"[\w$.,?\s\[\]]"
+_GENERIC = rf"<(?:{_ARGUMENT}|<(?:{_ARGUMENT}|<{_ARGUMENT}*>)*>)*>"
+"""Type arguments, nested two deep (``<String, List<Map<K, V>>>``)."""
+_DECLARED = (
+    rf"(?<![\w$.])((?:{_IDENT}\.)*{_IDENT})(?:\s*({_GENERIC}))?((?:\s*\[\s*\])*)(\s*\.\.\.)?\s*"
+    r"(?<![\w$]){word}\s*(?=[=;,:)]|\[)"
+)
+"""A declaration of ``word``: a type (qualified, generic, an array) and the name, then what may follow a
+declared name (an initializer, the end of a statement, the next parameter, a for-each's colon). Each run of
+white space has one place in it, so a long one costs no backtracking."""
+_NOT_TYPES = frozenset(
+    {"return", "throw", "new", "case", "else", "yield", "assert", "instanceof", "import", "package", "goto"}
+)
+"""Words that stand before a name without declaring it (``return x;``)."""
+_VAR_NEW = re.compile(rf"\s*new\s+((?:{_IDENT}\.)*{_IDENT})\s*(?:{_GENERIC})?\s*\(")
+
+
+def declarations(text: str, name: str) -> list[str | None]:
+    """What each declaration of ``name`` in ``text`` states: a class as spelled (``Foo``, ``Outer.Foo``,
+    ``a.b.Foo``), or None for one that states no class (an array, a primitive, ``var`` of another value,
+    a lambda's parameter)."""
+    word = re.escape(name)
+    stated: list[str | None] = []
+    for found in re.finditer(_DECLARED.format(word=word), text):
+        spelled, generic, array, varargs = found.groups()
+        if spelled in _NOT_TYPES:
+            continue
+        if array or varargs:
+            stated.append(None)
+        elif spelled == "var" and not generic:
+            value = _VAR_NEW.match(text, found.end() + _skip_equals(text, found.end()))
+            stated.append(value.group(1) if value else None)
+        else:
+            last = spelled.rsplit(".", 1)[-1]
+            stated.append(spelled if last[:1].isupper() else None)  # a primitive or a lowercase word
+    lambdas = rf"(?<![\w$.]){word}\s*->|\((?:\s*[\w$]+\s*,)*\s*{word}\s*(?:,\s*[\w$]+\s*)*\)\s*->"
+    stated.extend(None for _ in re.finditer(lambdas, text))
+    return stated
+
+
+def agreed(stated: list[str | None]) -> str | None:
+    """The class every declaration states, or None."""
+    first = stated[0] if stated else None
+    return first if first is not None and all(s == first for s in stated) else None
+
+
+def _skip_equals(text: str, at: int) -> int:
+    """How many characters after ``at`` lead past the ``=`` of an initializer (none when there is none)."""
+    found = re.compile(r"\s*=(?!=)").match(text, at)
+    return found.end() - at if found else 0
+
+
+_HEADER_END = re.compile(r"[{;]")
+_EXTENDS = re.compile(r"\b(extends|implements|permits)\b")
+
+
+def supertypes(header: str) -> list[str]:
+    """The simple names of the classes and interfaces a class or interface header extends or implements,
+    in order (the superclass first), type arguments left out."""
+    text = _HEADER_END.split(header, 1)[0]
+    text = _drop_generics(text)
+    names: list[str] = []
+    parts = _EXTENDS.split(text)
+    for keyword, listed in zip(parts[1::2], parts[2::2], strict=True):
+        if keyword == "permits":
+            continue
+        for spelled in listed.split(","):
+            word = spelled.strip().rsplit(".", 1)[-1]
+            if re.fullmatch(_IDENT, word):
+                names.append(word)
+    return names
+
+
+def _drop_generics(text: str) -> str:
+    """``text`` without what angle brackets hold (nested ones too)."""
+    out: list[str] = []
+    depth = 0
+    for char in text:
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(char)
+    return "".join(out)
+
+
+JAVA_LANG = frozenset(
+    {
+        "Object", "String", "StringBuilder", "StringBuffer", "CharSequence", "Class", "Enum", "Record",
+        "Boolean", "Byte", "Character", "Short", "Integer", "Long", "Float", "Double", "Number", "Void",
+        "Math", "StrictMath", "System", "Runtime", "Thread", "ThreadLocal", "Runnable", "Iterable",
+        "Comparable", "AutoCloseable", "Throwable", "Exception", "RuntimeException", "Error",
+        "IllegalArgumentException", "IllegalStateException", "NullPointerException",
+        "UnsupportedOperationException", "IndexOutOfBoundsException", "ClassLoader", "Process",
+    }
+)  # fmt: skip
+"""Classes of ``java.lang``, which every Java file sees without an import: a variable of one of them
+holds no repository class unless the repository defines one so named where the file sees it."""
+
+
+def return_type(signature: str, name: str) -> str | None:
+    """The class a method's ``signature`` states it returns, as spelled (``Builder``, ``CodeBlock.Builder``;
+    type arguments left out); None for ``void``, a primitive, an array or a signature this cannot read."""
+    found = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
+    if found is None:
+        return None
+    head = re.sub(r"@[\w$.]+(?:\([^)]*\))?", " ", signature[: found.start()])
+    words = _drop_generics(head).split()
+    spelled = words[-1] if words else ""
+    last = spelled.rsplit(".", 1)[-1]
+    return spelled if re.fullmatch(rf"(?:{_IDENT}\.)*{_IDENT}", spelled) and last[:1].isupper() else None
+
+
+Step = tuple[str, str]
+"""One step of a receiver chain: ``("name", "builder")`` (a variable, a field or a class, dotted as spelled),
+``("new", "CodeBlock.Builder")``, ``("bare", "make")`` (a call without receiver) or ``("call", "add")``."""
+MAX_CHAIN = 12
+"""Calls followed back along one receiver chain."""
+
+
+def chained_receiver(text: str, dot: int) -> list[Step] | None:
+    """The steps of the receiver expression that ends at ``text[dot]``, the ``.`` before a called name,
+    first step first (``CodeBlock.builder().add(x)`` gives name ``CodeBlock``, call ``builder``, call
+    ``add``); None for what this does not read (a cast, an array element, a literal, a field of a call's
+    result)."""
+    steps: list[Step] = []
+    end = dot
+    for _ in range(MAX_CHAIN):
+        end = _skip_space_back(text, end)
+        if end == 0:
+            return None
+        if text[end - 1] != ")":
+            dotted, start = _dotted_back(text, end)
+            before = _skip_space_back(text, start)
+            if not dotted or (before and text[before - 1] == "."):
+                return None
+            return [("name", dotted), *reversed(steps)]
+        opening = _opening_back(text, end - 1)
+        if opening is None:
+            return None
+        dotted, start = _dotted_back(text, _skip_space_back(text, opening))
+        before = _skip_space_back(text, start)
+        if not dotted:
+            return None
+        if text[max(before - 3, 0) : before] == "new" and not re.match(
+            r"[\w$]", text[before - 4 : before - 3]
+        ):
+            return [("new", dotted), *reversed(steps)]
+        head, _dot, method = dotted.rpartition(".")
+        steps.append(("call", method))
+        if head:
+            return [("name", head), *reversed(steps)]
+        if not before or text[before - 1] != ".":
+            steps[-1] = ("bare", method)
+            return list(reversed(steps))
+        end = before - 1
+    return None
+
+
+def _skip_space_back(text: str, end: int) -> int:
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _dotted_back(text: str, end: int) -> tuple[str, int]:
+    """The dotted name (``a.b.c``, white space around its dots allowed) that ends at ``end``, and where it
+    starts; ``("", end)`` when none does."""
+    start = end
+    while True:
+        word = re.search(rf"{_IDENT}$", text[max(start - 200, 0) : start])
+        if word is None:
+            break
+        start -= len(word.group(0))
+        back = _skip_space_back(text, start)
+        ahead = _skip_space_back(text, back - 1) if back and text[back - 1] == "." else None
+        if ahead is None or not ahead or not re.match(r"[\w$]", text[ahead - 1]):
+            break
+        start = ahead
+    spelled = re.sub(r"\s+", "", text[start:end])
+    return (spelled, start) if re.fullmatch(rf"(?:{_IDENT}\.)*{_IDENT}", spelled) else ("", end)
+
+
+def _opening_back(text: str, closing: int) -> int | None:
+    """The index of the ``(`` matching the ``)`` at ``closing``, skipping string and character literals."""
+    depth = 0
+    at = closing
+    while at >= 0:
+        char = text[at]
+        if char in "\"'":
+            at = text.rfind(char, 0, at)
+            while at > 0 and text[at - 1] == "\\":
+                at = text.rfind(char, 0, at - 1)
+            if at < 0:
+                return None
+        elif char == ")":
+            depth += 1
+        elif char == "(":
+            depth -= 1
+            if depth == 0:
+                return at
+        at -= 1
+    return None
+
+
+_OPEN = "([{"
+_CLOSE = ")]}"
+
+
+def call_arities(text: str, name: str) -> set[int]:
+    """The number of arguments of each call of ``name`` in ``text`` (``name(a, b)`` gives 2; a
+    constructor's ``new Foo<>(…)`` and ``this(…)`` alike)."""
+    found: set[int] = set()
+    for call in re.finditer(rf"(?<![\w$]){re.escape(name)}\s*(?:<[^<>()]*>\s*)?\(", text):
+        count = _arguments(text, call.end())
+        if count is not None:
+            found.add(count)
+    return found
+
+
+def parameter_range(signature: str, name: str) -> tuple[int, int] | None:
+    """How many arguments a call of the method ``name`` declared by ``signature`` takes: (least, most), the
+    most unbounded (``-1``) for varargs; None when the signature does not show its parameters."""
+    found = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
+    if found is None:
+        return None
+    count = _arguments(signature, found.end())
+    if count is None:
+        return None
+    if "..." in signature[found.end() :]:
+        return count - 1, -1
+    return count, count
+
+
+def _arguments(text: str, start: int) -> int | None:
+    """The number of comma-separated items from ``start`` (just after a ``(``) to its matching ``)``, at
+    the top level: nested brackets, strings, character literals and type arguments (``Map<K, V>``) hold
+    their own commas."""
+    depth = 0
+    angle = 0
+    commas = 0
+    empty = True
+    at = start
+    while at < len(text):
+        char = text[at]
+        if char in "\"'":
+            end = at + 1
+            while end < len(text) and text[end] != char:
+                end += 2 if text[end] == "\\" else 1
+            at = end
+        elif char in _OPEN:
+            depth += 1
+        elif char in _CLOSE:
+            if depth == 0:
+                return 0 if empty else commas + 1
+            depth -= 1
+        elif char == "<" and at > 0 and re.match(r"[\w$]", text[at - 1]):
+            angle += 1
+        elif char == ">" and angle:
+            angle -= 1
+        elif char == "," and depth == 0 and angle == 0:
+            commas += 1
+        if not char.isspace():
+            empty = False
+        at += 1
+    return None

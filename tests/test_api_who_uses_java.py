@@ -1,0 +1,242 @@
+"""Who-uses on Java: a call resolves through the class the code states for its receiver (a local, a
+parameter, a field, a static call's class, a chain of calls' declared results), a constructor is used by
+``new``, ``this(...)`` and ``super(...)``, and of overloads only those taking the call's number of arguments
+are candidates, exact when no other overload takes as many."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import prooftext
+from helpers import write_tree
+from prooftext.api.risk import who_uses
+
+SHAPES = {
+    "src/main/java/com/ex/Shape.java": """
+        package com.ex;
+
+        public abstract class Shape {
+          protected final String name;
+
+          protected Shape(String name) {
+            this.name = name;
+          }
+
+          public double area() {
+            return 0;
+          }
+
+          public static Shape unit() {
+            return new Square(1);
+          }
+        }
+        """,
+    "src/main/java/com/ex/Square.java": """
+        package com.ex;
+
+        public class Square extends Shape implements Comparable<Square> {
+          private final double side;
+
+          public Square(double side) {
+            this(side, "square");
+          }
+
+          Square(double side, String name) {
+            super(name);
+            this.side = side;
+          }
+
+          @Override
+          public double area() {
+            return side * side;
+          }
+
+          @Override
+          public int compareTo(Square other) {
+            return 0;
+          }
+        }
+        """,
+    "src/main/java/com/ex/Canvas.java": """
+        package com.ex;
+
+        import java.util.ArrayList;
+        import java.util.List;
+
+        public final class Canvas {
+          private final List<Shape> shapes = new ArrayList<>();
+
+          public static Canvas.Builder builder() {
+            return new Builder();
+          }
+
+          public Canvas add(Shape shape) {
+            shapes.add(shape);
+            return this;
+          }
+
+          public Canvas add(Shape shape, int times) {
+            return this;
+          }
+
+          public Canvas add(String label, Shape shape) {
+            return this;
+          }
+
+          public int size() {
+            return shapes.size();
+          }
+
+          public static final class Builder {
+            public Builder name(String name) {
+              return this;
+            }
+
+            public Canvas build() {
+              return new Canvas();
+            }
+          }
+        }
+        """,
+    "src/test/java/com/ex/CanvasTest.java": """
+        package com.ex;
+
+        import java.util.List;
+
+        class CanvasTest {
+          private final Canvas canvas = new Canvas();
+
+          void chained() {
+            Canvas.builder()
+                .name("x")
+                .build()
+                .size();
+          }
+
+          void local() {
+            Square square = new Square(2);
+            square.area();
+          }
+
+          void viaBase(Shape shape) {
+            shape.area();
+          }
+
+          void field() {
+            canvas.add(new Square(1));
+          }
+
+          void twoArguments() {
+            this.canvas.add(new Square(1), 2);
+          }
+
+          void library(List<String> names) {
+            names.size();
+          }
+
+          void typeOnly() {
+            Square none = null;
+          }
+
+          String literal() {
+            return Square.class.getName();
+          }
+
+          int compare(Comparable<Square> any, Square square) {
+            return any.compareTo(square);
+          }
+        }
+        """,
+    "src/main/java/com/ex/app/Main.java": """
+        package com.ex.app;
+
+        import com.ex.Canvas;
+        import static com.ex.Shape.unit;
+
+        public class Main {
+          public static void main(String[] args) {
+            Canvas made = Canvas.builder().build();
+            made.size();
+            unit().area();
+          }
+        }
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shapes")
+    write_tree(root, SHAPES)
+    with prooftext.open(root) as index:
+        index.refresh()
+    return root
+
+
+def _dependents(root: Path, qualname: str, signature: str = "") -> dict[str, str]:
+    """``caller qualname: found_by`` of who-uses of the definition so named (whose signature holds
+    ``signature``, to pick one overload)."""
+    with prooftext.open(root) as index:
+        rows = index.conn.execute(
+            "SELECT id, signature FROM nodes WHERE qualname = ? AND kind = 'symbol'", (qualname,)
+        ).fetchall()
+        chosen = [node_id for node_id, spelled in rows if signature in spelled]
+        assert len(chosen) == 1, rows
+        return {d["qualname"]: d["found_by"] for d in who_uses(index, chosen[0])}
+
+
+def test_a_call_through_a_chain_of_declared_results_or_an_imported_class_is_a_call(shapes: Path) -> None:
+    found = _dependents(shapes, "Canvas.size")
+    assert found == {"CanvasTest.chained": "call", "Main.main": "call"}
+
+
+def test_a_call_on_a_library_type_is_no_call_of_a_repository_method(shapes: Path) -> None:
+    assert "CanvasTest.library" not in _dependents(shapes, "Canvas.size")
+
+
+def test_a_call_through_the_stated_base_class_calls_it_and_may_dispatch_to_an_override(shapes: Path) -> None:
+    base = _dependents(shapes, "Shape.area")
+    override = _dependents(shapes, "Square.area")
+    assert base["CanvasTest.viaBase"] == "call"
+    assert "CanvasTest.local" not in base  # the local is a Square, whose own area runs
+    assert override["CanvasTest.local"] == "call"
+    assert override["CanvasTest.viaBase"] == "possible"
+
+
+def test_a_static_import_s_declared_result_types_the_next_call(shapes: Path) -> None:
+    assert _dependents(shapes, "Shape.area")["Main.main"] == "call"
+    assert _dependents(shapes, "Square.area")["Main.main"] == "possible"
+
+
+def test_a_constructor_is_used_by_new_this_and_super_not_by_a_read_of_its_class_or_its_class_literal(
+    shapes: Path,
+) -> None:
+    one = _dependents(shapes, "Square.Square", "double side)")
+    two = _dependents(shapes, "Square.Square", "String name")
+    base = _dependents(shapes, "Shape.Shape")
+    assert one == {"CanvasTest.local": "call", "CanvasTest.field": "call", "CanvasTest.twoArguments": "call",
+                   "Shape.unit": "call"}  # fmt: skip
+    assert two == {"Square.Square": "call"}  # this(side, "square")
+    assert set(base) == {"Square.Square"} and base["Square.Square"] == "call"  # super(name)
+
+
+def test_an_overload_taking_another_number_of_arguments_is_not_called(shapes: Path) -> None:
+    one = _dependents(shapes, "Canvas.add", "add(Shape shape)")
+    assert one["CanvasTest.field"] == "call"
+    assert "CanvasTest.twoArguments" not in one
+
+
+def test_overloads_taking_as_many_arguments_are_each_only_possibly_called(shapes: Path) -> None:
+    counted = _dependents(shapes, "Canvas.add", "int times")
+    labelled = _dependents(shapes, "Canvas.add", "String label")
+    assert counted == {"CanvasTest.twoArguments": "possible"}
+    assert labelled == {"CanvasTest.twoArguments": "possible"}
+
+
+def test_a_call_through_a_library_interface_may_dispatch_to_a_class_implementing_it_here(
+    shapes: Path,
+) -> None:
+    assert _dependents(shapes, "Square.compareTo") == {"CanvasTest.compare": "possible"}
+    assert "CanvasTest.compare" not in _dependents(shapes, "Shape.area")

@@ -1,0 +1,130 @@
+"""What Java text states to who-uses: declared classes of variables, supertypes, declared results, receiver
+chains and argument counts, read from the text alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from prooftext.api.who_uses_java_types import (
+    agreed,
+    call_arities,
+    chained_receiver,
+    declarations,
+    parameter_range,
+    return_type,
+    supertypes,
+)
+
+METHOD = """void run(List<String> items, final Map<String, List<Foo>> byName, int count, Bar[] bars,
+        Baz... rest, a.b.Outer.Inner inner) {
+  Helper local = new Helper();
+  var built = new Helper<>();
+  var made = make();
+  for (Item item : items) {}
+  try { } catch (IOException error) {}
+  if (a < b && c > quiet) {}
+  if (shape instanceof Square square) {}
+  items.forEach(each -> each.run());
+  return local;
+}"""
+
+
+@pytest.mark.parametrize(
+    ("name", "stated"),
+    [
+        ("items", ["List"]),
+        ("byName", ["Map"]),
+        ("count", [None]),
+        ("bars", [None]),
+        ("rest", [None]),
+        ("inner", ["a.b.Outer.Inner"]),
+        ("local", ["Helper"]),
+        ("built", ["Helper"]),
+        ("made", [None]),
+        ("item", ["Item"]),
+        ("error", ["IOException"]),
+        ("quiet", []),
+        ("square", ["Square"]),
+        ("each", [None]),
+        ("absent", []),
+    ],
+)
+def test_each_declaration_of_a_name_states_its_class_or_none(name: str, stated: list[str | None]) -> None:
+    assert declarations(METHOD, name) == stated
+
+
+def test_a_long_run_of_white_space_before_a_name_is_read_in_linear_time() -> None:
+    text = "Foo" + " " * 200_000 + "x;"
+    assert declarations(text, "x") == ["Foo"]
+
+
+def test_a_name_declared_with_two_classes_has_none() -> None:
+    assert agreed(["Foo", "Foo"]) == "Foo"
+    assert agreed(["Foo", "Bar"]) is None
+    assert agreed(["Foo", None]) is None
+    assert agreed([]) is None
+
+
+def test_supertypes_are_the_extended_class_then_the_interfaces_without_type_arguments() -> None:
+    header = "public final class ClassName extends TypeName implements Comparable<ClassName>, a.b.Foo<X<Y>> {"
+    assert supertypes(header) == ["TypeName", "Comparable", "Foo"]
+    assert supertypes("interface A<T extends B> extends C<T>, D {") == ["C", "D"]
+    assert supertypes("sealed interface S permits P, Q {") == []
+
+
+@pytest.mark.parametrize(
+    ("signature", "name", "returned"),
+    [
+        ("public static Builder builder()", "builder", "Builder"),
+        ("public <T> CodeBlock.Builder<T> toBuilder(int x)", "toBuilder", "CodeBlock.Builder"),
+        ("@Override public @Nullable Node parent()", "parent", "Node"),
+        ("@Override public void run()", "run", None),
+        ("int[] counts()", "counts", None),
+        ("public T get()", "get", "T"),
+        ("private Foo(String name)", "Foo", None),
+    ],
+)
+def test_a_signature_states_the_class_its_method_returns(
+    signature: str, name: str, returned: str | None
+) -> None:
+    assert return_type(signature, name) == returned
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        (
+            'CodeBlock.builder().add("x(", y).addNamed(',
+            [("name", "CodeBlock"), ("call", "builder"), ("call", "add")],
+        ),
+        (
+            "new CodeBlock.Builder()\n    .add(a)\n    .build(",
+            [("new", "CodeBlock.Builder"), ("call", "add")],
+        ),
+        ("this.builder.add(", [("name", "this.builder")]),
+        ("make(1).add(", [("bare", "make")]),
+        ("return builder . build(", [("name", "builder")]),
+        ("((Foo) x).add(", None),
+        ("items[0].add(", None),
+        ("make().field.add(", None),
+    ],
+)
+def test_a_receiver_chain_is_read_back_from_the_dot_before_the_called_name(
+    text: str, steps: list[tuple[str, str]] | None
+) -> None:
+    assert chained_receiver(text, text.rfind(".")) == steps
+
+
+def test_arguments_are_counted_at_the_top_level_of_each_call() -> None:
+    text = (
+        'parse(html); Jsoup.parse("a,b", base, new HashMap<String, String>()); parse( ); x.parse(f(a, b), c)'
+    )
+    assert call_arities(text, "parse") == {0, 1, 2, 3}
+    assert call_arities("reparse(a, b)", "parse") == set()
+
+
+def test_a_signature_takes_its_parameters_and_varargs_any_more() -> None:
+    assert parameter_range("public static Document parse(String html, String baseUri)", "parse") == (2, 2)
+    assert parameter_range("Document parse()", "parse") == (0, 0)
+    assert parameter_range("void f(Map<String, Integer> m, Object... rest)", "f") == (1, -1)
+    assert parameter_range("void g(String a,", "g") is None
