@@ -243,6 +243,50 @@ def score(index: Any, target: Target, oracle: set[str], tally: Tally, verbose: b
             print(f"    extra  {names[extra]}")
 
 
+def listed_tally(
+    tree: Path, listed: list[dict[str, Any]], language: str, sample: tuple[int, int], verbose: bool
+) -> tuple[Tally, int]:
+    """Who-uses against an oracle that lists each definition it resolves (``path``, ``name``, ``line``) with
+    its uses (``refs``: ``path`` and ``line``), on ``sample`` = (n, seed) functions and methods of
+    ``language`` drawn from the index of a copy of ``tree``; also how many drawn definitions the oracle does
+    not list once (it did not read them, or two share the name and lines)."""
+    by_name: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for definition in listed:
+        by_name.setdefault((definition["path"], definition["name"]), []).append(definition)
+    tally, unmatched = Tally(), 0
+    with _copy(tree) as root, prooftext.open(root) as index:
+        index.refresh()
+        enclosing = Enclosing(index.conn)
+        rows = index.conn.execute(
+            "SELECT n.id, f.path, n.qualname, n.name, n.start_line, n.end_line FROM nodes n"
+            " JOIN files f ON f.id = n.file_id WHERE n.kind = 'symbol' AND n.symbol_kind IN ('function', 'method')"
+            " AND f.language = ? ORDER BY f.path, n.start_line, n.qualname",
+            (language,),
+        ).fetchall()
+        n, seed = sample
+        for row in random.Random(seed).sample(rows, min(n, len(rows))):
+            target = Target(*row)
+            lines = range(target.start_line, target.end_line + 1)
+            matches = [d for d in by_name.get((target.path, target.name), []) if int(d["line"]) in lines]
+            if len(matches) != 1:
+                unmatched += 1
+                continue
+            uses = matches[0]["refs"] or []
+            oracle = {enclosing(u["path"], int(u["line"])) for u in uses} - {None, target.node_id}
+            score(index, target, oracle, tally, verbose)  # type: ignore[arg-type]
+    return tally, unmatched
+
+
+def print_row(name: str, tally: Tally, unmatched: int = 0) -> None:
+    """One tree's recall and false-positive rates, resolved and with the possible dependents added."""
+    print(
+        f"{name[:12]:<12} {tally.oracle:>6} {_share(tally.found_resolved, tally.oracle):>7}"
+        f" {_share(tally.found_all, tally.oracle):>9} {_share(tally.false_resolved, tally.reported_resolved):>8}"
+        f" {_share(tally.false_all, tally.reported_all):>9}"
+        + (f"  ({unmatched} not listed by the oracle)" if unmatched else "")
+    )
+
+
 def _describe(conn: object, node_id: str) -> str:
     row = conn.execute(  # type: ignore[attr-defined]
         "SELECT f.path, n.start_line, n.qualname FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
