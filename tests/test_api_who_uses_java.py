@@ -161,6 +161,10 @@ SHAPES = {
             made.size();
             unit().area();
           }
+
+          static void qualified() {
+            com.ex.Canvas.builder();
+          }
         }
         """,
 }
@@ -203,6 +207,10 @@ def test_a_call_through_the_stated_base_class_calls_it_and_may_dispatch_to_an_ov
     assert "CanvasTest.local" not in base  # the local is a Square, whose own area runs
     assert override["CanvasTest.local"] == "call"
     assert override["CanvasTest.viaBase"] == "possible"
+
+
+def test_a_class_named_with_its_package_is_the_repository_s_class(shapes: Path) -> None:
+    assert _dependents(shapes, "Canvas.builder")["Main.qualified"] == "call"
 
 
 def test_a_static_import_s_declared_result_types_the_next_call(shapes: Path) -> None:

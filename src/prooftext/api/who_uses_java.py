@@ -285,6 +285,9 @@ class JavaWhoUses(WhoUsesStore):
             bases, _known = self.java_supertypes(here)
             return bases[0] if bases else None
         if len(parts) != 1:
+            qualified = self._java_class_at(receiver) if parts[0][:1].islower() else None
+            if qualified is not None:
+                return qualified  # `org.jsoup.Jsoup.parse()`: a class named with its package
             first = self._java_receiver(parts[0], path, owner_id)  # `builder.code`: a field of a variable
             return self._java_fields(first, parts[1:]) if isinstance(first, Sym) else None
         name = parts[0]
