@@ -1,10 +1,12 @@
 """Who-uses in Java: a call resolves through the class the code states for its receiver, as the compiler
-reads it by the receiver's static type. A receiver is a parameter, local or field declared with its class
-(:func:`~prooftext.api.who_uses_java_types.declared_class`), ``this``, ``super``, or a class named for a
-static call; a bare call is the enclosing classes' own or inherited method, or a static import's. A class
-name is looked up as javac does: the file's own classes, its single-type imports, its package (the same
-directory), its on-demand imports (``a.b.*``) and ``java.lang``. A constructor is used by ``new`` of its
-class, not by a read of the class's name."""
+resolves it by the receiver's static type. A receiver is a parameter, local or field declared with its class
+(:func:`~prooftext.api.who_uses_java_types.declarations`), ``this``, ``super``, ``Outer.this``, a class named
+for a static call (with its package or without), or a chain of calls followed through the classes their
+methods declare they return; a bare call is the enclosing classes' own or inherited method, or a static
+import's. A class name is looked up as javac does: the file's own classes, its single-type imports, its
+package (in any source root), its on-demand imports (``a.b.*``) and ``java.lang``. A constructor is used by
+``new`` of its class, ``this(...)`` and ``super(...)``, not by a read of the class's name. Of overloads, the
+number of arguments tells them apart; when it cannot, each is a possible callee."""
 
 from __future__ import annotations
 
@@ -104,6 +106,7 @@ class JavaWhoUses(WhoUsesStore):
         return len(self.children(target.parent_id).get(target.name, [])) > 1 if target.parent_id else False
 
     def _java_found(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
+        """:meth:`_classify_java` before overloads are told apart."""
         owner_class = self.sym(target.parent_id) if target.parent_id else None
         if owner_class is None or owner_class.symbol_kind not in CLASS_KINDS:
             return FOUND_POSSIBLE
@@ -173,7 +176,7 @@ class JavaWhoUses(WhoUsesStore):
         return found
 
     def _java_takes(self, target: Sym, arities: set[int]) -> bool:
-        """Whether ``target`` takes the first of ``arities`` (a call's argument count), or it cannot tell."""
+        """Whether ``target`` takes one of ``arities`` (calls' argument counts), or it cannot be told."""
         span = parameter_range(target.signature, target.name)
         if span is None or not arities or not self._java_overloaded(target):
             return True
