@@ -132,6 +132,11 @@ SHAPES = {
             this.canvas.add(new Square(1), 2);
           }
 
+          void mixed(List<Shape> list) {
+            canvas.add(new Square(1), 2);
+            list.add(null);
+          }
+
           void library(List<String> names) {
             names.size();
           }
@@ -225,7 +230,7 @@ def test_a_constructor_is_used_by_new_this_and_super_not_by_a_read_of_its_class_
     two = _dependents(shapes, "Square.Square", "String name")
     base = _dependents(shapes, "Shape.Shape")
     assert one == {"CanvasTest.local": "call", "CanvasTest.field": "call", "CanvasTest.twoArguments": "call",
-                   "Shape.unit": "call"}  # fmt: skip
+                   "CanvasTest.mixed": "call", "Shape.unit": "call"}  # fmt: skip
     assert two == {"Square.Square": "call"}  # this(side, "square")
     assert set(base) == {"Square.Square"} and base["Square.Square"] == "call"  # super(name)
 
@@ -239,8 +244,12 @@ def test_an_overload_taking_another_number_of_arguments_is_not_called(shapes: Pa
 def test_overloads_taking_as_many_arguments_are_each_only_possibly_called(shapes: Path) -> None:
     counted = _dependents(shapes, "Canvas.add", "int times")
     labelled = _dependents(shapes, "Canvas.add", "String label")
-    assert counted == {"CanvasTest.twoArguments": "possible"}
-    assert labelled == {"CanvasTest.twoArguments": "possible"}
+    assert counted == {"CanvasTest.twoArguments": "possible", "CanvasTest.mixed": "possible"}
+    assert labelled == {"CanvasTest.twoArguments": "possible", "CanvasTest.mixed": "possible"}
+
+
+def test_an_overload_is_told_by_the_calls_through_the_same_receiver_only(shapes: Path) -> None:
+    assert "CanvasTest.mixed" not in _dependents(shapes, "Canvas.add", "add(Shape shape)")
 
 
 def test_a_call_through_a_library_interface_may_dispatch_to_a_class_implementing_it_here(

@@ -9,6 +9,7 @@ from prooftext.api.who_uses_java_types import (
     agreed,
     call_arities,
     chained_receiver,
+    construction_arities,
     declarations,
     parameter_range,
     return_type,
@@ -121,6 +122,14 @@ def test_arguments_are_counted_at_the_top_level_of_each_call() -> None:
     )
     assert call_arities(text, "parse") == {0, 1, 2, 3}
     assert call_arities("reparse(a, b)", "parse") == set()
+
+
+def test_arguments_are_counted_for_the_calls_through_one_receiver_or_none() -> None:
+    text = "canvas.add(a, 2); list.add(b); this.canvas .add(c); add(); x.add(d, e, f)"
+    assert call_arities(text, "add", "canvas") == {2}
+    assert call_arities(text, "add", "this.canvas") == {1}
+    assert call_arities(text, "add", "") == {0}
+    assert construction_arities("new Square(1); new a.b.Square<>(1, 2); Square(3)", "Square") == {1, 2}
 
 
 def test_a_signature_takes_its_parameters_and_varargs_any_more() -> None:

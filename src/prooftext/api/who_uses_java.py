@@ -18,8 +18,10 @@ from prooftext.api.who_uses_java_types import (
     JAVA_LANG,
     Step,
     agreed,
+    arguments_at,
     call_arities,
     chained_receiver,
+    construction_arities,
     declarations,
     parameter_range,
     return_type,
@@ -70,18 +72,27 @@ class JavaWhoUses(WhoUsesStore):
         """How a reference in a Java file depends on the Java method or constructor ``target``: exact where
         the class it is looked up in has the target as its own or inherited member, possible where the
         target overrides that member in a subclass or the class cannot be told, else None. Of overloads,
-        only those taking as many arguments as some call of the name in the caller are exact."""
+        one is exact only when the calls this reference spells pass a number of arguments no other takes."""
         how = self._java_found(target, ref, path, owner_id, exact)
-        if how != exact or not self._java_overloaded(target):
-            return how
-        span = parameter_range(target.signature, target.name)
         holder = self.sym(owner_id)
-        if span is None or holder is None:
-            return how
+        if how != exact or ref.receiver == UNKNOWN_RECEIVER or holder is None:
+            return how  # a chain's calls are told apart one by one (:meth:`_java_chains`)
         text = self._java_text(holder, own_lines=holder.symbol_kind in CLASS_KINDS)
-        arities = call_arities(text, target.name)
+        owner_class = self.sym(target.parent_id) if target.parent_id else None
+        if owner_class is not None and target.name == owner_class.name:  # a constructor
+            arities = construction_arities(text, ref.name)
+        else:
+            arities = call_arities(text, ref.name, ref.receiver)
+        return self._java_overload(target, arities, exact)
+
+    def _java_overload(self, target: Sym, arities: set[int], exact: str) -> str | None:
+        """Exact when ``target`` is the only overload of its name taking one of ``arities`` (the argument
+        counts of the calls found), possible when another takes as many, None when it takes none of them."""
+        span = parameter_range(target.signature, target.name)
+        if not self._java_overloaded(target) or span is None or not arities:
+            return exact
         taking = [n for n in arities if _takes(span, n)]
-        if arities and not taking:
+        if not taking:
             return None  # every call here passes a number of arguments the target does not take
         rivals = [
             other
@@ -89,9 +100,9 @@ class JavaWhoUses(WhoUsesStore):
             if other_id != target.node_id and (other := self.sym(other_id)) is not None
         ]
         spans = [parameter_range(other.signature, other.name) for other in rivals]
-        if any(rival is None or any(_takes(rival, n) for n in taking or [span[0]]) for rival in spans):
+        if any(rival is None or any(_takes(rival, n) for n in taking) for rival in spans):
             return FOUND_POSSIBLE  # another overload takes as many: which one runs depends on the types
-        return how
+        return exact
 
     def _java_constructs(self, owner_id: str, name: str) -> bool:
         """Whether the definition ``owner_id`` holds ``new name(…)`` (qualified or generic too)."""
@@ -200,6 +211,9 @@ class JavaWhoUses(WhoUsesStore):
                 how = self.java_dispatch(target, cls, name, exact)
             else:
                 how = FOUND_POSSIBLE if self._java_implements_outside(target) else None
+            if how == exact:
+                count = arguments_at(text, found.end())
+                how = self._java_overload(target, {count} if count is not None else set(), exact)
             if how == exact:
                 return how
             best = best or how

@@ -218,15 +218,36 @@ _OPEN = "([{"
 _CLOSE = ")]}"
 
 
-def call_arities(text: str, name: str) -> set[int]:
-    """The number of arguments of each call of ``name`` in ``text`` (``name(a, b)`` gives 2; a
-    constructor's ``new Foo<>(…)`` and ``this(…)`` alike)."""
+def call_arities(text: str, name: str, receiver: str | None = None) -> set[int]:
+    """The number of arguments of each call of ``name`` in ``text`` (``name(a, b)`` gives 2; ``this(…)``
+    alike): through ``receiver`` (``x.name(…)``, ``this.x.name(…)``) when it is given, without one when it
+    is ``""``, and any call when it is None."""
+    called = rf"{re.escape(name)}\s*(?:<[^<>()]*>\s*)?\("
+    if receiver:
+        dotted = r"\s*\.\s*".join(re.escape(part) for part in receiver.split("."))
+        pattern = rf"(?<![\w$.]){dotted}\s*\.\s*(?:<[^<>()]*>\s*)?{called}"
+    else:
+        pattern = (r"(?<![\w$.])" if receiver == "" else r"(?<![\w$])") + called
+    return _counted(text, pattern)
+
+
+def construction_arities(text: str, name: str) -> set[int]:
+    """The number of arguments of each ``new name(…)`` in ``text`` (``new a.b.name<>(…)`` too)."""
+    return _counted(text, rf"(?<![\w$])new\s+(?:[\w$]+\s*\.\s*)*{re.escape(name)}\s*(?:<[^()]*>)?\s*\(")
+
+
+def _counted(text: str, pattern: str) -> set[int]:
     found: set[int] = set()
-    for call in re.finditer(rf"(?<![\w$]){re.escape(name)}\s*(?:<[^<>()]*>\s*)?\(", text):
+    for call in re.finditer(pattern, text):
         count = _arguments(text, call.end())
         if count is not None:
             found.add(count)
     return found
+
+
+def arguments_at(text: str, start: int) -> int | None:
+    """The number of arguments of the call whose ``(`` ends just before ``start``."""
+    return _arguments(text, start)
 
 
 def parameter_range(signature: str, name: str) -> tuple[int, int] | None:
