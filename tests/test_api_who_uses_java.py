@@ -36,6 +36,9 @@ SHAPES = {
     "src/main/java/com/ex/Square.java": """
         package com.ex;
 
+        /**
+         * A {@link Shape} with four equal sides.
+         */
         public class Square extends Shape implements Comparable<Square> {
           private final double side;
 

@@ -47,6 +47,7 @@ _TYPE_START = re.compile(
     r"\s*(?:import|(?:public|final|abstract|sealed)\s|class\s|interface\s|enum\s|record\s|@)"
 )
 _STATIC = re.compile(r"(?<![\w$])static\s")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 OUTSIDE = "outside"
 """A class the repository does not define (the JDK's, a library's): no repository method is its member."""
 
@@ -424,12 +425,13 @@ class JavaWhoUses(WhoUsesStore):
         return order, known
 
     def _java_header(self, cls: Sym) -> str:
-        """A class's declaration up to its body's opening brace."""
+        """A class's declaration up to its body's opening brace, without the comments above or in it (a
+        Javadoc's ``{@link Foo}``)."""
         node = self.node(cls)
         if node is None:
             return cls.signature
         text = "\n".join(self.lines(cls.path)[node.start_line - 1 : node.end_line])
-        return text.split("{", 1)[0]
+        return _COMMENT.sub(" ", text).split("{", 1)[0]
 
     def java_class(self, path: str, name: str) -> Sym | None:
         """The repository class ``name`` means in the Java file at ``path``, or None."""
