@@ -118,6 +118,11 @@ SHAPES = {
                 .size();
           }
 
+          /** Measures the canvas, once. */
+          int documented() {
+            return canvas.size(); // the canvas, whole
+          }
+
           void local() {
             Square square = new Square(2);
             square.area();
@@ -201,7 +206,11 @@ def _dependents(root: Path, qualname: str, signature: str = "") -> dict[str, str
 
 def test_a_call_through_a_chain_of_declared_results_or_an_imported_class_is_a_call(shapes: Path) -> None:
     found = _dependents(shapes, "Canvas.size")
-    assert found == {"CanvasTest.chained": "call", "Main.main": "call"}
+    assert found == {"CanvasTest.chained": "call", "Main.main": "call", "CanvasTest.documented": "call"}
+
+
+def test_words_in_comments_declare_nothing(shapes: Path) -> None:
+    assert _dependents(shapes, "Canvas.size")["CanvasTest.documented"] == "call"
 
 
 def test_a_call_on_a_library_type_is_no_call_of_a_repository_method(shapes: Path) -> None:

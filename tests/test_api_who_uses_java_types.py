@@ -14,6 +14,7 @@ from prooftext.api.who_uses_java_types import (
     parameter_range,
     return_type,
     supertypes,
+    without_comments,
 )
 
 METHOD = """void run(List<String> items, final Map<String, List<Foo>> byName, int count, Bar[] bars,
@@ -137,3 +138,11 @@ def test_a_signature_takes_its_parameters_and_varargs_any_more() -> None:
     assert parameter_range("Document parse()", "parse") == (0, 0)
     assert parameter_range("void f(Map<String, Integer> m, Object... rest)", "f") == (1, -1)
     assert parameter_range("void g(String a,", "g") is None
+
+
+def test_comments_are_blanked_and_literals_kept() -> None:
+    text = 'a = "http://x"; // the canvas, once\n/** {@link X}\n * y */ b(\'/\'); s = """\n// kept\n""";'
+    blanked = without_comments(text)
+    assert blanked.splitlines()[0] == 'a = "http://x";' + " " * 20
+    assert "{@link" not in blanked and "// kept" in blanked and "b('/')" in blanked
+    assert blanked.count("\n") == text.count("\n")

@@ -26,6 +26,7 @@ from prooftext.api.who_uses_java_types import (
     parameter_range,
     return_type,
     supertypes,
+    without_comments,
 )
 from prooftext.api.who_uses_model import (
     CLASS_KINDS,
@@ -47,7 +48,6 @@ _TYPE_START = re.compile(
     r"\s*(?:import|(?:public|final|abstract|sealed)\s|class\s|interface\s|enum\s|record\s|@)"
 )
 _STATIC = re.compile(r"(?<![\w$])static\s")
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 OUTSIDE = "outside"
 """A class the repository does not define (the JDK's, a library's): no repository method is its member."""
 
@@ -368,16 +368,16 @@ class JavaWhoUses(WhoUsesStore):
         if node is None:
             return ""
         lines = self.lines(holder.path)[node.start_line - 1 : node.end_line]
-        if not own_lines:
-            return "\n".join(lines)
-        members = {m for found in self.children(holder.node_id).values() for m in found}
-        inside = {
-            number
-            for inner in self.spans(holder.path)
-            if inner.node_id in members
-            for number in range(inner.start_line, inner.end_line + 1)
-        }
-        return "\n".join(line for number, line in enumerate(lines, node.start_line) if number not in inside)
+        if own_lines:
+            members = {m for found in self.children(holder.node_id).values() for m in found}
+            inside = {
+                number
+                for inner in self.spans(holder.path)
+                if inner.node_id in members
+                for number in range(inner.start_line, inner.end_line + 1)
+            }
+            lines = [line for number, line in enumerate(lines, node.start_line) if number not in inside]
+        return without_comments("\n".join(lines))
 
     def java_dispatch(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
         """How calling ``name`` on a value whose static type is ``cls`` depends on ``target``: exact when the
@@ -431,7 +431,7 @@ class JavaWhoUses(WhoUsesStore):
         if node is None:
             return cls.signature
         text = "\n".join(self.lines(cls.path)[node.start_line - 1 : node.end_line])
-        return _COMMENT.sub(" ", text).split("{", 1)[0]
+        return without_comments(text).split("{", 1)[0]
 
     def java_class(self, path: str, name: str) -> Sym | None:
         """The repository class ``name`` means in the Java file at ``path``, or None."""

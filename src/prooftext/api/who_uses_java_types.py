@@ -296,3 +296,19 @@ def _arguments(text: str, start: int) -> int | None:
             empty = False
         at += 1
     return None
+
+
+_LITERAL_OR_COMMENT = re.compile(
+    r"\"\"\"(?s:.*?)\"\"\"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|(/\*(?s:.*?)\*/|//[^\n]*)"
+)
+
+
+def without_comments(text: str) -> str:
+    """``text`` with each comment blanked (a line comment to its line's end, a block comment kept as its
+    line breaks), string and character literals and text blocks left as they are (``"http://x"``)."""
+
+    def blank(found: re.Match[str]) -> str:
+        comment = found.group(1)
+        return found.group(0) if comment is None else re.sub(r"[^\n]", " ", comment)
+
+    return _LITERAL_OR_COMMENT.sub(blank, text)
