@@ -123,6 +123,10 @@ SHAPES = {
             return canvas.size(); // the canvas, whole
           }
 
+          double anonymous() {
+            return new Square(3) {}.area();
+          }
+
           void local() {
             Square square = new Square(2);
             square.area();
@@ -223,6 +227,7 @@ def test_a_call_through_the_stated_base_class_calls_it_and_may_dispatch_to_an_ov
     assert base["CanvasTest.viaBase"] == "call"
     assert "CanvasTest.local" not in base  # the local is a Square, whose own area runs
     assert override["CanvasTest.local"] == "call"
+    assert override["CanvasTest.anonymous"] == "call"  # an anonymous class's instance: its base's method
     assert override["CanvasTest.viaBase"] == "possible"
 
 
@@ -242,7 +247,7 @@ def test_a_constructor_is_used_by_new_this_and_super_not_by_a_read_of_its_class_
     two = _dependents(shapes, "Square.Square", "String name")
     base = _dependents(shapes, "Shape.Shape")
     assert one == {"CanvasTest.local": "call", "CanvasTest.field": "call", "CanvasTest.twoArguments": "call",
-                   "CanvasTest.mixed": "call", "Shape.unit": "call"}  # fmt: skip
+                   "CanvasTest.mixed": "call", "CanvasTest.anonymous": "call", "Shape.unit": "call"}  # fmt: skip
     assert two == {"Square.Square": "call"}  # this(side, "square")
     assert set(base) == {"Square.Square"} and base["Square.Square"] == "call"  # super(name)
 

@@ -140,6 +140,11 @@ def chained_receiver(text: str, dot: int) -> list[Step] | None:
         end = _skip_space_back(text, end)
         if end == 0:
             return None
+        if text[end - 1] == "}":  # `new TypeToken<T>() {}`: an anonymous class is its class's instance
+            body = _opening_back(text, end - 1, "{}")
+            end = _skip_space_back(text, body) if body is not None else 0
+            if not end or text[end - 1] != ")":
+                return None
         if text[end - 1] != ")":
             dotted, start = _dotted_back(text, end)
             before = _skip_space_back(text, start)
@@ -149,7 +154,11 @@ def chained_receiver(text: str, dot: int) -> list[Step] | None:
         opening = _opening_back(text, end - 1)
         if opening is None:
             return None
-        dotted, start = _dotted_back(text, _skip_space_back(text, opening))
+        name_end = _skip_space_back(text, opening)
+        if name_end and text[name_end - 1] == ">":  # `new TypeToken<List<T>>(`: its type arguments
+            arguments = _opening_back(text, name_end - 1, "<>")
+            name_end = _skip_space_back(text, arguments) if arguments is not None else 0
+        dotted, start = _dotted_back(text, name_end)
         before = _skip_space_back(text, start)
         if not dotted:
             return None
@@ -192,8 +201,10 @@ def _dotted_back(text: str, end: int) -> tuple[str, int]:
     return (spelled, start) if re.fullmatch(rf"(?:{_IDENT}\.)*{_IDENT}", spelled) else ("", end)
 
 
-def _opening_back(text: str, closing: int) -> int | None:
-    """The index of the ``(`` matching the ``)`` at ``closing``, skipping string and character literals."""
+def _opening_back(text: str, closing: int, pair: str = "()") -> int | None:
+    """The index of the opening bracket matching the closing one at ``closing`` (``pair``: the two
+    brackets), skipping string and character literals."""
+    opening, closed = pair[0], pair[1]
     depth = 0
     at = closing
     while at >= 0:
@@ -204,9 +215,9 @@ def _opening_back(text: str, closing: int) -> int | None:
                 at = text.rfind(char, 0, at - 1)
             if at < 0:
                 return None
-        elif char == ")":
+        elif char == closed:
             depth += 1
-        elif char == "(":
+        elif char == opening:
             depth -= 1
             if depth == 0:
                 return at
