@@ -144,6 +144,10 @@ SHAPES = {
             this.canvas.add(new Square(1), 2);
           }
 
+          void ambiguous(Square square, int times) {
+            canvas.add(square, times);
+          }
+
           void mixed(List<Shape> list) {
             canvas.add(new Square(1), 2);
             list.add(null);
@@ -258,11 +262,17 @@ def test_an_overload_taking_another_number_of_arguments_is_not_called(shapes: Pa
     assert "CanvasTest.twoArguments" not in one
 
 
-def test_overloads_taking_as_many_arguments_are_each_only_possibly_called(shapes: Path) -> None:
+def test_overloads_that_may_each_take_a_call_s_arguments_are_each_only_possibly_called(shapes: Path) -> None:
     counted = _dependents(shapes, "Canvas.add", "int times")
     labelled = _dependents(shapes, "Canvas.add", "String label")
-    assert counted == {"CanvasTest.twoArguments": "possible", "CanvasTest.mixed": "possible"}
-    assert labelled == {"CanvasTest.twoArguments": "possible", "CanvasTest.mixed": "possible"}
+    assert counted["CanvasTest.ambiguous"] == "possible"
+    assert labelled == {"CanvasTest.ambiguous": "possible"}
+
+
+def test_a_literal_argument_rules_out_an_overload_whose_parameter_cannot_take_it(shapes: Path) -> None:
+    counted = _dependents(shapes, "Canvas.add", "int times")  # add(new Square(1), 2): 2 is no String
+    assert counted["CanvasTest.twoArguments"] == "call" and counted["CanvasTest.mixed"] == "call"
+    assert "CanvasTest.twoArguments" not in _dependents(shapes, "Canvas.add", "String label")
 
 
 def test_an_overload_is_told_by_the_calls_through_the_same_receiver_only(shapes: Path) -> None:

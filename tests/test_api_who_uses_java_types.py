@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 
 from prooftext.api.who_uses_java_types import (
+    accepts,
     agreed,
-    call_arities,
+    call_arguments,
     chained_receiver,
-    construction_arities,
+    construction_arguments,
     declarations,
-    parameter_range,
+    literal_kind,
+    parameter_types,
     return_type,
     supertypes,
     without_comments,
@@ -120,27 +122,69 @@ def test_a_receiver_chain_is_read_back_from_the_dot_before_the_called_name(
     assert chained_receiver(text, text.rfind(".")) == steps
 
 
-def test_arguments_are_counted_at_the_top_level_of_each_call() -> None:
+def test_arguments_are_split_at_the_top_level_of_each_call() -> None:
     text = (
         'parse(html); Jsoup.parse("a,b", base, new HashMap<String, String>()); parse( ); x.parse(f(a, b), c)'
     )
-    assert call_arities(text, "parse") == {0, 1, 2, 3}
-    assert call_arities("reparse(a, b)", "parse") == set()
+    assert call_arguments(text, "parse") == {
+        ("html",),
+        ('"a,b"', "base", "new HashMap<String, String>()"),
+        (),
+        ("f(a, b)", "c"),
+    }
+    assert call_arguments("reparse(a, b)", "parse") == set()
 
 
-def test_arguments_are_counted_for_the_calls_through_one_receiver_or_none() -> None:
+def test_arguments_are_read_for_the_calls_through_one_receiver_or_none() -> None:
     text = "canvas.add(a, 2); list.add(b); this.canvas .add(c); add(); x.add(d, e, f)"
-    assert call_arities(text, "add", "canvas") == {2}
-    assert call_arities(text, "add", "this.canvas") == {1}
-    assert call_arities(text, "add", "") == {0}
-    assert construction_arities("new Square(1); new a.b.Square<>(1, 2); Square(3)", "Square") == {1, 2}
+    assert call_arguments(text, "add", "canvas") == {("a", "2")}
+    assert call_arguments(text, "add", "this.canvas") == {("c",)}
+    assert call_arguments(text, "add", "") == {()}
+    assert construction_arguments("new Square(1); new a.b.Square<>(1, 2); Square(3)", "Square") == {
+        ("1",),
+        ("1", "2"),
+    }
 
 
-def test_a_signature_takes_its_parameters_and_varargs_any_more() -> None:
-    assert parameter_range("public static Document parse(String html, String baseUri)", "parse") == (2, 2)
-    assert parameter_range("Document parse()", "parse") == (0, 0)
-    assert parameter_range("void f(Map<String, Integer> m, Object... rest)", "f") == (1, -1)
-    assert parameter_range("void g(String a,", "g") is None
+def test_a_signature_s_parameters_are_their_simple_types() -> None:
+    signature = "Document parse(final @Nullable Map<String, List<X>> byName, a.b.Item... rest, int[] counts)"
+    assert parameter_types(signature, "parse") == ("Map", "Item...", "int[]")
+    assert parameter_types("Document parse()", "parse") == ()
+    assert parameter_types("void g(String a,", "g") is None
+
+
+@pytest.mark.parametrize(
+    ("argument", "kind"),
+    [
+        ('"x, y"', "string"),
+        ("'c'", "char"),
+        ("'\\n'", "char"),
+        ("12", "int"),
+        ("0xFF", "int"),
+        ("12L", "long"),
+        ("1.5f", "float"),
+        ("2.0", "double"),
+        ("1e3", "double"),
+        ("true", "boolean"),
+        ("null", "null"),
+        ("name", None),
+        ('"a" + b', None),
+    ],
+)
+def test_a_literal_argument_has_its_kind(argument: str, kind: str | None) -> None:
+    assert literal_kind(argument) == kind
+
+
+def test_an_overload_is_invoked_only_by_calls_of_its_arity_whose_literals_it_takes() -> None:
+    assert accepts(("String", "Number"), ('"a"', "1"))
+    assert not accepts(("String", "Boolean"), ('"a"', "1"))
+    assert not accepts(("int",), ('"x"',))
+    assert not accepts(("byte",), ("1",))  # a call does not narrow a constant
+    assert accepts(("T",), ('"x"',)) and accepts(("Object",), ("1",))
+    assert not accepts(("int",), ("null",)) and accepts(("JsonElement",), ("null",))
+    assert accepts(("JsonElement",), ("element",)) and not accepts(("JsonElement",), ('"x"',))
+    assert accepts(("String...",), ()) and accepts(("String", "Object..."), ('"a"', "1", "2"))
+    assert not accepts(("String", "int"), ('"a"',))
 
 
 def test_comments_are_blanked_and_literals_kept() -> None:

@@ -16,14 +16,16 @@ import sqlite3
 
 from prooftext.api.who_uses_java_types import (
     JAVA_LANG,
+    Arguments,
     Step,
+    accepts,
     agreed,
     arguments_at,
-    call_arities,
+    call_arguments,
     chained_receiver,
-    construction_arities,
+    construction_arguments,
     declarations,
-    parameter_range,
+    parameter_types,
     return_type,
     supertypes,
     without_comments,
@@ -52,11 +54,6 @@ OUTSIDE = "outside"
 """A class the repository does not define (the JDK's, a library's): no repository method is its member."""
 
 
-def _takes(span: tuple[int, int], count: int) -> bool:
-    """Whether a method taking (least, most) arguments (most -1: varargs) takes ``count``."""
-    return span[0] <= count and (span[1] < 0 or count <= span[1])
-
-
 class JavaWhoUses(WhoUsesStore):
     """Java's classification, over the store reads of :class:`WhoUsesStore`, cached for one request."""
 
@@ -81,29 +78,31 @@ class JavaWhoUses(WhoUsesStore):
         text = self._java_text(holder, own_lines=holder.symbol_kind in CLASS_KINDS)
         owner_class = self.sym(target.parent_id) if target.parent_id else None
         if owner_class is not None and target.name == owner_class.name:  # a constructor
-            arities = construction_arities(text, ref.name)
+            calls = construction_arguments(text, ref.name)
         else:
-            arities = call_arities(text, ref.name, ref.receiver)
-        return self._java_overload(target, arities, exact)
+            calls = call_arguments(text, ref.name, ref.receiver)
+        return self._java_overload(target, calls, exact)
 
-    def _java_overload(self, target: Sym, arities: set[int], exact: str) -> str | None:
-        """Exact when ``target`` is the only overload of its name taking one of ``arities`` (the argument
-        counts of the calls found), possible when another takes as many, None when it takes none of them."""
-        span = parameter_range(target.signature, target.name)
-        if not self._java_overloaded(target) or span is None or not arities:
+    def _java_overload(self, target: Sym, calls: set[Arguments], exact: str) -> str | None:
+        """Exact when one of ``calls`` (the arguments of the calls found) may invoke ``target`` and no other
+        overload of its name (:func:`accepts`); possible when another may too, since which one runs depends
+        on the arguments' types; None when none of them may invoke it."""
+        parameters = parameter_types(target.signature, target.name)
+        if not self._java_overloaded(target) or parameters is None or not calls:
             return exact
-        taking = [n for n in arities if _takes(span, n)]
-        if not taking:
-            return None  # every call here passes a number of arguments the target does not take
         rivals = [
-            other
+            parameter_types(other.signature, other.name)
             for other_id in self.children(target.parent_id or "").get(target.name, [])
             if other_id != target.node_id and (other := self.sym(other_id)) is not None
         ]
-        spans = [parameter_range(other.signature, other.name) for other in rivals]
-        if any(rival is None or any(_takes(rival, n) for n in taking) for rival in spans):
-            return FOUND_POSSIBLE  # another overload takes as many: which one runs depends on the types
-        return exact
+        best: str | None = None
+        for arguments in sorted(calls):
+            if not accepts(parameters, arguments):
+                continue
+            if not any(rival is None or accepts(rival, arguments) for rival in rivals):
+                return exact
+            best = FOUND_POSSIBLE
+        return best
 
     def _java_constructs(self, owner_id: str, name: str) -> bool:
         """Whether the definition ``owner_id`` holds ``new name(…)`` (qualified or generic too)."""
@@ -183,16 +182,16 @@ class JavaWhoUses(WhoUsesStore):
                     continue
                 lines = self.lines(holder.path)[node.start_line - 1 : node.end_line]
                 at = next((i for i, line in enumerate(lines) if re.match(rf"\s*{word}\s*\(", line)), None)
-                if at is not None and self._java_takes(target, call_arities("\n".join(lines[at:]), word)):
+                if at is not None and self._java_takes(target, call_arguments("\n".join(lines[at:]), word)):
                     found.append(Found(node, FOUND_CALL, node.start_line + at, f"{cls.name} call"))
         return found
 
-    def _java_takes(self, target: Sym, arities: set[int]) -> bool:
-        """Whether ``target`` takes one of ``arities`` (calls' argument counts), or it cannot be told."""
-        span = parameter_range(target.signature, target.name)
-        if span is None or not arities or not self._java_overloaded(target):
+    def _java_takes(self, target: Sym, calls: set[Arguments]) -> bool:
+        """Whether one of ``calls`` may invoke ``target``, or it cannot be told."""
+        parameters = parameter_types(target.signature, target.name)
+        if parameters is None or not calls or not self._java_overloaded(target):
             return True
-        return any(_takes(span, n) for n in arities)
+        return any(accepts(parameters, arguments) for arguments in calls)
 
     def _java_chains(self, target: Sym, name: str, owner_id: str, exact: str) -> str | None:
         """``….name(…)`` on a receiver the index could not spell (``CodeBlock.builder().add(x).name()``): each
@@ -213,8 +212,8 @@ class JavaWhoUses(WhoUsesStore):
             else:
                 how = FOUND_POSSIBLE if self._java_implements_outside(target) else None
             if how == exact:
-                count = arguments_at(text, found.end())
-                how = self._java_overload(target, {count} if count is not None else set(), exact)
+                listed = arguments_at(text, found.end())
+                how = self._java_overload(target, {listed} if listed is not None else set(), exact)
             if how == exact:
                 return how
             best = best or how

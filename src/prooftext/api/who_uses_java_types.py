@@ -227,62 +227,128 @@ def _opening_back(text: str, closing: int, pair: str = "()") -> int | None:
 
 _OPEN = "([{"
 _CLOSE = ")]}"
+Arguments = tuple[str, ...]
+"""A call's arguments as written, each stripped."""
 
 
-def call_arities(text: str, name: str, receiver: str | None = None) -> set[int]:
-    """The number of arguments of each call of ``name`` in ``text`` (``name(a, b)`` gives 2; ``this(…)``
-    alike): through ``receiver`` (``x.name(…)``, ``this.x.name(…)``) when it is given, without one when it
-    is ``""``, and any call when it is None."""
+def call_arguments(text: str, name: str, receiver: str | None = None) -> set[Arguments]:
+    """The arguments of each call of ``name`` in ``text`` (``this(…)`` alike): through ``receiver``
+    (``x.name(…)``, ``this.x.name(…)``) when it is given, without one when it is ``""``, and any call when
+    it is None."""
     called = rf"{re.escape(name)}\s*(?:<[^<>()]*>\s*)?\("
     if receiver:
         dotted = r"\s*\.\s*".join(re.escape(part) for part in receiver.split("."))
         pattern = rf"(?<![\w$.]){dotted}\s*\.\s*(?:<[^<>()]*>\s*)?{called}"
     else:
         pattern = (r"(?<![\w$.])" if receiver == "" else r"(?<![\w$])") + called
-    return _counted(text, pattern)
+    return _calls(text, pattern)
 
 
-def construction_arities(text: str, name: str) -> set[int]:
-    """The number of arguments of each ``new name(…)`` in ``text`` (``new a.b.name<>(…)`` too)."""
-    return _counted(text, rf"(?<![\w$])new\s+(?:[\w$]+\s*\.\s*)*{re.escape(name)}\s*(?:<[^()]*>)?\s*\(")
+def construction_arguments(text: str, name: str) -> set[Arguments]:
+    """The arguments of each ``new name(…)`` in ``text`` (``new a.b.name<>(…)`` too)."""
+    return _calls(text, rf"(?<![\w$])new\s+(?:[\w$]+\s*\.\s*)*{re.escape(name)}\s*(?:<[^()]*>)?\s*\(")
 
 
-def _counted(text: str, pattern: str) -> set[int]:
-    found: set[int] = set()
+def _calls(text: str, pattern: str) -> set[Arguments]:
+    found: set[Arguments] = set()
     for call in re.finditer(pattern, text):
-        count = _arguments(text, call.end())
-        if count is not None:
-            found.add(count)
+        listed = arguments_at(text, call.end())
+        if listed is not None:
+            found.add(listed)
     return found
 
 
-def arguments_at(text: str, start: int) -> int | None:
-    """The number of arguments of the call whose ``(`` ends just before ``start``."""
-    return _arguments(text, start)
-
-
-def parameter_range(signature: str, name: str) -> tuple[int, int] | None:
-    """How many arguments a call of the method ``name`` declared by ``signature`` takes: (least, most), the
-    most unbounded (``-1``) for varargs; None when the signature does not show its parameters."""
+def parameter_types(signature: str, name: str) -> tuple[str, ...] | None:
+    """The type of each parameter of the method ``name`` that ``signature`` declares, by its simple name
+    without type arguments (``Map<K, V> m`` gives ``Map``, ``String... rest`` gives ``String...``); None
+    when the signature does not show its parameters."""
     found = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", signature)
-    if found is None:
+    listed = arguments_at(signature, found.end()) if found else None
+    if listed is None:
         return None
-    count = _arguments(signature, found.end())
-    if count is None:
-        return None
-    if "..." in signature[found.end() :]:
-        return count - 1, -1
-    return count, count
+    types: list[str] = []
+    for parameter in listed:
+        words = (
+            _drop_generics(re.sub(r"@[\w$.]+(?:\([^)]*\))?", " ", parameter)).replace("...", " ... ").split()
+        )
+        words = [w for w in words if w != "final"]
+        if len(words) < 2:
+            return None
+        varargs = len(words) >= 3 and words[-2] == "..."
+        spelled = words[-3] if varargs else words[-2]
+        types.append(spelled.rsplit(".", 1)[-1] + ("..." if varargs else ""))
+    return tuple(types)
 
 
-def _arguments(text: str, start: int) -> int | None:
-    """The number of comma-separated items from ``start`` (just after a ``(``) to its matching ``)``, at
-    the top level: nested brackets, strings, character literals and type arguments (``Map<K, V>``) hold
-    their own commas."""
+_PRIMITIVES = frozenset({"boolean", "byte", "char", "short", "int", "long", "float", "double"})
+_ANY_OBJECT = frozenset({"Object", "Serializable", "Comparable", "Constable"})
+_LITERAL_TARGETS = {
+    "string": frozenset({"String", "CharSequence"}),
+    "char": frozenset({"char", "int", "long", "float", "double", "Character"}),
+    "int": frozenset({"int", "long", "float", "double", "Integer", "Number"}),
+    "long": frozenset({"long", "float", "double", "Long", "Number"}),
+    "float": frozenset({"float", "double", "Float", "Number"}),
+    "double": frozenset({"double", "Double", "Number"}),
+    "boolean": frozenset({"boolean", "Boolean"}),
+}
+"""The parameter types a literal of each kind converts to in a method call (widening and boxing; a constant
+is not narrowed there, so ``1`` is no ``byte``), besides :data:`_ANY_OBJECT` for every boxed one."""
+_LITERALS = (
+    ("string", re.compile(r'"(?:""(?s:.*)""|(?:\\.|[^"\\])*)"')),
+    ("char", re.compile(r"'(?:\\.[^']*|[^'\\])'")),
+    ("boolean", re.compile(r"true|false")),
+    ("long", re.compile(r"-?(?:0[xX][\da-fA-F_]+|0[bB][01_]+|\d[\d_]*)[lL]")),
+    ("int", re.compile(r"-?(?:0[xX][\da-fA-F_]+|0[bB][01_]+|\d[\d_]*)")),
+    ("float", re.compile(r"-?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[fF]")),
+    (
+        "double",
+        re.compile(
+            r"-?(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*[eE][+-]?\d+)(?:[eE][+-]?\d+)?[dD]?|-?\d[\d_]*[dD]"
+        ),
+    ),
+)
+
+
+def literal_kind(argument: str) -> str | None:
+    """What kind of literal an argument is (``string``, ``char``, ``boolean``, ``int``, ``long``,
+    ``float``, ``double``, ``null``), or None for any other expression."""
+    if argument == "null":
+        return "null"
+    return next((kind for kind, form in _LITERALS if form.fullmatch(argument)), None)
+
+
+def accepts(parameters: tuple[str, ...], arguments: Arguments) -> bool:
+    """Whether a method with these parameter types may be the one a call with these arguments invokes: it
+    takes their number (varargs: one fewer or more), and no literal among them is of a kind its parameter
+    cannot take (a type other than the JDK's basic ones, say ``T`` or a repository class, takes ``null``
+    and any expression that is not a literal, and a ``T`` also takes literals)."""
+    varargs = bool(parameters) and parameters[-1].endswith("...")
+    fixed = parameters[:-1] if varargs else parameters
+    if len(arguments) < len(fixed) or (not varargs and len(arguments) != len(fixed)):
+        return False
+    return all(
+        _takes_literal(kind, literal_kind(value)) for kind, value in zip(fixed, arguments, strict=False)
+    )
+
+
+def _takes_literal(parameter: str, kind: str | None) -> bool:
+    if kind is None:
+        return True
+    if kind == "null":
+        return parameter not in _PRIMITIVES
+    if parameter in _ANY_OBJECT or re.fullmatch(r"[A-Z][A-Z0-9]?", parameter):
+        return True  # Object takes a boxed literal; a type variable (T, K2) may be bound to its class
+    return parameter in _LITERAL_TARGETS[kind]
+
+
+def arguments_at(text: str, start: int) -> Arguments | None:
+    """The arguments, as written and stripped, from ``start`` (just after a ``(``) to its matching ``)``,
+    split at the top level: nested brackets, strings, character literals and type arguments (``Map<K, V>``)
+    hold their own commas; None when the ``)`` is not there."""
     depth = 0
     angle = 0
-    commas = 0
-    empty = True
+    cut = start
+    parts: list[str] = []
     at = start
     while at < len(text):
         char = text[at]
@@ -295,16 +361,16 @@ def _arguments(text: str, start: int) -> int | None:
             depth += 1
         elif char in _CLOSE:
             if depth == 0:
-                return 0 if empty else commas + 1
+                last = text[cut:at].strip()
+                return tuple([*parts, last]) if parts or last else ()
             depth -= 1
         elif char == "<" and at > 0 and re.match(r"[\w$]", text[at - 1]):
             angle += 1
         elif char == ">" and angle:
             angle -= 1
         elif char == "," and depth == 0 and angle == 0:
-            commas += 1
-        if not char.isspace():
-            empty = False
+            parts.append(text[cut:at].strip())
+            cut = at + 1
         at += 1
     return None
 
