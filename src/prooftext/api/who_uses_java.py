@@ -24,7 +24,7 @@ from prooftext.api.who_uses_java_types import (
     call_arguments,
     chained_receiver,
     construction_arguments,
-    declarations,
+    declared_names,
     parameter_types,
     return_type,
     supertypes,
@@ -64,7 +64,8 @@ class JavaWhoUses(WhoUsesStore):
         self._java_supers: dict[str, tuple[list[Sym], bool]] = {}
         self._java_texts: dict[tuple[str, bool], str] = {}
         self._java_imported: dict[str, list[str]] = {}
-        self._java_declared: dict[tuple[str, bool, str], list[str | None]] = {}
+        self._java_declared: dict[tuple[str, bool], dict[str, list[str | None]]] = {}
+        self._java_code: dict[str, list[str]] = {}
 
     def _classify_java(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
         """How a reference in a Java file depends on the Java method or constructor ``target``: exact where
@@ -334,11 +335,11 @@ class JavaWhoUses(WhoUsesStore):
         return OUTSIDE if first in JAVA_LANG or self._java_imported_outside(path, first) else None
 
     def java_declarations(self, holder: Sym, name: str, own_lines: bool = False) -> list[str | None]:
-        """:func:`declarations` of ``name`` in a definition's text (a class's own lines with ``own_lines``)."""
-        key = (holder.node_id, own_lines, name)
+        """:func:`declared_names`' ``name`` in a definition's text (a class's own lines with ``own_lines``)."""
+        key = (holder.node_id, own_lines)
         if key not in self._java_declared:
-            self._java_declared[key] = declarations(self._java_text(holder, own_lines), name)
-        return self._java_declared[key]
+            self._java_declared[key] = declared_names(self._java_text(holder, own_lines))
+        return self._java_declared[key].get(name, [])
 
     def _java_stated(self, path: str, stated: list[str | None]) -> Sym | str | None:
         name = agreed(stated)
@@ -366,7 +367,7 @@ class JavaWhoUses(WhoUsesStore):
         node = self.node(holder)
         if node is None:
             return ""
-        lines = self.lines(holder.path)[node.start_line - 1 : node.end_line]
+        lines = self._java_code_lines(holder.path)[node.start_line - 1 : node.end_line]
         if own_lines:
             members = {m for found in self.children(holder.node_id).values() for m in found}
             inside = {
@@ -376,7 +377,13 @@ class JavaWhoUses(WhoUsesStore):
                 for number in range(inner.start_line, inner.end_line + 1)
             }
             lines = [line for number, line in enumerate(lines, node.start_line) if number not in inside]
-        return without_comments("\n".join(lines))
+        return "\n".join(lines)
+
+    def _java_code_lines(self, path: str) -> list[str]:
+        """The lines of a Java file with its comments blanked (:func:`without_comments`), once per file."""
+        if path not in self._java_code:
+            self._java_code[path] = without_comments("\n".join(self.lines(path))).split("\n")
+        return self._java_code[path]
 
     def java_dispatch(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
         """How calling ``name`` on a value whose static type is ``cls`` depends on ``target``: exact when the
@@ -429,8 +436,8 @@ class JavaWhoUses(WhoUsesStore):
         node = self.node(cls)
         if node is None:
             return cls.signature
-        text = "\n".join(self.lines(cls.path)[node.start_line - 1 : node.end_line])
-        return without_comments(text).split("{", 1)[0]
+        text = "\n".join(self._java_code_lines(cls.path)[node.start_line - 1 : node.end_line])
+        return text.split("{", 1)[0]
 
     def java_class(self, path: str, name: str) -> Sym | None:
         """The repository class ``name`` means in the Java file at ``path``, or None."""

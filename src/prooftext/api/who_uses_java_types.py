@@ -11,13 +11,15 @@ _IDENT = r"[A-Za-z_$][\w$]*"
 _ARGUMENT = r"[\w$.,?\s\[\]]"
 _GENERIC = rf"<(?:{_ARGUMENT}|<(?:{_ARGUMENT}|<{_ARGUMENT}*>)*>)*>"
 """Type arguments, nested two deep (``<String, List<Map<K, V>>>``)."""
-_DECLARED = (
+_DECLARED = re.compile(
     rf"(?<![\w$.])((?:{_IDENT}\.)*{_IDENT})(?:\s*({_GENERIC}))?((?:\s*\[\s*\])*)(\s*\.\.\.)?\s*"
-    r"(?<![\w$]){word}\s*(?=[=;,:)]|\[)"
+    rf"(?<![\w$])({_IDENT})\s*(?=[=;,:)]|\[)"
 )
-"""A declaration of ``word``: a type (qualified, generic, an array) and the name, then what may follow a
-declared name (an initializer, the end of a statement, the next parameter, a for-each's colon). Each run of
-white space has one place in it, so a long one costs no backtracking."""
+"""A declaration: a type (qualified, generic, an array) and a name, then what may follow a declared name (an
+initializer, the end of a statement, the next parameter, a for-each's colon). Each run of white space has
+one place in it, so a long one costs no backtracking."""
+_LAMBDA = re.compile(rf"(?<![\w$.])({_IDENT})\s*->|\(([\w$\s,]*)\)\s*->")
+"""A lambda's parameters without types: ``x ->`` or ``(x, y) ->``."""
 _NOT_TYPES = frozenset(
     {"return", "throw", "new", "case", "else", "yield", "assert", "instanceof", "import", "package", "goto"}
 )
@@ -26,25 +28,32 @@ _VAR_NEW = re.compile(rf"\s*new\s+((?:{_IDENT}\.)*{_IDENT})\s*(?:{_GENERIC})?\s*
 
 
 def declarations(text: str, name: str) -> list[str | None]:
-    """What each declaration of ``name`` in ``text`` states: a class as spelled (``Foo``, ``Outer.Foo``,
-    ``a.b.Foo``), or None for one that states no class (an array, a primitive, ``var`` of another value,
-    a lambda's parameter)."""
-    word = re.escape(name)
-    stated: list[str | None] = []
-    for found in re.finditer(_DECLARED.format(word=word), text):
-        spelled, generic, array, varargs = found.groups()
-        if spelled in _NOT_TYPES:
+    """What each declaration of ``name`` in ``text`` states (see :func:`declared_names`)."""
+    return declared_names(text).get(name, [])
+
+
+def declared_names(text: str) -> dict[str, list[str | None]]:
+    """What each declaration in ``text`` states, by the name it declares: a class as spelled (``Foo``,
+    ``Outer.Foo``, ``a.b.Foo``), or None for one that states no class (an array, a primitive, ``var`` of
+    another value, a lambda's parameter). One pass over the text for every name."""
+    stated: dict[str, list[str | None]] = {}
+    for found in _DECLARED.finditer(text):
+        spelled, generic, array, varargs, name = found.groups()
+        if spelled in _NOT_TYPES or name in _NOT_TYPES:
             continue
+        held: str | None
         if array or varargs:
-            stated.append(None)
+            held = None
         elif spelled == "var" and not generic:
             value = _VAR_NEW.match(text, found.end() + _skip_equals(text, found.end()))
-            stated.append(value.group(1) if value else None)
+            held = value.group(1) if value else None
         else:
             last = spelled.rsplit(".", 1)[-1]
-            stated.append(spelled if last[:1].isupper() else None)  # a primitive or a lowercase word
-    lambdas = rf"(?<![\w$.]){word}\s*->|\((?:\s*[\w$]+\s*,)*\s*{word}\s*(?:,\s*[\w$]+\s*)*\)\s*->"
-    stated.extend(None for _ in re.finditer(lambdas, text))
+            held = spelled if last[:1].isupper() else None  # a primitive or a lowercase word
+        stated.setdefault(name, []).append(held)
+    for found in _LAMBDA.finditer(text):
+        for name in (found.group(1) or found.group(2) or "").replace(",", " ").split():
+            stated.setdefault(name, []).append(None)
     return stated
 
 
@@ -386,6 +395,8 @@ def without_comments(text: str) -> str:
 
     def blank(found: re.Match[str]) -> str:
         comment = found.group(1)
-        return found.group(0) if comment is None else re.sub(r"[^\n]", " ", comment)
+        if comment is None:
+            return found.group(0)
+        return "\n".join(" " * len(part) for part in comment.split("\n"))
 
     return _LITERAL_OR_COMMENT.sub(blank, text)
