@@ -19,6 +19,7 @@ SHAPES = {
 
         public abstract class Shape {
           protected final String name;
+          protected Canvas owner;
 
           protected Shape(String name) {
             this.name = name;
@@ -54,6 +55,10 @@ SHAPES = {
           @Override
           public double area() {
             return side * side;
+          }
+
+          int drawn() {
+            return owner.size();
           }
 
           @Override
@@ -214,7 +219,16 @@ def _dependents(root: Path, qualname: str, signature: str = "") -> dict[str, str
 
 def test_a_call_through_a_chain_of_declared_results_or_an_imported_class_is_a_call(shapes: Path) -> None:
     found = _dependents(shapes, "Canvas.size")
-    assert found == {"CanvasTest.chained": "call", "Main.main": "call", "CanvasTest.documented": "call"}
+    assert found == {
+        "CanvasTest.chained": "call",
+        "Main.main": "call",
+        "CanvasTest.documented": "call",
+        "Square.drawn": "call",
+    }
+
+
+def test_a_field_a_superclass_declares_types_its_subclass_s_calls(shapes: Path) -> None:
+    assert _dependents(shapes, "Canvas.size")["Square.drawn"] == "call"
 
 
 def test_words_in_comments_declare_nothing(shapes: Path) -> None:

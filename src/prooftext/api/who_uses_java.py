@@ -316,9 +316,9 @@ class JavaWhoUses(WhoUsesStore):
                 return self._java_stated(path, stated)
         current = here
         while current is not None:
-            stated = self.java_declarations(current, name, own_lines=True)
-            if stated:  # a field of an enclosing class
-                return self._java_stated(current.path, stated)
+            field = self._java_field(current, name)
+            if field is not None:  # a field of an enclosing class, its own or inherited
+                return self._java_stated(field[0].path, field[1])
             current = self.enclosing_class(current.parent_id) if current.parent_id else None
         if name[:1].isupper():
             return self._java_named(path, name)  # `Util.stat()`
@@ -351,9 +351,19 @@ class JavaWhoUses(WhoUsesStore):
         for name in names:
             if not isinstance(held, Sym):
                 return None
-            stated = self.java_declarations(held, name, own_lines=True)
-            held = self._java_stated(held.path, stated) if stated else None
+            field = self._java_field(held, name)
+            held = self._java_stated(field[0].path, field[1]) if field is not None else None
         return held
+
+    def _java_field(self, cls: Sym, name: str) -> tuple[Sym, list[str | None]] | None:
+        """The class declaring the field ``name`` of ``cls`` (``cls`` or the nearest supertype declaring
+        it) and what its declarations state; None when none of them declares it."""
+        supers, _known = self.java_supertypes(cls)
+        for current in [cls, *supers]:
+            stated = self.java_declarations(current, name, own_lines=True)
+            if stated:
+                return current, stated
+        return None
 
     def _java_text(self, holder: Sym, own_lines: bool = False) -> str:
         """A definition's lines; with ``own_lines``, a class's without the lines of the methods and classes
