@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -275,6 +275,31 @@ def listed_tally(
             oracle = {enclosing(u["path"], int(u["line"])) for u in uses} - {None, target.node_id}
             score(index, target, oracle, tally, verbose)  # type: ignore[arg-type]
     return tally, unmatched
+
+
+def listed_arguments(description: str, argv: list[str] | None, trees: str) -> argparse.Namespace:
+    """The arguments of a bench against a listing oracle: the trees, ``--n`` (400), ``--seed`` (27) and
+    ``--verbose``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("trees", type=Path, nargs="+", metavar=trees)
+    parser.add_argument("--n", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--verbose", action="store_true")
+    return parser.parse_args(argv)
+
+
+def listed_bench(
+    args: argparse.Namespace, oracle: Callable[[Path], list[dict[str, Any]]], language: str, label: str
+) -> None:
+    """Run a listing oracle (``label`` names it) over each tree of ``args``, on the functions and methods
+    of ``language``, and print a row per tree between its explanation."""
+    print(f"who-uses against {label}: {args.n} {language} functions and methods per tree, seed {args.seed}")
+    print(f"{'tree':<12} {'oracle':>6} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
+    for tree in args.trees:
+        tally, unmatched = listed_tally(tree, oracle(tree), language, (args.n, args.seed), args.verbose)
+        print_row(tree.name, tally, unmatched)
+    print(f"recall: the callers {label} resolves that who-uses reports (resolved; with possible ones added);")
+    print(f"FP rate: reported callers {label} does not resolve (resolved; with possible ones added).")
 
 
 def print_row(name: str, tally: Tally, unmatched: int = 0) -> None:

@@ -14,7 +14,6 @@ Needs a Go toolchain (``go`` on PATH, 1.19 or later) to build the oracle.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -22,34 +21,25 @@ import sys
 import tempfile
 from pathlib import Path
 
-from who_uses_bench import listed_tally, print_row
+from who_uses_bench import listed_arguments, listed_bench
 
 ORACLE_SOURCE = Path(__file__).resolve().parent / "go_oracle"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("modules", type=Path, nargs="+")
-    parser.add_argument("--n", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=27)
-    parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args(argv)
+    args = listed_arguments(__doc__.splitlines()[0], argv, "MODULE_DIR")
     if shutil.which("go") is None:
         print("who_uses_go_bench: needs a Go toolchain (`go` on PATH) to build its oracle", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="go-oracle-") as tmp:
         binary = Path(tmp) / "go_oracle"
         subprocess.run(["go", "build", "-o", str(binary), "."], cwd=ORACLE_SOURCE, check=True)
-        print(f"who-uses against go/types: {args.n} Go functions and methods per module, seed {args.seed}")
-        print(f"{'module':<12} {'oracle':>6} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
-        for tree in args.modules:
-            listed = json.loads(
-                subprocess.run([str(binary), str(tree)], capture_output=True, check=True).stdout
-            )
-            tally, unmatched = listed_tally(tree, listed, "go", (args.n, args.seed), args.verbose)
-            print_row(tree.name, tally, unmatched)
-    print("recall: go/types' callers that who-uses reports (resolved; with possible ones added);")
-    print("FP rate: reported callers go/types does not resolve (resolved; with possible ones added).")
+
+        def oracle(tree: Path) -> list[dict[str, object]]:
+            run = subprocess.run([str(binary), str(tree)], capture_output=True, check=True)
+            return list(json.loads(run.stdout))
+
+        listed_bench(args, oracle, "go", "go/types")
     return 0
 
 

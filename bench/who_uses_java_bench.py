@@ -14,37 +14,28 @@ Needs a JDK 17 or later (``java`` on PATH; the oracle runs from source, no build
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from who_uses_bench import listed_tally, print_row
+from who_uses_bench import listed_arguments, listed_bench
 
 ORACLE = Path(__file__).resolve().parent / "java_oracle" / "JavaRefs.java"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("trees", type=Path, nargs="+")
-    parser.add_argument("--n", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=27)
-    parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args(argv)
+    args = listed_arguments(__doc__.splitlines()[0], argv, "TREE")
     if shutil.which("java") is None:
         print("who_uses_java_bench: needs a JDK 17 or later (`java` on PATH)", file=sys.stderr)
         return 2
-    print(f"who-uses against javac: {args.n} Java methods and constructors per tree, seed {args.seed}")
-    print(f"{'tree':<12} {'oracle':>6} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
-    for tree in args.trees:
+
+    def oracle(tree: Path) -> list[dict[str, object]]:
         run = subprocess.run(["java", str(ORACLE), str(tree)], capture_output=True, check=True, text=True)
-        listed = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-        tally, unmatched = listed_tally(tree, listed, "java", (args.n, args.seed), args.verbose)
-        print_row(tree.name, tally, unmatched)
-    print("recall: javac's callers that who-uses reports (resolved; with possible ones added);")
-    print("FP rate: reported callers javac does not resolve (resolved; with possible ones added).")
+        return [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+
+    listed_bench(args, oracle, "java", "javac")
     return 0
 
 
