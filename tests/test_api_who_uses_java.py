@@ -175,6 +175,24 @@ SHAPES = {
           }
         }
         """,
+    "src/main/java/com/ex/Palette.java": """
+        package com.ex;
+
+        public enum Palette {
+          RED("r"),
+          BLUE("b");
+
+          private final String code;
+
+          Palette(String code) {
+            this.code = code;
+          }
+
+          public String paint() {
+            return code;
+          }
+        }
+        """,
     "src/main/java/com/ex/app/Main.java": """
         package com.ex.app;
 
@@ -190,6 +208,10 @@ SHAPES = {
 
           static void qualified() {
             com.ex.Canvas.builder();
+          }
+
+          static String painted() {
+            return com.ex.Palette.BLUE.paint();
           }
         }
         """,
@@ -247,6 +269,10 @@ def test_a_call_through_the_stated_base_class_calls_it_and_may_dispatch_to_an_ov
     assert override["CanvasTest.local"] == "call"
     assert override["CanvasTest.anonymous"] == "call"  # an anonymous class's instance: its base's method
     assert override["CanvasTest.viaBase"] == "possible"
+
+
+def test_an_enum_constant_is_an_instance_of_its_enum(shapes: Path) -> None:
+    assert _dependents(shapes, "Palette.paint") == {"Main.painted": "call"}
 
 
 def test_a_class_named_with_its_package_is_the_repository_s_class(shapes: Path) -> None:

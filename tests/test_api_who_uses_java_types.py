@@ -12,6 +12,7 @@ from prooftext.api.who_uses_java_types import (
     chained_receiver,
     construction_arguments,
     declarations,
+    enum_constants,
     literal_kind,
     parameter_types,
     return_type,
@@ -193,3 +194,9 @@ def test_comments_are_blanked_and_literals_kept() -> None:
     assert blanked.splitlines()[0] == 'a = "http://x";' + " " * 20
     assert "{@link" not in blanked and "// kept" in blanked and "b('/')" in blanked
     assert blanked.count("\n") == text.count("\n")
+
+
+def test_an_enum_s_constants_are_read_before_its_first_semicolon() -> None:
+    text = 'public enum DateType {\n  DATE, SQL_DATE(1, "x"), @Deprecated OLD;\n  int count;\n}'
+    assert enum_constants(text) == {"DATE", "SQL_DATE", "OLD"}
+    assert enum_constants("class Plain { int count; }") == set()

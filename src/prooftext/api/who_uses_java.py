@@ -25,6 +25,7 @@ from prooftext.api.who_uses_java_types import (
     chained_receiver,
     construction_arguments,
     declared_names,
+    enum_constants,
     parameter_types,
     return_type,
     supertypes,
@@ -303,9 +304,10 @@ class JavaWhoUses(WhoUsesStore):
             bases, _known = self.java_supertypes(here)
             return bases[0] if bases else None
         if len(parts) != 1:
-            qualified = self._java_class_at(receiver) if parts[0][:1].islower() else None
-            if qualified is not None:
-                return qualified  # `org.jsoup.Jsoup.parse()`: a class named with its package
+            for cut in range(len(parts), 1, -1) if parts[0][:1].islower() else ():
+                qualified = self._java_class_at(".".join(parts[:cut]))
+                if qualified is not None:  # `org.jsoup.Jsoup.parse()`: a class named with its package
+                    return self._java_fields(qualified, parts[cut:])
             first = self._java_receiver(parts[0], path, owner_id)  # `builder.code`: a field of a variable
             return self._java_fields(first, parts[1:]) if isinstance(first, Sym) else None
         name = parts[0]
@@ -363,6 +365,8 @@ class JavaWhoUses(WhoUsesStore):
             stated = self.java_declarations(current, name, own_lines=True)
             if stated:
                 return current, stated
+        if cls.symbol_kind == "enum" and name in enum_constants(self._java_text(cls, own_lines=True)):
+            return cls, [cls.qualname]  # `DateType.DATE`: a constant of the enum is the enum's instance
         return None
 
     def _java_text(self, holder: Sym, own_lines: bool = False) -> str:

@@ -400,3 +400,16 @@ def without_comments(text: str) -> str:
         return "\n".join(" " * len(part) for part in comment.split("\n"))
 
     return _LITERAL_OR_COMMENT.sub(blank, text)
+
+
+_ENUM_BODY = re.compile(r"\benum\b[^{]*\{([^;}]*)")
+_ENUM_CONSTANT = re.compile(rf"(?:^|,)\s*(?:@[\w$.]+(?:\([^)]*\))?\s*)*({_IDENT})")
+
+
+def enum_constants(text: str) -> set[str]:
+    """The constants an enum's text (its own lines) declares before its first ``;``: ``A, B(1), C {``."""
+    body = _ENUM_BODY.search(text)
+    if body is None:
+        return set()
+    flat = re.sub(r"\([^()]*\)", "", body.group(1))  # constants' arguments
+    return {found.group(1) for found in _ENUM_CONSTANT.finditer(flat)}
