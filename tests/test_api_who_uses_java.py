@@ -97,6 +97,14 @@ SHAPES = {
             return shapes.size();
           }
 
+          public static Canvas of(Class<?> kind) {
+            return new Canvas();
+          }
+
+          public static Canvas of(Shape shape) {
+            return new Canvas();
+          }
+
           public static final class Builder {
             public Builder name(String name) {
               return this;
@@ -210,6 +218,10 @@ SHAPES = {
             com.ex.Canvas.builder();
           }
 
+          static Canvas kind() {
+            return Canvas.of(com.ex.Square.class);
+          }
+
           static String painted() {
             return com.ex.Palette.BLUE.paint();
           }
@@ -269,6 +281,11 @@ def test_a_call_through_the_stated_base_class_calls_it_and_may_dispatch_to_an_ov
     assert override["CanvasTest.local"] == "call"
     assert override["CanvasTest.anonymous"] == "call"  # an anonymous class's instance: its base's method
     assert override["CanvasTest.viaBase"] == "possible"
+
+
+def test_a_class_literal_argument_is_a_class_no_repository_type_takes(shapes: Path) -> None:
+    assert _dependents(shapes, "Canvas.of", "Class<?> kind") == {"Main.kind": "call"}
+    assert _dependents(shapes, "Canvas.of", "Shape shape") == {}
 
 
 def test_an_enum_constant_is_an_instance_of_its_enum(shapes: Path) -> None:

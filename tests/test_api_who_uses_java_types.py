@@ -168,6 +168,8 @@ def test_a_signature_s_parameters_are_their_simple_types() -> None:
         ("1e3", "double"),
         ("true", "boolean"),
         ("null", "null"),
+        ("String.class", "class"),
+        ("int[].class", "class"),
         ("name", None),
         ('"a" + b', None),
     ],
@@ -185,6 +187,8 @@ def test_an_overload_is_invoked_only_by_calls_of_its_arity_whose_literals_it_tak
     assert not accepts(("int",), ("null",)) and accepts(("JsonElement",), ("null",))
     assert accepts(("JsonElement",), ("element",)) and not accepts(("JsonElement",), ('"x"',))
     assert accepts(("String...",), ()) and accepts(("String", "Object..."), ('"a"', "1", "2"))
+    assert accepts(("Class",), ("Foo.class",)) and accepts(("Type",), ("Foo.class",))
+    assert not accepts(("TypeElement",), ("Foo.class",))
     assert not accepts(("String", "int"), ('"a"',))
 
 

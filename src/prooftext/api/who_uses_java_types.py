@@ -299,6 +299,7 @@ _LITERAL_TARGETS = {
     "float": frozenset({"float", "double", "Float", "Number"}),
     "double": frozenset({"double", "Double", "Number"}),
     "boolean": frozenset({"boolean", "Boolean"}),
+    "class": frozenset({"Class", "Type", "GenericDeclaration", "AnnotatedElement"}),
 }
 """The parameter types a literal of each kind converts to in a method call (widening and boxing; a constant
 is not narrowed there, so ``1`` is no ``byte``), besides :data:`_ANY_OBJECT` for every boxed one."""
@@ -306,6 +307,7 @@ _LITERALS = (
     ("string", re.compile(r'"(?:""(?s:.*)""|(?:\\.|[^"\\])*)"')),
     ("char", re.compile(r"'(?:\\.[^']*|[^'\\])'")),
     ("boolean", re.compile(r"true|false")),
+    ("class", re.compile(rf"(?:{_IDENT}\.)*{_IDENT}(?:\s*\[\s*\])*\s*\.\s*class")),
     ("long", re.compile(r"-?(?:0[xX][\da-fA-F_]+|0[bB][01_]+|\d[\d_]*)[lL]")),
     ("int", re.compile(r"-?(?:0[xX][\da-fA-F_]+|0[bB][01_]+|\d[\d_]*)")),
     ("float", re.compile(r"-?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[fF]")),
@@ -320,7 +322,7 @@ _LITERALS = (
 
 def literal_kind(argument: str) -> str | None:
     """What kind of literal an argument is (``string``, ``char``, ``boolean``, ``int``, ``long``,
-    ``float``, ``double``, ``null``), or None for any other expression."""
+    ``float``, ``double``, ``null``, ``class`` for ``Foo.class``), or None for any other expression."""
     if argument == "null":
         return "null"
     return next((kind for kind, form in _LITERALS if form.fullmatch(argument)), None)
