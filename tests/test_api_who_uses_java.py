@@ -157,7 +157,11 @@ SHAPES = {
             this.canvas.add(new Square(1), 2);
           }
 
-          void ambiguous(Square square, int times) {
+          void ambiguous(java.util.function.Supplier<Square> made, int times) {
+            canvas.add(made.get(), times);
+          }
+
+          void typed(Square square, int times) {
             canvas.add(square, times);
           }
 
@@ -324,6 +328,11 @@ def test_overloads_that_may_each_take_a_call_s_arguments_are_each_only_possibly_
     labelled = _dependents(shapes, "Canvas.add", "String label")
     assert counted["CanvasTest.ambiguous"] == "possible"
     assert labelled == {"CanvasTest.ambiguous": "possible"}
+
+
+def test_an_argument_whose_class_is_read_rules_out_an_overload_that_takes_no_such_class(shapes: Path) -> None:
+    assert _dependents(shapes, "Canvas.add", "int times")["CanvasTest.typed"] == "call"
+    assert "CanvasTest.typed" not in _dependents(shapes, "Canvas.add", "String label")
 
 
 def test_a_literal_argument_rules_out_an_overload_whose_parameter_cannot_take_it(shapes: Path) -> None:

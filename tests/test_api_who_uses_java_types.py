@@ -13,6 +13,7 @@ from prooftext.api.who_uses_java_types import (
     construction_arguments,
     declarations,
     enum_constants,
+    is_chain,
     literal_kind,
     parameter_types,
     return_type,
@@ -204,3 +205,32 @@ def test_an_enum_s_constants_are_read_before_its_first_semicolon() -> None:
     text = 'public enum DateType {\n  DATE, SQL_DATE(1, "x"), @Deprecated OLD;\n  int count;\n}'
     assert enum_constants(text) == {"DATE", "SQL_DATE", "OLD"}
     assert enum_constants("class Plain { int count; }") == set()
+
+
+@pytest.mark.parametrize(
+    ("expression", "chain"),
+    [
+        ("element", True),
+        ("this.field", True),
+        ('Canvas.builder().name("x").build()', True),
+        ("new Foo<Bar>(1, 2)", True),
+        ("new TypeToken<List<T>>() {}.getType()", True),
+        ('"id " + id', False),
+        ("(Type) cls", False),
+        ("items[0]", False),
+        ("ready ? a : b", False),
+        ("-count", False),
+    ],
+)
+def test_an_argument_is_typed_only_when_it_is_a_name_a_new_or_a_chain(expression: str, chain: bool) -> None:
+    assert is_chain(expression) is chain
+
+
+def test_an_argument_whose_class_is_told_is_taken_by_a_parameter_naming_it_or_a_supertype() -> None:
+    def typed(argument: str) -> frozenset[str] | None:
+        return frozenset({"Square", "Shape"}) if argument == "square" else None
+
+    assert accepts(("Shape", "int"), ("square", "2"), typed)
+    assert not accepts(("String", "Shape"), ("square", "2"), typed)
+    assert accepts(("Object",), ("square",), typed) and accepts(("T",), ("square",), typed)
+    assert accepts(("Canvas",), ("other",), typed)  # an argument whose class is not told

@@ -26,6 +26,7 @@ from prooftext.api.who_uses_java_types import (
     construction_arguments,
     declared_names,
     enum_constants,
+    is_chain,
     parameter_types,
     return_type,
     supertypes,
@@ -83,12 +84,15 @@ class JavaWhoUses(WhoUsesStore):
             calls = construction_arguments(text, ref.name)
         else:
             calls = call_arguments(text, ref.name, ref.receiver)
-        return self._java_overload(target, calls, exact)
+        return self._java_overload(target, calls, exact, (path, owner_id))
 
-    def _java_overload(self, target: Sym, calls: set[Arguments], exact: str) -> str | None:
-        """Exact when one of ``calls`` (the arguments of the calls found) may invoke ``target`` and no other
-        overload of its name (:func:`accepts`); possible when another may too, since which one runs depends
-        on the arguments' types; None when none of them may invoke it."""
+    def _java_overload(
+        self, target: Sym, calls: set[Arguments], exact: str, where: tuple[str, str]
+    ) -> str | None:
+        """Exact when one of ``calls`` (the arguments of the calls found in the definition ``where`` names:
+        its file and node id) may invoke ``target`` and no other overload of its name (:func:`accepts`, the
+        arguments typed as receivers are); possible when another may too, since which one runs depends on
+        types not read here; None when none of them may invoke it."""
         parameters = parameter_types(target.signature, target.name)
         if not self._java_overloaded(target) or parameters is None or not calls:
             return exact
@@ -98,13 +102,39 @@ class JavaWhoUses(WhoUsesStore):
             if other_id != target.node_id and (other := self.sym(other_id)) is not None
         ]
         best: str | None = None
+
+        def typed(argument: str) -> frozenset[str] | None:
+            return self._java_argument_names(argument, *where)
+
         for arguments in sorted(calls):
-            if not accepts(parameters, arguments):
-                continue
-            if not any(rival is None or accepts(rival, arguments) for rival in rivals):
+            mine = accepts(parameters, arguments, typed)
+            theirs = any(rival is None or accepts(rival, arguments, typed) for rival in rivals)
+            if not mine and not theirs:  # the arguments' classes fit no overload: one was read wrong
+                mine = accepts(parameters, arguments)
+                theirs = any(rival is None or accepts(rival, arguments) for rival in rivals)
+            if mine and not theirs:
                 return exact
-            best = FOUND_POSSIBLE
+            best = best or (FOUND_POSSIBLE if mine else None)
         return best
+
+    def _java_argument_names(self, argument: str, path: str, owner_id: str) -> frozenset[str] | None:
+        """The simple names of an argument's class and its supertypes, when its class is read as a
+        receiver's would be (a variable, a field, ``new Foo(…)``, a chain of declared results) and every
+        supertype is known; None otherwise."""
+        if not is_chain(argument):
+            return None  # `"id " + id`, `(Type) cls`, `items[0]`: not read
+        if re.fullmatch(r"[\w$]+(?:\s*\.\s*[\w$]+)*", argument):
+            held = self._java_receiver(re.sub(r"\s+", "", argument), path, owner_id)
+        else:
+            steps = chained_receiver(argument + ".", len(argument))
+            held = self._java_steps(steps, path, owner_id) if steps else None
+        if not isinstance(held, Sym):
+            return None
+        supers, known = self.java_supertypes(held)
+        if not known:
+            return None
+        outside = [spelled for cls in [held, *supers] for spelled in supertypes(self._java_header(cls))]
+        return frozenset([held.name, *(cls.name for cls in supers), *outside])
 
     def _java_constructs(self, owner_id: str, name: str) -> bool:
         """Whether the definition ``owner_id`` holds ``new name(…)`` (qualified or generic too)."""
@@ -215,7 +245,8 @@ class JavaWhoUses(WhoUsesStore):
                 how = FOUND_POSSIBLE if self._java_implements_outside(target) else None
             if how == exact:
                 listed = arguments_at(text, found.end())
-                how = self._java_overload(target, {listed} if listed is not None else set(), exact)
+                calls = {listed} if listed is not None else set()
+                how = self._java_overload(target, calls, exact, (holder.path, owner_id))
             if how == exact:
                 return how
             best = best or how

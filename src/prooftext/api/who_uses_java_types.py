@@ -6,6 +6,7 @@ primitive or a ``var`` of any other value states none. Read with regular express
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _ARGUMENT = r"[\w$.,?\s\[\]]"
@@ -328,28 +329,38 @@ def literal_kind(argument: str) -> str | None:
     return next((kind for kind, form in _LITERALS if form.fullmatch(argument)), None)
 
 
-def accepts(parameters: tuple[str, ...], arguments: Arguments) -> bool:
+ArgumentTypes = Callable[[str], frozenset[str] | None]
+"""The simple names an argument's class answers to (its class and every supertype), or None when not known."""
+
+
+def accepts(parameters: tuple[str, ...], arguments: Arguments, typed: ArgumentTypes | None = None) -> bool:
     """Whether a method with these parameter types may be the one a call with these arguments invokes: it
-    takes their number (varargs: one fewer or more), and no literal among them is of a kind its parameter
+    takes their number (varargs: one fewer or more), no literal among them is of a kind its parameter
     cannot take (a type other than the JDK's basic ones, say ``T`` or a repository class, takes ``null``
-    and any expression that is not a literal, and a ``T`` also takes literals)."""
+    and any expression that is not a literal, and a ``T`` also takes literals), and no argument whose class
+    ``typed`` tells has a parameter naming neither that class nor one of its supertypes."""
     varargs = bool(parameters) and parameters[-1].endswith("...")
     fixed = parameters[:-1] if varargs else parameters
     if len(arguments) < len(fixed) or (not varargs and len(arguments) != len(fixed)):
         return False
-    return all(
-        _takes_literal(kind, literal_kind(value)) for kind, value in zip(fixed, arguments, strict=False)
-    )
+    return all(_takes(kind, value, typed) for kind, value in zip(fixed, arguments, strict=False))
 
 
-def _takes_literal(parameter: str, kind: str | None) -> bool:
+def _takes(parameter: str, argument: str, typed: ArgumentTypes | None) -> bool:
+    kind = literal_kind(argument)
     if kind is None:
-        return True
+        names = typed(argument) if typed is not None else None
+        if names is None or parameter in _ANY_OBJECT or _TYPE_VARIABLE.fullmatch(parameter):
+            return True
+        return parameter in names
     if kind == "null":
         return parameter not in _PRIMITIVES
-    if parameter in _ANY_OBJECT or re.fullmatch(r"[A-Z][A-Z0-9]?", parameter):
+    if parameter in _ANY_OBJECT or _TYPE_VARIABLE.fullmatch(parameter):
         return True  # Object takes a boxed literal; a type variable (T, K2) may be bound to its class
     return parameter in _LITERAL_TARGETS[kind]
+
+
+_TYPE_VARIABLE = re.compile(r"[A-Z][A-Z0-9]?")
 
 
 def arguments_at(text: str, start: int) -> Arguments | None:
@@ -415,3 +426,45 @@ def enum_constants(text: str) -> set[str]:
         return set()
     flat = re.sub(r"\([^()]*\)", "", body.group(1))  # constants' arguments
     return {found.group(1) for found in _ENUM_CONSTANT.finditer(flat)}
+
+
+_CHAIN = re.compile(
+    r"(?:new\s+)?[\w$]+(?:\s*\.\s*[\w$]+)*(?:\s*<>)?(?:\s*\(\))?(?:\s*\{\})?"
+    r"(?:\s*\.\s*[\w$]+(?:\s*\(\))?)*"
+)
+
+
+def is_chain(expression: str) -> bool:
+    """Whether an expression is only a name, a ``new``, or calls and fields read through one another
+    (``Canvas.builder().build()``), with no operator, cast, literal or array access outside its brackets."""
+    return _CHAIN.fullmatch(_skeleton(expression)) is not None
+
+
+def _skeleton(expression: str) -> str:
+    """``expression`` with what its brackets and string literals hold left out (the brackets kept)."""
+    out: list[str] = []
+    depth = 0
+    at = 0
+    while at < len(expression):
+        char = expression[at]
+        if char in "\"'":
+            end = at + 1
+            while end < len(expression) and expression[end] != char:
+                end += 2 if expression[end] == "\\" else 1
+            at = end + 1
+            if depth == 0:
+                out.append("'")  # a literal stays visible, so it is no chain
+            continue
+        opening = char in _OPEN or (char == "<" and at > 0 and re.match(r"[\w$]", expression[at - 1]))
+        if opening:
+            if depth == 0:
+                out.append(char)
+            depth += 1
+        elif char in _CLOSE or (char == ">" and depth):
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                out.append(char)
+        elif depth == 0:
+            out.append(char)
+        at += 1
+    return "".join(out)
