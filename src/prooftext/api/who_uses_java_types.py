@@ -375,10 +375,7 @@ def arguments_at(text: str, start: int) -> Arguments | None:
     while at < len(text):
         char = text[at]
         if char in "\"'":
-            end = at + 1
-            while end < len(text) and text[end] != char:
-                end += 2 if text[end] == "\\" else 1
-            at = end
+            at = _literal_end(text, at) - 1  # its closing quote
         elif char in _OPEN:
             depth += 1
         elif char in _CLOSE:
@@ -448,10 +445,7 @@ def _skeleton(expression: str) -> str:
     while at < len(expression):
         char = expression[at]
         if char in "\"'":
-            end = at + 1
-            while end < len(expression) and expression[end] != char:
-                end += 2 if expression[end] == "\\" else 1
-            at = end + 1
+            at = _literal_end(expression, at)
             if depth == 0:
                 out.append("'")  # a literal stays visible, so it is no chain
             continue
@@ -468,3 +462,12 @@ def _skeleton(expression: str) -> str:
             out.append(char)
         at += 1
     return "".join(out)
+
+
+def _literal_end(text: str, start: int) -> int:
+    """Where the string or character literal opening at ``start`` ends: just after its closing quote (or
+    at the end of ``text``), escapes skipped."""
+    end = start + 1
+    while end < len(text) and text[end] != text[start]:
+        end += 2 if text[end] == "\\" else 1
+    return min(end + 1, len(text))
