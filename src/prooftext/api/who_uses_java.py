@@ -73,7 +73,8 @@ class JavaWhoUses(WhoUsesStore):
         """How a reference in a Java file depends on the Java method or constructor ``target``: exact where
         the class it is looked up in has the target as its own or inherited member, possible where the
         target overrides that member in a subclass or the class cannot be told, else None. Of overloads,
-        one is exact only when the calls this reference spells pass a number of arguments no other takes."""
+        one is exact only when a call this reference spells passes arguments no other overload may take
+        (:meth:`_java_overload`)."""
         how = self._java_found(target, ref, path, owner_id, exact)
         holder = self.sym(owner_id)
         if how != exact or ref.receiver == UNKNOWN_RECEIVER or holder is None:
