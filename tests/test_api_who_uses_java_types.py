@@ -11,7 +11,7 @@ from prooftext.api.who_uses_java_types import (
     call_arguments,
     chained_receiver,
     construction_arguments,
-    declarations,
+    declared_names,
     enum_constants,
     is_chain,
     literal_kind,
@@ -56,12 +56,12 @@ METHOD = """void run(List<String> items, final Map<String, List<Foo>> byName, in
     ],
 )
 def test_each_declaration_of_a_name_states_its_class_or_none(name: str, stated: list[str | None]) -> None:
-    assert declarations(METHOD, name) == stated
+    assert declared_names(METHOD).get(name, []) == stated
 
 
 def test_a_long_run_of_white_space_before_a_name_is_read_in_linear_time() -> None:
     text = "Foo" + " " * 200_000 + "x;"
-    assert declarations(text, "x") == ["Foo"]
+    assert declared_names(text)["x"] == ["Foo"]
 
 
 def test_a_name_declared_with_two_classes_has_none() -> None:

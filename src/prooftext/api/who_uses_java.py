@@ -1,6 +1,6 @@
 """Who-uses in Java: a call resolves through the class the code states for its receiver, as the compiler
 resolves it by the receiver's static type. A receiver is a parameter, local or field declared with its class
-(:func:`~prooftext.api.who_uses_java_types.declarations`), ``this``, ``super``, ``Outer.this``, a class named
+(:func:`~prooftext.api.who_uses_java_types.declared_names`), ``this``, ``super``, ``Outer.this``, a class named
 for a static call (with its package or without), or a chain of calls followed through the classes their
 methods declare they return; a bare call is the enclosing classes' own or inherited method, or a static
 import's. A class name is looked up as javac does: the file's own classes, its single-type imports, its
@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 import sqlite3
+from collections.abc import Iterator
 
 from prooftext.api.who_uses_java_types import (
     JAVA_LANG,
@@ -79,7 +80,7 @@ class JavaWhoUses(WhoUsesStore):
         holder = self.sym(owner_id)
         if how != exact or ref.receiver == UNKNOWN_RECEIVER or holder is None:
             return how  # a chain's calls are told apart one by one (:meth:`_java_chains`)
-        text = self._java_text(holder, own_lines=holder.symbol_kind in CLASS_KINDS)
+        text = self._java_caller_text(holder)
         owner_class = self.sym(target.parent_id) if target.parent_id else None
         if owner_class is not None and target.name == owner_class.name:  # a constructor
             calls = construction_arguments(text, ref.name)
@@ -124,11 +125,8 @@ class JavaWhoUses(WhoUsesStore):
         supertype is known; None otherwise."""
         if not is_chain(argument):
             return None  # `"id " + id`, `(Type) cls`, `items[0]`: not read
-        if re.fullmatch(r"[\w$]+(?:\s*\.\s*[\w$]+)*", argument):
-            held = self._java_receiver(re.sub(r"\s+", "", argument), path, owner_id)
-        else:
-            steps = chained_receiver(argument + ".", len(argument))
-            held = self._java_steps(steps, path, owner_id) if steps else None
+        steps = chained_receiver(argument + ".", len(argument))  # a plain name is a chain of one step
+        held = self._java_steps(steps, path, owner_id) if steps else None
         if not isinstance(held, Sym):
             return None
         supers, known = self.java_supertypes(held)
@@ -140,7 +138,7 @@ class JavaWhoUses(WhoUsesStore):
     def _java_constructs(self, owner_id: str, name: str) -> bool:
         """Whether the definition ``owner_id`` holds ``new name(…)`` (qualified or generic too)."""
         holder = self.sym(owner_id)
-        text = self._java_text(holder, own_lines=holder.symbol_kind in CLASS_KINDS) if holder else ""
+        text = self._java_caller_text(holder) if holder else ""
         return (
             re.search(rf"(?<![\w$])new\s+(?:[\w$]+\s*\.\s*)*{re.escape(name)}\s*(?:<[^()]*>)?\s*\(", text)
             is not None
@@ -233,7 +231,7 @@ class JavaWhoUses(WhoUsesStore):
         holder = self.sym(owner_id)
         if holder is None:
             return FOUND_POSSIBLE
-        text = self._java_text(holder, own_lines=holder.symbol_kind in CLASS_KINDS)
+        text = self._java_caller_text(holder)
         best: str | None = None
         for found in re.finditer(rf"\.\s*(?:<[^<>()]*>\s*)?{re.escape(name)}\s*\(", text):
             steps = chained_receiver(text, found.start())
@@ -293,17 +291,22 @@ class JavaWhoUses(WhoUsesStore):
             return FOUND_POSSIBLE
         return self.java_dispatch(target, cls, ref.name, exact) if cls is not None else None
 
+    def _java_enclosing(self, node_id: str) -> Iterator[Sym]:
+        """The classes around a definition, innermost first."""
+        current = self.enclosing_class(node_id)
+        while current is not None:
+            yield current
+            current = self.enclosing_class(current.parent_id) if current.parent_id else None
+
     def _java_bare_owner(self, path: str, owner_id: str, name: str) -> Sym | None:
         """The class a call of ``name`` without receiver looks its method up in; LookupError when an
         enclosing class's hierarchy leaves what is known before one is found."""
-        current = self.enclosing_class(owner_id)
-        while current is not None:
+        for current in self._java_enclosing(owner_id):
             found, known = self.java_lookup(current, name)
             if found:
                 return current
             if not known:
                 raise LookupError(name)
-            current = self.enclosing_class(current.parent_id) if current.parent_id else None
         for module in self.java_imports(path):  # `import static a.b.Util.name;` or `a.b.Util.*`
             held, _dot, last = module.rpartition(".")
             cls = self._java_class_at(held) if last in (name, "*") and held else None
@@ -327,9 +330,7 @@ class JavaWhoUses(WhoUsesStore):
         if parts[-1] == "class":
             return OUTSIDE  # `Foo.class` is a java.lang.Class
         if len(parts) == 2 and parts[1] == "this":  # `Outer.this`: the enclosing class so named
-            while here is not None and here.name != parts[0]:
-                here = self.enclosing_class(here.parent_id) if here.parent_id else None
-            return here
+            return next((cls for cls in self._java_enclosing(owner_id) if cls.name == parts[0]), None)
         if parts[0] in SELF_NAMES and here is not None:
             return self._java_fields(here, parts[1:])
         if parts[0] == "super" and len(parts) == 1 and here is not None:
@@ -348,12 +349,10 @@ class JavaWhoUses(WhoUsesStore):
             stated = self.java_declarations(holder, name)
             if stated:  # a local or parameter; None when it states no class this reads (`var x = make()`)
                 return self._java_stated(path, stated)
-        current = here
-        while current is not None:
+        for current in self._java_enclosing(owner_id):
             field = self._java_field(current, name)
             if field is not None:  # a field of an enclosing class, its own or inherited
                 return self._java_stated(field[0].path, field[1])
-            current = self.enclosing_class(current.parent_id) if current.parent_id else None
         if name[:1].isupper():
             return self._java_named(path, name)  # `Util.stat()`
         return None
@@ -400,6 +399,11 @@ class JavaWhoUses(WhoUsesStore):
         if cls.symbol_kind == "enum" and name in enum_constants(self._java_text(cls, own_lines=True)):
             return cls, [cls.qualname]  # `DateType.DATE`: a constant of the enum is the enum's instance
         return None
+
+    def _java_caller_text(self, holder: Sym) -> str:
+        """The code of the definition holding a reference: a method's lines, or a class's own lines (its
+        fields' initializers, without its members)."""
+        return self._java_text(holder, own_lines=holder.symbol_kind in CLASS_KINDS)
 
     def _java_text(self, holder: Sym, own_lines: bool = False) -> str:
         """A definition's lines; with ``own_lines``, a class's without the lines of the methods and classes

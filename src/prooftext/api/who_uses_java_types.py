@@ -28,11 +28,6 @@ _NOT_TYPES = frozenset(
 _VAR_NEW = re.compile(rf"\s*new\s+((?:{_IDENT}\.)*{_IDENT})\s*(?:{_GENERIC})?\s*\(")
 
 
-def declarations(text: str, name: str) -> list[str | None]:
-    """What each declaration of ``name`` in ``text`` states (see :func:`declared_names`)."""
-    return declared_names(text).get(name, [])
-
-
 def declared_names(text: str) -> dict[str, list[str | None]]:
     """What each declaration in ``text`` states, by the name it declares: a class as spelled (``Foo``,
     ``Outer.Foo``, ``a.b.Foo``), or None for one that states no class (an array, a primitive, ``var`` of
@@ -64,9 +59,12 @@ def agreed(stated: list[str | None]) -> str | None:
     return first if first is not None and all(s == first for s in stated) else None
 
 
+_EQUALS = re.compile(r"\s*=(?!=)")
+
+
 def _skip_equals(text: str, at: int) -> int:
     """How many characters after ``at`` lead past the ``=`` of an initializer (none when there is none)."""
-    found = re.compile(r"\s*=(?!=)").match(text, at)
+    found = _EQUALS.match(text, at)
     return found.end() - at if found else 0
 
 
