@@ -31,6 +31,28 @@ def test_a_bulk_first_build_writes_the_rows_of_an_ordinary_one(
         assert index.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL again
 
 
+def test_a_bulk_first_build_creates_its_deferred_indexes_before_it_syncs_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for path, text in TREE.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    monkeypatch.setattr(refresh, "BULK_MIN_FILES", 1)
+    seen: list[int] = []
+    ensure = refresh.ensure_indexes
+
+    def recorded(conn: sqlite3.Connection) -> None:
+        seen.append(conn.execute("PRAGMA synchronous").fetchone()[0])
+        ensure(conn)
+
+    monkeypatch.setattr(refresh, "ensure_indexes", recorded)
+    with prooftext.open(tmp_path) as index:
+        index.refresh()
+        assert seen == [0]  # OFF: its checkpoints wait on no disk
+        assert not missing_indexes(index.conn)
+        assert index.conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+
+
 def test_a_killed_bulk_build_is_completed_with_its_indexes_by_the_next_refresh(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -875,8 +875,9 @@ def _create_indexes(conn: sqlite3.Connection) -> None:
 def _bulk(conn: sqlite3.Connection, bulk: bool) -> Iterator[None]:
     """A first build of many files: without the secondary indexes (created once at its end, see
     :data:`~prooftext.store.schema.DEFERRED_INDEXES`) and without syncing the store to disk at each WAL
-    checkpoint. A killed process loses nothing either way (every batch is committed, and its pages are
-    in the operating system's hands); an operating system crash or a power loss during the build may
+    checkpoint, the creation of those indexes included (syncing its checkpoints made it wait on the disk
+    for as long again as it computed). A killed process loses nothing either way (every batch is committed,
+    and its pages are in the operating system's hands); an operating system crash or a power loss during the build may
     damage the store, which holds nothing but what the files give: ``fsck`` then calls it corrupt, and
     ``index --rebuild`` repairs it. Every later refresh syncs as before."""
     if not bulk:
@@ -887,9 +888,9 @@ def _bulk(conn: sqlite3.Connection, bulk: bool) -> Iterator[None]:
     conn.execute("PRAGMA synchronous = OFF")
     try:
         yield
+        _create_indexes(conn)
     finally:
         conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
-    _create_indexes(conn)
 
 
 def _flush(
