@@ -16,12 +16,10 @@ directives), header prototypes (declarations that are not definitions: how many,
 comment, how many name a function the tree also defines), and calls (per function, the callees clang
 resolves against the ``call`` references we keep).
 
-Not a test: it needs libclang, which is not a dependency of prooftext. Install it apart and point this
-script at it:
+Not a test: it needs libclang, which the ``dev`` extra installs (``pip install -e '.[dev]'``) and which
+prooftext itself never imports; ``--clang-site`` points at another installation of it:
 
-    python3 -m venv /tmp/clang_venv && /tmp/clang_venv/bin/pip install libclang
-    .venv/bin/python bench/symbols_c_bench.py TREE [TREE ...] \
-        --clang-site /tmp/clang_venv/lib/python3.11/site-packages [--verbose]
+    .venv/bin/python bench/symbols_c_bench.py TREE [TREE ...] [--clang-site SITE_PACKAGES] [--verbose]
 
 ``--verbose`` lists every disagreement. System headers are taken from GCC's (``/usr/include``,
 ``/usr/include/c++/N``, GCC's own ``include``) when present; a file clang cannot read well (a missing

@@ -140,6 +140,60 @@ def test_an_else_branch_split_by_a_preprocessor_conditional_is_no_function_named
     assert [(q, k) for q, k, _, _ in symbol_rows(graph)] == [("read_buf", "function")]
 
 
+def test_an_export_macro_before_a_typedef_return_type_leaves_the_function_its_name() -> None:
+    graph = extract(
+        "lapi.c",
+        dedented("""
+            LUA_API lua_CFunction lua_atpanic (lua_State *L, lua_CFunction panicf) {
+              lua_CFunction old;
+              return old;
+            }
+            LUA_API int lua_gettop (lua_State *L) {
+              return 0;
+            }
+        """),
+    )
+    assert symbol_rows(graph) == [("lua_atpanic", "function", 1, 4), ("lua_gettop", "function", 5, 7)]
+    assert graph.nodes[1].signature == "LUA_API lua_CFunction lua_atpanic (lua_State *L, lua_CFunction panicf)"
+
+
+def test_a_macro_used_as_a_case_label_inside_a_function_is_no_function_of_its_own() -> None:
+    graph = extract(
+        "lvm.c",
+        dedented("""
+            void luaV_execute (lua_State *L, CallInfo *ci) {
+              vmdispatch (GET_OPCODE(i)) {
+                vmcase(OP_MOVE) {
+                  setobjs2s(L, ra, RB(i));
+                  vmbreak;
+                }
+                vmcase(OP_LOADI) {
+                  lua_Integer b = GETARG_sBx(i);
+                  vmbreak;
+                }
+              }
+            }
+        """),
+    )
+    assert symbol_rows(graph) == [("luaV_execute", "function", 1, 12)]
+
+
+def test_a_class_defined_inside_a_function_keeps_its_constructor() -> None:
+    graph = extract(
+        "local.cpp",
+        dedented("""
+            int run() {
+              struct Guard {
+                Guard() { start(); }
+                int size() const { return 1; }
+              };
+              return Guard().size();
+            }
+        """),
+    )
+    assert [q for q, _, _, _ in symbol_rows(graph)] == ["run", "run.Guard", "run.Guard.Guard", "run.Guard.size"]
+
+
 CPP_HEADER = dedented("""
     #include <string>
     namespace fmt {

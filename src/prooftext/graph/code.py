@@ -245,15 +245,38 @@ def _base_type(node: TSNode | None, data: bytes) -> str:
 
 def _c_declarator_name(node: TSNode) -> TSNode | None:
     """Follow C/C++ ``declarator`` fields (pointers, functions, parentheses) down to the declared name; an
-    ``ERROR`` in parentheses is a macro the grammar cannot expand (``(ZCALLBACK *f)``): the name follows it."""
+    ``ERROR`` in parentheses is a macro the grammar cannot expand (``(ZCALLBACK *f)``): the name follows it.
+    In ``LUA_API lua_CFunction lua_atpanic (…)`` (an export macro before a type's name) the grammar reads
+    the macro as the type and the type as the name, and leaves the name in an ``ERROR`` before the
+    parameters: the name is that."""
     current = node.child_by_field_name("declarator")
     for _ in range(_NAME_DEPTH):
         if current is None or current.type in _C_NAMES:
             return current
+        misplaced = _name_in_error(current)
+        if misplaced is not None:
+            return misplaced
         inner = current.child_by_field_name("declarator")
         if inner is None:
             inner = next((c for c in current.named_children if c.type != "ERROR"), None)
         current = inner
+    return None
+
+
+def _name_in_error(declarator: TSNode) -> TSNode | None:
+    """The identifier an ``ERROR`` alone holds between a function declarator's name and its parameters."""
+    if declarator.type != "function_declarator":
+        return None
+    named = declarator.named_children
+    for before, error, after in zip(named, named[1:], named[2:], strict=False):
+        if (
+            before.type == "identifier"
+            and error.type == "ERROR"
+            and after.type == "parameter_list"
+            and error.named_child_count == 1
+            and error.named_children[0].type == "identifier"
+        ):
+            return error.named_children[0]
     return None
 
 
@@ -511,9 +534,27 @@ def _comment_before_body(node: TSNode, sig_start: int) -> int | None:
     return None
 
 
+def _macro_in_body(node: TSNode) -> bool:
+    """Whether a C or C++ function definition stands in another function's body, not in a class defined
+    there, and declares no function: C and C++ have no nested functions, so the grammar misread a macro,
+    such as lua's ``vmcase(OP_MOVE) {…}`` case labels (a type ``vmcase`` and a parenthesized name). A GCC
+    nested function declares one (``int inner(int x) {…}``) and is kept."""
+    declarator = node.child_by_field_name("declarator")
+    if node.type != "function_definition" or declarator is None or declarator.type == "function_declarator":
+        return False
+    current = node.parent
+    while current is not None and current.type != "field_declaration_list":
+        if current.type == "function_definition":
+            return True
+        current = current.parent
+    return False
+
+
 def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     if node.type in _C_SPECIFIERS and node.parent is not None and node.parent.type == "type_definition":
         return None  # `typedef struct {…} name;` is one symbol, read from the typedef
+    if language in (L.C, L.CPP) and _macro_in_body(node):
+        return None
     misread = _c_misread(node, data) if language in (L.C, L.CPP) else None
     scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
     if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
