@@ -225,10 +225,33 @@ def _bench(name: str, tree: Path, n: int, seed: int, verbose: bool) -> Tally:
     return tally
 
 
-def score(index: Any, target: Target, oracle: set[str], tally: Tally, verbose: bool) -> None:
+class Unread:
+    """What an oracle did not read: whole files, and ranges of lines of others (a preprocessor branch the
+    configuration it compiled skips). A caller there is judged on neither side."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.ranges: dict[str, list[tuple[int, int]]] = {}
+        for entry in entries:
+            first, last = entry.get("lines") or (1, sys.maxsize)
+            self.ranges.setdefault(str(entry["unread"]), []).append((int(first), int(last)))
+
+    def __contains__(self, place: tuple[str, int]) -> bool:
+        path, line = place
+        return any(first <= line <= last for first, last in self.ranges.get(path, ()))
+
+
+def score(
+    index: Any, target: Target, oracle: set[str], tally: Tally, verbose: bool, unread: Unread | None = None
+) -> None:
     """Count who-uses' dependents of ``target`` against the oracle's callers, and with ``verbose`` print
-    what differs."""
-    found = who_uses(index, target.node_id)
+    what differs; a dependent where the oracle did not read (``unread``: who-uses gives the line of its
+    first reference there) is not judged, unless the oracle reads another of its lines."""
+    skipped = unread or Unread([])
+    found = [
+        d
+        for d in who_uses(index, target.node_id)
+        if d["node_id"] in oracle or (d["path"], int(d["line"])) not in skipped
+    ]
     resolved = {d["node_id"] for d in found if d["found_by"] != FOUND_POSSIBLE}
     every = {d["node_id"] for d in found}
     tally.count(oracle, resolved, every)
@@ -249,10 +272,14 @@ def listed_tally(
     """Who-uses against an oracle that lists each definition it resolves (``path``, ``name``, ``line``) with
     its uses (``refs``: ``path`` and ``line``), on ``sample`` = (n, seed) functions and methods of
     ``language`` drawn from the index of a copy of ``tree``; also how many drawn definitions the oracle does
-    not list once (it did not read them, or two share the name and lines)."""
+    not list once (it did not read them, or two share the name and lines). An entry ``{"unread": path}``
+    names a file the oracle could not read, ``"lines": [first, last]`` a part of it: callers there are
+    judged on neither side (:class:`Unread`)."""
+    unread = Unread([entry for entry in listed if "unread" in entry])
     by_name: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for definition in listed:
-        by_name.setdefault((definition["path"], definition["name"]), []).append(definition)
+        if "unread" not in definition:
+            by_name.setdefault((definition["path"], definition["name"]), []).append(definition)
     tally, unmatched = Tally(), 0
     with _copy(tree) as root, prooftext.open(root) as index:
         index.refresh()
@@ -271,9 +298,9 @@ def listed_tally(
             if len(matches) != 1:
                 unmatched += 1
                 continue
-            uses = matches[0]["refs"] or []
+            uses = [u for u in matches[0]["refs"] or [] if (u["path"], int(u["line"])) not in unread]
             oracle = {enclosing(u["path"], int(u["line"])) for u in uses} - {None, target.node_id}
-            score(index, target, oracle, tally, verbose)  # type: ignore[arg-type]
+            score(index, target, oracle, tally, verbose, unread)
     return tally, unmatched
 
 

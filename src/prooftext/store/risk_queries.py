@@ -61,6 +61,16 @@ def symbols_named(conn: sqlite3.Connection, name: str) -> list[Row]:
     ).fetchall()
 
 
+def functions_named(conn: sqlite3.Connection, name: str, languages: Sequence[str]) -> list[Row]:
+    """The symbol rows of the functions (not methods) named ``name`` in files of ``languages``."""
+    marks = ", ".join("?" * len(languages))
+    return conn.execute(
+        f"{_SYMBOL} WHERE n.kind = ? AND n.name = ? AND n.symbol_kind = 'function' AND n.language IN ({marks})"
+        " ORDER BY f.path, n.start_line",
+        (NODE_SYMBOL, name, *languages),
+    ).fetchall()
+
+
 def symbols_spelling(conn: sqlite3.Connection, text: str) -> list[Row]:
     """The node rows of the symbols whose signature holds ``text`` (a scan: for a target nothing else names)."""
     return conn.execute(
