@@ -154,7 +154,9 @@ def test_an_export_macro_before_a_typedef_return_type_leaves_the_function_its_na
         """),
     )
     assert symbol_rows(graph) == [("lua_atpanic", "function", 1, 4), ("lua_gettop", "function", 5, 7)]
-    assert graph.nodes[1].signature == "LUA_API lua_CFunction lua_atpanic (lua_State *L, lua_CFunction panicf)"
+    assert (
+        graph.nodes[1].signature == "LUA_API lua_CFunction lua_atpanic (lua_State *L, lua_CFunction panicf)"
+    )
 
 
 def test_a_macro_used_as_a_case_label_inside_a_function_is_no_function_of_its_own() -> None:
@@ -191,7 +193,12 @@ def test_a_class_defined_inside_a_function_keeps_its_constructor() -> None:
             }
         """),
     )
-    assert [q for q, _, _, _ in symbol_rows(graph)] == ["run", "run.Guard", "run.Guard.Guard", "run.Guard.size"]
+    assert [q for q, _, _, _ in symbol_rows(graph)] == [
+        "run",
+        "run.Guard",
+        "run.Guard.Guard",
+        "run.Guard.size",
+    ]
 
 
 CPP_HEADER = dedented("""
