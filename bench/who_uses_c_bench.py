@@ -1,16 +1,17 @@
-"""Who-uses on C against an independent oracle: the calls clang resolves to functions drawn at random.
+"""Who-uses on C against an independent oracle: the uses clang resolves to functions drawn at random.
 
 For each tree, 400 C functions (seed 27) are drawn from the index; libclang (the ``libclang`` package of the
-``dev`` extra) parses every ``.c`` file of the tree, with every directory of the tree that holds a header
-on the include path (but a shim of a standard header's), and lists the calls spelled in the tree's text that resolve to each function
-definition: a function with external linkage is one across the files (clang's USR), a ``static`` one is its
-file's own. A call a macro's body makes is not written where the macro is used (the macro's name is), so
-only calls whose text names the function where they are written count (a call in a macro's argument,
-``ASSERT(f())``, does), on both sides. Both sides are reduced
-to callers, the innermost indexed node enclosing a call, as in ``bench/who_uses_bench.py``. A name that two
-files define with external linkage (a platform's variant, another program of the tree) is one function to
-the oracle: each definition gets every call. A file that includes another ``.c`` file (an amalgamation such
-as lua's ``onelua.c``) may make a function ``static`` there; its calls count for the one definition.
+``dev`` extra) parses every ``.c`` file of the tree, with every directory of the tree that holds a header on
+the include path (but a shim of a standard header's), and lists, for each function definition, the calls
+written in the tree's text that resolve to it and the places naming it without a call (a callback passed on,
+``{"assert", luaB_assert}`` in a table, ``&f``). A function with external linkage is one across the files
+(clang's USR), a ``static`` one its file's own; a file that includes another ``.c`` file (an amalgamation
+such as lua's ``onelua.c``) may make a function ``static`` there, and its uses count for the one
+definition. A name that two files define with external linkage (a platform's variant, another program of
+the tree) is one function to the oracle: each definition gets every use. A call a macro's body makes is not
+written where the macro is used (the macro's name is), so only uses whose text names the function where
+they are written count (a call in a macro's argument, ``ASSERT(f())``, does). Both sides are reduced to
+callers, the innermost indexed node enclosing a use, as in ``bench/who_uses_bench.py``.
 
 The compiler's own headers (``stddef.h``, ``float.h``) come from the installed GCC, which the libclang
 wheel does not ship. A ``.c`` file clang cannot read whole (a fatal error, such as a missing header: a
@@ -125,8 +126,8 @@ class _Lines:
 
 
 def oracle(tree: Path) -> list[dict[str, object]]:
-    """Each function definition of ``tree`` (``path``, ``name``, ``line`` of its name) with the calls
-    (``refs``: ``path`` and ``line``) clang resolves to it."""
+    """Each function definition of ``tree`` (``path``, ``name``, ``line`` of its name) with the calls and
+    other references (``refs``: ``path`` and ``line``) clang resolves to it."""
     import clang.cindex as clang  # the dev extra's libclang: only this bench needs it
 
     root = str(tree.resolve())
@@ -140,6 +141,7 @@ def oracle(tree: Path) -> list[dict[str, object]]:
     calls: dict[str, set[tuple[str, int]]] = {}
     lines = _Lines()
     unread: set[str] = set()
+    called: set[tuple[str, int, int]] = set()
     skipped: list[dict[str, object]] = []
     for source in _files(tree, ".c"):
         unit = index.parse(
@@ -157,13 +159,19 @@ def oracle(tree: Path) -> list[dict[str, object]]:
                 at = (path, cursor.location.line)
                 definitions[at] = {"path": path, "name": cursor.spelling, "line": at[1]}
                 usrs.setdefault(at, set()).add(cursor.get_usr())
-            elif kind == clang.CursorKind.CALL_EXPR:
+            elif kind in (clang.CursorKind.CALL_EXPR, clang.CursorKind.DECL_REF_EXPR):
                 callee = cursor.referenced
                 where = cursor.location
                 if callee is None or callee.kind != clang.CursorKind.FUNCTION_DECL or where.file is None:
                     continue
                 path = str(where.file.name)
                 line, column = _written(clang, where)
+                if kind == clang.CursorKind.CALL_EXPR:
+                    called.add(
+                        (path, line, column)
+                    )  # its callee's DECL_REF_EXPR comes next, at the same place
+                elif (path, line, column) in called:
+                    continue
                 if lines.spells(path, line, column, callee.spelling):
                     calls.setdefault(callee.get_usr(), set()).add((path, line))
     listed = []

@@ -2,7 +2,9 @@
 ``static`` function only from its file and the files including it; a function with external linkage is the
 one definition of its name, the nearest the caller when platforms or programs define it apart, and possible
 when two are as near. A prototype (whose name the grammar reads as a type), a function pointer parameter of
-the name and a type of the name are no use; a function-like macro of the name makes a call possible."""
+the name and a type of the name are no use; a function-like macro of the name makes a call possible. A
+function named without a call (a callback passed on, a table's entry, ``&f``) is a reference, under the same
+rules."""
 
 from __future__ import annotations
 
@@ -99,6 +101,34 @@ TREE = {
           return measure("r");
         }
         """,
+    "src/timer.h": """
+        API int (on_tick) (void *loop);
+        """,
+    "src/loop.c": """
+        #include "timer.h"
+        static const struct entry table[] = {{"tick", on_tick}, {NULL, NULL}};
+        int on_tick(void *loop) {
+          return 0;
+        }
+        void start(void *loop) {
+          timer_start(loop, on_tick, 10);
+        }
+        void hook(struct handler *h) {
+          h->on_tick = &on_tick;
+        }
+        """,
+    "src/unrelated.c": """
+        /* on_tick is documented elsewhere */
+        void log_it(struct timer *t) {
+          puts("on_tick");
+          t->on_tick = 0;
+          t.on_tick = 0;
+        }
+        void shadow(void) {
+          int on_tick = 3;
+          use(on_tick);
+        }
+        """,
     "src/trace.h": """
         #define traced(x) log_call(#x, x)
         """,
@@ -189,6 +219,23 @@ def test_a_caller_as_near_to_two_definitions_may_call_either(tree: Path) -> None
 
 def test_a_macro_s_argument_naming_a_function_is_no_parameter(tree: Path) -> None:
     assert _dependents(tree, "src/unix/poll.c", "tick")[("test/test_poll.c", "TEST_IMPL")] == "possible"
+
+
+def test_a_function_named_without_a_call_is_referenced_by_a_callback_a_table_and_its_address(
+    tree: Path,
+) -> None:
+    assert _dependents(tree, "src/loop.c", "on_tick") == {
+        ("src/loop.c", "src/loop.c"): "reference",  # the table, at file scope
+        ("src/loop.c", "start"): "reference",
+        ("src/loop.c", "hook"): "reference",
+    }
+
+
+def test_a_comment_a_string_a_field_a_prototype_and_a_local_of_the_name_are_no_reference(tree: Path) -> None:
+    found = _dependents(tree, "src/loop.c", "on_tick")
+    assert ("src/unrelated.c", "log_it") not in found
+    assert ("src/unrelated.c", "shadow") not in found
+    assert ("src/timer.h", "src/timer.h") not in found
 
 
 def test_a_function_like_macro_of_the_name_makes_a_call_possible(tree: Path) -> None:

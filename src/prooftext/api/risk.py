@@ -519,6 +519,7 @@ class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CWhoUses, PythonNames):
             *self.js_importing_files(target),
             *self.js_value_uses(target),
             *self.go_value_uses(target),
+            *self.c_value_uses(target),
             *self.java_constructor_calls(target),
         ]:
             entry = (rank[made.found_by], made.line, made.found_by, made.spelled)
