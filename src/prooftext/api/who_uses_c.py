@@ -4,8 +4,9 @@ the one it calls; a ``static`` function is callable only from its own file and t
 linkage is the one definition of its name across the C and C++ files nearest the caller's directory (a
 platform's variant in ``src/unix`` or ``src/win``, a vendored library's copy), and two as near leave which
 one a call reaches to the build. A name a function-like macro defines where the call stands may expand to
-something else; a function pointer parameter of the name, or a type (a prototype's name reads as one), is
-no use."""
+something else; a function pointer parameter or a variable of the name, or a type (a prototype's name reads
+as one), is no use. A function named without a call (a callback passed on, a table's entry, ``&f``) is a
+reference under the same rules, read from the text of the files spelling it."""
 
 from __future__ import annotations
 
