@@ -154,7 +154,9 @@ calling convention and statement macros (``struct API Name``, ``int CDECL main``
 ``(ZCALLBACK *f)``), a ``.h`` the C grammar reads with errors is read as C++ when that grammar reads it better,
 a C++ ``using`` alias is a ``type`` symbol, and an ``else if`` cut by ``#ifdef`` is no function named ``if``;
 22: a Go reference is kept once per function literal, not once per function; 23: TypeScript's ``repo!.load()``
-spells its receiver ``repo``; 24: Java's ``new Foo(...)`` is a call of ``Foo``, not a read)."""
+spells its receiver ``repo``; 24: Java's ``new Foo(...)`` is a call of ``Foo``, not a read; 25: a C or C++
+definition inside a function's body that declares no function (lua's ``vmcase(OP_MOVE) {…}``) is no symbol,
+and an export macro before a typedef'd return type leaves a C function its name)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
@@ -877,9 +879,9 @@ def _bulk(conn: sqlite3.Connection, bulk: bool) -> Iterator[None]:
     :data:`~prooftext.store.schema.DEFERRED_INDEXES`) and without syncing the store to disk at each WAL
     checkpoint, the creation of those indexes included (syncing its checkpoints made it wait on the disk
     for as long again as it computed). A killed process loses nothing either way (every batch is committed,
-    and its pages are in the operating system's hands); an operating system crash or a power loss during the build may
-    damage the store, which holds nothing but what the files give: ``fsck`` then calls it corrupt, and
-    ``index --rebuild`` repairs it. Every later refresh syncs as before."""
+    and its pages are in the operating system's hands); an operating system crash or a power loss during
+    the build may damage the store, which holds nothing but what the files give: ``fsck`` then calls it
+    corrupt, and ``index --rebuild`` repairs it. Every later refresh syncs as before."""
     if not bulk:
         yield
         return
