@@ -159,6 +159,18 @@ def test_an_export_macro_before_a_typedef_return_type_leaves_the_function_its_na
     )
 
 
+def test_a_definition_s_name_in_parentheses_after_an_export_macro_is_its_name() -> None:
+    graph = extract(
+        "lauxlib.c",
+        dedented("""
+            LUALIB_API int (luaL_loadstring) (lua_State *L, const char *s) {
+              return luaL_loadbuffer(L, s, strlen(s), s);
+            }
+        """),
+    )
+    assert symbol_rows(graph) == [("luaL_loadstring", "function", 1, 3)]
+
+
 def test_a_macro_used_as_a_case_label_inside_a_function_is_no_function_of_its_own() -> None:
     graph = extract(
         "lvm.c",

@@ -253,7 +253,7 @@ def _c_declarator_name(node: TSNode) -> TSNode | None:
     for _ in range(_NAME_DEPTH):
         if current is None or current.type in _C_NAMES:
             return current
-        misplaced = _name_in_error(current)
+        misplaced = _name_in_error(current) or _name_in_parentheses(current)
         if misplaced is not None:
             return misplaced
         inner = current.child_by_field_name("declarator")
@@ -277,6 +277,23 @@ def _name_in_error(declarator: TSNode) -> TSNode | None:
             and error.named_children[0].type == "identifier"
         ):
             return error.named_children[0]
+    return None
+
+
+def _name_in_parentheses(declarator: TSNode) -> TSNode | None:
+    """The name of ``LUALIB_API int (luaL_loadstring) (lua_State *L)`` (a definition's name in parentheses
+    after an export macro): the grammar reads ``int (luaL_loadstring)`` as a function ``int`` declaring one
+    parameter of type ``luaL_loadstring``, and that is the name."""
+    inner = declarator.child_by_field_name("declarator") if declarator.type == "function_declarator" else None
+    if inner is None or inner.type != "function_declarator":
+        return None
+    spelled, parameters = inner.child_by_field_name("declarator"), inner.child_by_field_name("parameters")
+    if spelled is None or spelled.type != "identifier" or parameters is None:
+        return None
+    only = parameters.named_children
+    if len(only) == 1 and only[0].type == "parameter_declaration" and only[0].named_child_count == 1:
+        name = only[0].named_children[0]
+        return name if name.type in ("type_identifier", "identifier") else None
     return None
 
 

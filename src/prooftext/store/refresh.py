@@ -156,7 +156,8 @@ a C++ ``using`` alias is a ``type`` symbol, and an ``else if`` cut by ``#ifdef``
 22: a Go reference is kept once per function literal, not once per function; 23: TypeScript's ``repo!.load()``
 spells its receiver ``repo``; 24: Java's ``new Foo(...)`` is a call of ``Foo``, not a read; 25: a C or C++
 definition inside a function's body that declares no function (lua's ``vmcase(OP_MOVE) {…}``) is no symbol,
-and an export macro before a typedef'd return type leaves a C function its name)."""
+and an export macro before a typedef'd return type, or before a parenthesized name (``LUALIB_API int
+(luaL_loadstring) (…)``), leaves a C function its name)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
