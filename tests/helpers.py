@@ -156,6 +156,14 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     return root
 
 
+def indexed_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """``files`` under ``root`` (:func:`write_tree`), indexed once; ``root``."""
+    write_tree(root, files)
+    with prooftext.open(root) as index:
+        index.refresh()
+    return root
+
+
 def undecodable_directory(parent: Path) -> Path:
     """A new directory under ``parent`` whose name is not UTF-8 (the Latin-1 byte of "é"); the test is skipped
     when the file system refuses such a name."""

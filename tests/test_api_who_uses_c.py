@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from helpers import write_tree
+from helpers import indexed_tree
 from prooftext.api.risk import who_uses
 
 TREE = {
@@ -154,11 +154,7 @@ TREE = {
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("c_tree")
-    write_tree(root, TREE)
-    with prooftext.open(root) as index:
-        index.refresh()
-    return root
+    return indexed_tree(tmp_path_factory.mktemp("c_tree"), TREE)
 
 
 def _dependents(root: Path, path: str, name: str) -> dict[tuple[str, str], str]:

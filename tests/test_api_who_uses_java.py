@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import prooftext
-from helpers import write_tree
+from helpers import indexed_tree
 from prooftext.api.risk import who_uses
 
 SHAPES = {
@@ -236,11 +236,7 @@ SHAPES = {
 
 @pytest.fixture(scope="module")
 def shapes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("shapes")
-    write_tree(root, SHAPES)
-    with prooftext.open(root) as index:
-        index.refresh()
-    return root
+    return indexed_tree(tmp_path_factory.mktemp("shapes"), SHAPES)
 
 
 def _dependents(root: Path, qualname: str, signature: str = "") -> dict[str, str]:
