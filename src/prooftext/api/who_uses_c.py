@@ -23,7 +23,6 @@ from prooftext.api.who_uses_model import (
     Found,
     Sym,
     WhoUsesStore,
-    nodes_by_id,
 )
 from prooftext.graph.model import HOW_CALL, Reference
 from prooftext.store.risk_queries import code_files_spelling, file_imports, functions_named
@@ -64,7 +63,7 @@ class CWhoUses(WhoUsesStore):
         self._c_functions: dict[str, list[Sym]] = {}
         self._c_included: dict[str, frozenset[str]] = {}
         self._c_macros: dict[str, frozenset[str]] = {}
-        self._c_blanked: dict[str, str] = {}
+        self._c_blanked: dict[str, list[str]] = {}
         self._c_bodies: dict[str, str] = {}
 
     def _classify_c(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
@@ -86,7 +85,7 @@ class CWhoUses(WhoUsesStore):
         for path in code_files_spelling(self.conn, target.name, MAX_VALUE_FILES):
             if not is_c_family_file(path):
                 continue
-            for number, line in enumerate(self._c_code(path).split("\n"), start=1):
+            for number, line in enumerate(self._c_code(path), start=1):
                 if target.name not in line or not pattern.search(line):
                     continue
                 holder = self.holder(path, number)
@@ -101,7 +100,7 @@ class CWhoUses(WhoUsesStore):
         """Whether the name of the C function ``target`` in ``owner_id`` (of ``path``) is the target's:
         ``exact``, possible, or None (see the module docstring)."""
         name = target.name
-        if self._c_parameter(owner_id, name) or self._c_local(owner_id, name):
+        if self._c_parameter(owner_id, name) or self._c_local(path, owner_id, name):
             return None  # a function pointer the caller takes, or a variable it declares
         own = [f for f in self._c_named(name) if f.path == path]
         if own:
@@ -155,18 +154,17 @@ class CWhoUses(WhoUsesStore):
     def _c_text(self, path: str) -> str:
         return "\n".join(self.lines(path))
 
-    def _c_code(self, path: str) -> str:
-        """The file's text with its comments, string and character literals and preprocessor lines blanked
-        (line breaks kept)."""
+    def _c_code(self, path: str) -> list[str]:
+        """The file's lines with its comments, string and character literals and preprocessor lines blanked."""
         if path not in self._c_blanked:
-            self._c_blanked[path] = _C_NOT_CODE.sub(_blank, self._c_text(path))
+            self._c_blanked[path] = _C_NOT_CODE.sub(_blank, self._c_text(path)).split("\n")
         return self._c_blanked[path]
 
-    def _c_local(self, owner_id: str, name: str) -> bool:
+    def _c_local(self, path: str, owner_id: str, name: str) -> bool:
         """Whether the code of ``owner_id`` (a function's body, or a file) declares a variable named
         ``name``: words (a type, qualifiers) and stars from a statement's start up to the name, then ``=``,
         ``;``, ``,`` or ``[`` (``uint64_t after;``, ``static const char fmt[] = …``, ``uv_timer_cb cb = …``)."""
-        body = self._c_body(owner_id)
+        body = self._c_body(path, owner_id)
         for found in re.finditer(rf"(?<![\w$.>]){re.escape(name)}\s*[=;,\[]", body):
             line_start = body.rfind("\n", 0, found.start()) + 1
             start = max(line_start, *(body.rfind(c, line_start, found.start()) + 1 for c in ";{}"))
@@ -174,13 +172,11 @@ class CWhoUses(WhoUsesStore):
                 return True
         return False
 
-    def _c_body(self, owner_id: str) -> str:
-        """The code of the node ``owner_id`` (see :meth:`_c_code`), empty when it is no node."""
+    def _c_body(self, path: str, owner_id: str) -> str:
+        """The code of the node ``owner_id`` of ``path`` (see :meth:`_c_code`), empty when it is no node there."""
         if owner_id not in self._c_bodies:
-            owner = next(iter(nodes_by_id(self.conn, [owner_id])), None)
-            lines = (
-                self._c_code(owner.path).split("\n")[owner.start_line - 1 : owner.end_line] if owner else []
-            )
+            owner = next((n for n in self.spans(path) if n.node_id == owner_id), None)
+            lines = self._c_code(path)[owner.start_line - 1 : owner.end_line] if owner else []
             self._c_bodies[owner_id] = "\n".join(lines)
         return self._c_bodies[owner_id]
 
