@@ -304,10 +304,14 @@ def listed_tally(
     return tally, unmatched
 
 
-def listed_arguments(description: str, argv: list[str] | None, trees: str) -> argparse.Namespace:
-    """The arguments of a bench against a listing oracle: the trees, ``--n`` (400), ``--seed`` (27) and
-    ``--verbose``."""
+def listed_arguments(
+    description: str, argv: list[str] | None, trees: str, switches: dict[str, str] | None = None
+) -> argparse.Namespace:
+    """The arguments of a bench against a listing oracle: the trees, ``--n`` (400), ``--seed`` (27),
+    ``--verbose`` and the bench's own ``switches`` (flag: help)."""
     parser = argparse.ArgumentParser(description=description)
+    for flag, meaning in (switches or {}).items():
+        parser.add_argument(flag, action="store_true", help=meaning)
     parser.add_argument("trees", type=Path, nargs="+", metavar=trees)
     parser.add_argument("--n", type=int, default=400)
     parser.add_argument("--seed", type=int, default=27)

@@ -19,7 +19,13 @@ platform's variant, such as libuv's ``src/win``) is reported and judged on neith
 callers there nor clang's; nor are callers in the lines a file's preprocessor skips (an ``#if`` branch of
 another configuration, such as lua's ``ltests.c`` without ``LUA_DEBUG``).
 
-Usage: python bench/who_uses_c_bench.py TREE [TREE ...] [--n 400] [--seed 27] [--verbose]
+With ``--cpp``, the same for C++: every ``.cc``, ``.cpp`` and ``.cxx`` file is parsed as C++17, and the
+drawn definitions are the index's C++ functions and methods (constructors and destructors too); a use is a
+call, a member call (``plan_.AddTarget(...)``, ``this->Cleanup()``, an unqualified call of the class's own
+member) or a function named without a call, resolved by clang to the definition (an overload is its own
+definition; a virtual call counts for the method it names, not for its overrides).
+
+Usage: python bench/who_uses_c_bench.py TREE [TREE ...] [--cpp] [--n 400] [--seed 27] [--verbose]
 """
 
 from __future__ import annotations
@@ -125,16 +131,49 @@ class _Lines:
         return re.match(rb"%s(?![A-Za-z0-9_])" % re.escape(name.encode()), text) is not None
 
 
-def oracle(tree: Path) -> list[dict[str, object]]:
+C_SOURCES = (".c",)
+CPP_SOURCES = (".cc", ".cpp", ".cxx")
+HEADERS = (".h", ".hh", ".hpp", ".hxx")
+
+
+def _cpp_headers() -> list[str]:
+    """``-isystem`` for the installed GCC's C++ standard library (the libclang wheel ships none)."""
+    compiler = shutil.which("g++")
+    if compiler is None:
+        return []
+    found = subprocess.run(
+        [compiler, "-E", "-x", "c++", "-", "-v"], input="", capture_output=True, text=True
+    ).stderr
+    listed = found.split("#include <...> search starts here:")[-1].split("End of search list.")[0]
+    return [flag for d in listed.split() if "c++" in d for flag in ("-isystem", d)]
+
+
+def oracle(tree: Path, cpp: bool = False) -> list[dict[str, object]]:
     """Each function definition of ``tree`` (``path``, ``name``, ``line`` of its name) with the calls and
-    other references (``refs``: ``path`` and ``line``) clang resolves to it."""
+    other references (``refs``: ``path`` and ``line``) clang resolves to it; with ``cpp``, of its C++
+    files, methods included."""
     import clang.cindex as clang  # the dev extra's libclang: only this bench needs it
 
     root = str(tree.resolve())
-    headers = _files(tree, ".h")
+    headers = [h for suffix in HEADERS for h in _files(tree, suffix)]
     shims = {h.parent for h in headers if h.name in STANDARD_HEADERS}
-    include = sorted({str(h.parent.resolve()) for h in headers if h.parent not in shims})
-    args = ["-std=gnu11", *_builtin_headers(), *(f"-I{d}" for d in include)]
+    directories = {h.parent for h in headers if h.parent not in shims}
+    if cpp:  # `#include "db/dbformat.h"`, `"leveldb/db.h"`: the directories above a header's too
+        directories |= {d for h in directories for d in h.parents if d.is_relative_to(tree)}
+    include = sorted({str(d.resolve()) for d in directories})
+    # GCC's intrinsics headers (`xmmintrin.h`) use builtins clang does not declare: errors in them, not a
+    # fatal stop after twenty, leave the rest of the file read
+    standard = ["-x", "c++", "-std=gnu++17", "-ferror-limit=0", *_cpp_headers()] if cpp else ["-std=gnu11"]
+    args = [*standard, *_builtin_headers(), *(f"-I{d}" for d in include)]
+    functions = {clang.CursorKind.FUNCTION_DECL}
+    if cpp:
+        functions |= {
+            clang.CursorKind.CXX_METHOD,
+            clang.CursorKind.CONSTRUCTOR,
+            clang.CursorKind.DESTRUCTOR,
+            clang.CursorKind.FUNCTION_TEMPLATE,
+        }
+    uses = (clang.CursorKind.CALL_EXPR, clang.CursorKind.DECL_REF_EXPR, clang.CursorKind.MEMBER_REF_EXPR)
     index = clang.Index.create()
     definitions: dict[tuple[str, int], dict[str, Any]] = {}  # by where the name stands
     usrs: dict[tuple[str, int], set[str]] = {}
@@ -143,7 +182,8 @@ def oracle(tree: Path) -> list[dict[str, object]]:
     unread: set[str] = set()
     called: set[tuple[str, int, int]] = set()
     skipped: list[dict[str, object]] = []
-    for source in _files(tree, ".c"):
+    sources = sorted(p for suffix in (CPP_SOURCES if cpp else C_SOURCES) for p in _files(tree, suffix))
+    for source in sources:
         unit = index.parse(
             str(source.resolve()), args=args, options=clang.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
         )
@@ -154,15 +194,15 @@ def oracle(tree: Path) -> list[dict[str, object]]:
             print(f"who_uses_c_bench: {fatal[0]}", file=sys.stderr)
         for cursor in _walk(unit.cursor, root):
             kind = cursor.kind
-            if kind == clang.CursorKind.FUNCTION_DECL and cursor.is_definition():
+            if kind in functions and cursor.is_definition():
                 path = str(Path(cursor.location.file.name).relative_to(root))
                 at = (path, cursor.location.line)
                 definitions[at] = {"path": path, "name": cursor.spelling, "line": at[1]}
-                usrs.setdefault(at, set()).add(cursor.get_usr())
-            elif kind in (clang.CursorKind.CALL_EXPR, clang.CursorKind.DECL_REF_EXPR):
+                usrs.setdefault(at, set()).add(cursor.canonical.get_usr())
+            elif kind in uses:
                 callee = cursor.referenced
                 where = cursor.location
-                if callee is None or callee.kind != clang.CursorKind.FUNCTION_DECL or where.file is None:
+                if callee is None or callee.kind not in functions or where.file is None:
                     continue
                 path = str(where.file.name)
                 line, column = _written(clang, where)
@@ -173,7 +213,7 @@ def oracle(tree: Path) -> list[dict[str, object]]:
                 elif (path, line, column) in called:
                     continue
                 if lines.spells(path, line, column, callee.spelling):
-                    calls.setdefault(callee.get_usr(), set()).add((path, line))
+                    calls.setdefault(callee.canonical.get_usr(), set()).add((path, line))
     listed = []
     for at, entry in sorted(definitions.items()):
         found = sorted({call for usr in usrs[at] for call in calls.get(usr, ())})
@@ -184,13 +224,14 @@ def oracle(tree: Path) -> list[dict[str, object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = listed_arguments(__doc__.splitlines()[0], argv, "TREE")
+    args = listed_arguments(__doc__.splitlines()[0], argv, "TREE", {"--cpp": "C++ files and methods"})
     try:
         import clang.cindex  # noqa: F401
     except ImportError:
         print("who_uses_c_bench: needs libclang (`pip install -e '.[dev]'`)", file=sys.stderr)
         return 2
-    listed_bench(args, oracle, "c", "clang")
+    language = "cpp" if args.cpp else "c"
+    listed_bench(args, lambda tree: oracle(tree, args.cpp), language, "clang")
     return 0
 
 

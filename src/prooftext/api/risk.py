@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_c import CWhoUses, is_c_family_file, is_c_function
+from prooftext.api.who_uses_c import is_c_family_file, is_c_function
+from prooftext.api.who_uses_cpp import CppWhoUses, is_cpp_target
 from prooftext.api.who_uses_go import GoWhoUses
 from prooftext.api.who_uses_java import JavaWhoUses
 from prooftext.api.who_uses_js import (
@@ -254,10 +255,10 @@ _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z
 """A name that is no plain word (an inner ``_``, a case change, a digit): matched in documentation alone."""
 
 
-class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CWhoUses, PythonNames):
+class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PythonNames):
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository: Python here, and
-    JavaScript, Go, Java and C through their classifiers. Read lazily from the store and cached for one request."""
+    JavaScript, Go, Java, C and C++ through their classifiers. Read lazily from the store and cached for one request."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
@@ -279,6 +280,8 @@ class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CWhoUses, PythonNames):
             return self._classify_go(target, ref, path, (owner_id, line), exact)
         if target.language == L.JAVA and path.endswith(".java") and target.symbol_kind == "method":
             return self._classify_java(target, ref, path, owner_id, exact)
+        if is_cpp_target(target) and is_c_family_file(path):
+            return self._classify_cpp(target, ref, (path, owner_id, line), exact)
         if is_c_function(target) and is_c_family_file(path) and not ref.receiver:
             return self._classify_c(target, ref, path, owner_id, exact)
         if not python:

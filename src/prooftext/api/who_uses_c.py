@@ -25,7 +25,7 @@ from prooftext.api.who_uses_model import (
     WhoUsesStore,
 )
 from prooftext.graph.model import HOW_CALL, Reference
-from prooftext.store.risk_queries import code_files_spelling, file_imports, functions_named
+from prooftext.store.risk_queries import code_files_spelling, definitions_named, file_imports
 
 C_FAMILY = frozenset({L.C, L.CPP})
 MAX_INCLUDED_FILES = 400
@@ -124,7 +124,7 @@ class CWhoUses(WhoUsesStore):
     def _c_named(self, name: str) -> list[Sym]:
         """The C and C++ functions named ``name`` (not methods), in every file."""
         if name not in self._c_functions:
-            rows = functions_named(self.conn, name, sorted(C_FAMILY))
+            rows = definitions_named(self.conn, name, ("function",), sorted(C_FAMILY))
             self._c_functions[name] = [Sym(*row) for row in rows]
         return self._c_functions[name]
 

@@ -484,11 +484,6 @@ class JsWhoUses(WhoUsesStore):
             return exact if target.node_id in self.children(cls.node_id).get(name, []) else FOUND_POSSIBLE
         return self.js_through_this(target, cls, name, exact)
 
-    def text_of(self, found: Sym) -> str:
-        """A definition's lines as the index holds them."""
-        node = self.node(found)
-        return "\n".join(self.lines(found.path)[node.start_line - 1 : node.end_line]) if node else ""
-
     def js_through_this(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
         """How ``this.name`` inside the JavaScript class ``cls`` depends on ``target``: exact when the member
         it finds (its own, else the nearest base's) is the target, possible when a base cannot be found here

@@ -150,6 +150,11 @@ class WhoUsesStore:
     def node(self, found: Sym) -> Node | None:
         return next((n for n in self.spans(found.path) if n.node_id == found.node_id), None)
 
+    def text_of(self, found: Sym) -> str:
+        """A definition's lines as the index holds them."""
+        node = self.node(found)
+        return "\n".join(self.lines(found.path)[node.start_line - 1 : node.end_line]) if node else ""
+
     def enclosing_class(self, node_id: str) -> Sym | None:
         current = self.sym(node_id)
         while current is not None:

@@ -61,13 +61,16 @@ def symbols_named(conn: sqlite3.Connection, name: str) -> list[Row]:
     ).fetchall()
 
 
-def functions_named(conn: sqlite3.Connection, name: str, languages: Sequence[str]) -> list[Row]:
-    """The symbol rows of the functions (not methods) named ``name`` in files of ``languages``."""
-    marks = ", ".join("?" * len(languages))
+def definitions_named(
+    conn: sqlite3.Connection, name: str, kinds: Sequence[str], languages: Sequence[str]
+) -> list[Row]:
+    """The symbol rows of the definitions of ``kinds`` (``function``, ``method``, ``struct`` …) named
+    ``name`` in files of ``languages``."""
+    kind_marks, language_marks = ", ".join("?" * len(kinds)), ", ".join("?" * len(languages))
     return conn.execute(
-        f"{_SYMBOL} WHERE n.kind = ? AND n.name = ? AND n.symbol_kind = 'function' AND n.language IN ({marks})"
-        " ORDER BY f.path, n.start_line",
-        (NODE_SYMBOL, name, *languages),
+        f"{_SYMBOL} WHERE n.kind = ? AND n.name = ? AND n.symbol_kind IN ({kind_marks})"
+        f" AND n.language IN ({language_marks}) ORDER BY f.path, n.start_line",
+        (NODE_SYMBOL, name, *kinds, *languages),
     ).fetchall()
 
 

@@ -1,0 +1,391 @@
+"""Who-uses in C++: a member function is reached through a class. A call without a receiver, or on
+``this``, inside a member function (or inside a test that a fixture macro defines, ``TEST_F(Fixture,
+Name)``) names the member of that class, or of its nearest base defining the name; a call on a variable
+names the member of the class its declaration states (a parameter, a local, a field of the caller's class
+or of a base: ``Builder builder_;``, ``Node* node``, ``std::unique_ptr<Plan> plan``), and nothing of the
+tree's where the declared type is no class of the tree (``std::vector``, ``string``); where the type is not
+stated (``auto``, an expression's result) it is possible. A qualified call (``Builder::AddTarget(...)``)
+names the class's member. Overloads are told apart by their number of arguments where that tells; a call
+of a method a subclass overrides may dispatch to the override, so the override is a possible callee. A free
+C++ function is called by linkage, as a C function is (:mod:`prooftext.api.who_uses_c`), unless the
+caller's class has a member of the name."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import prooftext.graph.languages as L
+from prooftext.api.who_uses_c import C_FAMILY, CWhoUses
+from prooftext.api.who_uses_model import FOUND_POSSIBLE, SELF_NAMES, Sym
+from prooftext.graph.model import HOW_CALL, Reference
+from prooftext.store.risk_queries import definitions_named
+
+CLASS_KINDS_CPP = ("class", "struct")
+MAX_BASE_DEPTH = 12
+"""Bases followed from one class (a deeper or cyclic hierarchy is cut there)."""
+_KEYWORDS = frozenset(
+    {"return", "delete", "new", "case", "goto", "else", "throw", "sizeof", "typedef", "using", "namespace"}
+    | {"operator", "co_return", "co_yield", "public", "private", "protected", "friend", "template"}
+    | {"typename", "virtual", "explicit", "inline"}
+)
+"""Words that stand before a name without being its type (``return node;``)."""
+_OWNING = frozenset({"unique_ptr", "shared_ptr", "weak_ptr", "auto_ptr", "optional", "reference_wrapper"})
+"""Templates whose first argument is the class a receiver of their type reaches (``plan->Reset()``)."""
+_FIXTURE_MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
+"""A test that a macro defines (``TEST_F``, ``TEST_P``): its first argument names its fixture class."""
+_BASES = re.compile(r"(?<!:):(?!:)(?P<bases>[^{]*)")
+_ACCESS = re.compile(r"\b(?:public|protected|private|virtual)\b")
+_TEMPLATE_ARGUMENTS = re.compile(r"<.*>", re.DOTALL)
+_PARAMETER_TYPE = re.compile(r"\s*(?:const\s+|struct\s+|class\s+)*(?:\w+::)*(\w+)")
+"""A parameter's type's simple name (``Node`` for ``const ns::Node* target``)."""
+_WORD = re.compile(r"[A-Za-z_]\w*")
+STRING_LITERAL = '"'
+"""An argument that is a string literal (see :meth:`CppWhoUses._cpp_argument`)."""
+MAX_CALL_LINES = 400
+"""Lines of a caller read for the calls of one spelled reference (the index keeps its first line only)."""
+UNKNOWN_CLASS = ""
+"""A receiver whose class is not stated where who-uses reads (``auto``, an expression)."""
+
+
+@dataclass(frozen=True)
+class _Site:
+    """Where a reference stands: its file and line, the node holding it and that node's class."""
+
+    path: str
+    line: int
+    owner: Sym | None
+    caller_class: str | None
+    receiver: str
+
+
+def is_cpp_target(target: Sym) -> bool:
+    """Whether who-uses reads ``target`` as C++: a member function of a C or C++ file, or a free function
+    of a C++ file."""
+    if target.language not in C_FAMILY:
+        return False
+    return target.symbol_kind == "method" or (target.language == L.CPP and target.symbol_kind == "function")
+
+
+def class_name(member: Sym) -> str | None:
+    """The simple name of the class a member function belongs to (``Builder`` for ``Builder::Build``
+    defined outside its class, ``TopoSort`` for a method of a class defined in a function)."""
+    parts = member.qualname.split(".")
+    return parts[-2] if member.symbol_kind == "method" and len(parts) > 1 else None
+
+
+class CppWhoUses(CWhoUses):
+    """C++'s classification, over C's, cached for one request."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self._cpp_class_rows: dict[str, list[Sym]] = {}
+        self._cpp_method_rows: dict[str, list[Sym]] = {}
+        self._cpp_types: dict[tuple[str, str], str | None] = {}
+
+    def _classify_cpp(
+        self, target: Sym, ref: Reference, place: tuple[str, str, int], exact: str
+    ) -> str | None:
+        """How a reference in the C or C++ file ``path`` inside ``owner_id`` at ``line`` (``place``)
+        depends on the C++ definition ``target`` (see the module docstring)."""
+        path, owner_id, line = place
+        owner = self.sym(owner_id)
+        if owner is not None and ref.how != HOW_CALL and _declares(owner, ref):
+            return None  # `Builder::AddTarget` in the definition's own name, a constructor's declaration
+        caller_class = self._cpp_caller_class(owner)
+        if target.symbol_kind != "method":
+            return self._cpp_free_function(target, ref, path, (owner_id, caller_class), exact)
+        site = _Site(path, line, owner, caller_class, ref.receiver)
+        if not ref.receiver or ref.receiver in SELF_NAMES:
+            if caller_class is None:
+                return None  # a free function cannot call a member without an object
+            return self._cpp_through_class(target, caller_class, ref.name, site, exact)
+        receiver_class = self._cpp_receiver_class(owner, caller_class, ref.receiver)
+        if receiver_class == UNKNOWN_CLASS:
+            return FOUND_POSSIBLE
+        if receiver_class is None:
+            return None  # a namespace's function, or a member of a class outside the tree
+        return self._cpp_through_class(target, receiver_class, ref.name, site, exact)
+
+    def _cpp_free_function(
+        self, target: Sym, ref: Reference, path: str, caller: tuple[str, str | None], exact: str
+    ) -> str | None:
+        owner_id, caller_class = caller
+        if caller_class is not None and not ref.receiver and self._cpp_declares(caller_class, ref.name):
+            return None  # the caller's class has a member of the name: it hides the free function
+        if (
+            ref.receiver
+            and self._cpp_receiver_class(self.sym(owner_id), caller_class, ref.receiver) is not None
+        ):
+            return None  # `x.f()`, `Class::f()`: a member, not the free function
+        return self._classify_c(target, ref, path, owner_id, exact)
+
+    def _cpp_through_class(self, target: Sym, cls: str, name: str, site: _Site, exact: str) -> str | None:
+        """How calling ``name`` on an object of the class named ``cls`` (at ``site``) depends on ``target``:
+        the member the class or its nearest base defines (:meth:`_cpp_overload`); possible when ``target``
+        overrides it in a subclass."""
+        found = self._cpp_lookup(cls, name)
+        target_class = class_name(target)
+        if target not in found:
+            overrides = target_class is not None and self._cpp_derives(target_class, cls)
+            return FOUND_POSSIBLE if overrides and target_class != cls else None
+        return self._cpp_overload(target, found, name, site, exact)
+
+    def _cpp_overload(self, target: Sym, found: list[Sym], name: str, site: _Site, exact: str) -> str | None:
+        """Whether a call of ``name`` at ``site`` reaches ``target`` among the overloads ``found``: exact
+        when a call there fits it alone (:func:`_takes`), possible when it fits others too, None when
+        every call there fits another one only; when none fits any, its defaults are in a header."""
+        node = self.node(site.owner) if site.owner is not None else None
+        end = node.end_line if node is not None else site.line
+        text = "\n".join(self.lines(site.path)[site.line - 1 : min(end, site.line + MAX_CALL_LINES)])
+        calls = _call_arguments(text, name, site.receiver) or [None]
+        best: str | None = None
+        for arguments in calls:
+            kinds = None if arguments is None else [self._cpp_argument(a, site) for a in arguments]
+            fitting = [f for f in found if kinds is None or _takes(f, kinds, self._cpp_fits)] or found
+            if target in fitting and len(fitting) == 1:
+                return exact
+            if target in fitting:
+                best = FOUND_POSSIBLE
+        return best
+
+    def _cpp_argument(self, argument: str, site: _Site) -> str | None:
+        """What an argument is, for telling overloads apart: :data:`STRING_LITERAL`, the class of the tree
+        a variable's declaration states, or None when not known here."""
+        if argument.startswith('"'):
+            return STRING_LITERAL
+        word = argument.lstrip("&*")
+        if not _WORD.fullmatch(word):
+            return None
+        found = self._cpp_declared_in(site.owner, site.caller_class, word)
+        return found or None
+
+    def _cpp_fits(self, argument: str, parameter: str) -> bool:
+        """Whether an argument of class ``argument`` (or a string literal) may be passed as a parameter of
+        type ``parameter`` (a simple name): not a literal for a class of the tree, not a class of the tree
+        for another type than it or its base."""
+        parameter_is_class = bool(self._cpp_classes(parameter))
+        if argument == STRING_LITERAL:
+            return not parameter_is_class
+        return len(parameter) == 1 or self._cpp_derives(argument, parameter)
+
+    def _cpp_caller_class(self, owner: Sym | None) -> str | None:
+        """The class whose members an unqualified call in ``owner`` reaches: a member function's class, a
+        class's own, or the fixture a test macro names (``TEST_F(BuildTest, Name)``)."""
+        if owner is None:
+            return None
+        if owner.symbol_kind in CLASS_KINDS_CPP:
+            return owner.name
+        if owner.symbol_kind == "method":
+            return class_name(owner)
+        if _FIXTURE_MACRO.match(owner.name) and "(" in owner.signature:
+            first = owner.signature.split("(", 1)[1].split(",", 1)[0].strip()
+            return first if self._cpp_classes(first) else None
+        return None
+
+    def _cpp_receiver_class(self, owner: Sym | None, caller_class: str | None, receiver: str) -> str | None:
+        """The class named ``receiver`` reaches (a variable, a chain of fields, a class named in a
+        qualified call): its simple name, :data:`UNKNOWN_CLASS` when no declaration states it, None when
+        it is no class of the tree (a namespace, a type of a library)."""
+        parts = [p for p in receiver.split(".") if p]
+        if not parts or "?" in parts:
+            return UNKNOWN_CLASS
+        first, rest = parts[0], parts[1:]
+        if first in SELF_NAMES:
+            current = caller_class
+        else:
+            current = self._cpp_declared_in(owner, caller_class, first)
+            if current is None and self._cpp_classes(first):
+                current = first  # `Builder::Build(...)`, `Base::Method(...)`
+        for field in rest:
+            if not current:
+                return current
+            current = self._cpp_field_class(current, field)
+        return current
+
+    def _cpp_declared_in(self, owner: Sym | None, caller_class: str | None, name: str) -> str | None:
+        """The class of the variable ``name`` as declared in ``owner`` (a parameter or local) or as a field
+        of ``caller_class`` or its bases; :data:`UNKNOWN_CLASS` for ``auto``; None when nothing declares it."""
+        if owner is not None:
+            declared = _declared_type(self.text_of(owner), name)
+            if declared is not None:
+                return self._cpp_as_class(declared)
+        return self._cpp_field_class(caller_class, name) if caller_class else None
+
+    def _cpp_field_class(self, cls: str, field: str) -> str | None:
+        """The class of the field ``field`` of the class ``cls`` or of its nearest base declaring it."""
+        key = (cls, field)
+        if key not in self._cpp_types:
+            self._cpp_types[key] = None
+            for current in self._cpp_hierarchy(cls):
+                declared = next(
+                    (t for c in self._cpp_classes(current) if (t := _declared_type(self.text_of(c), field))),
+                    None,
+                )
+                if declared is not None:
+                    self._cpp_types[key] = self._cpp_as_class(declared)
+                    break
+        return self._cpp_types[key]
+
+    def _cpp_as_class(self, declared: str) -> str | None:
+        """A declared type's class of the tree, :data:`UNKNOWN_CLASS` when it is not stated (``auto``, a
+        template's parameter), None for a type outside the tree."""
+        if declared == "auto" or len(declared) == 1:
+            return UNKNOWN_CLASS
+        return declared if self._cpp_classes(declared) else None
+
+    def _cpp_lookup(self, cls: str, name: str) -> list[Sym]:
+        """The member functions named ``name`` of the class ``cls``, else of its nearest base defining it."""
+        for current in self._cpp_hierarchy(cls):
+            found = [m for m in self._cpp_methods(name) if class_name(m) == current]
+            if found:
+                return found
+        return []
+
+    def _cpp_declares(self, cls: str, name: str) -> bool:
+        """Whether the class ``cls`` or a base declares a member function ``name`` (a definition, or a
+        declaration in its body: ``virtual bool MakeDir(const std::string& path) = 0;``)."""
+        return bool(self._cpp_lookup(cls, name)) or any(
+            _declared_function(self._c_body(c.path, c.node_id), name)
+            for current in self._cpp_hierarchy(cls)
+            for c in self._cpp_classes(current)
+        )
+
+    def _cpp_hierarchy(self, cls: str) -> list[str]:
+        """``cls`` and its bases of the tree, nearest first (breadth first, each once)."""
+        order, queue = [cls], [cls]
+        while queue and len(order) < MAX_BASE_DEPTH:
+            for found in self._cpp_classes(queue.pop(0)):
+                for base in _bases(found.signature):
+                    if base not in order and self._cpp_classes(base):
+                        order.append(base)
+                        queue.append(base)
+        return order
+
+    def _cpp_derives(self, cls: str, base: str) -> bool:
+        return base in self._cpp_hierarchy(cls)
+
+    def _cpp_classes(self, name: str) -> list[Sym]:
+        if name not in self._cpp_class_rows:
+            rows = definitions_named(self.conn, name, CLASS_KINDS_CPP, sorted(C_FAMILY))
+            self._cpp_class_rows[name] = [Sym(*row) for row in rows]
+        return self._cpp_class_rows[name]
+
+    def _cpp_methods(self, name: str) -> list[Sym]:
+        if name not in self._cpp_method_rows:
+            rows = definitions_named(self.conn, name, ("method",), sorted(C_FAMILY))
+            self._cpp_method_rows[name] = [Sym(*row) for row in rows]
+        return self._cpp_method_rows[name]
+
+
+def _declaration(name: str) -> re.Pattern[str]:
+    return re.compile(
+        r"(?:^|(?<=[(,;{}]))\s*(?:(?:const|static|mutable|volatile|struct|class|unsigned|signed)\s+)*"
+        r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?)(?:\s*[*&]+\s*|\s+)(?:const\s*[*&]*\s*)?"
+        rf"{re.escape(name)}\s*(?:[;=,)(\[{{:]|$)",
+        re.MULTILINE,
+    )
+
+
+def _declares(owner: Sym, ref: Reference) -> bool:
+    """Whether ``ref`` (no call) in ``owner`` names ``owner`` itself: a member defined outside its class
+    (``Builder::AddTarget``), or a class's own constructor declared in its body."""
+    if owner.name != ref.name:
+        return False
+    return class_name(owner) == ref.receiver or (owner.symbol_kind in CLASS_KINDS_CPP and not ref.receiver)
+
+
+def _declared_function(code: str, name: str) -> bool:
+    """Whether ``code`` (a class's body) declares a function ``name``: a type before it, not a statement's
+    keyword (``bool MakeDir(const string& path);``, not ``return MakeDir(path);``)."""
+    pattern = rf"(?<![\w$])([A-Za-z_][\w:>]*)[\s*&]+{re.escape(name)}\s*\("
+    return any(found.group(1) not in _KEYWORDS for found in re.finditer(pattern, code))
+
+
+def _declared_type(text: str, name: str) -> str | None:
+    """The simple name of the type ``text`` declares ``name`` with (``Builder`` for ``Builder builder_;``
+    and ``const Builder& b``, ``Plan`` for ``std::unique_ptr<Plan> plan``), or None."""
+    if name not in text:
+        return None
+    for found in _declaration(name).finditer(text):
+        spelled = found.group("type")
+        template = spelled.split("<", 1)
+        simple = template[0].strip().rsplit("::", 1)[-1]
+        if simple in _KEYWORDS:
+            continue
+        if simple in _OWNING and len(template) > 1:
+            inner = template[1].rsplit(">", 1)[0].split(",", 1)[0].strip().rstrip("*& ")
+            return _TEMPLATE_ARGUMENTS.sub("", inner).rsplit("::", 1)[-1].strip()
+        return simple
+    return None
+
+
+def _bases(signature: str) -> list[str]:
+    """The simple names of the bases a class's signature lists (``struct A : public B, private ns::C<T>``)."""
+    found = _BASES.search(signature)
+    if found is None:
+        return []
+    listed = _TEMPLATE_ARGUMENTS.sub("", _ACCESS.sub("", found.group("bases")))
+    return [b.strip().rsplit("::", 1)[-1] for b in listed.split(",") if b.strip()]
+
+
+def _call_arguments(text: str, name: str, receiver: str) -> list[list[str] | None]:
+    """The arguments of each call of ``name`` on ``receiver`` (``""`` for none) in ``text`` (None for a
+    call whose parentheses do not close there)."""
+    if receiver:
+        on = r"(?:\.|->)".join(re.escape(part) for part in receiver.split("."))
+        before = rf"(?<![\w$]){on}\s*(?:\.|->|::)\s*"
+    else:
+        before = r"(?<![\w$.>:])"
+    calls = re.finditer(rf"{before}{re.escape(name)}\s*\(", text)
+    return [_arguments(text, c.end(), "([{") for c in calls]
+
+
+def _parameters(member: Sym) -> list[str] | None:
+    """The parameters ``member``'s signature declares (``[]`` for ``(void)``), or None when unread."""
+    at = member.signature.find(member.name + "(")
+    opening = member.signature.find("(", max(at, member.signature.find(member.name), 0))
+    found = _arguments(member.signature, opening + 1, "([{<") if opening >= 0 else None
+    return [] if found == ["void"] else found
+
+
+def _takes(member: Sym, arguments: list[str | None], fits: Callable[[str, str], bool]) -> bool:
+    """Whether ``member`` can be called with ``arguments`` (each one's class, :data:`STRING_LITERAL`, or
+    None when not known): as many as it takes (defaults and ``...`` counted), each known one fitting its
+    parameter's type (``fits``: ``AddTarget("all", &err)`` is not ``AddTarget(Node* target, …)``)."""
+    parameters = _parameters(member)
+    if parameters is None:
+        return True
+    variadic = bool(parameters) and "..." in parameters[-1]
+    required = sum(1 for p in parameters if "=" not in p and "..." not in p)
+    if len(arguments) < required or (len(arguments) > len(parameters) and not variadic):
+        return False
+    for argument, parameter in zip(arguments, parameters, strict=False):
+        declared = _PARAMETER_TYPE.match(parameter)
+        if argument is not None and declared is not None and not fits(argument, declared.group(1)):
+            return False
+    return True
+
+
+def _arguments(text: str, start: int, nesting: str) -> list[str] | None:
+    """The comma-separated parts between ``text[start - 1]`` (an opening parenthesis) and its closing one,
+    stripped, or None when it does not close; commas inside the brackets of ``nesting`` (``<`` in a
+    signature's template arguments, not in a call's comparisons) separate nothing."""
+    closing = {"(": ")", "[": "]", "{": "}", "<": ">"}
+    ends = "".join(closing[c] for c in nesting)
+    depth, parts, current = 0, [], start
+    for at in range(start, len(text)):
+        char = text[at]
+        if char in nesting:
+            depth += 1
+        elif char in ends and depth > 0:
+            depth -= 1
+        elif char == ")":
+            parts.append(text[current:at].strip())
+            return [p for p in parts if p] if parts != [""] else []
+        elif char == "," and depth == 0:
+            parts.append(text[current:at].strip())
+            current = at + 1
+    return None
