@@ -25,12 +25,17 @@ call, a member call (``plan_.AddTarget(...)``, ``this->Cleanup()``, an unqualifi
 member) or a function named without a call, resolved by clang to the definition (an overload is its own
 definition; a virtual call counts for the method it names, not for its overrides).
 
+Headers outside the tree (a test framework's, ``gtest/gtest.h``) come from ``CPATH``, as for clang;
+compiler arguments for a tree's configuration (``-DLEVELDB_PLATFORM_POSIX``) from ``CLANG_ARGS``.
+
 Usage: python bench/who_uses_c_bench.py TREE [TREE ...] [--cpp] [--n 400] [--seed 27] [--verbose]
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -164,7 +169,10 @@ def oracle(tree: Path, cpp: bool = False) -> list[dict[str, object]]:
     # GCC's intrinsics headers (`xmmintrin.h`) use builtins clang does not declare: errors in them, not a
     # fatal stop after twenty, leave the rest of the file read
     standard = ["-x", "c++", "-std=gnu++17", "-ferror-limit=0", *_cpp_headers()] if cpp else ["-std=gnu11"]
-    args = [*standard, *_builtin_headers(), *(f"-I{d}" for d in include)]
+    extra = shlex.split(
+        os.environ.get("CLANG_ARGS", "")
+    )  # a tree's configuration: `-DLEVELDB_PLATFORM_POSIX`
+    args = [*standard, *extra, *_builtin_headers(), *(f"-I{d}" for d in include)]
     functions = {clang.CursorKind.FUNCTION_DECL}
     if cpp:
         functions |= {

@@ -47,6 +47,39 @@ def test_an_export_macro_between_struct_and_its_name_gives_the_struct_and_its_me
     ]
 
 
+def test_an_export_macro_before_a_class_s_name_leaves_the_class_its_whole_body() -> None:
+    graph = extract(
+        "tinyxml2.h",
+        dedented("""
+            namespace tinyxml2 {
+            class TINYXML2_LIB XMLNode
+            {
+                friend class XMLDocument;
+            public:
+                const XMLDocument* GetDocument() const { return _document; }
+                virtual ~XMLNode();
+                XMLNode* LinkEndChild( XMLNode* addThis ) { return InsertEndChild( addThis ); }
+            private:
+                XMLNode( const XMLNode& );
+            };
+            class TINYXML2_LIB XMLText : public XMLNode
+            {
+                explicit XMLText( XMLDocument* doc ) : XMLNode( doc ) {}
+            };
+            }
+        """),
+    )
+    assert symbol_rows(graph) == [
+        ("tinyxml2", "namespace", 1, 16),
+        ("tinyxml2.XMLNode", "class", 2, 11),
+        ("tinyxml2.XMLNode.GetDocument", "method", 6, 6),
+        ("tinyxml2.XMLNode.LinkEndChild", "method", 8, 8),
+        ("tinyxml2.XMLText", "class", 12, 15),
+        ("tinyxml2.XMLText.XMLText", "method", 14, 14),
+    ]
+    assert graph.nodes[2].signature == "class TINYXML2_LIB XMLNode"
+
+
 def test_a_macro_before_class_or_namespace_leaves_the_class_or_namespace_its_name_and_kind() -> None:
     graph = extract(
         "include/fmt/args.hpp",

@@ -1178,20 +1178,31 @@ _C_CALLING_CONVENTION = re.compile(rb"\(\s*([A-Z][A-Z0-9_]+)\s*\*\s*\w+\s*\)\s*\
 """``(ZCALLBACK *name)(`` : a calling convention macro in a function pointer declarator."""
 
 
+_CPP_EXPORT_MACRO = re.compile(
+    rb"\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*)[ \t]+(?=[A-Za-z_]\w*\s*(?::|\{|final\b))"
+)
+"""An export macro between ``class`` and the class's name: ``class TINYXML2_LIB XMLNode : public Base {``,
+``class LEVELDB_EXPORT DB {``."""
+
+
 def _blank_macros(data: bytes) -> bytes:
     """``data`` with the macros the C and C++ grammars misread blanked (same length, so every offset and line
     holds). A statement-like macro alone on its line: ``FMT_BEGIN_NAMESPACE`` opens a namespace the grammar
     cannot see, and read as a type it swallows the definition below; only after a line that ends a
     statement, a block, a label, a comment or a directive (an enumerator or an argument alone on its line
     follows a comma or an open bracket), and not with arguments above a ``{``. A calling convention in a
-    function pointer declarator: ``typedef void (ZCALLBACK *free_func)(void *p)``."""
+    function pointer declarator: ``typedef void (ZCALLBACK *free_func)(void *p)``. An export macro before
+    a class's name (:data:`_CPP_EXPORT_MACRO`), which the C++ grammar reads as the name, and the real name
+    as an error that breaks the class's body into pieces."""
     statements = _C_STATEMENT_MACRO.search(data) is not None
     conventions = _C_CALLING_CONVENTION.search(data) is not None
-    if not statements and not conventions:
+    exports = _CPP_EXPORT_MACRO.search(data) is not None
+    if not statements and not conventions and not exports:
         return data
     out = bytearray(data)
-    for match in _C_CALLING_CONVENTION.finditer(data) if conventions else ():
-        out[match.start(1) : match.end(1)] = b" " * (match.end(1) - match.start(1))
+    for pattern in (_C_CALLING_CONVENTION, _CPP_EXPORT_MACRO) if conventions or exports else ():
+        for match in pattern.finditer(data):
+            out[match.start(1) : match.end(1)] = b" " * (match.end(1) - match.start(1))
     for match in _C_STATEMENT_MACRO.finditer(data) if statements else ():
         before = data[: match.start()].rstrip()
         last_line = before[before.rfind(b"\n") + 1 :].lstrip()

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 25
+READING_REVISION = 26
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -157,7 +157,9 @@ a C++ ``using`` alias is a ``type`` symbol, and an ``else if`` cut by ``#ifdef``
 spells its receiver ``repo``; 24: Java's ``new Foo(...)`` is a call of ``Foo``, not a read; 25: a C or C++
 definition inside a function's body that declares no function (lua's ``vmcase(OP_MOVE) {…}``) is no symbol,
 and an export macro before a typedef'd return type, or before a parenthesized name (``LUALIB_API int
-(luaL_loadstring) (…)``), leaves a C function its name)."""
+(luaL_loadstring) (…)``), leaves a C function its name; 26: a C++ class with an export macro before its name
+(``class TINYXML2_LIB XMLNode : public Base {``) holds its whole body, not the members before the grammar lost
+its way)."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
