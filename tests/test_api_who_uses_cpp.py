@@ -28,6 +28,8 @@ TREE = {
           virtual bool Start(Node* node) = 0;
         };
         struct Plan {
+          explicit Plan(Builder* builder);
+          Plan(const Plan& other);
           bool AddTarget(const Node* target, std::string* err);
           void Reset();
           int Count(int limit) const;
@@ -48,6 +50,10 @@ TREE = {
           return few > Count(1, 2);
         }
         void Plan::Reset() {
+        }
+        Plan::Plan(Builder* builder) {
+        }
+        Plan::Plan(const Plan& other) {
         }
         int Plan::Count(int limit) const {
           return limit;
@@ -112,6 +118,15 @@ TREE = {
         }
         bool MakeDir(const std::string& path) {
           return Exists(path);
+        }
+        bool CheckAll(const std::vector<std::string>& paths) {
+          return std::all_of(paths.begin(), paths.end(), Exists);
+        }
+        """,
+    "src/make.cc": """
+        #include "graph.h"
+        Plan* Make(Builder* builder, Plan* model) {
+          return new Plan(builder);
         }
         """,
     "src/disk.cc": """
@@ -216,7 +231,7 @@ def test_a_type_not_stated_leaves_the_call_possible(tree: Path) -> None:
 
 
 def test_a_free_function_is_called_by_linkage(tree: Path) -> None:
-    assert _dependents(tree, "src/util.cc", "Exists") == {("src/util.cc", "MakeDir"): "call"}
+    assert _dependents(tree, "src/util.cc", "Exists")[("src/util.cc", "MakeDir")] == "call"
     assert _dependents(tree, "src/util.cc", "MakeDir") == {("src/disk.cc", "Setup"): "call"}
 
 
@@ -228,3 +243,14 @@ def test_a_definition_s_own_qualified_name_is_no_use(tree: Path) -> None:
     found = _dependents(tree, "src/builder.cc", "Builder.AddTarget", 1)
     assert ("src/builder.cc", "Builder.AddTarget") in found  # the call in the other overload
     assert set(found) == {("src/builder.cc", "Builder.AddTarget")}
+
+
+def test_a_call_of_a_class_s_name_reaches_the_constructor_its_arguments_fit(tree: Path) -> None:
+    built = _dependents(tree, "src/plan.cc", "Plan.Plan", 0)
+    copied = _dependents(tree, "src/plan.cc", "Plan.Plan", 1)
+    assert built[("src/make.cc", "Make")] == "call"  # `new Plan(builder)`, not `Plan* model`
+    assert ("src/make.cc", "Make") not in copied
+
+
+def test_a_free_function_passed_on_is_a_reference_by_linkage(tree: Path) -> None:
+    assert _dependents(tree, "src/util.cc", "Exists")[("src/util.cc", "CheckAll")] == "reference"

@@ -98,6 +98,8 @@ class CppWhoUses(CWhoUses):
         if target.symbol_kind != "method":
             return self._cpp_free_function(target, ref, path, (owner_id, caller_class), exact)
         site = _Site(path, line, owner, caller_class, ref.receiver)
+        if ref.name == target.name == class_name(target):
+            return self._cpp_construction(target, ref, site, exact)
         if not ref.receiver or ref.receiver in SELF_NAMES:
             if caller_class is None:
                 return None  # a free function cannot call a member without an object
@@ -120,7 +122,20 @@ class CppWhoUses(CWhoUses):
             and self._cpp_receiver_class(self.sym(owner_id), caller_class, ref.receiver) is not None
         ):
             return None  # `x.f()`, `Class::f()`: a member, not the free function
-        return self._classify_c(target, ref, path, owner_id, exact)
+        return self._c_linkage(target, path, owner_id, exact)  # a call, or a function passed on
+
+    def _cpp_construction(self, target: Sym, ref: Reference, site: _Site, exact: str) -> str | None:
+        """How naming the class of the constructor ``target`` depends on it: a call (``Plan(...)``,
+        ``new Plan(...)``, a base's initializer) reaches the constructor its arguments fit; the class's
+        name read as a type (``Plan* plan``, a base, a fixture) is a use of the class, not of this one of
+        its constructors."""
+        if ref.how != HOW_CALL:
+            return None
+        if ref.receiver and self._cpp_declared_in(site.owner, site.caller_class, ref.receiver) is not None:
+            return None  # `x.Plan()`: a member of x's class
+        cls = class_name(target) or ""
+        found = [m for m in self._cpp_methods(target.name) if class_name(m) == cls]
+        return self._cpp_overload(target, found, target.name, site, exact)
 
     def _cpp_through_class(self, target: Sym, cls: str, name: str, site: _Site, exact: str) -> str | None:
         """How calling ``name`` on an object of the class named ``cls`` (at ``site``) depends on ``target``:
