@@ -123,6 +123,23 @@ TREE = {
           return std::all_of(paths.begin(), paths.end(), Exists);
         }
         """,
+    "src/convert.cc": """
+        struct Slice {
+          Slice(const char* data) : data_(data) {}
+          const char* data_;
+        };
+        struct Util {
+          static void ToStr(int v, char* buffer) {}
+          static void ToStr(double v, char* buffer) {}
+          static void Put(const Slice& key) {}
+          static void Put(Node* node) {}
+        };
+        void Print(char* buffer) {
+          int count = 3;
+          Util::ToStr(count, buffer);
+          Util::Put("key");
+        }
+        """,
     "src/make.cc": """
         #include "graph.h"
         Plan* Make(Builder* builder, Plan* model) {
@@ -254,3 +271,13 @@ def test_a_call_of_a_class_s_name_reaches_the_constructor_its_arguments_fit(tree
 
 def test_a_free_function_passed_on_is_a_reference_by_linkage(tree: Path) -> None:
     assert _dependents(tree, "src/util.cc", "Exists")[("src/util.cc", "CheckAll")] == "reference"
+
+
+def test_the_overload_an_argument_s_type_matches_exactly_is_preferred(tree: Path) -> None:
+    assert _dependents(tree, "src/convert.cc", "Util.ToStr", 0) == {("src/convert.cc", "Print"): "call"}
+    assert _dependents(tree, "src/convert.cc", "Util.ToStr", 1) == {}
+
+
+def test_a_literal_fits_a_class_one_of_whose_constructors_takes_one_argument(tree: Path) -> None:
+    assert _dependents(tree, "src/convert.cc", "Util.Put", 0) == {("src/convert.cc", "Print"): "call"}
+    assert _dependents(tree, "src/convert.cc", "Util.Put", 1) == {}

@@ -42,8 +42,7 @@ _TEMPLATE_ARGUMENTS = re.compile(r"<.*>", re.DOTALL)
 _PARAMETER_TYPE = re.compile(r"\s*(?:const\s+|struct\s+|class\s+)*(?:\w+::)*(\w+)")
 """A parameter's type's simple name (``Node`` for ``const ns::Node* target``)."""
 _WORD = re.compile(r"[A-Za-z_]\w*")
-STRING_LITERAL = '"'
-"""An argument that is a string literal (see :meth:`CppWhoUses._cpp_argument`)."""
+_NUMBER = re.compile(r"-?\d+(?P<fraction>\.\d*(?:[eE][-+]?\d+)?[fF]?)?[uUlL]*")
 MAX_CALL_LINES = 400
 """Lines of a caller read for the calls of one spelled reference (the index keeps its first line only)."""
 UNKNOWN_CLASS = ""
@@ -160,6 +159,8 @@ class CppWhoUses(CWhoUses):
         for arguments in calls:
             kinds = None if arguments is None else [self._cpp_argument(a, site) for a in arguments]
             fitting = [f for f in found if kinds is None or _takes(f, kinds, self._cpp_fits)] or found
+            matching = [f for f in fitting if kinds is not None and _matches(f, kinds)]
+            fitting = matching if len(matching) == 1 else fitting  # the overload no conversion is needed for
             if target in fitting and len(fitting) == 1:
                 return exact
             if target in fitting:
@@ -167,24 +168,30 @@ class CppWhoUses(CWhoUses):
         return best
 
     def _cpp_argument(self, argument: str, site: _Site) -> str | None:
-        """What an argument is, for telling overloads apart: :data:`STRING_LITERAL`, the class of the tree
-        a variable's declaration states, or None when not known here."""
-        if argument.startswith('"'):
-            return STRING_LITERAL
+        """The simple name of an argument's type, for telling overloads apart: a literal's (``char`` for a
+        string), or the one a variable's declaration states; None when not known here."""
+        literal = _literal_type(argument)
+        if literal is not None:
+            return literal
         word = argument.lstrip("&*")
-        if not _WORD.fullmatch(word):
-            return None
-        found = self._cpp_declared_in(site.owner, site.caller_class, word)
-        return found or None
+        return self._cpp_declared(site.owner, site.caller_class, word) if _WORD.fullmatch(word) else None
 
     def _cpp_fits(self, argument: str, parameter: str) -> bool:
-        """Whether an argument of class ``argument`` (or a string literal) may be passed as a parameter of
-        type ``parameter`` (a simple name): not a literal for a class of the tree, not a class of the tree
-        for another type than it or its base."""
-        parameter_is_class = bool(self._cpp_classes(parameter))
-        if argument == STRING_LITERAL:
-            return not parameter_is_class
-        return len(parameter) == 1 or self._cpp_derives(argument, parameter)
+        """Whether an argument of the type named ``argument`` may be passed as ``parameter`` (its text): a
+        class of the tree only as itself or a base; another type not as a pointer to a class of the tree,
+        and as such a class by value only where one of its constructors takes one argument (``Slice(const
+        char* s)``); any to a template's parameter."""
+        declared = _PARAMETER_TYPE.match(parameter)
+        wanted = declared.group(1) if declared is not None else ""
+        if not wanted or len(wanted) == 1 or self._cpp_as_class(argument) == UNKNOWN_CLASS:
+            return True
+        if self._cpp_classes(argument):
+            return self._cpp_derives(argument, wanted)
+        if not self._cpp_classes(wanted):
+            return True  # among built-in and library types, conversions are the compiler's to judge
+        return "*" not in parameter and any(
+            len(_parameters(c) or []) == 1 for c in self._cpp_methods(wanted) if class_name(c) == wanted
+        )
 
     def _cpp_caller_class(self, owner: Sym | None) -> str | None:
         """The class whose members an unqualified call in ``owner`` reaches: a member function's class, a
@@ -221,16 +228,25 @@ class CppWhoUses(CWhoUses):
         return current
 
     def _cpp_declared_in(self, owner: Sym | None, caller_class: str | None, name: str) -> str | None:
-        """The class of the variable ``name`` as declared in ``owner`` (a parameter or local) or as a field
-        of ``caller_class`` or its bases; :data:`UNKNOWN_CLASS` for ``auto``; None when nothing declares it."""
-        if owner is not None:
-            declared = _declared_type(self.text_of(owner), name)
-            if declared is not None:
-                return self._cpp_as_class(declared)
-        return self._cpp_field_class(caller_class, name) if caller_class else None
+        """The class of the variable ``name`` (:meth:`_cpp_declared`, :meth:`_cpp_as_class`)."""
+        declared = self._cpp_declared(owner, caller_class, name)
+        return None if declared is None else self._cpp_as_class(declared)
+
+    def _cpp_declared(self, owner: Sym | None, caller_class: str | None, name: str) -> str | None:
+        """The simple name of the type the variable ``name`` is declared with in ``owner`` (a parameter or
+        local) or as a field of ``caller_class`` or its bases; None when nothing declares it."""
+        declared = _declared_type(self.text_of(owner), name) if owner is not None else None
+        if declared is None and caller_class:
+            declared = self._cpp_field_type(caller_class, name)
+        return declared
 
     def _cpp_field_class(self, cls: str, field: str) -> str | None:
         """The class of the field ``field`` of the class ``cls`` or of its nearest base declaring it."""
+        declared = self._cpp_field_type(cls, field)
+        return None if declared is None else self._cpp_as_class(declared)
+
+    def _cpp_field_type(self, cls: str, field: str) -> str | None:
+        """The simple name of the type of the field ``field`` of ``cls`` or of its nearest base declaring it."""
         key = (cls, field)
         if key not in self._cpp_types:
             self._cpp_types[key] = None
@@ -240,7 +256,7 @@ class CppWhoUses(CWhoUses):
                     None,
                 )
                 if declared is not None:
-                    self._cpp_types[key] = self._cpp_as_class(declared)
+                    self._cpp_types[key] = declared
                     break
         return self._cpp_types[key]
 
@@ -367,9 +383,9 @@ def _parameters(member: Sym) -> list[str] | None:
 
 
 def _takes(member: Sym, arguments: list[str | None], fits: Callable[[str, str], bool]) -> bool:
-    """Whether ``member`` can be called with ``arguments`` (each one's class, :data:`STRING_LITERAL`, or
-    None when not known): as many as it takes (defaults and ``...`` counted), each known one fitting its
-    parameter's type (``fits``: ``AddTarget("all", &err)`` is not ``AddTarget(Node* target, …)``)."""
+    """Whether ``member`` can be called with ``arguments`` (each one's type's simple name, or None when not
+    known): as many as it takes (defaults and ``...`` counted), each known one fitting its parameter
+    (``fits``: ``AddTarget("all", &err)`` is not ``AddTarget(Node* target, …)``)."""
     parameters = _parameters(member)
     if parameters is None:
         return True
@@ -377,11 +393,33 @@ def _takes(member: Sym, arguments: list[str | None], fits: Callable[[str, str], 
     required = sum(1 for p in parameters if "=" not in p and "..." not in p)
     if len(arguments) < required or (len(arguments) > len(parameters) and not variadic):
         return False
+    return all(a is None or fits(a, p) for a, p in zip(arguments, parameters, strict=False))
+
+
+def _matches(member: Sym, arguments: list[str | None]) -> bool:
+    """Whether every argument of a known type has exactly its parameter's type (``char`` for a string
+    literal and ``const char*``): the overload C++ prefers to one that needs a conversion."""
+    parameters = _parameters(member) or []
     for argument, parameter in zip(arguments, parameters, strict=False):
         declared = _PARAMETER_TYPE.match(parameter)
-        if argument is not None and declared is not None and not fits(argument, declared.group(1)):
+        if argument is not None and (declared is None or declared.group(1) != argument):
             return False
     return True
+
+
+def _literal_type(argument: str) -> str | None:
+    """The type of a literal argument: ``char`` for a string or character, ``bool``, ``int``, ``float``
+    and ``double``; None for anything else."""
+    if argument.startswith(('"', "'")):
+        return "char"
+    if argument in ("true", "false"):
+        return "bool"
+    found = _NUMBER.fullmatch(argument)
+    if found is None:
+        return None
+    if found.group("fraction") is None:
+        return "int"
+    return "float" if argument[-1] in "fF" else "double"
 
 
 def _arguments(text: str, start: int, nesting: str) -> list[str] | None:
