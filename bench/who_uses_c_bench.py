@@ -228,6 +228,8 @@ def oracle(tree: Path, cpp: bool = False) -> list[dict[str, object]]:
         listed.append(
             {**entry, "refs": [{"path": str(Path(p).relative_to(root)), "line": n} for p, n in found]}
         )
+    other = sorted(p for suffix in (C_SOURCES if cpp else CPP_SOURCES) for p in _files(tree, suffix))
+    unread.update(str(p.relative_to(tree)) for p in other)  # the other language's sources: not parsed here
     return [*listed, *({"unread": path} for path in sorted(unread)), *skipped]
 
 

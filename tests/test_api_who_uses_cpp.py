@@ -134,6 +134,8 @@ TREE = {
           static void Put(const Slice& key) {}
           static void Put(Node* node) {}
         };
+        void Log(const char* message, int level) {}
+        void Log(const char* message) { Log(message, 0); }
         void Print(char* buffer) {
           int count = 3;
           Util::ToStr(count, buffer);
@@ -281,3 +283,10 @@ def test_the_overload_an_argument_s_type_matches_exactly_is_preferred(tree: Path
 def test_a_literal_fits_a_class_one_of_whose_constructors_takes_one_argument(tree: Path) -> None:
     assert _dependents(tree, "src/convert.cc", "Util.Put", 0) == {("src/convert.cc", "Print"): "call"}
     assert _dependents(tree, "src/convert.cc", "Util.Put", 1) == {}
+
+
+def test_a_free_function_s_overloads_in_its_file_are_told_apart_by_the_arguments(tree: Path) -> None:
+    with_level = _dependents(tree, "src/convert.cc", "Log", 0)
+    without = _dependents(tree, "src/convert.cc", "Log", 1)
+    assert with_level == {("src/convert.cc", "Log"): "call"}
+    assert without == {}

@@ -94,9 +94,9 @@ class CppWhoUses(CWhoUses):
         if owner is not None and ref.how != HOW_CALL and _declares(owner, ref):
             return None  # `Builder::AddTarget` in the definition's own name, a constructor's declaration
         caller_class = self._cpp_caller_class(owner)
-        if target.symbol_kind != "method":
-            return self._cpp_free_function(target, ref, path, (owner_id, caller_class), exact)
         site = _Site(path, line, owner, caller_class, ref.receiver)
+        if target.symbol_kind != "method":
+            return self._cpp_free_function(target, ref, (site, owner_id), exact)
         if ref.name == target.name == class_name(target):
             return self._cpp_construction(target, ref, site, exact)
         if not ref.receiver or ref.receiver in SELF_NAMES:
@@ -111,17 +111,23 @@ class CppWhoUses(CWhoUses):
         return self._cpp_through_class(target, receiver_class, ref.name, site, exact)
 
     def _cpp_free_function(
-        self, target: Sym, ref: Reference, path: str, caller: tuple[str, str | None], exact: str
+        self, target: Sym, ref: Reference, where: tuple[_Site, str], exact: str
     ) -> str | None:
-        owner_id, caller_class = caller
-        if caller_class is not None and not ref.receiver and self._cpp_declares(caller_class, ref.name):
+        """How a reference at a site (and its holder's id) depends on the free function ``target``: by
+        linkage, as in C, and among its overloads in its file by the arguments of the call."""
+        site, owner_id = where
+        if site.caller_class and not ref.receiver and self._cpp_declares(site.caller_class, ref.name):
             return None  # the caller's class has a member of the name: it hides the free function
-        if (
-            ref.receiver
-            and self._cpp_receiver_class(self.sym(owner_id), caller_class, ref.receiver) is not None
-        ):
+        if ref.receiver and self._cpp_receiver_class(site.owner, site.caller_class, ref.receiver) is not None:
             return None  # `x.f()`, `Class::f()`: a member, not the free function
-        return self._c_linkage(target, path, owner_id, exact)  # a call, or a function passed on
+        how = self._c_linkage(target, site.path, owner_id, exact)  # a call, or a function passed on
+        named = self._c_named(target.name)
+        overloads = [f for f in named if f.path == target.path]
+        if how is None or len(overloads) < 2 or ref.how != HOW_CALL:
+            return how
+        if how == FOUND_POSSIBLE and len(overloads) < len(named):
+            return how  # another file's definition of the name is as near: the build picks one
+        return self._cpp_overload(target, overloads, target.name, site, exact)
 
     def _cpp_construction(self, target: Sym, ref: Reference, site: _Site, exact: str) -> str | None:
         """How naming the class of the constructor ``target`` depends on it: a call (``Plan(...)``,
