@@ -90,6 +90,12 @@ TREE = {
         void Clear(Plan& plan, Tracing* tracing) {
           plan.Reset();
         }
+        void Chain(Builder* builder) {
+          builder->plan_.Reset();
+        }
+        void Qualified() {
+          ns::Tracing::Reset();
+        }
         void Fresh() {
           auto other = MakePlan();
           other.Reset();
@@ -204,6 +210,15 @@ def test_a_call_on_a_parameter_or_an_owning_pointer_names_its_class_s_member(tre
     found = _dependents(tree, "src/plan.cc", "Plan.Reset")
     assert found[("src/runner.cc", "Clear")] == "call"
     assert found[("src/runner.cc", "Own")] == "call"
+
+
+def test_a_call_on_a_chain_of_fields_names_the_last_field_s_class_s_member(tree: Path) -> None:
+    assert _dependents(tree, "src/plan.cc", "Plan.Reset")[("src/runner.cc", "Chain")] == "call"
+
+
+def test_a_call_qualified_by_a_namespace_and_a_class_names_the_class_s_member(tree: Path) -> None:
+    assert _dependents(tree, "src/plan.cc", "Plan.Reset").get(("src/runner.cc", "Qualified")) is None
+    assert _dependents(tree, "src/runner.cc", "Tracing.Reset")[("src/runner.cc", "Qualified")] == "call"
 
 
 def test_a_call_on_another_class_s_object_is_no_use(tree: Path) -> None:

@@ -217,6 +217,9 @@ class CppWhoUses(CWhoUses):
         """The class named ``receiver`` reaches (a variable, a chain of fields, a class named in a
         qualified call): its simple name, :data:`UNKNOWN_CLASS` when no declaration states it, None when
         it is no class of the tree (a namespace, a type of a library)."""
+        if "::" in receiver:  # `Builder::AddTarget(...)`, `leveldb::Status::OK()`; a namespace's function
+            named = receiver.rsplit("::", 1)[1]
+            return named if self._cpp_classes(named) else None
         parts = [p for p in receiver.split(".") if p]
         if not parts or "?" in parts:
             return UNKNOWN_CLASS

@@ -1084,8 +1084,12 @@ def _other_reference(node: TSNode, data: bytes) -> _Ref:
     while target is not None and target.type == "non_null_expression":  # TypeScript's `repo!.load()`
         target = target.named_child(0)
     if target is not None:
-        text = _text(data, target)
+        text = _text(data, target).replace("->", ".")  # C and C++: `b->plan_.Reset()` is on `b.plan_`
         receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
+    while parent is not None and parent.type == "qualified_identifier" and parent.parent is not None:
+        if parent.parent.type != "qualified_identifier":
+            break
+        parent = parent.parent  # C++'s `ns::Tracing::Reset()`: the call holds the outermost qualifier
     called = any(n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None))
     return _ref(name, HOW_CALL if called else HOW_READ, receiver)
 
