@@ -80,6 +80,26 @@ def test_an_export_macro_before_a_class_s_name_leaves_the_class_its_whole_body()
     assert graph.nodes[2].signature == "class TINYXML2_LIB XMLNode"
 
 
+def test_a_nested_class_defined_outside_its_class_is_named_in_its_scope() -> None:
+    graph = extract(
+        "table/table_builder.cc",
+        dedented("""
+            namespace leveldb {
+            struct TableBuilder::Rep {
+              Rep(const Options& opt) : options(opt) {}
+              Options options;
+            };
+            }
+        """),
+    )
+    assert symbol_rows(graph) == [
+        ("leveldb", "namespace", 1, 6),
+        ("leveldb.TableBuilder.Rep", "struct", 2, 5),
+        ("leveldb.TableBuilder.Rep.Rep", "method", 3, 3),
+    ]
+    assert graph.nodes[2].name == "Rep"
+
+
 def test_a_macro_before_class_or_namespace_leaves_the_class_or_namespace_its_name_and_kind() -> None:
     graph = extract(
         "include/fmt/args.hpp",

@@ -398,6 +398,10 @@ def _js_assignment_name(node: TSNode, data: bytes) -> tuple[tuple[str, ...], str
     return scope, _text(data, prop)
 
 
+_SCOPED_NAMES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
+"""C++ definitions whose name may carry its scope: ``namespace a::b {``, ``struct TableBuilder::Rep {``."""
+
+
 def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], str]:
     """(scope qualifiers, name) of a definition; an empty name means the definition is anonymous."""
     kind = node.type
@@ -416,7 +420,7 @@ def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], st
     name_node = node.child_by_field_name("name")
     if name_node is not None and name_node.type == "template_type":  # C++ `struct S<T, U>` specialization
         name_node = name_node.child_by_field_name("name")
-    if language == L.RUBY or kind == "namespace_definition":
+    if language == L.RUBY or kind in _SCOPED_NAMES:
         return _split_scope(_text(data, name_node), "::")
     if kind == "module":  # TypeScript `declare module "foo"`
         return (), _text(data, name_node).strip("'\"")

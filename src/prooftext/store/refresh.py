@@ -159,7 +159,9 @@ definition inside a function's body that declares no function (lua's ``vmcase(OP
 and an export macro before a typedef'd return type, or before a parenthesized name (``LUALIB_API int
 (luaL_loadstring) (…)``), leaves a C function its name; 26: a C++ class with an export macro before its name
 (``class TINYXML2_LIB XMLNode : public Base {``) holds its whole body, not the members before the grammar lost
-its way, and a C or C++ receiver through ``->`` is spelled with ``.`` (``b->plan_.Reset()`` on ``b.plan_``))."""
+its way, a nested class defined outside its class is named in its scope (``struct TableBuilder::Rep`` is
+``Rep`` in ``TableBuilder``), and a C or C++ receiver through ``->`` is spelled with ``.`` (``b->plan_.Reset()``
+on ``b.plan_``))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
