@@ -82,6 +82,7 @@ TREE = {
           bool Start(Node* node) override { return node->dirty(); }
         };
         struct Tracing : public Plan {
+          explicit Tracing(Builder* builder) : Plan(builder) {}
           void Reset() { Plan::Reset(); }
         };
         bool Launch(Runner* runner, Node* node) {
@@ -283,6 +284,7 @@ def test_a_call_of_a_class_s_name_reaches_the_constructor_its_arguments_fit(tree
     built = _dependents(tree, "src/plan.cc", "Plan.Plan", 0)
     copied = _dependents(tree, "src/plan.cc", "Plan.Plan", 1)
     assert built[("src/make.cc", "Make")] == "call"  # `new Plan(builder)`, not `Plan* model`
+    assert built[("src/runner.cc", "Tracing.Tracing")] == "call"  # a base's initializer
     assert ("src/make.cc", "Make") not in copied
 
 

@@ -986,6 +986,7 @@ _CALL_TYPES = frozenset(
         "new_expression",
         "object_creation_expression",  # Java's `new Foo(...)`: a call of Foo's constructor
         "macro_invocation",
+        "field_initializer",  # C++'s `: Base(doc)` in a constructor: a call of Base's constructor
     }
 )
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")

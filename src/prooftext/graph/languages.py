@@ -284,6 +284,7 @@ _CPP_QUERY = (
 (alias_declaration) @def
 (qualified_identifier name: (identifier) @use)
 (template_function name: (identifier) @use)
+(field_initializer (field_identifier) @use)
 """
 )
 
