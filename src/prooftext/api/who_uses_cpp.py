@@ -2,13 +2,15 @@
 ``this``, inside a member function (or inside a test that a fixture macro defines, ``TEST_F(Fixture,
 Name)``) names the member of that class, or of its nearest base defining the name; a call on a variable
 names the member of the class its declaration states (a parameter, a local, a field of the caller's class
-or of a base: ``Builder builder_;``, ``Node* node``, ``std::unique_ptr<Plan> plan``), and nothing of the
-tree's where the declared type is no class of the tree (``std::vector``, ``string``); where the type is not
-stated (``auto``, an expression's result) it is possible. A qualified call (``Builder::AddTarget(...)``)
-names the class's member. Overloads are told apart by their number of arguments where that tells; a call
-of a method a subclass overrides may dispatch to the override, so the override is a possible callee. A free
-C++ function is called by linkage, as a C function is (:mod:`prooftext.api.who_uses_c`), unless the
-caller's class has a member of the name."""
+or of a base: ``Builder builder_;``, ``Node* node``, ``std::unique_ptr<Plan> plan``; a chain of fields),
+and nothing of the tree's where the declared type is no class of the tree (``std::vector``, ``string``);
+where the type is not stated (``auto``, an expression's result) it is possible. A qualified call
+(``Builder::AddTarget(...)``) names the class's member, and a call of a class's name (``Plan(...)``, ``new
+Plan(...)``, a base's initializer) its constructor. Overloads are told apart as the compiler would where
+the call shows it: by the number of arguments, by the types that literals and the declarations of
+variables state, the exact match preferred; a call of a method a subclass overrides may dispatch to the
+override, so the override is a possible callee. A free C++ function is called by linkage, as a C function
+is (:mod:`prooftext.api.who_uses_c`), unless the caller's class declares a member of the name."""
 
 from __future__ import annotations
 
