@@ -38,6 +38,7 @@ TREE = {
         struct Builder {
           Node* AddTarget(const std::string& name, std::string* err);
           bool AddTarget(Node* target, std::string* err);
+          virtual Plan* GetPlan() { return &plan_; }
           Plan plan_;
           std::vector<Node*> nodes_;
         };
@@ -94,6 +95,9 @@ TREE = {
         void Chain(Builder* builder) {
           builder->plan_.Reset();
         }
+        void Returned(Builder* builder) {
+          builder->GetPlan()->Reset();
+        }
         void Qualified() {
           ns::Tracing::Reset();
         }
@@ -125,6 +129,14 @@ TREE = {
         }
         bool MakeDir(const std::string& path) {
           return Exists(path);
+        }
+        namespace tools {
+        bool Report(const std::string& path) {
+          return tools::Exists(path);
+        }
+        bool Other(const std::string& path) {
+          return std::Exists(path);
+        }
         }
         bool CheckAll(const std::vector<std::string>& paths) {
           return std::all_of(paths.begin(), paths.end(), Exists);
@@ -217,6 +229,11 @@ def test_a_call_on_a_chain_of_fields_names_the_last_field_s_class_s_member(tree:
     assert _dependents(tree, "src/plan.cc", "Plan.Reset")[("src/runner.cc", "Chain")] == "call"
 
 
+def test_a_call_on_a_call_s_result_names_the_member_of_the_class_it_declares_it_returns(tree: Path) -> None:
+    assert _dependents(tree, "src/plan.cc", "Plan.Reset")[("src/runner.cc", "Returned")] == "call"
+    assert ("src/runner.cc", "Returned") not in _dependents(tree, "src/queue.cc", "Queue.Reset")
+
+
 def test_a_call_qualified_by_a_namespace_and_a_class_names_the_class_s_member(tree: Path) -> None:
     assert _dependents(tree, "src/plan.cc", "Plan.Reset").get(("src/runner.cc", "Qualified")) is None
     assert _dependents(tree, "src/runner.cc", "Tracing.Reset")[("src/runner.cc", "Qualified")] == "call"
@@ -286,6 +303,12 @@ def test_a_call_of_a_class_s_name_reaches_the_constructor_its_arguments_fit(tree
     assert built[("src/make.cc", "Make")] == "call"  # `new Plan(builder)`, not `Plan* model`
     assert built[("src/runner.cc", "Tracing.Tracing")] == "call"  # a base's initializer
     assert ("src/make.cc", "Make") not in copied
+
+
+def test_a_free_function_qualified_by_the_tree_s_namespace_is_called_and_by_another_s_not(tree: Path) -> None:
+    found = _dependents(tree, "src/util.cc", "Exists")
+    assert found[("src/util.cc", "tools.Report")] == "call"
+    assert ("src/util.cc", "tools.Other") not in found
 
 
 def test_a_free_function_passed_on_is_a_reference_by_linkage(tree: Path) -> None:

@@ -31,9 +31,9 @@ MAX_BASE_DEPTH = 12
 _KEYWORDS = frozenset(
     {"return", "delete", "new", "case", "goto", "else", "throw", "sizeof", "typedef", "using", "namespace"}
     | {"operator", "co_return", "co_yield", "public", "private", "protected", "friend", "template"}
-    | {"typename", "virtual", "explicit", "inline"}
+    | {"typename", "virtual", "explicit", "inline", "struct", "class", "union", "enum"}
 )
-"""Words that stand before a name without being its type (``return node;``)."""
+"""Words that stand before a name without being its type (``return node;``, ``struct Plan {``)."""
 _OWNING = frozenset({"unique_ptr", "shared_ptr", "weak_ptr", "auto_ptr", "optional", "reference_wrapper"})
 """Templates whose first argument is the class a receiver of their type reaches (``plan->Reset()``)."""
 _FIXTURE_MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -47,6 +47,8 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _NUMBER = re.compile(r"-?\d+(?P<fraction>\.\d*(?:[eE][-+]?\d+)?[fF]?)?[uUlL]*")
 MAX_CALL_LINES = 400
 """Lines of a caller read for the calls of one spelled reference (the index keeps its first line only)."""
+_RETURNED = "returned_value"
+"""A name standing for a function's result, so that its return type reads as a declaration's."""
 UNKNOWN_CLASS = ""
 """A receiver whose class is not stated where who-uses reads (``auto``, an expression)."""
 
@@ -120,8 +122,8 @@ class CppWhoUses(CWhoUses):
         site, owner_id = where
         if site.caller_class and not ref.receiver and self._cpp_declares(site.caller_class, ref.name):
             return None  # the caller's class has a member of the name: it hides the free function
-        if ref.receiver and self._cpp_receiver_class(site.owner, site.caller_class, ref.receiver) is not None:
-            return None  # `x.f()`, `Class::f()`: a member, not the free function
+        if ref.receiver and not self._cpp_namespaces(ref.receiver):
+            return None  # `x.f()`, `Class::f()`, `std::f()`: a member, or another library's function
         how = self._c_linkage(target, site.path, owner_id, exact)  # a call, or a function passed on
         named = self._c_named(target.name)
         overloads = [f for f in named if f.path == target.path]
@@ -228,15 +230,32 @@ class CppWhoUses(CWhoUses):
         first, rest = parts[0], parts[1:]
         if first in SELF_NAMES:
             current = caller_class
-        else:
+        elif first.endswith("()"):  # `GetPlan()->Reset()`: what the function called returns
+            name = first[:-2]
+            found = (self._cpp_lookup(caller_class, name) if caller_class else []) or self._c_named(name)
+            current = self._cpp_returned(found)
+        elif self._cpp_declared(owner, caller_class, first) is not None:
             current = self._cpp_declared_in(owner, caller_class, first)
-            if current is None and self._cpp_classes(first):
-                current = first  # `Builder::Build(...)`, `Base::Method(...)`
-        for field in rest:
+        elif self._cpp_classes(first):
+            current = first  # `Builder::Build(...)`, `Base::Method(...)`
+        else:
+            return UNKNOWN_CLASS  # a global, or a declaration not read here
+        for member in rest:
             if not current:
                 return current
-            current = self._cpp_field_class(current, field)
+            if member.endswith("()"):  # `scan_.build_log()->Close()`
+                current = self._cpp_returned(self._cpp_lookup(current, member[:-2]))
+            else:
+                current = self._cpp_field_class(current, member)
         return current
+
+    def _cpp_returned(self, found: list[Sym]) -> str | None:
+        """The class of the tree the functions ``found`` (overloads of one name) declare they return, when
+        they agree; :data:`UNKNOWN_CLASS` when they do not or none is found."""
+        returned = {_returned_type(f) for f in found}
+        if len(returned) != 1 or None in returned:
+            return UNKNOWN_CLASS
+        return self._cpp_as_class(returned.pop() or "")
 
     def _cpp_declared_in(self, owner: Sym | None, caller_class: str | None, name: str) -> str | None:
         """The class of the variable ``name`` (:meth:`_cpp_declared`, :meth:`_cpp_as_class`)."""
@@ -252,9 +271,10 @@ class CppWhoUses(CWhoUses):
         return declared
 
     def _cpp_field_class(self, cls: str, field: str) -> str | None:
-        """The class of the field ``field`` of the class ``cls`` or of its nearest base declaring it."""
+        """The class of the field ``field`` of the class ``cls`` or of its nearest base declaring it;
+        :data:`UNKNOWN_CLASS` when none declares it where who-uses reads."""
         declared = self._cpp_field_type(cls, field)
-        return None if declared is None else self._cpp_as_class(declared)
+        return UNKNOWN_CLASS if declared is None else self._cpp_as_class(declared)
 
     def _cpp_field_type(self, cls: str, field: str) -> str | None:
         """The simple name of the type of the field ``field`` of ``cls`` or of its nearest base declaring it."""
@@ -309,6 +329,11 @@ class CppWhoUses(CWhoUses):
     def _cpp_derives(self, cls: str, base: str) -> bool:
         return base in self._cpp_hierarchy(cls)
 
+    def _cpp_namespaces(self, receiver: str) -> bool:
+        """Whether every name of ``receiver`` is a namespace the tree defines (``leveldb::log``)."""
+        names = receiver.replace("::", ".").split(".")
+        return all(definitions_named(self.conn, n, ("namespace",), sorted(C_FAMILY)) for n in names)
+
     def _cpp_classes(self, name: str) -> list[Sym]:
         if name not in self._cpp_class_rows:
             rows = definitions_named(self.conn, name, CLASS_KINDS_CPP, sorted(C_FAMILY))
@@ -324,9 +349,10 @@ class CppWhoUses(CWhoUses):
 
 def _declaration(name: str) -> re.Pattern[str]:
     return re.compile(
-        r"(?:^|(?<=[(,;{}]))\s*(?:(?:const|static|mutable|volatile|struct|class|unsigned|signed)\s+)*"
-        r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?)(?:\s*[*&]+\s*|\s+)(?:const\s*[*&]*\s*)?"
-        rf"{re.escape(name)}\s*(?:[;=,)(\[{{:]|$)",
+        r"(?:^|(?<=[(,;{}]))\s*(?:(?:const|static|mutable|volatile|struct|class|unsigned|signed|virtual|inline"
+        r"|constexpr|extern)\s+)*"
+        r"(?P<type>[A-Za-z_]\w*(?:::\w+)*(?:\s*<[^;{}()]*>)?)(?:\s*[*&]+\s*|\s+)(?:const\s*[*&]*\s*)?"
+        rf"{re.escape(name)}\s*(?:[A-Z][A-Z0-9_]*\([^()]*\)\s*)?(?:[;=,)(\[{{:]|$)",
         re.MULTILINE,
     )
 
@@ -344,6 +370,15 @@ def _declared_function(code: str, name: str) -> bool:
     keyword (``bool MakeDir(const string& path);``, not ``return MakeDir(path);``)."""
     pattern = rf"(?<![\w$])([A-Za-z_][\w:>]*)[\s*&]+{re.escape(name)}\s*\("
     return any(found.group(1) not in _KEYWORDS for found in re.finditer(pattern, code))
+
+
+def _returned_type(function: Sym) -> str | None:
+    """The simple name of the type ``function``'s signature declares it returns (``BuildLog`` for
+    ``BuildLog* build_log() const``, ``Node`` for ``Node* Builder::AddTarget(…)``), or None."""
+    at = re.search(rf"(?:\w+::)*~?{re.escape(function.name)}\s*\(", function.signature)
+    if at is None:
+        return None
+    return _declared_type(f"{function.signature[: at.start()]} {_RETURNED};", _RETURNED)
 
 
 def _declared_type(text: str, name: str) -> str | None:

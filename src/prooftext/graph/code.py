@@ -990,6 +990,28 @@ _CALL_TYPES = frozenset(
     }
 )
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
+_C_RECEIVER = re.compile(r"\w+(?:\(\))?(?:(?:\.|::)\w+(?:\(\))?){0,5}")
+"""A C or C++ receiver as :func:`_c_receiver` spells it: names, fields and calls (``scan_.build_log()``)."""
+
+
+def _c_receiver(text: str) -> str:
+    """A C or C++ receiver with ``->`` spelled ``.`` and every call's arguments left out, so that who-uses
+    can follow it through the types the called functions declare they return (``scan_.build_log()->Close()``
+    is on ``scan_.build_log()``); spaces are dropped."""
+    out: list[str] = []
+    depth = 0
+    for char in text.replace("->", "."):
+        if char == "(":
+            if depth == 0:
+                out.append("(")
+            depth += 1
+        elif char == ")" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(")")
+        elif depth == 0 and not char.isspace():
+            out.append(char)
+    return "".join(out)
 
 
 def _same(a: TSNode | None, b: TSNode) -> bool:
@@ -1080,7 +1102,7 @@ def _receiver_node(node: TSNode, parent: TSNode) -> TSNode | None:
     return None
 
 
-def _other_reference(node: TSNode, data: bytes) -> _Ref:
+def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
     """A ``@use`` capture of another grammar, with its receiver when it names a member."""
     name = _text(data, node)
     parent = node.parent
@@ -1088,8 +1110,11 @@ def _other_reference(node: TSNode, data: bytes) -> _Ref:
     target = _receiver_node(node, parent) if parent is not None else None
     while target is not None and target.type == "non_null_expression":  # TypeScript's `repo!.load()`
         target = target.named_child(0)
-    if target is not None:
-        text = _text(data, target).replace("->", ".")  # C and C++: `b->plan_.Reset()` is on `b.plan_`
+    if target is not None and language in (L.C, L.CPP):
+        text = _c_receiver(_text(data, target))
+        receiver = text if _C_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
+    elif target is not None:
+        text = _text(data, target)
         receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
     while parent is not None and parent.type == "qualified_identifier" and parent.parent is not None:
         if parent.parent.type != "qualified_identifier":
@@ -1131,7 +1156,8 @@ def _references(
         found.extend((node.start_byte, ref, node) for node, ref in refs)
     else:
         found.extend(
-            (node.start_byte, _other_reference(node, data), node) for node in captures.get("use", [])
+            (node.start_byte, _other_reference(node, data, language), node)
+            for node in captures.get("use", [])
         )
     found.sort(key=_START)
     seen: set[tuple[int, str, int]] = set()

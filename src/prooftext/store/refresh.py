@@ -161,7 +161,8 @@ and an export macro before a typedef'd return type, or before a parenthesized na
 (``class TINYXML2_LIB XMLNode : public Base {``) holds its whole body, not the members before the grammar lost
 its way, a nested class defined outside its class is named in its scope (``struct TableBuilder::Rep`` is
 ``Rep`` in ``TableBuilder``), a C++ constructor's initializer (``: Base(doc)``) is a call, and a C or C++
-receiver through ``->`` is spelled with ``.`` (``b->plan_.Reset()`` on ``b.plan_``))."""
+receiver through ``->`` is spelled with ``.`` and through a call without its arguments
+(``b->plan_.Reset()`` on ``b.plan_``, ``scan_.build_log()->Close()`` on ``scan_.build_log()``))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
