@@ -35,6 +35,8 @@ TREE = {
           int Count(int limit) const;
           int Count(int limit, int floor) const;
         };
+        using PlanPtr = std::shared_ptr<Plan>;
+        typedef std::vector<Plan> Plans;
         struct Builder {
           Node* AddTarget(const std::string& name, std::string* err);
           bool AddTarget(Node* target, std::string* err);
@@ -94,6 +96,12 @@ TREE = {
         }
         void Chain(Builder* builder) {
           builder->plan_.Reset();
+        }
+        void Aliased(PlanPtr plan, Plans plans) {
+          plan->Reset();
+        }
+        void Listed(Plans plans) {
+          plans.Reset();
         }
         void Returned(Builder* builder) {
           builder->GetPlan()->Reset();
@@ -227,6 +235,12 @@ def test_a_call_on_a_parameter_or_an_owning_pointer_names_its_class_s_member(tre
 
 def test_a_call_on_a_chain_of_fields_names_the_last_field_s_class_s_member(tree: Path) -> None:
     assert _dependents(tree, "src/plan.cc", "Plan.Reset")[("src/runner.cc", "Chain")] == "call"
+
+
+def test_a_receiver_declared_with_an_alias_of_the_tree_names_the_aliased_class_s_member(tree: Path) -> None:
+    found = _dependents(tree, "src/plan.cc", "Plan.Reset")
+    assert found[("src/runner.cc", "Aliased")] == "call"
+    assert ("src/runner.cc", "Listed") not in found  # an alias of a library's type
 
 
 def test_a_call_on_a_call_s_result_names_the_member_of_the_class_it_declares_it_returns(tree: Path) -> None:

@@ -26,6 +26,8 @@ from prooftext.graph.model import HOW_CALL, Reference
 from prooftext.store.risk_queries import definitions_named
 
 CLASS_KINDS_CPP = ("class", "struct")
+MAX_ALIASES = 4
+"""Aliases followed from one declared type to a class (``using A = B;`` chains)."""
 MAX_BASE_DEPTH = 12
 """Bases followed from one class (a deeper or cyclic hierarchy is cut there)."""
 _KEYWORDS = frozenset(
@@ -86,6 +88,7 @@ class CppWhoUses(CWhoUses):
         super().__init__(conn)
         self._cpp_class_rows: dict[str, list[Sym]] = {}
         self._cpp_method_rows: dict[str, list[Sym]] = {}
+        self._cpp_alias_rows: dict[str, list[Sym]] = {}
         self._cpp_types: dict[tuple[str, str], str | None] = {}
 
     def _classify_cpp(
@@ -291,12 +294,26 @@ class CppWhoUses(CWhoUses):
                     break
         return self._cpp_types[key]
 
-    def _cpp_as_class(self, declared: str) -> str | None:
-        """A declared type's class of the tree, :data:`UNKNOWN_CLASS` when it is not stated (``auto``, a
-        template's parameter), None for a type outside the tree."""
+    def _cpp_as_class(self, declared: str, aliases: int = MAX_ALIASES) -> str | None:
+        """A declared type's class of the tree, through the tree's aliases of it (``using shared_node =
+        std::shared_ptr<node>;``, ``typedef``); :data:`UNKNOWN_CLASS` when it is not stated (``auto``, a
+        template's parameter, an alias of several), None for a type outside the tree."""
         if declared == "auto" or len(declared) == 1:
             return UNKNOWN_CLASS
-        return declared if self._cpp_classes(declared) else None
+        if self._cpp_classes(declared):
+            return declared
+        meant = {_aliased_type(a.signature, declared) for a in self._cpp_aliases(declared)}
+        if not meant or aliases == 0:
+            return None
+        if len(meant) > 1 or None in meant:
+            return UNKNOWN_CLASS
+        return self._cpp_as_class(meant.pop() or "", aliases - 1)
+
+    def _cpp_aliases(self, name: str) -> list[Sym]:
+        if name not in self._cpp_alias_rows:
+            rows = definitions_named(self.conn, name, ("type",), sorted(C_FAMILY))
+            self._cpp_alias_rows[name] = [Sym(*row) for row in rows]
+        return self._cpp_alias_rows[name]
 
     def _cpp_lookup(self, cls: str, name: str) -> list[Sym]:
         """The member functions named ``name`` of the class ``cls``, else of its nearest base defining it."""
@@ -370,6 +387,16 @@ def _declared_function(code: str, name: str) -> bool:
     keyword (``bool MakeDir(const string& path);``, not ``return MakeDir(path);``)."""
     pattern = rf"(?<![\w$])([A-Za-z_][\w:>]*)[\s*&]+{re.escape(name)}\s*\("
     return any(found.group(1) not in _KEYWORDS for found in re.finditer(pattern, code))
+
+
+def _aliased_type(signature: str, name: str) -> str | None:
+    """The simple name of the type an alias's signature gives ``name`` (``using name = std::shared_ptr<node>;``
+    or ``typedef node* name;``), through an owning template (``node``), or None."""
+    using = re.match(rf"\s*using\s+{re.escape(name)}\s*=\s*(?P<aliased>[^;]+)", signature)
+    if using is not None:
+        return _declared_type(f"{using.group('aliased').strip()} {_RETURNED};", _RETURNED)
+    typedef = re.match(r"\s*typedef\s+(?P<aliased>.+)", signature, re.DOTALL)
+    return _declared_type(f"{typedef.group('aliased').rstrip(' ;')};", name) if typedef else None
 
 
 def _returned_type(function: Sym) -> str | None:
