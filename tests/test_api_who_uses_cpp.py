@@ -34,6 +34,8 @@ TREE = {
           void Reset();
           int Count(int limit) const;
           int Count(int limit, int floor) const;
+          void Mark(const Node* node);
+          void Mark(const std::string& name);
         };
         using PlanPtr = std::shared_ptr<Plan>;
         typedef std::vector<Plan> Plans;
@@ -63,6 +65,10 @@ TREE = {
         }
         int Plan::Count(int limit, int floor) const {
           return limit + floor;
+        }
+        void Plan::Mark(const Node* node) {
+        }
+        void Plan::Mark(const std::string& name) {
         }
         """,
     "src/builder.cc": """
@@ -303,6 +309,11 @@ def test_a_free_function_is_called_by_linkage(tree: Path) -> None:
 
 def test_a_member_the_caller_s_class_declares_hides_a_free_function(tree: Path) -> None:
     assert ("src/disk.cc", "Disk.MakeDirs") not in _dependents(tree, "src/util.cc", "MakeDir")
+
+
+def test_an_overload_s_own_qualified_name_is_no_use_of_another(tree: Path) -> None:
+    assert _dependents(tree, "src/plan.cc", "Plan.Mark", 0) == {}
+    assert _dependents(tree, "src/plan.cc", "Plan.Mark", 1) == {}
 
 
 def test_a_definition_s_own_qualified_name_is_no_use(tree: Path) -> None:

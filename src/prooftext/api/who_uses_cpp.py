@@ -369,7 +369,7 @@ def _declaration(name: str) -> re.Pattern[str]:
         r"(?:^|(?<=[(,;{}]))\s*(?:(?:const|static|mutable|volatile|struct|class|unsigned|signed|virtual|inline"
         r"|constexpr|extern)\s+)*"
         r"(?P<type>[A-Za-z_]\w*(?:::\w+)*(?:\s*<[^;{}()]*>)?)(?:\s*[*&]+\s*|\s+)(?:const\s*[*&]*\s*)?"
-        rf"{re.escape(name)}\s*(?:[A-Z][A-Z0-9_]*\([^()]*\)\s*)?(?:[;=,)(\[{{:]|$)",
+        rf"{re.escape(name)}\s*(?:[A-Z][A-Z0-9_]*\([^()]*\)\s*)?(?:[;=,)(\[{{]|:(?!:)|$)",
         re.MULTILINE,
     )
 
