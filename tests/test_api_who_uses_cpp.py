@@ -202,6 +202,9 @@ TREE = {
         TEST(Plain, NoFixture) {
           Reset();
         }
+        TEST(Plan, SuiteNamedAsAClass) {
+          Reset();
+        }
         """,
 }
 

@@ -38,8 +38,9 @@ _KEYWORDS = frozenset(
 """Words that stand before a name without being its type (``return node;``, ``struct Plan {``)."""
 _OWNING = frozenset({"unique_ptr", "shared_ptr", "weak_ptr", "auto_ptr", "optional", "reference_wrapper"})
 """Templates whose first argument is the class a receiver of their type reaches (``plan->Reset()``)."""
-_FIXTURE_MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
-"""A test that a macro defines (``TEST_F``, ``TEST_P``): its first argument names its fixture class."""
+_FIXTURE_MACRO = re.compile(r"^(?:[A-Z][A-Z0-9_]*_[FP]|TYPED_TEST[A-Z_]*)$")
+"""A test that a fixture macro defines (``TEST_F``, ``TEST_P``, ``TYPED_TEST``, ``BENCHMARK_F``): its first
+argument names its fixture class; a plain ``TEST(Suite, Name)`` names a suite, not a class."""
 _BASES = re.compile(r"(?<!:):(?!:)(?P<bases>[^{]*)")
 _ACCESS = re.compile(r"\b(?:public|protected|private|virtual)\b")
 _TEMPLATE_ARGUMENTS = re.compile(r"<.*>", re.DOTALL)
