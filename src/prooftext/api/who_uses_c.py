@@ -73,9 +73,9 @@ class CWhoUses(WhoUsesStore):
         return self._c_linkage(target, path, owner_id, exact)
 
     def c_value_uses(self, target: Sym) -> list[Found]:
-        """The code naming the C (or C++ free) function ``target`` without calling it (a callback passed on, an entry of
-        a table of functions, ``&f``): a ``reference`` where linkage says the name is the target's, at the
-        first such line of each holder, read from the text of the C and C++ files spelling it (not in
+        """The code naming the C (or C++ free) function ``target`` without calling it (a callback passed on,
+        an entry of a table of functions, ``&f``): a ``reference`` where linkage says the name is the
+        target's, at the first such line of each holder, read from the text of the C and C++ files spelling it (not in
         comments, strings or preprocessor lines, nor after ``.`` or ``->``, where it names a field, nor
         before parameters: ``(lua_gettop) (lua_State *L)`` declares it)."""
         if target.language not in C_FAMILY or target.symbol_kind != "function":

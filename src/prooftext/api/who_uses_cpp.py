@@ -90,6 +90,7 @@ class CppWhoUses(CWhoUses):
         self._cpp_class_rows: dict[str, list[Sym]] = {}
         self._cpp_method_rows: dict[str, list[Sym]] = {}
         self._cpp_alias_rows: dict[str, list[Sym]] = {}
+        self._cpp_namespace_rows: dict[str, bool] = {}
         self._cpp_types: dict[tuple[str, str], str | None] = {}
 
     def _classify_cpp(
@@ -349,8 +350,12 @@ class CppWhoUses(CWhoUses):
 
     def _cpp_namespaces(self, receiver: str) -> bool:
         """Whether every name of ``receiver`` is a namespace the tree defines (``leveldb::log``)."""
-        names = receiver.replace("::", ".").split(".")
-        return all(definitions_named(self.conn, n, ("namespace",), sorted(C_FAMILY)) for n in names)
+        if receiver not in self._cpp_namespace_rows:
+            names = receiver.replace("::", ".").split(".")
+            self._cpp_namespace_rows[receiver] = all(
+                definitions_named(self.conn, n, ("namespace",), sorted(C_FAMILY)) for n in names
+            )
+        return self._cpp_namespace_rows[receiver]
 
     def _cpp_classes(self, name: str) -> list[Sym]:
         if name not in self._cpp_class_rows:
