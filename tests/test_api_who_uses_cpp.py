@@ -27,7 +27,7 @@ TREE = {
           virtual ~Runner() {}
           virtual bool Start(Node* node) = 0;
         };
-        struct Plan {
+        struct API Plan {
           explicit Plan(Builder* builder);
           Plan(const Plan& other);
           bool AddTarget(const Node* target, std::string* err);
@@ -36,6 +36,9 @@ TREE = {
           int Count(int limit, int floor) const;
           void Mark(const Node* node);
           void Mark(const std::string& name);
+          void Flush(int level = 0);
+          void Flush(int level = 0) const { }
+          void Drain() { Flush(); }
         };
         using PlanPtr = std::shared_ptr<Plan>;
         typedef std::vector<Plan> Plans;
@@ -67,6 +70,8 @@ TREE = {
           return limit + floor;
         }
         void Plan::Mark(const Node* node) {
+        }
+        void Plan::Flush(int level) {
         }
         void Plan::Mark(const std::string& name) {
         }
@@ -277,6 +282,10 @@ def test_a_qualified_call_of_a_base_s_member_names_it(tree: Path) -> None:
     assert found[("src/runner.cc", "Tracing.Reset")] == "call"
 
 
+def test_a_class_head_with_an_export_macro_declares_no_variable_of_the_class_s_name(tree: Path) -> None:
+    assert _dependents(tree, "src/plan.cc", "Plan.Reset")[("src/runner.cc", "Tracing.Reset")] == "call"
+
+
 def test_an_override_is_a_possible_callee_of_its_base_s_method(tree: Path) -> None:
     found = _dependents(tree, "src/runner.cc", "DryRunner.Start")
     assert found == {("src/runner.cc", "Launch"): "possible"}
@@ -287,6 +296,15 @@ def test_overloads_are_told_apart_by_their_number_of_arguments(tree: Path) -> No
     two = _dependents(tree, "src/plan.cc", "Plan.Count", 1)
     assert one == {("src/plan.cc", "Plan.AddTarget"): "call"}
     assert two == {("src/plan.cc", "Plan.AddTarget"): "call"}
+
+
+def test_an_overload_defined_outside_its_class_takes_the_defaults_its_declaration_gives(tree: Path) -> None:
+    defined_outside = _dependents(tree, "src/plan.cc", "Plan.Flush")
+    defined_inside = _dependents(tree, "src/graph.h", "Plan.Flush")
+    assert defined_outside == {
+        ("src/graph.h", "Plan.Drain"): "possible"
+    }  # `Flush()`: `level = 0` in the class
+    assert defined_inside == {("src/graph.h", "Plan.Drain"): "possible"}
 
 
 def test_a_string_literal_rules_out_an_overload_taking_a_class_of_the_tree(tree: Path) -> None:

@@ -47,6 +47,7 @@ _TEMPLATE_ARGUMENTS = re.compile(r"<.*>", re.DOTALL)
 _PARAMETER_TYPE = re.compile(r"\s*(?:const\s+|struct\s+|class\s+)*(?:\w+::)*(\w+)")
 """A parameter's type's simple name (``Node`` for ``const ns::Node* target``)."""
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_CLASS_HEAD = re.compile(r"\s*(?:class|struct|union)\s[^;]*[:{]\s*$")
 _NUMBER = re.compile(r"-?\d+(?P<fraction>\.\d*(?:[eE][-+]?\d+)?[fF]?)?[uUlL]*")
 MAX_CALL_LINES = 400
 """Lines of a caller read for the calls of one spelled reference (the index keeps its first line only)."""
@@ -173,7 +174,9 @@ class CppWhoUses(CWhoUses):
         best: str | None = None
         for arguments in calls:
             kinds = None if arguments is None else [self._cpp_argument(a, site) for a in arguments]
-            fitting = [f for f in found if kinds is None or _takes(f, kinds, self._cpp_fits)] or found
+            fitting = [
+                f for f in found if kinds is None or _takes(f, kinds, self._cpp_fits, self._cpp_body_of(f))
+            ] or found
             matching = [f for f in fitting if kinds is not None and _matches(f, kinds)]
             fitting = matching if len(matching) == 1 else fitting  # the overload no conversion is needed for
             if target in fitting and len(fitting) == 1:
@@ -181,6 +184,12 @@ class CppWhoUses(CWhoUses):
             if target in fitting:
                 best = FOUND_POSSIBLE
         return best
+
+    def _cpp_body_of(self, member: Sym) -> str:
+        """The code of the class bodies a member defined outside its class is declared in (its defaults)."""
+        if f"::{member.name}" not in member.signature:
+            return ""
+        return "\n".join(self._c_body(c.path, c.node_id) for c in self._cpp_classes(class_name(member) or ""))
 
     def _cpp_argument(self, argument: str, site: _Site) -> str | None:
         """The simple name of an argument's type, for telling overloads apart: a literal's (``char`` for a
@@ -420,6 +429,8 @@ def _declared_type(text: str, name: str) -> str | None:
     if name not in text:
         return None
     for found in _declaration(name).finditer(text):
+        if _CLASS_HEAD.match(found.group(0)):
+            continue  # `class TINYXML2_LIB XMLPrinter : public XMLVisitor`: a class, not a variable
         spelled = found.group("type")
         template = spelled.split("<", 1)
         simple = template[0].strip().rsplit("::", 1)[-1]
@@ -461,18 +472,34 @@ def _parameters(member: Sym) -> list[str] | None:
     return [] if found == ["void"] else found
 
 
-def _takes(member: Sym, arguments: list[str | None], fits: Callable[[str, str], bool]) -> bool:
+def _takes(member: Sym, arguments: list[str | None], fits: Callable[[str, str], bool], declared: str) -> bool:
     """Whether ``member`` can be called with ``arguments`` (each one's type's simple name, or None when not
-    known): as many as it takes (defaults and ``...`` counted), each known one fitting its parameter
-    (``fits``: ``AddTarget("all", &err)`` is not ``AddTarget(Node* target, …)``)."""
+    known): as many as it takes (defaults and ``...`` counted, those of its declaration in its class's
+    body ``declared`` too), each known one fitting its parameter (``fits``: ``AddTarget("all", &err)`` is
+    not ``AddTarget(Node* target, …)``)."""
     parameters = _parameters(member)
     if parameters is None:
         return True
     variadic = bool(parameters) and "..." in parameters[-1]
-    required = sum(1 for p in parameters if "=" not in p and "..." not in p)
+    required = min(_required(parameters), _declared_required(declared, member.name, len(parameters)))
     if len(arguments) < required or (len(arguments) > len(parameters) and not variadic):
         return False
     return all(a is None or fits(a, p) for a, p in zip(arguments, parameters, strict=False))
+
+
+def _required(parameters: list[str]) -> int:
+    return sum(1 for p in parameters if "=" not in p and "..." not in p)
+
+
+def _declared_required(body: str, name: str, count: int) -> int:
+    """The fewest arguments a declaration of ``name`` with ``count`` parameters in a class's ``body`` requires
+    (``const XMLElement* FirstChildElement( const char* name = 0 ) const;``), ``count`` when none is there."""
+    fewest = count
+    for found in re.finditer(rf"(?<![\w$.>:~]){re.escape(name)}\s*\(", body):
+        parameters = _arguments(body, found.end(), "([{<")
+        if parameters is not None and len(parameters) == count:
+            fewest = min(fewest, _required(parameters))
+    return fewest
 
 
 def _matches(member: Sym, arguments: list[str | None]) -> bool:
