@@ -301,9 +301,8 @@ def test_overloads_are_told_apart_by_their_number_of_arguments(tree: Path) -> No
 def test_an_overload_defined_outside_its_class_takes_the_defaults_its_declaration_gives(tree: Path) -> None:
     defined_outside = _dependents(tree, "src/plan.cc", "Plan.Flush")
     defined_inside = _dependents(tree, "src/graph.h", "Plan.Flush")
-    assert defined_outside == {
-        ("src/graph.h", "Plan.Drain"): "possible"
-    }  # `Flush()`: `level = 0` in the class
+    # `Flush()` in `Drain`: the out-of-class definition's `level` defaults to 0 in the class's declaration
+    assert defined_outside == {("src/graph.h", "Plan.Drain"): "possible"}
     assert defined_inside == {("src/graph.h", "Plan.Drain"): "possible"}
 
 

@@ -59,10 +59,12 @@ UNKNOWN_CLASS = ""
 
 @dataclass(frozen=True)
 class _Site:
-    """Where a reference stands: its file and line, the node holding it and that node's class."""
+    """Where a reference stands: its file and line, the node holding it (its id, and its symbol when it is
+    one), that node's class and the reference's receiver."""
 
     path: str
     line: int
+    owner_id: str
     owner: Sym | None
     caller_class: str | None
     receiver: str
@@ -93,6 +95,7 @@ class CppWhoUses(CWhoUses):
         self._cpp_alias_rows: dict[str, list[Sym]] = {}
         self._cpp_namespace_rows: dict[str, bool] = {}
         self._cpp_types: dict[tuple[str, str], str | None] = {}
+        self._cpp_bases: dict[str, list[str]] = {}
 
     def _classify_cpp(
         self, target: Sym, ref: Reference, place: tuple[str, str, int], exact: str
@@ -104,9 +107,9 @@ class CppWhoUses(CWhoUses):
         if owner is not None and ref.how != HOW_CALL and _declares(owner, ref):
             return None  # `Builder::AddTarget` in the definition's own name, a constructor's declaration
         caller_class = self._cpp_caller_class(owner)
-        site = _Site(path, line, owner, caller_class, ref.receiver)
+        site = _Site(path, line, owner_id, owner, caller_class, ref.receiver)
         if target.symbol_kind != "method":
-            return self._cpp_free_function(target, ref, (site, owner_id), exact)
+            return self._cpp_free_function(target, ref, site, exact)
         if ref.name == target.name == class_name(target):
             return self._cpp_construction(target, ref, site, exact)
         if not ref.receiver or ref.receiver in SELF_NAMES:
@@ -120,17 +123,14 @@ class CppWhoUses(CWhoUses):
             return None  # a namespace's function, or a member of a class outside the tree
         return self._cpp_through_class(target, receiver_class, ref.name, site, exact)
 
-    def _cpp_free_function(
-        self, target: Sym, ref: Reference, where: tuple[_Site, str], exact: str
-    ) -> str | None:
-        """How a reference at a site (and its holder's id) depends on the free function ``target``: by
-        linkage, as in C, and among its overloads in its file by the arguments of the call."""
-        site, owner_id = where
+    def _cpp_free_function(self, target: Sym, ref: Reference, site: _Site, exact: str) -> str | None:
+        """How a reference at ``site`` depends on the free function ``target``: by linkage, as in C, and
+        among its overloads in its file by the arguments of the call."""
         if site.caller_class and not ref.receiver and self._cpp_declares(site.caller_class, ref.name):
             return None  # the caller's class has a member of the name: it hides the free function
         if ref.receiver and not self._cpp_namespaces(ref.receiver):
             return None  # `x.f()`, `Class::f()`, `std::f()`: a member, or another library's function
-        how = self._c_linkage(target, site.path, owner_id, exact)  # a call, or a function passed on
+        how = self._c_linkage(target, site.path, site.owner_id, exact)  # a call, or a function passed on
         named = self._c_named(target.name)
         overloads = [f for f in named if f.path == target.path]
         if how is None or len(overloads) < 2 or ref.how != HOW_CALL:
@@ -171,11 +171,12 @@ class CppWhoUses(CWhoUses):
         end = node.end_line if node is not None else site.line
         text = "\n".join(self.lines(site.path)[site.line - 1 : min(end, site.line + MAX_CALL_LINES)])
         calls = _call_arguments(text, name, site.receiver) or [None]
+        bodies = {f.node_id: self._cpp_body_of(f) for f in found}
         best: str | None = None
         for arguments in calls:
             kinds = None if arguments is None else [self._cpp_argument(a, site) for a in arguments]
             fitting = [
-                f for f in found if kinds is None or _takes(f, kinds, self._cpp_fits, self._cpp_body_of(f))
+                f for f in found if kinds is None or _takes(f, kinds, self._cpp_fits, bodies[f.node_id])
             ] or found
             matching = [f for f in fitting if kinds is not None and _matches(f, kinds)]
             fitting = matching if len(matching) == 1 else fitting  # the overload no conversion is needed for
@@ -248,8 +249,8 @@ class CppWhoUses(CWhoUses):
             name = first[:-2]
             found = (self._cpp_lookup(caller_class, name) if caller_class else []) or self._c_named(name)
             current = self._cpp_returned(found)
-        elif self._cpp_declared(owner, caller_class, first) is not None:
-            current = self._cpp_declared_in(owner, caller_class, first)
+        elif (declared := self._cpp_declared(owner, caller_class, first)) is not None:
+            current = self._cpp_as_class(declared)
         elif self._cpp_classes(first):
             current = first  # `Builder::Build(...)`, `Base::Method(...)`
         else:
@@ -345,14 +346,16 @@ class CppWhoUses(CWhoUses):
 
     def _cpp_hierarchy(self, cls: str) -> list[str]:
         """``cls`` and its bases of the tree, nearest first (breadth first, each once)."""
-        order, queue = [cls], [cls]
-        while queue and len(order) < MAX_BASE_DEPTH:
-            for found in self._cpp_classes(queue.pop(0)):
-                for base in _bases(found.signature):
-                    if base not in order and self._cpp_classes(base):
-                        order.append(base)
-                        queue.append(base)
-        return order
+        if cls not in self._cpp_bases:
+            order, queue = [cls], [cls]
+            while queue and len(order) < MAX_BASE_DEPTH:
+                for found in self._cpp_classes(queue.pop(0)):
+                    for base in _bases(found.signature):
+                        if base not in order and self._cpp_classes(base):
+                            order.append(base)
+                            queue.append(base)
+            self._cpp_bases[cls] = order
+        return self._cpp_bases[cls]
 
     def _cpp_derives(self, cls: str, base: str) -> bool:
         return base in self._cpp_hierarchy(cls)

@@ -104,6 +104,7 @@ class WhoUsesStore:
         self._file_nodes: dict[str, str | None] = {}
         self._spans: dict[str, list[Node]] = {}
         self._lines: dict[str, list[str]] = {}
+        self._texts: dict[str, str] = {}
 
     def sym(self, node_id: str) -> Sym | None:
         if node_id not in self._syms:
@@ -152,8 +153,11 @@ class WhoUsesStore:
 
     def text_of(self, found: Sym) -> str:
         """A definition's lines as the index holds them."""
-        node = self.node(found)
-        return "\n".join(self.lines(found.path)[node.start_line - 1 : node.end_line]) if node else ""
+        if found.node_id not in self._texts:
+            node = self.node(found)
+            lines = self.lines(found.path)[node.start_line - 1 : node.end_line] if node else []
+            self._texts[found.node_id] = "\n".join(lines)
+        return self._texts[found.node_id]
 
     def enclosing_class(self, node_id: str) -> Sym | None:
         current = self.sym(node_id)
