@@ -8,7 +8,7 @@ from pathlib import Path
 
 import prooftext
 from prooftext.api.risk import risk_of_changing
-from prooftext.api.who_uses_js_types import field_class_name, local_class_name
+from prooftext.api.who_uses_js_types import declared_result, field_class_name, local_class_name
 
 
 def _dependents(root: Path, files: dict[str, str], target: str) -> dict[str, str]:
@@ -164,3 +164,178 @@ def test_a_function_s_own_parameter_named_like_an_imported_function_is_no_use_of
     assert found["app.js:install"] == "reference"
     assert "app.js:setup" not in found
     assert found["app.js:local"] == "reference"
+
+
+CHAINS = {
+    "src/schema.ts": """
+        export interface BaseSchema {
+          min(n: number): this;
+          parse(data: unknown): unknown;
+        }
+
+        export interface StringSchema extends BaseSchema {
+          trim(): this;
+        }
+
+        export interface NumberSchema extends BaseSchema {
+          int(): this;
+        }
+
+        export function string(): StringSchema;
+        export function string(pattern: RegExp): StringSchema;
+        export function string(pattern?: RegExp): StringSchema {
+          return make(pattern);
+        }
+
+        export function number(): NumberSchema {
+          return make();
+        }
+
+        export async function later(): Promise<StringSchema> {
+          return string();
+        }
+        """,
+    "src/index.ts": """
+        export * from "./schema";
+        """,
+    "src/z.ts": """
+        export * as z from "./index";
+        """,
+    "src/request.ts": """
+        export class HonoRequest {
+          header(name: string): string {
+            return name;
+          }
+        }
+
+        export class Context {
+          #req: HonoRequest | undefined;
+          get req(): HonoRequest {
+            return new HonoRequest();
+          }
+          raw(): HonoRequest {
+            return this.#req!;
+          }
+        }
+        """,
+    "src/bench.ts": """
+        export abstract class Runner {
+          abstract run(): void;
+        }
+
+        export class Quick extends Runner {
+          run(): void {}
+        }
+
+        export function runner(name: string, options: object): Runner {
+          return new Quick();
+        }
+        """,
+    "src/use.ts": """
+        import { z } from "./z";
+        import { string } from "./index";
+        import { Context } from "./request";
+        import { runner } from "./bench";
+
+        export function chained() {
+          return z.string().min(5).trim();
+        }
+
+        export function numbers() {
+          return z.number().min(1);
+        }
+
+        export function bare() {
+          return string().parse("x");
+        }
+
+        export function assigned() {
+          const schema = z
+            .string()
+            .trim();
+          return schema.min(2);
+        }
+
+        export function promised() {
+          return z.later().then((s) => s);
+        }
+
+        export function header(c: Context) {
+          return c.req.header("x");
+        }
+
+        export function raw(c: Context) {
+          return c.raw().header("y");
+        }
+
+        export async function timed() {
+          const bench = runner("name", {
+            quick: true,
+          });
+          bench.run();
+        }
+        """,
+    "src/file.test.ts": """
+        import { z } from "./z";
+
+        const schema = z.number();
+
+        test("a test outside any function", () => {
+          schema.min(3);
+        });
+        """,
+}
+
+
+def test_a_method_called_on_a_call_s_result_resolves_through_the_class_the_called_function_declares(
+    tmp_path: Path,
+) -> None:
+    """``z.string().min(5)`` was a possible use of every ``min``: ``string`` (found through the namespace ``z``,
+    exported with ``export *``) declares it returns a ``StringSchema``, whose base declares ``min``, which
+    returns ``this``; a variable assigned a call has that call's class, a getter its result's."""
+    found = _dependents(tmp_path, CHAINS, "BaseSchema.min")
+    assert found["src/use.ts:chained"] == "call"
+    assert found["src/use.ts:numbers"] == "call"
+    assert found["src/use.ts:assigned"] == "call"  # `const schema = z.string().trim()` over three lines
+    assert found["src/file.test.ts:src/file.test.ts"] == "call"  # a variable of the file
+    trim = _dependents(tmp_path, {}, "StringSchema.trim")
+    assert trim["src/use.ts:chained"] == "call"  # `min` returns `this`: still a StringSchema
+    assert "src/use.ts:numbers" not in trim
+    assert _dependents(tmp_path, {}, "BaseSchema.parse")["src/use.ts:bare"] == "call"  # an imported function
+    headers = _dependents(tmp_path, {}, "HonoRequest.header")
+    assert headers["src/use.ts:header"] == "call"  # `c.req` through the getter
+    assert headers["src/use.ts:raw"] == "call"  # `c.raw()` through the method
+    assert _dependents(tmp_path, {}, "Runner.run")["src/use.ts:timed"] == "call"
+
+
+def test_a_result_that_names_no_class_of_the_tree_or_an_override_leaves_the_call_possible(
+    tmp_path: Path,
+) -> None:
+    found = _dependents(tmp_path, CHAINS, "Quick.run")
+    assert found["src/use.ts:timed"] == "possible"  # a `Runner` may be a `Quick`
+    assert declared_result("async function later(): Promise<StringSchema> {") == "Promise"
+
+
+def test_a_function_s_declared_result_is_the_annotation_after_its_parameters() -> None:
+    assert declared_result("export function string(params?: string | Params): ZodString {") == "ZodString"
+    assert declared_result("min(n: number, params?: (x: number) => void): this;") == "this"
+    assert declared_result("get req(): HonoRequest<P, I['out']> {") == "HonoRequest"
+    assert declared_result("const make = (x: number): Repo =>") == "Repo"
+    assert declared_result("async run()") is None
+    assert declared_result("pick(): { a: number } {") is None  # an object type names no class
+
+
+def test_a_variable_assigned_a_call_states_the_call_spelled_as_a_receiver() -> None:
+    body = """run() {
+      const bench = metabench("name", {
+        quick: true,
+      });
+      const schema = z.string()
+        .min(5);
+      const sum = count() + 1;
+      const waited = await load();
+    }"""
+    assert local_class_name("run()", body, "bench") == "metabench()"
+    assert local_class_name("run()", body, "schema") == "z.string().min()"
+    assert local_class_name("run()", body, "sum") is None
+    assert local_class_name("run()", body, "waited") is None

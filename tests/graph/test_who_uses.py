@@ -167,6 +167,24 @@ def test_references_are_spelled_with_their_receiver_and_read_back() -> None:
         assert parse_reference(ref.spelled()) == ref
 
 
+def test_a_typescript_receiver_through_a_call_is_spelled_without_its_arguments() -> None:
+    text = (
+        "const s = z.string().min(5);\n"
+        "const t = c.req\n  .header('x')\n  .trim();\n"
+        "app?.route(1).build();\n"
+        "new Foo().run();\n"
+        "this.#req.param();\n"
+    )
+    graph = extract("v.ts", text)
+    spelled = {u.reference for u in graph.uses if u.reference is not None}
+    assert Reference("min", HOW_CALL, "z.string()") in spelled
+    assert Reference("header", HOW_CALL, "c.req") in spelled  # a line break before `.` is no space
+    assert Reference("trim", HOW_CALL, "c.req.header()") in spelled
+    assert Reference("build", HOW_CALL, "app.route()") in spelled  # optional chaining read as plain
+    assert Reference("run", HOW_CALL, "?") in spelled  # `new Foo()`: no receiver chain
+    assert Reference("param", HOW_CALL, "this.#req") in spelled
+
+
 def test_a_call_of_a_private_javascript_method_through_this_is_a_dependent(tmp_path: Path) -> None:
     _write(
         tmp_path,

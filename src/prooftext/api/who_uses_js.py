@@ -8,7 +8,13 @@ import sqlite3
 from collections.abc import Collection, Sequence
 
 import prooftext.graph.languages as L
-from prooftext.api.who_uses_js_types import binds_name, field_class_name, local_class_name
+from prooftext.api.who_uses_js_types import (
+    binds_name,
+    declared_result,
+    field_class_name,
+    is_call,
+    local_class_name,
+)
 from prooftext.api.who_uses_model import (
     CLASS_KINDS,
     FOUND_IMPORT,
@@ -53,6 +59,9 @@ _JS_EXPORT_NAMESPACE = re.compile(
 MAX_NAMESPACE_HOPS = 4
 """Files followed for a namespace exported by name (``export { z }`` of ``import * as z``, then re-exported)."""
 JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
+JS_FUNCTION_KINDS = frozenset({"function"})
+MAX_CHAIN_DEPTH = 3
+"""Variables followed through the calls assigned to them (``const a = f(); const b = a.g(); b.h()``)."""
 JS_HOISTED = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b")
 """A function declaration: its name is bound in its whole block, before it too."""
 JS_DECLARES = re.compile(
@@ -411,6 +420,8 @@ class JsWhoUses(WhoUsesStore):
         self._exported: dict[str, dict[str, set[str]]] = {}
         self._literals: dict[str, str | None] = {}
         self._binding_lines: dict[str, set[int]] = {}
+        self._file_locals: dict[tuple[str, str], str | None] = {}
+        self._exports_named: dict[tuple[str, str, tuple[str, ...]], Sym | None] = {}
 
     def _classify_other(
         self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str
@@ -460,28 +471,103 @@ class JsWhoUses(WhoUsesStore):
         return FOUND_POSSIBLE
 
     def js_receiver_class(self, owner_id: str, receiver: str, path: str) -> Sym | None:
-        """The class a JavaScript or TypeScript receiver holds where the code states it: ``x``, a local or
-        parameter of the function ``owner_id`` (:func:`local_class_name`), or ``this.x``, a field of its
-        class (:func:`field_class_name`); None where it is not known."""
-        parts = receiver.split(".") if L.language_for(path) in JS_SCRIPTS else []
-        if len(parts) == 1 and parts[0] and parts[0] not in SELF_NAMES:
-            owner = self.sym(owner_id)
-            text = self.text_of(owner) if owner is not None else ""
-            name = local_class_name(owner.signature, text, parts[0]) if owner is not None else None
-        elif len(parts) == 2 and parts[0] == "this":
-            owner = self.enclosing_class(owner_id)
-            text = self.text_of(owner) if owner is not None else ""
-            name = field_class_name(text, parts[1]) if owner is not None else None
-        else:
+        """The class a JavaScript or TypeScript receiver holds where the code states it, along its chain
+        (``repo``, ``this.repo``, ``c.req``, ``z.string().min()``): its first name (:meth:`js_head_class`),
+        then each field's declared class and each call's declared result (:meth:`js_member_class`); None
+        where it is not known."""
+        if L.language_for(path) not in JS_SCRIPTS or not receiver:
             return None
-        return self.js_class(owner.path, name) if owner is not None and name else None
+        return self.js_chain_class(owner_id, path, receiver.split("."), 0)
+
+    def js_chain_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> Sym | None:
+        head = self.js_head_class(owner_id, path, parts, depth)
+        if head is None:
+            return None
+        cls, used = head
+        for part in parts[used:]:
+            found = self.js_member_class(cls, part)
+            if found is None:
+                return None
+            cls = found
+        return cls
+
+    def js_head_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> tuple[Sym, int] | None:
+        """The class a receiver's chain starts from, and how many of its ``parts`` that takes: ``this`` (the
+        enclosing class), a call of a function the file defines or imports (its declared result), a
+        variable of the function ``owner_id`` (or of the file, outside any function) whose bindings agree
+        (:func:`local_class_name`), or a call through a module's namespace (``z.string()``)."""
+        head = parts[0]
+        if head in SELF_NAMES:
+            found = self.enclosing_class(owner_id)
+        elif is_call(head):
+            found = self.js_result_class(self.js_bound(path, head[:-2], JS_FUNCTION_KINDS), None)
+        else:
+            stated = self.js_local_class(owner_id, path, head)
+            if stated is not None and is_call(stated):
+                deeper = depth < MAX_CHAIN_DEPTH
+                found = self.js_chain_class(owner_id, path, stated.split("."), depth + 1) if deeper else None
+            elif stated is not None:
+                found = self.js_class(path, stated)
+            else:
+                source = self.js.namespace(path, head)
+                called = len(parts) > 1 and is_call(parts[1])
+                function = (
+                    self.js_export_named(source, parts[1][:-2], JS_FUNCTION_KINDS)
+                    if source and called
+                    else None
+                )
+                found = self.js_result_class(function, None)
+                return (found, 2) if found is not None else None
+        return (found, 1) if found is not None else None
+
+    def js_local_class(self, owner_id: str, path: str, name: str) -> str | None:
+        """What the bindings of the variable ``name`` state in the function ``owner_id``, or in the file's
+        text when the reference is outside any function (see :func:`local_class_name`)."""
+        owner = self.sym(owner_id)
+        if owner is not None:
+            return local_class_name(owner.signature, self.text_of(owner), name)
+        key = (path, name)
+        if key not in self._file_locals:
+            self._file_locals[key] = local_class_name("", "\n".join(self.lines(path)), name)
+        return self._file_locals[key]
+
+    def js_member_class(self, cls: Sym, part: str) -> Sym | None:
+        """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared
+        result (``this`` is ``cls``), or a field's declared class or a getter's result, looked up in the
+        class and its bases (an interface's too)."""
+        name = part[:-2] if is_call(part) else part
+        for current in [cls, *(self.js_bases(cls) or [])]:
+            members = [m for m in map(self.sym, self.children(current.node_id).get(name, ())) if m]
+            if is_call(part) or any(m.signature.lstrip().startswith("get ") for m in members):
+                if members:
+                    return self.js_result_class(self._first(members), cls)
+                continue
+            stated = field_class_name(self.text_of(current), name)
+            if stated is not None:
+                return self.js_class(current.path, stated)
+        return None
+
+    def _first(self, found: list[Sym]) -> Sym:
+        """The first of a name's definitions in its file (TypeScript tries overloads in order)."""
+        return min(found, key=lambda s: (getattr(self.node(s), "start_line", 0), s.node_id))
+
+    def js_result_class(self, function: Sym | None, receiver: Sym | None) -> Sym | None:
+        """The class ``function`` declares it returns (:func:`declared_result`); ``this`` is ``receiver``."""
+        stated = declared_result(function.signature) if function is not None else None
+        if stated == "this" or function is None or stated is None:
+            return receiver if stated == "this" else None
+        return self.js_class(function.path, stated)
 
     def js_typed_call(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
         """How calling ``name`` on an instance of ``cls`` depends on ``target``: through the class and its
-        bases (:meth:`js_through_this`); on an interface, exact for its own member and possible for any other
-        (a class implementing it)."""
+        bases (:meth:`js_through_this`); on an interface, exact for the member it or its bases declare and
+        possible for any other (a class implementing it)."""
         if cls.symbol_kind == "interface":
-            return exact if target.node_id in self.children(cls.node_id).get(name, []) else FOUND_POSSIBLE
+            for current in [cls, *(self.js_bases(cls) or [])]:
+                found = self.children(current.node_id).get(name)
+                if found:
+                    return exact if target.node_id in found else FOUND_POSSIBLE
+            return FOUND_POSSIBLE
         return self.js_through_this(target, cls, name, exact)
 
     def js_through_this(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
@@ -516,23 +602,56 @@ class JsWhoUses(WhoUsesStore):
         return None
 
     def js_class(self, path: str, name: str) -> Sym | None:
-        """The class ``name`` names in the JavaScript file at ``path``: its own, or one it imports."""
+        """The class (or interface) ``name`` names in the JavaScript file at ``path``: its own, or one it
+        imports (through the files re-exporting it)."""
+        return self.js_bound(path, name, CLASS_KINDS)
+
+    def js_bound(self, path: str, name: str, kinds: Collection[str]) -> Sym | None:
+        """The definition of one of ``kinds`` that ``name`` names at the top of the file at ``path``: its
+        own, or the one its import of that name reaches (see :meth:`js_export_named`)."""
         top = self.file_id(path)
-        local = [
-            d for d in self.defs(path).get(name, ()) if d.symbol_kind in CLASS_KINDS and d.parent_id == top
-        ]
+        local = [d for d in self.defs(path).get(name, ()) if d.symbol_kind in kinds and d.parent_id == top]
         if local:
-            return local[0]
+            return self._first(local)
         binding = self.js.bindings(path).get(name)
         source = self.js.resolved(path, binding[0]) if binding is not None else None
-        if binding is None or source is None:
-            return None
+        return self.js_export_named(source, binding[1], kinds) if binding is not None and source else None
+
+    def js_export_named(self, source: str, name: str, kinds: Collection[str], hops: int = 0) -> Sym | None:
+        """The definition of one of ``kinds`` that the file at ``source`` exports as ``name``: its own
+        (under its name, another or ``default``), or one it re-exports (``export { a as name } from``,
+        ``export * from``), followed through at most :data:`MAX_IMPORT_HOPS` files."""
+        key = (source, name, tuple(sorted(kinds)))
+        if key not in self._exports_named:
+            self._exports_named[key] = None  # a file re-exporting itself ends here
+            self._exports_named[key] = self._js_export_named(source, name, kinds, hops)
+        return self._exports_named[key]
+
+    def _js_export_named(self, source: str, name: str, kinds: Collection[str], hops: int) -> Sym | None:
         text = "\n".join(self.lines(source))
         top = self.file_id(source)
-        classes = [d for found in self.defs(source).values() for d in found if d.symbol_kind in CLASS_KINDS]
-        return next(
-            (d for d in classes if d.parent_id == top and binding[1] in js_exports_of(text, d.name)), None
-        )
+        entry = self.js.namespace_exports(source).get(name)
+        local = entry[1] if entry is not None and entry[0] == "local" else name
+        own = [d for found in self.defs(source).values() for d in found if d.parent_id == top]
+        named = [d for d in own if d.symbol_kind in kinds and d.name in (name, local)]
+        if name == DEFAULT_EXPORT:
+            named = [d for d in own if d.symbol_kind in kinds]
+        found = [d for d in named if name in js_exports_of(text, d.name)]
+        if found or hops >= MAX_IMPORT_HOPS:
+            return self._first(found) if found else None
+        for reexport in _JS_REEXPORT.finditer(text):
+            module = self.js.resolved(source, reexport.group(2))
+            if module is None:
+                continue
+            if reexport.group(1) == "*":
+                names = [name] if name != DEFAULT_EXPORT else []
+            else:
+                names = [there for there, here in _js_specifiers(reexport.group(1), "as") if here == name]
+            for there in names:
+                definition = self.js_export_named(module, there, kinds, hops + 1)
+                if definition is not None:
+                    return definition
+        return None
 
     def js_binds_other(self, target: Sym, name: str, path: str) -> bool:
         """Whether the JavaScript file at ``path`` binds ``name`` itself, to something other than ``target``

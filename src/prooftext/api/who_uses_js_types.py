@@ -1,13 +1,17 @@
 """The classes that JavaScript and TypeScript code states for its variables, where its text says so plainly:
 ``const x = new Foo()``, a parameter or variable annotated ``x: Foo`` (``Foo<T>``, ``Foo | null`` too), and for
 ``this.x`` a class field ``x: Foo``, a constructor parameter property ``constructor(private x: Foo)`` or
-``this.x = new Foo()``. A name bound more than once is typed only when every binding says the same class;
-any binding this does not read (``x = make()``) leaves it untyped. Read from a function's or a class's text
+``this.x = new Foo()``; a variable assigned a call (``const bench = metabench(…)``) states that call, spelled
+as a receiver is (``metabench()``), for who-uses to follow through the type the called function declares it
+returns (:func:`declared_result`). A name bound more than once is typed only when every binding says the
+same; any binding this does not read (``x = y``) leaves it untyped. Read from a function's or a class's text
 with regular expressions, at query time."""
 
 from __future__ import annotations
 
 import re
+
+from prooftext.graph.code import JS_RECEIVER, spell_js_receiver
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _TYPE = re.compile(rf"\s*({_IDENT})\s*(?:<[^=;{{}}()]*>)?\s*(?:\|\s*(?:null|undefined)\s*)*$")
@@ -24,9 +28,55 @@ def _annotation(text: str) -> str | None:
 
 
 def _assigned(text: str) -> str | None:
-    """The class a value's text constructs (``new Foo(…)``), or None."""
+    """The class a value's text constructs (``new Foo(…)``), or the call it makes spelled as a receiver
+    (``metabench()``, ``z.string().min()``: see :func:`is_call`), or None."""
     found = _NEW.match(text)
-    return found.group(1) if found else None
+    if found:
+        return found.group(1)
+    spelled = spell_js_receiver(text.strip())
+    return spelled if is_call(spelled) and JS_RECEIVER.fullmatch(spelled) else None
+
+
+def is_call(stated: str) -> bool:
+    """Whether what :func:`local_class_name` states is a call to follow, not a class's name."""
+    return stated.endswith(")")
+
+
+def declared_result(signature: str) -> str | None:
+    """The class a function's or method's ``signature`` declares it returns: the annotation after its
+    parameters (``string(params?: Params): ZodString``, ``get req(): HonoRequest<P>``, ``const f = (x):
+    Foo =>``), ``this`` for a method returning its receiver; None when it declares none, or no plain class
+    (see :data:`_TYPE`: ``Promise<Foo>`` names ``Promise``)."""
+    start = signature.find("(")
+    depth, end = 0, -1
+    for at in range(max(start, 0), len(signature) if start >= 0 else 0):
+        depth += {"(": 1, ")": -1}.get(signature[at], 0)
+        if depth == 0:
+            end = at
+            break
+    found = re.match(r"\s*:\s*([^{;]*?)\s*(?:\{|;|=>|$)", signature[end + 1 :]) if end >= 0 else None
+    return _annotation(found.group(1)) if found else None
+
+
+def _value_text(text: str, start: int) -> str:
+    """The value an assignment's text holds from ``start``: to the first ``;``, or line break, outside its
+    brackets (a call's arguments may take many lines), a line break before a ``.`` continuing it."""
+    depth = 0
+    for at in range(start, len(text)):
+        char = text[at]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return text[start:at]
+        elif depth == 0 and (char == ";" or (char == "\n" and not _CONTINUED.match(text, at + 1))):
+            return text[start:at]
+    return text[start:]
+
+
+_CONTINUED = re.compile(r"\s*\??\.(?!\.)")
+"""A line that continues the expression above it (``  .min(5)``)."""
 
 
 def _agreed(stated: list[str | None]) -> str | None:
@@ -48,11 +98,11 @@ def local_class_name(signature: str, text: str, name: str) -> str | None:
         if annotation:
             stated.append(_annotation(annotation))
         elif not _empty(value):  # `let x;` or `let x = null`: what is assigned later says
-            stated.append(_assigned(value or ""))
+            stated.append(_assigned(_value_text(text, found.start(2))))
     for found in re.finditer(rf"(?<![\w$.]){word}\s*=(?![=>])([^;\n]*)", text):
         declaration = re.search(r"\b(?:const|let|var)\s+$", text[: found.start()])
         if not declaration and not _empty(found.group(1)):  # the declaration is read above
-            stated.append(_assigned(found.group(1)))
+            stated.append(_assigned(_value_text(text, found.start(1))))
     return _agreed(stated)
 
 

@@ -992,6 +992,10 @@ _CALL_TYPES = frozenset(
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
 _C_RECEIVER = re.compile(r"\w+(?:\(\))?(?:(?:\.|::)\w+(?:\(\))?){0,5}")
 """A C or C++ receiver as :func:`_c_receiver` spells it: names, fields and calls (``scan_.build_log()``)."""
+JS_RECEIVER = re.compile(r"[\w$]+(?:\(\))?(?:\.#?[\w$]+(?:\(\))?){0,5}")
+"""A JavaScript or TypeScript receiver spelled as a C one, optional chaining read as plain (``z.string()``,
+``c.req``, ``this.#req``): who-uses follows it through the types the called functions declare they return."""
+_JS_LANGUAGES = frozenset({L.JAVASCRIPT, L.TYPESCRIPT, L.TSX})
 
 
 def _c_receiver(text: str) -> str:
@@ -1012,6 +1016,14 @@ def _c_receiver(text: str) -> str:
         elif depth == 0 and not char.isspace():
             out.append(char)
     return "".join(out)
+
+
+def spell_js_receiver(text: str) -> str:
+    """A JavaScript or TypeScript receiver spelled as :func:`_c_receiver` does, with optional chaining and
+    line breaks around a ``.`` read as a plain ``.``; any other space is kept (as ``\\x01``), so that ``new
+    Foo()`` or ``await f()`` is no receiver :data:`JS_RECEIVER` matches."""
+    plain = re.sub(r"\s*\??\.\s*", ".", text)
+    return _c_receiver(re.sub(r"\s", "\x01", plain))
 
 
 def _same(a: TSNode | None, b: TSNode) -> bool:
@@ -1113,6 +1125,9 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
     if target is not None and language in (L.C, L.CPP):
         text = _c_receiver(_text(data, target))
         receiver = text if _C_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
+    elif target is not None and language in _JS_LANGUAGES:
+        text = spell_js_receiver(_text(data, target))
+        receiver = text if JS_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
     elif target is not None:
         text = _text(data, target)
         receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER

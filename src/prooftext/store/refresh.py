@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 26
+READING_REVISION = 27
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -162,7 +162,10 @@ and an export macro before a typedef'd return type, or before a parenthesized na
 its way, a nested class defined outside its class is named in its scope (``struct TableBuilder::Rep`` is
 ``Rep`` in ``TableBuilder``), a C++ constructor's initializer (``: Base(doc)``) is a call, and a C or C++
 receiver through ``->`` is spelled with ``.`` and through a call without its arguments
-(``b->plan_.Reset()`` on ``b.plan_``, ``scan_.build_log()->Close()`` on ``scan_.build_log()``))."""
+(``b->plan_.Reset()`` on ``b.plan_``, ``scan_.build_log()->Close()`` on ``scan_.build_log()``); 27: a
+JavaScript or TypeScript receiver through a call is spelled without its arguments (``z.string().min(5)`` on
+``z.string()``), optional chaining and a line break around a ``.`` as a plain ``.``, and a private field as
+itself (``this.#req.param()`` on ``this.#req``))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
