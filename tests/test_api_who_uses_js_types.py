@@ -196,7 +196,9 @@ CHAINS = {
         }
         """,
     "src/index.ts": """
+        import { Context } from "./request";
         export * from "./schema";
+        export { Context };
         """,
     "src/z.ts": """
         export * as z from "./index";
@@ -234,7 +236,7 @@ CHAINS = {
     "src/use.ts": """
         import { z } from "./z";
         import { string } from "./index";
-        import { Context } from "./request";
+        import { Context } from "./index";
         import { runner } from "./bench";
 
         export function chained() {
@@ -302,10 +304,11 @@ def test_a_method_called_on_a_call_s_result_resolves_through_the_class_the_calle
     assert trim["src/use.ts:chained"] == "call"  # `min` returns `this`: still a StringSchema
     assert "src/use.ts:numbers" not in trim
     assert _dependents(tmp_path, {}, "BaseSchema.parse")["src/use.ts:bare"] == "call"  # an imported function
-    headers = _dependents(tmp_path, {}, "HonoRequest.header")
+    headers = _dependents(tmp_path, {}, "HonoRequest.header")  # `Context` imported and exported by index.ts
     assert headers["src/use.ts:header"] == "call"  # `c.req` through the getter
     assert headers["src/use.ts:raw"] == "call"  # `c.raw()` through the method
     assert _dependents(tmp_path, {}, "Runner.run")["src/use.ts:timed"] == "call"
+    assert _dependents(tmp_path, {}, "Context")["src/use.ts:header"] == "reference"
 
 
 def test_a_result_that_names_no_class_of_the_tree_or_an_override_leaves_the_call_possible(

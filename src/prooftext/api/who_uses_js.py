@@ -202,7 +202,8 @@ class JsModules:
         return sorted({n.path for n in nodes_by_id(self.conn, list(lines))} - {path})
 
     def reexported(self, path: str, source: str, names: set[str]) -> set[str]:
-        """The names the file at ``path`` re-exports from ``source`` of those it exports as ``names``."""
+        """The names the file at ``path`` re-exports from ``source`` of those it exports as ``names``: with
+        ``export … from``, or by exporting what it imports (``export { local }``, ``export default local``)."""
         out: set[str] = set()
         text = "\n".join(file_lines(self.conn, path))
         for whole in _JS_REEXPORT_ALL.finditer(text):
@@ -215,6 +216,10 @@ class JsModules:
                 out |= names - {DEFAULT_EXPORT}
             else:
                 out |= {here for there, here in _js_specifiers(found.group(1), "as") if there in names}
+        for here, (kind, local, _) in self.namespace_exports(path).items():
+            binding = self.bindings(path).get(local) if kind == "local" else None
+            if binding is not None and binding[1] in names and self.resolved(path, binding[0]) == source:
+                out.add(here)  # `import { Hono } from './hono'` then `export { Hono }`
         return out
 
     def namespace(self, path: str, local: str, hops: int = 0) -> str | None:
@@ -639,6 +644,10 @@ class JsWhoUses(WhoUsesStore):
         found = [d for d in named if name in js_exports_of(text, d.name)]
         if found or hops >= MAX_IMPORT_HOPS:
             return self._first(found) if found else None
+        imported = self.js.bindings(source).get(local) if entry is not None and entry[0] == "local" else None
+        module = self.js.resolved(source, imported[0]) if imported is not None else None
+        if imported is not None and module is not None:  # `import { Hono } from './hono'; export { Hono }`
+            return self.js_export_named(module, imported[1], kinds, hops + 1)
         for reexport in _JS_REEXPORT.finditer(text):
             module = self.js.resolved(source, reexport.group(2))
             if module is None:
