@@ -14,11 +14,14 @@ sample: the oracle's references to one are those of the option's declared proper
 everything: a CommonJS export it cannot follow (``exports = module.exports = createApplication``, ``var f =
 require('./utils').f``, ``res.send = function``) leaves real callers out of it (counted as false positives
 here: read them with ``--verbose``), ``export *`` re-exports name nothing it reports, and a definition it finds
-no declaration for (``app.request.foobar = function``) is skipped.
+no declaration for (``app.request.foobar = function``) is skipped. It also reports more than the calls of a
+method: for one implementing an interface's member or overriding a base's, the references of that member and
+of the other implementations (``router.add()`` on a ``LinearRouter`` among ``SmartRouter.add``'s), which
+who-uses calls ``possible`` where the receiver's class is not stated, and no use where it is another class.
 
 Usage: python bench/who_uses_js_bench.py [--tree NAME=DIR ...] [--n 50] [--seed 27] [--verbose]
-The default trees are express (JavaScript, CommonJS), zod (TypeScript) and ky (TypeScript, ESM), archived
-from their mirrors. Needs ``node`` and the ``typescript`` package (5.x, the JavaScript API) in
+The default trees are express (JavaScript, CommonJS), zod (TypeScript), ky (TypeScript, ESM) and hono
+(TypeScript, classes and re-exporting barrels), archived from their mirrors. Needs ``node`` and the ``typescript`` package (5.x, the JavaScript API) in
 ``--typescript DIR`` (default ``/tmp/typescript5``: ``npm i typescript@5`` there). A directory is copied to a
 temporary one first, so the index never lands in the source tree.
 """
@@ -43,6 +46,7 @@ MIRRORS = {
     "express": Path("/work/.mirror/expressjs+express/repo"),
     "zod": Path("/work/.mirror/colinhacks+zod/repo"),
     "ky": Path("/work/.mirror/sindresorhus+ky/repo"),
+    "hono": Path("/work/.mirror/honojs+hono/repo"),
 }
 KINDS = ("function", "method", "class")
 LANGUAGES = ("javascript", "typescript", "tsx")
@@ -196,7 +200,7 @@ def _bench(tree: Path, n: int, seed: int, typescript: Path, verbose: bool) -> Ta
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--tree", action="append", default=[], help="NAME=DIR (express, zod, ky, or any other tree)"
+        "--tree", action="append", default=[], help="NAME=DIR (express, zod, ky, hono, or any other tree)"
     )
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=27)
