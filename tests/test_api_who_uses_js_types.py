@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 import prooftext
-from prooftext.api.risk import risk_of_changing
+from prooftext.api.risk import risk_of_changing, who_uses
 from prooftext.api.who_uses_js_types import declared_result, field_class_name, local_class_name
 
 
@@ -342,3 +342,84 @@ def test_a_variable_assigned_a_call_states_the_call_spelled_as_a_receiver() -> N
     assert local_class_name("run()", body, "schema") == "z.string().min()"
     assert local_class_name("run()", body, "sum") is None
     assert local_class_name("run()", body, "waited") is None
+
+
+ACCESSORS = {
+    "src/context.ts": """
+        export class Context {
+          #res: string = "";
+          get res(): string {
+            return this.#res;
+          }
+          set res(value: string) {
+            this.#res = value;
+          }
+          finish(): string {
+            return this.res.trim();
+          }
+        }
+
+        export class Other {
+          get res(): string {
+            return "";
+          }
+        }
+        """,
+    "src/use.ts": """
+        import { Context, Other } from "./context";
+
+        export function typed(c: Context) {
+          return c.res.length;
+        }
+
+        export function assigns(c: Context) {
+          c.res = "done";
+        }
+
+        export function appends(c: Context) {
+          c.res += "!";
+        }
+
+        export function untyped(c) {
+          return c.res;
+        }
+
+        export function other(o: Other) {
+          return o.res;
+        }
+
+        export function mentioned() {
+          return "c.res";
+        }
+        """,
+}
+
+
+def _accessor_users(root: Path, files: dict[str, str], qualname: str, kind: str) -> dict[str, str]:
+    """Who-uses of the getter (``kind`` "get") or the setter of ``qualname``: both share the name."""
+    _dependents(root, files, qualname)
+    with prooftext.open(root) as index:
+        rows = index.conn.execute(
+            "SELECT id, signature FROM nodes WHERE qualname = ? AND kind = 'symbol'", (qualname,)
+        ).fetchall()
+        node_id = next(i for i, signature in rows if signature.lstrip().startswith(kind + " "))
+        return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in who_uses(index, node_id)}
+
+
+def test_a_getter_is_used_where_its_name_is_read_through_a_receiver_and_a_setter_where_it_is_assigned(
+    tmp_path: Path,
+) -> None:
+    """The index records members' calls, not their reads: ``c.res`` was no use of ``get res()`` at all."""
+    getter = _accessor_users(tmp_path, ACCESSORS, "Context.res", "get")
+    assert getter["src/use.ts:typed"] == "reference"
+    assert getter["src/context.ts:Context.finish"] == "reference"  # `this.res`
+    assert getter["src/use.ts:appends"] == "reference"  # `+=` reads it too
+    assert getter["src/use.ts:untyped"] == "possible"
+    assert "src/use.ts:assigns" not in getter  # an assignment is the setter's
+    assert "src/use.ts:other" not in getter  # another class's getter
+    assert "src/use.ts:mentioned" not in getter  # a string
+    setter = _accessor_users(tmp_path, {}, "Context.res", "set")
+    assert setter["src/use.ts:assigns"] == "reference"
+    assert setter["src/use.ts:appends"] == "reference"
+    assert "src/use.ts:typed" not in setter
+    assert _accessor_users(tmp_path, {}, "Other.res", "get")["src/use.ts:other"] == "reference"

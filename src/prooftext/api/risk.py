@@ -521,6 +521,7 @@ class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PythonNames):
             *self.receiver_reads(target),
             *self.js_importing_files(target),
             *self.js_value_uses(target),
+            *self.js_accessor_uses(target),
             *self.go_value_uses(target),
             *self.c_value_uses(target),
             *self.java_constructor_calls(target),

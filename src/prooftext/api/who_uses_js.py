@@ -28,8 +28,9 @@ from prooftext.api.who_uses_model import (
     WhoUsesStore,
     nodes_by_id,
 )
-from prooftext.graph.model import Reference
-from prooftext.store.risk_queries import file_imports, file_lines, importers
+from prooftext.graph.code import JS_RECEIVER, spell_js_receiver
+from prooftext.graph.model import HOW_READ, Reference
+from prooftext.store.risk_queries import code_files_spelling, file_imports, file_lines, importers
 
 PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
 """A definition assigned to a property (``res.send = function send()``, ``Foo.prototype.bar = …``)."""
@@ -86,6 +87,12 @@ like it: ``readonly string[]``), unless an operator (``logger as Handler``, ``x 
 DEFAULT_EXPORT = "default"
 MAX_REEXPORT_FILES = 200
 """Files re-exporting a JavaScript definition followed per target (barrels of barrels)."""
+JS_ACCESSOR = re.compile(
+    r"^\s*(?:(?:static|public|private|protected|override|abstract|declare)\s+)*(get|set)\s+[#\w$]+\s*\("
+)
+"""A getter's or setter's signature (``get res(): Response``, ``static set level(value)``)."""
+MAX_ACCESSOR_FILES = 500
+"""Code files read for the reads of a getter or setter (those whose text spells its name, in path order)."""
 _Binding = tuple[str, str]
 """A name a JavaScript file imports: (module as written, the name it has there: ``default``, ``*`` or a name)."""
 
@@ -285,6 +292,46 @@ def value_pattern(name: str, exported: bool = False, receiver: str = "") -> re.P
     head = r"(?<![\w$.])(?:module\.)?exports\." if exported else r"(?<![\w$.#])"
     head = rf"(?<![\w$.]){re.escape(receiver)}\." if receiver else head
     return re.compile(rf"{head}{re.escape(name)}(?![\w$])")
+
+
+def member_accesses(line: str, name: str) -> list[tuple[str, str]]:
+    """Where a line reads or assigns the member ``name`` through a receiver (``c.res.status``, ``c.res =
+    x``, ``this.#req?.url``), not in a string and not called: ``(receiver as who-uses spells it, "get" or
+    "set")``, a compound assignment (``+=``) giving both."""
+    out: list[tuple[str, str]] = []
+    for found in re.finditer(rf"\??\.\s*{re.escape(name)}(?![\w$])", line):
+        before = re.sub(r"\\.", "", line[: found.start()])
+        if any(before.count(q) % 2 for q in "'\"`") or re.match(r"\s*\(", line[found.end() :]):
+            continue
+        receiver = spell_js_receiver(_receiver_before(line, found.start()))
+        spelled = receiver if JS_RECEIVER.fullmatch(receiver) else "?"
+        after = line[found.end() :]
+        if re.match(r"\s*=(?![=>])", after):
+            out.append((spelled, "set"))
+        elif re.match(r"\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)=", after):
+            out.extend([(spelled, "get"), (spelled, "set")])
+        else:
+            out.append((spelled, "get"))
+    return out
+
+
+def _receiver_before(line: str, end: int) -> str:
+    """The receiver expression that ends at ``end`` of ``line``: names, ``.``, ``#`` and balanced calls."""
+    at = end
+    while at > 0:
+        char = line[at - 1]
+        if char.isalnum() or char in "_$#.?":
+            at -= 1
+        elif char == ")":
+            depth = 0
+            while at > 0:
+                at -= 1
+                depth += {")": 1, "(": -1}.get(line[at], 0)
+                if depth == 0:
+                    break
+        else:
+            break
+    return line[at:end].lstrip(".?")
 
 
 def binding_lines(text: str) -> set[int]:
@@ -842,6 +889,37 @@ class JsWhoUses(WhoUsesStore):
             return False
         word = value_pattern(target.name)
         return any("export" in line and word.search(line) for line in self.lines(target.path))
+
+    def js_accessor_uses(self, target: Sym) -> list[Found]:
+        """For a getter or setter (``get res()``), the code reading (or, for a setter, assigning) its name
+        through a receiver, each classified as a call there would be (a ``reference`` where the receiver's
+        class is known to hold it, else ``possible``): the index records members' calls, not their reads,
+        so the code files spelling the name are read here."""
+        accessor = JS_ACCESSOR.match(target.signature) if target.language in JS_SCRIPTS else None
+        if accessor is None or target.parent_id is None:
+            return []
+        own = self.node(target)
+        span = range(own.start_line, own.end_line + 1) if own is not None else range(0)
+        found: dict[str, Found] = {}
+        rank = {FOUND_REFERENCE: 0, FOUND_POSSIBLE: 1}
+        for path in code_files_spelling(self.conn, target.name, MAX_ACCESSOR_FILES):
+            if L.language_for(path) not in JS_SCRIPTS:
+                continue
+            for number, line in enumerate(self.lines(path), start=1):
+                if target.name not in line or line.lstrip().startswith(("//", "/*", "*")):
+                    continue
+                holder = self.holder(path, number)
+                if holder is None or (path == target.path and number in span):
+                    continue
+                for receiver, kind in member_accesses(line, target.name):
+                    ref = Reference(target.name, HOW_READ, receiver)
+                    how = self._classify_other(target, ref, path, holder.node_id, FOUND_REFERENCE)
+                    if kind != accessor.group(1) or how not in rank:
+                        continue
+                    known = found.get(holder.node_id)
+                    if known is None or (rank[how], number) < (rank[known.found_by], known.line):
+                        found[holder.node_id] = Found(holder, how, number, ref.spelled())
+        return list(found.values())
 
     def js_binding_lines(self, path: str) -> set[int]:
         """The lines of a JavaScript file's import, re-export and ``require`` statements."""
