@@ -194,6 +194,11 @@ CHAINS = {
         export async function later(): Promise<StringSchema> {
           return string();
         }
+
+        function _enum(values: string[]): StringSchema {
+          return make(values);
+        }
+        export { _enum as enum };
         """,
     "src/index.ts": """
         import { Context } from "./request";
@@ -258,6 +263,10 @@ CHAINS = {
           return schema.min(2);
         }
 
+        export function listed() {
+          return z.enum(["a"]).min(1);
+        }
+
         export function promised() {
           return z.later().then((s) => s);
         }
@@ -308,6 +317,8 @@ def test_a_method_called_on_a_call_s_result_resolves_through_the_class_the_calle
     assert headers["src/use.ts:header"] == "call"  # `c.req` through the getter
     assert headers["src/use.ts:raw"] == "call"  # `c.raw()` through the method
     assert _dependents(tmp_path, {}, "Runner.run")["src/use.ts:timed"] == "call"
+    assert found["src/use.ts:listed"] == "call"  # through `enum`, the name `_enum` is exported under
+    assert _dependents(tmp_path, {}, "_enum")["src/use.ts:listed"] == "call"
     assert _dependents(tmp_path, {}, "Context")["src/use.ts:header"] == "reference"
 
 

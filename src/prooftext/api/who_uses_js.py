@@ -930,20 +930,22 @@ class JsWhoUses(WhoUsesStore):
     def js_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
         """The spelled uses of the other names files import ``target`` under (``import { a as b }``, a
         default import, a name a file re-exports it as), in those files, and of the other names it is
-        exported under as members of a whole module (``express.create()`` through ``const express =
-        require(…)`` of a file exporting ``{ create: createApplication }``)."""
+        exported under as members of a whole module, anywhere (``express.create()`` through ``const express =
+        require(…)`` of a file exporting ``{ create: createApplication }``, ``z.enum()`` through ``import { z }``
+        of a file with ``export * as z from`` one exporting ``{ _enum as enum }``)."""
         if target.language not in JS_SCRIPTS:
             return []
         exported = self.js_exported(target)
         rows: list[tuple[str, str, int, str]] = []
         paths = sorted({p for source in exported for p in self.js.importing_paths(source)})
         for path in paths[:MAX_REEXPORT_FILES]:
-            for local, (module, there) in self.js.bindings(path).items():
+            for local in self.js.bindings(path):
                 if local != target.name and self.js.reaches(path, local, exported):
                     rows.extend(r for r in self.spelled_uses(local, path) if len(r[1].split(" ")) == 2)
-                source = self.js.resolved(path, module) if there in ("*", DEFAULT_EXPORT) else None
-                for name in (
-                    sorted(exported.get(source, set()) - {target.name, DEFAULT_EXPORT}) if source else ()
-                ):
-                    rows.extend(r for r in self.spelled_uses(name, path) if r[1].split(" ")[2:] == [local])
+        for name in sorted({n for names in exported.values() for n in names} - {target.name, DEFAULT_EXPORT}):
+            for row in self.spelled_uses(name):  # `z.enum()`: a namespace, imported under any name
+                receiver = row[1].split(" ")[2:]
+                source = self.js.namespace(row[3], receiver[0]) if len(receiver) == 1 else None
+                if source is not None and name in exported.get(source, ()):
+                    rows.append(row)
         return rows
