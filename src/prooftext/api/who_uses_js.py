@@ -472,7 +472,8 @@ class JsWhoUses(WhoUsesStore):
         self._exported: dict[str, dict[str, set[str]]] = {}
         self._literals: dict[str, str | None] = {}
         self._binding_lines: dict[str, set[int]] = {}
-        self._file_locals: dict[tuple[str, str], str | None] = {}
+        self._locals: dict[tuple[str, str], str | None] = {}
+        self._exports_of: dict[tuple[str, str], set[str]] = {}
         self._exports_named: dict[tuple[str, str, tuple[str, ...]], Sym | None] = {}
 
     def _classify_other(
@@ -575,13 +576,14 @@ class JsWhoUses(WhoUsesStore):
     def js_local_class(self, owner_id: str, path: str, name: str) -> str | None:
         """What the bindings of the variable ``name`` state in the function ``owner_id``, or in the file's
         text when the reference is outside any function (see :func:`local_class_name`)."""
-        owner = self.sym(owner_id)
-        if owner is not None:
-            return local_class_name(owner.signature, self.text_of(owner), name)
-        key = (path, name)
-        if key not in self._file_locals:
-            self._file_locals[key] = local_class_name("", "\n".join(self.lines(path)), name)
-        return self._file_locals[key]
+        key = (owner_id, name)
+        if key not in self._locals:
+            owner = self.sym(owner_id)
+            signature, text = (
+                (owner.signature, self.text_of(owner)) if owner else ("", "\n".join(self.lines(path)))
+            )
+            self._locals[key] = local_class_name(signature, text, name)
+        return self._locals[key]
 
     def js_member_class(self, cls: Sym, part: str) -> Sym | None:
         """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared
@@ -741,12 +743,13 @@ class JsWhoUses(WhoUsesStore):
         if path == target.path:
             return receiver == owner
         binding = self.js.bindings(path).get(receiver)
-        exported = js_exports_of("\n".join(self.lines(target.path)), owner)
-        return (
-            binding is not None
-            and self.js.resolved(path, binding[0]) == target.path
-            and binding[1] in exported
-        )
+        if binding is None:
+            return False
+        key = (target.path, owner)
+        if key not in self._exports_of:
+            self._exports_of[key] = js_exports_of("\n".join(self.lines(target.path)), owner)
+        exported = self._exports_of[key]
+        return self.js.resolved(path, binding[0]) == target.path and binding[1] in exported
 
     def js_exported(self, target: Sym) -> dict[str, set[str]]:
         """The names each file exports the JavaScript definition ``target`` under (see :class:`JsModules`)."""
