@@ -472,7 +472,7 @@ class JsWhoUses(WhoUsesStore):
         self._exported: dict[str, dict[str, set[str]]] = {}
         self._literals: dict[str, str | None] = {}
         self._binding_lines: dict[str, set[int]] = {}
-        self._locals: dict[tuple[str, str], str | None] = {}
+        self._js_locals: dict[tuple[str, str], str | None] = {}
         self._exports_of: dict[tuple[str, str], set[str]] = {}
         self._exports_named: dict[tuple[str, str, tuple[str, ...]], Sym | None] = {}
 
@@ -577,13 +577,13 @@ class JsWhoUses(WhoUsesStore):
         """What the bindings of the variable ``name`` state in the function ``owner_id``, or in the file's
         text when the reference is outside any function (see :func:`local_class_name`)."""
         key = (owner_id, name)
-        if key not in self._locals:
+        if key not in self._js_locals:
             owner = self.sym(owner_id)
             signature, text = (
                 (owner.signature, self.text_of(owner)) if owner else ("", "\n".join(self.lines(path)))
             )
-            self._locals[key] = local_class_name(signature, text, name)
-        return self._locals[key]
+            self._js_locals[key] = local_class_name(signature, text, name)
+        return self._js_locals[key]
 
     def js_member_class(self, cls: Sym, part: str) -> Sym | None:
         """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared
