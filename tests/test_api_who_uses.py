@@ -762,3 +762,80 @@ def test_a_call_of_an_overloaded_method_through_a_stated_class_is_a_call_of_each
             for match in target["matches"]
         ]
     assert found == [{"register": "call"}] * 3
+
+
+MODULE_VARIABLES = {
+    "web/__init__.py": """
+        from .globals import session as session
+        from .globals import fetch as fetch
+        from .globals import current as current
+        from .globals import get as get
+        """,
+    "web/globals.py": """
+        from .proxy import LocalProxy
+
+        session: "LocalProxy" = LocalProxy("session")
+
+        def _fetch(url):
+            return url
+
+        fetch = _fetch
+
+        class Client:
+            def get(self, url):
+                return url
+
+        _client = Client()
+        get = _client.get
+
+        def setup():
+            global current
+            current = None
+
+        current = None
+        """,
+    "web/proxy.py": """
+        class LocalProxy:
+            def __init__(self, name):
+                self.name = name
+        """,
+    "web/ctx.py": """
+        class AppContext:
+            @property
+            def session(self):
+                return {}
+
+            def fetch(self, url):
+                return url
+
+            def current(self):
+                return self
+        """,
+    "tests/test_app.py": """
+        import web
+
+        def test_reads_the_proxy():
+            return web.session["user"]
+
+        def test_fetches():
+            return web.fetch("/")
+
+        def test_current():
+            return web.current
+
+        def test_gets():
+            return web.get("/")
+        """,
+}
+
+
+def test_a_module_variable_assigned_a_value_is_no_member_of_the_same_name(tmp_path: Path) -> None:
+    """``flask.session`` is the module variable ``session = LocalProxy(…)``, which the index holds no
+    definition for: it was a possible use of every ``session``, ``AppContext.session`` included."""
+    _write(tmp_path, MODULE_VARIABLES)
+    assert "tests/test_app.py:test_reads_the_proxy" not in _dependents(tmp_path, "AppContext.session")
+    assert "tests/test_app.py:test_fetches" not in _dependents(tmp_path, "AppContext.fetch")  # `_fetch`
+    # an alias of what a variable holds: the member it names is not known here
+    assert _dependents(tmp_path, "Client.get")["tests/test_app.py:test_gets"] == "possible"
+    # a variable a function rebinds through `global` may hold anything
+    assert _dependents(tmp_path, "AppContext.current")["tests/test_app.py:test_current"] == "possible"

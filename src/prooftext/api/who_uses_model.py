@@ -72,8 +72,10 @@ class Found:
 
 
 Target = tuple[str, str]
-"""What a name resolves to: ("node", node id) or ("module", path)."""
+"""What a name resolves to: ("node", node id), ("module", path), :data:`UNKNOWN` or :data:`VARIABLE`."""
 UNKNOWN: Target = ("unknown", "")
+VARIABLE: Target = ("variable", "")
+"""A module-level variable assigned a value (``session = LocalProxy(…)``): no definition the index holds."""
 
 
 def nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[Node]:

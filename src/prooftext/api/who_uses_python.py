@@ -345,6 +345,30 @@ def module_types(module: ast.Module, name: str) -> list[list[str] | None]:
     return stated
 
 
+def module_values(module: ast.Module, name: str) -> list[list[str] | None] | None:
+    """What each top-level assignment of the module-level variable ``name`` gives it, when only assignments
+    of it alone bind it there (in an ``if`` or ``try`` too): the dotted name it aliases (``get = _get``), or
+    an empty list for any other value (``session = LocalProxy(…)``, a literal, a lambda); None when
+    something else binds it too (a definition, an ``import``, a loop, a tuple, a function's ``global``) or
+    nothing does."""
+    values: list[list[str] | None] = []
+    for node in _top_level(module):
+        if isinstance(node, ast.Assign) and any(_names(t, name) for t in node.targets):
+            single = all(isinstance(t, ast.Name) for t in node.targets)
+            values.append((_dotted(node.value) or []) if single else None)
+        elif isinstance(node, ast.AnnAssign) and _names(node.target, name) and node.value is not None:
+            values.append(_dotted(node.value) or [])
+        elif _binds(node, name):
+            values.append(None)
+    if (
+        not values
+        or None in values
+        or any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(module))
+    ):
+        return None
+    return values
+
+
 def _top_level(module: ast.Module) -> Iterator[ast.stmt]:
     """The statements that run at the module's top level: its body's, and those in an ``if`` or ``try``
     there."""

@@ -17,6 +17,7 @@ from prooftext.api.who_uses_model import (
     MAX_IMPORT_HOPS,
     SELF_NAMES,
     UNKNOWN,
+    VARIABLE,
     Sym,
     Target,
     WhoUsesStore,
@@ -28,6 +29,7 @@ from prooftext.api.who_uses_python import (
     is_property,
     local_type_names,
     module_types,
+    module_values,
     only_a_parameter,
     parse_class,
     parse_function,
@@ -112,7 +114,22 @@ class PythonNames(WhoUsesStore):
         submodule = self._submodule(path, head) if not found and hops else None
         if submodule is not None:  # `requests.cookies.X`: importing the submodule anywhere binds it here
             return self.member_chain(("module", submodule), rest, hops)
+        if not found and not rest:  # `flask.session`: a variable assigned a value, or an alias of a name
+            return self._variable(path, head, hops)
         return found or {UNKNOWN}  # a variable, a builtin, or a name this index does not define
+
+    def _variable(self, path: str, name: str, hops: int) -> set[Target]:
+        """What the module-level variable ``name`` of ``path`` names (see
+        :func:`~prooftext.api.who_uses_python.module_values`): :data:`VARIABLE` for a value, what an alias
+        names, :data:`UNKNOWN` when it is bound otherwise or not at all."""
+        tree = self.module_tree(path)
+        values = module_values(tree, name) if tree is not None else None
+        if values is None:
+            return {UNKNOWN}
+        found: set[Target] = set()
+        for value in values:
+            found |= self.resolve(path, value, hops + 1) if value else {VARIABLE}
+        return found
 
     def _submodule(self, path: str, name: str) -> str | None:
         """The submodule ``name`` of the package whose ``__init__`` is ``path`` (None for another file)."""
