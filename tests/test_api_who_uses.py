@@ -839,3 +839,49 @@ def test_a_module_variable_assigned_a_value_is_no_member_of_the_same_name(tmp_pa
     assert _dependents(tmp_path, "Client.get")["tests/test_app.py:test_gets"] == "possible"
     # a variable a function rebinds through `global` may hold anything
     assert _dependents(tmp_path, "AppContext.current")["tests/test_app.py:test_current"] == "possible"
+
+
+STANDARD_LIBRARY = {
+    "app/__init__.py": "",
+    "app/store.py": """
+        class Store:
+            def get(self, key):
+                return key
+        """,
+    "app/settings.py": """
+        import os
+        import sys as system
+        from os import environ
+        import requests
+
+        def debug():
+            return os.environ.get("DEBUG")
+
+        def loaded(name):
+            return system.modules.get(name)
+
+        def variable():
+            return environ.get("HOME")
+
+        def fetched(url):
+            return requests.get(url)
+
+        def unknown(store):
+            return store.get("x")
+        """,
+}
+
+
+def test_a_call_through_a_standard_library_module_is_no_use_of_the_repository_s_member(
+    tmp_path: Path,
+) -> None:
+    """``os.environ.get("DEBUG")`` was a possible call of every ``get``: the standard library's ``os``
+    holds nothing of the repository. A package the index does not hold (``requests``) may be the
+    repository's own, so its calls stay possible."""
+    _write(tmp_path, STANDARD_LIBRARY)
+    found = _dependents(tmp_path, "Store.get")
+    assert "app/settings.py:debug" not in found
+    assert "app/settings.py:loaded" not in found  # `import sys as system`
+    assert "app/settings.py:variable" not in found  # `from os import environ`
+    assert found["app/settings.py:fetched"] == "possible"
+    assert found["app/settings.py:unknown"] == "possible"

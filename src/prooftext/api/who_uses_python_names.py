@@ -9,6 +9,7 @@ import ast
 import posixpath
 import re
 import sqlite3
+import sys
 from collections.abc import Sequence
 
 import prooftext.graph.languages as L
@@ -16,6 +17,7 @@ from prooftext.api.who_uses_model import (
     CLASS_KINDS,
     MAX_IMPORT_HOPS,
     SELF_NAMES,
+    STANDARD,
     UNKNOWN,
     VARIABLE,
     Sym,
@@ -45,6 +47,14 @@ RESULT_HOPS = 2
 """How many functions a local's class is followed through (``s = make()`` where ``make`` returns
 ``build()``, which constructs the class); past them the local's class is not known."""
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
+
+
+def _outside(module: str) -> Target:
+    """What a module the index does not hold names: :data:`STANDARD` for Python's standard library (an
+    absolute import of one of its top-level modules), else :data:`UNKNOWN` (a package installed beside the
+    code, or one of the repository's own that the index does not find)."""
+    top = module.split(".", 1)[0]
+    return STANDARD if top and top in sys.stdlib_module_names else UNKNOWN
 
 
 class PythonNames(WhoUsesStore):
@@ -143,14 +153,14 @@ class PythonNames(WhoUsesStore):
         if ref.how == HOW_IMPORT:
             module = ref.name if ref.alias else ref.name.split(".", 1)[0]
             target = self.module(path, module)
-            return {("module", target) if target is not None else UNKNOWN}
+            return {("module", target) if target is not None else _outside(module)}
         joiner = "" if ref.receiver.endswith(".") else "."
         submodule = self.module(path, ref.receiver + joiner + ref.name)
         if submodule is not None:
             return {("module", submodule)}
         source = self.module(path, ref.receiver)
         if source is None:
-            return {UNKNOWN}
+            return {_outside(ref.receiver)}
         return self.resolve(source, [ref.name], hops + 1)
 
     def member_chain(self, start: Target, rest: Sequence[str], hops: int) -> set[Target]:
@@ -160,6 +170,8 @@ class PythonNames(WhoUsesStore):
             kind, value = current
             if kind == "module":
                 return self.resolve(value, rest[i:], hops + 1)
+            if current == STANDARD:
+                return {STANDARD}  # `os.environ.get`: the standard library's, all the way down
             if kind != "node":
                 return {UNKNOWN}
             found = self.sym(value)
