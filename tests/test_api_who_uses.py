@@ -885,3 +885,63 @@ def test_a_call_through_a_standard_library_module_is_no_use_of_the_repository_s_
     assert "app/settings.py:variable" not in found  # `from os import environ`
     assert found["app/settings.py:fetched"] == "possible"
     assert found["app/settings.py:unknown"] == "possible"
+
+
+BUILT_IN_HOLDERS = {
+    "app/__init__.py": "",
+    "app/store.py": """
+        from typing import Generic, TypeVar
+
+        T = TypeVar("T")
+
+        class Store(Generic[T]):
+            def pop(self, key):
+                return key
+
+            def get(self, key):
+                return key
+        """,
+    "app/views.py": """
+        import typing as t
+        from .store import Store
+
+        def options_of(**options):
+            return options.pop("endpoint", None)
+
+        def values_of(values: dict[str, t.Any] | None):
+            return values.pop("lang")
+
+        def mapping_of(values: t.Dict[str, int]):
+            return values.get("x")
+
+        def literal():
+            cache = {}
+            return cache.get("x")
+
+        def joined(name):
+            text = f"{name}!"
+            return text.get()
+
+        def generic(store: Store[int]):
+            return store.get("x")
+
+        def unknown(values):
+            return values.pop("x")
+        """,
+}
+
+
+def test_a_local_holding_a_built_in_container_calls_no_member_of_the_repository(tmp_path: Path) -> None:
+    """``options.pop("endpoint")`` on ``**options`` was a possible call of every ``pop``: a ``**`` parameter
+    is a dict, as is a variable annotated ``dict[…]`` or ``Dict[…]`` or assigned ``{}``; a generic class of
+    the repository (``Store[int]``) is that class."""
+    _write(tmp_path, BUILT_IN_HOLDERS)
+    pops = _dependents(tmp_path, "Store.pop")
+    assert "app/views.py:options_of" not in pops
+    assert "app/views.py:values_of" not in pops
+    assert pops["app/views.py:unknown"] == "possible"
+    gets = _dependents(tmp_path, "Store.get")
+    assert "app/views.py:mapping_of" not in gets
+    assert "app/views.py:literal" not in gets
+    assert "app/views.py:joined" not in gets
+    assert gets["app/views.py:generic"] == "call"

@@ -126,6 +126,43 @@ def _constructed(value: ast.AST | None) -> list[str] | None:
     return _dotted(value.func) if isinstance(value, ast.Call) else None
 
 
+def _valued(value: ast.AST) -> list[str] | None:
+    """The class a value assigned to a name states: a call's callee (:func:`_constructed`), or a literal's
+    built-in type (``{}`` and a dict comprehension a ``dict``, ``[]`` a ``list``, ``f"…"`` a ``str``)."""
+    literal = next((kind for types, kind in _LITERALS if isinstance(value, types)), None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, (str, bytes)):
+        literal = type(value.value).__name__
+    return [literal] if literal else _constructed(value)
+
+
+_LITERALS: tuple[tuple[tuple[type[ast.AST], ...], str], ...] = (
+    ((ast.Dict, ast.DictComp), "dict"),
+    ((ast.List, ast.ListComp), "list"),
+    ((ast.Set, ast.SetComp), "set"),
+    ((ast.Tuple,), "tuple"),
+    ((ast.JoinedStr,), "str"),
+)
+BUILTIN_TYPES = frozenset(
+    {
+        "dict",
+        "list",
+        "set",
+        "frozenset",
+        "tuple",
+        "str",
+        "bytes",
+        "bytearray",
+        "Dict",
+        "List",
+        "Set",
+        "FrozenSet",
+        "Tuple",
+    }
+)
+"""The built-in containers and strings (with ``typing``'s names for the containers): a variable holding one
+calls none of the repository's methods."""
+
+
 def _annotated(node: ast.AST | None) -> list[str] | None:
     """The dotted class an annotation names: ``Session``, ``"Session"``, and with ``None`` allowed,
     ``Optional[Session]``, ``Session | None``, ``Union[Session, None]`` (a call on the value is the
@@ -142,6 +179,8 @@ def _annotated(node: ast.AST | None) -> list[str] | None:
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         kept = [item for item in items if not _is_none(item)]
         return _annotated(kept[0]) if len(kept) == 1 else None
+    if isinstance(node, ast.Subscript):  # `dict[str, Any]`, `Repo[User]`: the generic class
+        return _dotted(node.value)
     return _dotted(node)
 
 
@@ -156,7 +195,13 @@ def _stated_types(function: Function, name: str) -> list[list[str] | None]:
     """What each binding of ``name`` in ``function``'s own scope says of its type: the annotation of a
     parameter, or the callee of the call assigned to it (``s = Session()``, ``with Session() as s``); None
     for a binding that says nothing (another assignment, a loop, a name without annotation)."""
-    stated: list[list[str] | None] = [_annotated(a.annotation) for a in _arguments(function) if a.arg == name]
+    arguments = function.args
+    packed = {a.arg: kind for a, kind in ((arguments.vararg, "tuple"), (arguments.kwarg, "dict")) if a}
+    stated: list[list[str] | None] = [
+        [packed[a.arg]] if a.arg in packed else _annotated(a.annotation)
+        for a in _arguments(function)
+        if a.arg == name
+    ]
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop()
@@ -164,7 +209,7 @@ def _stated_types(function: Function, name: str) -> list[list[str] | None]:
             isinstance(t, ast.Name) and t.id == name for t in node.targets
         ):
             if not _is_none(node.value):  # `s = None` first: a call on it is on what is bound later
-                stated.append(_constructed(node.value) if len(node.targets) == 1 else None)
+                stated.append(_valued(node.value) if len(node.targets) == 1 else None)
         elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
             if node.optional_vars.id == name:
                 stated.append(_constructed(node.context_expr))

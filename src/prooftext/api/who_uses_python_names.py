@@ -25,6 +25,7 @@ from prooftext.api.who_uses_model import (
     WhoUsesStore,
 )
 from prooftext.api.who_uses_python import (
+    BUILTIN_TYPES,
     Function,
     attribute_types,
     bound_locally,
@@ -44,6 +45,10 @@ from prooftext.graph.resolve import PathIndex
 from prooftext.store.risk_queries import import_uses, indexed_paths
 
 RESULT_HOPS = 2
+BUILTIN_CLASS = "builtins"
+"""The class id :meth:`PythonNames._local_class` gives a local holding a built-in container or string
+(``options = {}``, ``**kwargs``, ``values: dict[str, Any]``): no class of the repository, so no member of
+one is called on it."""
 """How many functions a local's class is followed through (``s = make()`` where ``make`` returns
 ``build()``, which constructs the class); past them the local's class is not known."""
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
@@ -290,6 +295,9 @@ class PythonNames(WhoUsesStore):
                 found = self.parameter_class(owner_id, name) if only else None
             else:
                 found = self._callee_class(owner_id, path, dotted, RESULT_HOPS)
+                builtin = found is None and dotted[-1] in BUILTIN_TYPES and len(dotted) <= 2
+                defined = any(kind == "node" for kind, _ in self.resolve(path, dotted)) if builtin else True
+                found = found if defined else BUILTIN_CLASS
         finally:
             self._pending.discard(key)
         self._local_classes[key] = found
