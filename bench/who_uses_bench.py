@@ -12,7 +12,8 @@ alias import), printed for the resolved dependents and with the possible ones ad
 pool (every function), a fixture-heavy test suite makes the resolved false-positive rate mostly fixture
 requests jedi does not report.
 
-Usage: python bench/who_uses_bench.py [--flask DIR] [--requests DIR] [--n 50] [--seed 27] [--verbose]
+Usage: python bench/who_uses_bench.py [--flask DIR] [--requests DIR] [--tree NAME=DIR ...] [--n 50] [--seed 27]
+       [--verbose]
 A directory is copied to a temporary one first, so the index never lands in the source tree. Needs
 ``jedi`` (in the ``dev`` extra).
 """
@@ -359,14 +360,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flask", type=Path, default=DEFAULT_TREES["flask"])
     parser.add_argument("--requests", type=Path, default=DEFAULT_TREES["requests"])
+    parser.add_argument("--tree", action="append", default=[], help="NAME=DIR: any other tree, instead")
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     print(f"who-uses against jedi callers: {args.n} functions and methods per repository, seed {args.seed}")
     print(f"{'repository':<10} {'jedi':>5} {'recall':>7} {'+possible':>9} {'FP rate':>8} {'+possible':>9}")
-    for name, tree in (("flask", args.flask), ("requests", args.requests)):
-        tally = _bench(name, ensure_tree(tree, MIRRORS[name]), args.n, args.seed, args.verbose)
+    trees = [(k, Path(v)) for k, _, v in (t.partition("=") for t in args.tree)]
+    for name, tree in trees or [("flask", args.flask), ("requests", args.requests)]:
+        made = ensure_tree(tree, MIRRORS[name]) if name in MIRRORS else tree
+        tally = _bench(name, made, args.n, args.seed, args.verbose)
         print(
             f"{name:<10} {tally.oracle:>5} {_share(tally.found_resolved, tally.oracle):>7}"
             f" {_share(tally.found_all, tally.oracle):>9} {_share(tally.false_resolved, tally.reported_resolved):>8}"

@@ -841,7 +841,7 @@ def test_a_module_variable_assigned_a_value_is_no_member_of_the_same_name(tmp_pa
     assert _dependents(tmp_path, "AppContext.current")["tests/test_app.py:test_current"] == "possible"
 
 
-STANDARD_LIBRARY = {
+OUTSIDE_MODULES = {
     "app/__init__.py": "",
     "app/store.py": """
         class Store:
@@ -853,6 +853,7 @@ STANDARD_LIBRARY = {
         import sys as system
         from os import environ
         import requests
+        import tools
 
         def debug():
             return os.environ.get("DEBUG")
@@ -866,24 +867,28 @@ STANDARD_LIBRARY = {
         def fetched(url):
             return requests.get(url)
 
+        def tooled(key):
+            return tools.get(key)
+
         def unknown(store):
             return store.get("x")
         """,
+    "tools/run.py": "",
 }
 
 
-def test_a_call_through_a_standard_library_module_is_no_use_of_the_repository_s_member(
-    tmp_path: Path,
-) -> None:
+def test_a_call_through_a_module_from_outside_the_repository_is_no_use_of_its_member(tmp_path: Path) -> None:
     """``os.environ.get("DEBUG")`` was a possible call of every ``get``: the standard library's ``os``
-    holds nothing of the repository. A package the index does not hold (``requests``) may be the
-    repository's own, so its calls stay possible."""
-    _write(tmp_path, STANDARD_LIBRARY)
+    holds nothing of the repository, nor does ``requests`` when the repository has no module or directory
+    of that name. A name the repository has a directory of (``tools``) may be its own, so its calls stay
+    possible."""
+    _write(tmp_path, OUTSIDE_MODULES)
     found = _dependents(tmp_path, "Store.get")
     assert "app/settings.py:debug" not in found
     assert "app/settings.py:loaded" not in found  # `import sys as system`
     assert "app/settings.py:variable" not in found  # `from os import environ`
-    assert found["app/settings.py:fetched"] == "possible"
+    assert "app/settings.py:fetched" not in found
+    assert found["app/settings.py:tooled"] == "possible"
     assert found["app/settings.py:unknown"] == "possible"
 
 

@@ -73,12 +73,12 @@ class Found:
 
 Target = tuple[str, str]
 """What a name resolves to: ("node", node id), ("module", path), :data:`UNKNOWN`, :data:`VARIABLE` or
-:data:`STANDARD`."""
+:data:`OUTSIDE`."""
 UNKNOWN: Target = ("unknown", "")
 VARIABLE: Target = ("variable", "")
 """A module-level variable assigned a value (``session = LocalProxy(…)``): no definition the index holds."""
-STANDARD: Target = ("standard", "")
-"""A name of Python's standard library (``os.environ``, ``sys.modules``): no definition of the repository."""
+OUTSIDE: Target = ("outside", "")
+"""A name of a module from outside the repository (``os.environ``, ``click.echo``): no definition of it."""
 
 
 def nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[Node]:

@@ -11,13 +11,14 @@ import re
 import sqlite3
 import sys
 from collections.abc import Sequence
+from functools import cached_property
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_model import (
     CLASS_KINDS,
     MAX_IMPORT_HOPS,
+    OUTSIDE,
     SELF_NAMES,
-    STANDARD,
     UNKNOWN,
     VARIABLE,
     Sym,
@@ -52,14 +53,6 @@ one is called on it."""
 """How many functions a local's class is followed through (``s = make()`` where ``make`` returns
 ``build()``, which constructs the class); past them the local's class is not known."""
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
-
-
-def _outside(module: str) -> Target:
-    """What a module the index does not hold names: :data:`STANDARD` for Python's standard library (an
-    absolute import of one of its top-level modules), else :data:`UNKNOWN` (a package installed beside the
-    code, or one of the repository's own that the index does not find)."""
-    top = module.split(".", 1)[0]
-    return STANDARD if top and top in sys.stdlib_module_names else UNKNOWN
 
 
 class PythonNames(WhoUsesStore):
@@ -158,15 +151,36 @@ class PythonNames(WhoUsesStore):
         if ref.how == HOW_IMPORT:
             module = ref.name if ref.alias else ref.name.split(".", 1)[0]
             target = self.module(path, module)
-            return {("module", target) if target is not None else _outside(module)}
+            return {("module", target) if target is not None else self._outside(module)}
         joiner = "" if ref.receiver.endswith(".") else "."
         submodule = self.module(path, ref.receiver + joiner + ref.name)
         if submodule is not None:
             return {("module", submodule)}
         source = self.module(path, ref.receiver)
         if source is None:
-            return {_outside(ref.receiver)}
+            return {self._outside(ref.receiver)}
         return self.resolve(source, [ref.name], hops + 1)
+
+    def _outside(self, module: str) -> Target:
+        """What an absolute import of a module the index does not hold names: :data:`OUTSIDE` for one of
+        Python's standard library, or of a package of which the repository has no module or directory of
+        that name (``click``, ``werkzeug``); else :data:`UNKNOWN` (one of its own the index does not find)."""
+        top = module.split(".", 1)[0]
+        if not top:
+            return UNKNOWN  # a relative import
+        if top in sys.stdlib_module_names or top not in self._own_names:
+            return OUTSIDE
+        return UNKNOWN
+
+    @cached_property
+    def _own_names(self) -> frozenset[str]:
+        """Every directory name and Python file stem in the repository's paths."""
+        names: set[str] = set()
+        for path in self.paths.paths:
+            *directories, name = path.split("/")
+            names.update(directories)
+            names.add(posixpath.splitext(name)[0])
+        return frozenset(names)
 
     def member_chain(self, start: Target, rest: Sequence[str], hops: int) -> set[Target]:
         """Follow attribute names from a module or class; unknown where the chain leaves what is defined."""
@@ -175,8 +189,8 @@ class PythonNames(WhoUsesStore):
             kind, value = current
             if kind == "module":
                 return self.resolve(value, rest[i:], hops + 1)
-            if current == STANDARD:
-                return {STANDARD}  # `os.environ.get`: the standard library's, all the way down
+            if current == OUTSIDE:
+                return {OUTSIDE}  # `os.environ.get`: the outside module's, all the way down
             if kind != "node":
                 return {UNKNOWN}
             found = self.sym(value)
