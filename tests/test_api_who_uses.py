@@ -479,7 +479,7 @@ def test_a_local_bound_to_a_function_s_result_has_the_class_the_function_states_
     assert found["app.py:by_either"] == "possible"  # two classes
     assert found["app.py:by_wrapped"] == "call"  # a factory returning a factory's result
     assert found["app.py:by_optional"] == "call"  # -> Optional[Session], after s = None
-    assert found["app.py:by_spelled"] == "possible"  # a call's result, no local: not read
+    assert found["app.py:by_spelled"] == "call"  # a call's result, no local: `spelled("/").get()`
     assert "app.py:by_factory" not in _dependents(tmp_path, "Other.get")
 
 
@@ -950,3 +950,52 @@ def test_a_local_holding_a_built_in_container_calls_no_member_of_the_repository(
     assert "app/views.py:literal" not in gets
     assert "app/views.py:joined" not in gets
     assert gets["app/views.py:generic"] == "call"
+
+
+CALL_RESULTS = {
+    "web/__init__.py": "",
+    "web/client.py": """
+        class Client:
+            def get(self, url):
+                return url
+
+        class Other:
+            def get(self, url):
+                return None
+        """,
+    "web/app.py": """
+        from .client import Client, Other
+
+        class App:
+            def test_client(self) -> Client:
+                return Client()
+
+            def other(self) -> Other:
+                return Other()
+        """,
+    "tests/test_views.py": """
+        from web.app import App
+        from web.client import Client
+
+        def test_index(app: App):
+            return app.test_client().get("/")
+
+        def test_other(app: App):
+            return app.other().get("/")
+
+        def test_made():
+            return Client().get("/")
+        """,
+}
+
+
+def test_a_method_called_on_a_call_s_result_resolves_through_the_class_the_call_returns(
+    tmp_path: Path,
+) -> None:
+    """``app.test_client().get("/")`` was a possible call of every ``get``: the receiver through a call is
+    spelled (``app.test_client()``), and ``test_client`` states it returns a ``Client``."""
+    _write(tmp_path, CALL_RESULTS)
+    found = _dependents(tmp_path, "Client.get")
+    assert found["tests/test_views.py:test_index"] == "call"
+    assert found["tests/test_views.py:test_made"] == "call"  # a class called: its instance
+    assert "tests/test_views.py:test_other" not in found

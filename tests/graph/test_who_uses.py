@@ -167,6 +167,21 @@ def test_references_are_spelled_with_their_receiver_and_read_back() -> None:
         assert parse_reference(ref.spelled()) == ref
 
 
+def test_a_python_receiver_through_a_call_is_spelled_without_its_arguments() -> None:
+    text = (
+        "def view(app):\n"
+        "    app.test_client().get('/')\n"
+        "    make_session(1).config.load()\n"
+        "    super().setup()\n"
+        "    factory()().start()\n"
+    )
+    spelled = {u.reference for u in extract("v.py", text).uses if u.reference is not None}
+    assert Reference("get", HOW_CALL, "app.test_client()") in spelled
+    assert Reference("load", HOW_CALL, "make_session().config") in spelled
+    assert Reference("setup", HOW_CALL, "super()") in spelled
+    assert Reference("start", HOW_CALL, "?") in spelled  # a call of a call's result: no chain
+
+
 def test_a_typescript_receiver_through_a_call_is_spelled_without_its_arguments() -> None:
     text = (
         "const s = z.string().min(5);\n"

@@ -361,7 +361,18 @@ class PythonNames(WhoUsesStore):
     def _receiver_class(self, owner_id: str, path: str, parts: Sequence[str]) -> str | None:
         """The class of a Python receiver (``s``, ``self.session``, ``app.config``) in the function
         ``owner_id``: its head's (the enclosing class for ``self``, else the class the function states for
-        that local), then each attribute's (:meth:`_attribute_class`); None where one is not known."""
+        that local), then each attribute's (:meth:`_attribute_class`); through a call (``app.test_client()``,
+        ``make()``), the class the called function states it returns (:meth:`_callee_class`); None where one
+        is not known."""
+        last = max(
+            (i for i, part in enumerate(parts) if part.endswith("()") and part != "super()"), default=-1
+        )
+        if last >= 0:
+            dotted = [*parts[:last], parts[last][:-2]]
+            current = self._callee_class(owner_id, path, dotted, RESULT_HOPS)
+            for attribute in parts[last + 1 :]:
+                current = self._attribute_class(current, attribute) if current is not None else None
+            return current
         if parts[0] in SELF_NAMES:
             cls = self.enclosing_class(owner_id)
             current, rest = (cls.node_id if cls is not None else None), parts[1:]

@@ -1031,22 +1031,27 @@ def _same(a: TSNode | None, b: TSNode) -> bool:
 
 
 def _py_chain(node: TSNode | None, data: bytes) -> str:
-    """A Python receiver as a dotted chain of names (``self.app``, ``super()``), else unknown."""
+    """A Python receiver as a dotted chain of names (``self.app``, ``super()``), a call spelled without its
+    arguments (``app.test_client()``, ``make()``), else unknown."""
     parts: list[str] = []
+    called = ""
     for _ in range(MAX_RECEIVER_PARTS):
         if node is None:
             break
         if node.type == "identifier":
-            parts.append(_text(data, node))
+            parts.append(_text(data, node) + called)
             return ".".join(reversed(parts))
         if node.type == "attribute":
-            parts.append(_text(data, node.child_by_field_name("attribute")))
-            node = node.child_by_field_name("object")
+            parts.append(_text(data, node.child_by_field_name("attribute")) + called)
+            node, called = node.child_by_field_name("object"), ""
             continue
         function = node.child_by_field_name("function") if node.type == "call" else None
         if function is not None and function.type == "identifier" and _text(data, function) == "super":
             parts.append("super()")
             return ".".join(reversed(parts))
+        if function is not None and function.type in ("identifier", "attribute") and not called:
+            node, called = function, "()"
+            continue
         break
     return UNKNOWN_RECEIVER
 
