@@ -434,3 +434,60 @@ def test_a_getter_is_used_where_its_name_is_read_through_a_receiver_and_a_setter
     assert setter["src/use.ts:appends"] == "reference"
     assert "src/use.ts:typed" not in setter
     assert _accessor_users(tmp_path, {}, "Other.res", "get")["src/use.ts:other"] == "reference"
+
+
+RUNTIME_TYPES = {
+    "src/text.ts": """
+        export class Text {
+          trim(): Text {
+            return this;
+          }
+          then(): void {}
+        }
+
+        export function load(): Promise<Text> {
+          return Promise.resolve(new Text());
+        }
+        """,
+    "src/use.ts": """
+        import { load } from "./text";
+
+        export function clean(value: string) {
+          return value.trim();
+        }
+
+        export function later() {
+          return load().then(() => 1);
+        }
+
+        export function unknown(value) {
+          return value.trim();
+        }
+        """,
+}
+
+
+def test_a_receiver_of_one_of_the_runtime_s_types_calls_none_of_the_repository_s_members(
+    tmp_path: Path,
+) -> None:
+    """``value.trim()`` with ``value: string`` was a possible call of every ``trim``; so was ``.then()`` on
+    a function's declared ``Promise``."""
+    found = _dependents(tmp_path, RUNTIME_TYPES, "Text.trim")
+    assert "src/use.ts:clean" not in found
+    assert found["src/use.ts:unknown"] == "possible"
+    assert _who_uses(tmp_path, "Text.then") == {}  # (the risk report then lists the text's mentions)
+
+
+def test_a_runtime_type_the_repository_declares_again_is_not_the_runtime_s(tmp_path: Path) -> None:
+    files = {**RUNTIME_TYPES, "src/globals.d.ts": "interface String {\n  trim(): string;\n}\n"}
+    assert _dependents(tmp_path, files, "Text.trim")["src/use.ts:clean"] == "possible"
+
+
+def _who_uses(root: Path, qualname: str) -> dict[str, str]:
+    """Who-uses of the first definition of ``qualname`` (without the risk report's text mentions)."""
+    with prooftext.open(root) as index:
+        index.refresh()
+        row = index.conn.execute(
+            "SELECT id FROM nodes WHERE qualname = ? AND kind = 'symbol' ORDER BY start_line", (qualname,)
+        ).fetchone()
+        return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in who_uses(index, row[0])}

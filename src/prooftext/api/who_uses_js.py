@@ -30,7 +30,13 @@ from prooftext.api.who_uses_model import (
 )
 from prooftext.graph.code import JS_RECEIVER, spell_js_receiver
 from prooftext.graph.model import HOW_READ, Reference
-from prooftext.store.risk_queries import code_files_spelling, file_imports, file_lines, importers
+from prooftext.store.risk_queries import (
+    code_files_spelling,
+    file_imports,
+    file_lines,
+    importers,
+    symbols_named,
+)
 
 PROPERTY_ASSIGNED = re.compile(r"^[\w$.]+\.[\w$]+\s*=(?!=)")
 """A definition assigned to a property (``res.send = function send()``, ``Foo.prototype.bar = …``)."""
@@ -61,6 +67,53 @@ MAX_NAMESPACE_HOPS = 4
 """Files followed for a namespace exported by name (``export { z }`` of ``import * as z``, then re-exported)."""
 JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
 JS_FUNCTION_KINDS = frozenset({"function"})
+JS_GLOBAL_TYPES = frozenset(
+    {
+        "string",
+        "number",
+        "boolean",
+        "bigint",
+        "symbol",
+        "Array",
+        "ReadonlyArray",
+        "Map",
+        "ReadonlyMap",
+        "Set",
+        "ReadonlySet",
+        "WeakMap",
+        "WeakSet",
+        "Promise",
+        "Date",
+        "RegExp",
+        "Error",
+        "URL",
+        "URLSearchParams",
+        "Headers",
+        "Request",
+        "Response",
+        "FormData",
+        "Blob",
+        "File",
+        "ReadableStream",
+        "WritableStream",
+        "TextEncoder",
+        "TextDecoder",
+        "ArrayBuffer",
+        "Uint8Array",
+        "DataView",
+    }
+)
+"""The types JavaScript and its runtimes define: a value of one holds none of the repository's members,
+unless the repository declares a type of that name (an import, or a global augmentation)."""
+_JS_WRAPPERS = {
+    "string": "String",
+    "number": "Number",
+    "boolean": "Boolean",
+    "bigint": "BigInt",
+    "symbol": "Symbol",
+}
+OUTSIDE_CLASS = "outside"
+"""What :meth:`JsWhoUses.js_receiver_class` gives for a receiver of one of :data:`JS_GLOBAL_TYPES`."""
 MAX_CHAIN_DEPTH = 3
 """Variables followed through the calls assigned to them (``const a = f(); const b = a.g(); b.h()``)."""
 JS_HOISTED = re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b")
@@ -474,6 +527,7 @@ class JsWhoUses(WhoUsesStore):
         self._binding_lines: dict[str, set[int]] = {}
         self._js_locals: dict[tuple[str, str], str | None] = {}
         self._exports_of: dict[tuple[str, str], set[str]] = {}
+        self._declared_globals: dict[str, bool] = {}
         self._exports_named: dict[tuple[str, str, tuple[str, ...]], Sym | None] = {}
 
     def _classify_other(
@@ -519,37 +573,43 @@ class JsWhoUses(WhoUsesStore):
         stated = (
             self.js_receiver_class(owner_id, ref.receiver, path) if target.language in JS_SCRIPTS else None
         )
-        if stated is not None:  # `const repo = new Repo(); repo.find()`, `this.repo.find()` with `repo: Repo`
+        if stated == OUTSIDE_CLASS:
+            return None  # `text: string`, `f(): Promise<void>`: the runtime's member
+        if isinstance(stated, Sym):  # `const repo = new Repo(); repo.find()`, `this.repo.find()`
             return self.js_typed_call(target, stated, ref.name, exact)
         return FOUND_POSSIBLE
 
-    def js_receiver_class(self, owner_id: str, receiver: str, path: str) -> Sym | None:
+    def js_receiver_class(self, owner_id: str, receiver: str, path: str) -> Sym | str | None:
         """The class a JavaScript or TypeScript receiver holds where the code states it, along its chain
         (``repo``, ``this.repo``, ``c.req``, ``z.string().min()``): its first name (:meth:`js_head_class`),
-        then each field's declared class and each call's declared result (:meth:`js_member_class`); None
-        where it is not known."""
+        then each field's declared class and each call's declared result (:meth:`js_member_class`);
+        :data:`OUTSIDE_CLASS` when the receiver is one of the runtime's types (what its members give is not
+        followed: ``Map<K, Repo>``'s ``get`` gives a ``Repo``); None where it is not known."""
         if L.language_for(path) not in JS_SCRIPTS or not receiver:
             return None
         return self.js_chain_class(owner_id, path, receiver.split("."), 0)
 
-    def js_chain_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> Sym | None:
+    def js_chain_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> Sym | str | None:
         head = self.js_head_class(owner_id, path, parts, depth)
         if head is None:
             return None
         cls, used = head
         for part in parts[used:]:
-            found = self.js_member_class(cls, part)
+            found = self.js_member_class(cls, part) if isinstance(cls, Sym) else None
             if found is None:
                 return None
             cls = found
         return cls
 
-    def js_head_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> tuple[Sym, int] | None:
+    def js_head_class(
+        self, owner_id: str, path: str, parts: list[str], depth: int
+    ) -> tuple[Sym | str, int] | None:
         """The class a receiver's chain starts from, and how many of its ``parts`` that takes: ``this`` (the
         enclosing class), a call of a function the file defines or imports (its declared result), a
         variable of the function ``owner_id`` (or of the file, outside any function) whose bindings agree
         (:func:`local_class_name`), or a call through a module's namespace (``z.string()``)."""
         head = parts[0]
+        found: Sym | str | None
         if head in SELF_NAMES:
             found = self.enclosing_class(owner_id)
         elif is_call(head):
@@ -560,7 +620,7 @@ class JsWhoUses(WhoUsesStore):
                 deeper = depth < MAX_CHAIN_DEPTH
                 found = self.js_chain_class(owner_id, path, stated.split("."), depth + 1) if deeper else None
             elif stated is not None:
-                found = self.js_class(path, stated)
+                found = self.js_type(path, stated)
             else:
                 source = self.js.namespace(path, head)
                 called = len(parts) > 1 and is_call(parts[1])
@@ -585,7 +645,7 @@ class JsWhoUses(WhoUsesStore):
             self._js_locals[key] = local_class_name(signature, text, name)
         return self._js_locals[key]
 
-    def js_member_class(self, cls: Sym, part: str) -> Sym | None:
+    def js_member_class(self, cls: Sym, part: str) -> Sym | str | None:
         """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared
         result (``this`` is ``cls``), or a field's declared class or a getter's result, looked up in the
         class and its bases (an interface's too)."""
@@ -598,19 +658,19 @@ class JsWhoUses(WhoUsesStore):
                 continue
             stated = field_class_name(self.text_of(current), name)
             if stated is not None:
-                return self.js_class(current.path, stated)
+                return self.js_type(current.path, stated)
         return None
 
     def _first(self, found: list[Sym]) -> Sym:
         """The first of a name's definitions in its file (TypeScript tries overloads in order)."""
         return min(found, key=lambda s: (getattr(self.node(s), "start_line", 0), s.node_id))
 
-    def js_result_class(self, function: Sym | None, receiver: Sym | None) -> Sym | None:
+    def js_result_class(self, function: Sym | None, receiver: Sym | None) -> Sym | str | None:
         """The class ``function`` declares it returns (:func:`declared_result`); ``this`` is ``receiver``."""
         stated = declared_result(function.signature) if function is not None else None
         if stated == "this" or function is None or stated is None:
             return receiver if stated == "this" else None
-        return self.js_class(function.path, stated)
+        return self.js_type(function.path, stated)
 
     def js_typed_call(self, target: Sym, cls: Sym, name: str, exact: str) -> str | None:
         """How calling ``name`` on an instance of ``cls`` depends on ``target``: through the class and its
@@ -654,6 +714,18 @@ class JsWhoUses(WhoUsesStore):
             order.append(base)
             current = base
         return None
+
+    def js_type(self, path: str, name: str) -> Sym | str | None:
+        """The class ``name`` names in the file at ``path`` (:meth:`js_class`), or :data:`OUTSIDE_CLASS` for
+        one of the runtime's types that the repository declares no type of that name for."""
+        found = self.js_class(path, name)
+        if found is not None or name not in JS_GLOBAL_TYPES:
+            return found
+        declared = _JS_WRAPPERS.get(name, name)  # `string`'s members are declared on `String`
+        if declared not in self._declared_globals:
+            rows = symbols_named(self.conn, declared)
+            self._declared_globals[declared] = any(L.language_for(str(r[4])) in JS_SCRIPTS for r in rows)
+        return None if self._declared_globals[declared] else OUTSIDE_CLASS
 
     def js_class(self, path: str, name: str) -> Sym | None:
         """The class (or interface) ``name`` names in the JavaScript file at ``path``: its own, or one it
