@@ -9,11 +9,13 @@ from collections.abc import Collection, Sequence
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_js_types import (
+    Binding,
     binds_name,
     declared_result,
     field_class_name,
     is_call,
-    local_class_name,
+    local_bindings,
+    stated_class,
 )
 from prooftext.api.who_uses_model import (
     CLASS_KINDS,
@@ -525,7 +527,7 @@ class JsWhoUses(WhoUsesStore):
         self._exported: dict[str, dict[str, set[str]]] = {}
         self._literals: dict[str, str | None] = {}
         self._binding_lines: dict[str, set[int]] = {}
-        self._js_locals: dict[tuple[str, str], str | None] = {}
+        self._js_locals: dict[str, tuple[str, dict[str, list[Binding]]]] = {}
         self._exports_of: dict[tuple[str, str], set[str]] = {}
         self._declared_globals: dict[str, bool] = {}
         self._exports_named: dict[tuple[str, str, tuple[str, ...]], Sym | None] = {}
@@ -636,14 +638,14 @@ class JsWhoUses(WhoUsesStore):
     def js_local_class(self, owner_id: str, path: str, name: str) -> str | None:
         """What the bindings of the variable ``name`` state in the function ``owner_id``, or in the file's
         text when the reference is outside any function (see :func:`local_class_name`)."""
-        key = (owner_id, name)
-        if key not in self._js_locals:
+        if owner_id not in self._js_locals:
             owner = self.sym(owner_id)
             signature, text = (
                 (owner.signature, self.text_of(owner)) if owner else ("", "\n".join(self.lines(path)))
             )
-            self._js_locals[key] = local_class_name(signature, text, name)
-        return self._js_locals[key]
+            self._js_locals[owner_id] = (text, local_bindings(signature, text))
+        text, bindings = self._js_locals[owner_id]
+        return stated_class(text, bindings.get(name, []))
 
     def js_member_class(self, cls: Sym, part: str) -> Sym | str | None:
         """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared

@@ -79,7 +79,8 @@ _CONTINUED = re.compile(r"\s*\??\.(?!\.)")
 """A line that continues the expression above it (``  .min(5)``)."""
 
 
-def _agreed(stated: list[str | None]) -> str | None:
+def agreed(stated: list[str | None]) -> str | None:
+    """The one thing every entry of ``stated`` says, or None (none, or two that differ)."""
     first = stated[0] if stated else None
     return first if first is not None and all(s == first for s in stated) else None
 
@@ -87,23 +88,46 @@ def _agreed(stated: list[str | None]) -> str | None:
 def local_class_name(signature: str, text: str, name: str) -> str | None:
     """The class every binding of ``name`` in a function states: a parameter's annotation in its
     ``signature``, and in its ``text`` a declaration's annotation or a construction assigned to it (a
-    parameter without annotation, or any other value, states none)."""
-    word = re.escape(name)
-    stated: list[str | None] = []
-    parameter = rf"[(,]\s*{_MODIFIERS}*(?:\.\.\.)?{word}\s*\??\s*(?::\s*([^=,)]+))?\s*[,)=]"
-    stated.extend(_annotation(found.group(1) or "") for found in re.finditer(parameter, signature))
-    declared = rf"\b(?:const|let|var)\s+{word}\s*(?::\s*([^=;\n]+))?(?:=(?![=>])([^;\n]*))?"
-    for found in re.finditer(declared, text):
-        annotation, value = found.group(1), found.group(2)
+    parameter without annotation, or any other value, states none). See :func:`local_bindings`."""
+    return stated_class(text, local_bindings(signature, text).get(name, []))
+
+
+_PARAMETER = re.compile(rf"[(,]\s*{_MODIFIERS}*(?:\.\.\.)?({_IDENT})\s*\??\s*(?::\s*([^=,)]+))?\s*(?=[,)=])")
+_DECLARED = re.compile(
+    rf"\b(?:const|let|var)\s+({_IDENT})(?![\w$])\s*(?::\s*([^=;\n]+))?(?:=(?![=>])([^;\n]*))?"
+)
+_ASSIGNED = re.compile(rf"(?<![\w$.])({_IDENT})\s*=(?![=>])([^;\n]*)")
+_DECLARATION_END = re.compile(r"\b(?:const|let|var)\s+$")
+Binding = str | int
+"""One binding of a name as :func:`local_bindings` finds it: an annotation's text, or where in the function's
+text the value assigned to it starts."""
+
+
+def local_bindings(signature: str, text: str) -> dict[str, list[Binding]]:
+    """Every binding of every name in a function, found in one pass of its ``signature`` and ``text``: what
+    each states is read only for the names asked about (:func:`stated_class`)."""
+    found_in: dict[str, list[Binding]] = {}
+    for found in _PARAMETER.finditer(signature):
+        found_in.setdefault(found.group(1), []).append(found.group(2) or "")
+    for found in _DECLARED.finditer(text):
+        name, annotation, value = found.groups()
         if annotation:
-            stated.append(_annotation(annotation))
+            found_in.setdefault(name, []).append(annotation)
         elif not _empty(value):  # `let x;` or `let x = null`: what is assigned later says
-            stated.append(_assigned(_value_text(text, found.start(2))))
-    for found in re.finditer(rf"(?<![\w$.]){word}\s*=(?![=>])([^;\n]*)", text):
-        declaration = re.search(r"\b(?:const|let|var)\s+$", text[: found.start()])
-        if not declaration and not _empty(found.group(1)):  # the declaration is read above
-            stated.append(_assigned(_value_text(text, found.start(1))))
-    return _agreed(stated)
+            found_in.setdefault(name, []).append(found.start(3))
+    for found in _ASSIGNED.finditer(text):
+        declaration = _DECLARATION_END.search(text, max(0, found.start() - 16), found.start())
+        if not declaration and not _empty(found.group(2)):  # the declaration is read above
+            found_in.setdefault(found.group(1), []).append(found.start(2))
+    return found_in
+
+
+def stated_class(text: str, bindings: list[Binding]) -> str | None:
+    """What every one of a name's ``bindings`` (from :func:`local_bindings` over ``text``) states, when they
+    agree: an annotation's class, a constructed class or a call spelled as a receiver."""
+    return agreed(
+        [_annotation(b) if isinstance(b, str) else _assigned(_value_text(text, b)) for b in bindings]
+    )
 
 
 def _empty(value: str | None) -> bool:
@@ -124,7 +148,7 @@ def field_class_name(text: str, name: str) -> str | None:
     stated.extend(_annotation(found.group(1)) for found in re.finditer(parameter, text))
     assigned = rf"\bthis\.{word}\s*=(?![=>])([^;\n]*)"
     stated.extend(_assigned(v.group(1)) for v in re.finditer(assigned, text) if not _empty(v.group(1)))
-    return _agreed(stated)
+    return agreed(stated)
 
 
 def binds_name(signature: str, name: str) -> bool:

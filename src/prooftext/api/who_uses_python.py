@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 
 def split_bases(text: str) -> list[str]:
@@ -370,7 +370,12 @@ def parse_module(text: str) -> ast.Module | None:
         return None
 
 
-def module_types(module: ast.Module, name: str) -> list[list[str] | None]:
+def global_names(module: ast.Module) -> frozenset[str]:
+    """The names some function of ``module`` declares ``global`` (and so may bind anywhere)."""
+    return frozenset(name for n in ast.walk(module) if isinstance(n, ast.Global) for name in n.names)
+
+
+def module_types(module: ast.Module, name: str, rebound: Collection[str] = ()) -> list[list[str] | None]:
     """What each binding of the module-level variable ``name`` says of its type: ``name: T`` or ``name =
     T(…)`` at the top level (in an ``if`` or ``try`` there too); None for any other binding there (a loop,
     an ``import``, a definition, a tuple) and for a function's ``global name``. No binding (a ``from``
@@ -385,12 +390,14 @@ def module_types(module: ast.Module, name: str) -> list[list[str] | None]:
                 stated.append(_constructed(node.value) if single else None)
         elif _binds(node, name):
             stated.append(None)
-    if any(isinstance(node, ast.Global) and name in node.names for node in ast.walk(module)):
+    if name in rebound:  # `global name` in a function (see :func:`global_names`)
         stated.append(None)
     return stated
 
 
-def module_values(module: ast.Module, name: str) -> list[list[str] | None] | None:
+def module_values(
+    module: ast.Module, name: str, rebound: Collection[str] = ()
+) -> list[list[str] | None] | None:
     """What each top-level assignment of the module-level variable ``name`` gives it, when only assignments
     of it alone bind it there (in an ``if`` or ``try`` too): the dotted name it aliases (``get = _get``), or
     an empty list for any other value (``session = LocalProxy(…)``, a literal, a lambda); None when
@@ -405,11 +412,7 @@ def module_values(module: ast.Module, name: str) -> list[list[str] | None] | Non
             values.append(_dotted(node.value) or [])
         elif _binds(node, name):
             values.append(None)
-    if (
-        not values
-        or None in values
-        or any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(module))
-    ):
+    if not values or None in values or name in rebound:  # `global name` (see :func:`global_names`)
         return None
     return values
 

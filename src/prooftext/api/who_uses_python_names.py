@@ -30,6 +30,7 @@ from prooftext.api.who_uses_python import (
     Function,
     attribute_types,
     bound_locally,
+    global_names,
     is_property,
     local_type_names,
     module_types,
@@ -66,6 +67,7 @@ class PythonNames(WhoUsesStore):
         self._trees: dict[str, Function | None] = {}
         self._class_trees: dict[str, ast.ClassDef | None] = {}
         self._module_trees: dict[str, ast.Module | None] = {}
+        self._global_names: dict[str, frozenset[str]] = {}
         self._locals: dict[str, frozenset[str]] = {}
         self._pending: set[tuple[str, str]] = set()
         self._local_classes: dict[tuple[str, str], str | None] = {}
@@ -131,7 +133,7 @@ class PythonNames(WhoUsesStore):
         :func:`~prooftext.api.who_uses_python.module_values`): :data:`VARIABLE` for a value, what an alias
         names, :data:`UNKNOWN` when it is bound otherwise or not at all."""
         tree = self.module_tree(path)
-        values = module_values(tree, name) if tree is not None else None
+        values = module_values(tree, name, self.global_names(path)) if tree is not None else None
         if values is None:
             return {UNKNOWN}
         found: set[Target] = set()
@@ -418,12 +420,19 @@ class PythonNames(WhoUsesStore):
         (:func:`~prooftext.api.who_uses_python.module_types`); a ``from m import name`` is followed to
         ``m``."""
         tree = self.module_tree(path) if hops <= MAX_IMPORT_HOPS else None
-        stated = module_types(tree, name) if tree is not None else []
+        stated = module_types(tree, name, self.global_names(path)) if tree is not None else []
         if stated:
             return self._agreed(path, None, stated)
         ref = self.bindings(path)[0].get(name)
         source = self.module(path, ref.receiver) if ref is not None and ref.how == HOW_FROM else None
         return self._global_class(source, ref.name, hops + 1) if source and ref else None
+
+    def global_names(self, path: str) -> frozenset[str]:
+        """The names a function of the Python file ``path`` declares ``global``, once per request."""
+        if path not in self._global_names:
+            tree = self.module_tree(path)
+            self._global_names[path] = global_names(tree) if tree is not None else frozenset()
+        return self._global_names[path]
 
     def module_tree(self, path: str) -> ast.Module | None:
         """The Python file ``path`` parsed, once per request."""
