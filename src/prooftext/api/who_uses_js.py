@@ -114,6 +114,8 @@ _JS_WRAPPERS = {
     "bigint": "BigInt",
     "symbol": "Symbol",
 }
+"""The interface a primitive type's members are declared on (a repository augmenting ``String`` declares
+members of every ``string``)."""
 OUTSIDE_CLASS = "outside"
 """What :meth:`JsWhoUses.js_receiver_class` gives for a receiver of one of :data:`JS_GLOBAL_TYPES`."""
 MAX_CHAIN_DEPTH = 3
@@ -389,6 +391,11 @@ def _receiver_before(line: str, end: int) -> str:
     return line[at:end].lstrip(".?")
 
 
+def _is_getter(found: Sym) -> bool:
+    accessor = JS_ACCESSOR.match(found.signature)
+    return accessor is not None and accessor.group(1) == "get"
+
+
 def binding_lines(text: str) -> set[int]:
     """The lines of a JavaScript file's import, re-export and ``require`` statements."""
     lines: set[int] = set()
@@ -519,7 +526,9 @@ _JS_EXTENDS = re.compile(r"\bextends\s+([\w$]+)\s*(?:<|\{|\bimplements\b|$)")
 
 class JsWhoUses(WhoUsesStore):
     """Who-uses in JavaScript and TypeScript: imports and re-exports under any name, CommonJS exports,
-    ``this`` in classes, prototypes and property-assigned functions, and definitions passed on as values."""
+    ``this`` in classes, prototypes and property-assigned functions, definitions passed on as values,
+    receivers typed along their chain by what the code declares (:meth:`js_receiver_class`), and the
+    readers of getters (:meth:`js_accessor_uses`)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
@@ -654,7 +663,7 @@ class JsWhoUses(WhoUsesStore):
         name = part[:-2] if is_call(part) else part
         for current in [cls, *(self.js_bases(cls) or [])]:
             members = [m for m in map(self.sym, self.children(current.node_id).get(name, ())) if m]
-            if is_call(part) or any(m.signature.lstrip().startswith("get ") for m in members):
+            if is_call(part) or any(_is_getter(m) for m in members):
                 if members:
                     return self.js_result_class(self._first(members), cls)
                 continue

@@ -47,12 +47,12 @@ from prooftext.graph.resolve import PathIndex
 from prooftext.store.risk_queries import import_uses, indexed_paths
 
 RESULT_HOPS = 2
+"""How many functions a local's class is followed through (``s = make()`` where ``make`` returns
+``build()``, which constructs the class); past them the local's class is not known."""
 BUILTIN_CLASS = "builtins"
 """The class id :meth:`PythonNames._local_class` gives a local holding a built-in container or string
 (``options = {}``, ``**kwargs``, ``values: dict[str, Any]``): no class of the repository, so no member of
 one is called on it."""
-"""How many functions a local's class is followed through (``s = make()`` where ``make`` returns
-``build()``, which constructs the class); past them the local's class is not known."""
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$", re.DOTALL)
 
 
