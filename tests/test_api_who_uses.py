@@ -835,6 +835,7 @@ def test_a_module_variable_assigned_a_value_is_no_member_of_the_same_name(tmp_pa
     _write(tmp_path, MODULE_VARIABLES)
     assert "tests/test_app.py:test_reads_the_proxy" not in _dependents(tmp_path, "AppContext.session")
     assert "tests/test_app.py:test_fetches" not in _dependents(tmp_path, "AppContext.fetch")  # `_fetch`
+    assert _dependents(tmp_path, "_fetch")["tests/test_app.py:test_fetches"] == "call"  # `fetch = _fetch`
     # an alias of what a variable holds: the member it names is not known here
     assert _dependents(tmp_path, "Client.get")["tests/test_app.py:test_gets"] == "possible"
     # a variable a function rebinds through `global` may hold anything

@@ -493,7 +493,7 @@ class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PythonNames):
         possible), at its first line."""
         rank = {FOUND_CALL: 0, FOUND_REFERENCE: 1, FOUND_IMPORT: 2, FOUND_POSSIBLE: 3}
         best: dict[str, tuple[int, int, str, str]] = {}
-        rows = self.spelled_uses(target.name) + self.js_alias_rows(target)
+        rows = self.spelled_uses(target.name) + self.js_alias_rows(target) + self.python_alias_rows(target)
         aliases: set[tuple[str, str]] = set()
         seen_rows: set[tuple[str, str]] = set()
         while rows:

@@ -417,6 +417,17 @@ def module_values(
     return values
 
 
+def module_aliases(module: ast.Module, name: str) -> list[str]:
+    """The module-level variables ``module`` assigns ``name`` itself (``fetch = _fetch``), at its top level."""
+    return [
+        target.id
+        for node in _top_level(module)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name
+        for target in node.targets
+        if isinstance(target, ast.Name) and target.id != name
+    ]
+
+
 def _top_level(module: ast.Module) -> Iterator[ast.stmt]:
     """The statements that run at the module's top level: its body's, and those in an ``if`` or ``try``
     there."""

@@ -33,6 +33,7 @@ from prooftext.api.who_uses_python import (
     global_names,
     is_property,
     local_type_names,
+    module_aliases,
     module_types,
     module_values,
     only_a_parameter,
@@ -426,6 +427,14 @@ class PythonNames(WhoUsesStore):
         ref = self.bindings(path)[0].get(name)
         source = self.module(path, ref.receiver) if ref is not None and ref.how == HOW_FROM else None
         return self._global_class(source, ref.name, hops + 1) if source and ref else None
+
+    def python_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
+        """The spelled uses of the names the file of a top-level Python definition also binds it to
+        (``fetch = _fetch``): classified as uses of ``target`` where they resolve to it."""
+        top_level = target.parent_id == self.file_id(target.path)
+        tree = self.module_tree(target.path) if top_level and target.language == L.PYTHON else None
+        aliases = module_aliases(tree, target.name) if tree is not None else []
+        return [row for alias in sorted(set(aliases)) for row in self.spelled_uses(alias)]
 
     def global_names(self, path: str) -> frozenset[str]:
         """The names a function of the Python file ``path`` declares ``global``, once per request."""
