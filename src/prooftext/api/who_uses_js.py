@@ -30,8 +30,7 @@ from prooftext.api.who_uses_model import (
     WhoUsesStore,
     nodes_by_id,
 )
-from prooftext.graph.code import JS_RECEIVER, spell_js_receiver
-from prooftext.graph.model import HOW_READ, Reference
+from prooftext.graph.model import HOW_READ, Reference, js_receiver
 from prooftext.store.risk_queries import (
     code_files_spelling,
     file_imports,
@@ -357,11 +356,9 @@ def member_accesses(line: str, name: str) -> list[tuple[str, str]]:
     "set")``, a compound assignment (``+=``) giving both."""
     out: list[tuple[str, str]] = []
     for found in re.finditer(rf"\??\.\s*{re.escape(name)}(?![\w$])", line):
-        before = re.sub(r"\\.", "", line[: found.start()])
-        if any(before.count(q) % 2 for q in "'\"`") or re.match(r"\s*\(", line[found.end() :]):
+        if _in_string(_text_before(line, found.start())) or re.match(r"\s*\(", line[found.end() :]):
             continue
-        receiver = spell_js_receiver(_receiver_before(line, found.start()))
-        spelled = receiver if JS_RECEIVER.fullmatch(receiver) else "?"
+        spelled = js_receiver(_receiver_before(line, found.start()))
         after = line[found.end() :]
         if re.match(r"\s*=(?![=>])", after):
             out.append((spelled, "set"))
@@ -370,6 +367,16 @@ def member_accesses(line: str, name: str) -> list[tuple[str, str]]:
         else:
             out.append((spelled, "get"))
     return out
+
+
+def _text_before(line: str, at: int) -> str:
+    """A line up to column ``at``, its escaped characters (``\\'``) left out."""
+    return re.sub(r"\\.", "", line[:at])
+
+
+def _in_string(before: str) -> bool:
+    """Whether the text a line holds before a place (:func:`_text_before`) leaves a string literal open."""
+    return any(before.count(quote) % 2 for quote in "'\"`")
 
 
 def _receiver_before(line: str, end: int) -> str:
@@ -417,8 +424,8 @@ def value_lines(
         if name not in line or number in skip or line.lstrip().startswith(("//", "/*", "*")):
             continue
         for match in pattern.finditer(line):
-            before = re.sub(r"\\.", "", line[: match.start()])
-            quoted = any(before.count(q) % 2 for q in "'\"`")
+            before = _text_before(line, match.start())
+            quoted = _in_string(before)
             key = _NOT_A_VALUE.match(line, match.end())
             ternary = key is not None and key.group(0).endswith(":") and before.rstrip().endswith("?")
             declared = re.search(r"\b(?:function\s*\*?|class)\s*$", before)
@@ -769,11 +776,13 @@ class JsWhoUses(WhoUsesStore):
         top = self.file_id(source)
         entry = self.js.namespace_exports(source).get(name)
         local = entry[1] if entry is not None and entry[0] == "local" else name
-        own = [d for found in self.defs(source).values() for d in found if d.parent_id == top]
-        named = [d for d in own if d.symbol_kind in kinds and d.name in (name, local)]
-        if name == DEFAULT_EXPORT:
-            named = [d for d in own if d.symbol_kind in kinds]
-        found = [d for d in named if name in js_exports_of(text, d.name)]
+        defs = self.defs(source)  # a top-level definition's qualified name is its name
+        every = name == DEFAULT_EXPORT  # `export default Foo`: any of them may be it
+        candidates = (
+            [d for f in defs.values() for d in f] if every else [*defs.get(name, ()), *defs.get(local, ())]
+        )
+        named = {d.node_id: d for d in candidates if d.parent_id == top and d.symbol_kind in kinds}
+        found = [d for d in named.values() if name in js_exports_of(text, d.name)]
         if found or hops >= MAX_IMPORT_HOPS:
             return self._first(found) if found else None
         imported = self.js.bindings(source).get(local) if entry is not None and entry[0] == "local" else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from prooftext.graph.code import JS_RECEIVER, spell_js_receiver
+from prooftext.graph.model import js_receiver
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _TYPE = re.compile(rf"\s*({_IDENT})\s*(?:<[^=;{{}}()]*>)?\s*(?:\|\s*(?:null|undefined)\s*)*$")
@@ -33,8 +33,8 @@ def _assigned(text: str) -> str | None:
     found = _NEW.match(text)
     if found:
         return found.group(1)
-    spelled = spell_js_receiver(text.strip())
-    return spelled if is_call(spelled) and JS_RECEIVER.fullmatch(spelled) else None
+    spelled = js_receiver(text.strip())
+    return spelled if is_call(spelled) else None
 
 
 def is_call(stated: str) -> bool:

@@ -312,13 +312,19 @@ class PythonNames(WhoUsesStore):
                 found = self.parameter_class(owner_id, name) if only else None
             else:
                 found = self._callee_class(owner_id, path, dotted, RESULT_HOPS)
-                builtin = found is None and dotted[-1] in BUILTIN_TYPES and len(dotted) <= 2
-                defined = any(kind == "node" for kind, _ in self.resolve(path, dotted)) if builtin else True
-                found = found if defined else BUILTIN_CLASS
+                if found is None and self._builtin(path, dotted):
+                    found = BUILTIN_CLASS
         finally:
             self._pending.discard(key)
         self._local_classes[key] = found
         return found
+
+    def _builtin(self, path: str, dotted: list[str]) -> bool:
+        """Whether ``dotted`` in ``path`` names a built-in container or string (``dict``, ``t.Dict``) and
+        nothing the repository defines."""
+        if dotted[-1] not in BUILTIN_TYPES or len(dotted) > 2:
+            return False
+        return not any(kind == "node" for kind, _ in self.resolve(path, dotted))
 
     def parameter_class(self, owner_id: str, name: str) -> str | None:
         """The class of a parameter of ``owner_id`` that its text does not state (pytest fills some: see

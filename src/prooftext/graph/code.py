@@ -46,7 +46,15 @@ from tree_sitter import Query, QueryCursor, Tree
 import prooftext.graph.languages as L
 from prooftext.graph.draft import FILE, Draft, Drafts, Owners
 from prooftext.graph.imports import python_bindings, read_imports
-from prooftext.graph.model import HOW_CALL, HOW_READ, NODE_SYMBOL, UNKNOWN_RECEIVER, spell
+from prooftext.graph.model import (
+    HOW_CALL,
+    HOW_READ,
+    NODE_SYMBOL,
+    UNKNOWN_RECEIVER,
+    c_receiver,
+    js_receiver,
+    spell,
+)
 
 MAX_SIGNATURE_CHARS = 500
 MAX_DOCSTRING_CHARS = 2000
@@ -990,40 +998,7 @@ _CALL_TYPES = frozenset(
     }
 )
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
-_C_RECEIVER = re.compile(r"\w+(?:\(\))?(?:(?:\.|::)\w+(?:\(\))?){0,5}")
-"""A C or C++ receiver as :func:`_c_receiver` spells it: names, fields and calls (``scan_.build_log()``)."""
-JS_RECEIVER = re.compile(r"[\w$]+(?:\(\))?(?:\.#?[\w$]+(?:\(\))?){0,5}")
-"""A JavaScript or TypeScript receiver spelled as a C one, optional chaining read as plain (``z.string()``,
-``c.req``, ``this.#req``): who-uses follows it through the types the called functions declare they return."""
 _JS_LANGUAGES = frozenset({L.JAVASCRIPT, L.TYPESCRIPT, L.TSX})
-
-
-def _c_receiver(text: str) -> str:
-    """A C or C++ receiver with ``->`` spelled ``.`` and every call's arguments left out, so that who-uses
-    can follow it through the types the called functions declare they return (``scan_.build_log()->Close()``
-    is on ``scan_.build_log()``); spaces are dropped."""
-    out: list[str] = []
-    depth = 0
-    for char in text.replace("->", "."):
-        if char == "(":
-            if depth == 0:
-                out.append("(")
-            depth += 1
-        elif char == ")" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                out.append(")")
-        elif depth == 0 and not char.isspace():
-            out.append(char)
-    return "".join(out)
-
-
-def spell_js_receiver(text: str) -> str:
-    """A JavaScript or TypeScript receiver spelled as :func:`_c_receiver` does, with optional chaining and
-    line breaks around a ``.`` read as a plain ``.``; any other space is kept (as ``\\x01``), so that ``new
-    Foo()`` or ``await f()`` is no receiver :data:`JS_RECEIVER` matches."""
-    plain = re.sub(r"\s*\??\.\s*", ".", text)
-    return _c_receiver(re.sub(r"\s", "\x01", plain))
 
 
 def _same(a: TSNode | None, b: TSNode) -> bool:
@@ -1128,11 +1103,9 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
     while target is not None and target.type == "non_null_expression":  # TypeScript's `repo!.load()`
         target = target.named_child(0)
     if target is not None and language in (L.C, L.CPP):
-        text = _c_receiver(_text(data, target))
-        receiver = text if _C_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
+        receiver = c_receiver(_text(data, target))
     elif target is not None and language in _JS_LANGUAGES:
-        text = spell_js_receiver(_text(data, target))
-        receiver = text if JS_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER
+        receiver = js_receiver(_text(data, target))
     elif target is not None:
         text = _text(data, target)
         receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER

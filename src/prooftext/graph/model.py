@@ -104,6 +104,50 @@ def spell(name: str, how: str, receiver: str = "", alias: str = "") -> str:
     return f"{name} {how}"
 
 
+_C_RECEIVER = re.compile(r"\w+(?:\(\))?(?:(?:\.|::)\w+(?:\(\))?){0,5}")
+"""A C or C++ receiver as :func:`c_receiver` spells it: names, fields and calls (``scan_.build_log()``)."""
+_JS_RECEIVER = re.compile(r"[\w$]+(?:\(\))?(?:\.#?[\w$]+(?:\(\))?){0,5}")
+"""A JavaScript or TypeScript receiver as :func:`js_receiver` spells it (``z.string()``, ``c.req``,
+``this.#req``)."""
+
+
+def _without_arguments(text: str) -> str:
+    """``text`` with every call's arguments left out (``a.b(1, f(2)).c`` is ``a.b().c``) and ``->`` spelled
+    ``.``; spaces outside the arguments are dropped."""
+    out: list[str] = []
+    depth = 0
+    for char in text.replace("->", "."):
+        if char == "(":
+            if depth == 0:
+                out.append("(")
+            depth += 1
+        elif char == ")" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(")")
+        elif depth == 0 and not char.isspace():
+            out.append(char)
+    return "".join(out)
+
+
+def c_receiver(text: str) -> str:
+    """A C or C++ receiver's text as a reference spells it, so that who-uses can follow it through the types
+    the called functions declare they return (``scan_.build_log()->Close()`` is on ``scan_.build_log()``),
+    or :data:`UNKNOWN_RECEIVER` for any other expression."""
+    spelled = _without_arguments(text)
+    return spelled if _C_RECEIVER.fullmatch(spelled) else UNKNOWN_RECEIVER
+
+
+def js_receiver(text: str) -> str:
+    """A JavaScript or TypeScript receiver's text spelled as :func:`c_receiver` does, optional chaining and
+    line breaks around a ``.`` read as a plain ``.`` (``z.string()``, ``c.req.header()``), or
+    :data:`UNKNOWN_RECEIVER` for any other expression; a space elsewhere (``new Foo()``, ``await f()``)
+    makes it one."""
+    plain = re.sub(r"\s*\??\.\s*", ".", text)
+    spelled = _without_arguments(re.sub(r"\s", "\x01", plain))
+    return spelled if _JS_RECEIVER.fullmatch(spelled) else UNKNOWN_RECEIVER
+
+
 def parse_reference(spelled: str) -> Reference | None:
     """The reference a ``Use.name`` spells, or None for a plain-name use (one without a space)."""
     fields = spelled.split(" ")
