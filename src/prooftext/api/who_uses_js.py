@@ -10,9 +10,13 @@ from collections.abc import Collection, Sequence
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_js_types import (
     Binding,
+    Contextual,
+    annotation_name,
     binds_name,
     declared_result,
     field_class_name,
+    first_parameter_type,
+    function_type_parameter,
     is_call,
     local_bindings,
     stated_class,
@@ -68,6 +72,7 @@ MAX_NAMESPACE_HOPS = 4
 """Files followed for a namespace exported by name (``export { z }`` of ``import * as z``, then re-exported)."""
 JS_SCRIPTS = (L.JAVASCRIPT, L.TYPESCRIPT, L.TSX)
 JS_FUNCTION_KINDS = frozenset({"function"})
+JS_TYPE_KINDS = frozenset({"type"})
 JS_GLOBAL_TYPES = frozenset(
     {
         "string",
@@ -634,7 +639,9 @@ class JsWhoUses(WhoUsesStore):
             found = self.js_result_class(self.js_bound(path, head[:-2], JS_FUNCTION_KINDS), None)
         else:
             stated = self.js_local_class(owner_id, path, head)
-            if stated is not None and is_call(stated):
+            if isinstance(stated, Sym):
+                found = stated
+            elif stated is not None and is_call(stated):
                 deeper = depth < MAX_CHAIN_DEPTH
                 found = self.js_chain_class(owner_id, path, stated.split("."), depth + 1) if deeper else None
             elif stated is not None:
@@ -651,9 +658,10 @@ class JsWhoUses(WhoUsesStore):
                 return (found, 2) if found is not None else None
         return (found, 1) if found is not None else None
 
-    def js_local_class(self, owner_id: str, path: str, name: str) -> str | None:
+    def js_local_class(self, owner_id: str, path: str, name: str) -> Sym | str | None:
         """What the bindings of the variable ``name`` state in the function ``owner_id``, or in the file's
-        text when the reference is outside any function (see :func:`local_class_name`)."""
+        text when the reference is outside any function (see :func:`local_class_name`); for a parameter
+        typed by its context, the class the function type states (:meth:`js_contextual_class`)."""
         if owner_id not in self._js_locals:
             owner = self.sym(owner_id)
             signature, text = (
@@ -661,7 +669,36 @@ class JsWhoUses(WhoUsesStore):
             )
             self._js_locals[owner_id] = (text, local_bindings(signature, text))
         text, bindings = self._js_locals[owner_id]
-        return stated_class(text, bindings.get(name, []))
+        found = bindings.get(name, [])
+        contextual = [b for b in found if isinstance(b, Contextual)]
+        stated = stated_class(text, [b for b in found if not isinstance(b, Contextual)])
+        if not contextual:
+            return stated
+        if (stated is not None and is_call(stated)) or (stated is None and len(contextual) < len(found)):
+            return None
+        classes = [self.js_contextual_class(path, binding) for binding in contextual]
+        if stated is not None:
+            classes.append(self.js_class(path, stated))
+        return classes[0] if classes[0] is not None and all(c == classes[0] for c in classes) else None
+
+    def js_contextual_class(self, path: str, binding: Contextual) -> Sym | None:
+        """The class the function type ``binding.via`` (a type alias the file at ``path`` defines or
+        imports) states for the parameter at ``binding.position``."""
+        via, where = binding.via, path
+        if binding.called:  # the annotation of the first parameter of the function called
+            function = self.js_bound(path, via, JS_FUNCTION_KINDS)
+            annotation = first_parameter_type(function.signature) if function else None
+            if function is None or annotation is None:
+                return None
+            if annotation.lstrip().startswith("("):  # the function type written out
+                stated = function_type_parameter(annotation, binding.position)
+                found = self.js_type(function.path, stated) if stated else None
+                return found if isinstance(found, Sym) else None
+            via, where = annotation_name(annotation) or "", function.path
+        alias = self.js_bound(where, via, JS_TYPE_KINDS) if via else None
+        stated = function_type_parameter(self.text_of(alias), binding.position) if alias else None
+        found = self.js_type(alias.path, stated) if alias and stated else None
+        return found if isinstance(found, Sym) else None
 
     def js_member_class(self, cls: Sym, part: str) -> Sym | str | None:
         """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared

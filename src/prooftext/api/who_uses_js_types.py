@@ -10,6 +10,7 @@ with regular expressions, at query time."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from prooftext.graph.model import js_receiver
 
@@ -25,6 +26,10 @@ def _annotation(text: str) -> str | None:
     """The class an annotation's text names (see :data:`_TYPE`), or None."""
     found = _TYPE.match(text)
     return found.group(1) if found else None
+
+
+annotation_name = _annotation
+"""The class an annotation's text names, for who-uses to look up."""
 
 
 def _assigned(text: str) -> str | None:
@@ -47,15 +52,38 @@ def declared_result(signature: str) -> str | None:
     parameters (``string(params?: Params): ZodString``, ``get req(): HonoRequest<P>``, ``const f = (x):
     Foo =>``), ``this`` for a method returning its receiver; None when it declares none, or no plain class
     (see :data:`_TYPE`: ``Promise<Foo>`` names ``Promise``)."""
-    start = signature.find("(")
+    return _result_and_body(signature)[0]
+
+
+def _result_and_body(header: str) -> tuple[str | None, int]:
+    """What a function's ``header`` (its signature, or its text from the signature on) declares it returns
+    (see :func:`declared_result`), and where the body of an arrow starts after its ``=>`` (-1 for none)."""
+    start = _parameters_start(header)
     depth, end = 0, -1
-    for at in range(max(start, 0), len(signature) if start >= 0 else 0):
-        depth += {"(": 1, ")": -1}.get(signature[at], 0)
+    for at in range(max(start, 0), len(header) if start >= 0 else 0):
+        depth += {"(": 1, ")": -1}.get(header[at], 0)
         if depth == 0:
             end = at
             break
-    found = re.match(r"\s*:\s*([^{;]*?)\s*(?:\{|;|=>|$)", signature[end + 1 :]) if end >= 0 else None
-    return _annotation(found.group(1)) if found else None
+    found = _RESULT.match(header, end + 1) if end >= 0 else None
+    if found is None:
+        return None, -1
+    stated = _annotation(found.group(1)) if found.group(1) is not None else None
+    return stated, found.end() if found.group(2) == "=>" else -1
+
+
+def _parameters_start(header: str) -> int:
+    """Where a function's parameter list opens in its ``header``, after any type parameters (``<T, F
+    extends (v: T) => R>(…)``), or -1."""
+    start, generic = header.find("("), header.find("<")
+    if 0 <= generic < start:
+        closed = _closing(header, generic)
+        start = header.find("(", closed) if closed >= 0 else -1
+    return start
+
+
+_RESULT = re.compile(r"\s*(?::\s*([^{;]*?))?\s*(\{|;|=>|$)")
+"""What follows a function's parameters: its declared result, then its body (``{``, an arrow's ``=>``)."""
 
 
 def _value_text(text: str, start: int) -> str:
@@ -92,23 +120,70 @@ def local_class_name(signature: str, text: str, name: str) -> str | None:
     return stated_class(text, local_bindings(signature, text).get(name, []))
 
 
+@dataclass(frozen=True)
+class Contextual:
+    """A parameter of a function the code does not annotate, whose type its context states: the
+    ``position``-th parameter of the function type ``via`` names (``const f: GetConnInfo = (c) =>``, or a
+    function returned where the enclosing one declares it returns a ``MiddlewareHandler``)."""
+
+    via: str
+    position: int
+    called: bool = False
+    """``via`` names a function the callback is passed to as its first argument (``createMiddleware(async
+    (c, next) => …)``): the function type is that parameter's annotation."""
+
+
 _PARAMETER = re.compile(rf"[(,]\s*{_MODIFIERS}*(?:\.\.\.)?({_IDENT})\s*\??\s*(?::\s*([^=,)]+))?\s*(?=[,)=])")
 _DECLARED = re.compile(
     rf"\b(?:const|let|var)\s+({_IDENT})(?![\w$])\s*(?::\s*([^=;\n]+))?(?:=(?![=>])([^;\n]*))?"
 )
 _ASSIGNED = re.compile(rf"(?<![\w$.])({_IDENT})\s*=(?![=>])([^;\n]*)")
 _DECLARATION_END = re.compile(r"\b(?:const|let|var)\s+$")
-Binding = str | int
-"""One binding of a name as :func:`local_bindings` finds it: an annotation's text, or where in the function's
-text the value assigned to it starts."""
+Binding = str | int | Contextual
+"""One binding of a name as :func:`local_bindings` finds it: an annotation's text, where in the function's
+text the value assigned to it starts, or the context that states an unannotated parameter's type."""
+_TYPED_FUNCTION = re.compile(
+    rf"\s*(?:export\s+)?(?:const|let|var)\s+{_IDENT}\s*:\s*({_IDENT})\s*(?:<[^=;{{}}]*>)?\s*="
+    r"\s*(?:async\s+)?(?:function\b\s*\*?\s*[\w$]*\s*)?(?=\()"
+)
+"""A variable annotated with a function type and assigned a function: ``const f: GetConnInfo = (c) =>``."""
+_FUNCTION_EXPRESSION = re.compile(r"\s*(?:async\s+)?(?:(function\b\s*\*?\s*[\w$]*\s*)(?=\()|(?=\())")
+"""A function expression from its start to its parameter list (``async function etag(c, next) {``,
+``(c) =>``)."""
+_RETURN = re.compile(r"(?<![\w$.])return\b")
+_PASSED_FUNCTION = re.compile(
+    rf"(?<![\w$.])({_IDENT})\s*(?:<[^<>()]*>)?\(\s*(?:async\s+)?(?:(function\b\s*\*?\s*[\w$]*\s*)(?=\()|(?=\())"
+)
+"""A function expression passed as the first argument of a call of a plain name (``createMiddleware(async
+(c, next) => {``)."""
+_HEADER_CHARS = 60
+"""The first characters of a function's signature, which its text holds as they are (a signature is cut
+short at 500 characters)."""
 
 
 def local_bindings(signature: str, text: str) -> dict[str, list[Binding]]:
     """Every binding of every name in a function, found in one pass of its ``signature`` and ``text``: what
-    each states is read only for the names asked about (:func:`stated_class`)."""
+    each states is read only for the names asked about (:func:`stated_class`). An unannotated parameter is
+    typed by its context (:class:`Contextual`) where the function is assigned to a variable annotated with a
+    function type, or is a function expression returned where the enclosing function declares its result."""
     found_in: dict[str, list[Binding]] = {}
-    for found in _PARAMETER.finditer(signature):
+
+    def bind(parameters: list[tuple[str, Binding]] | None) -> None:
+        for name, binding in parameters or []:
+            found_in.setdefault(name, []).append(binding)
+
+    typed = _TYPED_FUNCTION.match(signature)
+    contextual = _function_parameters(signature, typed.end(), typed.group(1)) if typed else None
+    bind(contextual)
+    for found in _PARAMETER.finditer(signature) if contextual is None else ():
         found_in.setdefault(found.group(1), []).append(found.group(2) or "")
+    header = text.find(signature[:_HEADER_CHARS]) if signature else -1  # after the doc comment
+    result, body = _result_and_body(text[header:] if header >= 0 else signature)
+    arrow_body = header + body if header >= 0 and body >= 0 else -1
+    for found in _returned_functions(text, arrow_body) if result else ():
+        bind(_function_parameters(text, found.end(), result, bool(found.group(1))))
+    for found in _PASSED_FUNCTION.finditer(text):
+        bind(_function_parameters(text, found.end(), found.group(1), bool(found.group(2)), called=True))
     for found in _DECLARED.finditer(text):
         name, annotation, value = found.groups()
         if annotation:
@@ -122,12 +197,159 @@ def local_bindings(signature: str, text: str) -> dict[str, list[Binding]]:
     return found_in
 
 
+def _returned_functions(text: str, body: int) -> list[re.Match[str]]:
+    """The function expressions a function's ``text`` returns as its own result: the body of an arrow, from
+    ``body`` (``(o): MiddlewareHandler => async function etag(c, next) {``), and those of its ``return``
+    statements outside any block (a ``return`` in a nested function, or in an ``if`` block, is not read)."""
+    found: list[re.Match[str]] = []
+    expression = _FUNCTION_EXPRESSION.match(text, body) if body >= 0 else None
+    if expression is not None:
+        found.append(expression)
+    for at in _top_level_returns(text):
+        expression = _FUNCTION_EXPRESSION.match(text, at + len("return"))
+        if expression is not None:
+            found.append(expression)
+    return found
+
+
+def _top_level_returns(text: str) -> list[int]:
+    """Where each ``return`` of a function's ``text`` (its header, then its body's braces) stands directly in
+    its body: at brace depth one, outside strings and comments."""
+    returns = {found.start() for found in _RETURN.finditer(text)}
+    if not returns:
+        return []
+    out: list[int] = []
+    depth, at, size = 0, 0, len(text)
+    while at < size:
+        char = text[at]
+        if char in "'\"`":
+            at = _string_end(text, at)
+        elif text.startswith("//", at):
+            at = text.find("\n", at) % (size + 1)
+        elif text.startswith("/*", at):
+            at = (text.find("*/", at) + 1) % (size + 1)
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif depth == 1 and at in returns:
+            out.append(at)
+        at += 1
+    return out
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the string literal opened at ``start`` closes (its last character), or the text's end."""
+    quote, at = text[start], start + 1
+    while at < len(text):
+        if text[at] == "\\":
+            at += 2
+            continue
+        if text[at] == quote or (text[at] == "\n" and quote != "`"):
+            return at
+        at += 1
+    return len(text)
+
+
+def _closing(text: str, start: int) -> int:
+    """Where the bracket opened at ``start`` closes, or -1."""
+    depth = 0
+    for at in range(start, len(text)):
+        char = text[at]
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>" and not (char == ">" and text[at - 1] == "="):
+            depth -= 1
+            if depth == 0:
+                return at
+    return -1
+
+
+def parameter_list(text: str, start: int) -> list[tuple[str, str]] | None:
+    """(name, annotation or "") of each parameter of the list opened at ``start``, or None where one is not a
+    plain name (a destructured object, a rest array) or the list does not close."""
+    end = _closing(text, start)
+    if end < 0:
+        return None
+    pieces: list[str] = []
+    depth, begun = 0, start + 1
+    for at in range(start + 1, end):
+        char = text[at]
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>" and not (char == ">" and text[at - 1] == "="):
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append(text[begun:at])
+            begun = at + 1
+    pieces.append(text[begun:end])
+    out: list[tuple[str, str]] = []
+    for piece in (p.strip() for p in pieces):
+        found = re.fullmatch(rf"(?:\.\.\.)?({_IDENT})\s*\??\s*(?::\s*([^=]+?))?\s*(?:=.*)?", piece, re.DOTALL)
+        if found is None:
+            return None if piece else out
+        out.append((found.group(1), found.group(2) or ""))
+    return out
+
+
+def _function_parameters(
+    text: str, start: int, via: str | None, function: bool = False, called: bool = False
+) -> list[tuple[str, Binding]] | None:
+    """The parameters of the function whose parameter list opens at ``start`` in ``text``, each bound to its
+    annotation or, unannotated, to its ``position`` in the function type ``via`` (None: to nothing known);
+    None when no function starts there (an arrow's list is followed by ``=>``, a ``function``'s by ``{``)."""
+    parameters = parameter_list(text, start)
+    end = _closing(text, start)
+    after = re.match(r"\s*(?::[^=;{}]*?)?\s*(=>|\{)", text[end + 1 : end + 200]) if end >= 0 else None
+    if parameters is None or after is None or (after.group(1) == "{") != function:
+        return None
+    return [
+        (name, annotation or (Contextual(via, position, called) if via else ""))
+        for position, (name, annotation) in enumerate(parameters)
+    ]
+
+
+def first_parameter_type(signature: str) -> str | None:
+    """The annotation of a function's first parameter, from its ``signature`` (type parameters skipped)."""
+    start = _parameters_start(signature)
+    parameters = parameter_list(signature, start) if start >= 0 else None
+    return (parameters[0][1] or None) if parameters else None
+
+
+def function_type_parameter(text: str, position: int) -> str | None:
+    """The class a function type states for its ``position``-th parameter, or None: the type written out
+    (``(c: Context) => void``) or a type alias of one (``type GetConnInfo = (c: Context) => ConnInfo``,
+    generic parameters too)."""
+    if text.lstrip().startswith("("):
+        parameters = parameter_list(text, text.index("("))
+        return _annotation(parameters[position][1]) if parameters and position < len(parameters) else None
+    equals = re.search(rf"\btype\s+{_IDENT}\s*", text)
+    if equals is None:
+        return None
+    at = equals.end()
+    if text.startswith("<", at):
+        at = _closing(text, at) + 1
+        if at == 0:
+            return None
+    found = re.compile(r"\s*=\s*(?=\()").match(text, at)
+    parameters = parameter_list(text, found.end()) if found else None
+    if not parameters or position >= len(parameters):
+        return None
+    return _annotation(parameters[position][1])
+
+
 def stated_class(text: str, bindings: list[Binding]) -> str | None:
     """What every one of a name's ``bindings`` (from :func:`local_bindings` over ``text``) states, when they
     agree: an annotation's class, a constructed class or a call spelled as a receiver."""
-    return agreed(
-        [_annotation(b) if isinstance(b, str) else _assigned(_value_text(text, b)) for b in bindings]
-    )
+    return agreed([_stated(text, b) for b in bindings])
+
+
+def _stated(text: str, binding: Binding) -> str | None:
+    if isinstance(binding, str):
+        return _annotation(binding)
+    if isinstance(binding, int):
+        return _assigned(_value_text(text, binding))
+    return None  # the context's type is the caller's to resolve
 
 
 def _empty(value: str | None) -> bool:

@@ -1246,10 +1246,24 @@ _CPP_MARKER = re.compile(rb"\b(?:namespace|class|template)\b|::")
 """Words a C++ header holds and a C one almost never: only such a header is read a second time."""
 
 
+_TS_CALL_SIGNATURE = re.compile(rb"^([ \t]*)[ \t](?=<)", re.MULTILINE)
+"""An indented line that starts with ``<``: in TypeScript, a generic call signature of an interface or type
+literal (``<I, R>(handler: H<I, R>): R``), which the grammar reads as a comparison with the line above when
+no ``;`` ends that one (two such signatures in a row lose the rest of the file to one error)."""
+
+
+def _ts_separated(data: bytes) -> bytes:
+    """``data`` with a ``;`` in the last indentation character before each line starting ``<``: the same
+    bytes at the same offsets, each call signature ended as TypeScript reads it."""
+    return _TS_CALL_SIGNATURE.sub(rb"\1;", data)
+
+
 def _parse(language: str, data: bytes, header: bool) -> tuple[str, Query, Tree] | None:
     """(language read in, its query, the tree) of a code file. A C header (``.h``) the C grammar reads with
     errors is read as C++ when that grammar reads it with fewer: ``.h`` is as common for C++ headers (a
-    class, a namespace, a template) as for C ones, and the C grammar keeps little of those."""
+    class, a namespace, a template) as for C ones, and the C grammar keeps little of those. A TypeScript file
+    read with errors is read again with its call signatures ended (:func:`_ts_separated`), kept when that
+    reading has fewer."""
     loaded = L.grammar(language)
     if loaded is None:
         return None
@@ -1262,6 +1276,10 @@ def _parse(language: str, data: bytes, header: bool) -> tuple[str, Query, Tree] 
         other = L.parser(L.CPP, cpp[0]).parse(source)
         if _errors(other) < _errors(tree):
             return L.CPP, cpp[1], other
+    if language == L.TYPESCRIPT and tree.root_node.has_error and _TS_CALL_SIGNATURE.search(data):
+        other = L.parser(language, lang).parse(_ts_separated(data))
+        if _errors(other) < _errors(tree):
+            return language, query, other
     return language, query, tree
 
 

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 28
+READING_REVISION = 29
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -166,7 +166,9 @@ receiver through ``->`` is spelled with ``.`` and through a call without its arg
 JavaScript or TypeScript receiver through a call is spelled without its arguments (``z.string().min(5)`` on
 ``z.string()``), optional chaining and a line break around a ``.`` as a plain ``.``, and a private field as
 itself (``this.#req.param()`` on ``this.#req``); 28: a Python receiver through a call is spelled without
-its arguments (``app.test_client().get()`` on ``app.test_client()``))."""
+its arguments (``app.test_client().get()`` on ``app.test_client()``); 29: a TypeScript file the grammar
+reads with errors is read again with each line that starts a generic call signature (``<I, R>(h: H<I>):
+R``) ending the line above, as TypeScript reads it))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
