@@ -165,7 +165,8 @@ def local_bindings(signature: str, text: str) -> dict[str, list[Binding]]:
     """Every binding of every name in a function, found in one pass of its ``signature`` and ``text``: what
     each states is read only for the names asked about (:func:`stated_class`). An unannotated parameter is
     typed by its context (:class:`Contextual`) where the function is assigned to a variable annotated with a
-    function type, or is a function expression returned where the enclosing function declares its result."""
+    function type, is returned where the enclosing function declares its result, or is passed as the first
+    argument of a function called by its plain name."""
     found_in: dict[str, list[Binding]] = {}
 
     def bind(parameters: list[tuple[str, Binding]] | None) -> None:
@@ -266,8 +267,9 @@ def _closing(text: str, start: int) -> int:
 
 
 def parameter_list(text: str, start: int) -> list[tuple[str, str]] | None:
-    """(name, annotation or "") of each parameter of the list opened at ``start``, or None where one is not a
-    plain name (a destructured object, a rest array) or the list does not close."""
+    """(name, annotation or "") of each parameter of the list opened at ``start`` (a rest parameter by its
+    name), or None where one is not a plain name (a destructured object or array) or the list does not
+    close."""
     end = _closing(text, start)
     if end < 0:
         return None
