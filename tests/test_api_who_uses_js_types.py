@@ -352,7 +352,79 @@ def test_a_variable_assigned_a_call_states_the_call_spelled_as_a_receiver() -> N
     assert local_class_name("run()", body, "bench") == "metabench()"
     assert local_class_name("run()", body, "schema") == "z.string().min()"
     assert local_class_name("run()", body, "sum") is None
-    assert local_class_name("run()", body, "waited") is None
+    assert local_class_name("run()", body, "waited") == "await load()"  # what its promise holds
+
+
+def test_an_awaited_result_is_what_the_declared_promise_holds() -> None:
+    assert declared_result("async find(id: string): Promise<User>", awaited=True) == "User"
+    assert declared_result("async find(id: string): Promise<User>") == "Promise"
+    assert (
+        declared_result("request = (input: string): Response | Promise<Response> =>", awaited=True)
+        == "Response"
+    )
+    assert declared_result("find(id): Promise<User | undefined>", awaited=True) == "User"
+    assert declared_result("find(id): User | null", awaited=True) == "User"  # awaiting a plain value
+    assert declared_result("pair(): Promise<User> | Promise<Admin>", awaited=True) is None
+
+
+AWAITED = {
+    "src/users.ts": """
+        export class User {
+          greet() {
+            return "hi";
+          }
+        }
+
+        export class Admin {
+          greet() {
+            return "hello";
+          }
+        }
+
+        export async function findUser(): Promise<User> {
+          return new User();
+        }
+
+        export class Repo {
+          async one(): Promise<User> {
+            return new User();
+          }
+        }
+        """,
+    "src/app.ts": """
+        import { Repo, findUser } from './users'
+
+        export async function byFunction() {
+          const user = await findUser();
+          return user.greet();
+        }
+
+        export async function byMethod(repo: Repo) {
+          const user = await repo.one();
+          return user.greet();
+        }
+
+        export function notAwaited() {
+          const pending = findUser();
+          return pending.greet();
+        }
+
+        export async function byUnknown() {
+          const user = await loadFromElsewhere();
+          return user.greet();
+        }
+        """,
+}
+
+
+def test_a_variable_assigned_an_awaited_call_holds_what_its_promise_holds(tmp_path: Path) -> None:
+    """``const user = await findUser()`` with ``findUser(): Promise<User>`` holds a ``User``: ``user.greet()``
+    calls ``User.greet`` (it was a possible caller)."""
+    found = _dependents(tmp_path, AWAITED, "User.greet")
+    assert found["src/app.ts:byFunction"] == "call"
+    assert found["src/app.ts:byMethod"] == "call"
+    assert "src/app.ts:notAwaited" not in found  # a Promise, one of the runtime's types
+    assert found["src/app.ts:byUnknown"] == "possible"  # a function this repository does not define
 
 
 ACCESSORS = {

@@ -9,6 +9,7 @@ from collections.abc import Collection, Sequence
 
 import prooftext.graph.languages as L
 from prooftext.api.who_uses_js_types import (
+    AWAITED,
     Binding,
     Contextual,
     annotation_name,
@@ -641,6 +642,10 @@ class JsWhoUses(WhoUsesStore):
             stated = self.js_local_class(owner_id, path, head)
             if isinstance(stated, Sym):
                 found = stated
+            elif stated is not None and stated.startswith(AWAITED):
+                deeper = depth < MAX_CHAIN_DEPTH
+                awaited = stated[len(AWAITED) :].split(".")
+                found = self.js_awaited_class(owner_id, path, awaited, depth + 1) if deeper else None
             elif stated is not None and is_call(stated):
                 deeper = depth < MAX_CHAIN_DEPTH
                 found = self.js_chain_class(owner_id, path, stated.split("."), depth + 1) if deeper else None
@@ -700,16 +705,26 @@ class JsWhoUses(WhoUsesStore):
         found = self.js_type(alias.path, stated) if alias and stated else None
         return found if isinstance(found, Sym) else None
 
-    def js_member_class(self, cls: Sym, part: str) -> Sym | str | None:
+    def js_awaited_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> Sym | str | None:
+        """The class a call's result holds once awaited (``await app.request()``: a ``Response``), the call
+        the last of ``parts``: of a function the file defines or imports, or of a method of the class the
+        chain before it holds."""
+        name = parts[-1][:-2]
+        if len(parts) == 1:
+            return self.js_result_class(self.js_bound(path, name, JS_FUNCTION_KINDS), None, awaited=True)
+        receiver = self.js_chain_class(owner_id, path, parts[:-1], depth)
+        return self.js_member_class(receiver, parts[-1], awaited=True) if isinstance(receiver, Sym) else None
+
+    def js_member_class(self, cls: Sym, part: str, awaited: bool = False) -> Sym | str | None:
         """The class that ``part`` of a chain holds on an instance of ``cls``: a method call's declared
-        result (``this`` is ``cls``), or a field's declared class or a getter's result, looked up in the
-        class and its bases (an interface's too)."""
+        result (``this`` is ``cls``; once ``awaited``, what its promise holds), or a field's declared class
+        or a getter's result, looked up in the class and its bases (an interface's too)."""
         name = part[:-2] if is_call(part) else part
         for current in [cls, *(self.js_bases(cls) or [])]:
             members = [m for m in map(self.sym, self.children(current.node_id).get(name, ())) if m]
             if is_call(part) or any(_is_getter(m) for m in members):
                 if members:
-                    return self.js_result_class(self._first(members), cls)
+                    return self.js_result_class(self._first(members), cls, awaited)
                 continue
             stated = field_class_name(self.text_of(current), name)
             if stated is not None:
@@ -720,9 +735,12 @@ class JsWhoUses(WhoUsesStore):
         """The first of a name's definitions in its file (TypeScript tries overloads in order)."""
         return min(found, key=lambda s: (getattr(self.node(s), "start_line", 0), s.node_id))
 
-    def js_result_class(self, function: Sym | None, receiver: Sym | None) -> Sym | str | None:
-        """The class ``function`` declares it returns (:func:`declared_result`); ``this`` is ``receiver``."""
-        stated = declared_result(function.signature) if function is not None else None
+    def js_result_class(
+        self, function: Sym | None, receiver: Sym | None, awaited: bool = False
+    ) -> Sym | str | None:
+        """The class ``function`` declares it returns (:func:`declared_result`), or its result holds once
+        ``awaited``; ``this`` is ``receiver``."""
+        stated = declared_result(function.signature, awaited) if function is not None else None
         if stated == "this" or function is None or stated is None:
             return receiver if stated == "this" else None
         return self.js_type(function.path, stated)

@@ -32,14 +32,20 @@ annotation_name = _annotation
 """The class an annotation's text names, for who-uses to look up."""
 
 
+AWAITED = "await "
+"""What a stated call awaited starts with (``await app.request()``): its value is what the promise holds."""
+
+
 def _assigned(text: str) -> str | None:
     """The class a value's text constructs (``new Foo(…)``), or the call it makes spelled as a receiver
-    (``metabench()``, ``z.string().min()``: see :func:`is_call`), or None."""
+    (``metabench()``, ``z.string().min()``: see :func:`is_call`; awaited, after :data:`AWAITED`), or None."""
     found = _NEW.match(text)
     if found:
         return found.group(1)
-    spelled = js_receiver(text.strip())
-    return spelled if is_call(spelled) else None
+    value = text.strip()
+    awaited = value.startswith(AWAITED)
+    spelled = js_receiver(value[len(AWAITED) :].lstrip() if awaited else value)
+    return (AWAITED if awaited else "") + spelled if is_call(spelled) else None
 
 
 def is_call(stated: str) -> bool:
@@ -47,17 +53,46 @@ def is_call(stated: str) -> bool:
     return stated.endswith(")")
 
 
-def declared_result(signature: str) -> str | None:
+def declared_result(signature: str, awaited: bool = False) -> str | None:
     """The class a function's or method's ``signature`` declares it returns: the annotation after its
     parameters (``string(params?: Params): ZodString``, ``get req(): HonoRequest<P>``, ``const f = (x):
     Foo =>``), ``this`` for a method returning its receiver; None when it declares none, or no plain class
-    (see :data:`_TYPE`: ``Promise<Foo>`` names ``Promise``)."""
-    return _result_and_body(signature)[0]
+    (see :data:`_TYPE`: ``Promise<Foo>`` names ``Promise``). ``awaited``: the class its result holds once
+    awaited (``Promise<Foo>``, ``Foo | Promise<Foo>`` and ``Foo`` name ``Foo``)."""
+    stated, _body, written = _result_and_body(signature)
+    return _awaited(written) if awaited and written is not None else stated
 
 
-def _result_and_body(header: str) -> tuple[str | None, int]:
+_PROMISE = re.compile(r"\s*(?:Promise|PromiseLike)\s*<(.*)>\s*$", re.DOTALL)
+
+
+def _awaited(annotation: str) -> str | None:
+    """The class every member of a union (``Foo | Promise<Foo>``) holds once awaited, or None."""
+    members = [m for m in _top_level_split(annotation, "|") if m.strip() not in ("", "null", "undefined")]
+    inner = [promise.group(1) if (promise := _PROMISE.match(m)) else m for m in members]
+    return agreed([_annotation(m) for m in inner])
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    """``text`` cut at each ``separator`` outside brackets."""
+    pieces: list[str] = []
+    depth, begun = 0, 0
+    for at, char in enumerate(text):
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>" and not (char == ">" and text[at - 1] == "="):
+            depth -= 1
+        elif char == separator and depth == 0:
+            pieces.append(text[begun:at])
+            begun = at + 1
+    pieces.append(text[begun:])
+    return pieces
+
+
+def _result_and_body(header: str) -> tuple[str | None, int, str | None]:
     """What a function's ``header`` (its signature, or its text from the signature on) declares it returns
-    (see :func:`declared_result`), and where the body of an arrow starts after its ``=>`` (-1 for none)."""
+    (see :func:`declared_result`), where the body of an arrow starts after its ``=>`` (-1 for none), and the
+    annotation of its result as written."""
     start = _parameters_start(header)
     depth, end = 0, -1
     for at in range(max(start, 0), len(header) if start >= 0 else 0):
@@ -67,9 +102,10 @@ def _result_and_body(header: str) -> tuple[str | None, int]:
             break
     found = _RESULT.match(header, end + 1) if end >= 0 else None
     if found is None:
-        return None, -1
-    stated = _annotation(found.group(1)) if found.group(1) is not None else None
-    return stated, found.end() if found.group(2) == "=>" else -1
+        return None, -1, None
+    written = found.group(1)
+    stated = _annotation(written) if written is not None else None
+    return stated, found.end() if found.group(2) == "=>" else -1, written
 
 
 def _parameters_start(header: str) -> int:
@@ -179,7 +215,7 @@ def local_bindings(signature: str, text: str) -> dict[str, list[Binding]]:
     for found in _PARAMETER.finditer(signature) if contextual is None else ():
         found_in.setdefault(found.group(1), []).append(found.group(2) or "")
     header = text.find(signature[:_HEADER_CHARS]) if signature else -1  # after the doc comment
-    result, body = _result_and_body(text[header:] if header >= 0 else signature)
+    result, body, _written = _result_and_body(text[header:] if header >= 0 else signature)
     arrow_body = header + body if header >= 0 and body >= 0 else -1
     for found in _returned_functions(text, arrow_body) if result else ():
         bind(_function_parameters(text, found.end(), result, bool(found.group(1))))
@@ -273,20 +309,8 @@ def parameter_list(text: str, start: int) -> list[tuple[str, str]] | None:
     end = _closing(text, start)
     if end < 0:
         return None
-    pieces: list[str] = []
-    depth, begun = 0, start + 1
-    for at in range(start + 1, end):
-        char = text[at]
-        if char in "([{<":
-            depth += 1
-        elif char in ")]}>" and not (char == ">" and text[at - 1] == "="):
-            depth -= 1
-        elif char == "," and depth == 0:
-            pieces.append(text[begun:at])
-            begun = at + 1
-    pieces.append(text[begun:end])
     out: list[tuple[str, str]] = []
-    for piece in (p.strip() for p in pieces):
+    for piece in (p.strip() for p in _top_level_split(text[start + 1 : end], ",")):
         found = re.fullmatch(rf"(?:\.\.\.)?({_IDENT})\s*\??\s*(?::\s*([^=]+?))?\s*(?:=.*)?", piece, re.DOTALL)
         if found is None:
             return None if piece else out
