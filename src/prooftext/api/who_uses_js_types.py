@@ -187,11 +187,12 @@ _FUNCTION_EXPRESSION = re.compile(r"\s*(?:async\s+)?(?:(function\b\s*\*?\s*[\w$]
 """A function expression from its start to its parameter list (``async function etag(c, next) {``,
 ``(c) =>``)."""
 _RETURN = re.compile(r"(?<![\w$.])return\b")
-_PASSED_FUNCTION = re.compile(
-    rf"(?<![\w$.])({_IDENT})\s*(?:<[^<>()]*>)?\(\s*(?:async\s+)?(?:(function\b\s*\*?\s*[\w$]*\s*)(?=\()|(?=\())"
-)
-"""A function expression passed as the first argument of a call of a plain name (``createMiddleware(async
-(c, next) => {``)."""
+_PASSED_FUNCTION = re.compile(r"\(\s*(?:async\s+)?(?:(function\b\s*\*?\s*[\w$]*\s*)(?=\()|(?=\())")
+"""A function expression passed as the first argument of a call (``createMiddleware(async (c, next) => {``),
+from the call's ``(``: :data:`_CALLEE` reads the name called before it."""
+_CALLEE = re.compile(rf"(?<![\w$.])({_IDENT})\s*(?:<[^<>()]*>)?\s*$")
+_CALLEE_CHARS = 120
+"""How far before a call's ``(`` its plain name and type arguments are looked for."""
 _HEADER_CHARS = 60
 """The first characters of a function's signature, which its text holds as they are (a signature is cut
 short at 500 characters)."""
@@ -220,7 +221,9 @@ def local_bindings(signature: str, text: str) -> dict[str, list[Binding]]:
     for found in _returned_functions(text, arrow_body) if result else ():
         bind(_function_parameters(text, found.end(), result, bool(found.group(1))))
     for found in _PASSED_FUNCTION.finditer(text):
-        bind(_function_parameters(text, found.end(), found.group(1), bool(found.group(2)), called=True))
+        callee = _CALLEE.search(text, max(0, found.start() - _CALLEE_CHARS), found.start())
+        if callee is not None:
+            bind(_function_parameters(text, found.end(), callee.group(1), bool(found.group(1)), called=True))
     for found in _DECLARED.finditer(text):
         name, annotation, value = found.groups()
         if annotation:
