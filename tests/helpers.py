@@ -156,6 +156,16 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     return root
 
 
+def found_by(root: Path, files: Mapping[str, str], target: str) -> dict[str, str]:
+    """``files`` (indented text, dedented) written under ``root`` and indexed; then each dependent of the
+    definition ``target`` (a qualified name) as ``path:qualname``, with how who-uses found it."""
+    write_tree(root, {name: textwrap.dedent(text).lstrip("\n") for name, text in files.items()})
+    with prooftext.open(root) as index:
+        index.refresh()
+        result = prooftext.risk_of_changing(index, [target])
+    return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in result["dependents"]}
+
+
 def indexed_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """``files`` under ``root`` (:func:`write_tree`), indexed once; ``root``."""
     write_tree(root, files)

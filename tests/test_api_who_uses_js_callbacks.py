@@ -5,24 +5,10 @@ one, and a function passed to a function whose parameter declares one (``createM
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-import prooftext
-from prooftext.api.risk import risk_of_changing
+from helpers import found_by
 from prooftext.api.who_uses_js_types import Contextual, function_type_parameter, local_bindings
-
-
-def _dependents(root: Path, files: dict[str, str], target: str) -> dict[str, str]:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    with prooftext.open(root) as index:
-        index.refresh()
-        result = risk_of_changing(index, [target])
-    return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in result["dependents"]}
-
 
 MIDDLEWARE = {
     "src/context.ts": """
@@ -108,20 +94,20 @@ def test_a_callback_parameter_has_the_class_its_context_declares(tmp_path: Path)
     Context, next: Next) => …``) calls ``Context.json``; so does a function assigned to a variable annotated
     ``GetConnInfo``, or passed to ``createMiddleware(middleware: MiddlewareHandler)``. They were possible
     callers of every ``json``."""
-    found = _dependents(tmp_path, MIDDLEWARE, "Context.json")
+    found = found_by(tmp_path, MIDDLEWARE, "Context.json")
     assert found["src/middleware.ts:returned"] == "call"
     assert found["src/middleware.ts:arrowBody"] == "call"
     assert found["src/app.ts:src/app.ts"] == "call"  # both callbacks agree: `c` is a Context
     assert found["src/middleware.ts:untyped"] == "possible"  # nothing states its class
-    assert _dependents(tmp_path, {}, "Context.header")["src/middleware.ts:conninfo"] == "call"
+    assert found_by(tmp_path, {}, "Context.header")["src/middleware.ts:conninfo"] == "call"
     typed = {"src/middleware.ts:returned", "src/middleware.ts:arrowBody", "src/app.ts:src/app.ts"}
-    assert not typed & set(_dependents(tmp_path, {}, "Other.json"))
+    assert not typed & set(found_by(tmp_path, {}, "Other.json"))
 
 
 def test_a_function_returned_from_a_nested_function_is_not_the_declared_result(tmp_path: Path) -> None:
     """``return (c) => c.json(3)`` inside a callback returns the callback's result, not the middleware's: its
     ``c`` is not known."""
-    found = _dependents(tmp_path, MIDDLEWARE, "Context.json")
+    found = found_by(tmp_path, MIDDLEWARE, "Context.json")
     assert found["src/middleware.ts:nested"] == "possible"
 
 

@@ -3,24 +3,12 @@ annotation, a class field or a constructor parameter property."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import prooftext
-from prooftext.api.risk import risk_of_changing, who_uses
+from helpers import found_by
+from prooftext.api.risk import who_uses
 from prooftext.api.who_uses_js_types import declared_result, field_class_name, local_class_name
-
-
-def _dependents(root: Path, files: dict[str, str], target: str) -> dict[str, str]:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    with prooftext.open(root) as index:
-        index.refresh()
-        result = risk_of_changing(index, [target])
-    return {f"{d['path']}:{d['qualname']}": d["found_by"] for d in result["dependents"]}
-
 
 SERVICE = {
     "src/repo.ts": """
@@ -90,7 +78,7 @@ def test_a_method_called_on_a_receiver_whose_class_the_code_states_resolves_thro
 ) -> None:
     """``this.repo.load()`` with ``constructor(private readonly repo: UserRepository)`` was only a possible use
     of every ``load``: it is a call of ``UserRepository.load`` and no use of ``OrderRepository.load``."""
-    found = _dependents(tmp_path, SERVICE, "UserRepository.load")
+    found = found_by(tmp_path, SERVICE, "UserRepository.load")
     assert found["src/service.ts:UserService.byField"] == "call"
     assert found["src/service.ts:byLocal"] == "call"
     assert found["src/service.ts:byParameter"] == "call"
@@ -98,9 +86,7 @@ def test_a_method_called_on_a_receiver_whose_class_the_code_states_resolves_thro
     assert found["src/service.ts:unknown"] == "possible"
     assert found["src/service.ts:asserted"] == "call"  # `repo!`: the same receiver
     assert "src/service.ts:UserService.byOtherField" not in found  # an OrderRepository
-    assert (
-        _dependents(tmp_path, {}, "OrderRepository.load")["src/service.ts:UserService.byOtherField"] == "call"
-    )
+    assert found_by(tmp_path, {}, "OrderRepository.load")["src/service.ts:UserService.byOtherField"] == "call"
 
 
 def test_a_local_is_typed_only_when_every_binding_states_the_same_class() -> None:
@@ -160,7 +146,7 @@ def test_a_function_s_own_parameter_named_like_an_imported_function_is_no_use_of
             }
             """,
     }
-    found = _dependents(tmp_path, files, "logger")
+    found = found_by(tmp_path, files, "logger")
     assert found["app.js:install"] == "reference"
     assert "app.js:setup" not in found
     assert found["app.js:local"] == "reference"
@@ -304,28 +290,28 @@ def test_a_method_called_on_a_call_s_result_resolves_through_the_class_the_calle
     """``z.string().min(5)`` was a possible use of every ``min``: ``string`` (found through the namespace ``z``,
     exported with ``export *``) declares it returns a ``StringSchema``, whose base declares ``min``, which
     returns ``this``; a variable assigned a call has that call's class, a getter its result's."""
-    found = _dependents(tmp_path, CHAINS, "BaseSchema.min")
+    found = found_by(tmp_path, CHAINS, "BaseSchema.min")
     assert found["src/use.ts:chained"] == "call"
     assert found["src/use.ts:numbers"] == "call"
     assert found["src/use.ts:assigned"] == "call"  # `const schema = z.string().trim()` over three lines
     assert found["src/file.test.ts:src/file.test.ts"] == "call"  # a variable of the file
-    trim = _dependents(tmp_path, {}, "StringSchema.trim")
+    trim = found_by(tmp_path, {}, "StringSchema.trim")
     assert trim["src/use.ts:chained"] == "call"  # `min` returns `this`: still a StringSchema
     assert "src/use.ts:numbers" not in trim
-    assert _dependents(tmp_path, {}, "BaseSchema.parse")["src/use.ts:bare"] == "call"  # an imported function
-    headers = _dependents(tmp_path, {}, "HonoRequest.header")  # `Context` imported and exported by index.ts
+    assert found_by(tmp_path, {}, "BaseSchema.parse")["src/use.ts:bare"] == "call"  # an imported function
+    headers = found_by(tmp_path, {}, "HonoRequest.header")  # `Context` imported and exported by index.ts
     assert headers["src/use.ts:header"] == "call"  # `c.req` through the getter
     assert headers["src/use.ts:raw"] == "call"  # `c.raw()` through the method
-    assert _dependents(tmp_path, {}, "Runner.run")["src/use.ts:timed"] == "call"
+    assert found_by(tmp_path, {}, "Runner.run")["src/use.ts:timed"] == "call"
     assert found["src/use.ts:listed"] == "call"  # through `enum`, the name `_enum` is exported under
-    assert _dependents(tmp_path, {}, "_enum")["src/use.ts:listed"] == "call"
-    assert _dependents(tmp_path, {}, "Context")["src/use.ts:header"] == "reference"
+    assert found_by(tmp_path, {}, "_enum")["src/use.ts:listed"] == "call"
+    assert found_by(tmp_path, {}, "Context")["src/use.ts:header"] == "reference"
 
 
 def test_a_result_that_names_no_class_of_the_tree_or_an_override_leaves_the_call_possible(
     tmp_path: Path,
 ) -> None:
-    found = _dependents(tmp_path, CHAINS, "Quick.run")
+    found = found_by(tmp_path, CHAINS, "Quick.run")
     assert found["src/use.ts:timed"] == "possible"  # a `Runner` may be a `Quick`
     assert declared_result("async function later(): Promise<StringSchema> {") == "Promise"
 
@@ -420,7 +406,7 @@ AWAITED = {
 def test_a_variable_assigned_an_awaited_call_holds_what_its_promise_holds(tmp_path: Path) -> None:
     """``const user = await findUser()`` with ``findUser(): Promise<User>`` holds a ``User``: ``user.greet()``
     calls ``User.greet`` (it was a possible caller)."""
-    found = _dependents(tmp_path, AWAITED, "User.greet")
+    found = found_by(tmp_path, AWAITED, "User.greet")
     assert found["src/app.ts:byFunction"] == "call"
     assert found["src/app.ts:byMethod"] == "call"
     assert "src/app.ts:notAwaited" not in found  # a Promise, one of the runtime's types
@@ -480,7 +466,7 @@ ACCESSORS = {
 
 def _accessor_users(root: Path, files: dict[str, str], qualname: str, kind: str) -> dict[str, str]:
     """Who-uses of the getter (``kind`` "get") or the setter of ``qualname``: both share the name."""
-    _dependents(root, files, qualname)
+    found_by(root, files, qualname)
     with prooftext.open(root) as index:
         rows = index.conn.execute(
             "SELECT id, signature FROM nodes WHERE qualname = ? AND kind = 'symbol'", (qualname,)
@@ -544,7 +530,7 @@ def test_a_receiver_of_one_of_the_runtime_s_types_calls_none_of_the_repository_s
 ) -> None:
     """``value.trim()`` with ``value: string`` was a possible call of every ``trim``; so was ``.then()`` on
     a function's declared ``Promise``."""
-    found = _dependents(tmp_path, RUNTIME_TYPES, "Text.trim")
+    found = found_by(tmp_path, RUNTIME_TYPES, "Text.trim")
     assert "src/use.ts:clean" not in found
     assert found["src/use.ts:unknown"] == "possible"
     assert _who_uses(tmp_path, "Text.then") == {}  # (the risk report then lists the text's mentions)
@@ -552,7 +538,7 @@ def test_a_receiver_of_one_of_the_runtime_s_types_calls_none_of_the_repository_s
 
 def test_a_runtime_type_the_repository_declares_again_is_not_the_runtime_s(tmp_path: Path) -> None:
     files = {**RUNTIME_TYPES, "src/globals.d.ts": "interface String {\n  trim(): string;\n}\n"}
-    assert _dependents(tmp_path, files, "Text.trim")["src/use.ts:clean"] == "possible"
+    assert found_by(tmp_path, files, "Text.trim")["src/use.ts:clean"] == "possible"
 
 
 def _who_uses(root: Path, qualname: str) -> dict[str, str]:
