@@ -52,3 +52,21 @@ def test_a_top_level_component_wrapped_in_a_call_is_a_function_and_a_local_value
 def test_a_top_level_value_computed_with_a_callback_is_no_function() -> None:
     text = "const names = list.map((x) => x.name);\nexport const total = sum(items, (a) => a.n);\n"
     assert [n for n in extract("a.js", text).nodes if n.kind == NODE_SYMBOL] == []
+
+
+def test_a_generator_function_assigned_or_stored_as_a_value_is_a_function() -> None:
+    """``const walk = function* () {}`` was no symbol (hono's ``fetchRoutesContent``), where ``function*
+    walk() {}`` and ``const walk = function () {}`` were."""
+    text = "const walk = function* (tree) {\n  yield tree;\n};\nclass Tree {\n  nodes = function* () {};\n}\nx.each = function* () {};\n"
+    for path in ("src/walk.js", "src/walk.ts"):
+        graph = extract(path, text)
+        assert [
+            (n.qualname, n.symbol_kind, n.start_line, n.end_line)
+            for n in graph.nodes
+            if n.kind == NODE_SYMBOL
+        ] == [
+            ("walk", "function", 1, 3),
+            ("Tree", "class", 4, 6),
+            ("Tree.nodes", "method", 5, 5),
+            ("each", "function", 7, 7),
+        ]

@@ -152,7 +152,7 @@ _JS_COMMON = """
 (function_declaration) @def
 (generator_function_declaration) @def
 (method_definition) @def
-(variable_declarator name: (identifier) value: [(arrow_function) (function_expression) (class)]) @def
+(variable_declarator name: (identifier) value: [(arrow_function) (function_expression) (generator_function) (class)]) @def
 (program (lexical_declaration (variable_declarator name: (identifier) @_component value: (call_expression
   arguments: [
     (arguments [(arrow_function) (function_expression)])
@@ -165,7 +165,7 @@ _JS_COMMON = """
   (#match? @_component "^[A-Z]"))
 (assignment_expression
   left: (member_expression property: (property_identifier))
-  right: [(arrow_function) (function_expression)]) @def
+  right: [(arrow_function) (function_expression) (generator_function)]) @def
 (call_expression function: [(identifier) @use (member_expression property: (property_identifier) @use)])
 (call_expression function: (member_expression property: (private_property_identifier) @use))
 (new_expression constructor: [(identifier) @use (member_expression property: (property_identifier) @use)])
@@ -180,7 +180,7 @@ _JS_QUERY = (
     _JS_COMMON
     + """
 (field_definition property: [(property_identifier) (private_property_identifier)]
-  value: [(arrow_function) (function_expression)]) @def
+  value: [(arrow_function) (function_expression) (generator_function)]) @def
 (class_heritage (identifier) @use)
 (jsx_opening_element name: (identifier) @use)
 (jsx_self_closing_element name: (identifier) @use)
@@ -198,7 +198,7 @@ _TS_QUERY = (
 (method_signature) @def
 (abstract_method_signature) @def
 (public_field_definition name: [(property_identifier) (private_property_identifier)]
-  value: [(arrow_function) (function_expression)]) @def
+  value: [(arrow_function) (function_expression) (generator_function)]) @def
 (internal_module) @def
 (module) @def
 (type_identifier) @use

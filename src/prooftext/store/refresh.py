@@ -168,7 +168,8 @@ JavaScript or TypeScript receiver through a call is spelled without its argument
 itself (``this.#req.param()`` on ``this.#req``); 28: a Python receiver through a call is spelled without
 its arguments (``app.test_client().get()`` on ``app.test_client()``); 29: a TypeScript file the grammar
 reads with errors is read again with each line that starts a generic call signature (``<I, R>(h: H<I>):
-R``) ending the line above, as TypeScript reads it))."""
+R``) ending the line above, as TypeScript reads it, and a generator function assigned or stored as a
+value (``const f = function* () {}``) is a function like any other))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
