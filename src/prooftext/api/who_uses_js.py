@@ -696,13 +696,20 @@ class JsWhoUses(WhoUsesStore):
             if function is None or annotation is None:
                 return None
             if annotation.lstrip().startswith("("):  # the function type written out
-                stated = function_type_parameter(annotation, binding.position)
-                found = self.js_type(function.path, stated) if stated else None
-                return found if isinstance(found, Sym) else None
+                return self._repository_class(
+                    function.path, function_type_parameter(annotation, binding.position)
+                )
             via, where = annotation_name(annotation) or "", function.path
         alias = self.js_bound(where, via, JS_TYPE_KINDS) if via else None
-        stated = function_type_parameter(self.text_of(alias), binding.position) if alias else None
-        found = self.js_type(alias.path, stated) if alias and stated else None
+        if alias is None:
+            return None
+        return self._repository_class(
+            alias.path, function_type_parameter(self.text_of(alias), binding.position)
+        )
+
+    def _repository_class(self, path: str, name: str | None) -> Sym | None:
+        """The repository's class ``name`` names in the file at ``path`` (not one of the runtime's types)."""
+        found = self.js_type(path, name) if name else None
         return found if isinstance(found, Sym) else None
 
     def js_awaited_class(self, owner_id: str, path: str, parts: list[str], depth: int) -> Sym | str | None:

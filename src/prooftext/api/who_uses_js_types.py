@@ -22,14 +22,10 @@ _NEW = re.compile(rf"\s*new\s+({_IDENT})\s*(?:<[^=;{{}}()]*>)?\s*\(")
 _MODIFIERS = r"(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)"
 
 
-def _annotation(text: str) -> str | None:
+def annotation_name(text: str) -> str | None:
     """The class an annotation's text names (see :data:`_TYPE`), or None."""
     found = _TYPE.match(text)
     return found.group(1) if found else None
-
-
-annotation_name = _annotation
-"""The class an annotation's text names, for who-uses to look up."""
 
 
 AWAITED = "await "
@@ -70,7 +66,7 @@ def _awaited(annotation: str) -> str | None:
     """The class every member of a union (``Foo | Promise<Foo>``) holds once awaited, or None."""
     members = [m for m in _top_level_split(annotation, "|") if m.strip() not in ("", "null", "undefined")]
     inner = [promise.group(1) if (promise := _PROMISE.match(m)) else m for m in members]
-    return agreed([_annotation(m) for m in inner])
+    return agreed([annotation_name(m) for m in inner])
 
 
 def _top_level_split(text: str, separator: str) -> list[str]:
@@ -104,7 +100,7 @@ def _result_and_body(header: str) -> tuple[str | None, int, str | None]:
     if found is None:
         return None, -1, None
     written = found.group(1)
-    stated = _annotation(written) if written is not None else None
+    stated = annotation_name(written) if written is not None else None
     return stated, found.end() if found.group(2) == "=>" else -1, written
 
 
@@ -310,10 +306,13 @@ def parameter_list(text: str, start: int) -> list[tuple[str, str]] | None:
     name), or None where one is not a plain name (a destructured object or array) or the list does not
     close."""
     end = _closing(text, start)
-    if end < 0:
-        return None
+    return _parameters(text[start + 1 : end]) if end >= 0 else None
+
+
+def _parameters(inside: str) -> list[tuple[str, str]] | None:
+    """:func:`parameter_list` of the text ``inside`` a parameter list's parentheses."""
     out: list[tuple[str, str]] = []
-    for piece in (p.strip() for p in _top_level_split(text[start + 1 : end], ",")):
+    for piece in (p.strip() for p in _top_level_split(inside, ",")):
         found = re.fullmatch(rf"(?:\.\.\.)?({_IDENT})\s*\??\s*(?::\s*([^=]+?))?\s*(?:=.*)?", piece, re.DOTALL)
         if found is None:
             return None if piece else out
@@ -327,10 +326,12 @@ def _function_parameters(
     """The parameters of the function whose parameter list opens at ``start`` in ``text``, each bound to its
     annotation or, unannotated, to its ``position`` in the function type ``via`` (None: to nothing known);
     None when no function starts there (an arrow's list is followed by ``=>``, a ``function``'s by ``{``)."""
-    parameters = parameter_list(text, start)
     end = _closing(text, start)
     after = re.match(r"\s*(?::[^=;{}]*?)?\s*(=>|\{)", text[end + 1 : end + 200]) if end >= 0 else None
-    if parameters is None or after is None or (after.group(1) == "{") != function:
+    if after is None or (after.group(1) == "{") != function:
+        return None
+    parameters = _parameters(text[start + 1 : end])
+    if parameters is None:
         return None
     return [
         (name, annotation or (Contextual(via, position, called) if via else ""))
@@ -351,7 +352,7 @@ def function_type_parameter(text: str, position: int) -> str | None:
     generic parameters too)."""
     if text.lstrip().startswith("("):
         parameters = parameter_list(text, text.index("("))
-        return _annotation(parameters[position][1]) if parameters and position < len(parameters) else None
+        return annotation_name(parameters[position][1]) if parameters and position < len(parameters) else None
     equals = re.search(rf"\btype\s+{_IDENT}\s*", text)
     if equals is None:
         return None
@@ -364,7 +365,7 @@ def function_type_parameter(text: str, position: int) -> str | None:
     parameters = parameter_list(text, found.end()) if found else None
     if not parameters or position >= len(parameters):
         return None
-    return _annotation(parameters[position][1])
+    return annotation_name(parameters[position][1])
 
 
 def stated_class(text: str, bindings: list[Binding]) -> str | None:
@@ -375,7 +376,7 @@ def stated_class(text: str, bindings: list[Binding]) -> str | None:
 
 def _stated(text: str, binding: Binding) -> str | None:
     if isinstance(binding, str):
-        return _annotation(binding)
+        return annotation_name(binding)
     if isinstance(binding, int):
         return _assigned(_value_text(text, binding))
     return None  # the context's type is the caller's to resolve
@@ -392,11 +393,11 @@ def field_class_name(text: str, name: str) -> str | None:
     word = re.escape(name)
     stated: list[str | None] = []
     declared = rf"(?m)^\s*{_MODIFIERS}*{word}\s*[?!]?\s*:\s*([^=;\n]+)"
-    stated.extend(_annotation(found.group(1)) for found in re.finditer(declared, text))
+    stated.extend(annotation_name(found.group(1)) for found in re.finditer(declared, text))
     parameter = (
         rf"[(,]\s*(?:public|private|protected|readonly)\s+{_MODIFIERS}*{word}\s*\??\s*:\s*([^=,();{{}}]+)"
     )
-    stated.extend(_annotation(found.group(1)) for found in re.finditer(parameter, text))
+    stated.extend(annotation_name(found.group(1)) for found in re.finditer(parameter, text))
     assigned = rf"\bthis\.{word}\s*=(?![=>])([^;\n]*)"
     stated.extend(_assigned(v.group(1)) for v in re.finditer(assigned, text) if not _empty(v.group(1)))
     return agreed(stated)
