@@ -319,6 +319,43 @@ def trimmed_outcome(
     )
 
 
+def floored_outcome(
+    rows: Sequence[Row], gold: dict[str, Any], share: float, floor: float, every: int
+) -> Outcome:
+    """The shipped gap rule at ``share``, every packet it ends with (sufficient or at the hard limit) keeping
+    only the excerpts that hold a ranked candidate of at least ``floor`` of the best one: a relevance floor
+    on what an adaptive packet quotes, where the fixed packet fills its budget."""
+    from prooftext.eval.metrics import group_ranges, line_recall
+
+    rule = gap_rule(share)
+    tokens: list[float] = []
+    recall: list[float] = []
+    sufficient = right = 0
+    for row in rows:
+        ladder = row["probe"]
+        chosen = [r for n, r in enumerate(ladder, start=1) if n % every == 0 or n == len(ladder)]
+        hit = next((r for r in chosen if rule(row, r)), None)
+        picked = hit or ladder[-1]
+        ranked = row["ranked"]
+        top = max((c[2] for c in ranked), default=0)
+        strong = [c for c in ranked if c[2] >= floor * top]
+        kept = [e for e in picked["excerpts"] if any(_holds(e, c) for c in strong)]
+        task = gold[row["instance_id"]]
+        if hit is not None:
+            sufficient += 1
+            right += set(task.gold_paths) <= {e[0] for e in kept}
+        tokens.append(picked["tokens"] * _lines(kept) / max(1, _lines(picked["excerpts"])))
+        recall.append(line_recall(group_ranges(kept), task.gold_ranges) or 0.0)
+    return Outcome(
+        fmean(tokens),
+        fmean(recall),
+        fmean(r["probe"][-1]["tokens"] for r in rows),
+        fmean(r["probe"][-1]["recall"] for r in rows),
+        sufficient,
+        right,
+    )
+
+
 STRONG_FILE_PARAMS = (
     (0.3, 0.0, 2.0),
     (0.3, 0.1, 2.0),
@@ -397,6 +434,9 @@ def main() -> None:
         for params in STRONG_FILE_PARAMS:
             label = "trimmed {} {} lone {}".format(*params)
             _print(rows, label, lambda part, p=params: trimmed_outcome(part, gold, p, args.every))  # type: ignore[misc]
+        for floor in (0.02, 0.05, 0.1, 0.15, 0.2):
+            label = f"gap 0.3, floor {floor}"
+            _print(rows, label, lambda part, f=floor: floored_outcome(part, gold, 0.3, f, args.every))  # type: ignore[misc]
 
 
 if __name__ == "__main__":

@@ -106,6 +106,42 @@ def test_other_languages() -> None:
     assert ruby.resolve_import("bin/run.rb", "a/b", "ruby") == "lib/a/b.rb"
 
 
+PHP_TREE = PathIndex(
+    {
+        "src/Client.php",
+        "src/Handler/CurlHandler.php",
+        "src/Handler/Proxy.php",
+        "tests/Client.php",
+        "lib/helpers.php",
+        "vendor/autoload.php",
+        "bootstrap.php",
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("importer", "module", "expected"),
+    [
+        ("src/Client.php", "GuzzleHttp\\Handler\\CurlHandler", "src/Handler/CurlHandler.php"),
+        ("src/Handler/Proxy.php", "GuzzleHttp\\Client", "src/Client.php"),
+        ("src/Handler/Proxy.php", "Psr\\Http\\Message\\RequestInterface", None),
+        ("lib/helpers.php", "GuzzleHttp\\Client", None),
+        ("src/Handler/Proxy.php", "./../Client.php", "src/Client.php"),
+        ("src/Client.php", "./missing.php", None),
+        ("bootstrap.php", "./vendor/autoload.php", "vendor/autoload.php"),
+        ("src/Client.php", "lib/helpers.php", "lib/helpers.php"),
+        ("src/Client.php", "helpers.php", "lib/helpers.php"),
+    ],
+)
+def test_a_php_use_names_its_psr4_class_file_and_an_include_its_path(
+    importer: str, module: str, expected: str | None
+) -> None:
+    """A use's name by its longest trailing run of two or more parts, or its last part alone in the importer's
+    directory or above (a namespace prefix maps to a directory under PSR-4); a class elsewhere (a test's
+    ``Client.php``) is not the import, nor is a package outside the tree."""
+    assert PHP_TREE.resolve_import(importer, module, "php") == expected
+
+
 def test_document_links() -> None:
     paths = {"docs/guide.md", "api/README.md", "docs/sub/index.md", "README.md"}
     assert resolve_link("docs/design.md", "guide.md#setup", paths) == "docs/guide.md"

@@ -164,6 +164,7 @@ _KINDS: dict[str, str] = {
     "module": "module",
     "method": _FUNCTION,
     "singleton_method": _FUNCTION,
+    "trait_declaration": "trait",
 }
 _KIND_OVERRIDES: dict[str, dict[str, str]] = {
     L.TYPESCRIPT: {"module": "namespace"},
@@ -519,9 +520,20 @@ def _after_annotations(node: TSNode, signature: TSNode) -> int:
     return following.start_byte if following is not None else signature.start_byte
 
 
-def _java_header_end(node: TSNode) -> int | None:
-    """Java: where a declaration without a body (an abstract, interface or native method, an annotation type
-    element) ends, before its ``;``: its signature is the whole header, however many lines it takes."""
+def _after_attributes(node: TSNode, signature: TSNode) -> int:
+    """PHP: a signature starts after the attributes (``#[Route('/x')]``, in the range, like decorators) and
+    the comments after them."""
+    attributes = node.child_by_field_name("attributes")
+    following = attributes.next_sibling if attributes is not None else None
+    while following is not None and following.type in _COMMENTS:
+        following = following.next_sibling
+    return following.start_byte if following is not None else signature.start_byte
+
+
+def _header_end(node: TSNode) -> int | None:
+    """Java and PHP: where a declaration without a body (an abstract, interface or native method, an
+    annotation type element) ends, before its ``;``: its signature is the whole header, however many lines
+    it takes."""
     last = node.child(node.child_count - 1) if node.child_count else None
     if node.child_by_field_name("body") is not None or last is None or last.type != ";":
         return None
@@ -579,6 +591,22 @@ def _macro_in_body(node: TSNode) -> bool:
     return False
 
 
+def _signature_start(node: TSNode, signature: TSNode, language: str) -> int:
+    if language == L.JAVA:
+        return _after_annotations(node, signature)
+    if language == L.PHP:
+        return _after_attributes(node, signature)
+    return signature.start_byte
+
+
+def _signature_end(node: TSNode, sig_start: int, language: str) -> int | None:
+    if language in (L.JAVA, L.PHP):
+        return _header_end(node)
+    if language == L.RUBY:
+        return _comment_before_body(node, sig_start)
+    return _bodiless_end(node)
+
+
 def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     if node.type in _C_SPECIFIERS and node.parent is not None and node.parent.type == "type_definition":
         return None  # `typedef struct {…} name;` is one symbol, read from the typedef
@@ -592,9 +620,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     first = _first_node(outer)
     if misread is not None and misread[2] is not None:
         first = signature = misread[2]  # `int CDECL` of `int CDECL main(void)`
-    java = language == L.JAVA
-    sig_start = _after_annotations(node, signature) if java else signature.start_byte
-    sig_end = _comment_before_body(node, sig_start) if language == L.RUBY else _bodiless_end(node)
+    sig_start = _signature_start(node, signature, language)
     return _Def(
         outer=outer,
         first_line=first.start_point.row + 1,
@@ -604,7 +630,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         body=_body(node),
         sig_start=sig_start,
         sig_limit=outer.end_byte,
-        sig_end=_java_header_end(node) if java else sig_end,
+        sig_end=_signature_end(node, sig_start, language),
         doc_node=first,
         py_body=node.child_by_field_name("body") if language == L.PYTHON else None,
     )
@@ -992,7 +1018,11 @@ _CALL_TYPES = frozenset(
         "call_expression",
         "method_invocation",
         "new_expression",
-        "object_creation_expression",  # Java's `new Foo(...)`: a call of Foo's constructor
+        "object_creation_expression",  # Java's and PHP's `new Foo(...)`: a call of Foo's constructor
+        "function_call_expression",  # PHP
+        "member_call_expression",
+        "nullsafe_member_call_expression",
+        "scoped_call_expression",
         "macro_invocation",
         "field_initializer",  # C++'s `: Base(doc)` in a constructor: a call of Base's constructor
     }

@@ -16,6 +16,12 @@ Spelling conventions (what ``ImportRef.module`` holds):
 - C / C++: ``"x.h"`` includes as the bare path ``x.h``, ``<x.h>`` includes with their angle brackets.
 - Ruby: ``require "a/b"`` as ``a/b``; ``require_relative "b"`` as ``./b`` so it resolves relatively; only
   calls without a receiver (``YAML.load("…")`` reads data, it loads no file).
+- PHP: a ``use`` names a class, function or constant by its fully qualified name, without its leading
+  backslash (``use A\\B\\C as D`` gives ``A\\B\\C``; a group ``use A\\{B, C\\D}`` gives ``A\\B`` and
+  ``A\\C\\D``); ``include`` and ``require`` (``_once`` too) a path: a literal as written, one joined to
+  ``__DIR__`` or ``dirname(__FILE__)`` relative to the file (``__DIR__ . '/x.php'`` gives ``./x.php``), one
+  joined to ``dirname(__DIR__)`` relative to its directory's parent (``./../x.php``). A path computed
+  otherwise, or a string with variables in it, names no file we can know.
 """
 
 from __future__ import annotations
@@ -158,6 +164,56 @@ def _c(node: TSNode, data: bytes) -> list[Import]:
     return []  # a macro-computed include
 
 
+_PHP_USE_NAMES = frozenset({"name", "qualified_name"})
+_PHP_STRINGS = frozenset({"string", "encapsed_string"})
+_PHP_PLAIN = frozenset({"string_content", "escape_sequence"})
+_PHP_HERE = frozenset({"__DIR__", "dirname(__FILE__)"})
+_PHP_PARENT = frozenset({"dirname(__DIR__)", "dirname(dirname(__FILE__))"})
+
+
+def _php_uses(node: TSNode, data: bytes) -> list[Import]:
+    group = next((child for child in node.named_children if child.type == "namespace_use_group"), None)
+    clauses = group.named_children if group is not None else node.named_children
+    prefix = ""
+    if group is not None:
+        named = node.named_children[0] if node.named_children else None
+        prefix = _compact(_text(data, named)).strip("\\") + "\\" if named is not None else ""
+    out: list[Import] = []
+    for clause in clauses:
+        name = next((child for child in clause.named_children if child.type in _PHP_USE_NAMES), None)
+        if clause.type == "namespace_use_clause" and name is not None:
+            out.append((prefix + _compact(_text(data, name)).lstrip("\\"), ()))
+    return out
+
+
+def _php_literal(node: TSNode | None, data: bytes) -> str:
+    """The text of a PHP string without variables in it, else ''."""
+    if node is None or node.type not in _PHP_STRINGS:
+        return ""
+    if any(child.type not in _PHP_PLAIN for child in node.named_children):
+        return ""
+    return _unquote(_text(data, node))
+
+
+def _php_include(node: TSNode, data: bytes) -> list[Import]:
+    argument = node.named_children[0] if node.named_children else None
+    while argument is not None and argument.type == "parenthesized_expression" and argument.named_children:
+        argument = argument.named_children[0]  # `require('x.php')`
+    path = _php_literal(argument, data)
+    if argument is not None and argument.type == "binary_expression":
+        base = _compact(_text(data, argument.child_by_field_name("left")))
+        tail = _php_literal(argument.child_by_field_name("right"), data)
+        directory = "." if base in _PHP_HERE else "./.." if base in _PHP_PARENT else ""
+        path = directory + tail if directory and tail.startswith("/") else ""
+    return [(path, ())] if path else []
+
+
+def _php(node: TSNode, data: bytes) -> list[Import]:
+    if node.type == "namespace_use_declaration":
+        return _php_uses(node, data)
+    return _php_include(node, data)
+
+
 def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
     """The (module, names) pairs one captured import node stands for."""
     if language == L.PYTHON:
@@ -170,5 +226,7 @@ def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
         return _java(node, data)
     if language in (L.C, L.CPP):
         return _c(node, data)
+    if language == L.PHP:
+        return _php(node, data)
     target = _unquote(_text(data, node))  # JS / TS / Go: a string literal
     return [(target, ())] if target else []

@@ -15,6 +15,7 @@ extensions                                                language
 ``.c`` ``.h``                                             ``c``
 ``.cc`` ``.cpp`` ``.cxx`` ``.hpp`` ``.hh`` ``.hxx``       ``cpp``
 ``.rb``                                                   ``ruby``
+``.php``                                                  ``php``
 ``.md`` ``.markdown``                                     ``markdown``
 ``.rst``                                                  ``rst``
 ========================================================  ==============
@@ -65,6 +66,7 @@ JAVA = "java"
 C = "c"
 CPP = "cpp"
 RUBY = "ruby"
+PHP = "php"
 MARKDOWN = "markdown"
 RST = "rst"
 TEXT = "text"
@@ -93,6 +95,7 @@ EXTENSIONS: dict[str, str] = {
     ".hh": CPP,
     ".hxx": CPP,
     ".rb": RUBY,
+    ".php": PHP,
     ".md": MARKDOWN,
     ".markdown": MARKDOWN,
     ".rst": RST,
@@ -101,7 +104,7 @@ EXTENSIONS: dict[str, str] = {
 CASE_SENSITIVE_EXTENSIONS: dict[str, str] = {".C": CPP, ".H": CPP}
 """Spellings matched exactly, before the lower-case table: upper-case ``.C``/``.H`` are C++ for GCC."""
 
-CODE_LANGUAGES: tuple[str, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA, C, CPP, RUBY)
+CODE_LANGUAGES: tuple[str, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA, C, CPP, RUBY, PHP)
 
 
 def language_for(path: str) -> str | None:
@@ -299,6 +302,38 @@ _RUBY_QUERY = """
   (#any-of? @_req "require" "require_relative" "load"))
 """
 
+# PHP: a name is used by a call (of a function, a method, a static method), `new`, a type, a base class, an
+# interface, a used trait, an attribute, a class constant (`Foo::BAR`, `Foo::class`) and `instanceof`; a
+# namespace-qualified name (`\Foo\bar()`) by its last part. Namespaces are not definitions (as Java's
+# packages): a class is named without its namespace.
+_PHP_NAMES = "[(name) @use (qualified_name (name) @use)]"
+_PHP_QUERY = f"""
+(class_declaration) @def
+(interface_declaration) @def
+(trait_declaration) @def
+(enum_declaration) @def
+(function_definition) @def
+(method_declaration) @def
+(function_call_expression function: {_PHP_NAMES})
+(member_call_expression name: (name) @use)
+(nullsafe_member_call_expression name: (name) @use)
+(scoped_call_expression name: (name) @use)
+(scoped_call_expression scope: {_PHP_NAMES})
+(object_creation_expression {_PHP_NAMES})
+(class_constant_access_expression . {_PHP_NAMES})
+(named_type {_PHP_NAMES})
+(base_clause {_PHP_NAMES})
+(class_interface_clause {_PHP_NAMES})
+(use_declaration {_PHP_NAMES})
+(attribute {_PHP_NAMES})
+(binary_expression operator: "instanceof" right: {_PHP_NAMES})
+(namespace_use_declaration) @import
+(include_expression) @import
+(include_once_expression) @import
+(require_expression) @import
+(require_once_expression) @import
+"""
+
 
 @dataclass(frozen=True)
 class CodeSpec:
@@ -336,6 +371,9 @@ SPECS: dict[str, CodeSpec] = {
     C: CodeSpec(C, "tree_sitter_c", "language", _C_DEFS, frozenset()),
     CPP: CodeSpec(CPP, "tree_sitter_cpp", "language", _CPP_QUERY, frozenset({"class", "struct", "union"})),
     RUBY: CodeSpec(RUBY, "tree_sitter_ruby", "language", _RUBY_QUERY, frozenset({"class", "module"})),
+    PHP: CodeSpec(
+        PHP, "tree_sitter_php", "language_php", _PHP_QUERY, frozenset({"class", "interface", "trait", "enum"})
+    ),
 }
 
 

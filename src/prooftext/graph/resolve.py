@@ -23,6 +23,12 @@ Import rules by language:
 - Java: the class file ending in the dotted path (members of static imports and nested classes dropped).
 - C / C++: quoted includes next to the importer, then from the root, then by path suffix; ``<…>`` by suffix.
 - Ruby: ``require_relative`` next to the importer; ``require`` by path suffix.
+- PHP: a ``use`` by the class file its name maps to under PSR-4 (a namespace prefix maps to a directory, the
+  rest of the name to the path below it): the file ending in the longest trailing run of two or more of the
+  name's parts (``GuzzleHttp\\Handler\\CurlHandler`` to ``src/Handler/CurlHandler.php``), else, for the
+  last part alone, a file in the importer's directory or one above it (``GuzzleHttp\\Client`` to
+  ``src/Client.php``). A path of ``include`` / ``require`` next to the importer (``./`` relative to it
+  only), then from the root, then by path suffix.
 """
 
 from __future__ import annotations
@@ -269,6 +275,27 @@ class PathIndex:
             return [local] if local in self.paths else []
         return self._suffix(importer, with_ext)
 
+    def _php(self, importer: str, spec: str) -> list[str]:
+        if "/" in spec or "." in spec:  # a path; a namespaced name holds neither
+            if spec.startswith("."):
+                local = _join(posixpath.dirname(importer), spec)
+                return [local] if local in self.paths else []
+            return self._c(importer, spec)
+        parts = [part for part in spec.split("\\") if part]
+        if not parts:
+            return []
+        for start in range(len(parts) - 1):
+            found = self._suffix(importer, "/".join(parts[start:]) + ".php")
+            if found:
+                return found
+        above = [
+            path
+            for path in self._by_suffix.get(parts[-1] + ".php", ())
+            if importer.startswith(posixpath.dirname(path) + "/") or "/" not in path
+        ]
+        best = _closest(importer, above)
+        return [best] if best is not None else []
+
     # --- public ---------------------------------------------------------------------------------------
 
     def resolve_import_all(self, importer: str, module: str, language: str) -> list[str]:
@@ -289,6 +316,8 @@ class PathIndex:
             return self._c(importer, module)
         if language == L.RUBY:
             return self._ruby(importer, module)
+        if language == L.PHP:
+            return self._php(importer, module)
         return []
 
     def go_package(self, directory: str) -> list[str]:

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 29
+READING_REVISION = 30
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -169,7 +169,9 @@ itself (``this.#req.param()`` on ``this.#req``); 28: a Python receiver through a
 its arguments (``app.test_client().get()`` on ``app.test_client()``); 29: a TypeScript file the grammar
 reads with errors is read again with each line that starts a generic call signature (``<I, R>(h: H<I>):
 R``) ending the line above, as TypeScript reads it, and a generator function assigned or stored as a
-value (``const f = function* () {}``) is a function like any other))."""
+value (``const f = function* () {}``) is a function like any other; 30: a PHP file (``.php``) is read
+for its classes, interfaces, traits, enums, functions and methods, its uses and its ``use``, ``include``
+and ``require`` imports, where it was cut into line windows before))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
