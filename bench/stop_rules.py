@@ -285,49 +285,18 @@ def _lines(excerpts: Sequence[Sequence[Any]]) -> int:
     return sum(end - start + 1 for _, start, end in excerpts)
 
 
-def trimmed_outcome(
-    rows: Sequence[Row], gold: dict[str, Any], params: tuple[float, float, float], every: int
+Keep = Callable[[Row], Sequence[Sequence[Any]]]
+"""The candidates whose excerpts a trimmed packet keeps, for one task."""
+
+
+def kept_outcome(
+    rows: Sequence[Row], gold: dict[str, Any], rule: Rule, keep: Keep, every: int, at_limit: bool
 ) -> Outcome:
-    """A strong-file rule whose sufficient packet keeps only the excerpts holding a candidate it waited for."""
+    """``rule``'s stops, the packet it ends with keeping only the excerpts that hold a candidate ``keep``
+    names (its tokens estimated in proportion to the lines it keeps): a sufficient packet only, or the hard
+    limit's too (``at_limit``)."""
     from prooftext.eval.metrics import group_ranges, line_recall
 
-    tokens: list[float] = []
-    recall: list[float] = []
-    sufficient = right = 0
-    for row in rows:
-        ladder = row["probe"]
-        chosen = [r for n, r in enumerate(ladder, start=1) if n % every == 0 or n == len(ladder)]
-        wanted = waited_for(row, *params)
-        hit = next((r for r in chosen if all(_quoted(r, c) for c in wanted)), None)
-        if hit is None:
-            tokens.append(ladder[-1]["tokens"])
-            recall.append(ladder[-1]["recall"])
-            continue
-        kept = [e for e in hit["excerpts"] if any(_holds(e, c) for c in wanted)]
-        task = gold[row["instance_id"]]
-        sufficient += 1
-        right += set(task.gold_paths) <= {e[0] for e in kept}
-        tokens.append(hit["tokens"] * _lines(kept) / max(1, _lines(hit["excerpts"])))
-        recall.append(line_recall(group_ranges(kept), task.gold_ranges) or 0.0)
-    return Outcome(
-        fmean(tokens),
-        fmean(recall),
-        fmean(r["probe"][-1]["tokens"] for r in rows),
-        fmean(r["probe"][-1]["recall"] for r in rows),
-        sufficient,
-        right,
-    )
-
-
-def floored_outcome(
-    rows: Sequence[Row], gold: dict[str, Any], share: float, floor: float, every: int
-) -> Outcome:
-    """The shipped gap rule at ``share``, every packet it ends with (sufficient or at the hard limit) keeping
-    only the excerpts that hold a ranked candidate of at least ``floor`` of the best one: a relevance floor
-    on what an adaptive packet quotes, where the fixed packet fills its budget."""
-    from prooftext.eval.metrics import group_ranges, line_recall
-
-    rule = gap_rule(share)
     tokens: list[float] = []
     recall: list[float] = []
     sufficient = right = 0
@@ -336,10 +305,12 @@ def floored_outcome(
         chosen = [r for n, r in enumerate(ladder, start=1) if n % every == 0 or n == len(ladder)]
         hit = next((r for r in chosen if rule(row, r)), None)
         picked = hit or ladder[-1]
-        ranked = row["ranked"]
-        top = max((c[2] for c in ranked), default=0)
-        strong = [c for c in ranked if c[2] >= floor * top]
-        kept = [e for e in picked["excerpts"] if any(_holds(e, c) for c in strong)]
+        if hit is None and not at_limit:
+            tokens.append(picked["tokens"])
+            recall.append(picked["recall"])
+            continue
+        wanted = keep(row)
+        kept = [e for e in picked["excerpts"] if any(_holds(e, c) for c in wanted)]
         task = gold[row["instance_id"]]
         if hit is not None:
             sufficient += 1
@@ -354,6 +325,28 @@ def floored_outcome(
         sufficient,
         right,
     )
+
+
+def trimmed_outcome(
+    rows: Sequence[Row], gold: dict[str, Any], params: tuple[float, float, float], every: int
+) -> Outcome:
+    """A strong-file rule whose sufficient packet keeps only the excerpts holding a candidate it waited for."""
+    rule = strong_files_rule(*params)
+    return kept_outcome(rows, gold, rule, lambda row: waited_for(row, *params), every, at_limit=False)
+
+
+def floored_outcome(
+    rows: Sequence[Row], gold: dict[str, Any], share: float, floor: float, every: int
+) -> Outcome:
+    """The shipped gap rule at ``share``, every packet it ends with (sufficient or at the hard limit) keeping
+    only the excerpts that hold a ranked candidate of at least ``floor`` of the best one: a relevance floor
+    on what an adaptive packet quotes, where the fixed packet fills its budget."""
+
+    def strong(row: Row) -> list[Sequence[Any]]:
+        top = max((c[2] for c in row["ranked"]), default=0)
+        return [c for c in row["ranked"] if c[2] >= floor * top]
+
+    return kept_outcome(rows, gold, gap_rule(share), strong, every, at_limit=True)
 
 
 STRONG_FILE_PARAMS = (

@@ -8,6 +8,7 @@ doc comments count as the same.
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -67,6 +68,26 @@ class Language:
     theirs: Callable[[list[list[object]]], list[Definition]]
     imports: Callable[[str, str], Imports]
     doc_differs: DocDiffers
+
+
+def doc_first(defs: list[list[object]]) -> list[Definition]:
+    """An oracle's ``[qualname, kind, definition line, last line, doc comment's first line, doc]`` rows as
+    definitions that start at the doc comment, as ours do."""
+    return [(str(q), str(k), int(f), int(last), str(doc)) for q, k, _def, last, f, doc in defs]  # type: ignore[call-overload]
+
+
+def our_imports(rel: str, text: str) -> Imports:
+    """(module, line) of every import prooftext extracts from a file."""
+    return [(i.module, i.line) for i in extract(rel, text).imports]
+
+
+def cli(description: str, language: Language) -> int:
+    """The command line of a bench that needs nothing but its trees: ``TREE [TREE ...] [--verbose]``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("trees", nargs="+", type=Path)
+    parser.add_argument("--verbose", action="store_true", help="print every difference")
+    args = parser.parse_args()
+    return print_table(args.trees, language, args.verbose)
 
 
 def plain_doc_differs(_lines: list[str], want: Definition, got: Definition) -> bool:

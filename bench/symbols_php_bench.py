@@ -19,23 +19,16 @@ prints a table.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from symbols_oracle import Definition, Imports, Language, print_table
+from symbols_oracle import Definition, Language, cli, doc_first, our_imports
 
 from prooftext.graph.code import MAX_DOCSTRING_CHARS
-from prooftext.graph.extract import extract
 
 ORACLE = Path(__file__).resolve().parent / "php_oracle" / "symbols.php"
-
-
-def _theirs(defs: list[list[object]]) -> list[Definition]:
-    """The oracle's (qualname, kind, first, last, doc first line, doc): ours start at the doc comment."""
-    return [(str(q), str(k), int(f), int(last), str(doc)) for q, k, _first, last, f, doc in defs]  # type: ignore[call-overload]
 
 
 def _doc_differs(_lines: list[str], want: Definition, got: Definition) -> bool:
@@ -45,17 +38,10 @@ def _doc_differs(_lines: list[str], want: Definition, got: Definition) -> bool:
     return want[4] != got[4]
 
 
-def _imports(rel: str, text: str) -> Imports:
-    return [(i.module, i.line) for i in extract(rel, text).imports]
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("trees", nargs="+", type=Path)
-    parser.add_argument("--verbose", action="store_true", help="print every difference")
-    args = parser.parse_args()
-    php = Language(".php", ["php", str(ORACLE)], _theirs, _imports, _doc_differs)
-    return print_table(args.trees, php, args.verbose)
+    return cli(
+        __doc__.splitlines()[0], Language(".php", ["php", str(ORACLE)], doc_first, our_imports, _doc_differs)
+    )
 
 
 if __name__ == "__main__":
