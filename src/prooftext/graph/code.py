@@ -53,6 +53,7 @@ from prooftext.graph.model import (
     UNKNOWN_RECEIVER,
     c_receiver,
     js_receiver,
+    php_receiver,
     spell,
 )
 
@@ -1136,6 +1137,8 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
         receiver = c_receiver(_text(data, target))
     elif target is not None and language in _JS_LANGUAGES:
         receiver = js_receiver(_text(data, target))
+    elif target is not None and language == L.PHP:
+        receiver = php_receiver(_text(data, target))
     elif target is not None:
         text = _text(data, target)
         receiver = text if _SIMPLE_RECEIVER.fullmatch(text) else UNKNOWN_RECEIVER

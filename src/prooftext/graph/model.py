@@ -148,6 +148,26 @@ def js_receiver(text: str) -> str:
     return spelled if _JS_RECEIVER.fullmatch(spelled) else UNKNOWN_RECEIVER
 
 
+_PHP_MEMBERS = re.compile(r"\$?\w+(?:\s*\??->\s*\w+){0,5}")
+_PHP_CLASS = re.compile(r"\\?\w+(?:\\\w+){0,7}")
+
+
+def php_receiver(text: str) -> str:
+    """A PHP receiver's text as a reference spells it: ``$this`` is ``this`` (``$this->repo`` is
+    ``this.repo``), a variable keeps its ``$`` (``$client.config``), ``self``, ``static`` and ``parent`` and a
+    class name stay as written, a namespaced class name is dotted without its leading backslash
+    (``\\App\\Models\\User`` is ``App.Models.User``); :data:`UNKNOWN_RECEIVER` for any other expression
+    (a call, an array element)."""
+    text = text.strip()
+    if _PHP_MEMBERS.fullmatch(text):
+        parts = [part.strip() for part in re.split(r"\??->", text)]
+        head = "this" if parts[0] == "$this" else parts[0]
+        return ".".join([head, *parts[1:]])
+    if _PHP_CLASS.fullmatch(text):
+        return text.lstrip("\\").replace("\\", ".")
+    return UNKNOWN_RECEIVER
+
+
 def parse_reference(spelled: str) -> Reference | None:
     """The reference a ``Use.name`` spells, or None for a plain-name use (one without a space)."""
     fields = spelled.split(" ")
