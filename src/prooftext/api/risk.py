@@ -37,6 +37,7 @@ from prooftext.api.who_uses_model import (
     node_list,
     nodes_by_id,
 )
+from prooftext.api.who_uses_php import PhpWhoUses
 from prooftext.api.who_uses_python import (
     FIXTURE,
     FIXTURE_NAME,
@@ -249,16 +250,16 @@ def _module_symbols(conn: sqlite3.Connection, ref: str) -> list[Node]:
 type, a base class), an import of the target, a reference whose receiver cannot be tied to a definition
 (``x.push()`` with ``x`` of unknown type: reported, never dropped), and, for documentation, a mention."""
 
-_CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor"})
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "__construct"})
 """Methods that constructing their class runs: a call of the class depends on them."""
 _DISTINCTIVE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]")
 """A name that is no plain word (an inner ``_``, a case change, a digit): matched in documentation alone."""
 
 
-class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PythonNames):
+class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PhpWhoUses, PythonNames):
     """Resolves spelled references (see :class:`~prooftext.graph.model.Reference`) to the definitions they
     name, through the file's imports, the enclosing class and its bases in the repository: Python here, and
-    JavaScript, Go, Java, C and C++ through their classifiers. Read lazily from the store and cached for one request."""
+    JavaScript, Go, Java, C, C++ and PHP through their classifiers. Read lazily from the store and cached for one request."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
@@ -280,6 +281,8 @@ class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PythonNames):
             return self._classify_go(target, ref, path, (owner_id, line), exact)
         if target.language == L.JAVA and path.endswith(".java") and target.symbol_kind == "method":
             return self._classify_java(target, ref, path, owner_id, exact)
+        if target.language == L.PHP and path.endswith(".php"):
+            return self._classify_php(target, ref, path, owner_id, exact)
         if is_cpp_target(target) and is_c_family_file(path):
             return self._classify_cpp(target, ref, (path, owner_id, line), exact)
         if is_c_function(target) and is_c_family_file(path) and not ref.receiver:

@@ -1019,11 +1019,7 @@ _CALL_TYPES = frozenset(
         "call_expression",
         "method_invocation",
         "new_expression",
-        "object_creation_expression",  # Java's and PHP's `new Foo(...)`: a call of Foo's constructor
-        "function_call_expression",  # PHP
-        "member_call_expression",
-        "nullsafe_member_call_expression",
-        "scoped_call_expression",
+        "object_creation_expression",  # Java's `new Foo(...)`: a call of Foo's constructor
         "macro_invocation",
         "field_initializer",  # C++'s `: Base(doc)` in a constructor: a call of Base's constructor
     }
@@ -1146,8 +1142,32 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
         if parent.parent.type != "qualified_identifier":
             break
         parent = parent.parent  # C++'s `ns::Tracing::Reset()`: the call holds the outermost qualifier
-    called = any(n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None))
+    if language == L.PHP:
+        called = _php_called(node, parent)
+    else:
+        called = any(
+            n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None)
+        )
     return _ref(name, HOW_CALL if called else HOW_READ, receiver)
+
+
+_PHP_MEMBER_CALLS = frozenset(
+    {"member_call_expression", "nullsafe_member_call_expression", "scoped_call_expression"}
+)
+
+
+def _php_called(node: TSNode, parent: TSNode | None) -> bool:
+    """Whether a PHP name is what a call calls: the function of a call, a method's name, or the class of
+    ``new``; not the class a static method is called on (``Cache`` of ``Cache::get()``)."""
+    named = parent if parent is not None and parent.type == "qualified_name" else node  # `\A\f()`
+    outer = named.parent
+    if outer is None:
+        return False
+    if outer.type == "object_creation_expression":
+        return True
+    if outer.type == "function_call_expression":
+        return _same(outer.child_by_field_name("function"), named)
+    return outer.type in _PHP_MEMBER_CALLS and _same(outer.child_by_field_name("name"), named)
 
 
 def _references(

@@ -103,7 +103,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 30
+READING_REVISION = 31
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -171,7 +171,9 @@ reads with errors is read again with each line that starts a generic call signat
 R``) ending the line above, as TypeScript reads it, and a generator function assigned or stored as a
 value (``const f = function* () {}``) is a function like any other; 30: a PHP file (``.php``) is read
 for its classes, interfaces, traits, enums, functions and methods, its uses and its ``use``, ``include``
-and ``require`` imports, where it was cut into line windows before))."""
+and ``require`` imports, where it was cut into line windows before; 31: a PHP receiver is spelled as
+who-uses follows it (``$this->repo`` as ``this.repo``, ``\\App\\Cache`` as ``App.Cache``) and the class of a
+static call (``Cache::get()``) is read, not called))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""

@@ -50,6 +50,15 @@ def files_under(conn: sqlite3.Connection, directory: str, limit: int) -> list[st
     return [str(r[0]) for r in rows]
 
 
+def files_ending(conn: sqlite3.Connection, suffix: str) -> list[str]:
+    """The paths of the indexed files that are ``suffix`` or end in ``/suffix``, in path order."""
+    rows = conn.execute(
+        "SELECT path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' ORDER BY path",
+        (suffix, "%/" + like_escape(suffix)),
+    )
+    return [str(r[0]) for r in rows]
+
+
 def is_indexed_file(conn: sqlite3.Connection, path: str) -> bool:
     return conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
 

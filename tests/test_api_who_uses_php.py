@@ -1,0 +1,142 @@
+"""Who-uses in PHP: calls resolved through the class the code states for their receiver (checked against
+what the Intelephense language server resolves, ``bench/who_uses_php_bench.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import found_by
+from prooftext.graph.extract import extract
+
+REPOSITORY = {
+    "src/Repository.php": """
+        <?php
+        namespace App;
+
+        class Repository
+        {
+            public function find(int $id): ?User { return null; }
+
+            public function create(): self { return new self(); }
+
+            public function all(): array { return $this->find(1) ? [] : []; }
+        }
+    """,
+    "src/User.php": """
+        <?php
+        namespace App;
+
+        class User
+        {
+            public function __construct(private string $name) {}
+
+            public function find(): string { return $this->name; }
+        }
+    """,
+    "src/Service.php": """
+        <?php
+        namespace App;
+
+        use App\\Repository as Store;
+        use Psr\\Log\\LoggerInterface;
+
+        class Service
+        {
+            private Store $store;
+
+            public function __construct(private LoggerInterface $logger, Store $store)
+            {
+                $this->store = $store;
+            }
+
+            public function byField(): ?User
+            {
+                return $this->store->find(1);
+            }
+
+            public function byParameter(Store $repository): ?User
+            {
+                return $repository->find(2);
+            }
+
+            public function byNew(): ?User
+            {
+                $repository = new Store();
+                return $repository->find(3);
+            }
+
+            public function byResult(): ?User
+            {
+                $repository = Store::make()->create();
+                $made = $this->store->create();
+                return $made->find(4);
+            }
+
+            public function onLibrary(): void
+            {
+                $this->logger->find('x');
+            }
+
+            public function unknown($thing): void
+            {
+                $thing->find(5);
+            }
+
+            public function user(): User
+            {
+                return new User('ada');
+            }
+        }
+    """,
+}
+
+
+def test_a_php_call_is_its_receivers_class_method_when_the_code_states_that_class(tmp_path: Path) -> None:
+    found = found_by(tmp_path, REPOSITORY, "Repository.find")
+    assert found["src/Repository.php:Repository.all"] == "call"  # $this
+    assert found["src/Service.php:Service.byField"] == "call"  # a typed property, through a use alias
+    assert found["src/Service.php:Service.byParameter"] == "call"  # a typed parameter
+    assert found["src/Service.php:Service.byNew"] == "call"  # $x = new Foo()
+    assert found["src/Service.php:Service.byResult"] == "call"  # what the method called declares it returns
+    assert found["src/Service.php:Service.unknown"] == "possible"  # a parameter of no stated class
+    assert "src/Service.php:Service.onLibrary" not in found  # a package's interface, not this class
+    assert "src/User.php:User.find" not in found  # the same name on another class
+
+
+def test_a_php_constructor_is_used_by_new_of_its_class_not_by_its_name_as_a_type(tmp_path: Path) -> None:
+    found = found_by(tmp_path, REPOSITORY, "User.__construct")
+    assert found == {"src/Service.php:Service.user": "call"}
+
+
+def test_a_php_static_call_on_a_class_is_no_construction_of_it() -> None:
+    graph = extract("a.php", "<?php\nfunction f() { Cache::get(); new Cache(); \\A\\B\\Store::make(); }\n")
+    spelled = sorted(u.name for u in graph.uses if " " in u.name)
+    assert spelled == ["Cache call", "Cache read", "Store read", "get call Cache", "make call A.B.Store"]
+
+
+def test_a_php_call_through_parent_runs_the_parents_member_and_no_override(tmp_path: Path) -> None:
+    files = {
+        "src/Base.php": """
+            <?php
+            namespace App;
+            abstract class Base
+            {
+                public function __construct(int $level) {}
+                public function handle(): bool { return $this->write(); }
+                protected function write(): bool { return true; }
+            }
+        """,
+        "src/Middle.php": "<?php\nnamespace App;\nabstract class Middle extends Base {}\n",
+        "src/Leaf.php": """
+            <?php
+            namespace App;
+            final class Leaf extends Middle
+            {
+                public function __construct() { parent::__construct(1); }
+                protected function write(): bool { return parent::write(); }
+            }
+        """,
+    }
+    assert found_by(tmp_path, files, "Base.__construct") == {"src/Leaf.php:Leaf.__construct": "call"}
+    # `$this->write()` in Base may run Leaf's override; `parent::write()` runs Base's alone
+    assert found_by(tmp_path, files, "Leaf.write") == {"src/Base.php:Base.handle": "possible"}
