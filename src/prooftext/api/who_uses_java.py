@@ -414,20 +414,11 @@ class JavaWhoUses(WhoUsesStore):
         return self._java_texts[key]
 
     def _read_java_text(self, holder: Sym, own_lines: bool) -> str:
-        node = self.node(holder)
-        if node is None:
-            return ""
-        lines = self._java_code_lines(holder.path)[node.start_line - 1 : node.end_line]
+        code = self._java_code_lines(holder.path)
         if own_lines:
-            members = {m for found in self.children(holder.node_id).values() for m in found}
-            inside = {
-                number
-                for inner in self.spans(holder.path)
-                if inner.node_id in members
-                for number in range(inner.start_line, inner.end_line + 1)
-            }
-            lines = [line for number, line in enumerate(lines, node.start_line) if number not in inside]
-        return "\n".join(lines)
+            return "\n".join(self.own_lines(holder, code))
+        node = self.node(holder)
+        return "\n".join(code[node.start_line - 1 : node.end_line]) if node is not None else ""
 
     def _java_code_lines(self, path: str) -> list[str]:
         """The lines of a Java file with its comments blanked (:func:`without_comments`), once per file."""

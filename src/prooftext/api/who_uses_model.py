@@ -164,6 +164,22 @@ class WhoUsesStore:
             self._texts[found.node_id] = "\n".join(lines)
         return self._texts[found.node_id]
 
+    def own_lines(self, holder: Sym, lines: list[str]) -> list[str]:
+        """A definition's lines out of its file's ``lines``, without those of the definitions it holds (a
+        class's fields, properties and ``use`` of traits, without its methods and inner classes)."""
+        node = self.node(holder)
+        if node is None:
+            return []
+        members = {m for found in self.children(holder.node_id).values() for m in found}
+        inside = {
+            number
+            for inner in self.spans(holder.path)
+            if inner.node_id in members
+            for number in range(inner.start_line, inner.end_line + 1)
+        }
+        held = lines[node.start_line - 1 : node.end_line]
+        return [line for number, line in enumerate(held, node.start_line) if number not in inside]
+
     def enclosing_class(self, node_id: str) -> Sym | None:
         current = self.sym(node_id)
         while current is not None:

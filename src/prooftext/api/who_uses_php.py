@@ -284,7 +284,7 @@ class PhpWhoUses(WhoUsesStore):
 
     def _read_php_supertypes(self, cls: Sym) -> tuple[list[Sym], bool]:
         written = [n.strip() for _kind, names in _HEADER.findall(cls.signature) for n in names.split(",")]
-        own = self._php_own_lines(cls)
+        own = "\n".join(self.own_lines(cls, self.lines(cls.path)))
         written = [t.strip() for m in _TRAITS.finditer(own) for t in m.group(1).split(",")] + written
         out: list[Sym] = []
         known = True
@@ -299,21 +299,6 @@ class PhpWhoUses(WhoUsesStore):
                 if current not in out and len(out) < MAX_SUPERTYPES:
                     out.append(current)
         return out, known
-
-    def _php_own_lines(self, cls: Sym) -> str:
-        """A class's lines without those of its methods (its ``use`` of traits, its properties)."""
-        node = self.node(cls)
-        if node is None:
-            return ""
-        members = {m for found in self.children(cls.node_id).values() for m in found}
-        inside = {
-            number
-            for inner in self.spans(cls.path)
-            if inner.node_id in members
-            for number in range(inner.start_line, inner.end_line + 1)
-        }
-        lines = self.lines(cls.path)[node.start_line - 1 : node.end_line]
-        return "\n".join(line for number, line in enumerate(lines, node.start_line) if number not in inside)
 
     def php_dispatch(self, target: Sym, cls: Sym, name: str, exact: str, virtual: bool = True) -> str | None:
         """How calling ``name`` on ``cls`` depends on ``target``: exact when the member looked up is the
