@@ -111,7 +111,13 @@ def test_a_php_constructor_is_used_by_new_of_its_class_not_by_its_name_as_a_type
 def test_a_php_static_call_on_a_class_is_no_construction_of_it() -> None:
     graph = extract("a.php", "<?php\nfunction f() { Cache::get(); new Cache(); \\A\\B\\Store::make(); }\n")
     spelled = sorted(u.name for u in graph.uses if " " in u.name)
-    assert spelled == ["Cache call", "Cache read", "Store read", "get call Cache", "make call A.B.Store"]
+    assert spelled == [
+        "Cache call",
+        "Cache read",
+        "Store read \\A\\B\\",
+        "get call Cache",
+        "make call A.B.Store",
+    ]
 
 
 def test_a_php_call_through_parent_runs_the_parents_member_and_no_override(tmp_path: Path) -> None:
@@ -140,3 +146,25 @@ def test_a_php_call_through_parent_runs_the_parents_member_and_no_override(tmp_p
     assert found_by(tmp_path, files, "Base.__construct") == {"src/Leaf.php:Leaf.__construct": "call"}
     # `$this->write()` in Base may run Leaf's override; `parent::write()` runs Base's alone
     assert found_by(tmp_path, files, "Leaf.write") == {"src/Base.php:Base.handle": "possible"}
+
+
+def test_a_php_class_named_through_an_imported_namespace_is_found(tmp_path: Path) -> None:
+    files = {
+        "src/Command/AliasCommand.php": """
+            <?php
+            namespace Vendor\\Command;
+            class AliasCommand { public function __construct(string $name) {} }
+        """,
+        "src/Console/Application.php": """
+            <?php
+            namespace Vendor\\Console;
+            use Vendor\\Command;
+            class Application
+            {
+                public function add(): object { return new Command\\AliasCommand('x'); }
+                public function other(): object { return new \\Other\\AliasCommand('y'); }
+            }
+        """,
+    }
+    found = found_by(tmp_path, files, "AliasCommand.__construct")
+    assert found == {"src/Console/Application.php:Application.add": "call"}

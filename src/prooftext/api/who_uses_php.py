@@ -91,7 +91,7 @@ class PhpWhoUses(WhoUsesStore):
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
-        self._php_names: dict[str, dict[str, str | None]] = {}
+        self._php_names: dict[str, dict[str, tuple[str, str | None]]] = {}
         self._php_supers: dict[str, tuple[list[Sym], bool]] = {}
         self._php_following: set[tuple[str, str]] = set()
 
@@ -102,8 +102,8 @@ class PhpWhoUses(WhoUsesStore):
             return self._php_class_use(target, ref, path)
         if owner_class is None or owner_class.symbol_kind not in CLASS_KINDS:
             return self._php_function_use(target, ref, path)
-        if not ref.receiver:
-            return None  # a bare call is a function's, never a method's
+        if not ref.receiver or ref.receiver.endswith("\\"):
+            return None  # a bare or namespaced call is a function's, never a method's
         cls = self._php_receiver(ref.receiver, path, owner_id)
         if cls is None:
             return FOUND_POSSIBLE
@@ -114,12 +114,15 @@ class PhpWhoUses(WhoUsesStore):
         return self.php_dispatch(target, cls, ref.name, exact, virtual)
 
     def _php_class_use(self, target: Sym, ref: Reference, path: str) -> str | None:
-        spelled = (
-            f"{ref.receiver}.{ref.name}" if ref.receiver and ref.receiver != UNKNOWN_RECEIVER else ref.name
-        )
         if ref.name in _SELF or ref.name == "parent":
             return None
-        cls = self.php_class(path, spelled)
+        if ref.receiver.endswith("\\"):  # `new Command\Foo()`, `\App\Foo::class`
+            parts = [part for part in ref.receiver.split("\\") if part]
+            cls = self.php_class(path, ".".join([*parts, ref.name]), qualified=ref.receiver.startswith("\\"))
+        elif ref.receiver and ref.receiver != UNKNOWN_RECEIVER:
+            cls = self.php_class(path, f"{ref.receiver}.{ref.name}")
+        else:
+            cls = self.php_class(path, ref.name)
         if cls is None:
             return FOUND_POSSIBLE
         if isinstance(cls, str):
@@ -129,8 +132,8 @@ class PhpWhoUses(WhoUsesStore):
         return FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
 
     def _php_function_use(self, target: Sym, ref: Reference, path: str) -> str | None:
-        if ref.receiver:
-            return None  # a method of the same name
+        if ref.receiver and not ref.receiver.endswith("\\"):
+            return None  # a method of the same name (`\\Foo\\helper()` is the namespaced function)
         exact = FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
         if path == target.path or posixpath.dirname(path) == posixpath.dirname(target.path):
             return exact
@@ -220,19 +223,21 @@ class PhpWhoUses(WhoUsesStore):
 
     def php_class(self, path: str, spelled: str, qualified: bool = False) -> Sym | str | None:
         """The class a name spelled in the PHP file at ``path`` names (``Foo``, ``App.Models.User``, dotted
-        as receivers are spelled); :data:`OUTSIDE_PHP` for one the repository does not define."""
+        as receivers are spelled; ``qualified``: from the global namespace, ``\\App\\Models\\User``);
+        :data:`OUTSIDE_PHP` for one the repository does not define."""
         parts = spelled.split(".")
         if len(parts) == 1 and not qualified:
             own = self._php_top_class(path, parts[0])
             if own is not None:
                 return own
-        names = self._php_imports(path)
-        if not qualified and parts[0] in names:
-            resolved = names[parts[0]]
+        imported = None if qualified else self._php_imports(path).get(parts[0])
+        if imported is not None:
+            module, resolved = imported
+            if len(parts) > 1:  # `Command\ScriptAliasCommand` under `use Composer\Command;`
+                return self._php_qualified([*module.split("\\"), *parts[1:]])
             if resolved is None:
                 return OUTSIDE_PHP
-            if len(parts) == 1:
-                return self._php_top_class(resolved, posixpath.splitext(posixpath.basename(resolved))[0])
+            return self._php_top_class(resolved, posixpath.splitext(posixpath.basename(resolved))[0])
         if len(parts) == 1 and not qualified:
             local = posixpath.join(posixpath.dirname(path), parts[0] + ".php")
             found = self._php_top_class(local, parts[0])
@@ -251,19 +256,19 @@ class PhpWhoUses(WhoUsesStore):
         found = [s for s in self.defs(path).get(name, []) if s.symbol_kind in CLASS_KINDS]
         return found[0] if found else None
 
-    def _php_imports(self, path: str) -> dict[str, str | None]:
-        """The names a PHP file's ``use`` imports bind (the alias, else the last part) to the file each
-        resolves to (None: outside the repository)."""
+    def _php_imports(self, path: str) -> dict[str, tuple[str, str | None]]:
+        """The names a PHP file's ``use`` imports bind (the alias, else the last part) to the name imported
+        and the file it resolves to (None: outside the repository)."""
         if path not in self._php_names:
             lines = self.lines(path)
-            names: dict[str, str | None] = {}
+            names: dict[str, tuple[str, str | None]] = {}
             for module, resolved, line in file_imports(self.conn, path):
                 if "/" in module or "." in module:
                     continue  # an include's path
                 last = module.rsplit("\\", 1)[-1]
                 statement = " ".join(lines[line - 1 : line + 20]).split(";", 1)[0]
                 alias = re.search(rf"\b{re.escape(last)}\s+as\s+(\w+)", statement)
-                names[alias.group(1) if alias else last] = resolved
+                names[alias.group(1) if alias else last] = (module, resolved)
             self._php_names[path] = names
         return self._php_names[path]
 

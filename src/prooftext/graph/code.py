@@ -1133,6 +1133,8 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
         receiver = c_receiver(_text(data, target))
     elif target is not None and language in _JS_LANGUAGES:
         receiver = js_receiver(_text(data, target))
+    elif language == L.PHP and parent is not None and parent.type == "qualified_name":
+        receiver = _php_namespace(node, parent, data)  # `Command\ScriptAliasCommand`, `\Foo\helper()`
     elif target is not None and language == L.PHP:
         receiver = php_receiver(_text(data, target))
     elif target is not None:
@@ -1149,6 +1151,13 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
             n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None)
         )
     return _ref(name, HOW_CALL if called else HOW_READ, receiver)
+
+
+def _php_namespace(node: TSNode, qualified: TSNode, data: bytes) -> str:
+    """The namespace a PHP name is qualified with, as written, with a ``\\`` after it: ``Command\\`` of
+    ``Command\\ScriptAliasCommand``, ``\\Foo\\`` of ``\\Foo\\helper()`` (a leading ``\\``: from the global
+    namespace; without one, from an imported namespace or the file's own)."""
+    return _text(data, qualified)[: node.start_byte - qualified.start_byte].replace(" ", "")
 
 
 _PHP_MEMBER_CALLS = frozenset(

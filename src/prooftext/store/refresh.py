@@ -172,8 +172,9 @@ R``) ending the line above, as TypeScript reads it, and a generator function ass
 value (``const f = function* () {}``) is a function like any other; 30: a PHP file (``.php``) is read
 for its classes, interfaces, traits, enums, functions and methods, its uses and its ``use``, ``include``
 and ``require`` imports, where it was cut into line windows before; 31: a PHP receiver is spelled as
-who-uses follows it (``$this->repo`` as ``this.repo``, ``\\App\\Cache`` as ``App.Cache``) and the class of a
-static call (``Cache::get()``) is read, not called))."""
+who-uses follows it (``$this->repo`` as ``this.repo``, ``\\App\\Cache`` as ``App.Cache``), a name's namespace
+qualifier as its receiver (``Command\\`` of ``new Command\\Alias()``), and the class of a static call
+(``Cache::get()``) is read, not called))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
