@@ -168,3 +168,31 @@ def test_a_php_class_named_through_an_imported_namespace_is_found(tmp_path: Path
     }
     found = found_by(tmp_path, files, "AliasCommand.__construct")
     assert found == {"src/Console/Application.php:Application.add": "call"}
+
+
+def test_a_php_constructor_is_used_through_an_alias_and_by_new_static_in_its_class(tmp_path: Path) -> None:
+    files = {
+        "src/Script/Event.php": """
+            <?php
+            namespace Vendor\\Script;
+            class Event
+            {
+                public function __construct(string $name) {}
+                public static function named(string $name): static { return new static($name); }
+            }
+        """,
+        "src/Dispatcher.php": """
+            <?php
+            namespace Vendor;
+            use Vendor\\Script\\Event as ScriptEvent;
+            class Dispatcher
+            {
+                public function dispatch(): object { return new ScriptEvent('post-install'); }
+                public function other(): object { return new static(); }
+            }
+        """,
+    }
+    assert found_by(tmp_path, files, "Event.__construct") == {
+        "src/Dispatcher.php:Dispatcher.dispatch": "call",
+        "src/Script/Event.php:Event.named": "call",
+    }

@@ -496,7 +496,12 @@ class _WhoUses(JsWhoUses, GoWhoUses, JavaWhoUses, CppWhoUses, PhpWhoUses, Python
         possible), at its first line."""
         rank = {FOUND_CALL: 0, FOUND_REFERENCE: 1, FOUND_IMPORT: 2, FOUND_POSSIBLE: 3}
         best: dict[str, tuple[int, int, str, str]] = {}
-        rows = self.spelled_uses(target.name) + self.js_alias_rows(target) + self.python_alias_rows(target)
+        rows = [
+            *self.spelled_uses(target.name),
+            *self.js_alias_rows(target),
+            *self.python_alias_rows(target),
+            *self.php_alias_rows(target),
+        ]
         aliases: set[tuple[str, str]] = set()
         seen_rows: set[tuple[str, str]] = set()
         while rows:

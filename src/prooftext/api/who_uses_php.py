@@ -24,10 +24,11 @@ from prooftext.api.who_uses_model import (
     FOUND_REFERENCE,
     Sym,
     WhoUsesStore,
+    nodes_by_id,
 )
 from prooftext.graph import languages as L
 from prooftext.graph.model import HOW_CALL, UNKNOWN_RECEIVER, Reference, php_receiver
-from prooftext.store.risk_queries import definitions_named, file_imports, files_ending
+from prooftext.store.risk_queries import definitions_named, file_imports, files_ending, importers
 
 OUTSIDE_PHP = "outside"
 """A class the repository does not define (a package's, PHP's own)."""
@@ -99,7 +100,7 @@ class PhpWhoUses(WhoUsesStore):
         """How a reference in a PHP file depends on the PHP definition ``target``."""
         owner_class = self.sym(target.parent_id) if target.parent_id else None
         if target.symbol_kind in CLASS_KINDS:
-            return self._php_class_use(target, ref, path)
+            return self._php_class_use(target, ref, path, owner_id)
         if owner_class is None or owner_class.symbol_kind not in CLASS_KINDS:
             return self._php_function_use(target, ref, path)
         if not ref.receiver or ref.receiver.endswith("\\"):
@@ -113,8 +114,11 @@ class PhpWhoUses(WhoUsesStore):
         virtual = head in ("this", "static") or head.startswith("$") or "." in ref.receiver
         return self.php_dispatch(target, cls, ref.name, exact, virtual)
 
-    def _php_class_use(self, target: Sym, ref: Reference, path: str) -> str | None:
-        if ref.name in _SELF or ref.name == "parent":
+    def _php_class_use(self, target: Sym, ref: Reference, path: str, owner_id: str) -> str | None:
+        if ref.name in _SELF:  # `new static()`, `: self` in the class's own code
+            here = self.enclosing_class(owner_id) if not ref.receiver else None
+            return self._php_named(here is not None and here.node_id == target.node_id, ref)
+        if ref.name == "parent":
             return None
         if ref.receiver.endswith("\\"):  # `new Command\Foo()`, `\App\Foo::class`
             parts = [part for part in ref.receiver.split("\\") if part]
@@ -127,7 +131,12 @@ class PhpWhoUses(WhoUsesStore):
             return FOUND_POSSIBLE
         if isinstance(cls, str):
             return None
-        if cls.node_id != target.node_id:
+        return self._php_named(cls.node_id == target.node_id, ref)
+
+    @staticmethod
+    def _php_named(same: bool, ref: Reference) -> str | None:
+        """A use of a class's name: a call (``new``) or a reference (a type, a static call's class)."""
+        if not same:
             return None
         return FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
 
@@ -152,6 +161,19 @@ class PhpWhoUses(WhoUsesStore):
             module.rsplit("\\", 1)[-1] == target.name and resolved == target.path
             for module, resolved, _line in file_imports(self.conn, path)
         )
+
+    def php_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
+        """For a PHP class, the spelled uses of the names files import it under (``use Composer\\Script\\Event
+        as ScriptEvent``), in those files, and of ``self`` and ``static`` in its own file (``new static()``)."""
+        if target.language != L.PHP or target.symbol_kind not in CLASS_KINDS:
+            return []
+        rows = [row for word in sorted(_SELF - {"this"}) for row in self.spelled_uses(word, target.path)]
+        importing = {n.path for n in nodes_by_id(self.conn, list(importers(self.conn, target.path)))}
+        for path in sorted(importing - {target.path}):
+            for alias, (_module, resolved) in sorted(self._php_imports(path).items()):
+                if resolved == target.path and alias != target.name:
+                    rows.extend(self.spelled_uses(alias, path))
+        return rows
 
     # --- classes ---------------------------------------------------------------------------------------
 
