@@ -196,3 +196,33 @@ def test_a_php_constructor_is_used_through_an_alias_and_by_new_static_in_its_cla
         "src/Dispatcher.php:Dispatcher.dispatch": "call",
         "src/Script/Event.php:Event.named": "call",
     }
+
+
+def test_a_php_class_of_a_namespace_split_over_directories_is_the_one_file_defining_it(
+    tmp_path: Path,
+) -> None:
+    """Under PSR-4 a namespace may map to several directories (laravel's ``Illuminate\\Support\\`` to
+    ``Collections/`` too): the import's path names a file of another directory, which defines no such class."""
+    files = {
+        "src/Illuminate/Collections/Arr.php": """
+            <?php
+            namespace Illuminate\\Support;
+            class Arr { public static function get(array $a, string $k): mixed { return $a[$k]; } }
+        """,
+        "types/Support/Arr.php": "<?php\nuse Illuminate\\Support\\Arr;\nassertType('mixed', Arr::get([], 'k'));\n",
+        "src/Illuminate/Auth/Gate.php": """
+            <?php
+            namespace Illuminate\\Auth;
+            use Illuminate\\Support\\Arr;
+            class Gate { public function raw(): mixed { return Arr::get([], 'x'); } }
+        """,
+        "src/Illuminate/Auth/Other.php": """
+            <?php
+            namespace Illuminate\\Auth;
+            use Vendor\\Support\\Arr;
+            class Other { public function raw(): mixed { return Arr::get([], 'x'); } }
+        """,
+    }
+    found = found_by(tmp_path, files, "Arr.get")
+    assert found["src/Illuminate/Auth/Gate.php:Gate.raw"] == "call"
+    assert "src/Illuminate/Auth/Other.php:Other.raw" not in found  # another vendor's Arr

@@ -33,6 +33,8 @@ from prooftext.store.risk_queries import definitions_named, file_imports, files_
 OUTSIDE_PHP = "outside"
 """A class the repository does not define (a package's, PHP's own)."""
 MAX_SUPERTYPES = 16
+_HEAD_LINES = 200
+"""A file's namespace is read from its first lines."""
 _SCALARS = frozenset(
     {
         "int", "integer", "float", "double", "string", "bool", "boolean", "array", "callable", "iterable",
@@ -95,6 +97,7 @@ class PhpWhoUses(WhoUsesStore):
         self._php_names: dict[str, dict[str, tuple[str, str | None]]] = {}
         self._php_supers: dict[str, tuple[list[Sym], bool]] = {}
         self._php_following: set[tuple[str, str]] = set()
+        self._php_vendors: dict[str, str] = {}
 
     def _classify_php(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
         """How a reference in a PHP file depends on the PHP definition ``target``."""
@@ -256,23 +259,42 @@ class PhpWhoUses(WhoUsesStore):
         if imported is not None:
             module, resolved = imported
             if len(parts) > 1:  # `Command\ScriptAliasCommand` under `use Composer\Command;`
-                return self._php_qualified([*module.split("\\"), *parts[1:]])
-            if resolved is None:
-                return OUTSIDE_PHP
-            return self._php_top_class(resolved, posixpath.splitext(posixpath.basename(resolved))[0])
+                return self._php_qualified([*module.split("\\"), *parts[1:]], path)
+            stem = posixpath.splitext(posixpath.basename(resolved))[0] if resolved is not None else ""
+            found = self._php_top_class(resolved, stem) if resolved is not None else None
+            return found if found is not None else self._php_qualified(module.split("\\"), path)
         if len(parts) == 1 and not qualified:
             local = posixpath.join(posixpath.dirname(path), parts[0] + ".php")
             found = self._php_top_class(local, parts[0])
             return found if found is not None else OUTSIDE_PHP
-        return self._php_qualified(parts)
+        return self._php_qualified(parts, path)
 
-    def _php_qualified(self, parts: list[str]) -> Sym | str | None:
+    def _php_qualified(self, parts: list[str], path: str) -> Sym | str | None:
+        """The class a fully qualified name names: the one defined in the file whose path ends in the
+        longest trailing run of two or more of its parts; else, for a name of the importer's own vendor
+        namespace (its first part), the one file named for the class that defines it (PSR-4 may map a
+        namespace to several directories: laravel's ``Illuminate\\Support\\Arr`` is in ``Collections/``)."""
         for cut in range(len(parts) - 1):
             for candidate in files_ending(self.conn, "/".join(parts[cut:]) + ".php"):
                 found = self._php_top_class(candidate, parts[-1])
                 if found is not None:
                     return found
+        if len(parts) > 1 and parts[0] == self._php_vendor(path):
+            defining = [
+                found
+                for candidate in files_ending(self.conn, parts[-1] + ".php")
+                if (found := self._php_top_class(candidate, parts[-1])) is not None
+            ]
+            if len(defining) == 1:
+                return defining[0]
         return OUTSIDE_PHP
+
+    def _php_vendor(self, path: str) -> str:
+        """The first part of the namespace the PHP file at ``path`` declares ('' for none)."""
+        if path not in self._php_vendors:
+            declared = _NAMESPACE.search("\n".join(self.lines(path)[:_HEAD_LINES]))
+            self._php_vendors[path] = declared.group(1).lstrip("\\").split("\\")[0] if declared else ""
+        return self._php_vendors[path]
 
     def _php_top_class(self, path: str, name: str) -> Sym | None:
         found = [s for s in self.defs(path).get(name, []) if s.symbol_kind in CLASS_KINDS]
