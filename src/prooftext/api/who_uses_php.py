@@ -1,15 +1,19 @@
 """Who-uses in PHP: a call resolves through the class the code states for its receiver. A receiver is
 ``$this``, ``self`` or ``static`` (the enclosing class), ``parent`` (the class it extends), a class named for a
 static call (``Cache::get()``, ``\\App\\Cache::get()``), a variable whose class the function states (a typed
-parameter ``Request $request``, ``$x = new Foo(...)``, a ``@param`` or ``@var`` doc-comment type) or a
-property whose class its class states (``private Foo $foo``, a promoted constructor parameter, a ``@var``
-doc comment), read through ``$this``. A class name is looked up as PHP does: the file's own classes, its
-``use`` imports (under their alias), then its namespace (under PSR-4, the importer's directory). A member
-is looked up in the class, then in the traits it uses, the class it extends and the interfaces it
-implements; a call on a class whose method the target overrides is ``possible``, and so is every call whose
-receiver's class is not known here. A function is called by its name alone: a call in its own file, in a
-file of its directory (its namespace) or of a file importing it (``use function``), or anywhere when no
-other function of the repository has its name."""
+parameter ``Request $request``, also a closure's, ``$x = new Foo(...)``, a ``@param`` or ``@var`` doc-comment
+type, ``$x = $this->make()`` where ``make`` declares its result) or a property whose class its class states
+(``private Foo $foo``, a promoted constructor parameter, a ``@var`` doc comment), read through ``$this``. A
+class name is looked up as PHP does: the file's own classes, its ``use`` imports under their alias (a name
+qualified through an imported namespace too), then its namespace (under PSR-4, the importer's directory);
+a class of the file's own vendor namespace that PSR-4 maps elsewhere is the one file named for it that
+defines it. A member is looked up in the class, then in the traits it uses, the class it extends and the
+interfaces it implements; a call on an object whose member the target overrides or implements is
+``possible``, and so is a call whose receiver's class is not known here; ``parent::`` and ``self::`` run
+the member looked up and no other. A constructor is used by ``new`` of its class under any name a file
+imports it as, ``new self()``, ``new static()`` and ``parent::__construct()``. A function is called by its
+name alone: a call in its own file, in a file of its directory (its namespace) or of a file importing it
+(``use function``), or anywhere when no other function of the repository has its name."""
 
 from __future__ import annotations
 
@@ -114,7 +118,7 @@ class PhpWhoUses(WhoUsesStore):
         if isinstance(cls, str):  # a package's or PHP's own class (`Throwable`, a PSR interface)
             return FOUND_POSSIBLE if not self.php_supertypes(owner_class)[1] else None
         head = ref.receiver.split(".")[0]
-        virtual = head in ("this", "static") or head.startswith("$") or "." in ref.receiver
+        virtual = head in ("this", "static") or head.startswith("$")  # not `parent::`, `self::`, `Foo::`
         return self.php_dispatch(target, cls, ref.name, exact, virtual)
 
     def _php_class_use(self, target: Sym, ref: Reference, path: str, owner_id: str) -> str | None:

@@ -1157,7 +1157,7 @@ def _php_namespace(node: TSNode, qualified: TSNode, data: bytes) -> str:
     """The namespace a PHP name is qualified with, as written, with a ``\\`` after it: ``Command\\`` of
     ``Command\\ScriptAliasCommand``, ``\\Foo\\`` of ``\\Foo\\helper()`` (a leading ``\\``: from the global
     namespace; without one, from an imported namespace or the file's own)."""
-    return _text(data, qualified)[: node.start_byte - qualified.start_byte].replace(" ", "")
+    return re.sub(r"\s", "", _text(data, qualified)[: node.start_byte - qualified.start_byte])
 
 
 _PHP_MEMBER_CALLS = frozenset(
