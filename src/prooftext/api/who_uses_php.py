@@ -149,7 +149,7 @@ class PhpWhoUses(WhoUsesStore):
 
     def _php_function_use(self, target: Sym, ref: Reference, path: str) -> str | None:
         if ref.receiver and not ref.receiver.endswith("\\"):
-            return None  # a method of the same name (`\\Foo\\helper()` is the namespaced function)
+            return None  # a method of the same name (`\Foo\helper()` is the namespaced function)
         exact = FOUND_CALL if ref.how == HOW_CALL else FOUND_REFERENCE
         if path == target.path or posixpath.dirname(path) == posixpath.dirname(target.path):
             return exact
