@@ -17,6 +17,7 @@ from prooftext.graph import (
     resolve_link,
 )
 from prooftext.graph.extract import extract
+from prooftext.graph.resolve import psr4_prefixes
 
 PY_TREE = {
     "pkg/__init__.py",
@@ -219,3 +220,62 @@ def test_a_rust_use_of_an_item_names_the_file_of_the_module_that_holds_it(
 def test_a_rust_use_of_an_item_of_a_binary_crate_names_its_main_file() -> None:
     rust = PathIndex({"src/main.rs", "src/cli.rs"})
     assert rust.resolve_import("src/cli.rs", "crate::Config", "rust") == "src/main.rs"
+
+
+LARAVEL_MANIFEST = """{
+  "autoload": {"psr-4": {"Illuminate\\\\": "src/Illuminate/",
+                         "Illuminate\\\\Support\\\\": ["src/Illuminate/Macroable/", "src/Illuminate/Collections/"]}},
+  "autoload-dev": {"psr-4": {"Illuminate\\\\Tests\\\\": "tests/"}}
+}"""
+PSR4_TREE = {
+    "src/Illuminate/Auth/Gate.php",
+    "src/Illuminate/Collections/Arr.php",
+    "src/Illuminate/Support/Str.php",
+    "types/Support/Arr.php",
+    "tests/Auth/GateTest.php",
+    "src/Illuminate/Console/Application.php",
+    "packages/kit/lib/Tool.php",
+}
+
+
+def test_psr4_prefixes_are_read_from_every_composer_manifest_relative_to_its_directory() -> None:
+    prefixes = psr4_prefixes(
+        {
+            "composer.json": LARAVEL_MANIFEST,
+            "packages/kit/composer.json": '{"autoload": {"psr-4": {"Kit\\\\": "lib"}}}',
+            "broken/composer.json": "{not json",
+            "odd/composer.json": '{"autoload": {"psr-4": ["src"]}}',
+        }
+    )
+    assert prefixes == {
+        "Illuminate": ("src/Illuminate",),
+        "Illuminate\\Support": ("src/Illuminate/Macroable", "src/Illuminate/Collections"),
+        "Illuminate\\Tests": ("tests",),
+        "Kit": ("packages/kit/lib",),
+    }
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        (
+            "Illuminate\\Support\\Arr",
+            "src/Illuminate/Collections/Arr.php",
+        ),  # the longest prefix, each of its directories
+        ("Illuminate\\Support\\Str", "src/Illuminate/Support/Str.php"),  # a shorter prefix holds it
+        ("Illuminate\\Tests\\Auth\\GateTest", "tests/Auth/GateTest.php"),
+        ("Kit\\Tool", "packages/kit/lib/Tool.php"),
+        ("Symfony\\Component\\Console\\Application", None),  # another package's, whatever its path tail
+    ],
+)
+def test_a_php_use_resolves_through_the_declared_psr4_prefixes(module: str, expected: str | None) -> None:
+    manifests = {
+        "composer.json": LARAVEL_MANIFEST,
+        "packages/kit/composer.json": '{"autoload": {"psr-4": {"Kit\\\\": "lib/"}}}',
+    }
+    index = PathIndex(PSR4_TREE, psr4_prefixes(manifests))
+    assert index.resolve_import("src/Illuminate/Auth/Gate.php", module, "php") == expected
+    # without the manifests, path tails alone: `types/Support/Arr.php`, a same-named file of another package
+    assert PathIndex(PSR4_TREE).resolve_import(
+        "src/Illuminate/Auth/Gate.php", "Illuminate\\Support\\Arr", "php"
+    ) == ("types/Support/Arr.php")

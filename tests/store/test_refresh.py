@@ -361,3 +361,36 @@ def test_the_edge_count_counts_a_name_reference_once_per_node_up_to_the_fanout_c
     _write_fanout_corpus(over_cap, MAX_REFERENCE_FANOUT + 1)
     assert _reference_count(at_cap) == 1
     assert _reference_count(over_cap) == 0
+
+
+def _php_imports(root: Path) -> dict[str, str | None]:
+    with prooftext.open(root) as index:
+        index.refresh()
+    conn = sqlite3.connect(root / ".prooftext" / "index.sqlite")
+    try:
+        rows = conn.execute(
+            "SELECT i.module, i.resolved_path FROM imports i JOIN files f ON f.id = i.file_id"
+        )
+        return {str(module): resolved for module, resolved in rows}
+    finally:
+        conn.close()
+
+
+def test_php_imports_follow_the_composer_manifest_and_are_resolved_again_when_it_changes(
+    tmp_path: Path,
+) -> None:
+    for directory in ("lib/Support", "src/Support"):
+        (tmp_path / directory).mkdir(parents=True)
+        (tmp_path / directory / "Arr.php").write_text("<?php\nnamespace Acme\\Support;\nclass Arr {}\n")
+    (tmp_path / "src" / "Gate.php").write_text(
+        "<?php\nnamespace Acme;\nuse Acme\\Support\\Arr;\nclass Gate {}\n"
+    )
+    manifest = tmp_path / "composer.json"
+    manifest.write_text('{"autoload": {"psr-4": {"Acme\\\\": "src/"}}}')
+    assert _php_imports(tmp_path) == {"Acme\\Support\\Arr": "src/Support/Arr.php"}
+    manifest.write_text(
+        '{"autoload": {"psr-4": {"Acme\\\\": "src/", "Acme\\\\Support\\\\": "lib/Support/"}}}'
+    )
+    assert _php_imports(tmp_path) == {
+        "Acme\\Support\\Arr": "lib/Support/Arr.php"
+    }  # Gate.php was not read again

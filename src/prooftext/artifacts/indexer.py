@@ -12,6 +12,7 @@ required source blocks the Graph. Nodes come from :func:`prooftext.graph.extract
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,7 @@ from prooftext.corpus.lines import count_text_lines, line_slice
 from prooftext.errors import GovernanceError, LimitError, ProoftextError, SourceDriftError, SourceError
 from prooftext.graph.extract import extract
 from prooftext.graph.model import NODE_FILE, Edge, FileGraph, Node
-from prooftext.graph.resolve import build_edges
+from prooftext.graph.resolve import COMPOSER_MANIFEST, build_edges
 
 ARTIFACT_TYPE = "graph"
 REASON_TEXT_CAP = "text_cap"
@@ -222,11 +223,15 @@ def _check_required_nodes(adopted: list[_Adopted], build: _Build) -> None:
 def _edges(adopted: list[_Adopted], id_map: dict[str, str]) -> list[dict[str, Any]]:
     found: list[Edge] = []
     for scope in (gov.SCOPE_OWNER, gov.SCOPE_REPOSITORY):
-        graphs = [
-            a.graph for a in adopted if a.graph is not None and a.source["locator"]["root_scope"] == scope
-        ]
+        scoped = [a for a in adopted if a.source["locator"]["root_scope"] == scope]
+        graphs = [a.graph for a in scoped if a.graph is not None]
+        manifests = {
+            path: a.text
+            for a in scoped
+            if posixpath.basename(path := a.source["locator"]["path"]) == COMPOSER_MANIFEST
+        }
         found += [edge for graph in graphs for edge in graph.edges]
-        found += build_edges(graphs)
+        found += build_edges(graphs, manifests)
     out: dict[str, dict[str, Any]] = {}
     for edge in found:
         source, target = id_map.get(edge.source), id_map.get(edge.target)

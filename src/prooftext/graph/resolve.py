@@ -24,8 +24,11 @@ Import rules by language:
 - C / C++: quoted includes next to the importer, then from the root, then by path suffix; ``<…>`` by suffix.
 - Ruby: ``require_relative`` next to the importer; ``require`` by path suffix.
 - PHP: a ``use`` by the class file its name maps to under PSR-4 (a namespace prefix maps to a directory, the
-  rest of the name to the path below it): the file ending in the longest trailing run of two or more of the
-  name's parts (``GuzzleHttp\\Handler\\CurlHandler`` to ``src/Handler/CurlHandler.php``), else, for the
+  rest of the name to the path below it). Where the repository's ``composer.json`` files declare their
+  prefixes (``autoload`` and ``autoload-dev``), as Composer does: the longest prefix of the name first, each
+  of its directories in turn; a name under none of them is another package's and names no file. Without
+  them (or when no declared directory holds the file): the file ending in the longest trailing run of two
+  or more of the name's parts (``GuzzleHttp\\Handler\\CurlHandler`` to ``src/Handler/CurlHandler.php``), else, for the
   last part alone, a file in the importer's directory or one above it (``GuzzleHttp\\Client`` to
   ``src/Client.php``). A path of ``include`` / ``require`` next to the importer (``./`` relative to it
   only), then from the root, then by path suffix.
@@ -33,9 +36,10 @@ Import rules by language:
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cached_property
 from urllib.parse import unquote
 
@@ -89,11 +93,41 @@ def _closest(importer: str, candidates: Iterable[str]) -> str | None:
     return ranked[0] if ranked else None
 
 
-class PathIndex:
-    """Repository paths with the lookups resolution needs (built lazily, once per set of paths)."""
+COMPOSER_MANIFEST = "composer.json"
+"""The file a PHP package declares its autoloading in."""
+Psr4 = Mapping[str, tuple[str, ...]]
+"""PSR-4 namespace prefixes (``Illuminate\\``) to the repository directories they map to."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+
+def psr4_prefixes(manifests: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """The PSR-4 prefixes the ``composer.json`` files (path: text) declare under ``autoload`` and
+    ``autoload-dev``, each directory relative to its manifest's; a manifest that is no JSON object, or a
+    value of the wrong shape, declares nothing."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(manifests):
+        try:
+            manifest = json.loads(manifests[path])
+        except ValueError:
+            continue
+        home = posixpath.dirname(path)
+        for section in ("autoload", "autoload-dev"):
+            declared = manifest.get(section) if isinstance(manifest, dict) else None
+            prefixes = declared.get("psr-4") if isinstance(declared, dict) else None
+            for prefix, dirs in prefixes.items() if isinstance(prefixes, dict) else ():
+                for directory in [dirs] if isinstance(dirs, str) else dirs if isinstance(dirs, list) else []:
+                    joined = _join(home, directory) if isinstance(directory, str) else None
+                    if joined is not None and joined not in found[prefix.strip("\\")]:
+                        found[prefix.strip("\\")].append(joined)
+    return {prefix: tuple(dirs) for prefix, dirs in found.items()}
+
+
+class PathIndex:
+    """Repository paths with the lookups resolution needs (built lazily, once per set of paths), and the
+    PSR-4 prefixes PHP names resolve through (:func:`psr4_prefixes`)."""
+
+    def __init__(self, paths: Iterable[str], psr4: Psr4 | None = None) -> None:
         self.paths = frozenset(paths)
+        self.psr4 = dict(psr4 or {})
 
     @cached_property
     def _by_suffix(self) -> dict[str, list[str]]:
@@ -284,6 +318,10 @@ class PathIndex:
         parts = [part for part in spec.split("\\") if part]
         if not parts:
             return []
+        if self.psr4:
+            declared = self._psr4(parts)
+            if declared is not None:
+                return declared
         for start in range(len(parts) - 1):
             found = self._suffix(importer, "/".join(parts[start:]) + ".php")
             if found:
@@ -295,6 +333,22 @@ class PathIndex:
         ]
         best = _closest(importer, above)
         return [best] if best is not None else []
+
+    def _psr4(self, parts: list[str]) -> list[str] | None:
+        """The file the declared PSR-4 prefixes map a name to ([] for another package's name), or None when
+        a prefix of the repository's own holds it but no declared directory has its file."""
+        name = "\\".join(parts)
+        matched = False
+        for prefix in sorted(self.psr4, key=len, reverse=True):
+            if prefix and not name.startswith(prefix + "\\"):
+                continue
+            matched = True
+            rest = name[len(prefix) :].lstrip("\\").replace("\\", "/") + ".php"
+            for directory in self.psr4[prefix]:
+                candidate = _join(directory, rest)
+                if candidate in self.paths:
+                    return [candidate]
+        return None if matched else []
 
     # --- public ---------------------------------------------------------------------------------------
 
@@ -410,13 +464,14 @@ def _reference_edges(graphs: list[FileGraph], out: _EdgeSet) -> None:
                     out.add(EDGE_REFERENCES, use.node_id, target)
 
 
-def build_edges(graphs: list[FileGraph]) -> list[Edge]:
-    """Cross-file edges — imports, references, links, contradicts — sorted by edge id.
+def build_edges(graphs: list[FileGraph], manifests: Mapping[str, str] | None = None) -> list[Edge]:
+    """Cross-file edges — imports, references, links, contradicts — sorted by edge id; ``manifests``, the
+    text of each ``composer.json``, declares the PSR-4 prefixes PHP imports resolve through.
 
     Intra-file ``contains`` edges stay in each ``FileGraph.edges``. Self-edges are dropped.
     """
     files = {node.path: node.id for graph in graphs for node in graph.nodes if node.kind == NODE_FILE}
-    index = PathIndex(files)
+    index = PathIndex(files, psr4_prefixes(manifests or {}))
     out = _EdgeSet()
     for graph in graphs:
         if graph.path in files:

@@ -29,6 +29,7 @@ import gc
 import hashlib
 import itertools
 import os
+import posixpath
 import secrets
 import sqlite3
 import time
@@ -62,7 +63,7 @@ from prooftext.corpus.walk import walk
 from prooftext.errors import ConfigError
 from prooftext.graph.languages import SPECS
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
-from prooftext.graph.resolve import MAX_REFERENCE_FANOUT, PathIndex
+from prooftext.graph.resolve import COMPOSER_MANIFEST, MAX_REFERENCE_FANOUT, PathIndex, psr4_prefixes
 from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
 from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
 from prooftext.store.schema import drop_deferred_indexes, ensure_indexes, missing_indexes
@@ -784,10 +785,15 @@ def _apply(
     return len(indexed), removed
 
 
+_MANIFESTS = "SELECT path, text FROM files WHERE (path = ? OR path LIKE ?) AND text IS NOT NULL"
+
+
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
-    """Resolve imports to repository files: all of them when the set of paths changed, else only ``only``."""
+    """Resolve imports to repository files: all of them when the set of paths or a ``composer.json`` (the
+    PSR-4 prefixes PHP names resolve through) changed, else only ``only``."""
     paths = {r[0] for r in conn.execute("SELECT path FROM files")}
-    index = PathIndex(paths)
+    manifests = {p: t for p, t in conn.execute(_MANIFESTS, (COMPOSER_MANIFEST, f"%/{COMPOSER_MANIFEST}"))}
+    index = PathIndex(paths, psr4_prefixes(manifests))
     query = "SELECT i.rowid, f.path, i.module, f.language FROM imports i JOIN files f ON f.id = i.file_id"
     rows = [r for r in conn.execute(query) if only is None or r[1] in only]
     updates = [
@@ -880,7 +886,9 @@ def refresh(
         ):
             _resolve_imports(conn, None)
         elif report.files_indexed:
-            _resolve_imports(conn, {s.path for s in work.to_read})
+            read = {s.path for s in work.to_read}
+            manifest = any(posixpath.basename(path) == COMPOSER_MANIFEST for path in read)
+            _resolve_imports(conn, None if manifest else read)
         _finish(conn, root, config, report, work, count, settled and not changed)
     report.seconds_ms = (time.perf_counter_ns() - started) // 1_000_000
     return report
