@@ -28,9 +28,9 @@ Import rules by language:
   prefixes (``autoload`` and ``autoload-dev``), as Composer does: the longest prefix of the name first, each
   of its directories in turn; a name under none of them is another package's and names no file. Without
   them (or when no declared directory holds the file): the file ending in the longest trailing run of two
-  or more of the name's parts (``GuzzleHttp\\Handler\\CurlHandler`` to ``src/Handler/CurlHandler.php``), else, for the
-  last part alone, a file in the importer's directory or one above it (``GuzzleHttp\\Client`` to
-  ``src/Client.php``). A path of ``include`` / ``require`` next to the importer (``./`` relative to it
+  or more of the name's parts (``GuzzleHttp\\Handler\\CurlHandler`` to ``src/Handler/CurlHandler.php``),
+  else, for the last part alone, a file in the importer's directory or one above it
+  (``GuzzleHttp\\Client`` to ``src/Client.php``). A path of ``include`` / ``require`` next to the importer (``./`` relative to it
   only), then from the root, then by path suffix.
 """
 
@@ -128,6 +128,7 @@ class PathIndex:
     def __init__(self, paths: Iterable[str], psr4: Psr4 | None = None) -> None:
         self.paths = frozenset(paths)
         self.psr4 = dict(psr4 or {})
+        self._prefixes = sorted(self.psr4, key=len, reverse=True)  # the longest first, as Composer tries them
 
     @cached_property
     def _by_suffix(self) -> dict[str, list[str]]:
@@ -339,7 +340,7 @@ class PathIndex:
         a prefix of the repository's own holds it but no declared directory has its file."""
         name = "\\".join(parts)
         matched = False
-        for prefix in sorted(self.psr4, key=len, reverse=True):
+        for prefix in self._prefixes:
             if prefix and not name.startswith(prefix + "\\"):
                 continue
             matched = True
