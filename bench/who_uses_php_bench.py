@@ -5,9 +5,11 @@ function and method of the tree as PHP's own AST reads it (``bench/php_oracle/sy
 extension) and asks Intelephense, a PHP language server that resolves names through namespaces, ``use``
 imports, type declarations and doc-comment types, for the references to each (``textDocument/references``,
 the declaration left out). Both sides are reduced to callers, the innermost indexed node enclosing a use, as
-in ``bench/who_uses_bench.py``. Intelephense resolves a call by the static type of its receiver: a call
-through an interface or a base class is a use of that declaration only, so who-uses' report of an
-override's possible callers counts against it.
+in ``bench/who_uses_bench.py``. Intelephense resolves a call by the static type of its receiver, but lists
+a method's references as one family with the methods it overrides or implements and their other
+implementations (``$this->getFormatter()`` of one handler for another handler's ``getFormatter``, both
+implementing one interface's): who-uses reports a call through the interface or a base class as
+``possible`` and a sibling's call as nothing, so on hierarchies of many siblings its recall reads low.
 
 Usage: python bench/who_uses_php_bench.py TREE [TREE ...] [--n 400] [--seed 27] [--verbose]
 Needs ``php`` with the ast extension (Debian: ``php-cli php-ast``), ``node``, and Intelephense installed
