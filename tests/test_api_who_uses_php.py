@@ -226,3 +226,31 @@ def test_a_php_class_of_a_namespace_split_over_directories_is_the_one_file_defin
     found = found_by(tmp_path, files, "Arr.get")
     assert found["src/Illuminate/Auth/Gate.php:Gate.raw"] == "call"
     assert "src/Illuminate/Auth/Other.php:Other.raw" not in found  # another vendor's Arr
+
+
+def test_a_php_method_named_by_a_callable_array_is_referenced(tmp_path: Path) -> None:
+    files = {
+        "src/Console.php": """
+            <?php
+            namespace App;
+            class Console
+            {
+                public static function send(): void {}
+                public function register(): void { register_shutdown_function(['App\\\\Console', 'send']); }
+                public function each(array $xs): array { return array_map([$this, 'send'], $xs); }
+                public function sorted(array $xs): array { usort($xs, [self::class, 'send']); return $xs; }
+                public function pairs(): array { return ['name', 'send']; }
+            }
+        """,
+        "src/Other.php": """
+            <?php
+            namespace App;
+            class Other { public function hook(): array { return [Console::class, 'send']; } }
+        """,
+    }
+    assert found_by(tmp_path, files, "Console.send") == {
+        "src/Console.php:Console.register": "reference",
+        "src/Console.php:Console.each": "reference",
+        "src/Console.php:Console.sorted": "reference",
+        "src/Other.php:Other.hook": "reference",
+    }

@@ -1133,6 +1133,8 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
         receiver = c_receiver(_text(data, target))
     elif target is not None and language in _JS_LANGUAGES:
         receiver = js_receiver(_text(data, target))
+    elif language == L.PHP and node.type == "string_content":
+        return _php_callable(node, data)
     elif language == L.PHP and parent is not None and parent.type == "qualified_name":
         receiver = _php_namespace(node, parent, data)  # `Command\ScriptAliasCommand`, `\Foo\helper()`
     elif target is not None and language == L.PHP:
@@ -1151,6 +1153,21 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
             n is not None and n.type in _CALL_TYPES for n in (parent, parent.parent if parent else None)
         )
     return _ref(name, HOW_CALL if called else HOW_READ, receiver)
+
+
+def _php_callable(node: TSNode, data: bytes) -> _Ref:
+    """A PHP method named by a callable array, read through the receiver its first element names:
+    ``[$this, 'run']`` (``this``), ``[self::class, 'cmp']`` (``self``), ``[Foo::class, 'make']`` (``Foo``),
+    ``['App\\Foo', 'make']`` (``App.Foo``)."""
+    array = node.parent.parent.parent if node.parent and node.parent.parent else None
+    first = array.named_children[0].named_children[0] if array is not None and array.named_children else None
+    text = _text(data, first) if first is not None else ""
+    if first is not None and first.type == "class_constant_access_expression":
+        text = text.removesuffix("::class").strip() if text.endswith("::class") else ""
+    elif first is not None and first.type == "string":
+        text = text.strip("'").replace("\\\\", "\\")  # `'App\\Foo'` is `App\Foo`
+    receiver = php_receiver(text) if text else UNKNOWN_RECEIVER
+    return _ref(_text(data, node), HOW_READ, receiver)
 
 
 def _php_namespace(node: TSNode, qualified: TSNode, data: bytes) -> str:

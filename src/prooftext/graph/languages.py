@@ -304,8 +304,9 @@ _RUBY_QUERY = """
 
 # PHP: a name is used by a call (of a function, a method, a static method), `new`, a type, a base class, an
 # interface, a used trait, an attribute, a class constant (`Foo::BAR`, `Foo::class`) and `instanceof`; a
-# namespace-qualified name (`\Foo\bar()`) by its last part. Namespaces are not definitions (as Java's
-# packages): a class is named without its namespace.
+# namespace-qualified name (`\Foo\bar()`) by its last part; a method by a callable array (`[$this, 'run']`,
+# `[Foo::class, 'make']`, `['App\Foo', 'make']`). Namespaces are not definitions (as Java's packages): a
+# class is named without its namespace.
 _PHP_NAMES = "[(name) @use (qualified_name (name) @use)]"
 _PHP_QUERY = f"""
 (class_declaration) @def
@@ -327,6 +328,12 @@ _PHP_QUERY = f"""
 (use_declaration {_PHP_NAMES})
 (attribute {_PHP_NAMES})
 (binary_expression operator: "instanceof" right: {_PHP_NAMES})
+(array_creation_expression . (array_element_initializer [(variable_name) (class_constant_access_expression)])
+  . (array_element_initializer [(string . (string_content) @use .) (encapsed_string . (string_content) @use .)]) .
+  (#match? @use "^[A-Za-z_][A-Za-z0-9_]*$"))
+(array_creation_expression . (array_element_initializer (string) @_class)
+  . (array_element_initializer [(string . (string_content) @use .) (encapsed_string . (string_content) @use .)]) .
+  (#match? @_class "^'.?[A-Z][^' ]*'$") (#match? @use "^[A-Za-z_][A-Za-z0-9_]*$"))
 (namespace_use_declaration) @import
 (include_expression) @import
 (include_once_expression) @import

@@ -174,8 +174,9 @@ value (``const f = function* () {}``) is a function like any other; 30: a PHP fi
 for its classes, interfaces, traits, enums, functions and methods, its uses and its ``use``, ``include``
 and ``require`` imports, where it was cut into line windows before; 31: a PHP receiver is spelled as
 who-uses follows it (``$this->repo`` as ``this.repo``, ``\\App\\Cache`` as ``App.Cache``), a name's namespace
-qualifier as its receiver (``Command\\`` of ``new Command\\Alias()``), and the class of a static call
-(``Cache::get()``) is read, not called))."""
+qualifier as its receiver (``Command\\`` of ``new Command\\Alias()``), a method named by a callable
+array is read through its first element (``[$this, 'run']``, ``[Foo::class, 'make']``), and the class of a
+static call (``Cache::get()``) is read, not called))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
