@@ -11,9 +11,11 @@ defines it. A member is looked up in the class, then in the traits it uses, the 
 interfaces it implements; a call on an object whose member the target overrides or implements is
 ``possible``, and so is a call whose receiver's class is not known here; ``parent::`` and ``self::`` run
 the member looked up and no other. A constructor is used by ``new`` of its class under any name a file
-imports it as, ``new self()``, ``new static()`` and ``parent::__construct()``. A function is called by its
-name alone: a call in its own file, in a file of its directory (its namespace) or of a file importing it
-(``use function``), or anywhere when no other function of the repository has its name."""
+imports it as, ``new self()``, ``new static()`` and ``parent::__construct()``. A method named by a callable
+array (``[$this, 'run']``, ``[Foo::class, 'make']``) is read through the class its first element names. A
+function is called by its name alone: a call in its own file, in a file of its directory (its namespace) or
+of a file importing it (``use function``), or anywhere when no other function of the repository has its
+name."""
 
 from __future__ import annotations
 
