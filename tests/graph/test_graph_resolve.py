@@ -279,3 +279,25 @@ def test_a_php_use_resolves_through_the_declared_psr4_prefixes(module: str, expe
     assert PathIndex(PSR4_TREE).resolve_import(
         "src/Illuminate/Auth/Gate.php", "Illuminate\\Support\\Arr", "php"
     ) == ("types/Support/Arr.php")
+
+
+def test_build_edges_link_a_php_import_to_the_file_the_composer_manifest_maps_it_to() -> None:
+    files = {
+        "src/Gate.php": "<?php\nnamespace Acme;\nuse Acme\\Support\\Arr;\nclass Gate {}\n",
+        "packages/support/src/Arr.php": "<?php\nnamespace Acme\\Support;\nclass Arr {}\n",
+        "types/Support/Arr.php": "<?php\nassert(true);\n",
+    }
+    graphs = _graphs(files)
+    named = _named(graphs)
+    manifest = '{"autoload": {"psr-4": {"Acme\\\\": "src/", "Acme\\\\Support\\\\": "packages/support/src/"}}}'
+
+    def imported(manifests: dict[str, str] | None) -> set[str]:
+        edges = build_edges(graphs, manifests)
+        return {
+            named[e.target] for e in edges if e.type == EDGE_IMPORTS and named[e.source].startswith("src/")
+        }
+
+    assert imported({"composer.json": manifest}) == {
+        "packages/support/src/Arr.php:packages/support/src/Arr.php"
+    }
+    assert imported(None) == {"types/Support/Arr.php:types/Support/Arr.php"}  # the path's tail alone
