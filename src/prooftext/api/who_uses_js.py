@@ -33,6 +33,7 @@ from prooftext.api.who_uses_model import (
     Node,
     Sym,
     WhoUsesStore,
+    importing_paths,
     nodes_by_id,
 )
 from prooftext.graph.model import HOW_READ, Reference, js_receiver
@@ -40,7 +41,6 @@ from prooftext.store.risk_queries import (
     code_files_spelling,
     file_imports,
     file_lines,
-    importers,
     symbols_named,
 )
 
@@ -267,8 +267,7 @@ class JsModules:
         return {path: found for path, found in names.items() if found}
 
     def importing_paths(self, path: str) -> list[str]:
-        lines = importers(self.conn, path)
-        return sorted({n.path for n in nodes_by_id(self.conn, list(lines))} - {path})
+        return importing_paths(self.conn, path)
 
     def reexported(self, path: str, source: str, names: set[str]) -> set[str]:
         """The names the file at ``path`` re-exports from ``source`` of those it exports as ``names``: with

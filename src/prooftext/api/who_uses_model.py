@@ -14,6 +14,7 @@ from prooftext.store.risk_queries import (
     file_lines,
     file_node_id,
     file_symbols,
+    importers,
     member_symbols,
     nodes_by_ids,
     spelled_uses,
@@ -79,6 +80,11 @@ VARIABLE: Target = ("variable", "")
 """A module-level variable assigned a value (``session = LocalProxy(…)``): no definition the index holds."""
 OUTSIDE: Target = ("outside", "")
 """A name of a module from outside the repository (``os.environ``, ``click.echo``): no definition of it."""
+
+
+def importing_paths(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The other files whose imports resolve to the file at ``path``, in path order."""
+    return sorted({n.path for n in nodes_by_id(conn, list(importers(conn, path)))} - {path})
 
 
 def nodes_by_id(conn: sqlite3.Connection, ids: list[str]) -> list[Node]:

@@ -30,11 +30,11 @@ from prooftext.api.who_uses_model import (
     FOUND_REFERENCE,
     Sym,
     WhoUsesStore,
-    nodes_by_id,
+    importing_paths,
 )
 from prooftext.graph import languages as L
 from prooftext.graph.model import HOW_CALL, UNKNOWN_RECEIVER, Reference, php_receiver
-from prooftext.store.risk_queries import definitions_named, file_imports, files_ending, importers
+from prooftext.store.risk_queries import definitions_named, file_imports, files_ending
 
 OUTSIDE_PHP = "outside"
 """A class the repository does not define (a package's, PHP's own)."""
@@ -104,6 +104,8 @@ class PhpWhoUses(WhoUsesStore):
         self._php_supers: dict[str, tuple[list[Sym], bool]] = {}
         self._php_following: set[tuple[str, str]] = set()
         self._php_vendors: dict[str, str] = {}
+        self._php_endings: dict[str, list[str]] = {}
+        self._php_functions: dict[str, list[Sym]] = {}
 
     def _classify_php(self, target: Sym, ref: Reference, path: str, owner_id: str, exact: str) -> str | None:
         """How a reference in a PHP file depends on the PHP definition ``target``."""
@@ -161,15 +163,16 @@ class PhpWhoUses(WhoUsesStore):
         return exact if not others else FOUND_POSSIBLE
 
     def php_functions(self, name: str) -> list[Sym]:
-        """The repository's PHP functions of a name that are no method."""
-        return [Sym(*row) for row in definitions_named(self.conn, name, ["function"], [L.PHP])]
+        """The repository's PHP functions of a name that are no method, once per request."""
+        if name not in self._php_functions:
+            rows = definitions_named(self.conn, name, ["function"], [L.PHP])
+            self._php_functions[name] = [Sym(*row) for row in rows]
+        return self._php_functions[name]
 
     def _php_imported_function(self, path: str, target: Sym) -> bool:
-        """Whether the file at ``path`` imports a function named as ``target`` from ``target``'s file."""
-        return any(
-            module.rsplit("\\", 1)[-1] == target.name and resolved == target.path
-            for module, resolved, _line in file_imports(self.conn, path)
-        )
+        """Whether the file at ``path`` imports (``use function``) ``target``'s name from its file."""
+        imported = self._php_imports(path).get(target.name)
+        return imported is not None and imported[1] == target.path
 
     def php_alias_rows(self, target: Sym) -> list[tuple[str, str, int, str]]:
         """For a PHP class, the spelled uses of the names files import it under (``use Composer\\Script\\Event
@@ -177,8 +180,7 @@ class PhpWhoUses(WhoUsesStore):
         if target.language != L.PHP or target.symbol_kind not in CLASS_KINDS:
             return []
         rows = [row for word in sorted(_SELF - {"this"}) for row in self.spelled_uses(word, target.path)]
-        importing = {n.path for n in nodes_by_id(self.conn, list(importers(self.conn, target.path)))}
-        for path in sorted(importing - {target.path}):
+        for path in importing_paths(self.conn, target.path):
             for alias, (_module, resolved) in sorted(self._php_imports(path).items()):
                 if resolved == target.path and alias != target.name:
                     rows.extend(self.spelled_uses(alias, path))
@@ -230,7 +232,7 @@ class PhpWhoUses(WhoUsesStore):
             for member_id in self.children(current.node_id).get(method, []):
                 member = self.sym(member_id)
                 declared = _RETURNS.search(member.signature) if member is not None else None
-                if declared is None or member is None:
+                if member is None or declared is None:
                     return None
                 written = declared.group(1)
                 if written.lower() in ("self", "static"):
@@ -281,19 +283,25 @@ class PhpWhoUses(WhoUsesStore):
         namespace (its first part), the one file named for the class that defines it (PSR-4 may map a
         namespace to several directories: laravel's ``Illuminate\\Support\\Arr`` is in ``Collections/``)."""
         for cut in range(len(parts) - 1):
-            for candidate in files_ending(self.conn, "/".join(parts[cut:]) + ".php"):
+            for candidate in self._php_ending("/".join(parts[cut:]) + ".php"):
                 found = self._php_top_class(candidate, parts[-1])
                 if found is not None:
                     return found
         if len(parts) > 1 and parts[0] == self._php_vendor(path):
             defining = [
                 found
-                for candidate in files_ending(self.conn, parts[-1] + ".php")
+                for candidate in self._php_ending(parts[-1] + ".php")
                 if (found := self._php_top_class(candidate, parts[-1])) is not None
             ]
             if len(defining) == 1:
                 return defining[0]
         return OUTSIDE_PHP
+
+    def _php_ending(self, suffix: str) -> list[str]:
+        """The indexed paths ending in ``suffix`` (:func:`files_ending`), once per request."""
+        if suffix not in self._php_endings:
+            self._php_endings[suffix] = files_ending(self.conn, suffix)
+        return self._php_endings[suffix]
 
     def _php_vendor(self, path: str) -> str:
         """The first part of the namespace the PHP file at ``path`` declares ('' for none)."""

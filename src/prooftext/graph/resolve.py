@@ -105,20 +105,28 @@ def psr4_prefixes(manifests: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     value of the wrong shape, declares nothing."""
     found: dict[str, list[str]] = defaultdict(list)
     for path in sorted(manifests):
-        try:
-            manifest = json.loads(manifests[path])
-        except ValueError:
-            continue
         home = posixpath.dirname(path)
-        for section in ("autoload", "autoload-dev"):
-            declared = manifest.get(section) if isinstance(manifest, dict) else None
-            prefixes = declared.get("psr-4") if isinstance(declared, dict) else None
-            for prefix, dirs in prefixes.items() if isinstance(prefixes, dict) else ():
-                for directory in [dirs] if isinstance(dirs, str) else dirs if isinstance(dirs, list) else []:
-                    joined = _join(home, directory) if isinstance(directory, str) else None
-                    if joined is not None and joined not in found[prefix.strip("\\")]:
-                        found[prefix.strip("\\")].append(joined)
+        for prefix, directory in _declared_psr4(manifests[path]):
+            joined = _join(home, directory)
+            if joined is not None and joined not in found[prefix]:
+                found[prefix].append(joined)
     return {prefix: tuple(dirs) for prefix, dirs in found.items()}
+
+
+def _declared_psr4(text: str) -> list[tuple[str, str]]:
+    """(prefix without its ``\\``, directory) of each PSR-4 entry a manifest's text declares."""
+    try:
+        manifest = json.loads(text)
+    except ValueError:
+        return []
+    out: list[tuple[str, str]] = []
+    for section in ("autoload", "autoload-dev"):
+        declared = manifest.get(section) if isinstance(manifest, dict) else None
+        prefixes = declared.get("psr-4") if isinstance(declared, dict) else None
+        for prefix, dirs in prefixes.items() if isinstance(prefixes, dict) else ():
+            listed = [dirs] if isinstance(dirs, str) else dirs if isinstance(dirs, list) else []
+            out.extend((prefix.strip("\\"), d) for d in listed if isinstance(d, str))
+    return out
 
 
 class PathIndex:

@@ -786,7 +786,7 @@ def _apply(
     return len(indexed), removed
 
 
-_MANIFESTS = "SELECT path, text FROM files WHERE (path = ? OR path LIKE ?) AND text IS NOT NULL"
+_MANIFESTS = "SELECT path, text FROM files WHERE path = ? OR path LIKE ?"
 
 
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
