@@ -17,7 +17,7 @@ from prooftext.graph import (
     resolve_link,
 )
 from prooftext.graph.extract import extract
-from prooftext.graph.resolve import psr4_prefixes
+from prooftext.graph.resolve import psr4_prefixes, scala_declared
 
 PY_TREE = {
     "pkg/__init__.py",
@@ -301,3 +301,52 @@ def test_build_edges_link_a_php_import_to_the_file_the_composer_manifest_maps_it
         "packages/support/src/Arr.php:packages/support/src/Arr.php"
     }
     assert imported(None) == {"types/Support/Arr.php:types/Support/Arr.php"}  # the path's tail alone
+
+
+SCALA_TREE = {
+    "core/src/main/scala/app/client/Backend.scala": "package app.client\ntrait Backend\nobject Backend\n",
+    "core/src/main/scala/app/client/request.scala": (
+        "package app.client\ncase class Request(uri: String)\nclass StreamRequest\n"
+    ),
+    "core/src/main/scala/app/client/package.scala": "package app\npackage object client { type Id[A] = A }\n",
+    "core/src/main/java/app/client/Native.java": "package app.client;\npublic class Native {}\n",
+    "other/src/main/scala/app/other/Request.scala": "package app.other\nclass Request\n",
+    "impl/src/main/scala/app/client/impl/cats/package.scala": "package app.client.impl\npackage object cats\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("app.client.Backend", "core/src/main/scala/app/client/Backend.scala"),  # the file named for it
+        ("app.client.Backend.apply", "core/src/main/scala/app/client/Backend.scala"),  # a member of an object
+        ("app.client.Request", "core/src/main/scala/app/client/request.scala"),  # the file that defines it
+        ("app.client.StreamRequest", "core/src/main/scala/app/client/request.scala"),
+        ("app.client.Id", "core/src/main/scala/app/client/package.scala"),  # its package object's
+        ("app.client", "core/src/main/scala/app/client/package.scala"),  # `import app.client._`
+        ("app.client.Native", "core/src/main/java/app/client/Native.java"),  # a Java class
+        ("app.other.Request", "other/src/main/scala/app/other/Request.scala"),
+        ("cats.effect.IO", None),  # another project's: `impl/cats/package.scala` is not the package `cats`
+        ("cats.Eq", None),
+        ("scala.concurrent.Future", None),
+    ],
+)
+def test_a_scala_import_resolves_to_the_file_named_for_it_or_the_file_of_its_package_that_defines_it(
+    module: str, expected: str | None
+) -> None:
+    graphs = _graphs(SCALA_TREE)
+    index = PathIndex(SCALA_TREE, None, scala_declared(graphs))
+    assert index.resolve_import("other/src/main/scala/app/other/Main.scala", module, "scala") == expected
+
+
+def test_build_edges_link_a_scala_import_to_the_file_that_defines_the_name() -> None:
+    files = {**SCALA_TREE, "app/Main.scala": "import app.client.{Request, Id}\nobject Main\n"}
+    graphs = _graphs(files)
+    named = _named(graphs)
+    edges = build_edges(graphs)
+    assert {
+        named[e.target] for e in edges if e.type == EDGE_IMPORTS and named[e.source].startswith("app/")
+    } == {
+        "core/src/main/scala/app/client/request.scala:core/src/main/scala/app/client/request.scala",
+        "core/src/main/scala/app/client/package.scala:core/src/main/scala/app/client/package.scala",
+    }

@@ -363,7 +363,7 @@ def test_the_edge_count_counts_a_name_reference_once_per_node_up_to_the_fanout_c
     assert _reference_count(over_cap) == 0
 
 
-def _php_imports(root: Path) -> dict[str, str | None]:
+def _imports(root: Path) -> dict[str, str | None]:
     with prooftext.open(root) as index:
         index.refresh()
     conn = sqlite3.connect(root / ".prooftext" / "index.sqlite")
@@ -387,10 +387,22 @@ def test_php_imports_follow_the_composer_manifest_and_are_resolved_again_when_it
     )
     manifest = tmp_path / "composer.json"
     manifest.write_text('{"autoload": {"psr-4": {"Acme\\\\": "src/"}}}')
-    assert _php_imports(tmp_path) == {"Acme\\Support\\Arr": "src/Support/Arr.php"}
+    assert _imports(tmp_path) == {"Acme\\Support\\Arr": "src/Support/Arr.php"}
     manifest.write_text(
         '{"autoload": {"psr-4": {"Acme\\\\": "src/", "Acme\\\\Support\\\\": "lib/Support/"}}}'
     )
-    assert _php_imports(tmp_path) == {
-        "Acme\\Support\\Arr": "lib/Support/Arr.php"
-    }  # Gate.php was not read again
+    assert _imports(tmp_path) == {"Acme\\Support\\Arr": "lib/Support/Arr.php"}  # Gate.php was not read again
+
+
+def test_scala_imports_resolve_to_the_defining_file_and_again_when_another_scala_file_changes(
+    tmp_path: Path,
+) -> None:
+    package = tmp_path / "src" / "app" / "client"
+    package.mkdir(parents=True)
+    (package / "request.scala").write_text("package app.client\ncase class Request(uri: String)\n")
+    (package / "backend.scala").write_text("package app.client\ntrait Backend\n")
+    (tmp_path / "src" / "Main.scala").write_text("import app.client.Request\nobject Main\n")
+    assert _imports(tmp_path) == {"app.client.Request": "src/app/client/request.scala"}
+    (package / "request.scala").write_text("package app.client\ncase class Response(code: Int)\n")
+    (package / "backend.scala").write_text("package app.client\ntrait Backend\ncase class Request()\n")
+    assert _imports(tmp_path) == {"app.client.Request": "src/app/client/backend.scala"}  # Main unread

@@ -54,6 +54,7 @@ from prooftext.graph.model import (
     c_receiver,
     js_receiver,
     php_receiver,
+    scala_name,
     spell,
 )
 
@@ -166,6 +167,11 @@ _KINDS: dict[str, str] = {
     "method": _FUNCTION,
     "singleton_method": _FUNCTION,
     "trait_declaration": "trait",
+    "trait_definition": "trait",
+    "object_definition": "object",
+    "package_object": "object",
+    "enum_definition": "enum",
+    "given_definition": "given",
 }
 _KIND_OVERRIDES: dict[str, dict[str, str]] = {
     L.TYPESCRIPT: {"module": "namespace"},
@@ -221,6 +227,36 @@ def end_line(node: TSNode) -> int:
     if column == 0 and row > node.start_point.row:
         return row
     return row + 1
+
+
+def _scala_trailing(node: TSNode, column: int) -> TSNode | None:
+    """Scala: the last of the comments an indented body of ``node`` ends with that stand at ``column`` or left
+    of it, or None. The grammar ends an indented body (``def f =`` and the lines under it) where the next
+    definition starts, so the comments above that one, its doc comment included, are the body's last
+    children; a comment indented deeper is the body's own, as the language reads indentation."""
+    current = node
+    while current.child_count:
+        current = current.children[-1]
+        if current.type in _COMMENTS:
+            return current if current.start_point.column <= column else None
+        if not current.is_named:
+            return None  # a closing brace, `end`: the body ends with it
+    return None
+
+
+def _scala_last_line(node: TSNode, data: bytes) -> int:
+    """Scala: the line of a definition's last character that is neither space nor one of the comments after
+    its body that belong to what follows (see :func:`_scala_trailing`)."""
+    end = node.end_byte
+    column = node.start_point.column
+    trailing = _scala_trailing(node, column)
+    while trailing is not None:
+        end = trailing.start_byte
+        before = trailing.prev_sibling
+        comment = before is not None and before.type in _COMMENTS and before.start_point.column <= column
+        trailing = before if comment else None
+    text = data[node.start_byte : end]
+    return node.start_point.row + 1 + text.rstrip().count(b"\n")
 
 
 def _text(data: bytes, node: TSNode | None) -> str:
@@ -592,17 +628,47 @@ def _macro_in_body(node: TSNode) -> bool:
     return False
 
 
+def _after_scala_annotations(node: TSNode) -> int:
+    """Scala: a signature starts after the annotations (``@inline``, in the range, like decorators) and the
+    comments among them."""
+    return next(
+        (
+            child.start_byte
+            for child in node.children
+            if child.type != "annotation" and child.type not in _COMMENTS
+        ),
+        node.start_byte,
+    )
+
+
+_SCALA_BODY_MARKS = frozenset({"=", "with"})
+_SCALA_TYPE_BODIES = frozenset({"refinement", "structural_type"})
+
+
+def _scala_header_end(node: TSNode) -> int | None:
+    """Scala: a header ends before the ``=`` of a ``def``'s or a given's body, or the ``with`` of a given's."""
+    body = node.child_by_field_name("body")
+    mark = body.prev_sibling if body is not None else None
+    while mark is not None and mark.type in _COMMENTS:
+        mark = mark.prev_sibling
+    return mark.start_byte if mark is not None and mark.type in _SCALA_BODY_MARKS else None
+
+
 def _signature_start(node: TSNode, signature: TSNode, language: str) -> int:
     if language == L.JAVA:
         return _after_annotations(node, signature)
     if language == L.PHP:
         return _after_attributes(node, signature)
+    if language == L.SCALA:
+        return _after_scala_annotations(node)
     return signature.start_byte
 
 
 def _signature_end(node: TSNode, sig_start: int, language: str) -> int | None:
     if language in (L.JAVA, L.PHP):
         return _header_end(node)
+    if language == L.SCALA:
+        return _scala_header_end(node)
     if language == L.RUBY:
         return _comment_before_body(node, sig_start)
     return _bodiless_end(node)
@@ -613,8 +679,12 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         return None  # `typedef struct {…} name;` is one symbol, read from the typedef
     if language in (L.C, L.CPP) and _macro_in_body(node):
         return None
+    if language == L.SCALA and node.parent is not None and node.parent.type in _SCALA_TYPE_BODIES:
+        return None  # `Foo { type F = Int }`, `{ def app: App }`: a member of a type, not a definition
     misread = _c_misread(node, data) if language in (L.C, L.CPP) else None
     scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
+    if language == L.SCALA:
+        name = scala_name(name)
     if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
         return None  # `else if (…) {…}` cut off by `#ifdef` reads as a function named `if`
     outer, signature = _outer(node)
@@ -788,6 +858,8 @@ def _previous(node: TSNode, language: str) -> TSNode | None:
     Ruby method passed first to a call without a receiver (``private def x``), the node before the call."""
     prev = node.prev_named_sibling
     parent = node.parent
+    if language == L.SCALA:
+        return _scala_previous(node, prev)
     if prev is not None or language != L.RUBY or parent is None:
         return prev
     if parent.type in _RUBY_BODIES:
@@ -801,6 +873,18 @@ def _previous(node: TSNode, language: str) -> TSNode | None:
     ):
         return _previous(call, language)
     return None
+
+
+def _scala_previous(node: TSNode, prev: TSNode | None) -> TSNode | None:
+    """Scala: the comment the body before ``node`` ends with (see :func:`_scala_trailing`); for the first
+    statement of a body, a comment the grammar hung before the body (``def f =``, a comment, the lines of the
+    body)."""
+    if prev is None:
+        before = node.parent.prev_named_sibling if node.parent is not None else None
+        return before if before is not None and before.type in _COMMENTS else None
+    if prev.type in _COMMENTS:
+        return prev
+    return _scala_trailing(prev, node.start_point.column) or prev
 
 
 def _trails_code(comment: TSNode) -> bool:
@@ -938,7 +1022,7 @@ def _draft(found: _Def, parent: int, drafts: Drafts, spec: L.CodeSpec, data: byt
         docstring, doc_line = leading_comments(found.doc_node, data, found.first_line, spec.name)
     if spec.name == L.JAVA:
         docstring = _java_unicode(docstring)
-    last = end_line(found.outer)
+    last = _scala_last_line(found.outer, data) if spec.name == L.SCALA else end_line(found.outer)
     if parent == FILE:
         drafts.covered.append((doc_line, last))
     return Draft(

@@ -31,7 +31,7 @@ import re
 from tree_sitter import Node as TSNode
 
 import prooftext.graph.languages as L
-from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference
+from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference, scala_name
 
 _SPACE = re.compile(r"\s+")
 Import = tuple[str, tuple[str, ...]]
@@ -214,6 +214,53 @@ def _php(node: TSNode, data: bytes) -> list[Import]:
     return _php_include(node, data)
 
 
+_SCALA_RENAMES = frozenset({"arrow_renamed_identifier", "as_renamed_identifier"})
+_SCALA_ROOT = "_root_."
+_SCALA_COMMENTS = frozenset({"comment", "block_comment"})
+_SCALA_NAMES = frozenset({"identifier", "operator_identifier"})
+
+
+def _scala_selectors(path: str, selectors: TSNode, data: bytes) -> list[str]:
+    """The modules of ``{C, D => E, F => _, _, given}`` after ``path``: a name's, a renamed one's, the path's
+    for a wildcard or a given; nothing for a hidden name."""
+    out: list[str] = []
+    for child in selectors.named_children:
+        if child.type in _SCALA_NAMES:
+            out.append(f"{path}.{scala_name(_text(data, child))}")
+        elif child.type in _SCALA_RENAMES:
+            alias = child.child_by_field_name("alias")
+            if alias is None or alias.type != "wildcard":
+                out.append(f"{path}.{scala_name(_text(data, child.child_by_field_name('name')))}")
+        elif child.type not in _SCALA_COMMENTS:
+            out.append(path)  # `_`, `*`, `given`, `given Ord[?]`
+    return out
+
+
+def _scala(node: TSNode, data: bytes) -> list[Import]:
+    """Every importer of one ``import``, each module once: ``a.b.C``; one per selector of ``a.b.{C, D}``; the
+    path alone for a wildcard or a given (``a.b._``, ``a.b.given`` give ``a.b``); ``_root_.`` dropped."""
+    modules: list[str] = []
+    parts: list[str] = []
+    for child in (*node.children, None):
+        if child is not None and child.type in _SCALA_NAMES:
+            parts.append(scala_name(_text(data, child)))
+            continue
+        path = ".".join(parts)
+        if child is not None and child.type == "namespace_selectors":
+            modules += _scala_selectors(path, child, data)
+            parts = []
+        elif child is not None and child.type == "namespace_wildcard":
+            modules.append(path)
+            parts = []
+        elif child is None or child.type == ",":
+            modules += [path] if parts else []
+            parts = []
+        elif child.type in _SCALA_RENAMES:  # `import a.b.C as D`
+            modules.append(".".join((*parts, scala_name(_text(data, child.child_by_field_name("name"))))))
+            parts = []
+    return [(module.removeprefix(_SCALA_ROOT), ()) for module in dict.fromkeys(modules) if module]
+
+
 def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
     """The (module, names) pairs one captured import node stands for."""
     if language == L.PYTHON:
@@ -228,5 +275,7 @@ def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
         return _c(node, data)
     if language == L.PHP:
         return _php(node, data)
+    if language == L.SCALA:
+        return _scala(node, data)
     target = _unquote(_text(data, node))  # JS / TS / Go: a string literal
     return [(target, ())] if target else []

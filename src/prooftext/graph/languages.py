@@ -16,6 +16,7 @@ extensions                                                language
 ``.cc`` ``.cpp`` ``.cxx`` ``.hpp`` ``.hh`` ``.hxx``       ``cpp``
 ``.rb``                                                   ``ruby``
 ``.php``                                                  ``php``
+``.scala``                                                ``scala``
 ``.md`` ``.markdown``                                     ``markdown``
 ``.rst``                                                  ``rst``
 ========================================================  ==============
@@ -67,6 +68,7 @@ C = "c"
 CPP = "cpp"
 RUBY = "ruby"
 PHP = "php"
+SCALA = "scala"
 MARKDOWN = "markdown"
 RST = "rst"
 TEXT = "text"
@@ -96,6 +98,7 @@ EXTENSIONS: dict[str, str] = {
     ".hxx": CPP,
     ".rb": RUBY,
     ".php": PHP,
+    ".scala": SCALA,
     ".md": MARKDOWN,
     ".markdown": MARKDOWN,
     ".rst": RST,
@@ -104,7 +107,20 @@ EXTENSIONS: dict[str, str] = {
 CASE_SENSITIVE_EXTENSIONS: dict[str, str] = {".C": CPP, ".H": CPP}
 """Spellings matched exactly, before the lower-case table: upper-case ``.C``/``.H`` are C++ for GCC."""
 
-CODE_LANGUAGES: tuple[str, ...] = (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA, C, CPP, RUBY, PHP)
+CODE_LANGUAGES: tuple[str, ...] = (
+    PYTHON,
+    JAVASCRIPT,
+    TYPESCRIPT,
+    TSX,
+    GO,
+    RUST,
+    JAVA,
+    C,
+    CPP,
+    RUBY,
+    PHP,
+    SCALA,
+)
 
 
 def language_for(path: str) -> str | None:
@@ -341,6 +357,28 @@ _PHP_QUERY = f"""
 (require_once_expression) @import
 """
 
+# Scala: classes, traits, objects (package objects too), Scala 3 enums, `def`s (abstract ones and secondary
+# constructors, named `this`, too), `type` members and aliases, and named givens are definitions; a member of
+# a refinement or structural type (`Foo { type F = Int }`, `{ def app: App }`) is not (code.py skips it). A
+# name is used by a call (`f(x)`, `a.f(x)`, `f[T](x)`), `new`, a type (base classes and traits included) and
+# an annotation.
+_SCALA_QUERY = """
+(class_definition) @def
+(trait_definition) @def
+(object_definition) @def
+(package_object) @def
+(enum_definition) @def
+(function_definition) @def
+(function_declaration) @def
+(type_definition) @def
+(given_definition name: (_)) @def
+(call_expression function: [(identifier) @use (field_expression field: (identifier) @use)])
+(call_expression function: (generic_function function: [(identifier) @use (field_expression field: (identifier) @use)]))
+(instance_expression [(type_identifier) @use (generic_type type: (type_identifier) @use)])
+(type_identifier) @use
+(import_declaration) @import
+"""
+
 
 @dataclass(frozen=True)
 class CodeSpec:
@@ -380,6 +418,13 @@ SPECS: dict[str, CodeSpec] = {
     RUBY: CodeSpec(RUBY, "tree_sitter_ruby", "language", _RUBY_QUERY, frozenset({"class", "module"})),
     PHP: CodeSpec(
         PHP, "tree_sitter_php", "language_php", _PHP_QUERY, frozenset({"class", "interface", "trait", "enum"})
+    ),
+    SCALA: CodeSpec(
+        SCALA,
+        "tree_sitter_scala",
+        "language",
+        _SCALA_QUERY,
+        frozenset({"class", "trait", "object", "enum", "given"}),
     ),
 }
 

@@ -23,6 +23,13 @@ Import rules by language:
 - Java: the class file ending in the dotted path (members of static imports and nested classes dropped).
 - C / C++: quoted includes next to the importer, then from the root, then by path suffix; ``<…>`` by suffix.
 - Ruby: ``require_relative`` next to the importer; ``require`` by path suffix.
+- Scala: the file ending in the dotted path, ``.scala`` or (a Java class) ``.java``, or the package object
+  of that path (``a/b/package.scala``), else a Scala file in a directory ending in the package's path that
+  defines the name at its top level (``sttp.client4.GenericRequest`` in ``sttp/client4/request.scala``);
+  else the same for the path without its last part, down to two parts (a member of an object,
+  ``a.b.C.apply``, is in ``a/b/C.scala``; a name a package object defines is in its ``package.scala``). A
+  name of a top-level package's object (``cats.Eq``, an alias in ``cats/package.scala``) is not linked: a path
+  of one part ends too many paths (``impl/cats/package.scala`` is another package's object).
 - PHP: a ``use`` by the class file its name maps to under PSR-4 (a namespace prefix maps to a directory, the
   rest of the name to the path below it). Where the repository's ``composer.json`` files declare their
   prefixes (``autoload`` and ``autoload-dev``), as Composer does: the longest prefix of the name first, each
@@ -67,6 +74,7 @@ _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs",
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 _DOC_PROBES = ("", ".md", ".rst", "/README.md", "/index.md", "/index.rst", "/README.rst")
 _RUST_ROOTS = ("lib.rs", "main.rs", "mod.rs")
+_SCALA_FILES = (".scala", ".java", "/package.scala")
 
 
 def _join(directory: str, relative: str) -> str | None:
@@ -133,9 +141,15 @@ class PathIndex:
     """Repository paths with the lookups resolution needs (built lazily, once per set of paths), and the
     PSR-4 prefixes PHP names resolve through (:func:`psr4_prefixes`)."""
 
-    def __init__(self, paths: Iterable[str], psr4: Psr4 | None = None) -> None:
+    def __init__(
+        self, paths: Iterable[str], psr4: Psr4 | None = None, declared: Iterable[tuple[str, str]] = ()
+    ) -> None:
         self.paths = frozenset(paths)
         self.psr4 = dict(psr4 or {})
+        self.declared: dict[str, list[str]] = defaultdict(list)
+        """Scala: the files that define each name at their top level, from (path, name) pairs."""
+        for path, name in declared:
+            self.declared[name].append(path)
         self._prefixes = sorted(self.psr4, key=len, reverse=True)  # the longest first, as Composer tries them
 
     @cached_property
@@ -304,6 +318,24 @@ class PathIndex:
             parts = parts[:-1]  # a static import's member, or a nested class
         return []
 
+    def _scala(self, importer: str, spec: str) -> list[str]:
+        parts = spec.split(".")
+        while len(parts) >= 2:
+            path = "/".join(parts)
+            for suffix in _SCALA_FILES:
+                found = self._suffix(importer, path + suffix)
+                if found:
+                    return found
+            package = "/" + "/".join(parts[:-1])
+            defining = (
+                p for p in self.declared.get(parts[-1], ()) if f"/{posixpath.dirname(p)}".endswith(package)
+            )
+            best = _closest(importer, defining)
+            if best is not None:
+                return [best]
+            parts = parts[:-1]  # a member of an object, or a name its package object defines
+        return []
+
     def _c(self, importer: str, spec: str) -> list[str]:
         if spec.startswith("<"):
             return self._suffix(importer, spec.strip("<>").strip())
@@ -381,6 +413,8 @@ class PathIndex:
             return self._ruby(importer, module)
         if language == L.PHP:
             return self._php(importer, module)
+        if language == L.SCALA:
+            return self._scala(importer, module)
         return []
 
     def go_package(self, directory: str) -> list[str]:
@@ -473,6 +507,17 @@ def _reference_edges(graphs: list[FileGraph], out: _EdgeSet) -> None:
                     out.add(EDGE_REFERENCES, use.node_id, target)
 
 
+def scala_declared(graphs: Iterable[FileGraph]) -> list[tuple[str, str]]:
+    """(path, name) of every definition at the top level of a Scala file: what Scala imports resolve to."""
+    return [
+        (graph.path, node.name)
+        for graph in graphs
+        if graph.language == L.SCALA
+        for node in graph.nodes
+        if node.kind == NODE_SYMBOL and node.qualname == node.name
+    ]
+
+
 def build_edges(graphs: list[FileGraph], manifests: Mapping[str, str] | None = None) -> list[Edge]:
     """Cross-file edges — imports, references, links, contradicts — sorted by edge id; ``manifests``, the
     text of each ``composer.json``, declares the PSR-4 prefixes PHP imports resolve through.
@@ -480,7 +525,7 @@ def build_edges(graphs: list[FileGraph], manifests: Mapping[str, str] | None = N
     Intra-file ``contains`` edges stay in each ``FileGraph.edges``. Self-edges are dropped.
     """
     files = {node.path: node.id for graph in graphs for node in graph.nodes if node.kind == NODE_FILE}
-    index = PathIndex(files, psr4_prefixes(manifests or {}))
+    index = PathIndex(files, psr4_prefixes(manifests or {}), scala_declared(graphs))
     out = _EdgeSet()
     for graph in graphs:
         if graph.path in files:

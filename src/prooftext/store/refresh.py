@@ -61,7 +61,7 @@ from prooftext.corpus.scan import specification_paths, specification_refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
 from prooftext.corpus.walk import walk
 from prooftext.errors import ConfigError
-from prooftext.graph.languages import SPECS
+from prooftext.graph.languages import SCALA, SPECS, language_for
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
 from prooftext.graph.resolve import COMPOSER_MANIFEST, MAX_REFERENCE_FANOUT, PathIndex, psr4_prefixes
 from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
@@ -104,7 +104,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 31
+READING_REVISION = 32
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -176,7 +176,9 @@ and ``require`` imports, where it was cut into line windows before; 31: a PHP re
 who-uses follows it (``$this->repo`` as ``this.repo``, ``\\App\\Cache`` as ``App.Cache``), a name's namespace
 qualifier as its receiver (``Command\\`` of ``new Command\\Alias()``), a method named by a callable
 array is read through its first element (``[$this, 'run']``, ``[Foo::class, 'make']``), and the class of a
-static call (``Cache::get()``) is read, not called))."""
+static call (``Cache::get()``) is read, not called; 32: a Scala file (``.scala``) is read for its classes,
+traits, objects, enums, ``def``s, ``type`` members and named givens, its uses and its imports, where it was
+cut into line windows before))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
@@ -787,16 +789,22 @@ def _apply(
 
 
 _MANIFESTS = "SELECT path, text FROM files WHERE path = ? OR path LIKE ?"
+_SCALA_DECLARED = (
+    "SELECT f.path, n.name FROM nodes n JOIN files f ON f.id = n.file_id"
+    " WHERE n.language = ? AND n.kind = 'symbol' AND n.qualname = n.name"
+)
 
 
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
     """Resolve imports to repository files: all of them when the set of paths or a ``composer.json`` (the
-    PSR-4 prefixes PHP names resolve through) changed, else only ``only``."""
+    PSR-4 prefixes PHP names resolve through) changed, else only ``only``'s, and every Scala file's when a
+    Scala file is among them (a Scala name resolves to the file that defines it)."""
     paths = {r[0] for r in conn.execute("SELECT path FROM files")}
     manifests = {p: t for p, t in conn.execute(_MANIFESTS, (COMPOSER_MANIFEST, f"%/{COMPOSER_MANIFEST}"))}
-    index = PathIndex(paths, psr4_prefixes(manifests))
+    index = PathIndex(paths, psr4_prefixes(manifests), conn.execute(_SCALA_DECLARED, (SCALA,)))
+    scala = only is not None and any(language_for(path) == SCALA for path in only)
     query = "SELECT i.rowid, f.path, i.module, f.language FROM imports i JOIN files f ON f.id = i.file_id"
-    rows = [r for r in conn.execute(query) if only is None or r[1] in only]
+    rows = [r for r in conn.execute(query) if only is None or r[1] in only or (scala and r[3] == SCALA)]
     updates = [
         (index.resolve_import(importer, module, language), rowid)
         for rowid, importer, module, language in rows
