@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prooftext.graph.code import MAX_DOCSTRING_CHARS
 from prooftext.graph.extract import extract
 
 BATCH = 200
@@ -91,6 +92,13 @@ def cli(description: str, language: Language) -> int:
 
 
 def plain_doc_differs(_lines: list[str], want: Definition, got: Definition) -> bool:
+    return want[4] != got[4]
+
+
+def bounded_doc_differs(_lines: list[str], want: Definition, got: Definition) -> bool:
+    """Doc comments differ, unless ours is the oracle's cut at prooftext's bound on a doc comment's length."""
+    if len(want[4]) > MAX_DOCSTRING_CHARS:
+        return not want[4].startswith(got[4])
     return want[4] != got[4]
 
 

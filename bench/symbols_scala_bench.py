@@ -23,24 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from symbols_oracle import Definition, Language, cli, doc_first, our_imports
-
-from prooftext.graph.code import MAX_DOCSTRING_CHARS
+from symbols_oracle import Language, bounded_doc_differs, cli, doc_first, our_imports
 
 ORACLE = Path(__file__).resolve().parent / "scala_oracle" / "symbols.js"
-
-
-def _doc_differs(_lines: list[str], want: Definition, got: Definition) -> bool:
-    """Doc comments differ, unless ours is the oracle's cut at prooftext's bound on a doc comment's length."""
-    if len(want[4]) > MAX_DOCSTRING_CHARS:
-        return not want[4].startswith(got[4])
-    return want[4] != got[4]
 
 
 def main() -> int:
     return cli(
         __doc__.splitlines()[0],
-        Language(".scala", ["node", str(ORACLE)], doc_first, our_imports, _doc_differs),
+        Language(".scala", ["node", str(ORACLE)], doc_first, our_imports, bounded_doc_differs),
     )
 
 
