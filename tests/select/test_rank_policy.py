@@ -30,8 +30,11 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     "file_top_nodes": 3,
     "test_factor_milli": 200,
     "doc_factor_milli": 500,
-    "test_path_pattern": r"(^|/)(tests?|testing|__tests__|testdata)(/|$)|(^|/)test_[^/]*$|_tests?\.[a-z]+$"
-    r"|(^|/)conftest\.py$|(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$",
+    "test_path_pattern": r"(^|/)(tests?|testing|__tests__|testdata)(/|$)"
+    r"|(^|/)(Tests?|Testing|TestData)(/|$)|(^|/)[^/]+[.][A-Za-z]*Tests?/"
+    r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$"
+    r"|(^|/)conftest\.py$|(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$"
+    r"|[a-z0-9]Tests?\.(php|java|kt|scala|cs|swift|m|mm|groovy)$|[a-z0-9](Spec|Suite)\.scala$",
     "test_scope_names": ["test", "tests"],
     "doc_path_pattern": r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$",
     "data_factor_milli": 100,

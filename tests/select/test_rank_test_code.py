@@ -147,6 +147,14 @@ def test_the_policy_records_its_test_scope_names() -> None:
         "lib/router.spec.js",
         "lib/router.spec.mjs",
         "spec/models/user_spec.rb",
+        "Tests/ApplicationTest.php",  # Symfony
+        "Tests/ArgumentParserUnitTests/ParsingTests.swift",  # SwiftPM
+        "Src/Newtonsoft.Json.Tests/JsonConvertTest.cs",  # a .NET test project
+        "Src/Newtonsoft.Json.FuzzTests/Fuzz.cs",
+        "src/Support/StrTest.php",  # xUnit classes outside a test directory
+        "lib/RouterTests.cs",
+        "core/src/main/scala/cats/EvalSuite.scala",
+        "core/src/main/scala/cats/EvalSpec.scala",
     ],
 )
 def test_test_files_of_each_convention_are_found_by_path(path: str) -> None:
@@ -163,6 +171,11 @@ def test_test_files_of_each_convention_are_found_by_path(path: str) -> None:
         "src/attest.ts",
         "docs/spec/index.md",
         "lib/inspect_spec.py",
+        "src/main/java/com/squareup/javapoet/TypeSpec.java",  # a class named ...Spec, not a test
+        "lib/ABTest.java",  # an A/B test feature
+        "Src/Newtonsoft.Json.TestConsole/Program.cs",
+        "Sources/ArgumentParser/Parsing/Test.swift",
+        "src/Contest.php",
     ],
 )
 def test_code_whose_name_only_resembles_a_test_is_not_a_test_file(path: str) -> None:
