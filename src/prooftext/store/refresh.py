@@ -801,10 +801,11 @@ def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
     Scala file is among them (a Scala name resolves to the file that defines it)."""
     paths = {r[0] for r in conn.execute("SELECT path FROM files")}
     manifests = {p: t for p, t in conn.execute(_MANIFESTS, (COMPOSER_MANIFEST, f"%/{COMPOSER_MANIFEST}"))}
-    index = PathIndex(paths, psr4_prefixes(manifests), conn.execute(_SCALA_DECLARED, (SCALA,)))
     scala = only is not None and any(language_for(path) == SCALA for path in only)
     query = "SELECT i.rowid, f.path, i.module, f.language FROM imports i JOIN files f ON f.id = i.file_id"
     rows = [r for r in conn.execute(query) if only is None or r[1] in only or (scala and r[3] == SCALA)]
+    declared = conn.execute(_SCALA_DECLARED, (SCALA,)) if any(r[3] == SCALA for r in rows) else ()
+    index = PathIndex(paths, psr4_prefixes(manifests), declared)  # a scan of the nodes only for Scala
     updates = [
         (index.resolve_import(importer, module, language), rowid)
         for rowid, importer, module, language in rows
