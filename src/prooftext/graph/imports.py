@@ -108,7 +108,8 @@ def _ruby(node: TSNode, data: bytes) -> list[Import]:
 
 
 _USE_DEPTH = 8  # nesting of `use a::{b::{c::{…}}}` groups read
-_RUST_COMMENTS = frozenset({"line_comment", "block_comment"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+"""Comment nodes inside an import (Rust's and Scala's grammars name them so)."""
 
 
 def _rust(node: TSNode, data: bytes) -> list[Import]:
@@ -143,7 +144,7 @@ def _rust_use(node: TSNode, data: bytes, prefix: str, depth: int) -> list[Import
         plain = item.child_by_field_name("path") if item.type == "use_as_clause" else item
         if module and plain is not None and plain.type in ("identifier", "self", "super", "crate"):
             names.append(_text(data, plain))  # `c` and `c as d` of `use a::{c, c as d}`
-        elif item.type not in _RUST_COMMENTS:
+        elif item.type not in _COMMENTS:
             nested += _rust_use(item, data, module, depth - 1)
     return ([(module, tuple(names))] if names else []) + nested
 
@@ -216,7 +217,6 @@ def _php(node: TSNode, data: bytes) -> list[Import]:
 
 _SCALA_RENAMES = frozenset({"arrow_renamed_identifier", "as_renamed_identifier"})
 _SCALA_ROOT = "_root_."
-_SCALA_COMMENTS = frozenset({"comment", "block_comment"})
 _SCALA_NAMES = frozenset({"identifier", "operator_identifier"})
 
 
@@ -231,7 +231,7 @@ def _scala_selectors(path: str, selectors: TSNode, data: bytes) -> list[str]:
             alias = child.child_by_field_name("alias")
             if alias is None or alias.type != "wildcard":
                 out.append(f"{path}.{scala_name(_text(data, child.child_by_field_name('name')))}")
-        elif child.type not in _SCALA_COMMENTS:
+        elif child.type not in _COMMENTS:
             out.append(path)  # `_`, `*`, `given`, `given Ord[?]`
     return out
 
@@ -241,23 +241,23 @@ def _scala(node: TSNode, data: bytes) -> list[Import]:
     path alone for a wildcard or a given (``a.b._``, ``a.b.given`` give ``a.b``); ``_root_.`` dropped."""
     modules: list[str] = []
     parts: list[str] = []
-    for child in (*node.children, None):
-        if child is not None and child.type in _SCALA_NAMES:
+    for child in node.children:
+        if child.type in _SCALA_NAMES:
             parts.append(scala_name(_text(data, child)))
             continue
         path = ".".join(parts)
-        if child is not None and child.type == "namespace_selectors":
+        if child.type == "namespace_selectors":
             modules += _scala_selectors(path, child, data)
-            parts = []
-        elif child is not None and child.type == "namespace_wildcard":
+        elif child.type == "namespace_wildcard":
             modules.append(path)
-            parts = []
-        elif child is None or child.type == ",":
-            modules += [path] if parts else []
-            parts = []
         elif child.type in _SCALA_RENAMES:  # `import a.b.C as D`
             modules.append(".".join((*parts, scala_name(_text(data, child.child_by_field_name("name"))))))
-            parts = []
+        elif child.type == "," and parts:  # `import a.B, c.D`: the importer before the comma
+            modules.append(path)
+        else:
+            continue  # `import`, a dot
+        parts = []
+    modules += [".".join(parts)] if parts else []
     return [(module.removeprefix(_SCALA_ROOT), ()) for module in dict.fromkeys(modules) if module]
 
 

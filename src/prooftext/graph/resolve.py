@@ -146,10 +146,10 @@ class PathIndex:
     ) -> None:
         self.paths = frozenset(paths)
         self.psr4 = dict(psr4 or {})
-        self.declared: dict[str, list[str]] = defaultdict(list)
+        self._declared: dict[str, list[str]] = defaultdict(list)
         """Scala: the files that define each name at their top level, from (path, name) pairs."""
         for path, name in declared:
-            self.declared[name].append(path)
+            self._declared[name].append(path)
         self._prefixes = sorted(self.psr4, key=len, reverse=True)  # the longest first, as Composer tries them
 
     @cached_property
@@ -328,7 +328,7 @@ class PathIndex:
                     return found
             package = "/" + "/".join(parts[:-1])
             defining = (
-                p for p in self.declared.get(parts[-1], ()) if f"/{posixpath.dirname(p)}".endswith(package)
+                p for p in self._declared.get(parts[-1], ()) if f"/{posixpath.dirname(p)}".endswith(package)
             )
             best = _closest(importer, defining)
             if best is not None:
