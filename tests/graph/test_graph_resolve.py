@@ -17,7 +17,7 @@ from prooftext.graph import (
     resolve_link,
 )
 from prooftext.graph.extract import extract
-from prooftext.graph.resolve import psr4_prefixes, scala_declared
+from prooftext.graph.resolve import psr4_prefixes, top_level_declared
 
 PY_TREE = {
     "pkg/__init__.py",
@@ -335,7 +335,7 @@ def test_a_scala_import_resolves_to_the_file_named_for_it_or_the_file_of_its_pac
     module: str, expected: str | None
 ) -> None:
     graphs = _graphs(SCALA_TREE)
-    index = PathIndex(SCALA_TREE, None, scala_declared(graphs))
+    index = PathIndex(SCALA_TREE, None, top_level_declared(graphs))
     assert index.resolve_import("other/src/main/scala/app/other/Main.scala", module, "scala") == expected
 
 
@@ -350,3 +350,45 @@ def test_build_edges_link_a_scala_import_to_the_file_that_defines_the_name() -> 
         "core/src/main/scala/app/client/request.scala:core/src/main/scala/app/client/request.scala",
         "core/src/main/scala/app/client/package.scala:core/src/main/scala/app/client/package.scala",
     }
+
+
+KOTLIN_TREE = {
+    "okhttp/src/main/kotlin/okhttp3/internal/http/StatusLine.kt": "package okhttp3.internal.http\nclass StatusLine\n",
+    "okhttp/src/main/kotlin/okhttp3/internal/-UtilCommon.kt": "package okhttp3.internal\nfun closeQuietly() {}\n",
+    "okhttp/src/main/java/okhttp3/Legacy.java": "package okhttp3;\npublic class Legacy {}\n",
+    "coroutines-core/common/src/Builders.common.kt": "package kotlinx.coroutines\nfun launch() {}\n",
+    "coroutines-core/common/src/flow/Builders.kt": "package kotlinx.coroutines.flow\nfun flowOf() {}\n",
+    "coroutines-core/jvm/src/Runnable.kt": "package kotlinx.coroutines\ntypealias Runnable = java.lang.Runnable\n",
+    "tools/src/Publish.kt": "package tools\nfun publish() {}\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("okhttp3.internal.http.StatusLine", "okhttp/src/main/kotlin/okhttp3/internal/http/StatusLine.kt"),
+        (  # a member of a class's companion object
+            "okhttp3.internal.http.StatusLine.Companion.HTTP_CONTINUE",
+            "okhttp/src/main/kotlin/okhttp3/internal/http/StatusLine.kt",
+        ),
+        ("okhttp3.internal.closeQuietly", "okhttp/src/main/kotlin/okhttp3/internal/-UtilCommon.kt"),
+        ("okhttp3.Legacy", "okhttp/src/main/java/okhttp3/Legacy.java"),  # a Java class
+        (
+            "kotlinx.coroutines.flow.flowOf",
+            "coroutines-core/common/src/flow/Builders.kt",
+        ),  # root package omitted
+        (
+            "kotlinx.coroutines.launch",
+            "coroutines-core/common/src/Builders.common.kt",
+        ),  # the root package's file
+        ("java.lang.Runnable", None),  # a source root's `Runnable`, but no directory named for `lang`
+        ("org.gradle.api.publish.PublishingExtension", None),  # nor `publish` for `api`
+        ("kotlin.collections.List", None),
+    ],
+)
+def test_a_kotlin_import_resolves_to_the_file_of_its_package_that_defines_it_even_when_directories_omit_the_root(
+    module: str, expected: str | None
+) -> None:
+    graphs = _graphs(KOTLIN_TREE)
+    index = PathIndex(KOTLIN_TREE, None, top_level_declared(graphs))
+    assert index.resolve_import("app/src/main/kotlin/app/Main.kt", module, "kotlin") == expected

@@ -406,3 +406,17 @@ def test_scala_imports_resolve_to_the_defining_file_and_again_when_another_scala
     (package / "request.scala").write_text("package app.client\ncase class Response(code: Int)\n")
     (package / "backend.scala").write_text("package app.client\ntrait Backend\ncase class Request()\n")
     assert _imports(tmp_path) == {"app.client.Request": "src/app/client/backend.scala"}  # Main unread
+
+
+def test_kotlin_imports_resolve_to_the_defining_file_and_again_when_another_kotlin_file_changes(
+    tmp_path: Path,
+) -> None:
+    core = tmp_path / "lib-core" / "common" / "src"  # the root package `app.lib`, its directories omitting it
+    core.mkdir(parents=True)
+    (core / "Builders.kt").write_text("package app.lib\nfun launch() {}\n")
+    (core / "Jobs.kt").write_text("package app.lib\ninterface Job\n")
+    (tmp_path / "Main.kt").write_text("import app.lib.launch\nfun main() = launch()\n")
+    assert _imports(tmp_path) == {"app.lib.launch": "lib-core/common/src/Builders.kt"}
+    (core / "Builders.kt").write_text("package app.lib\nfun async() {}\n")
+    (core / "Jobs.kt").write_text("package app.lib\ninterface Job\nfun launch() {}\n")
+    assert _imports(tmp_path) == {"app.lib.launch": "lib-core/common/src/Jobs.kt"}  # Main.kt unread

@@ -51,10 +51,10 @@ from prooftext.graph.model import (
     HOW_READ,
     NODE_SYMBOL,
     UNKNOWN_RECEIVER,
+    backquoted_name,
     c_receiver,
     js_receiver,
     php_receiver,
-    scala_name,
     spell,
 )
 
@@ -172,6 +172,9 @@ _KINDS: dict[str, str] = {
     "package_object": "object",
     "enum_definition": "enum",
     "given_definition": "given",
+    "object_declaration": "object",
+    "companion_object": "object",
+    "secondary_constructor": _FUNCTION,
 }
 _KIND_OVERRIDES: dict[str, dict[str, str]] = {
     L.TYPESCRIPT: {"module": "namespace"},
@@ -470,10 +473,74 @@ def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], st
         return _split_scope(_text(data, name_node), "::")
     if kind == "module":  # TypeScript `declare module "foo"`
         return (), _text(data, name_node).strip("'\"")
+    if language == L.KOTLIN:
+        return (), _kotlin_name(node, name_node, data)
     return (), _text(data, name_node)
 
 
+_KOTLIN_CLASS_KINDS = {"interface": "interface", "enum": "enum", "annotation": "annotation"}
+_KOTLIN_BODIES = frozenset({"class_body", "enum_class_body", "function_body", "block", "{"})
+"""What starts a Kotlin definition's body (``{`` of a class the grammar failed to read)."""
+
+
+_KOTLIN_CLASS_KEYWORDS = frozenset({"class", "interface", "object"})
+
+
+def _kotlin_broken_class(node: TSNode) -> TSNode | None:
+    """Kotlin: the name of the class an error node starts with (its modifiers, ``class``, ``interface`` or
+    ``object``, a name), or None: where the grammar fails inside a class (``in1.skip()``, an annotated
+    constructor), it may wrap the whole class, members and all, in one error node."""
+    keyword = False
+    for child in node.children:
+        if child.type == "identifier":
+            return child if keyword else None
+        if child.type in _KOTLIN_CLASS_KEYWORDS:
+            keyword = True
+        elif child.type != "modifiers" and child.type not in _COMMENTS:
+            return None
+    return None
+
+
+def _kotlin_name(node: TSNode, name_node: TSNode | None, data: bytes) -> str:
+    """Kotlin: a definition's name, backquotes removed; ``Companion`` for an unnamed companion object (as
+    Kotlin names it), ``constructor`` for a secondary constructor, a type alias's from its ``type`` field,
+    a class the grammar failed to read from the error node that holds it."""
+    if node.type == "secondary_constructor":
+        return "constructor"
+    if node.type == "type_alias":
+        name_node = node.child_by_field_name("type")
+    if node.type == "ERROR":
+        name_node = _kotlin_broken_class(node)
+    if name_node is None:
+        return "Companion" if node.type == "companion_object" else ""
+    return backquoted_name(_text(data, name_node))
+
+
+def _kotlin_class_kind(node: TSNode) -> str:
+    """Kotlin: ``interface`` (``fun interface`` too), ``enum`` or ``annotation`` by the keyword or class
+    modifier that says so (``object`` for an error node that holds an object), else ``class`` (data, value,
+    sealed, inner, abstract classes)."""
+    for child in node.children:
+        if child.type in ("interface", "object"):
+            return child.type
+        if child.type == "modifiers":
+            for modifier in child.children:
+                kind = _KOTLIN_CLASS_KINDS.get(modifier.text.decode()) if modifier.text else None
+                if modifier.type == "class_modifier" and kind is not None:
+                    return kind
+    return "class"
+
+
+def _kotlin_header_end(node: TSNode) -> int:
+    """Kotlin: a header ends where a class's, object's or function's body starts (before a function's ``=``),
+    else with the declaration (an abstract ``fun``, a class without a body, a type alias)."""
+    body = next((child for child in node.children if child.type in _KOTLIN_BODIES), None)
+    return body.start_byte if body is not None else node.end_byte
+
+
 def _kind(node: TSNode, language: str) -> str:
+    if language == L.KOTLIN and node.type in ("class_declaration", "ERROR"):
+        return _kotlin_class_kind(node)
     kind = _KIND_OVERRIDES.get(language, {}).get(node.type) or _KINDS.get(node.type, _FUNCTION)
     if node.type == "variable_declarator":
         value = node.child_by_field_name("value")
@@ -531,22 +598,43 @@ def _outer(node: TSNode) -> tuple[TSNode, TSNode]:
     return outer, signature
 
 
-def _first_node(outer: TSNode) -> TSNode:
+def _first_node(outer: TSNode, language: str) -> TSNode:
     """First node of a symbol: Rust ``#[attributes]`` directly above an item belong to it, like decorators, and
-    so do the decorators of a JavaScript / TypeScript class member (siblings of the member in the class body)."""
+    so do the decorators of a JavaScript / TypeScript class member (siblings of the member in the class body)
+    and the Kotlin annotations the grammar reads as an expression of their own (see
+    :func:`_kotlin_stray_annotation`)."""
     first = outer
     prev = first.prev_named_sibling
-    while prev is not None and prev.type in _SIBLING_PREFIXES and end_line(prev) >= first.start_point.row:
+    while (
+        prev is not None
+        and (prev.type in _SIBLING_PREFIXES or (language == L.KOTLIN and _kotlin_stray_annotation(prev)))
+        and end_line(prev) >= first.start_point.row
+    ):
         first = prev
         prev = first.prev_named_sibling
     return first
 
 
+_KOTLIN_ANNOTATION_PARTS = (
+    frozenset({"annotation", "parenthesized_expression", "annotated_expression"}) | _COMMENTS
+)
+
+
+def _kotlin_stray_annotation(node: TSNode) -> bool:
+    """Kotlin: an annotation with arguments above a declaration, which the grammar sometimes reads as an
+    annotated parenthesized expression (``@OptIn(InternalAPI::class)``) standing before it."""
+    return node.type == "annotated_expression" and all(
+        child.type in _KOTLIN_ANNOTATION_PARTS
+        and (child.type != "annotated_expression" or _kotlin_stray_annotation(child))
+        for child in node.named_children
+    )
+
+
 def _after_annotations(node: TSNode, signature: TSNode) -> int:
-    """Java: a signature starts after the annotations in ``modifiers`` (in the range, like decorators) and the
-    comments among them (``@SuppressWarnings("unchecked") // safe``)."""
-    modifiers = next((child for child in node.children if child.type == "modifiers"), None)
-    if modifiers is None:
+    """Java and Kotlin: a signature starts after the annotations in ``modifiers`` (in the range, like
+    decorators) and the comments among them (``@SuppressWarnings("unchecked") // safe``)."""
+    modifiers = node.children[0] if node.child_count else None
+    if modifiers is None or modifiers.type != "modifiers":
         return signature.start_byte
     for child in modifiers.children:
         if child.type not in _ANNOTATIONS and child.type not in _COMMENTS:
@@ -655,7 +743,7 @@ def _scala_header_end(node: TSNode) -> int | None:
 
 
 def _signature_start(node: TSNode, signature: TSNode, language: str) -> int:
-    if language == L.JAVA:
+    if language in (L.JAVA, L.KOTLIN):
         return _after_annotations(node, signature)
     if language == L.PHP:
         return _after_attributes(node, signature)
@@ -669,6 +757,8 @@ def _signature_end(node: TSNode, sig_start: int, language: str) -> int | None:
         return _header_end(node)
     if language == L.SCALA:
         return _scala_header_end(node)
+    if language == L.KOTLIN:
+        return _kotlin_header_end(node)
     if language == L.RUBY:
         return _comment_before_body(node, sig_start)
     return _bodiless_end(node)
@@ -684,11 +774,11 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     misread = _c_misread(node, data) if language in (L.C, L.CPP) else None
     scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
     if language == L.SCALA:
-        name = scala_name(name)
+        name = backquoted_name(name)
     if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
         return None  # `else if (…) {…}` cut off by `#ifdef` reads as a function named `if`
     outer, signature = _outer(node)
-    first = _first_node(outer)
+    first = _first_node(outer, language)
     if misread is not None and misread[2] is not None:
         first = signature = misread[2]  # `int CDECL` of `int CDECL main(void)`
     sig_start = _signature_start(node, signature, language)

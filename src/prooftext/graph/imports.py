@@ -31,7 +31,7 @@ import re
 from tree_sitter import Node as TSNode
 
 import prooftext.graph.languages as L
-from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference, scala_name
+from prooftext.graph.model import HOW_FROM, HOW_IMPORT, Reference, backquoted_name
 
 _SPACE = re.compile(r"\s+")
 Import = tuple[str, tuple[str, ...]]
@@ -226,11 +226,11 @@ def _scala_selectors(path: str, selectors: TSNode, data: bytes) -> list[str]:
     out: list[str] = []
     for child in selectors.named_children:
         if child.type in _SCALA_NAMES:
-            out.append(f"{path}.{scala_name(_text(data, child))}")
+            out.append(f"{path}.{backquoted_name(_text(data, child))}")
         elif child.type in _SCALA_RENAMES:
             alias = child.child_by_field_name("alias")
             if alias is None or alias.type != "wildcard":
-                out.append(f"{path}.{scala_name(_text(data, child.child_by_field_name('name')))}")
+                out.append(f"{path}.{backquoted_name(_text(data, child.child_by_field_name('name')))}")
         elif child.type not in _COMMENTS:
             out.append(path)  # `_`, `*`, `given`, `given Ord[?]`
     return out
@@ -243,7 +243,7 @@ def _scala(node: TSNode, data: bytes) -> list[Import]:
     parts: list[str] = []
     for child in node.children:
         if child.type in _SCALA_NAMES:
-            parts.append(scala_name(_text(data, child)))
+            parts.append(backquoted_name(_text(data, child)))
             continue
         path = ".".join(parts)
         if child.type == "namespace_selectors":
@@ -251,7 +251,9 @@ def _scala(node: TSNode, data: bytes) -> list[Import]:
         elif child.type == "namespace_wildcard":
             modules.append(path)
         elif child.type in _SCALA_RENAMES:  # `import a.b.C as D`
-            modules.append(".".join((*parts, scala_name(_text(data, child.child_by_field_name("name"))))))
+            modules.append(
+                ".".join((*parts, backquoted_name(_text(data, child.child_by_field_name("name")))))
+            )
         elif child.type == "," and parts:  # `import a.B, c.D`: the importer before the comma
             modules.append(path)
         else:
@@ -259,6 +261,15 @@ def _scala(node: TSNode, data: bytes) -> list[Import]:
         parts = []
     modules += [".".join(parts)] if parts else []
     return [(module.removeprefix(_SCALA_ROOT), ()) for module in dict.fromkeys(modules) if module]
+
+
+def _kotlin(node: TSNode, data: bytes) -> list[Import]:
+    """``import a.b.C`` and ``import a.b.C as D`` import ``a.b.C``; ``import a.b.*`` imports ``a.b``."""
+    path = next((child for child in node.children if child.type == "qualified_identifier"), None)
+    if path is None:
+        return []
+    module = ".".join(backquoted_name(_text(data, part)) for part in path.named_children)
+    return [(module, ())] if module else []
 
 
 def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
@@ -277,5 +288,7 @@ def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
         return _php(node, data)
     if language == L.SCALA:
         return _scala(node, data)
+    if language == L.KOTLIN:
+        return _kotlin(node, data)
     target = _unquote(_text(data, node))  # JS / TS / Go: a string literal
     return [(target, ())] if target else []

@@ -17,11 +17,15 @@ extensions                                                language
 ``.rb``                                                   ``ruby``
 ``.php``                                                  ``php``
 ``.scala``                                                ``scala``
+``.kt``                                                   ``kotlin``
 ``.md`` ``.markdown``                                     ``markdown``
 ``.rst``                                                  ``rst``
 ========================================================  ==============
 
-Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks.
+Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks: a Kotlin script
+(``build.gradle.kts``) too, whose statements (a build's plugins, dependencies and settings) are its content and
+which defines little; read as Kotlin, okhttp's build scripts fell out of the best five files for the commits that
+changed them (``bench/history_probe.py``).
 
 Case: ``Foo.PY`` is Python, as :func:`prooftext.corpus.kinds.kind_for` (which also lower-cases) calls it
 code; a case-sensitive match read it as plain text. The exceptions are where case carries meaning by
@@ -69,6 +73,7 @@ CPP = "cpp"
 RUBY = "ruby"
 PHP = "php"
 SCALA = "scala"
+KOTLIN = "kotlin"
 MARKDOWN = "markdown"
 RST = "rst"
 TEXT = "text"
@@ -99,6 +104,7 @@ EXTENSIONS: dict[str, str] = {
     ".rb": RUBY,
     ".php": PHP,
     ".scala": SCALA,
+    ".kt": KOTLIN,
     ".md": MARKDOWN,
     ".markdown": MARKDOWN,
     ".rst": RST,
@@ -120,6 +126,7 @@ CODE_LANGUAGES: tuple[str, ...] = (
     RUBY,
     PHP,
     SCALA,
+    KOTLIN,
 )
 
 
@@ -379,6 +386,28 @@ _SCALA_QUERY = """
 (import_declaration) @import
 """
 
+# Kotlin: classes (interfaces, enum and annotation classes included), objects and companion objects, `fun`s,
+# secondary constructors and type aliases are definitions; properties, enum entries, init blocks and object
+# expressions are not (what an enum entry's or an object expression's body holds is the enclosing
+# definition's). Where the grammar fails inside a class, it may wrap the whole class in an error node that
+# starts with its header (`class A : B {`): code.py reads such a node as the class. A name is used by a call (`f(x)`, `a.f(x)`, `f { }`; the grammar reads `f<T>(x)` as two
+# comparisons), a type (supertypes, a constructor call in a supertype list and annotations included) and a
+# callable reference (`::f`, `A::f`).
+_KOTLIN_QUERY = """
+(class_declaration) @def
+(object_declaration) @def
+(companion_object) @def
+(function_declaration) @def
+(secondary_constructor) @def
+(type_alias) @def
+(ERROR) @def
+(call_expression . [(identifier) @use (navigation_expression (identifier) @use .)])
+(user_type (identifier) @use)
+(callable_reference (identifier) @use .)
+(navigation_expression "::" (identifier) @use .)
+(import) @import
+"""
+
 
 @dataclass(frozen=True)
 class CodeSpec:
@@ -425,6 +454,13 @@ SPECS: dict[str, CodeSpec] = {
         "language",
         _SCALA_QUERY,
         frozenset({"class", "trait", "object", "enum", "given"}),
+    ),
+    KOTLIN: CodeSpec(
+        KOTLIN,
+        "tree_sitter_kotlin",
+        "language",
+        _KOTLIN_QUERY,
+        frozenset({"class", "interface", "enum", "annotation", "object"}),
     ),
 }
 

@@ -293,7 +293,7 @@ def make_edge(edge_type: str, source: str, target: str) -> Edge:
     return Edge(id=edge_id(edge_type, source, target), type=edge_type, source=source, target=target)
 
 
-def scala_name(text: str) -> str:
-    """A Scala name as the language means it: a backquoted ``type`` is ``type`` (backquotes let a keyword or
-    any text be a name)."""
+def backquoted_name(text: str) -> str:
+    """A Scala or Kotlin name as the language means it: a backquoted ``type`` is ``type`` (backquotes let a
+    keyword or any text be a name: Kotlin's test methods are often sentences, ``fun `returns 404`()``)."""
     return text[1:-1] if len(text) > 2 and text[0] == text[-1] == "`" else text

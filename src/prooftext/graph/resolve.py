@@ -30,6 +30,8 @@ Import rules by language:
   ``a.b.C.apply``, is in ``a/b/C.scala``; a name a package object defines is in its ``package.scala``). A
   name of a top-level package's object (``cats.Eq``, an alias in ``cats/package.scala``) is not linked: a path
   of one part ends too many paths (``impl/cats/package.scala`` is another package's object).
+- Kotlin: as Scala, the file ending in the dotted path being ``.kt`` or (a Java class) ``.java``: a Kotlin
+  file too may define any names at its top level (``kotlinx.coroutines.launch`` in ``Builders.common.kt``).
 - PHP: a ``use`` by the class file its name maps to under PSR-4 (a namespace prefix maps to a directory, the
   rest of the name to the path below it). Where the repository's ``composer.json`` files declare their
   prefixes (``autoload`` and ``autoload-dev``), as Composer does: the longest prefix of the name first, each
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from functools import cached_property
@@ -74,7 +77,25 @@ _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs",
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 _DOC_PROBES = ("", ".md", ".rst", "/README.md", "/index.md", "/index.rst", "/README.rst")
 _RUST_ROOTS = ("lib.rs", "main.rs", "mod.rs")
-_SCALA_FILES = (".scala", ".java", "/package.scala")
+_DECLARED_FILES = {L.SCALA: (".scala", ".java", "/package.scala"), L.KOTLIN: (".kt", ".java")}
+"""What an import ``a.b.C`` of a language whose files declare any names names first: ``a/b/C`` and these."""
+_SOURCE_ROOTS = frozenset({"src", "kotlin", "java"})
+"""Directories that hold a Kotlin project's root package when its directories omit it (``common/src``,
+``src/main/kotlin``)."""
+DECLARING_LANGUAGES = frozenset(_DECLARED_FILES)
+"""Languages whose files may define any number of top-level names under any name (a Scala or Kotlin file):
+an import resolves to the file that defines its name."""
+
+
+_PATH_WORDS = re.compile(r"[^/._-]+")
+
+
+def _root_package_file(path: str, last: str) -> bool:
+    """Kotlin: whether ``path`` may hold a project's root package (``kotlinx.coroutines``) that its directories
+    omit: it stands directly in a source root, and a directory above it is named with the package's last part
+    (``kotlinx-coroutines-core/common/src/Builders.common.kt``)."""
+    directory = posixpath.dirname(path)
+    return posixpath.basename(directory) in _SOURCE_ROOTS and last in _PATH_WORDS.findall(directory)
 
 
 def _join(directory: str, relative: str) -> str | None:
@@ -147,7 +168,7 @@ class PathIndex:
         self.paths = frozenset(paths)
         self.psr4 = dict(psr4 or {})
         self._declared: dict[str, list[str]] = defaultdict(list)
-        """Scala: the files that define each name at their top level, from (path, name) pairs."""
+        """Scala and Kotlin: the files that define each name at their top level, from (path, name) pairs."""
         for path, name in declared:
             self._declared[name].append(path)
         self._prefixes = sorted(self.psr4, key=len, reverse=True)  # the longest first, as Composer tries them
@@ -318,23 +339,40 @@ class PathIndex:
             parts = parts[:-1]  # a static import's member, or a nested class
         return []
 
-    def _scala(self, importer: str, spec: str) -> list[str]:
+    def _declaring(self, importer: str, spec: str, language: str) -> list[str]:
         parts = spec.split(".")
         while len(parts) >= 2:
             path = "/".join(parts)
-            for suffix in _SCALA_FILES:
+            for suffix in _DECLARED_FILES[language]:
                 found = self._suffix(importer, path + suffix)
                 if found:
                     return found
-            package = "/" + "/".join(parts[:-1])
-            defining = (
-                p for p in self._declared.get(parts[-1], ()) if f"/{posixpath.dirname(p)}".endswith(package)
-            )
-            best = _closest(importer, defining)
+            best = self._defining(importer, parts, language)
             if best is not None:
                 return [best]
             parts = parts[:-1]  # a member of an object, or a name its package object defines
         return []
+
+    def _defining(self, importer: str, parts: list[str], language: str) -> str | None:
+        """The file closest to ``importer`` that defines ``parts[-1]`` at its top level in a directory ending
+        in the package's path; for Kotlin, else in one ending in the package's path without its leading
+        parts (Kotlin's convention omits a project's common root package from its directories:
+        ``kotlinx.coroutines.flow`` in ``common/src/flow``), the longest such path first."""
+        package = parts[:-1]
+        declared = self._declared.get(parts[-1], ())
+        omitted = range(len(package) + 1) if language == L.KOTLIN else range(1)
+        for start in omitted:
+            if start < len(package):
+                tail = "/" + "/".join(package[start:])
+                defining = (p for p in declared if f"/{posixpath.dirname(p)}".endswith(tail))
+            elif package:  # the root package: a file in a source root of a module named for it
+                defining = (p for p in declared if _root_package_file(p, package[-1]))
+            else:
+                return None
+            best = _closest(importer, defining)
+            if best is not None:
+                return best
+        return None
 
     def _c(self, importer: str, spec: str) -> list[str]:
         if spec.startswith("<"):
@@ -413,8 +451,8 @@ class PathIndex:
             return self._ruby(importer, module)
         if language == L.PHP:
             return self._php(importer, module)
-        if language == L.SCALA:
-            return self._scala(importer, module)
+        if language in DECLARING_LANGUAGES:
+            return self._declaring(importer, module, language)
         return []
 
     def go_package(self, directory: str) -> list[str]:
@@ -507,12 +545,13 @@ def _reference_edges(graphs: list[FileGraph], out: _EdgeSet) -> None:
                     out.add(EDGE_REFERENCES, use.node_id, target)
 
 
-def scala_declared(graphs: Iterable[FileGraph]) -> list[tuple[str, str]]:
-    """(path, name) of every definition at the top level of a Scala file: what Scala imports resolve to."""
+def top_level_declared(graphs: Iterable[FileGraph]) -> list[tuple[str, str]]:
+    """(path, name) of every definition at the top level of a Scala or Kotlin file: what their imports
+    resolve to."""
     return [
         (graph.path, node.name)
         for graph in graphs
-        if graph.language == L.SCALA
+        if graph.language in DECLARING_LANGUAGES
         for node in graph.nodes
         if node.kind == NODE_SYMBOL and node.qualname == node.name
     ]
@@ -525,7 +564,7 @@ def build_edges(graphs: list[FileGraph], manifests: Mapping[str, str] | None = N
     Intra-file ``contains`` edges stay in each ``FileGraph.edges``. Self-edges are dropped.
     """
     files = {node.path: node.id for graph in graphs for node in graph.nodes if node.kind == NODE_FILE}
-    index = PathIndex(files, psr4_prefixes(manifests or {}), scala_declared(graphs))
+    index = PathIndex(files, psr4_prefixes(manifests or {}), top_level_declared(graphs))
     out = _EdgeSet()
     for graph in graphs:
         if graph.path in files:

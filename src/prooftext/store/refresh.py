@@ -61,9 +61,15 @@ from prooftext.corpus.scan import specification_paths, specification_refusal
 from prooftext.corpus.secrets import REDACTED_PREFIX, redact_path
 from prooftext.corpus.walk import walk
 from prooftext.errors import ConfigError
-from prooftext.graph.languages import SCALA, SPECS, language_for
+from prooftext.graph.languages import SPECS, language_for
 from prooftext.graph.model import NODE_FILE, FileGraph, Node
-from prooftext.graph.resolve import COMPOSER_MANIFEST, MAX_REFERENCE_FANOUT, PathIndex, psr4_prefixes
+from prooftext.graph.resolve import (
+    COMPOSER_MANIFEST,
+    DECLARING_LANGUAGES,
+    MAX_REFERENCE_FANOUT,
+    PathIndex,
+    psr4_prefixes,
+)
 from prooftext.store.db import SYNCHRONOUS, transaction, writer_lock
 from prooftext.store.fts import IndexedText, expand_identifiers, literal_identifiers
 from prooftext.store.schema import drop_deferred_indexes, ensure_indexes, missing_indexes
@@ -104,7 +110,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 32
+READING_REVISION = 33
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -178,7 +184,10 @@ qualifier as its receiver (``Command\\`` of ``new Command\\Alias()``), a method 
 array is read through its first element (``[$this, 'run']``, ``[Foo::class, 'make']``), and the class of a
 static call (``Cache::get()``) is read, not called; 32: a Scala file (``.scala``) is read for its classes,
 traits, objects, enums, ``def``s, ``type`` members and named givens, its uses and its imports, where it was
-cut into line windows before))."""
+cut into line windows before; 33: a Kotlin file (``.kt``) is read for its classes, interfaces,
+objects, ``fun``s, constructors and type aliases, its uses and its imports, where it was cut into line
+windows before, and a Kotlin import resolves to the file of its package that defines its name, also where
+the project's directories omit its root package))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
@@ -789,23 +798,26 @@ def _apply(
 
 
 _MANIFESTS = "SELECT path, text FROM files WHERE path = ? OR path LIKE ?"
-_SCALA_DECLARED = (
+_DECLARED = (
     "SELECT f.path, n.name FROM nodes n JOIN files f ON f.id = n.file_id"
-    " WHERE n.language = ? AND n.kind = 'symbol' AND n.qualname = n.name"
-)
+    " WHERE n.language IN ({}) AND n.kind = 'symbol' AND n.qualname = n.name"
+).format(", ".join("?" * len(DECLARING_LANGUAGES)))
+_DECLARING = tuple(sorted(DECLARING_LANGUAGES))
 
 
 def _resolve_imports(conn: sqlite3.Connection, only: set[str] | None) -> None:
     """Resolve imports to repository files: all of them when the set of paths or a ``composer.json`` (the
-    PSR-4 prefixes PHP names resolve through) changed, else only ``only``'s, and every Scala file's when a
-    Scala file is among them (a Scala name resolves to the file that defines it)."""
+    PSR-4 prefixes PHP names resolve through) changed, else only ``only``'s, and every Scala or Kotlin
+    file's when a file of that language is among them (a Scala or Kotlin name resolves to the file that
+    defines it)."""
     paths = {r[0] for r in conn.execute("SELECT path FROM files")}
     manifests = {p: t for p, t in conn.execute(_MANIFESTS, (COMPOSER_MANIFEST, f"%/{COMPOSER_MANIFEST}"))}
-    scala = only is not None and any(language_for(path) == SCALA for path in only)
+    again = {language_for(path) for path in only or ()} & DECLARING_LANGUAGES
     query = "SELECT i.rowid, f.path, i.module, f.language FROM imports i JOIN files f ON f.id = i.file_id"
-    rows = [r for r in conn.execute(query) if only is None or r[1] in only or (scala and r[3] == SCALA)]
-    declared = conn.execute(_SCALA_DECLARED, (SCALA,)) if any(r[3] == SCALA for r in rows) else ()
-    index = PathIndex(paths, psr4_prefixes(manifests), declared)  # a scan of the nodes only for Scala
+    rows = [r for r in conn.execute(query) if only is None or r[1] in only or r[3] in again]
+    declaring = any(r[3] in DECLARING_LANGUAGES for r in rows)
+    declared = conn.execute(_DECLARED, _DECLARING) if declaring else ()
+    index = PathIndex(paths, psr4_prefixes(manifests), declared)  # a scan of the nodes only when needed
     updates = [
         (index.resolve_import(importer, module, language), rowid)
         for rowid, importer, module, language in rows
