@@ -163,10 +163,11 @@ def test_kotlin_imports_are_each_imported_path_with_a_wildcard_as_its_package(
     assert [(i.module, i.line) for i in graph.imports] == [(module, 2)]
 
 
-def test_a_gradle_kotlin_script_is_cut_into_line_windows_as_plain_text() -> None:
+def test_a_gradle_kotlin_script_is_read_as_kotlin() -> None:
     graph = extract("build.gradle.kts", 'import org.x.Y\n\nfun helper(): Int = 1\n\nplugins { id("java") }\n')
-    assert graph.language == "text"
-    assert documented_rows(graph) == []
+    assert graph.language == "kotlin"
+    assert documented_rows(graph) == [("helper", "function", 3, 3, "")]
+    assert [i.module for i in graph.imports] == ["org.x.Y"]
 
 
 def test_a_class_the_grammar_fails_inside_is_still_a_symbol_holding_the_methods_it_reads() -> None:

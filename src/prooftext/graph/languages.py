@@ -17,15 +17,12 @@ extensions                                                language
 ``.rb``                                                   ``ruby``
 ``.php``                                                  ``php``
 ``.scala``                                                ``scala``
-``.kt``                                                   ``kotlin``
+``.kt`` ``.kts``                                          ``kotlin``
 ``.md`` ``.markdown``                                     ``markdown``
 ``.rst``                                                  ``rst``
 ========================================================  ==============
 
-Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks: a Kotlin script
-(``build.gradle.kts``) too, whose statements (a build's plugins, dependencies and settings) are its content and
-which defines little; read as Kotlin, okhttp's build scripts fell out of the best five files for the commits that
-changed them (``bench/history_probe.py``).
+Anything else is plain text (``language_for`` returns None) and is cut into line-window chunks.
 
 Case: ``Foo.PY`` is Python, as :func:`prooftext.corpus.kinds.kind_for` (which also lower-cases) calls it
 code; a case-sensitive match read it as plain text. The exceptions are where case carries meaning by
@@ -105,6 +102,7 @@ EXTENSIONS: dict[str, str] = {
     ".php": PHP,
     ".scala": SCALA,
     ".kt": KOTLIN,
+    ".kts": KOTLIN,
     ".md": MARKDOWN,
     ".markdown": MARKDOWN,
     ".rst": RST,

@@ -184,7 +184,7 @@ qualifier as its receiver (``Command\\`` of ``new Command\\Alias()``), a method 
 array is read through its first element (``[$this, 'run']``, ``[Foo::class, 'make']``), and the class of a
 static call (``Cache::get()``) is read, not called; 32: a Scala file (``.scala``) is read for its classes,
 traits, objects, enums, ``def``s, ``type`` members and named givens, its uses and its imports, where it was
-cut into line windows before; 33: a Kotlin file (``.kt``) is read for its classes, interfaces,
+cut into line windows before; 33: a Kotlin file (``.kt``, ``.kts``) is read for its classes, interfaces,
 objects, ``fun``s, constructors and type aliases, its uses and its imports, where it was cut into line
 windows before, and a Kotlin import resolves to the file of its package that defines its name, also where
 the project's directories omit its root package))."""
