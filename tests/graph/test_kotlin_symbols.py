@@ -197,3 +197,10 @@ def test_a_class_the_grammar_fails_inside_is_still_a_symbol_holding_the_methods_
     assert documented_rows(extract("a.kt", "fun a() {\n  val x = listOf(\n}\n")) == [
         ("a", "function", 1, 3, "")
     ]
+
+
+def test_a_doc_comment_closed_with_two_stars_reads_without_them() -> None:
+    text = "/** Modifies this query to return only [count] results. **/\nfun limit(count: Int) = count\n"
+    assert documented_rows(extract("Query.kt", text)) == [
+        ("limit", "function", 1, 2, "Modifies this query to return only [count] results.")
+    ]

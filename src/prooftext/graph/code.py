@@ -927,7 +927,9 @@ def _clean_comment(text: str, bullets: bool = False) -> str:
             if stripped.startswith(marker):
                 stripped = stripped[len(marker) :]
                 break
-        stripped = stripped.removesuffix("*/").strip()
+        if stripped.endswith("*/"):  # `*/`, and the `**/` some close their doc comments with
+            stripped = stripped[:-2].rstrip("*")
+        stripped = stripped.strip()
         if (block or not bullets) and (stripped == "*" or stripped.startswith("* ")):
             stripped = stripped[1:].strip()
         lines.append(stripped)
