@@ -34,7 +34,8 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     r"|(^|/)(Tests?|Testing|TestData)(/|$)|(^|/)[^/]+[.][A-Za-z]*Tests?/"
     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$"
     r"|(^|/)conftest\.py$|(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$"
-    r"|[a-z0-9]Tests?\.(php|java|kt|scala|cs|swift|m|mm|groovy)$|[a-z0-9](Spec|Suite)\.scala$",
+    r"|[a-z0-9]Tests?\.(php|java|kt|scala|cs|swift|m|mm|groovy)$|[a-z0-9](Spec|Suite)\.scala$"
+    r"|(^|/)src/([a-z][A-Za-z]*Test|testFixtures)/",
     "test_scope_names": ["test", "tests"],
     "doc_path_pattern": r"(^|/)(docs?|examples?|bench(mark)?s?|demos?)(/|$)|(^|/)(conf|setup)\.py$",
     "data_factor_milli": 100,

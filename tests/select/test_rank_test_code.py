@@ -155,6 +155,10 @@ def test_the_policy_records_its_test_scope_names() -> None:
         "lib/RouterTests.cs",
         "core/src/main/scala/cats/EvalSuite.scala",
         "core/src/main/scala/cats/EvalSpec.scala",
+        "okhttp/src/jvmTest/kotlin/okhttp3/FakeDns.kt",  # Gradle's test source sets
+        "okio/src/commonTest/kotlin/okio/TestUtil.kt",
+        "app/src/androidTest/java/com/example/RoutesScreen.kt",
+        "lib/src/testFixtures/java/org/example/Fixtures.java",
     ],
 )
 def test_test_files_of_each_convention_are_found_by_path(path: str) -> None:
@@ -176,6 +180,8 @@ def test_test_files_of_each_convention_are_found_by_path(path: str) -> None:
         "Src/Newtonsoft.Json.TestConsole/Program.cs",
         "Sources/ArgumentParser/Parsing/Test.swift",
         "src/Contest.php",
+        "okhttp/src/jvmMain/kotlin/okhttp3/OkHttp.jvm.kt",  # a main source set
+        "app/src/main/kotlin/com/example/latestTest/Screen.kt",  # a package, not a source set
     ],
 )
 def test_code_whose_name_only_resembles_a_test_is_not_a_test_file(path: str) -> None:

@@ -44,6 +44,7 @@ TEST_PATH_PATTERN = "|".join(
         r"(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
         r"(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$",
         r"[a-z0-9]Tests?\.(php|java|kt|scala|cs|swift|m|mm|groovy)$|[a-z0-9](Spec|Suite)\.scala$",
+        r"(^|/)src/([a-z][A-Za-z]*Test|testFixtures)/",
     )
 )
 """Test directories (Jest's ``__tests__``, Go's ``testdata``; capitalized as Symfony's and SwiftPM's
@@ -52,7 +53,8 @@ Python's ``test_*.py`` and ``conftest.py``, Go's ``*_test.go``, JavaScript's and
 ``*.spec.js`` and ``test.ts``, Ruby's ``*_spec.rb``, the xUnit classes of PHP, Java, Kotlin, Scala, C#,
 Swift and Objective-C (``FooTest.php``, ``FooTests.cs``; a capital ``T`` after a lower-case letter or
 digit, so ``TypeSpec.java`` and ``ABTest.java`` are not), ScalaTest's and munit's ``FooSpec.scala`` and
-``FooSuite.scala``."""
+``FooSuite.scala``, and Gradle's test source sets (``src/jvmTest/``, ``src/commonTest/``, ``src/androidTest/``,
+``src/integrationTest/``, ``src/testFixtures/``)."""
 MILLI_SUFFIX = "_milli"
 MAX_COUNT = 1_000_000_000
 """The largest count or limit a policy may set."""
