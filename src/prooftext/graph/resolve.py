@@ -32,6 +32,12 @@ Import rules by language:
   of one part ends too many paths (``impl/cats/package.scala`` is another package's object).
 - Kotlin: as Scala, the file ending in the dotted path being ``.kt`` or (a Java class) ``.java``: a Kotlin
   file too may define any names at its top level (``kotlinx.coroutines.launch`` in ``Builders.common.kt``).
+  Kotlin's conventions let a project's directories omit its root package, so where no directory ends in
+  the package's path, one ending in the path without its leading parts defines the name (the longest
+  first: ``kotlinx.coroutines.flow.flowOf`` in ``common/src/flow/Builders.kt``), and the root package's
+  own names are in a source root (``src``, ``kotlin``, ``java``) under a directory named with the package's
+  last part (``kotlinx-coroutines-core/common/src``); a source root under no such name holds none of them,
+  or ``java.lang.Runnable`` would name a project's own ``Runnable``.
 - PHP: a ``use`` by the class file its name maps to under PSR-4 (a namespace prefix maps to a directory, the
   rest of the name to the path below it). Where the repository's ``composer.json`` files declare their
   prefixes (``autoload`` and ``autoload-dev``), as Composer does: the longest prefix of the name first, each
