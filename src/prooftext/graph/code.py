@@ -478,6 +478,8 @@ def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], st
     return (), _text(data, name_node)
 
 
+_BACKQUOTING = frozenset({L.SCALA, L.KOTLIN})
+"""Languages where backquotes let any text be a name (``def `type` ``, ``fun `returns 404`()``)."""
 _KOTLIN_CLASS_KINDS = {"interface": "interface", "enum": "enum", "annotation": "annotation"}
 _KOTLIN_BODIES = frozenset({"class_body", "enum_class_body", "function_body", "block", "{"})
 """What starts a Kotlin definition's body (``{`` of a class the grammar failed to read)."""
@@ -502,8 +504,7 @@ def _kotlin_broken_class(node: TSNode) -> TSNode | None:
 
 
 def _kotlin_name(node: TSNode, name_node: TSNode | None, data: bytes) -> str:
-    """Kotlin: a definition's name, backquotes removed; ``Companion`` for an unnamed companion object (as
-    Kotlin names it), ``constructor`` for a secondary constructor, a type alias's from its ``type`` field,
+    """Kotlin: a definition's name as written; ``Companion`` for an unnamed companion object (as Kotlin names it), ``constructor`` for a secondary constructor, a type alias's from its ``type`` field,
     a class the grammar failed to read from the error node that holds it."""
     if node.type == "secondary_constructor":
         return "constructor"
@@ -513,7 +514,7 @@ def _kotlin_name(node: TSNode, name_node: TSNode | None, data: bytes) -> str:
         name_node = _kotlin_broken_class(node)
     if name_node is None:
         return "Companion" if node.type == "companion_object" else ""
-    return backquoted_name(_text(data, name_node))
+    return _text(data, name_node)
 
 
 def _kotlin_class_kind(node: TSNode) -> str:
@@ -773,7 +774,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
         return None  # `Foo { type F = Int }`, `{ def app: App }`: a member of a type, not a definition
     misread = _c_misread(node, data) if language in (L.C, L.CPP) else None
     scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
-    if language == L.SCALA:
+    if language in _BACKQUOTING:
         name = backquoted_name(name)
     if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
         return None  # `else if (…) {…}` cut off by `#ifdef` reads as a function named `if`

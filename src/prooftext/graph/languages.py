@@ -388,9 +388,9 @@ _SCALA_QUERY = """
 # secondary constructors and type aliases are definitions; properties, enum entries, init blocks and object
 # expressions are not (what an enum entry's or an object expression's body holds is the enclosing
 # definition's). Where the grammar fails inside a class, it may wrap the whole class in an error node that
-# starts with its header (`class A : B {`): code.py reads such a node as the class. A name is used by a call (`f(x)`, `a.f(x)`, `f { }`; the grammar reads `f<T>(x)` as two
-# comparisons), a type (supertypes, a constructor call in a supertype list and annotations included) and a
-# callable reference (`::f`, `A::f`).
+# starts with its header (`class A : B {`): code.py reads such a node as the class. A name is used by a call
+# (`f(x)`, `a.f(x)`, `f { }`; the grammar reads `f<T>(x)` as two comparisons), a type (supertypes, a
+# constructor call in a supertype list and annotations included) and a callable reference (`::f`, `A::f`).
 _KOTLIN_QUERY = """
 (class_declaration) @def
 (object_declaration) @def

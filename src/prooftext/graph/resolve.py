@@ -371,10 +371,8 @@ class PathIndex:
             if start < len(package):
                 tail = "/" + "/".join(package[start:])
                 defining = (p for p in declared if f"/{posixpath.dirname(p)}".endswith(tail))
-            elif package:  # the root package: a file in a source root of a module named for it
+            else:  # the root package: a file in a source root of a module named for it
                 defining = (p for p in declared if _root_package_file(p, package[-1]))
-            else:
-                return None
             best = _closest(importer, defining)
             if best is not None:
                 return best
