@@ -392,3 +392,43 @@ def test_a_kotlin_import_resolves_to_the_file_of_its_package_that_defines_it_eve
     graphs = _graphs(KOTLIN_TREE)
     index = PathIndex(KOTLIN_TREE, None, top_level_declared(graphs))
     assert index.resolve_import("app/src/main/kotlin/app/Main.kt", module, "kotlin") == expected
+
+
+LUA_TREE = {
+    "kong/db/init.lua",
+    "kong/db/dao.lua",
+    "kong/tools/utils.lua",
+    "spec/fixtures/kong/db/dao.lua",
+    "lua/telescope/builtin/init.lua",
+    "lua/telescope/config.lua",
+    "lua/telescope/util.lua",
+    "src/luarocks/core/cfg.lua",
+    "util.lua",
+}
+
+
+@pytest.mark.parametrize(
+    ("importer", "module", "expected"),
+    [
+        ("kong/init.lua", "kong.db.dao", "kong/db/dao.lua"),
+        ("kong/init.lua", "kong.db", "kong/db/init.lua"),  # `?/init.lua`
+        ("spec/02-integration/x_spec.lua", "kong.db.dao", "kong/db/dao.lua"),  # not the fixture's copy
+        ("spec/fixtures/kong/helper.lua", "kong.db.dao", "kong/db/dao.lua"),  # the shallowest path
+        ("lua/telescope/pickers.lua", "telescope.builtin", "lua/telescope/builtin/init.lua"),
+        ("src/luarocks/cmd.lua", "luarocks.core.cfg", "src/luarocks/core/cfg.lua"),
+        ("lua/telescope/pickers.lua", "telescope.missing", None),
+        ("lua/telescope/pickers.lua", "util", "util.lua"),  # a top-level module: the root's file
+        ("lua/telescope/pickers.lua", "config", None),  # not `lua/telescope/config.lua`
+        ("kong/init.lua", "cjson", None),  # a library
+    ],
+)
+def test_a_lua_require_resolves_as_package_path_finds_the_module(
+    importer: str, module: str, expected: str | None
+) -> None:
+    assert resolve_import(importer, module, "lua", LUA_TREE) == expected
+
+
+def test_a_top_level_lua_module_is_found_in_the_importers_source_root_first() -> None:
+    paths = {"lua/util.lua", "util.lua", "lua/plugin/init.lua"}
+    assert resolve_import("lua/plugin/init.lua", "util", "lua", paths) == "lua/util.lua"
+    assert resolve_import("plugin/x.lua", "util", "lua", paths) == "util.lua"

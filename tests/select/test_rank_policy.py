@@ -33,7 +33,7 @@ DEFAULT_SNAPSHOT: dict[str, Any] = {
     "test_path_pattern": r"(^|/)(tests?|testing|__tests__|testdata)(/|$)"
     r"|(^|/)(Tests?|Testing|TestData)(/|$)|(^|/)[^/]+[.][A-Za-z]*Tests?/"
     r"|(^|/)test_[^/]*$|_tests?\.[a-z]+$"
-    r"|(^|/)conftest\.py$|(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$"
+    r"|(^|/)conftest\.py$|(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.(rb|lua)$"
     r"|[a-z0-9]Tests?\.(php|java|kt|scala|cs|swift|m|mm|groovy)$|[a-z0-9](Spec|Suite)\.scala$"
     r"|(^|/)src/([a-z][A-Za-z]*Test|testFixtures)/",
     "test_scope_names": ["test", "tests"],

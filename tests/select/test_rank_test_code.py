@@ -147,6 +147,7 @@ def test_the_policy_records_its_test_scope_names() -> None:
         "lib/router.spec.js",
         "lib/router.spec.mjs",
         "spec/models/user_spec.rb",
+        "spec/01-unit/01-db/schema_spec.lua",  # busted
         "Tests/ApplicationTest.php",  # Symfony
         "Tests/ArgumentParserUnitTests/ParsingTests.swift",  # SwiftPM
         "Src/Newtonsoft.Json.Tests/JsonConvertTest.cs",  # a .NET test project
@@ -175,6 +176,7 @@ def test_test_files_of_each_convention_are_found_by_path(path: str) -> None:
         "src/attest.ts",
         "docs/spec/index.md",
         "lib/inspect_spec.py",
+        "lua/app/spec.lua",
         "src/main/java/com/squareup/javapoet/TypeSpec.java",  # a class named ...Spec, not a test
         "lib/ABTest.java",  # an A/B test feature
         "Src/Newtonsoft.Json.TestConsole/Program.cs",

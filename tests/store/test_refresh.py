@@ -420,3 +420,16 @@ def test_kotlin_imports_resolve_to_the_defining_file_and_again_when_another_kotl
     (core / "Builders.kt").write_text("package app.lib\nfun async() {}\n")
     (core / "Jobs.kt").write_text("package app.lib\ninterface Job\nfun launch() {}\n")
     assert _imports(tmp_path) == {"app.lib.launch": "lib-core/common/src/Jobs.kt"}  # Main.kt unread
+
+
+def test_a_lua_require_resolves_to_the_module_file_and_again_when_a_shallower_one_appears(
+    tmp_path: Path,
+) -> None:
+    fixture = tmp_path / "spec" / "fixtures" / "app"
+    fixture.mkdir(parents=True)
+    (fixture / "db.lua").write_text("local M = {}\nfunction M.open() end\nreturn M\n")
+    (tmp_path / "main.lua").write_text('local db = require("app.db")\ndb.open()\n')
+    assert _imports(tmp_path) == {"app.db": "spec/fixtures/app/db.lua"}
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "db.lua").write_text("local M = {}\nfunction M.open() end\nreturn M\n")
+    assert _imports(tmp_path) == {"app.db": "app/db.lua"}  # main.lua unread

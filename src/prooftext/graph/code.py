@@ -84,6 +84,7 @@ _STATEMENTS: dict[str, frozenset[str]] = {
     "variable_declarator": frozenset({"lexical_declaration", "variable_declaration"}),
     "assignment_expression": frozenset({"expression_statement"}),
     "type_spec": frozenset({"type_declaration"}),
+    "assignment_statement": frozenset({"variable_declaration"}),  # Lua `local f = function() end`
 }
 _C_SPECIFIERS = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
 _C_NAMES = frozenset(
@@ -199,7 +200,8 @@ _COMMON = frozenset(
         "Box", "Option", "Result", "Self", "println", "vec", "unwrap", "clone", "Integer", "System", "out",
         "printf", "malloc", "free", "memcpy", "memset", "strlen", "sizeof", "size_t", "puts", "attr_reader",
         "attr_accessor", "attr_writer", "raise", "property", "staticmethod", "classmethod", "require_relative", "load", "include", "extend", "private",
-        "protected", "public",
+        "protected", "public", "pairs", "ipairs", "tostring", "tonumber", "pcall", "xpcall",
+        "setmetatable", "getmetatable", "rawget", "rawset",
     }
 )  # fmt: skip
 
@@ -451,9 +453,62 @@ _SCOPED_NAMES = frozenset({"namespace_definition", "class_specifier", "struct_sp
 """C++ definitions whose name may carry its scope: ``namespace a::b {``, ``struct TableBuilder::Rep {``."""
 
 
+_LUA_SCOPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _lua_target(node: TSNode) -> TSNode | None:
+    """The name a Lua definition is given: a ``function`` statement's, the one variable of an assignment,
+    a table constructor field's (``{ f = function() end }``; not ``{ [k] = function() end }``)."""
+    if node.type == "assignment_statement":
+        names = node.named_child(0)
+        return names.child_by_field_name("name") if names is not None else None
+    first = node.child(0)
+    return None if first is None or first.type == "[" else node.child_by_field_name("name")
+
+
+def _lua_function(node: TSNode) -> TSNode | None:
+    """The function of a Lua definition: the statement itself, or the value assigned."""
+    if node.type == "function_declaration":
+        return node
+    if node.type == "assignment_statement":
+        values = node.named_child(1)
+        return values.child_by_field_name("value") if values is not None else None
+    return node.child_by_field_name("value")
+
+
+def _lua_name(node: TSNode, data: bytes) -> tuple[tuple[str, ...], str]:
+    """``f``, ``M.f`` and ``M:f`` give ``f`` in scope ``M`` (``a.b.c`` in scope ``a.b``); ``t[k]`` gives no
+    name, and a table that is not a chain of names (``a[1].f``) or is ``self`` no scope."""
+    target = _lua_target(node)
+    if target is None:
+        return (), ""
+    if target.type == "identifier":
+        return (), _text(data, target)
+    if target.type not in ("dot_index_expression", "method_index_expression"):
+        return (), ""  # `t[k] = function() end`
+    own = target.child_by_field_name("method" if target.type == "method_index_expression" else "field")
+    table = _text(data, target.child_by_field_name("table"))
+    scope = tuple(table.split(".")) if _LUA_SCOPE.fullmatch(table) and table != "self" else ()
+    return scope, _text(data, own)
+
+
+def _lua_kind(node: TSNode) -> str:
+    target = _lua_target(node)
+    return _METHOD if target is not None and target.type == "method_index_expression" else _FUNCTION
+
+
+def _lua_header_end(node: TSNode) -> int | None:
+    """A Lua function's signature ends with its parameters."""
+    function = _lua_function(node)
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    return parameters.end_byte if parameters is not None else None
+
+
 def _name(node: TSNode, language: str, data: bytes) -> tuple[tuple[str, ...], str]:
     """(scope qualifiers, name) of a definition; an empty name means the definition is anonymous."""
     kind = node.type
+    if language == L.LUA:
+        return _lua_name(node, data)
     if kind == "assignment_expression":
         return _js_assignment_name(node, data)
     if kind == "field_definition":
@@ -540,6 +595,8 @@ def _kotlin_header_end(node: TSNode) -> int:
 
 
 def _kind(node: TSNode, language: str) -> str:
+    if language == L.LUA:
+        return _lua_kind(node)
     if language == L.KOTLIN and node.type in ("class_declaration", "ERROR"):
         return _kotlin_class_kind(node)
     kind = _KIND_OVERRIDES.get(language, {}).get(node.type) or _KINDS.get(node.type, _FUNCTION)
@@ -561,6 +618,9 @@ def _kind(node: TSNode, language: str) -> str:
 
 
 def _body(node: TSNode) -> TSNode | None:
+    if node.type == "assignment_statement":  # Lua `M.f = function() … end`
+        function = _lua_function(node)
+        return function.child_by_field_name("body") if function is not None else None
     body = node.child_by_field_name("body")
     if body is not None:
         return body
@@ -762,6 +822,8 @@ def _signature_end(node: TSNode, sig_start: int, language: str) -> int | None:
         return _kotlin_header_end(node)
     if language == L.RUBY:
         return _comment_before_body(node, sig_start)
+    if language == L.LUA:
+        return _lua_header_end(node)
     return _bodiless_end(node)
 
 
@@ -937,6 +999,29 @@ def _clean_comment(text: str, bullets: bool = False) -> str:
     return "\n".join(lines).strip()
 
 
+_LUA_OPEN = re.compile(r"--\[=*\[")
+_LUA_CLOSE = re.compile(r"-*\]=*\]$")
+
+
+def _clean_lua_comment(text: str) -> str:
+    """A Lua doc comment's text: ``--``, ``---`` (LDoc, EmmyLua) and rules of dashes stripped from each line
+    comment, a block comment's ``--[[`` and ``]]`` (any level; ``--]]`` too) from its first and last lines."""
+    lines = []
+    in_block = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        opened = _LUA_OPEN.match(stripped)
+        if opened is not None:
+            stripped, in_block = stripped[opened.end() :].lstrip("-"), True
+        elif not in_block:
+            stripped = stripped.lstrip("-")
+        closed = _LUA_CLOSE.search(stripped) if in_block else None
+        if closed is not None:
+            stripped, in_block = stripped[: closed.start()], False
+        lines.append(stripped.strip())
+    return "\n".join(lines).strip()
+
+
 _JSDOC_LANGUAGES = frozenset({L.JAVASCRIPT, L.TYPESCRIPT, L.TSX})
 
 
@@ -948,11 +1033,14 @@ _RUBY_BODIES = frozenset({"body_statement", "block_body", "then", "do"})
 def _previous(node: TSNode, language: str) -> TSNode | None:
     """The named node before ``node``; for the first definition of a Ruby body, the node before the body
     (the comments that open a class, block, branch or loop body are not children of the body), and for a
-    Ruby method passed first to a call without a receiver (``private def x``), the node before the call."""
+    Ruby method passed first to a call without a receiver (``private def x``), the node before the call;
+    for the first statement of a Lua block, the node before the block, which holds the comments that open it."""
     prev = node.prev_named_sibling
     parent = node.parent
     if language == L.SCALA:
         return _scala_previous(node, prev)
+    if language == L.LUA and prev is None and parent is not None and parent.type == "block":
+        return parent.prev_named_sibling  # the comments that open a Lua block are before it, not in it
     if prev is not None or language != L.RUBY or parent is None:
         return prev
     if parent.type in _RUBY_BODIES:
@@ -988,6 +1076,18 @@ def _trails_code(comment: TSNode) -> bool:
     return before is not None and end_line(before) == comment.start_point.row + 1
 
 
+def _after_lua_block(comment: TSNode, language: str) -> bool:
+    """Whether a Lua comment follows a block comment on its line: the ``--`` of ``]]--``, with which many LDoc
+    blocks close, is neither text nor a comment trailing code."""
+    before = comment.prev_sibling
+    return (
+        language == L.LUA
+        and before is not None
+        and before.type in _COMMENTS
+        and end_line(before) == comment.start_point.row + 1
+    )
+
+
 def _adjacent(comment: TSNode, line: int, language: str, closest: bool) -> bool:
     """Whether ``comment`` documents what starts on ``line``: it ends on the line above, or (the closest
     comment only) it is a JSDoc block one blank line above that is not the file's header."""
@@ -1012,14 +1112,21 @@ def leading_comments(node: TSNode, data: bytes, first_line: int, language: str =
     line = first_line
     prev = _previous(node, language)
     while prev is not None and prev.type in _COMMENTS and _adjacent(prev, line, language, not parts):
-        if prev.start_point.row + 1 >= line or _trails_code(prev):
+        if _after_lua_block(prev, language):
+            pass
+        elif prev.start_point.row + 1 >= line or _trails_code(prev):
             break  # a trailing comment, on the definition's own line or on code above it
-        parts.append(_text(data, prev).rstrip("\r\n"))  # a Rust line comment holds its newline
+        else:
+            parts.append(_text(data, prev).rstrip("\r\n"))  # a Rust line comment holds its newline
         line = prev.start_point.row + 1
         prev = _previous(prev, language)
     if not parts:
         return "", first_line
-    text = _clean_comment("\n".join(reversed(parts)), language in _BULLET_LANGUAGES)
+    joined = "\n".join(reversed(parts))
+    if language == L.LUA:
+        text = _clean_lua_comment(joined)
+    else:
+        text = _clean_comment(joined, language in _BULLET_LANGUAGES)
     return _bounded(text, MAX_DOCSTRING_CHARS), line
 
 

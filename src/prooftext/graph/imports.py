@@ -22,6 +22,8 @@ Spelling conventions (what ``ImportRef.module`` holds):
   ``__DIR__`` or ``dirname(__FILE__)`` relative to the file (``__DIR__ . '/x.php'`` gives ``./x.php``), one
   joined to ``dirname(__DIR__)`` relative to its directory's parent (``./../x.php``). A path computed
   otherwise, or a string with variables in it, names no file we can know.
+- Lua: the module a ``require`` call names with a quoted string (``require("a.b")``, ``require "a.b"``,
+  ``pcall(require, "a.b")``) as written: ``a.b``.
 """
 
 from __future__ import annotations
@@ -272,6 +274,15 @@ def _kotlin(node: TSNode, data: bytes) -> list[Import]:
     return [(module, ())] if module else []
 
 
+def _lua(node: TSNode, data: bytes) -> list[Import]:
+    """``require("a.b")``: module ``a.b``; a long string (``[[a.b]]``) or one with escapes names none we read."""
+    content = next((child for child in node.named_children if child.type == "string_content"), None)
+    module = _text(data, content)
+    if not module or "\\" in module or _text(data, node)[:1] not in ("'", '"'):
+        return []
+    return [(module, ())]
+
+
 def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
     """The (module, names) pairs one captured import node stands for."""
     if language == L.PYTHON:
@@ -290,5 +301,7 @@ def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
         return _scala(node, data)
     if language == L.KOTLIN:
         return _kotlin(node, data)
+    if language == L.LUA:
+        return _lua(node, data)
     target = _unquote(_text(data, node))  # JS / TS / Go: a string literal
     return [(target, ())] if target else []

@@ -18,6 +18,7 @@ extensions                                                language
 ``.php``                                                  ``php``
 ``.scala``                                                ``scala``
 ``.kt`` ``.kts``                                          ``kotlin``
+``.lua``                                                  ``lua``
 ``.md`` ``.markdown``                                     ``markdown``
 ``.rst``                                                  ``rst``
 ========================================================  ==============
@@ -71,6 +72,7 @@ RUBY = "ruby"
 PHP = "php"
 SCALA = "scala"
 KOTLIN = "kotlin"
+LUA = "lua"
 MARKDOWN = "markdown"
 RST = "rst"
 TEXT = "text"
@@ -103,6 +105,7 @@ EXTENSIONS: dict[str, str] = {
     ".scala": SCALA,
     ".kt": KOTLIN,
     ".kts": KOTLIN,
+    ".lua": LUA,
     ".md": MARKDOWN,
     ".markdown": MARKDOWN,
     ".rst": RST,
@@ -125,6 +128,7 @@ CODE_LANGUAGES: tuple[str, ...] = (
     PHP,
     SCALA,
     KOTLIN,
+    LUA,
 )
 
 
@@ -406,6 +410,23 @@ _KOTLIN_QUERY = """
 (import) @import
 """
 
+# Lua: a definition is a `function` statement (`function f()`, `local function f()`, `function M.f()`,
+# `function M:f()`) or a function value given one name: by an assignment of one name to one function
+# (`M.f = function() end`, `local f = function() end`) or by a field of a table constructor
+# (`return { setup = function() end }`). Anonymous functions (callbacks, `it("…", function() end)`) are not.
+# A name is used by a call (`f(x)`, `a.f(x)`, `a:f(x)`, `f "s"`, `f { }`); `require("a.b")`,
+# `require "a.b"` and `pcall(require, "a.b")` import module `a.b`.
+_LUA_QUERY = """
+(function_declaration) @def
+(assignment_statement (variable_list . name: (_) .) (expression_list . value: (function_definition) .)) @def
+(field name: (identifier) value: (function_definition)) @def
+(function_call name: [(identifier) @use (dot_index_expression field: (identifier) @use)
+  (method_index_expression method: (identifier) @use)])
+(function_call name: (identifier) @_req arguments: (arguments . (string) @import .) (#eq? @_req "require"))
+(function_call name: (identifier) @_pcall arguments: (arguments . (identifier) @_req . (string) @import)
+  (#eq? @_pcall "pcall") (#eq? @_req "require"))
+"""
+
 
 @dataclass(frozen=True)
 class CodeSpec:
@@ -460,6 +481,7 @@ SPECS: dict[str, CodeSpec] = {
         _KOTLIN_QUERY,
         frozenset({"class", "interface", "enum", "annotation", "object"}),
     ),
+    LUA: CodeSpec(LUA, "tree_sitter_lua", "language", _LUA_QUERY, frozenset()),
 }
 
 

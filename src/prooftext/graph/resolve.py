@@ -47,6 +47,11 @@ Import rules by language:
   else, for the last part alone, a file in the importer's directory or one above it
   (``GuzzleHttp\\Client`` to ``src/Client.php``). A path of ``include`` / ``require`` next to the importer (``./`` relative to it
   only), then from the root, then by path suffix.
+- Lua: a module ``a.b`` by path suffix, ``a/b.lua`` then ``a/b/init.lua``, as ``package.path``'s default
+  templates (``?.lua``, ``?/init.lua``) order them, the shallowest such path first (``kong/db.lua``, not
+  ``spec/fixtures/kong/db.lua``); a module of one part (``require("util")``) only in a source
+  root: the importer's ``lua``, ``src`` or ``lib`` directory (the deepest first) or the repository's root, so
+  that a library's name (``cjson``, ``ffi``) names no file of the project's deep in it.
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ MAX_PACKAGE_FILES = 64
 """A Go package import links to at most this many files of the package."""
 
 _PY_SUFFIXES = (".py", ".pyi")
+_LUA_ENDS = (".lua", "/init.lua")
+_LUA_ROOTS = frozenset({"lua", "src", "lib"})
 _PY_INITS = ("/__init__.py", "/__init__.pyi")
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -392,6 +399,29 @@ class PathIndex:
             return [local] if local in self.paths else []
         return self._suffix(importer, with_ext)
 
+    def _lua(self, importer: str, spec: str) -> list[str]:
+        path = spec.replace(".", "/")
+        if "/" not in path:  # a top-level module: a file of a source root only, not any `x/util.lua`
+            return self._first(
+                f"{root}{path}{end}" for end in _LUA_ENDS for root in self._lua_roots(importer)
+            )
+        for end in _LUA_ENDS:
+            found = self._by_suffix.get(path + end, ())
+            if found:  # the shallowest root first: a test fixture's copy of a module is not the module
+                depth = min(p.count("/") for p in found)
+                best = _closest(importer, (p for p in found if p.count("/") == depth))
+                return [best] if best is not None else []
+        return []
+
+    def _lua_roots(self, importer: str) -> list[str]:
+        """Where a top-level Lua module may be: the importer's source root (its ``lua``, ``src`` or ``lib``
+        directory, the deepest first), then the repository's root."""
+        parts = importer.split("/")[:-1]
+        roots = [
+            "/".join(parts[: i + 1]) + "/" for i in range(len(parts) - 1, -1, -1) if parts[i] in _LUA_ROOTS
+        ]
+        return [*roots, ""]
+
     def _php(self, importer: str, spec: str) -> list[str]:
         if "/" in spec or "." in spec:  # a path; a namespaced name holds neither
             if spec.startswith("."):
@@ -455,6 +485,8 @@ class PathIndex:
             return self._ruby(importer, module)
         if language == L.PHP:
             return self._php(importer, module)
+        if language == L.LUA:
+            return self._lua(importer, module)
         if language in DECLARING_LANGUAGES:
             return self._declaring(importer, module, language)
         return []

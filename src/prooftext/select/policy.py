@@ -42,7 +42,7 @@ TEST_PATH_PATTERN = "|".join(
         r"(^|/)(tests?|testing|__tests__|testdata)(/|$)",
         r"(^|/)(Tests?|Testing|TestData)(/|$)|(^|/)[^/]+[.][A-Za-z]*Tests?/",
         r"(^|/)test_[^/]*$|_tests?\.[a-z]+$|(^|/)conftest\.py$",
-        r"(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.rb$",
+        r"(^|/|\.)(test|spec)\.[cm]?[jt]sx?$|_spec\.(rb|lua)$",
         r"[a-z0-9]Tests?\.(php|java|kt|scala|cs|swift|m|mm|groovy)$|[a-z0-9](Spec|Suite)\.scala$",
         r"(^|/)src/([a-z][A-Za-z]*Test|testFixtures)/",
     )
@@ -50,9 +50,9 @@ TEST_PATH_PATTERN = "|".join(
 """Test directories (Jest's ``__tests__``, Go's ``testdata``; capitalized as Symfony's and SwiftPM's
 ``Tests/`` are; a .NET test project's ``Foo.Tests/``, ``Foo.UnitTests/``) and test files by their name:
 Python's ``test_*.py`` and ``conftest.py``, Go's ``*_test.go``, JavaScript's and TypeScript's ``*.test.ts``,
-``*.spec.js`` and ``test.ts``, Ruby's ``*_spec.rb``, the xUnit classes of PHP, Java, Kotlin, Scala, C#,
-Swift and Objective-C (``FooTest.php``, ``FooTests.cs``; a capital ``T`` after a lower-case letter or
-digit, so ``TypeSpec.java`` and ``ABTest.java`` are not), ScalaTest's and munit's ``FooSpec.scala`` and
+``*.spec.js`` and ``test.ts``, Ruby's ``*_spec.rb`` and Lua's busted ``*_spec.lua``, the xUnit classes of
+PHP, Java, Kotlin, Scala, C#, Swift and Objective-C (``FooTest.php``, ``FooTests.cs``; a capital ``T`` after
+a lower-case letter or digit, so ``TypeSpec.java`` and ``ABTest.java`` are not), ScalaTest's and munit's ``FooSpec.scala`` and
 ``FooSuite.scala``, and Gradle's test source sets (``src/jvmTest/``, ``src/commonTest/``, ``src/androidTest/``,
 ``src/integrationTest/``, ``src/testFixtures/``)."""
 MILLI_SUFFIX = "_milli"

@@ -110,7 +110,7 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: the only way the store reports progress."""
 
 
-READING_REVISION = 33
+READING_REVISION = 34
 """Raised whenever the scan, label, secret or extraction rules change what a file's row holds, so that stores
 written under the previous rules are read again (2: an anonymous FTP login is not a credential; 3: symbol
 and heading names are redacted like the text, and read-time exclusions are keyed by the redacted path;
@@ -187,7 +187,8 @@ traits, objects, enums, ``def``s, ``type`` members and named givens, its uses an
 cut into line windows before; 33: a Kotlin file (``.kt``, ``.kts``) is read for its classes, interfaces,
 objects, ``fun``s, constructors and type aliases, its uses and its imports, where it was cut into line
 windows before, and a Kotlin import resolves to the file of its package that defines its name, also where
-the project's directories omit its root package))."""
+the project's directories omit its root package; 34: a Lua file (``.lua``) is read for its functions and
+methods, its uses and its ``require`` imports, where it was cut into line windows before))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
