@@ -116,3 +116,9 @@ def test_a_comment_trailing_code_or_a_blank_line_apart_is_not_a_lua_doc_comment(
         ("a", "function", 2, 2, ""),
         ("b", "function", 6, 6, ""),
     ]
+
+
+def test_a_lua_call_is_spelled_with_the_table_it_is_called_through() -> None:
+    text = "function f(x)\n  Item.wrap(x)\n  x:notify 'put'\n  helper(x)\n  a.b.cc(1)\n  a[1].dd(2)\nend\n"
+    spelled = {u.name for u in extract("a.lua", text).uses if " " in u.name}
+    assert spelled == {"wrap call Item", "notify call x", "helper call", "cc call a.b", "dd call ?"}

@@ -1296,6 +1296,7 @@ _RECEIVER_FIELDS = (
     "scope",
     "package",
     "module",
+    "table",  # Lua's `a.f()`, `a:f()`
 )
 _CALL_TYPES = frozenset(
     {
@@ -1306,6 +1307,7 @@ _CALL_TYPES = frozenset(
         "object_creation_expression",  # Java's `new Foo(...)`: a call of Foo's constructor
         "macro_invocation",
         "field_initializer",  # C++'s `: Base(doc)` in a constructor: a call of Base's constructor
+        "function_call",  # Lua
     }
 )
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
