@@ -418,7 +418,9 @@ LUA_TREE = {
         ("src/luarocks/cmd.lua", "luarocks.core.cfg", "src/luarocks/core/cfg.lua"),
         ("lua/telescope/pickers.lua", "telescope.missing", None),
         ("lua/telescope/pickers.lua", "util", "util.lua"),  # a top-level module: the root's file
-        ("lua/telescope/pickers.lua", "config", None),  # not `lua/telescope/config.lua`
+        ("lua/telescope/pickers.lua", "config", "lua/telescope/config.lua"),  # the importer's directory
+        ("kong/init.lua", "util", "util.lua"),  # the repository root
+        ("kong/tools/x.lua", "config", None),  # not `lua/telescope/config.lua`: no directory of the importer
         ("kong/init.lua", "cjson", None),  # a library
     ],
 )
@@ -432,3 +434,11 @@ def test_a_top_level_lua_module_is_found_in_the_importers_source_root_first() ->
     paths = {"lua/util.lua", "util.lua", "lua/plugin/init.lua"}
     assert resolve_import("lua/plugin/init.lua", "util", "lua", paths) == "lua/util.lua"
     assert resolve_import("plugin/x.lua", "util", "lua", paths) == "util.lua"
+
+
+def test_a_top_level_lua_module_is_found_in_a_directory_above_the_importer_before_its_own() -> None:
+    paths = {"frontend/device.lua", "lib/wibox/init.lua", "lib/awful/wibox.lua", "lib/awful/button.lua"}
+    assert resolve_import("frontend/ui/widget/button.lua", "device", "lua", paths) == "frontend/device.lua"
+    # a source root's package before the importer's own `awful/wibox.lua`, which is `awful.wibox`
+    assert resolve_import("lib/awful/button.lua", "wibox", "lua", paths) == "lib/wibox/init.lua"
+    assert resolve_import("frontend/ui/widget/button.lua", "wibox", "lua", paths) is None

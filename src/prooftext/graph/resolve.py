@@ -49,9 +49,10 @@ Import rules by language:
   only), then from the root, then by path suffix.
 - Lua: a module ``a.b`` by path suffix, ``a/b.lua`` then ``a/b/init.lua``, as ``package.path``'s default
   templates (``?.lua``, ``?/init.lua``) order them, the shallowest such path first (``kong/db.lua``, not
-  ``spec/fixtures/kong/db.lua``); a module of one part (``require("util")``) only in a source
-  root: the importer's ``lua``, ``src`` or ``lib`` directory (the deepest first) or the repository's root, so
-  that a library's name (``cjson``, ``ffi``) names no file of the project's deep in it.
+  ``spec/fixtures/kong/db.lua``); a module of one part (``require("util")``) only in a directory of the
+  importer's: its ``lua``, ``src`` or ``lib`` directories (the deepest first), the repository's root, then its
+  other directories, the nearest first; not by suffix, or a library's name (``cjson``) would name a file of
+  the project's elsewhere (``kong/tools/cjson.lua``).
 """
 
 from __future__ import annotations
@@ -401,9 +402,9 @@ class PathIndex:
 
     def _lua(self, importer: str, spec: str) -> list[str]:
         path = spec.replace(".", "/")
-        if "/" not in path:  # a top-level module: a file of a source root only, not any `x/util.lua`
+        if "/" not in path:  # a top-level module: in a directory of the importer's, not any `x/util.lua`
             return self._first(
-                f"{root}{path}{end}" for end in _LUA_ENDS for root in self._lua_roots(importer)
+                f"{root}{path}{end}" for root in self._lua_roots(importer) for end in _LUA_ENDS
             )
         for end in _LUA_ENDS:
             found = self._by_suffix.get(path + end, ())
@@ -414,13 +415,13 @@ class PathIndex:
         return []
 
     def _lua_roots(self, importer: str) -> list[str]:
-        """Where a top-level Lua module may be: the importer's source root (its ``lua``, ``src`` or ``lib``
-        directory, the deepest first), then the repository's root."""
+        """Where a top-level Lua module may be: the importer's source roots (its ``lua``, ``src`` or ``lib``
+        directories, the deepest first), the repository's root, then the importer's other directories, the
+        nearest first (a program may put any of them on ``package.path``: koreader's ``frontend/``)."""
         parts = importer.split("/")[:-1]
-        roots = [
-            "/".join(parts[: i + 1]) + "/" for i in range(len(parts) - 1, -1, -1) if parts[i] in _LUA_ROOTS
-        ]
-        return [*roots, ""]
+        above = ["/".join(parts[: i + 1]) + "/" for i in range(len(parts) - 1, -1, -1)]
+        named = [d for d in above if d.rstrip("/").rsplit("/", 1)[-1] in _LUA_ROOTS]
+        return [*named, "", *(d for d in above if d not in named)]
 
     def _php(self, importer: str, spec: str) -> list[str]:
         if "/" in spec or "." in spec:  # a path; a namespaced name holds neither
