@@ -84,11 +84,13 @@ MAX_PACKAGE_FILES = 64
 """A Go package import links to at most this many files of the package."""
 
 _PY_SUFFIXES = (".py", ".pyi")
-_LUA_ENDS = (".lua", "/init.lua")
-_LUA_ROOTS = frozenset({"lua", "src", "lib"})
 _PY_INITS = ("/__init__.py", "/__init__.pyi")
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json")
 _JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_LUA_ENDS = (".lua", "/init.lua")
+"""``package.path``'s default templates, ``?.lua`` and ``?/init.lua``, in their order."""
+_LUA_ROOTS = frozenset({"lua", "src", "lib"})
+"""Directories that hold a Lua project's modules by convention (Neovim's ``lua/``, LuaRocks' ``src/``)."""
 _DOC_PROBES = ("", ".md", ".rst", "/README.md", "/index.md", "/index.rst", "/README.rst")
 _RUST_ROOTS = ("lib.rs", "main.rs", "mod.rs")
 _DECLARED_FILES = {L.SCALA: (".scala", ".java", "/package.scala"), L.KOTLIN: (".kt", ".java")}
