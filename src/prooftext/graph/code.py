@@ -1429,8 +1429,9 @@ def _receiver_node(node: TSNode, parent: TSNode) -> TSNode | None:
     if parent.type == "method_reference":
         target = _first_named(parent)
         return None if target is None or _same(target, node) else target
-    if parent.type == "member_access_expression":  # C#'s `a.F()`
-        return parent.child_by_field_name("expression")
+    accessed = parent.child_by_field_name("expression") if parent.type == "member_access_expression" else None
+    if accessed is not None:  # C#'s `a.F()` (PHP's member access names its object `object`)
+        return accessed
     for field in _RECEIVER_FIELDS:
         target = parent.child_by_field_name(field)
         if target is not None and not _same(target, node):
