@@ -132,3 +132,26 @@ def test_csharp_uses_name_calls_types_bases_and_attributes_with_their_receivers(
 def test_csharp_imports_are_the_names_using_directives_name(statement: str, module: str) -> None:
     graph = extract("src/A.cs", f"{statement}\nclass A {{ }}\n")
     assert [(i.module, i.line) for i in graph.imports] == [(module, 1)]
+
+
+def test_an_else_if_after_a_preprocessor_directive_is_not_a_local_function() -> None:
+    text = dedented("""
+        class A
+        {
+            bool Unique(object items)
+            {
+                if (items is string)
+                {
+                    return true;
+                }
+        #if !NET35
+                else if (items is int)
+                {
+                    return true;
+                }
+        #endif
+                return false;
+            }
+        }
+    """)
+    assert [row[0] for row in documented_rows(extract("A.cs", text))] == ["A", "A.Unique"]

@@ -109,6 +109,13 @@ _C_KEYWORD_KINDS = {
 }
 """Keywords the C++ grammar reads as a function's name after a macro it cannot expand (``API class A {``)."""
 _C_STATEMENT_KEYWORDS = frozenset({"if", "else", "while", "for", "switch", "do", "return", "case"})
+_STATEMENT_KEYWORDS = {
+    L.C: _C_STATEMENT_KEYWORDS,
+    L.CPP: _C_STATEMENT_KEYWORDS,
+    L.CSHARP: _C_STATEMENT_KEYWORDS | {"foreach", "lock", "using", "catch", "fixed"},
+}
+"""Names a misread statement gives a function: C's `else if` cut off by `#ifdef`, C#'s `else if` after an
+`#if` read as a local function named `if`."""
 """Never a C/C++ definition's name: what the grammar reads as one when a preprocessor branch cuts a statement."""
 _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
 _SIBLING_PREFIXES = frozenset({"attribute_item", "decorator"})
@@ -851,7 +858,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
     if language in _BACKQUOTING:
         name = backquoted_name(name)
-    if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
+    if not name or name in _STATEMENT_KEYWORDS.get(language, ()):
         return None  # `else if (…) {…}` cut off by `#ifdef` reads as a function named `if`
     outer, signature = _outer(node)
     first = _first_node(outer, language)
