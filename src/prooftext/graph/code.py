@@ -109,13 +109,6 @@ _C_KEYWORD_KINDS = {
 }
 """Keywords the C++ grammar reads as a function's name after a macro it cannot expand (``API class A {``)."""
 _C_STATEMENT_KEYWORDS = frozenset({"if", "else", "while", "for", "switch", "do", "return", "case"})
-_STATEMENT_KEYWORDS = {
-    L.C: _C_STATEMENT_KEYWORDS,
-    L.CPP: _C_STATEMENT_KEYWORDS,
-    L.CSHARP: _C_STATEMENT_KEYWORDS | {"foreach", "lock", "using", "catch", "fixed"},
-}
-"""Names a misread statement gives a function: C's `else if` cut off by `#ifdef`, C#'s `else if` after an
-`#if` read as a local function named `if`."""
 """Never a C/C++ definition's name: what the grammar reads as one when a preprocessor branch cuts a statement."""
 _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
 _SIBLING_PREFIXES = frozenset({"attribute_item", "decorator"})
@@ -183,8 +176,6 @@ _KINDS: dict[str, str] = {
     "object_declaration": "object",
     "companion_object": "object",
     "secondary_constructor": _FUNCTION,
-    "struct_declaration": "struct",
-    "delegate_declaration": "type",
 }
 _KIND_OVERRIDES: dict[str, dict[str, str]] = {
     L.TYPESCRIPT: {"module": "namespace"},
@@ -812,20 +803,9 @@ def _scala_header_end(node: TSNode) -> int | None:
     return mark.start_byte if mark is not None and mark.type in _SCALA_BODY_MARKS else None
 
 
-def _after_attribute_lists(node: TSNode, signature: TSNode) -> int:
-    """C#: a signature starts after the attribute lists (``[Obsolete]``, in the range, like decorators) and
-    the comments among them."""
-    for child in node.children:
-        if child.type != "attribute_list" and child.type not in _COMMENTS:
-            return child.start_byte
-    return signature.start_byte
-
-
 def _signature_start(node: TSNode, signature: TSNode, language: str) -> int:
     if language in (L.JAVA, L.KOTLIN):
         return _after_annotations(node, signature)
-    if language == L.CSHARP:
-        return _after_attribute_lists(node, signature)
     if language == L.PHP:
         return _after_attributes(node, signature)
     if language == L.SCALA:
@@ -834,7 +814,7 @@ def _signature_start(node: TSNode, signature: TSNode, language: str) -> int:
 
 
 def _signature_end(node: TSNode, sig_start: int, language: str) -> int | None:
-    if language in (L.JAVA, L.PHP, L.CSHARP):
+    if language in (L.JAVA, L.PHP):
         return _header_end(node)
     if language == L.SCALA:
         return _scala_header_end(node)
@@ -858,7 +838,7 @@ def _read_def(node: TSNode, language: str, data: bytes) -> _Def | None:
     scope, name = ((), misread[1]) if misread is not None else _name(node, language, data)
     if language in _BACKQUOTING:
         name = backquoted_name(name)
-    if not name or name in _STATEMENT_KEYWORDS.get(language, ()):
+    if not name or (language in (L.C, L.CPP) and name in _C_STATEMENT_KEYWORDS):
         return None  # `else if (…) {…}` cut off by `#ifdef` reads as a function named `if`
     outer, signature = _outer(node)
     first = _first_node(outer, language)
@@ -1124,28 +1104,13 @@ def _adjacent(comment: TSNode, line: int, language: str, closest: bool) -> bool:
     )
 
 
-def _past_directives(prev: TSNode | None, line: int, language: str) -> tuple[TSNode | None, int]:
-    """C#: the node before the preprocessor directives directly above ``line`` (``#pragma warning disable``
-    between a doc comment and its method), and the line the first of them starts on."""
-    while (
-        language == L.CSHARP
-        and prev is not None
-        and prev.type.startswith("preproc_")
-        and end_line(prev) == line - 1
-        and end_line(prev) == prev.start_point.row + 1
-    ):
-        line = prev.start_point.row + 1
-        prev = prev.prev_named_sibling
-    return prev, line
-
-
 def leading_comments(node: TSNode, data: bytes, first_line: int, language: str = "") -> tuple[str, int]:
     """(text, first line) of the doc comment directly above a definition (see the module docstring)."""
     if language == L.RUST:
         return _rust_leading(node, data)
     parts: list[str] = []
-    top = first_line  # the first line of the comments taken
-    prev, line = _past_directives(_previous(node, language), first_line, language)
+    line = first_line
+    prev = _previous(node, language)
     while prev is not None and prev.type in _COMMENTS and _adjacent(prev, line, language, not parts):
         if _after_lua_block(prev, language):
             pass
@@ -1153,8 +1118,8 @@ def leading_comments(node: TSNode, data: bytes, first_line: int, language: str =
             break  # a trailing comment, on the definition's own line or on code above it
         else:
             parts.append(_text(data, prev).rstrip("\r\n"))  # a Rust line comment holds its newline
-            top = prev.start_point.row + 1
-        prev, line = _past_directives(_previous(prev, language), prev.start_point.row + 1, language)
+        line = prev.start_point.row + 1
+        prev = _previous(prev, language)
     if not parts:
         return "", first_line
     joined = "\n".join(reversed(parts))
@@ -1162,7 +1127,7 @@ def leading_comments(node: TSNode, data: bytes, first_line: int, language: str =
         text = _clean_lua_comment(joined)
     else:
         text = _clean_comment(joined, language in _BULLET_LANGUAGES)
-    return _bounded(text, MAX_DOCSTRING_CHARS), top
+    return _bounded(text, MAX_DOCSTRING_CHARS), line
 
 
 def _rust_marker(comment: TSNode, marker: str) -> bool:
@@ -1343,7 +1308,6 @@ _CALL_TYPES = frozenset(
         "macro_invocation",
         "field_initializer",  # C++'s `: Base(doc)` in a constructor: a call of Base's constructor
         "function_call",  # Lua
-        "invocation_expression",  # C#
     }
 )
 _SIMPLE_RECEIVER = re.compile(r"[\w$]+(?:(?:\.|::)[\w$]+){0,5}")
@@ -1436,9 +1400,6 @@ def _receiver_node(node: TSNode, parent: TSNode) -> TSNode | None:
     if parent.type == "method_reference":
         target = _first_named(parent)
         return None if target is None or _same(target, node) else target
-    accessed = parent.child_by_field_name("expression") if parent.type == "member_access_expression" else None
-    if accessed is not None:  # C#'s `a.F()` (PHP's member access names its object `object`)
-        return accessed
     for field in _RECEIVER_FIELDS:
         target = parent.child_by_field_name(field)
         if target is not None and not _same(target, node):

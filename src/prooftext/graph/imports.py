@@ -22,8 +22,6 @@ Spelling conventions (what ``ImportRef.module`` holds):
   ``__DIR__`` or ``dirname(__FILE__)`` relative to the file (``__DIR__ . '/x.php'`` gives ``./x.php``), one
   joined to ``dirname(__DIR__)`` relative to its directory's parent (``./../x.php``). A path computed
   otherwise, or a string with variables in it, names no file we can know.
-- C#: the namespace or type a ``using`` directive names (``using static A.B;`` and ``using X = A.B;`` give
-  ``A.B``).
 - Lua: the module a ``require`` call names with a quoted string (``require("a.b")``, ``require "a.b"``,
   ``pcall(require, "a.b")``) as written: ``a.b``.
 """
@@ -285,21 +283,6 @@ def _lua(node: TSNode, data: bytes) -> list[Import]:
     return [(module, ())]
 
 
-_CS_NAMES = frozenset({"identifier", "qualified_name", "alias_qualified_name", "generic_name"})
-
-
-def _csharp(node: TSNode, data: bytes) -> list[Import]:
-    """``using A.B;``, ``using static A.B;``, ``global using A.B;`` and ``using X = A.B;`` import ``A.B``."""
-    alias = node.child_by_field_name("name")
-    named = [c for c in node.named_children if c.type in _CS_NAMES and not (alias and _same(c, alias))]
-    module = _compact(_text(data, named[-1])) if named else ""
-    return [(module, ())] if module else []
-
-
-def _same(a: TSNode, b: TSNode) -> bool:
-    return a.start_byte == b.start_byte and a.end_byte == b.end_byte
-
-
 def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
     """The (module, names) pairs one captured import node stands for."""
     if language == L.PYTHON:
@@ -320,7 +303,5 @@ def read_imports(language: str, node: TSNode, data: bytes) -> list[Import]:
         return _kotlin(node, data)
     if language == L.LUA:
         return _lua(node, data)
-    if language == L.CSHARP:
-        return _csharp(node, data)
     target = _unquote(_text(data, node))  # JS / TS / Go: a string literal
     return [(target, ())] if target else []

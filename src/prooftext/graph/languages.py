@@ -19,7 +19,6 @@ extensions                                                language
 ``.scala``                                                ``scala``
 ``.kt`` ``.kts``                                          ``kotlin``
 ``.lua``                                                  ``lua``
-``.cs``                                                   ``csharp``
 ``.md`` ``.markdown``                                     ``markdown``
 ``.rst``                                                  ``rst``
 ========================================================  ==============
@@ -74,7 +73,6 @@ PHP = "php"
 SCALA = "scala"
 KOTLIN = "kotlin"
 LUA = "lua"
-CSHARP = "csharp"
 MARKDOWN = "markdown"
 RST = "rst"
 TEXT = "text"
@@ -108,7 +106,6 @@ EXTENSIONS: dict[str, str] = {
     ".kt": KOTLIN,
     ".kts": KOTLIN,
     ".lua": LUA,
-    ".cs": CSHARP,
     ".md": MARKDOWN,
     ".markdown": MARKDOWN,
     ".rst": RST,
@@ -132,7 +129,6 @@ CODE_LANGUAGES: tuple[str, ...] = (
     SCALA,
     KOTLIN,
     LUA,
-    CSHARP,
 )
 
 
@@ -431,36 +427,6 @@ _LUA_QUERY = """
   (#eq? @_pcall "pcall") (#eq? @_req "require"))
 """
 
-# C#: classes, structs, interfaces, enums, records, delegates, methods, constructors and local functions are
-# definitions; properties, indexers, events, fields, operators and destructors are not (as Java's fields), nor
-# are namespaces (a class is named without its namespace, as in Java and PHP). A name is used by a call
-# (`F(x)`, `a.F(x)`, `F<T>(x)`), `new`, a base type, an attribute, and the type of a parameter, a variable, a
-# property or a method's result, or a type argument (C#'s grammar reads every type name as a plain identifier,
-# so only those places say that one is a type).
-_CS_TYPE = "[(identifier) @use (generic_name . (identifier) @use) (qualified_name name: (identifier) @use)]"
-_CSHARP_QUERY = f"""
-(class_declaration) @def
-(struct_declaration) @def
-(interface_declaration) @def
-(enum_declaration) @def
-(record_declaration) @def
-(delegate_declaration) @def
-(method_declaration) @def
-(constructor_declaration) @def
-(local_function_statement) @def
-(invocation_expression function: [(identifier) @use (generic_name . (identifier) @use)
-  (member_access_expression name: [(identifier) @use (generic_name . (identifier) @use)])])
-(object_creation_expression type: {_CS_TYPE})
-(base_list {_CS_TYPE})
-(attribute name: [(identifier) @use (qualified_name name: (identifier) @use)])
-(parameter type: {_CS_TYPE})
-(variable_declaration type: {_CS_TYPE})
-(method_declaration returns: {_CS_TYPE})
-(property_declaration type: {_CS_TYPE})
-(type_argument_list (identifier) @use)
-(using_directive) @import
-"""
-
 
 @dataclass(frozen=True)
 class CodeSpec:
@@ -516,13 +482,6 @@ SPECS: dict[str, CodeSpec] = {
         frozenset({"class", "interface", "enum", "annotation", "object"}),
     ),
     LUA: CodeSpec(LUA, "tree_sitter_lua", "language", _LUA_QUERY, frozenset()),
-    CSHARP: CodeSpec(
-        CSHARP,
-        "tree_sitter_c_sharp",
-        "language",
-        _CSHARP_QUERY,
-        frozenset({"class", "struct", "interface", "record"}),
-    ),
 }
 
 

@@ -188,9 +188,7 @@ cut into line windows before; 33: a Kotlin file (``.kt``, ``.kts``) is read for 
 objects, ``fun``s, constructors and type aliases, its uses and its imports, where it was cut into line
 windows before, and a Kotlin import resolves to the file of its package that defines its name, also where
 the project's directories omit its root package; 34: a Lua file (``.lua``) is read for its functions and
-methods, its uses and its ``require`` imports, and a C# file (``.cs``) for its classes, structs, interfaces,
-enums, records, delegates, methods, constructors and local functions, its uses and its ``using``
-directives, where each was cut into line windows before))."""
+methods, its uses and its ``require`` imports, where it was cut into line windows before))."""
 
 FINISHED_KEY = "finished"
 """The meta key of the generation at which the last refresh finished (see :func:`_settled`)."""
