@@ -1296,8 +1296,8 @@ _RECEIVER_FIELDS = (
     "scope",
     "package",
     "module",
-    "table",  # Lua's `a.f()`, `a:f()`
 )
+_LUA_RECEIVER_FIELDS = ("table",)
 _CALL_TYPES = frozenset(
     {
         "call",
@@ -1394,13 +1394,14 @@ def _py_reference(node: TSNode, data: bytes, bound: frozenset[bytes]) -> _Ref | 
     return _ref(_text(data, node), HOW_READ) if raw in bound else None
 
 
-def _receiver_node(node: TSNode, parent: TSNode) -> TSNode | None:
-    """The object a member ``node`` of ``parent`` is read through, or None: a field of ``parent``, or what a
-    Java method reference (``Helper::convert``, which has no fields) spells before its ``::``."""
+def _receiver_node(node: TSNode, parent: TSNode, language: str) -> TSNode | None:
+    """The object a member ``node`` of ``parent`` is read through, or None: a field of ``parent`` (Lua's is
+    its ``table``: ``a.f()``, ``a:f()``), or what a Java method reference (``Helper::convert``, which has no
+    fields) spells before its ``::``."""
     if parent.type == "method_reference":
         target = _first_named(parent)
         return None if target is None or _same(target, node) else target
-    for field in _RECEIVER_FIELDS:
+    for field in _LUA_RECEIVER_FIELDS if language == L.LUA else _RECEIVER_FIELDS:
         target = parent.child_by_field_name(field)
         if target is not None and not _same(target, node):
             return target
@@ -1412,7 +1413,7 @@ def _other_reference(node: TSNode, data: bytes, language: str) -> _Ref:
     name = _text(data, node)
     parent = node.parent
     receiver = ""
-    target = _receiver_node(node, parent) if parent is not None else None
+    target = _receiver_node(node, parent, language) if parent is not None else None
     while target is not None and target.type == "non_null_expression":  # TypeScript's `repo!.load()`
         target = target.named_child(0)
     if target is not None and language in (L.C, L.CPP):
