@@ -42,11 +42,13 @@ from prooftext.select.policy import DEFAULT_POLICY, compiled
 from prooftext.tokens import DEFAULT_TOKENIZER, get_counter
 
 HOUSEKEEPING = re.compile(
-    r"^(merge|bump|revert|release|prepare|pre-commit|\[pre-commit|changelog|update changelog|typo|fix typo"
+    r"^((chore|build|ci|release|deps)(\([^)]*\))?!?:\s*)?"
+    r"(merge|bump|revert|release|prepare|pre-commit|\[pre-commit|changelog|update changelog|typo|fix typo"
     r"|apply suggestions?|address review|wip|fixup!?|squash!?)\b",
     re.IGNORECASE,
 )
-"""Subjects that say nothing a ranking could find."""
+"""Subjects that say nothing a ranking could find, also behind a housekeeping type of the conventional commits
+that release bots write (``chore(main): release 11.17.5``, ``chore(deps): bump x``)."""
 MIN_SUBJECT_CHARS = 25
 MAX_BODY_CHARS = 600
 MAX_ANSWER_FILES = 2

@@ -2,7 +2,8 @@
 
 The repository's history: a first import of three source files (too many to be an answer), a version bump
 (housekeeping), a router change with its test, a session change with a ``Co-authored-by:`` trailer, the
-removal of a module (its answer is no longer in the tree) and a subject too short to say anything.
+removal of a module (its answer is no longer in the tree), a release bot's conventional commit and a subject
+too short to say anything.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     _commit(root, message, {"pkg/session.py": SESSION, "docs/sessions.md": "# Sessions\n"})
     _commit(root, "Remove the legacy cache module from the package", {"pkg/cache.py": None})
+    _commit(root, "chore(main): release 1.2.0 (#12)", {"pkg/session.py": SESSION + "\n"})  # a release bot's
     _commit(root, "Fix the router", {"pkg/router.py": ROUTER + "\n"})
     return root
 
