@@ -544,6 +544,11 @@ def symbol_rows(graph: FileGraph) -> list[tuple[str, str, int, int]]:
     ]
 
 
+def symbol_signatures(graph: FileGraph) -> dict[tuple[str, str], str]:
+    """The signature of each symbol of an extracted file, by qualname and kind."""
+    return {(n.qualname, n.symbol_kind): n.signature for n in graph.nodes if n.kind == NODE_SYMBOL}
+
+
 def documented_rows(graph: FileGraph) -> list[tuple[str, str, int, int, str]]:
     """:func:`symbol_rows` with each symbol's doc comment."""
     return [

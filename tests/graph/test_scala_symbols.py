@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import dedented, documented_rows
+from helpers import dedented, documented_rows, symbol_signatures
 from prooftext.graph.extract import extract
-from prooftext.graph.model import NODE_SYMBOL
 
 STORE = dedented("""
     package app.store
@@ -56,8 +55,7 @@ STORE = dedented("""
 
 
 def _signatures(text: str) -> dict[tuple[str, str], str]:
-    graph = extract("src/Store.scala", text)
-    return {(n.qualname, n.symbol_kind): n.signature for n in graph.nodes if n.kind == NODE_SYMBOL}
+    return symbol_signatures(extract("src/Store.scala", text))
 
 
 def test_scala_classes_traits_objects_enums_defs_types_and_named_givens_are_symbols() -> None:

@@ -559,8 +559,9 @@ def _kotlin_broken_class(node: TSNode) -> TSNode | None:
 
 
 def _kotlin_name(node: TSNode, name_node: TSNode | None, data: bytes) -> str:
-    """Kotlin: a definition's name as written; ``Companion`` for an unnamed companion object (as Kotlin names it), ``constructor`` for a secondary constructor, a type alias's from its ``type`` field,
-    a class the grammar failed to read from the error node that holds it."""
+    """Kotlin: a definition's name as written; ``Companion`` for an unnamed companion object (as Kotlin names
+    it), ``constructor`` for a secondary constructor, a type alias's from its ``type`` field, a class the
+    grammar failed to read from the error node that holds it."""
     if node.type == "secondary_constructor":
         return "constructor"
     if node.type == "type_alias":
@@ -1112,11 +1113,9 @@ def leading_comments(node: TSNode, data: bytes, first_line: int, language: str =
     line = first_line
     prev = _previous(node, language)
     while prev is not None and prev.type in _COMMENTS and _adjacent(prev, line, language, not parts):
-        if _after_lua_block(prev, language):
-            pass
-        elif prev.start_point.row + 1 >= line or _trails_code(prev):
-            break  # a trailing comment, on the definition's own line or on code above it
-        else:
+        if not _after_lua_block(prev, language):
+            if prev.start_point.row + 1 >= line or _trails_code(prev):
+                break  # a trailing comment, on the definition's own line or on code above it
             parts.append(_text(data, prev).rstrip("\r\n"))  # a Rust line comment holds its newline
         line = prev.start_point.row + 1
         prev = _previous(prev, language)

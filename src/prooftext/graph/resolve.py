@@ -114,6 +114,17 @@ def _root_package_file(path: str, last: str) -> bool:
     return posixpath.basename(directory) in _SOURCE_ROOTS and last in _PATH_WORDS.findall(directory)
 
 
+def _lua_roots(importer: str) -> list[str]:
+    """Where a top-level Lua module may be: the importer's source roots (its ``lua``, ``src`` or ``lib``
+    directories, the deepest first), the repository's root, then the importer's other directories, the nearest
+    first (a program may put any of them on ``package.path``: koreader's ``frontend/``)."""
+    parts = importer.split("/")[:-1]
+    above = [("/".join(parts[: i + 1]) + "/", parts[i]) for i in reversed(range(len(parts)))]
+    named = [directory for directory, name in above if name in _LUA_ROOTS]
+    others = [directory for directory, name in above if name not in _LUA_ROOTS]
+    return [*named, "", *others]
+
+
 def _join(directory: str, relative: str) -> str | None:
     """Normalized ``directory/relative``, or None when it climbs out of the repository."""
     joined = posixpath.normpath(posixpath.join(directory, relative)) if relative else directory
@@ -405,9 +416,7 @@ class PathIndex:
     def _lua(self, importer: str, spec: str) -> list[str]:
         path = spec.replace(".", "/")
         if "/" not in path:  # a top-level module: in a directory of the importer's, not any `x/util.lua`
-            return self._first(
-                f"{root}{path}{end}" for root in self._lua_roots(importer) for end in _LUA_ENDS
-            )
+            return self._first(f"{root}{path}{end}" for root in _lua_roots(importer) for end in _LUA_ENDS)
         for end in _LUA_ENDS:
             found = self._by_suffix.get(path + end, ())
             if found:  # the shallowest root first: a test fixture's copy of a module is not the module
@@ -415,15 +424,6 @@ class PathIndex:
                 best = _closest(importer, (p for p in found if p.count("/") == depth))
                 return [best] if best is not None else []
         return []
-
-    def _lua_roots(self, importer: str) -> list[str]:
-        """Where a top-level Lua module may be: the importer's source roots (its ``lua``, ``src`` or ``lib``
-        directories, the deepest first), the repository's root, then the importer's other directories, the
-        nearest first (a program may put any of them on ``package.path``: koreader's ``frontend/``)."""
-        parts = importer.split("/")[:-1]
-        above = ["/".join(parts[: i + 1]) + "/" for i in range(len(parts) - 1, -1, -1)]
-        named = [d for d in above if d.rstrip("/").rsplit("/", 1)[-1] in _LUA_ROOTS]
-        return [*named, "", *(d for d in above if d not in named)]
 
     def _php(self, importer: str, spec: str) -> list[str]:
         if "/" in spec or "." in spec:  # a path; a namespaced name holds neither
